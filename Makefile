@@ -1,0 +1,124 @@
+# Blockwise - top-level build.
+#
+#   make              build everything into build/ (binaries in build/bin)
+#   make test         CPU suite (no GPU needed) + the same unit tests under ASan/UBSan
+#   make gpu-test     GPU suite on an existing build (never rebuilds; needs no -dev headers)
+#   make bench        benchmarks on the GPU machine, on an existing build
+#   make format-check clang-format over every C source
+#   make SANITIZE=address,undefined BUILD=build-asan   a sanitizer build
+#
+# Sources are discovered by folder: common/*.c is shared by every binary,
+# judge/*.c (except *_main.c) is the judge library, each *_main.c is a binary.
+
+CUDA_HOME ?= /usr/local/cuda
+BUILD     ?= build
+SANITIZE  ?=
+CC        ?= gcc
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+           -Wformat=2 -Wvla -Wno-missing-field-initializers
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
+LDFLAGS ?=
+ifeq ($(SANITIZE),)
+CFLAGS  += -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+LDFLAGS += -pie -Wl,-z,relro,-z,now
+else
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -DBW_SANITIZE=1
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+LDFLAGS += -Wl,--as-needed
+
+CUDA_LIBDIR := $(CUDA_HOME)/lib64
+# NVRTC is linked (it is on every judge machine with the toolkit); the CUDA
+# driver is never linked, it is opened at run time by judge/cuda.c.
+LIBS_NVRTC  := -L$(CUDA_LIBDIR) -lnvrtc -Wl,-rpath,$(CUDA_LIBDIR) -Wl,-rpath,'$$ORIGIN'
+LIBS_JUDGE  := -ljansson -lseccomp -lcurl -ldl -lpthread -lm
+
+COMMON_SRC := $(wildcard common/*.c)
+JUDGE_SRC  := $(filter-out %_main.c,$(wildcard judge/*.c))
+TEST_SRC   := $(wildcard tests/unit/test_*.c)
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
+JUDGE_OBJ  := $(JUDGE_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner
+
+.SECONDARY:
+.PHONY: all test unit-tests gpu-test bench format format-check clean validate-problems
+all: $(BINS) $(TEST_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcommon.a: $(COMMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libjudge.a: $(JUDGE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Trusted harness kernels (input generation, poison, guard and input checks,
+# L2 flush, calibration), compiled ahead of time into one fatbin that the
+# runner embeds: SASS for sm_80/sm_90 and PTX for newer GPUs.
+HARNESS_CU := $(wildcard judge/kernels/*.cu)
+$(BUILD)/harness.fatbin: $(HARNESS_CU) common/philox.h common/gen.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -O3 -I. -std=c++17 \
+	  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	  -gencode arch=compute_90,code=compute_90 -o $@ judge/kernels/harness.cu
+
+$(BUILD)/obj/harness_blob.o: $(BUILD)/harness.fatbin
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global harness_fatbin\n.global harness_fatbin_end\n.balign 64\nharness_fatbin:\n.incbin "%s"\nharness_fatbin_end:\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/harness_blob.S
+	$(CC) -c $(BUILD)/obj/harness_blob.S -o $@
+
+$(BUILD)/bin/judged: $(BUILD)/obj/judge/judged_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
+
+$(BUILD)/bin/blockwise-compile: $(BUILD)/obj/judge/compile_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_JUDGE)
+
+$(BUILD)/bin/blockwise-runner: $(BUILD)/obj/judge/runner_main.o $(BUILD)/obj/harness_blob.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
+
+$(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/test_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_JUDGE)
+
+# The CPU suite: unit tests, then the same unit tests built with ASan+UBSan,
+# then the shell suites (sandbox, judged end to end). One summary line last.
+test: all
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined CFLAGS='-O1 -g' asan-bins
+	@tests/run-suite.sh cpu $(BUILD) build-asan
+
+asan-bins: $(TEST_BINS)
+
+gpu-test:
+	@tests/run-suite.sh gpu $(BUILD)
+
+bench:
+	@tests/bench/run.sh $(BUILD)
+
+validate-problems:
+	@tests/gpu/validate-problems.sh $(BUILD)
+
+C_FILES := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(C_FILES)
+format-check:
+	@clang-format --dry-run --Werror $(C_FILES) && echo "format OK"
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,73 @@
+/*
+ * expr.h - the small expression language of launch plans and problem formulas.
+ *
+ * Grammar (whitespace is free between tokens):
+ *   expr    := term (('+' | '-') term)*
+ *   term    := unary (('*' | '/' | '%') unary)*
+ *   unary   := '-' unary | primary
+ *   primary := NUMBER | NAME | NAME '(' expr (',' expr)* ')' | '(' expr ')'
+ *   NUMBER  := decimal integer, or (only in real-valued formulas) a decimal
+ *              with fraction and/or exponent, e.g. 1e-6, 2.5
+ *   calls   := cdiv(a, b) = ceil(a / b) for b > 0; min(a, b, ...); max(a, b, ...)
+ *
+ * An expression is parsed once into a struct expr (owned, immutable) and then
+ * evaluated many times against a scope of named integer values. Two ways to
+ * evaluate:
+ *   - expr_eval_int: int64 arithmetic; '/' truncates; a real literal, a
+ *     division or modulo by zero, an overflow, or an unknown name is an error.
+ *     Used for shapes, grid/block/smem, scratch sizes and @const values.
+ *   - expr_eval_real: double arithmetic ('/' is real division; '%' and cdiv
+ *     stay integral and require integral operands). Used for bytes and FLOPs
+ *     formulas and tolerances.
+ * Errors name the position (1-based column within the expression text) and
+ * what was expected or what went wrong.
+ */
+#ifndef BW_EXPR_H
+#define BW_EXPR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct expr; /* opaque: a parsed expression */
+
+/* One named integer visible to expressions (a size, an @const, a @tune value). */
+struct expr_binding {
+    const char *name; /* borrowed */
+    int64_t value;
+};
+
+/* A scope is a plain array of bindings; later entries do not shadow earlier
+ * ones: callers keep names unique (the directive and problem loaders do). */
+struct expr_scope {
+    const struct expr_binding *vars; /* borrowed */
+    size_t n;
+};
+
+/*
+ * Parses `text` (at most BW_MAX_EXPR_BYTES, depth BW_MAX_EXPR_DEPTH, nodes
+ * BW_MAX_EXPR_NODES). Returns a *new* expression, or NULL with *cause set to
+ * "column C: expected ..." and, if err_col is not NULL, *err_col set to the
+ * 1-based column of the error.
+ */
+struct expr *expr_parse(const char *text, int *err_col, char **cause);
+void expr_free(struct expr *e);
+
+/* The original text (borrowed from the expression). */
+const char *expr_text(const struct expr *e);
+
+/* True if the expression contains a real literal (so only eval_real applies). */
+bool expr_is_real(const struct expr *e);
+
+/* Calls fn for each distinct name the expression uses (for validation). */
+void expr_each_name(const struct expr *e, void (*fn)(const char *name, void *arg), void *arg);
+
+/* Evaluates; 0 and *out on success, BW_ERR_INVALID with *cause otherwise
+ * (unknown name, division by zero, overflow, cdiv/ % of a negative divisor). */
+int expr_eval_int(const struct expr *e, const struct expr_scope *scope, int64_t *out, char **cause);
+int expr_eval_real(const struct expr *e, const struct expr_scope *scope, double *out, char **cause);
+
+/* Parse and evaluate in one step (convenience for one-off values). */
+int expr_calc_int(const char *text, const struct expr_scope *scope, int64_t *out, char **cause);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * problem.h - a problem directory, loaded and validated.
+ *
+ * A problem is a directory problems/<id>/ holding problem.json, statement.md,
+ * starter.cu, reference.cu, solution.cu and wrong/*.cu (docs/problem-format.md
+ * is the instructor-facing description). problem_load() reads problem.json,
+ * checks everything that can be checked without compiling, and either returns
+ * a complete struct problem or rejects the directory with "FILE: FIELD: reason"
+ * (e.g. "problems/softmax/problem.json: tensors[1].shape[0]: unknown size
+ * name \"K\" (sizes are M, N)"). A problem is never half-loaded.
+ *
+ * problem.json, by example (every field is required unless marked optional):
+ *
+ * {
+ *   "id": "vector-add",              // equals the directory name; [a-z0-9-]+
+ *   "number": 1,                     // position on the path, 1..99
+ *   "title": "Vector Addition",
+ *   "step": 1,                       // 1..8
+ *   "sizes": ["N"],                  // size names; int64 per case; passed to kernels as int64
+ *   "scalars": [                     // optional: other kernel parameters
+ *     {"name": "eps", "dtype": "fp32", "value": 1e-5}   // default value, per case overridable
+ *   ],
+ *   "tensors": [
+ *     {"name": "x", "dtype": "fp32", "shape": ["N"], "role": "in"},
+ *     {"name": "out", "dtype": "fp32", "shape": ["N"], "role": "out",
+ *      "tolerance": {"exact": true}}                     // optional; default per dtype
+ *   ],
+ *   "data": {                        // named input profiles: a distribution per input tensor
+ *     "uniform": {"x": {"dist": "uniform", "lo": -1000, "hi": 1000},
+ *                 "y": {"dist": "neg", "of": "x"}}
+ *   },
+ *   "tests": [                       // expanded into cases, at most BW_MAX_CASES
+ *     {"sizes": {"N": [1, 2, 127, 128, 129]}, "data": "uniform"},     // lists: cartesian product
+ *     {"name": "rows", "sizes": [{"M": 1, "N": 1}, {"M": 7, "N": 33}], "data": "uniform",
+ *      "scalars": {"eps": 1e-6}}     // optional per-case scalar values
+ *   ],
+ *   "benchmarks": [ {"name": "2^28", "sizes": {"N": 268435456}, "data": "uniform"} ],
+ *   "bytes": "12*N",                 // compulsory traffic per run (expression of sizes)
+ *   "flops": "N",                    // arithmetic per run (expression of sizes)
+ *   "peak": "fp32",                  // compute ceiling: "fp32", "fp16_tensor", "bf16_tensor", "none"
+ *   "limits": {                      // optional
+ *     "run_ms": 2000,                // wall limit of one plan run
+ *     "scratch_bytes": "4*N + 4096"  // cap on all @scratch bytes (expression of sizes)
+ *   },
+ *   "controls": {                    // expected verdict of each control file
+ *     "solution.cu": "Accepted", "starter.cu": "Wrong Answer",
+ *     "wrong/noop.cu": "Wrong Answer", "wrong/tail.cu": "Memory Violation"
+ *   }
+ * }
+ *
+ * Distributions: {"dist": "uniform", "lo", "hi"}, {"dist": "normal", "mean",
+ * "std"}, {"dist": "loguniform", "lo", "hi", "signed": bool},
+ * {"dist": "const", "value": number | "inf" | "-inf" | "nan"},
+ * {"dist": "randint", "lo": expr, "hi": expr} (inclusive, integer tensors),
+ * {"dist": "neg", "of": TENSOR} (exactly minus another input). Optional
+ * modifiers on float distributions: "row_offset": {"lo", "hi"} (one offset per
+ * row of the last dimension), "spike": number (one element per row set to it),
+ * "specials": [{"value": number|"inf"|"-inf"|"nan", "fraction": f}, ...].
+ *
+ * Tolerances: {"exact": true} compares bitwise after rounding the reference to
+ * the dtype (+0 equals -0; integer dtypes are always exact); otherwise
+ * |got - ref| <= atol + rtol*|ref| + acc*S, where atol and rtol are numbers or
+ * expressions of the sizes (default per dtype: torch.testing.assert_close's
+ * table) and acc > 0 requires the reference to produce a scale tensor S named
+ * "<output>_scale". NaN and +-Inf must match in position and sign.
+ *
+ * The reference (reference.cu) is compiled and launched like a submission
+ * (same directives), with the same argument names, except that every float
+ * output is passed as double* (fp64) and every integer output as long long*;
+ * outputs with an acc tolerance also have "<name>_scale" (double*).
+ */
+#ifndef BW_PROBLEM_H
+#define BW_PROBLEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "expr.h"
+#include "gen.h"
+#include "limits.h"
+#include "verdict.h"
+
+enum tensor_role { ROLE_IN, ROLE_OUT, ROLE_INOUT };
+enum peak_kind { PEAK_NONE, PEAK_FP32, PEAK_FP16_TENSOR, PEAK_BF16_TENSOR };
+
+struct tolerance {
+    bool exact;
+    struct expr *atol; /* owned; NULL: the dtype's default */
+    struct expr *rtol; /* owned; NULL: the dtype's default */
+    double acc;        /* coefficient of the reference's scale tensor; 0: none */
+};
+
+struct tensor_spec {
+    char *name; /* owned */
+    enum dtype dtype;
+    enum tensor_role role;
+    struct expr *shape[BW_MAX_DIMS]; /* owned */
+    int ndim;                        /* 1..BW_MAX_DIMS */
+    struct tolerance tol;            /* outputs only */
+};
+
+struct scalar_spec {
+    char *name; /* owned */
+    enum dtype dtype; /* fp32, fp64, int32, int64, uint32, uint64 */
+    double value;     /* default value */
+};
+
+/* A distribution as written in problem.json; made concrete per case by
+ * problem_gen_spec() (randint bounds are expressions of the sizes). */
+struct dist_spec {
+    struct gen_spec gen;      /* kind, flags, a, b, row/spike/specials; stream and dtype set by the loader */
+    struct expr *ilo, *ihi;   /* owned; GEN_RANDINT only */
+    bool set;                 /* false: the profile gives this tensor no distribution */
+};
+
+struct data_profile {
+    char *name;              /* owned */
+    struct dist_spec *dists; /* owned; one per tensor (index = tensor index); inputs only set */
+};
+
+struct problem_case {
+    char *name; /* owned, e.g. "N=127" or "rows M=7,N=33" */
+    int64_t sizes[BW_MAX_SIZES];   /* by size index */
+    double scalars[BW_MAX_SCALARS]; /* by scalar index */
+    int profile;                   /* index into problem.profiles */
+};
+
+struct control {
+    char *file; /* owned, relative to the problem directory, e.g. "wrong/noop.cu" */
+    enum verdict expect;
+};
+
+struct problem {
+    char *dir;   /* owned: the directory as given to problem_load */
+    char *id;    /* owned */
+    char *title; /* owned */
+    int number, step;
+    char *size_names[BW_MAX_SIZES]; size_t n_sizes; /* owned */
+    struct scalar_spec *scalars;  size_t n_scalars;
+    struct tensor_spec *tensors;  size_t n_tensors;
+    struct data_profile *profiles; size_t n_profiles;
+    struct problem_case *tests;   size_t n_tests;
+    struct problem_case *benchmarks; size_t n_benchmarks;
+    struct expr *bytes, *flops;   /* owned */
+    enum peak_kind peak;
+    int run_ms;                   /* limits.run_ms or BW_RUN_WALL_MS_DEFAULT */
+    struct expr *scratch_bytes;   /* owned; NULL: BW_MAX_SCRATCH_BYTES */
+    struct control *controls;     size_t n_controls;
+};
+
+/*
+ * Loads and validates problems/<id>/ at `dir`. Returns a *new* problem or NULL
+ * with *cause set ("<dir>/problem.json: field.path: reason"). Checks: JSON
+ * syntax (with line), depth, types, every name unique and an identifier,
+ * every expression parses and uses only size names, every input has a
+ * distribution in every profile a case uses, shapes evaluate to >= 1 and the
+ * per-case bytes stay under BW_MAX_TENSOR_BYTES / BW_MAX_CASE_BYTES, tolerance
+ * fields only on outputs, the standard files exist, every wrong/*.cu has a
+ * control entry and every control file exists.
+ */
+struct problem *problem_load(const char *dir, char **cause);
+void problem_free(struct problem *p);
+
+/* Index of a tensor / size / scalar by name, or -1. */
+int problem_tensor_index(const struct problem *p, const char *name);
+int problem_size_index(const struct problem *p, const char *name);
+int problem_scalar_index(const struct problem *p, const char *name);
+
+/* The scope of a case's size names, for expr evaluation. `vars` must have
+ * room for p->n_sizes bindings; the scope borrows names from p. */
+void problem_case_scope(const struct problem *p, const struct problem_case *c,
+                        struct expr_binding *vars, struct expr_scope *scope);
+
+/* Number of elements of tensor t in case c (product of its shape). */
+int problem_tensor_count(const struct problem *p, size_t t, const struct problem_case *c, int64_t *out,
+                         char **cause);
+
+/* Shape of tensor t in case c: dims[0..ndim). */
+int problem_tensor_shape(const struct problem *p, size_t t, const struct problem_case *c,
+                         int64_t dims[BW_MAX_DIMS], char **cause);
+
+/* The concrete generator spec for input tensor t in case c. */
+int problem_gen_spec(const struct problem *p, size_t t, const struct problem_case *c,
+                     struct gen_spec *out, char **cause);
+
+/* Effective tolerances of output tensor t in case c (defaults applied). */
+int problem_tolerance(const struct problem *p, size_t t, const struct problem_case *c, double *atol,
+                      double *rtol, char **cause);
+
+/* The default atol and rtol of a dtype (torch.testing.assert_close's table). */
+void dtype_default_tolerance(enum dtype t, double *atol, double *rtol);
+
+#endif

@@ -1,0 +1,193 @@
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "limits.h"
+#include "banned.h"
+
+bool parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno || *end || end == s)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_double(const char *s, double *out)
+{
+    char *end;
+    double v;
+
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || *end || end == s || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len, char **cause)
+{
+    struct stat st;
+    char *data = NULL;
+    size_t got = 0;
+    int fd, rc = BW_OK;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO, "cannot open %s: %s",
+                       path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        rc = bw_fail(cause, BW_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
+        goto close_fd;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        rc = bw_fail(cause, BW_ERR_INVALID, "%s is not a regular file", path);
+        goto close_fd;
+    }
+    if ((uint64_t)st.st_size > max) {
+        rc = bw_fail(cause, BW_ERR_LIMIT, "%s is %lld bytes, over the limit of %zu", path,
+                     (long long)st.st_size, max);
+        goto close_fd;
+    }
+    data = malloc((size_t)st.st_size + 1);
+    if (!data) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory reading %s", path);
+        goto close_fd;
+    }
+    while (got < (size_t)st.st_size) {
+        ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = bw_fail(cause, BW_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+            goto free_data;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    data[got] = '\0';
+    *out = data;
+    if (len)
+        *len = got;
+    goto close_fd;
+
+free_data:
+    free(data);
+close_fd:
+    close(fd);
+    return rc;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, char **cause)
+{
+    char tmp[PATH_MAX];
+    const char *p = data;
+    int fd, n;
+
+    n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof(tmp))
+        return bw_fail(cause, BW_ERR_LIMIT, "path too long: %s", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return bw_fail(cause, BW_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return bw_fail(cause, BW_ERR_IO, "cannot write %s: %s", tmp, strerror(e));
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    if (fsync(fd) < 0 || close(fd) < 0) {
+        unlink(tmp);
+        return bw_fail(cause, BW_ERR_IO, "cannot flush %s: %s", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return bw_fail(cause, BW_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+    }
+    return BW_OK;
+}
+
+char *path_join(const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    char *s;
+
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (*b == '/')
+        b++;
+    if (asprintf(&s, "%.*s/%s", (int)la, a, b) < 0)
+        return NULL;
+    return s;
+}
+
+char *exe_dir(void)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    char *slash;
+
+    if (n <= 0)
+        return NULL;
+    path[n] = '\0';
+    slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    return strdup(path[0] ? path : "/");
+}
+
+uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double now_ms(void)
+{
+    return (double)now_ns() / 1e6;
+}
+
+bool is_identifier(const char *name)
+{
+    size_t n = 0;
+
+    if (!name || !(*name == '_' || (*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z')))
+        return false;
+    for (; name[n]; n++) {
+        char c = name[n];
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return n <= BW_MAX_NAME;
+}

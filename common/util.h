@@ -1,0 +1,51 @@
+/*
+ * util.h - small helpers every part uses: strict number parsing, bounded file
+ * reading, paths, monotonic time.
+ */
+#ifndef BW_UTIL_H
+#define BW_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses a whole string as a decimal int64 (optional sign); false on junk,
+ * empty input or overflow. Replaces atoi/strtol-without-checks. */
+bool parse_i64(const char *s, int64_t *out);
+/* As parse_i64 for a finite double (strtod syntax); false on junk or inf/nan. */
+bool parse_double(const char *s, double *out);
+
+/*
+ * Reads a whole regular file of at most `max` bytes into a *new* NUL-terminated
+ * buffer (*out; *len excludes the NUL). Refuses non-regular files (a FIFO
+ * would block) with BW_ERR_INVALID, larger files with BW_ERR_LIMIT.
+ */
+int read_file(const char *path, size_t max, char **out, size_t *len, char **cause);
+
+/* Writes `len` bytes to path through a temporary file and rename(2). */
+int write_file_atomic(const char *path, const void *data, size_t len, char **cause);
+
+/* Returns a *new* string "a/b" (no doubled slash); NULL if out of memory. */
+char *path_join(const char *a, const char *b);
+
+/* Directory of the running executable, a *new* string; NULL on failure. */
+char *exe_dir(void);
+
+/* Monotonic clock in nanoseconds and milliseconds. */
+uint64_t now_ns(void);
+double now_ms(void);
+
+/* True if name is [A-Za-z_][A-Za-z0-9_]* and at most BW_MAX_NAME bytes. */
+bool is_identifier(const char *name);
+
+/* Saturating-free checked arithmetic: false on int64 overflow. */
+static inline bool i64_mul(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool i64_add(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+#endif

@@ -1,0 +1,87 @@
+/* Tests of the small common modules: error, buf, util, verdict. */
+#include "tests/test.h"
+
+#include <stdlib.h>
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/util.h"
+#include "common/verdict.h"
+#include "common/banned.h"
+
+TEST(error_fail_and_wrap)
+{
+    char *cause = NULL;
+    int rc = bw_fail(&cause, BW_ERR_INVALID, "bad %s", "thing");
+    CHECK_INT_EQ(rc, BW_ERR_INVALID);
+    CHECK_STR_EQ(cause, "bad thing");
+    bw_wrap(&cause, rc, "file %d", 3);
+    CHECK_STR_EQ(cause, "file 3: bad thing");
+    free(cause);
+    CHECK_INT_EQ(bw_fail(NULL, BW_ERR_LIMIT, "x"), BW_ERR_LIMIT);
+    CHECK_STR_EQ(bw_strerror(BW_ERR_TIMEOUT), "timed out");
+}
+
+TEST(buf_cap_is_hard)
+{
+    struct buf b;
+    buf_init(&b, 8);
+    CHECK_INT_EQ(buf_puts(&b, "abcd"), BW_OK);
+    CHECK_INT_EQ(buf_addf(&b, "%d", 1234), BW_OK);
+    CHECK_INT_EQ(buf_putc(&b, 'x'), BW_ERR_LIMIT);
+    CHECK_STR_EQ(b.data, "abcd1234");
+    CHECK_INT_EQ(b.len, 8);
+    char *s = buf_detach(&b);
+    CHECK_STR_EQ(s, "abcd1234");
+    free(s);
+    CHECK(b.data == NULL && b.len == 0);
+    s = buf_detach(&b);
+    CHECK_STR_EQ(s, "");
+    free(s);
+}
+
+TEST(parse_numbers_strictly)
+{
+    int64_t v;
+    double d;
+    CHECK(parse_i64("-42", &v) && v == -42);
+    CHECK(!parse_i64("42x", &v));
+    CHECK(!parse_i64("", &v));
+    CHECK(!parse_i64("99999999999999999999", &v));
+    CHECK(parse_double("1e-6", &d) && d == 1e-6);
+    CHECK(!parse_double("inf", &d));
+}
+
+TEST(read_file_refuses_fifo_and_big_files)
+{
+    char *data = NULL, *cause = NULL;
+    size_t len;
+    CHECK_INT_EQ(read_file("Makefile", 10, &data, &len, &cause), BW_ERR_LIMIT);
+    CHECK_CONTAINS(cause, "over the limit");
+    free(cause);
+    cause = NULL;
+    CHECK_INT_EQ(read_file("/nonexistent/x", 10, &data, &len, &cause), BW_ERR_NOTFOUND);
+    free(cause);
+    cause = NULL;
+    CHECK_INT_EQ(read_file("/dev/null", 10, &data, &len, &cause), BW_ERR_INVALID);
+    free(cause);
+}
+
+TEST(path_join_and_identifiers)
+{
+    char *p = path_join("a/", "/b");
+    CHECK_STR_EQ(p, "a/b");
+    free(p);
+    CHECK(is_identifier("BLOCK_M"));
+    CHECK(!is_identifier("9x"));
+    CHECK(!is_identifier("a-b"));
+}
+
+TEST(verdict_names_round_trip)
+{
+    CHECK_STR_EQ(verdict_name(VERDICT_TIME_LIMIT), "Time Limit");
+    CHECK_STR_EQ(verdict_code(VERDICT_MEMORY_VIOLATION), "MV");
+    CHECK_INT_EQ(verdict_parse("wrong answer"), VERDICT_WRONG_ANSWER);
+    CHECK_INT_EQ(verdict_parse("RE"), VERDICT_RUNTIME_ERROR);
+    CHECK_INT_EQ(verdict_parse("nope"), VERDICT_NONE);
+}
