@@ -124,10 +124,12 @@ static void check_to_float()
     long bad = 0;
     for (uint32_t i = 0; i < 65536; i++) {
         uint16_t u = (uint16_t)i;
-        __half h;
-        __nv_bfloat16 b;
-        memcpy(&h, &u, 2);
-        memcpy(&b, &u, 2);
+        __half_raw hr;
+        __nv_bfloat16_raw br;
+        hr.x = u;
+        br.x = u;
+        __half h = hr;
+        __nv_bfloat16 b = br;
         float ours_h = fp16_to_float(u), cuda_h = __half2float(h);
         float ours_b = bf16_to_float(u), cuda_b = __bfloat162float(b);
         bool ok_h = (std::isnan(ours_h) && std::isnan(cuda_h)) || memcmp(&ours_h, &cuda_h, 4) == 0;
