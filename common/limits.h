@@ -55,7 +55,7 @@
 #define BW_RUNNER_START_MS 20000           /* runner start-up (cuInit, context) before it is killed */
 #define BW_MISMATCHES_SHOWN 5              /* mismatches listed per failing output */
 #define BW_CHECK_SAMPLES 4096              /* elements per output checked after each timed run */
-#define BW_MAX_BUFFERS (BW_MAX_TENSORS + BW_MAX_SCRATCH) /* device buffers of one launch plan */
+#define BW_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH) /* device buffers of one plan (with a reference's scale outputs) */
 #define BW_MAX_BENCH_SETS 8                /* input sets a bench rotates through */
 #define BW_MAX_RETURN_BYTES (32ULL << 30)  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
 #define BW_RUNNER_NOFILE 256               /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
