@@ -995,6 +995,8 @@ static int get_plan(const json_t *j, const char *type, struct run_plan *p, char 
             (rc = get_str(bo, "dtype", path, true, dt, sizeof(dt), cause)) ||
             (rc = get_str(bo, "role", path, true, role, sizeof(role), cause)))
             return rc;
+        if (!is_identifier(b->name))
+            return bw_fail(cause, BW_ERR_INVALID, "%s.name: \"%s\" is not a name", path, b->name);
         b->dtype = dtype_parse(dt);
         if (b->dtype == DTYPE_INVALID)
             return bw_fail(cause, BW_ERR_INVALID, "%s.dtype: unknown dtype \"%s\" (expected %s)",
