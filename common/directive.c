@@ -1199,6 +1199,8 @@ int directives_parse(const char *source, size_t len, struct directives *out,
     int rc = BW_OK;
 
     memset(out, 0, sizeof(*out));
+    if (!source)
+        source = "", len = 0;
     if (len > BW_MAX_SOURCE_BYTES) {
         if (diag_list_addf(diags, 0, 0, "source is %zu bytes, more than %d (BW_MAX_SOURCE_BYTES)",
                            len, BW_MAX_SOURCE_BYTES))
