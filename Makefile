@@ -110,7 +110,7 @@ bench:
 	@tests/bench/run.sh $(BUILD)
 
 validate-problems:
-	@tests/gpu/validate-problems.sh $(BUILD)
+	@tests/gpu/validate.sh $(BUILD)
 
 C_FILES := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

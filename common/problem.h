@@ -2,7 +2,7 @@
  * problem.h - a problem directory, loaded and validated.
  *
  * A problem is a directory problems/<id>/ holding problem.json, statement.md,
- * starter.cu, reference.cu, solution.cu and wrong/NAME.cu (docs/problem-format.md
+ * starter.cu, reference.cu, solution.cu and the controls in wrong/ (docs/problem-format.md
  * is the instructor-facing description). problem_load() reads problem.json,
  * checks everything that can be checked without compiling, and either returns
  * a complete struct problem or rejects the directory with "FILE: FIELD: reason"
@@ -158,7 +158,7 @@ struct problem {
  * every expression parses and uses only size names, every input has a
  * distribution in every profile a case uses, shapes evaluate to >= 1 and the
  * per-case bytes stay under BW_MAX_TENSOR_BYTES / BW_MAX_CASE_BYTES, tolerance
- * fields only on outputs, the standard files exist, every wrong/NAME.cu has a
+ * fields only on outputs, the standard files exist, every .cu file in wrong/ has a
  * control entry and every control file exists.
  */
 struct problem *problem_load(const char *dir, char **cause);
