@@ -277,7 +277,8 @@ static size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* Rejects keys of obj that are not in `allowed`, suggesting a near one. */
+/* Rejects keys of obj that are not in `allowed`, suggesting a near one (a
+ * small edit distance, or one name a prefix of the other). */
 static int check_keys(struct loader *ld, const char *path, json_t *obj, const char *const *allowed)
 {
     const char *key;
@@ -292,6 +293,9 @@ static int check_keys(struct loader *ld, const char *path, json_t *obj, const ch
             continue;
         for (size_t i = 0; allowed[i]; i++) {
             size_t d = edit_distance(key, allowed[i]);
+            if (strlen(key) >= 3 && (strncmp(key, allowed[i], strlen(key)) == 0 ||
+                                     strncmp(key, allowed[i], strlen(allowed[i])) == 0))
+                d = 1; /* "scratch" for "scratch_bytes", "benchmark" for "benchmarks" */
             if (d < best) {
                 best = d;
                 near = allowed[i];
@@ -628,7 +632,7 @@ static int check_value_fits(struct loader *ld, const char *path, enum dtype t, d
         return 0;
     }
     if (!isfinite(v) || v != trunc(v))
-        return fail(ld, path, "%g is not an integer (the tensor is %s)", v, dtype_name(t));
+        return fail(ld, path, "%g is not an integer (the dtype is %s)", v, dtype_name(t));
     int_range(t, &lo, &hi);
     if (v < (double)lo || v > (double)hi || fabs(v) > EXACT_INT)
         return fail(ld, path, "%g is out of range for %s", v, dtype_name(t));
