@@ -98,14 +98,15 @@ static struct fpath key_path(const char *base, const char *key)
     return *base ? at(base, ".%s", key) : at("", "%s", key);
 }
 
-/* s in double quotes, escaped and shortened, for messages: bytes outside
- * printable ASCII are shown as \xNN so a message is always clean ASCII. */
-static struct shown quote(const char *s)
+/* s escaped and shortened for a message, in double quotes if `quoted`: bytes
+ * outside printable ASCII are shown as \xNN so a message is always clean ASCII. */
+static struct shown escape(const char *s, bool quoted)
 {
     struct shown r;
     size_t o = 0;
 
-    r.s[o++] = '"';
+    if (quoted)
+        r.s[o++] = '"';
     for (; *s && o + 10 < sizeof(r.s); s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') {
@@ -122,9 +123,20 @@ static struct shown quote(const char *s)
         memcpy(r.s + o, "...", 3);
         o += 3;
     }
-    r.s[o++] = '"';
+    if (quoted)
+        r.s[o++] = '"';
     r.s[o] = '\0';
     return r;
+}
+
+static struct shown quote(const char *s)
+{
+    return escape(s, true);
+}
+
+static struct shown printable(const char *s)
+{
+    return escape(s, false);
 }
 
 /* A JSON value as a message shows it: scalars by value, containers by kind. */
@@ -1528,7 +1540,7 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
     const struct problem *p = ld->p;
     struct expr_binding vars[BW_MAX_SIZES];
     struct expr_scope scope;
-    uint64_t case_bytes = 0;
+    uint64_t case_bytes = 0, ref_bytes = 0;
     char *inner = NULL;
     int rc;
 
@@ -1546,9 +1558,19 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                               quote(c->name).s, ts->name, (long long)count,
                               (unsigned long long)BW_MAX_TENSOR_BYTES);
         case_bytes += (uint64_t)bytes;
+        /* the reference holds outputs as 8-byte values, plus the acc scale tensors */
+        if (ts->role == ROLE_IN)
+            ref_bytes += (uint64_t)bytes;
+        else
+            ref_bytes += (uint64_t)count * 8 * (ts->tol.acc > 0 ? 2 : 1);
         if (case_bytes > BW_MAX_CASE_BYTES)
             return fail_limit(ld, path,
                               "case %s: the tensors need more than %llu bytes (BW_MAX_CASE_BYTES)",
+                              quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
+        if (ref_bytes > BW_MAX_CASE_BYTES)
+            return fail_limit(ld, path,
+                              "case %s: the reference's buffers (fp64 outputs and scales) need "
+                              "more than %llu bytes (BW_MAX_CASE_BYTES)",
                               quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
     }
     for (size_t t = 0; t < p->n_tensors; t++) {
@@ -1994,7 +2016,7 @@ struct problem *problem_load(const char *dir, char **cause)
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         bw_fail(cause, BW_ERR_INVALID, "%s: line %d, column %d: %s", ld.file, jerr.line,
-                jerr.column, jerr.text);
+                jerr.column, printable(jerr.text).s);
         goto free_problem;
     }
     if (too_deep(root, 1)) {

@@ -89,30 +89,32 @@ static void write_text(const char *dir, const char *name, const char *text, size
     free(path);
 }
 
-/* A directory <tmp>/fuzz with the standard files and wrong/noop.cu, as the
- * fuzz target builds it; *new* paths of the temp root and the problem dir. */
-static void make_fuzz_dir(char **root, char **dir)
+static const char *const dummy_files[] = {"statement.md", "starter.cu",    "reference.cu",
+                                          "solution.cu",  "wrong/noop.cu", "wrong/tail.cu",
+                                          "problem.json"};
+
+/* A directory <tmp>/<name> with the standard files and wrong/noop.cu, as
+ * tests/fuzz/fuzz_problem.c builds it, and wrong/tail.cu if `tail`; *new*
+ * paths of the temp root and the problem directory. */
+static void make_problem_dir(const char *name, bool tail, char **root, char **dir)
 {
     char tmpl[] = "/tmp/bw-test-problem.XXXXXX";
-    static const char *const files[] = {"statement.md", "starter.cu", "reference.cu", "solution.cu",
-                                        "wrong/noop.cu"};
 
     *root = strdup(mkdtemp(tmpl));
-    *dir = path_join(*root, "fuzz");
+    *dir = path_join(*root, name);
     mkdir(*dir, 0755);
     char *wrong = path_join(*dir, "wrong");
     mkdir(wrong, 0755);
     free(wrong);
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-        write_text(*dir, files[i], "// dummy\n", 9);
+    for (size_t i = 0; i + 1 < sizeof(dummy_files) / sizeof(dummy_files[0]); i++)
+        if (tail || strcmp(dummy_files[i], "wrong/tail.cu") != 0)
+            write_text(*dir, dummy_files[i], "// dummy\n", 9);
 }
 
-static void remove_fuzz_dir(char *root, char *dir)
+static void remove_problem_dir(char *root, char *dir)
 {
-    static const char *const files[] = {"statement.md", "starter.cu",    "reference.cu",
-                                        "solution.cu",  "wrong/noop.cu", "problem.json"};
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        char *p = path_join(dir, files[i]);
+    for (size_t i = 0; i < sizeof(dummy_files) / sizeof(dummy_files[0]); i++) {
+        char *p = path_join(dir, dummy_files[i]);
         unlink(p);
         free(p);
     }
@@ -436,7 +438,7 @@ TEST(missing_directory_and_fifo)
     free(cause);
     cause = NULL;
 
-    make_fuzz_dir(&root, &dir);
+    make_problem_dir("fuzz", false, &root, &dir);
     json = path_join(dir, "problem.json");
     CHECK_INT_EQ(mkfifo(json, 0644), 0);
     p = problem_load(dir, &cause);
@@ -444,7 +446,7 @@ TEST(missing_directory_and_fifo)
     CHECK_CONTAINS(cause, "not a regular file");
     free(cause);
     free(json);
-    remove_fuzz_dir(root, dir);
+    remove_problem_dir(root, dir);
 }
 
 TEST(json_over_the_size_limit)
@@ -454,7 +456,7 @@ TEST(json_over_the_size_limit)
     char *big = malloc(n);
     struct problem *p;
 
-    make_fuzz_dir(&root, &dir);
+    make_problem_dir("fuzz", false, &root, &dir);
     memset(big, ' ', n);
     big[0] = '{';
     big[n - 1] = '}';
@@ -465,7 +467,7 @@ TEST(json_over_the_size_limit)
     CHECK_CONTAINS(cause, "BW_MAX_PROBLEM_JSON_BYTES");
     free(cause);
     free(big);
-    remove_fuzz_dir(root, dir);
+    remove_problem_dir(root, dir);
 }
 
 TEST(every_problem_directory_loads)
@@ -498,7 +500,7 @@ TEST(fuzz_corpus_replays)
     size_t n = list_dir(CORPUS, "", &names), loaded = 0;
 
     CHECK(n > 0);
-    make_fuzz_dir(&root, &dir);
+    make_problem_dir("fuzz", false, &root, &dir);
     for (size_t i = 0; i < n; i++) {
         char path[300], *data = NULL, *cause = NULL;
         size_t len = 0;
@@ -516,6 +518,40 @@ TEST(fuzz_corpus_replays)
         free(data);
     }
     CHECK_MSG(loaded > 0, "no corpus input loads: the seeds should include valid problems");
-    remove_fuzz_dir(root, dir);
+    remove_problem_dir(root, dir);
     free_list(names, n);
+}
+
+/* The complete example of docs/problem-format.md (the first JSON block of
+ * its section 8) is a valid problem. */
+TEST(docs_example_loads)
+{
+    char *doc = NULL, *root, *dir, *cause = NULL;
+    const char *sec, *start, *end;
+    struct problem *p;
+
+    if (read_file("docs/problem-format.md", 1 << 20, &doc, NULL, NULL) != BW_OK)
+        SKIP("no docs/problem-format.md");
+    sec = strstr(doc, "## 8.");
+    start = sec ? strstr(sec, "```json\n") : NULL;
+    end = start ? strstr(start + 8, "```") : NULL;
+    CHECK(end != NULL);
+    if (!end) {
+        free(doc);
+        return;
+    }
+    start += 8;
+    make_problem_dir("vector-add", true, &root, &dir);
+    write_text(dir, "problem.json", start, (size_t)(end - start));
+    p = problem_load(dir, &cause);
+    CHECK_MSG(p != NULL, "%s", cause ? cause : "");
+    if (p) {
+        CHECK_INT_EQ(p->n_tests, 7);
+        CHECK_STR_EQ(p->tests[6].name, "cancel");
+        CHECK_INT_EQ(p->n_controls, 4);
+    }
+    problem_free(p);
+    free(cause);
+    free(doc);
+    remove_problem_dir(root, dir);
 }
