@@ -39,6 +39,10 @@
 #define BW_MAX_CASES 256                   /* test cases after expansion */
 #define BW_MAX_BENCHMARKS 16               /* benchmark shapes of one problem */
 #define BW_MAX_WRONG_CONTROLS 32           /* files in a problem's wrong/ */
+#define BW_MAX_CONTROLS 64                 /* entries of a problem's "controls" */
+#define BW_MAX_PROFILES 16                 /* data profiles (input distributions) of one problem */
+#define BW_MAX_TITLE_BYTES 128             /* a problem's title */
+#define BW_MAX_RUN_MS 60000                /* largest limits.run_ms a problem may set */
 #define BW_MAX_TENSOR_BYTES (16ULL << 30)  /* one tensor of one case, on the GPU */
 #define BW_MAX_CASE_BYTES (48ULL << 30)    /* all buffers of one case, on the GPU */
 #define BW_MAX_SCRATCH_BYTES (4ULL << 30)  /* default cap on all @scratch bytes */
