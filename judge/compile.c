@@ -334,7 +334,8 @@ static bool parse_tool_line(struct line l, const char **tool, const char **sever
     return false;
 }
 
-int compile_log_diags(const char *log, const char *filename, struct diag_list *out)
+/* Parses every diagnostic of the log, in order, into *all. */
+static int parse_diags(const char *log, const char *filename, struct diag_list *all)
 {
     const char *p = log ? log : "";
     struct line l;
@@ -354,13 +355,13 @@ int compile_log_diags(const char *log, const char *filename, struct diag_list *o
                 column = caret_column(echo, caret);
             if (file.len == name_len && memcmp(file.s, filename, name_len) == 0 && lineno > 0 &&
                 lineno <= INT_MAX)
-                rc = diag_list_addf(out, (int)lineno, column, "%s: %.*s", severity, (int)msg.len,
+                rc = diag_list_addf(all, (int)lineno, column, "%s: %.*s", severity, (int)msg.len,
                                     msg.s);
             else
-                rc = diag_list_addf(out, 0, 0, "%s: in %.*s line %ld: %.*s", severity,
+                rc = diag_list_addf(all, 0, 0, "%s: in %.*s line %ld: %.*s", severity,
                                     (int)file.len, file.s, lineno, (int)msg.len, msg.s);
         } else if (parse_tool_line(l, &tool, &severity, &msg)) {
-            rc = diag_list_addf(out, 0, 0, "%s: %s%.*s", severity, tool, (int)msg.len, msg.s);
+            rc = diag_list_addf(all, 0, 0, "%s: %s%.*s", severity, tool, (int)msg.len, msg.s);
         } else {
             continue;
         }
@@ -368,6 +369,34 @@ int compile_log_diags(const char *log, const char *filename, struct diag_list *o
             return rc;
     }
     return BW_OK;
+}
+
+int compile_log_diags(const char *log, const char *filename, struct diag_list *out)
+{
+    static const char *const order[] = {"error:", "warning:", "remark:"};
+    struct diag_list all = {0};
+    size_t kept = 0;
+    int rc;
+
+    if ((rc = parse_diags(log, filename, &all)))
+        goto release_all;
+    /* Over the cap, errors go first, then warnings, then remarks (each in log order). */
+    for (size_t s = 0; s < sizeof(order) / sizeof(order[0]); s++)
+        for (size_t i = 0; i < all.n && kept < BW_MAX_DIAGS && rc == 0; i++) {
+            const struct diag *d = &all.items[i];
+            bool first_pass_takes_all = all.n <= BW_MAX_DIAGS;
+            if (first_pass_takes_all ? s > 0 : strncmp(d->msg, order[s], strlen(order[s])) != 0)
+                continue;
+            rc = diag_list_addf(out, d->line, d->column, "%s", d->msg);
+            kept++;
+        }
+    if (rc == 0 && all.n > BW_MAX_DIAGS)
+        rc = diag_list_addf(out, 0, 0,
+                            "remark: %zu more diagnostics are in the log (at most %d are listed)",
+                            all.n - kept, BW_MAX_DIAGS);
+release_all:
+    diag_list_release(&all);
+    return rc;
 }
 
 bool compile_diag_is_error(const struct diag *d)
@@ -529,7 +558,7 @@ int compile_log_usage(const char *log, struct kernel_usage **out, size_t *n_out)
                 props = current;
         } else if (starts_with(l, "ptxas         .")) {
             if (props >= 0)
-                parse_properties(l, &k[props]);
+                parse_properties((struct line){l.s + 16, l.len - 16}, &k[props]);
         } else if ((used = after(l, "info    : Used ")) != NULL) {
             if (current >= 0)
                 parse_used(used - 5, l.s + l.len, &k[current]);
@@ -887,8 +916,7 @@ int compile_run(const struct compile_request *rq, struct compile_result *out, ch
     if ((rc = sandbox_job_run(&job, cause)))
         goto release_job;
     out->ms = job.ms;
-    if (!job.timed_out && !job.result_overflow && WIFEXITED(job.status) &&
-        WEXITSTATUS(job.status) == 0) {
+    if (!job.timed_out && !job.result_overflow && WIFEXITED(job.status) && job.result.len > 0) {
         if ((rc = read_result(&job, sent.mem_bytes, out, cause)))
             goto release_job;
     } else if ((rc = map_death(&job, sent.cpu_s, sent.mem_bytes, out, cause))) {

@@ -84,8 +84,10 @@ int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
         return rc;
     if ((rc = set_rlimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_bytes, l->fsize_bytes, cause)))
         return rc;
+    /* soft = hard: the kernel sends SIGKILL, which pid 1 of a namespace cannot ignore
+     * (it would ignore SIGXCPU, having no handler for it). */
     if (l->cpu_s > 0 &&
-        (rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1, cause)))
+        (rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s, cause)))
         return rc;
     if (l->as_bytes > 0 &&
         (rc = set_rlimit(RLIMIT_AS, "RLIMIT_AS", l->as_bytes, l->as_bytes, cause)))

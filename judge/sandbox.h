@@ -54,7 +54,7 @@ int sandbox_new_session(char **cause);
 int sandbox_close_fds(int first, char **cause);
 
 struct sandbox_limits {
-    long cpu_s;         /* RLIMIT_CPU: soft limit in s (hard = soft + 1); 0 = leave */
+    long cpu_s;         /* RLIMIT_CPU in s, soft = hard: SIGKILL when spent; 0 = leave */
     rlim_t as_bytes;    /* RLIMIT_AS; 0 = leave (never for anything that loads CUDA) */
     rlim_t fsize_bytes; /* RLIMIT_FSIZE (0 = no file may grow) */
     long nofile;        /* RLIMIT_NOFILE; 0 = leave */
@@ -80,8 +80,8 @@ int sandbox_unshare(char **cause);
  * the same signal re-raised): it never returns, unless the fork fails.
  *
  * Being pid 1 matters: signals from inside the namespace that have no handler
- * are ignored (abort() then ends in SIGSEGV), and RLIMIT_CPU's SIGXCPU is
- * ignored, so the CPU limit ends in the hard limit's SIGKILL.
+ * are ignored (abort() then ends in SIGSEGV; SIGXCPU would be ignored, hence
+ * sandbox_set_rlimits' soft = hard CPU limit, which ends in SIGKILL).
  */
 int sandbox_enter_pid_namespace(char **cause);
 
