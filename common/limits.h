@@ -51,8 +51,13 @@
 #define BW_COMPILE_WALL_MS 30000           /* wall-clock kill of one NVRTC compile */
 #define BW_COMPILE_CPU_S 20                /* RLIMIT_CPU of the compile child */
 #define BW_COMPILE_MEM_BYTES (4ULL << 30)  /* RLIMIT_AS of the compile child (no CUDA driver in it) */
-#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown */
+#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown, per part (front end, ptxas) */
 #define BW_MAX_CUBIN_BYTES (64 * 1024 * 1024) /* one compiled cubin */
+#define BW_COMPILE_NOFILE 64               /* RLIMIT_NOFILE of the compile child (headers open at once) */
+#define BW_COMPILE_NPROC 16                /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
+#define BW_COMPILE_MAX_OPTIONS 64          /* extra NVRTC options of one compile (flags, consts, tune) */
+#define BW_COMPILE_OPTION_BYTES 256        /* bytes in one extra NVRTC option */
+#define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
 
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES 4096                /* sentinel bytes before and after every buffer */
