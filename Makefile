@@ -48,7 +48,7 @@ TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner
 
 .SECONDARY:
-.PHONY: all test unit-tests gpu-test bench format format-check clean validate-problems
+.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
 all: $(BINS) $(TEST_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -123,3 +123,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+run:
+	@scripts/run.sh
