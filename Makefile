@@ -67,7 +67,7 @@ $(BUILD)/libjudge.a: $(JUDGE_OBJ)
 # L2 flush, calibration), compiled ahead of time into one fatbin that the
 # runner embeds: SASS for sm_80/sm_90 and PTX for newer GPUs.
 HARNESS_CU := $(wildcard judge/kernels/*.cu)
-$(BUILD)/harness.fatbin: $(HARNESS_CU) common/philox.h common/gen.h
+$(BUILD)/harness.fatbin: $(HARNESS_CU) $(wildcard judge/kernels/*.h) common/philox.h common/gen.h common/dtype.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -O3 -I. -std=c++17 \
 	  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \

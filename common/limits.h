@@ -65,6 +65,13 @@
 #define BW_RUNNER_START_MS 20000           /* runner start-up (cuInit, context) before it is killed */
 #define BW_MISMATCHES_SHOWN 5              /* mismatches listed per failing output */
 #define BW_CHECK_SAMPLES 4096              /* elements per output checked after each timed run */
+#define BW_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH) /* device buffers of one plan (with a reference's scale outputs) */
+#define BW_MAX_BENCH_SETS 8                /* input sets a bench rotates through */
+#define BW_MAX_RETURN_BYTES (32ULL << 30)  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
+#define BW_RUNNER_NOFILE 256               /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
+#define BW_RUNNER_LOG_BYTES (64 * 1024)    /* runner stderr kept by the client, the rest dropped */
+#define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */
+#define BW_RUNNER_LOAD_MS 20000            /* one load request (module load, function attributes) */
 
 /* --- timing ------------------------------------------------------------------- */
 #define BW_BENCH_MIN_SAMPLES 10            /* timed runs before the stop rule may stop */
