@@ -403,8 +403,18 @@ static _Noreturn void compile_and_answer(struct child *c)
     compile_wire_put(&out, "log", capped.data ? capped.data : "", capped.len);
     if (failure)
         compile_wire_puts(&out, "failure", failure);
-    else if (cubin)
+    else if (cubin) {
+        size_t ptx_size = 0;
+        char *ptx = NULL;
         compile_wire_put(&out, "cubin", cubin, cubin_size);
+        /* The PTX carries each kernel's parameter list: the judge checks
+         * @launch arguments against it before any GPU is involved. */
+        if (nvrtcGetPTXSize(prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1 &&
+            ptx_size <= BW_MAX_CUBIN_BYTES && (ptx = malloc(ptx_size)) &&
+            nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS)
+            compile_wire_put(&out, "ptx", ptx, strnlen(ptx, ptx_size));
+        free(ptx);
+    }
     send_record(&out);
     _exit(0);
 }

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/limits.h"
@@ -376,38 +379,29 @@ static void expected_release(struct expected *e)
     memset(e, 0, sizeof(*e));
 }
 
-/* Starts a runner, or reports why it could not (as a Judge Error message). */
-static int start_runner(struct session *s, struct runner **out, char **cause)
+/* Starts a runner; BW_ERR_NODEVICE etc. with the runner's reason in *cause. */
+static int start_runner(const struct judge_config *cfg, struct runner **out, char **cause)
 {
-    struct ready_msg ready;
-    int rc = runner_spawn(s->cfg->device, s->cfg->no_sandbox, out, &ready, cause);
-    if (rc)
-        return rc;
-    if (ready.error != READY_OK) {
-        runner_free(*out);
-        *out = NULL;
-        return bw_fail(cause, ready.error == READY_NO_DEVICE ? BW_ERR_NODEVICE : BW_ERR_CUDA, "runner: %s",
-                       ready.message);
-    }
-    return BW_OK;
+    struct runner_options opt = {.device = cfg->device, .no_sandbox = cfg->no_sandbox};
+    return runner_start(&opt, out, cause);
 }
 
 /* Loads one configuration's cubin with the kernels its launches name. */
 static int load_program(struct runner *r, const struct program *pg, size_t config, struct run_failure *fail,
                         char **cause)
 {
-    struct load_request lr = {0};
+    const char *kernels[BW_MAX_LAUNCHES];
     struct load_reply reply;
-    int rc;
+    int n = 0, rc;
 
     for (size_t l = 0; l < pg->dirs.n_launches; l++) {
         bool seen = false;
-        for (int k = 0; k < lr.n_kernels; k++)
-            seen |= strcmp(lr.kernels[k], pg->dirs.launches[l].kernel) == 0;
+        for (int k = 0; k < n; k++)
+            seen |= strcmp(kernels[k], pg->dirs.launches[l].kernel) == 0;
         if (!seen)
-            snprintf(lr.kernels[lr.n_kernels++], sizeof(lr.kernels[0]), "%s", pg->dirs.launches[l].kernel);
+            kernels[n++] = pg->dirs.launches[l].kernel;
     }
-    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, &lr, &reply, cause);
+    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, kernels, n, &reply, 30000, cause);
     if (rc)
         return rc;
     *fail = reply.fail;
@@ -419,9 +413,7 @@ static int reference_case(struct session *s, const struct problem_case *c, uint3
                           struct expected *exp, char **cause)
 {
     struct run_request rq = {.ret = RUN_RETURN_FULL};
-    struct run_reply reply;
-    const unsigned char *data;
-    size_t len;
+    struct run_result res;
     int rc;
 
     memset(exp, 0, sizeof(*exp));
@@ -429,23 +421,34 @@ static int reference_case(struct session *s, const struct problem_case *c, uint3
     if (rc)
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
     to_run_plan(pl, s->seed, ci, &rq.plan);
-    rc = runner_run(s->ref_runner, &rq, s->p->run_ms * 10 + 10000, &reply, &data, &len, cause);
-    if (rc)
+    rc = runner_run(s->ref_runner, &rq, &res, s->p->run_ms * 10 + 10000, cause);
+    if (rc) {
+        run_result_release(&res);
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on case %s", c->name);
-    if (reply.fail.status != RUN_OK)
-        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
-                       run_status_name(reply.fail.status), reply.fail.error, reply.fail.message);
-    exp->data = malloc(len ? len : 1);
-    if (!exp->data)
+    }
+    if (res.reply.fail.status != RUN_OK) {
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
+                     run_status_name(res.reply.fail.status), res.reply.fail.error, res.reply.fail.message);
+        run_result_release(&res);
+        return rc;
+    }
+    exp->data = malloc(res.data_len ? res.data_len : 1);
+    if (!exp->data) {
+        run_result_release(&res);
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory for the expected outputs of case %s", c->name);
-    memcpy(exp->data, data, len);
-    exp->len = len;
-    for (int o = 0; o < reply.n_outputs; o++) {
-        const struct run_output *ro = &reply.outputs[o];
-        if (ro->offset + ro->bytes > len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers)
+    }
+    if (res.data_len)
+        memcpy(exp->data, res.data, res.data_len);
+    exp->len = res.data_len;
+    for (int o = 0; o < res.reply.n_outputs; o++) {
+        const struct run_output *ro = &res.reply.outputs[o];
+        if (ro->offset + ro->bytes > exp->len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers) {
+            run_result_release(&res);
             return bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned an output outside its data");
+        }
         exp->buf[ro->buf] = exp->data + ro->offset;
     }
+    run_result_release(&res);
     return BW_OK;
 }
 
@@ -604,9 +607,7 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         struct plan ref_pl, sub_pl;
         struct expected exp;
         struct run_request rq = {.ret = RUN_RETURN_FULL};
-        struct run_reply reply;
-        const unsigned char *data;
-        size_t len;
+        struct run_result res = {0};
         char *why = NULL;
 
         free(t->message);
@@ -626,7 +627,7 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         }
         to_run_plan(&sub_pl, s->seed, (uint32_t)i, &rq.plan);
         if (!s->sub_runner) {
-            rc = start_runner(s, &s->sub_runner, cause);
+            rc = start_runner(s->cfg, &s->sub_runner, cause);
             if (rc == BW_OK) {
                 struct run_failure fail;
                 rc = load_program(s->sub_runner, &s->sub, config, &fail, cause);
@@ -641,8 +642,9 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
                 return rc;
             }
         }
-        rc = runner_run(s->sub_runner, &rq, s->p->run_ms, &reply, &data, &len, &why);
+        rc = runner_run(s->sub_runner, &rq, &res, s->p->run_ms, &why);
         if (rc == BW_ERR_TIMEOUT) {
+            run_result_release(&res);
             t->verdict = VERDICT_TIME_LIMIT;
             if (asprintf(&t->message, "the plan did not finish within %d ms", s->p->run_ms) < 0)
                 t->message = NULL;
@@ -655,22 +657,25 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
             break;
         }
         if (rc) {
+            run_result_release(&res);
             expected_release(&exp);
             bw_fail(cause, rc, "submission runner on case %s: %s", c->name, why ? why : bw_strerror(rc));
             free(why);
             return rc;
         }
-        t->ms = reply.ms;
-        if (reply.fail.status != RUN_OK) {
-            t->verdict = verdict_of_failure(&sub_pl, &reply.fail, t);
-            if (reply.fail.status == RUN_CUDA_ERROR) {
+        t->ms = res.reply.ms;
+        if (res.reply.fail.status != RUN_OK) {
+            t->verdict = verdict_of_failure(&sub_pl, &res.reply.fail, t);
+            if (res.reply.fail.status == RUN_CUDA_ERROR) {
                 runner_free(s->sub_runner); /* its context is lost */
                 s->sub_runner = NULL;
             }
+            run_result_release(&res);
             expected_release(&exp);
             break;
         }
-        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &reply, data, len, t, cause);
+        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &res.reply, res.data, res.data_len, t, cause);
+        run_result_release(&res);
         expected_release(&exp);
         if (rc)
             return rc;
@@ -723,9 +728,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     struct plan sub_pl, ref_pl;
     struct gather_layout g = {0};
     struct bench_request brq = {0};
-    struct bench_reply brep = {0};
-    const unsigned char *gathered = NULL;
-    size_t gathered_len = 0;
+    struct bench_result bres = {0};
+    struct bench_reply *brep = &bres.reply;
     int64_t *indices = NULL;
     double *ref_values = NULL, *ref_scales = NULL; /* [set][span] */
     int64_t *ref_ints = NULL;
@@ -775,9 +779,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     /* The reference's values at those indices, per input set. */
     for (uint32_t r = 0; r < BENCH_SETS; r++) {
         struct run_request rq = {.ret = RUN_RETURN_GATHER};
-        struct run_reply reply;
-        const unsigned char *data;
-        size_t len, pos = 0;
+        struct run_result res = {0};
+        size_t pos = 0;
 
         to_run_plan(&ref_pl, s->seed, base + r, &rq.plan);
         for (int k = 0; k < g.n; k++) {
@@ -787,37 +790,42 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         }
         rq.indices = indices + r * g.span;
         rq.n_indices = g.span;
-        rc = runner_run(s->ref_runner, &rq, s->p->run_ms * 10 + 30000, &reply, &data, &len, cause);
+        rc = runner_run(s->ref_runner, &rq, &res, s->p->run_ms * 10 + 30000, cause);
         if (rc) {
+            run_result_release(&res);
             bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on benchmark %s", c->name);
             rc = BW_ERR_INTERNAL;
             goto out;
         }
-        if (reply.fail.status != RUN_OK) {
+        if (res.reply.fail.status != RUN_OK) {
             rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s", c->name,
-                         reply.fail.error, reply.fail.message);
+                         res.reply.fail.error, res.reply.fail.message);
+            run_result_release(&res);
             goto out;
         }
-        for (int k = 0; k < g.n; k++) {
+        for (int k = 0; k < g.n && rc == BW_OK; k++) {
             size_t bytes = g.count[k] * 8;
-            if (pos + bytes > len) {
+            if (pos + bytes > res.data_len) {
                 rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered values");
-                goto out;
+                break;
             }
             if (dtype_is_float(s->p->tensors[g.tensor[k]].dtype))
-                memcpy(ref_values + r * g.span + g.offset[k], data + pos, bytes);
+                memcpy(ref_values + r * g.span + g.offset[k], res.data + pos, bytes);
             else
-                memcpy(ref_ints + r * g.span + g.offset[k], data + pos, bytes);
+                memcpy(ref_ints + r * g.span + g.offset[k], res.data + pos, bytes);
             pos += bytes;
             if (g.scale_buf[k] >= 0) {
-                if (pos + bytes > len) {
+                if (pos + bytes > res.data_len) {
                     rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered scales");
-                    goto out;
+                    break;
                 }
-                memcpy(ref_scales + r * g.span + g.offset[k], data + pos, bytes);
+                memcpy(ref_scales + r * g.span + g.offset[k], res.data + pos, bytes);
                 pos += bytes;
             }
         }
+        run_result_release(&res);
+        if (rc)
+            goto out;
     }
 
     /* Time the submission. */
@@ -833,9 +841,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
     brq.indices = indices;
     brq.n_indices = BENCH_SETS * g.span;
-    rc = runner_bench(s->sub_runner, &brq,
-                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000, &brep, &gathered,
-                      &gathered_len, &why);
+    rc = runner_bench(s->sub_runner, &brq, &bres,
+                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000, &why);
     if (rc == BW_ERR_TIMEOUT) {
         *verdict = VERDICT_TIME_LIMIT;
         set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name, s->p->run_ms);
@@ -848,11 +855,11 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name, why ? why : bw_strerror(rc));
         goto out;
     }
-    if (brep.fail.status != RUN_OK) {
-        *verdict = verdict_of_failure(&sub_pl, &brep.fail, &fake);
-        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name, (long long)brep.fail.sample,
-                    fake.message ? fake.message : run_status_name(brep.fail.status));
-        if (brep.fail.status == RUN_CUDA_ERROR) {
+    if (brep->fail.status != RUN_OK) {
+        *verdict = verdict_of_failure(&sub_pl, &brep->fail, &fake);
+        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name, (long long)brep->fail.sample,
+                    fake.message ? fake.message : run_status_name(brep->fail.status));
+        if (brep->fail.status == RUN_CUDA_ERROR) {
             runner_free(s->sub_runner);
             s->sub_runner = NULL;
         }
@@ -860,18 +867,18 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     }
 
     /* Every timed output: no poison left, and the sampled elements right. */
-    for (uint32_t smp = 0; smp < brep.n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
+    for (uint32_t smp = 0; smp < brep->n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
         uint32_t set = smp % BENCH_SETS;
-        const unsigned char *row = gathered + (size_t)smp * brep.bytes_per_sample;
+        const unsigned char *row = bres.gathered + (size_t)smp * brep->bytes_per_sample;
         size_t pos = 0;
 
-        if ((size_t)(smp + 1) * brep.bytes_per_sample > gathered_len) {
+        if ((size_t)(smp + 1) * brep->bytes_per_sample > bres.gathered_len) {
             rc = bw_fail(cause, BW_ERR_PROTOCOL, "runner returned fewer gathered samples than timed runs");
             goto out;
         }
-        for (int q = 0; q < brep.n_poison; q++) {
-            const struct plan_buffer *pb = &sub_pl.buffers[brep.poison_buf[q]];
-            uint64_t bad = brep.poison[(size_t)smp * brep.n_poison + q];
+        for (int q = 0; q < brep->n_poison; q++) {
+            const struct plan_buffer *pb = &sub_pl.buffers[brep->poison_buf[q]];
+            uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
             if (bad && dtype_is_float(pb->dtype)) {
                 *verdict = VERDICT_WRONG_ANSWER;
                 set_message(s->res, "benchmark %s, timed run %u: %llu element%s of %s never written", c->name, smp,
@@ -925,7 +932,7 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         struct expr_scope scope;
         double bytes = 0, flops = 0;
 
-        rc = stats_summarize(brep.samples_ms, (int)brep.n_samples, &st, cause);
+        rc = stats_summarize(brep->samples_ms, (int)brep->n_samples, &st, cause);
         if (rc)
             goto out;
         problem_case_scope(s->p, c, vars, &scope);
@@ -942,9 +949,9 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         bo->rse = st.rse_median;
         bo->gbps = score_gbps(bytes, st.median);
         bo->tflops = score_tflops(flops, st.median);
-        bo->clock_mhz = (int)brep.clock_mhz[1];
+        bo->clock_mhz = (int)brep->clock_mhz[1];
         free(bo->stop);
-        bo->stop = strdup(brep.stop == BENCH_STOP_RSE ? "rse" : brep.stop == BENCH_STOP_MAX_SAMPLES ? "max" : "budget");
+        bo->stop = strdup(brep->stop == BENCH_STOP_RSE ? "rse" : brep->stop == BENCH_STOP_MAX_SAMPLES ? "max" : "budget");
         if (s->cfg->gpu.calibrated && score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
             bo->sol_pct = sc.sol_pct;
             if (sc.impossible) {
@@ -965,7 +972,7 @@ out:
     free(ref_values);
     free(ref_scales);
     free(ref_ints);
-    bench_reply_release(&brep);
+    bench_result_release(&bres);
     return rc;
 }
 
@@ -986,7 +993,7 @@ static int run_benchmarks(struct session *s, char **cause)
                 struct run_failure fail;
                 runner_free(s->sub_runner);
                 s->sub_runner = NULL;
-                rc = start_runner(s, &s->sub_runner, cause);
+                rc = start_runner(s->cfg, &s->sub_runner, cause);
                 if (rc == BW_OK)
                     rc = load_program(s->sub_runner, &s->sub, cfg, &fail, cause);
                 if (rc)
@@ -1019,24 +1026,9 @@ static int run_benchmarks(struct session *s, char **cause)
 
 /* ---- the pipeline ------------------------------------------------------------- */
 
-struct spawn_job {
-    struct session *s;
-    struct runner *r;
-    int rc;
-    char *cause;
-};
-
-static void *spawn_thread(void *arg)
-{
-    struct spawn_job *j = arg;
-    j->rc = start_runner(j->s, &j->r, &j->cause);
-    return NULL;
-}
-
-/* Compiles every configuration of `pg` and, concurrently, `extra` (may be
- * NULL): at most two compilers at a time on top of the caller. */
-static int compile_all(struct session *s, struct program *pg, const char *source, size_t len, const char *filename,
-                       char **cause)
+/* Compiles every configuration of `pg`, two compilers at a time. */
+static int compile_all(const struct judge_config *cfg, struct program *pg, const char *source, size_t len,
+                       const char *filename, char **cause)
 {
     struct compile_job_arg *jobs = calloc(pg->n_configs, sizeof(*jobs));
     pthread_t *threads = calloc(pg->n_configs, sizeof(*threads));
@@ -1051,7 +1043,7 @@ static int compile_all(struct session *s, struct program *pg, const char *source
     }
     for (size_t c = 0; c < pg->n_configs; c += 2) {
         for (size_t k = c; k < c + 2 && k < pg->n_configs; k++) {
-            jobs[k] = (struct compile_job_arg){s->cfg, source, len, filename, pg, k, &pg->builds[k], 0, NULL};
+            jobs[k] = (struct compile_job_arg){cfg, source, len, filename, pg, k, &pg->builds[k], 0, NULL};
             started[k] = pthread_create(&threads[k], NULL, compile_one, &jobs[k]) == 0;
             if (!started[k])
                 compile_one(&jobs[k]);
@@ -1088,49 +1080,66 @@ static void collect_kernels(struct judge_result *r, const struct compile_result 
     }
 }
 
-/* Moves diagnostics of a compile into the result. */
-static void take_diags(struct judge_result *r, struct compile_result *cr)
+/* Copies the diagnostics of a compile into the result. */
+static void take_diags(struct judge_result *r, const struct compile_result *cr)
 {
     for (size_t i = 0; i < cr->diags.n; i++)
         diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s", cr->diags.items[i].msg);
 }
 
-static int load_reference(struct session *s, char **cause)
+/* Everything compiled in the background while the runners start. */
+struct build_job {
+    struct session *s;
+    const char *source, *ref_source;
+    size_t len, ref_len;
+    int rc, ref_rc;
+    char *cause, *ref_cause;
+    double ms;
+};
+
+static void *build_thread(void *arg)
+{
+    struct build_job *j = arg;
+    double t = now_ms();
+
+    j->rc = compile_all(j->s->cfg, &j->s->sub, j->source, j->len, "submission.cu", &j->cause);
+    j->ms = now_ms() - t;
+    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu", &j->ref_cause);
+    return NULL;
+}
+
+/* Reads and parses reference.cu; a problem in it is the problem's fault (Judge Error). */
+static int reference_prepare(struct session *s, char **source, size_t *len, char **cause)
 {
     struct diag_list diags = {0};
-    char *path = path_join(s->p->dir, "reference.cu"), *source = NULL;
-    size_t len;
+    char *path = path_join(s->p->dir, "reference.cu");
     int rc;
 
     if (!path)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    rc = read_file(path, BW_MAX_SOURCE_BYTES, &source, &len, cause);
-    if (rc)
-        goto out;
-    rc = program_parse(&s->ref, s->p, source, len, PLAN_REFERENCE, &diags);
-    if (rc) {
+    rc = read_file(path, BW_MAX_SOURCE_BYTES, source, len, cause);
+    if (rc == BW_OK && program_parse(&s->ref, s->p, *source, *len, PLAN_REFERENCE, &diags))
         rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path, diags.n ? diags.items[0].line : 0,
-                     diags.n ? diags.items[0].column : 0, diags.n ? diags.items[0].msg : bw_strerror(rc));
-        goto out;
-    }
-    rc = compile_all(s, &s->ref, source, len, "reference.cu", cause);
-    if (rc)
-        goto out;
-    if (!s->ref.builds[0].ok) {
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s does not compile: %s", path,
-                     s->ref.builds[0].failure       ? s->ref.builds[0].failure
-                     : s->ref.builds[0].diags.n ? s->ref.builds[0].diags.items[0].msg
-                                                  : "see the log");
-        goto out;
-    }
+                     diags.n ? diags.items[0].column : 0, diags.n ? diags.items[0].msg : "invalid directives");
     diag_list_release(&diags);
-    rc = check_signatures(s->p, &s->ref, &s->ref.builds[0], PLAN_REFERENCE, &diags);
-    if (rc)
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s: %s", path, diags.n ? diags.items[0].msg : "bad launch");
-out:
-    diag_list_release(&diags);
-    free(source);
     free(path);
+    return rc;
+}
+
+/* After compiling: the reference must have compiled and match its kernels. */
+static int reference_check(struct session *s, char **cause)
+{
+    struct diag_list diags = {0};
+    const struct compile_result *cr = &s->ref.builds[0];
+    int rc = BW_OK;
+
+    if (!cr->ok)
+        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu does not compile: %s",
+                       cr->failure ? cr->failure : cr->diags.n ? cr->diags.items[0].msg : "see its log");
+    if (check_signatures(s->p, &s->ref, cr, PLAN_REFERENCE, &diags))
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu line %d: %s", diags.n ? diags.items[0].line : 0,
+                     diags.n ? diags.items[0].msg : "bad launch");
+    diag_list_release(&diags);
     return rc;
 }
 
@@ -1162,9 +1171,41 @@ static void verdict_from_tests(struct judge_result *r, const struct program *sub
             continue;
         r->verdict = t->verdict;
         describe_config(sub, config, cfgname, sizeof(cfgname));
-        set_message(r, "test %s%s%s%s: %s", t->name, cfgname[0] ? " with " : "", cfgname,
-                    "", t->message ? t->message : verdict_name(t->verdict));
+        set_message(r, "test %s%s%s: %s", t->name, cfgname[0] ? " with " : "", cfgname,
+                    t->message ? t->message : verdict_name(t->verdict));
         return;
+    }
+}
+
+/* Checks every compiled configuration; sets Compile Error on the first bad one. */
+static void review_builds(struct session *s)
+{
+    struct judge_result *out = s->res;
+
+    for (size_t c = 0; c < s->sub.n_configs; c++) {
+        const struct compile_result *cr = &s->sub.builds[c];
+        char cfgname[256];
+
+        if (c == 0) {
+            free(out->compile_log);
+            out->compile_log = strdup(cr->log ? cr->log : "");
+            collect_kernels(out, cr);
+            take_diags(out, cr);
+        }
+        describe_config(&s->sub, c, cfgname, sizeof(cfgname));
+        if (!cr->ok) {
+            if (c > 0)
+                take_diags(out, cr);
+            out->verdict = VERDICT_COMPILE_ERROR;
+            set_message(out, "%s%s%s", cr->failure ? cr->failure : "the source does not compile",
+                        cfgname[0] ? " with " : "", cfgname);
+            return;
+        }
+        if (check_signatures(s->p, &s->sub, cr, PLAN_SUBMISSION, &out->diags)) {
+            out->verdict = VERDICT_COMPILE_ERROR;
+            set_message(out, "%s", out->diags.items[out->diags.n - 1].msg);
+            return;
+        }
     }
 }
 
@@ -1172,96 +1213,76 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
                      const struct judge_options *opts, struct judge_result *out, char **cause)
 {
     struct session s = {.cfg = cfg, .p = p, .opts = opts, .res = out};
-    struct spawn_job ref_spawn = {.s = &s}, sub_spawn = {.s = &s};
-    pthread_t ref_thread, sub_thread;
-    bool ref_started = false, sub_started = false, passed;
-    char *why = NULL;
-    int rc;
+    struct build_job build = {.s = &s, .source = source, .len = len};
+    char *ref_source = NULL, *why = NULL, *ref_why = NULL, *sub_why = NULL;
+    int ref_start = BW_OK, sub_start = BW_OK, rc;
+    pthread_t builder;
+    bool building = false, passed;
 
     s.t0 = now_ms();
     rc = init_result(out, p, cfg);
-    if (rc)
+    if (rc) {
+        judge_result_release(out);
         return bw_fail(cause, rc, "out of memory");
+    }
     s.seed = opts && opts->seed ? opts->seed : fresh_seed();
     s.pick_state = s.seed ^ 0x5DEECE66Dull;
     out->seed = s.seed;
-
     emit(opts, json_pack("{s:s}", "event", "compiling"));
+
     /* 1. Directives and names: a Compile Error at its line and column. */
     if (program_parse(&s.sub, p, source, len, PLAN_SUBMISSION, &out->diags)) {
         out->verdict = VERDICT_COMPILE_ERROR;
         set_message(out, "%s", out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
         goto done;
     }
+    rc = reference_prepare(&s, &ref_source, &build.ref_len, &why);
+    if (rc) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "the problem's reference: %s", why ? why : bw_strerror(rc));
+        goto done;
+    }
+    build.ref_source = ref_source;
 
-    /* CUDA start-up in the runners overlaps compilation. */
+    /* 2. Compile in the background while the runners start CUDA here (a
+     * runner dies with the thread that started it, so this thread starts them). */
+    building = pthread_create(&builder, NULL, build_thread, &build) == 0;
+    if (!building)
+        build_thread(&build);
     if (cfg->have_gpu) {
-        ref_started = pthread_create(&ref_thread, NULL, spawn_thread, &ref_spawn) == 0;
-        sub_started = pthread_create(&sub_thread, NULL, spawn_thread, &sub_spawn) == 0;
+        ref_start = start_runner(cfg, &s.ref_runner, &ref_why);
+        sub_start = start_runner(cfg, &s.sub_runner, &sub_why);
     }
-
-    /* 2. Compile the submission (every @tune configuration) and the reference. */
-    {
-        double t = now_ms();
-        rc = compile_all(&s, &s.sub, source, len, "submission.cu", cause);
-        out->compile_ms = now_ms() - t;
-        if (rc)
-            goto fail;
+    if (building)
+        pthread_join(builder, NULL);
+    building = false;
+    out->compile_ms = build.ms;
+    if (build.rc) {
+        rc = build.rc;
+        bw_fail(cause, rc, "%s", build.cause ? build.cause : bw_strerror(rc));
+        goto fail;
     }
-    for (size_t c = 0; c < s.sub.n_configs; c++) {
-        struct compile_result *cr = &s.sub.builds[c];
-        if (c == 0) {
-            free(out->compile_log);
-            out->compile_log = strdup(cr->log ? cr->log : "");
-            collect_kernels(out, cr);
-            take_diags(out, cr);
-        }
-        if (!cr->ok) {
-            char cfgname[256];
-            describe_config(&s.sub, c, cfgname, sizeof(cfgname));
-            if (c > 0)
-                take_diags(out, cr);
-            out->verdict = VERDICT_COMPILE_ERROR;
-            set_message(out, "%s%s%s", cr->failure ? cr->failure : "the source does not compile",
-                        cfgname[0] ? " with " : "", cfgname);
-            break;
-        }
-        if (check_signatures(p, &s.sub, cr, PLAN_SUBMISSION, &out->diags)) {
-            out->verdict = VERDICT_COMPILE_ERROR;
-            set_message(out, "%s", out->diags.items[out->diags.n - 1].msg);
-            break;
-        }
-    }
+    review_builds(&s);
     emit(opts, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok", out->verdict != VERDICT_COMPILE_ERROR,
                          "ms", out->compile_ms, "kernels", out->kernels ? out->kernels : json_null()));
     if (out->verdict == VERDICT_COMPILE_ERROR)
         goto done;
-    rc = load_reference(&s, &why);
-    if (rc) {
+    if (build.ref_rc || reference_check(&s, &why)) {
         out->verdict = VERDICT_JUDGE_ERROR;
-        set_message(out, "the problem's reference failed: %s", why ? why : bw_strerror(rc));
+        set_message(out, "the problem's reference failed: %s",
+                    build.ref_rc ? (build.ref_cause ? build.ref_cause : bw_strerror(build.ref_rc)) : why);
         goto done;
     }
-
     if (!cfg->have_gpu) {
         out->executed = false;
         set_message(out, "compiled; running needs a GPU (%s)", cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
         goto done;
     }
 
-    /* 3. Runners: started above; a failure to start is the judge's, not the learner's. */
-    if (ref_started)
-        pthread_join(ref_thread, NULL);
-    if (sub_started)
-        pthread_join(sub_thread, NULL);
-    ref_started = sub_started = false;
-    s.ref_runner = ref_spawn.r; /* the session owns them from here */
-    s.sub_runner = sub_spawn.r;
-    ref_spawn.r = sub_spawn.r = NULL;
-    if (ref_spawn.rc || sub_spawn.rc) {
+    /* 3. Runners: a failure to start one is the judge's, not the learner's. */
+    if (ref_start || sub_start) {
         out->verdict = VERDICT_JUDGE_ERROR;
-        set_message(out, "could not start a GPU runner: %s",
-                    ref_spawn.cause ? ref_spawn.cause : sub_spawn.cause ? sub_spawn.cause : "unknown");
+        set_message(out, "could not start a GPU runner: %s", ref_why ? ref_why : sub_why ? sub_why : "unknown");
         goto done;
     }
     {
@@ -1275,22 +1296,23 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     }
     out->executed = true;
 
-    /* 4. Tests, for every configuration. */
+    /* 4. Tests, for every configuration, each in a fresh submission runner. */
     for (size_t c = 0; c < s.sub.n_configs; c++) {
-        if (c > 0 || !s.sub_runner) {
+        if (c > 0) {
             runner_free(s.sub_runner);
             s.sub_runner = NULL;
         }
         if (s.sub_runner) {
             struct run_failure fail;
             rc = load_program(s.sub_runner, &s.sub, c, &fail, &why);
-            if (rc == BW_OK && fail.status != RUN_OK) {
-                out->tests[0].verdict = verdict_of_failure(&(struct plan){0}, &fail, &out->tests[0]);
+            if (rc)
+                goto judge_error;
+            if (fail.status != RUN_OK) {
+                struct plan none = {0};
+                out->tests[0].verdict = verdict_of_failure(&none, &fail, &out->tests[0]);
                 verdict_from_tests(out, &s.sub, c);
                 goto done;
             }
-            if (rc)
-                goto judge_error;
         }
         rc = run_tests(&s, c, &passed, &why);
         if (rc)
@@ -1301,10 +1323,10 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         }
     }
 
-    /* 5. Timing. */
+    /* 5. Timing (Submit). */
+    out->verdict = VERDICT_ACCEPTED;
     if (!(opts && opts->tests_only) && p->n_benchmarks > 0) {
         double sols[BW_MAX_BENCHMARKS];
-        out->verdict = VERDICT_ACCEPTED;
         rc = run_benchmarks(&s, &why);
         if (rc)
             goto judge_error;
@@ -1314,7 +1336,6 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
             sols[b] = out->benches[b].sol_pct;
         out->score = cfg->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
     }
-    out->verdict = VERDICT_ACCEPTED;
     set_message(out, "all %zu tests passed%s", p->n_tests,
                 (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
     goto done;
@@ -1323,37 +1344,28 @@ judge_error:
     out->verdict = VERDICT_JUDGE_ERROR;
     set_message(out, "%s", why ? why : bw_strerror(rc));
 done:
-    if (ref_started)
-        pthread_join(ref_thread, NULL);
-    if (sub_started)
-        pthread_join(sub_thread, NULL);
-    runner_free(ref_spawn.r);
-    runner_free(sub_spawn.r);
-    free(ref_spawn.cause);
-    free(sub_spawn.cause);
+    rc = BW_OK;
+fail:
+    if (building)
+        pthread_join(builder, NULL);
     runner_free(s.ref_runner);
     runner_free(s.sub_runner);
     program_release(&s.sub);
     program_release(&s.ref);
+    free(build.cause);
+    free(build.ref_cause);
+    free(ref_source);
+    free(ref_why);
+    free(sub_why);
     free(why);
+    if (rc) {
+        judge_result_release(out);
+        return rc;
+    }
     out->total_ms = now_ms() - s.t0;
     emit(opts, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict", verdict_code(out->verdict), "message",
                          out->message));
     return BW_OK;
-fail:
-    if (ref_started)
-        pthread_join(ref_thread, NULL);
-    if (sub_started)
-        pthread_join(sub_thread, NULL);
-    runner_free(ref_spawn.r);
-    runner_free(sub_spawn.r);
-    free(ref_spawn.cause);
-    free(sub_spawn.cause);
-    program_release(&s.sub);
-    program_release(&s.ref);
-    free(why);
-    judge_result_release(out);
-    return rc;
 }
 
 void judge_result_release(struct judge_result *r)
@@ -1441,7 +1453,7 @@ static void calibration_save(const struct judge_config *cfg)
 int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
 {
     struct runner *r = NULL;
-    struct ready_msg ready;
+    const struct gpu_props *g;
     struct calibration cal;
     struct run_failure fail;
     char *why = NULL;
@@ -1453,33 +1465,30 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     memset(&cfg->gpu, 0, sizeof(cfg->gpu));
     snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch ? cfg->arch : "sm_90a");
 
-    rc = runner_spawn(cfg->device, cfg->no_sandbox, &r, &ready, &why);
+    rc = start_runner(cfg, &r, &why);
+    if (rc == BW_ERR_NODEVICE) {
+        cfg->no_gpu_reason = why ? why : strdup("no GPU");
+        return BW_OK;
+    }
     if (rc) {
         rc = bw_fail(cause, rc, "cannot start the GPU runner: %s", why ? why : bw_strerror(rc));
         free(why);
         return rc;
     }
-    if (ready.error != READY_OK) {
-        runner_free(r);
-        if (ready.error == READY_NO_DEVICE) {
-            cfg->no_gpu_reason = strdup(ready.message);
-            return BW_OK;
-        }
-        return bw_fail(cause, BW_ERR_CUDA, "the GPU runner could not start: %s", ready.message);
-    }
-    snprintf(cfg->gpu.name, sizeof(cfg->gpu.name), "%s", ready.gpu.name);
-    snprintf(cfg->gpu.uuid, sizeof(cfg->gpu.uuid), "%s", ready.gpu.uuid);
-    snprintf(cfg->gpu.cc, sizeof(cfg->gpu.cc), "%d.%d", ready.gpu.cc_major, ready.gpu.cc_minor);
-    snprintf(cfg->gpu.driver, sizeof(cfg->gpu.driver), "%d.%d", ready.gpu.driver_version / 1000,
-             (ready.gpu.driver_version % 1000) / 10);
+    g = runner_gpu(r);
+    snprintf(cfg->gpu.name, sizeof(cfg->gpu.name), "%s", g->name);
+    snprintf(cfg->gpu.uuid, sizeof(cfg->gpu.uuid), "%s", g->uuid);
+    snprintf(cfg->gpu.cc, sizeof(cfg->gpu.cc), "%d.%d", g->cc_major, g->cc_minor);
+    snprintf(cfg->gpu.driver, sizeof(cfg->gpu.driver), "%d.%d", g->driver_version / 1000,
+             (g->driver_version % 1000) / 10);
     if (cfg->arch)
         snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch);
     else
-        arch_for(ready.gpu.cc_major, ready.gpu.cc_minor, cfg->gpu.arch, sizeof(cfg->gpu.arch));
-    cfg->gpu.sm_count = ready.gpu.sm_count;
-    cfg->gpu.memory_bytes = ready.gpu.memory_bytes;
-    cfg->gpu.l2_bytes = ready.gpu.l2_bytes;
-    cfg->gpu.max_clock_mhz = ready.gpu.max_clock_mhz;
+        arch_for(g->cc_major, g->cc_minor, cfg->gpu.arch, sizeof(cfg->gpu.arch));
+    cfg->gpu.sm_count = g->sm_count;
+    cfg->gpu.memory_bytes = g->memory_bytes;
+    cfg->gpu.l2_bytes = g->l2_bytes;
+    cfg->gpu.max_clock_mhz = g->max_clock_mhz;
     cfg->have_gpu = true;
 
     if (!recalibrate && calibration_load(cfg)) {
@@ -1487,7 +1496,7 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
         runner_free(r);
         return BW_OK;
     }
-    rc = runner_calibrate(r, 120000, &cal, &fail, &why);
+    rc = runner_calibrate(r, &cal, &fail, BW_RUNNER_CALIBRATE_MS, &why);
     runner_free(r);
     if (rc || fail.status != RUN_OK) {
         log_warn("GPU calibration failed: %s", rc ? (why ? why : bw_strerror(rc)) : fail.message);
