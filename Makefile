@@ -18,8 +18,9 @@ NVCC      ?= $(CUDA_HOME)/bin/nvcc
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
            -Wformat=2 -Wvla -Wno-missing-field-initializers
-CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
+OPT     ?= -O2 -g
+CFLAGS  ?=
+CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
 LDFLAGS ?=
 ifeq ($(SANITIZE),)
 CFLAGS  += -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -47,7 +48,7 @@ TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner
 
 .SECONDARY:
-.PHONY: all test unit-tests gpu-test bench format format-check clean validate-problems
+.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
 all: $(BINS) $(TEST_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -98,7 +99,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/test_main.o $(B
 # The CPU suite: unit tests, then the same unit tests built with ASan+UBSan,
 # then the shell suites (sandbox, judged end to end). One summary line last.
 test: all
-	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined CFLAGS='-O1 -g' asan-bins
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined OPT='-O1 -g' asan-bins
 	@tests/run-suite.sh cpu $(BUILD) build-asan
 
 asan-bins: $(TEST_BINS)
@@ -122,3 +123,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+run:
+	@scripts/run.sh

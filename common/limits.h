@@ -21,6 +21,7 @@
 #define BW_MAX_TUNE_CONFIGS 64             /* combinations of all @tune values */
 #define BW_MAX_FLAGS 16                    /* options given by @flags */
 #define BW_MAX_NAME 64                     /* bytes in a kernel, tensor, size or const name */
+#define BW_MAX_DIAGS 100                   /* directive errors reported for one file */
 
 /* --- expressions (shapes, grids, formulas) -------------------------------- */
 #define BW_MAX_EXPR_BYTES 512              /* one expression's text */
@@ -38,6 +39,10 @@
 #define BW_MAX_CASES 256                   /* test cases after expansion */
 #define BW_MAX_BENCHMARKS 16               /* benchmark shapes of one problem */
 #define BW_MAX_WRONG_CONTROLS 32           /* files in a problem's wrong/ */
+#define BW_MAX_CONTROLS 64                 /* entries of a problem's "controls" */
+#define BW_MAX_PROFILES 16                 /* data profiles (input distributions) of one problem */
+#define BW_MAX_TITLE_BYTES 128             /* a problem's title */
+#define BW_MAX_RUN_MS 60000                /* largest limits.run_ms a problem may set */
 #define BW_MAX_TENSOR_BYTES (16ULL << 30)  /* one tensor of one case, on the GPU */
 #define BW_MAX_CASE_BYTES (48ULL << 30)    /* all buffers of one case, on the GPU */
 #define BW_MAX_SCRATCH_BYTES (4ULL << 30)  /* default cap on all @scratch bytes */
@@ -46,8 +51,13 @@
 #define BW_COMPILE_WALL_MS 30000           /* wall-clock kill of one NVRTC compile */
 #define BW_COMPILE_CPU_S 20                /* RLIMIT_CPU of the compile child */
 #define BW_COMPILE_MEM_BYTES (4ULL << 30)  /* RLIMIT_AS of the compile child (no CUDA driver in it) */
-#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown */
+#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown, per part (front end, ptxas) */
 #define BW_MAX_CUBIN_BYTES (64 * 1024 * 1024) /* one compiled cubin */
+#define BW_COMPILE_NOFILE 64               /* RLIMIT_NOFILE of the compile child (headers open at once) */
+#define BW_COMPILE_NPROC 16                /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
+#define BW_COMPILE_MAX_OPTIONS 64          /* extra NVRTC options of one compile (flags, consts, tune) */
+#define BW_COMPILE_OPTION_BYTES 256        /* bytes in one extra NVRTC option */
+#define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
 
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES 4096                /* sentinel bytes before and after every buffer */
@@ -70,6 +80,7 @@
 #define BW_BENCH_BUDGET_MS 1500            /* wall budget of timed runs per shape */
 #define BW_BENCH_WARMUP_MS 100             /* warm-up runs per shape, at least 3 runs */
 #define BW_L2_FLUSH_BYTES (256ULL << 20)   /* bytes written to flush L2 before each sample (>= 2x L2) */
+#define BW_FLOOR_MARGIN 0.9                /* a median below this fraction of the physical floor is rejected */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */

@@ -196,6 +196,19 @@ static enum compare_reason check_float(const struct compare_spec *s, const struc
     return fabs(g - ref) <= bound ? CMP_OK : CMP_TOLERANCE;
 }
 
+/* |got - want|, from the exact integers when both are integers of one kind
+ * (as doubles, 2^64 - 1 and 2^64 - 2 would be one value apart by zero). */
+static double integer_distance(const struct compare_value *got, const struct compare_value *want)
+{
+    if (got->kind == CMP_VALUE_INT && want->kind == CMP_VALUE_INT) {
+        uint64_t a = (uint64_t)got->i, b = (uint64_t)want->i;
+        return (double)(got->i > want->i ? a - b : b - a);
+    }
+    if (got->kind == CMP_VALUE_UINT && want->kind == CMP_VALUE_UINT)
+        return (double)(got->u > want->u ? got->u - want->u : want->u - got->u);
+    return fabs(got->f - want->f);
+}
+
 static double rel_error(double abs_err, double ref)
 {
     if (ref != 0)
@@ -228,9 +241,7 @@ static int check_element(const struct compare_spec *s, const struct element *e,
         reason = check_float(s, e, got.f, ref, rounded, poison);
     }
 
-    double abs_err = fabs(got.f - want.f);
-    if (got.kind == CMP_VALUE_INT && want.kind == CMP_VALUE_INT) /* exact for big integers */
-        abs_err = fabs((double)((long double)got.i - (long double)want.i));
+    double abs_err = integer_distance(&got, &want);
     double rel_err = rel_error(abs_err, want.f);
     r->checked++;
     if (isfinite(got.f) && isfinite(want.f)) {
@@ -395,11 +406,15 @@ static int add_max(struct buf *out, const struct compare_report *r, const char *
 int compare_report_format(const struct compare_report *r, const char *name, struct buf *out)
 {
     int rc = buf_addf(out, "%s: ", name ? name : "output");
+    bool sampled = r->checked != r->count;
     if (!rc && r->mismatches == 0)
-        rc = buf_addf(out, "all %" PRId64 " elements match (", r->checked);
+        rc = buf_addf(out, "all %" PRId64 " %selements match (", r->checked,
+                      sampled ? "sampled " : "");
     else if (!rc)
-        rc = buf_addf(out, "%" PRId64 " of %" PRId64 " elements differ (%" PRId64 " checked; ",
-                      r->mismatches, r->count, r->checked);
+        rc = buf_addf(out, "%" PRId64 " of %" PRId64 " %selements differ (", r->mismatches,
+                      r->checked, sampled ? "sampled " : "");
+    if (!rc && sampled)
+        rc = buf_addf(out, "of %" PRId64 "; ", r->count);
     if (!rc)
         rc = add_tolerance(out, r);
     if (!rc)

@@ -148,12 +148,14 @@ bool compare_passed(const struct compare_report *r);
  * Appends the report as text to `out`: a summary line naming `name` (may be
  * NULL), then for failures a small table of the first mismatches:
  *
- *   out: 2 of 1000 elements differ (1000 checked; fp32, atol 1e-05 rtol 1.3e-06)
+ *   out: 2 of 1000 elements differ (fp32, atol 1e-05 rtol 1.3e-06)
  *     index       expected     got          abs err    rel err    reason
  *     [0, 3]      1.5          nan          nan        nan        got NaN
  *   max abs err 0.5 at [0, 7], max rel err 0.25 at [0, 7]
  *
- * Values are printed with the fewest digits that read back exactly.
+ * A sampled check says "2 of 4096 sampled elements differ (of 1000000; ...".
+ * Values are printed with the fewest digits that read back as the same value
+ * of their dtype (the reference as fp64).
  */
 int compare_report_format(const struct compare_report *r, const char *name, struct buf *out);
 
