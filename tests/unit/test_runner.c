@@ -178,7 +178,7 @@ static bool setup_fake(struct backend *b, char *why, size_t cap)
             status = -1;
         }
         if (status != 0) {
-            snprintf(reason, sizeof(reason), "cannot build the fake driver: %s", out);
+            snprintf(reason, sizeof(reason), "cannot build the fake driver: %.400s", out);
             state = -1;
         } else {
             snprintf(env, sizeof(env), "LD_LIBRARY_PATH=%s", dir);
@@ -221,7 +221,7 @@ static bool compile_kernels(int major, int minor, void **cubin, size_t *len, cha
         nvrtcGetProgramLogSize(prog, &log_len);
         if (log_len < sizeof(log))
             nvrtcGetProgramLog(prog, log);
-        snprintf(why, cap, "NVRTC (%s): %s: %s", arch, nvrtcGetErrorString(rc), log);
+        snprintf(why, cap, "NVRTC (%s): %s: %.700s", arch, nvrtcGetErrorString(rc), log);
         nvrtcDestroyProgram(&prog);
         return false;
     }
