@@ -446,7 +446,7 @@ static const struct {
     const char *name;
     enum fake_kind kind;
     int n_params;
-    int param_bytes[5];
+    int param_bytes[6];
     bool harness;
 } kernels[] = {
     {"bw_generate", K_GENERATE, 5, {8, 8, (int)sizeof(struct gen_spec), 8, 4}, true},
@@ -454,7 +454,7 @@ static const struct {
     {"bw_guard_fill", K_GUARD_FILL, 4, {8, 8, 4, 4}, true},
     {"bw_guard_check", K_GUARD_CHECK, 5, {8, 8, 4, 4, 8}, true},
     {"bw_poison_count", K_POISON, 4, {8, 8, 4, 8}, true},
-    {"bw_gather", K_GATHER, 5, {8, 4, 8, 8, 8}, true},
+    {"bw_gather", K_GATHER, 6, {8, 4, 8, 8, 8, 8}, true},
     {"bw_clock", K_CLOCK, 2, {8, 8}, true},
     {"bw_ffma", K_FFMA, 4, {8, 4, 4, 4}, true},
     {"bw_mma_f16", K_MMA, 2, {8, 4}, true},
@@ -684,9 +684,14 @@ static void run_gather(void **params)
     const long long *idx = P(const long long *, 2);
     uint64_t n = P(uint64_t, 3);
     unsigned char *dst = P(unsigned char *, 4);
+    uint64_t count = P(uint64_t, 5);
 
-    for (uint64_t j = 0; j < n; j++)
-        memcpy(dst + j * es, src + (uint64_t)idx[j] * es, es);
+    for (uint64_t j = 0; j < n; j++) {
+        if ((uint64_t)idx[j] < count)
+            memcpy(dst + j * es, src + (uint64_t)idx[j] * es, es);
+        else
+            memset(dst + j * es, 0xFF, es);
+    }
 }
 
 static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
