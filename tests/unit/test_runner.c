@@ -236,7 +236,36 @@ static bool compile_kernels(int major, int minor, void **cubin, size_t *len, cha
     return true;
 }
 
-/* Probes the GPU once with a real runner and compiles the kernels for it. */
+/* What the GPU probe found: whether the sandboxed runner starts, and why not. */
+static char sandbox_failure[1024];
+static bool gpu_without_sandbox; /* the sandboxed runner failed, the plain one works */
+
+/* Starts a runner with opt and describes its GPU; BW_OK or the start's failure in why. */
+static int probe_gpu(const struct runner_options *opt, struct gpu_props *props, char *why,
+                     size_t cap)
+{
+    struct runner *r = NULL;
+    char *cause = NULL;
+    int rc = runner_start(opt, &r, &cause);
+
+    if (rc == BW_ERR_NODEVICE)
+        snprintf(why, cap, "no GPU: %s", cause ? cause : "");
+    else if (rc)
+        snprintf(why, cap, "the runner%s does not start on this GPU: %s: %s",
+                 opt->no_sandbox ? " (--no-sandbox)" : "", bw_strerror(rc), cause ? cause : "");
+    else
+        *props = *runner_gpu(r);
+    free(cause);
+    runner_free(r);
+    return rc;
+}
+
+/*
+ * Probes the GPU once with a real runner and compiles the kernels for it.
+ * When the sandboxed runner cannot start but the unsandboxed one can, the GPU
+ * scenarios run without the sandbox (so one GPU session still tests the
+ * rest) and gpu_sandboxed_runner_starts fails with the reason.
+ */
 static bool setup_gpu(struct backend *b, char *why, size_t cap)
 {
     static int state;
@@ -255,34 +284,36 @@ static bool setup_gpu(struct backend *b, char *why, size_t cap)
     b->opt.path = runner_binary();
     b->opt.no_sandbox = getenv("BLOCKWISE_NO_SANDBOX") != NULL;
     if (state == 0) {
-        struct runner *r = NULL;
-        char *cause = NULL;
-        int rc = runner_start(&b->opt, &r, &cause);
+        struct gpu_props g;
+        int rc = probe_gpu(&b->opt, &g, reason, sizeof(reason));
+
         state = -1;
-        if (rc == BW_ERR_NODEVICE) {
-            snprintf(reason, sizeof(reason), "no GPU: %s", cause ? cause : "");
-        } else if (rc) {
-            snprintf(reason, sizeof(reason), "the runner does not start on this GPU: %s: %s",
-                     bw_strerror(rc), cause ? cause : "");
-        } else {
-            const struct gpu_props *g = runner_gpu(r);
+        if (rc && rc != BW_ERR_NODEVICE && !b->opt.no_sandbox) {
+            snprintf(sandbox_failure, sizeof(sandbox_failure), "%s", reason);
+            b->opt.no_sandbox = true;
+            if (probe_gpu(&b->opt, &g, reason, sizeof(reason)) == BW_OK) {
+                gpu_without_sandbox = true;
+                rc = BW_OK;
+                printf("  info: the sandboxed runner fails (%s); GPU tests run with --no-sandbox\n",
+                       sandbox_failure);
+            }
+        }
+        if (rc == BW_OK) {
             printf("  info: %s, cc %d.%d, %d SMs, %.1f GiB, L2 %.1f MiB, driver %d, max clock %d "
                    "MHz, smem opt-in %d, nvml %s, %s\n",
-                   g->name, g->cc_major, g->cc_minor, g->sm_count,
-                   (double)g->memory_bytes / (1 << 30), (double)g->l2_bytes / (1 << 20),
-                   g->driver_version, g->max_clock_mhz, g->smem_per_block_optin,
-                   g->nvml ? "yes" : "no", g->uuid);
-            if (compile_kernels(g->cc_major, g->cc_minor, &cubin, &cubin_len, reason,
-                                sizeof(reason)))
+                   g.name, g.cc_major, g.cc_minor, g.sm_count, (double)g.memory_bytes / (1 << 30),
+                   (double)g.l2_bytes / (1 << 20), g.driver_version, g.max_clock_mhz,
+                   g.smem_per_block_optin, g.nvml ? "yes" : "no", g.uuid);
+            if (compile_kernels(g.cc_major, g.cc_minor, &cubin, &cubin_len, reason, sizeof(reason)))
                 state = 1;
         }
-        free(cause);
-        runner_free(r);
     }
     if (state < 0) {
         snprintf(why, cap, "%s", reason);
         return false;
     }
+    if (gpu_without_sandbox)
+        b->opt.no_sandbox = true;
     b->image = cubin;
     b->image_len = cubin_len;
     return true;
@@ -1595,6 +1626,38 @@ SCENARIO(a_runner_that_dies_is_reported)
     CHECK(!runner_alive(r));
     run_result_release(&res);
     free(cause);
+    runner_free(r);
+}
+
+/* --- GPU only ------------------------------------------------------------------------------------
+ */
+
+TEST(gpu_sandboxed_runner_starts)
+{
+    struct backend b;
+
+    if (!use_backend(&b, GPU))
+        return;
+    CHECK_MSG(!gpu_without_sandbox, "%s", sandbox_failure);
+}
+
+TEST(gpu_no_sandbox_runner_works)
+{
+    struct run_request req;
+    struct run_result res;
+    struct backend b;
+    struct runner *r;
+
+    if (!use_backend(&b, GPU))
+        return;
+    b.opt.no_sandbox = true;
+    r = start(&b);
+    if (r && load(&b, r, all_small, NULL)) {
+        vector_add_plan(&req, 1 << 20, 12);
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK))
+            check_vector_add(&req, &res);
+        run_result_release(&res);
+    }
     runner_free(r);
 }
 
