@@ -184,6 +184,8 @@ static int remount_all_readonly(char **cause)
             continue;
         if (fstype && strcmp(fstype, "autofs") == 0)
             continue; /* statvfs would trigger the automount */
+        if (fstype && strcmp(fstype, "proc") == 0)
+            continue; /* see protect_proc() */
         unescape_mountinfo(mp);
         if (statvfs(mp, &sv) < 0) {
             if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)
@@ -200,6 +202,35 @@ static int remount_all_readonly(char **cause)
     }
     fclose(f);
     return rc;
+}
+
+/*
+ * /proc stays writable: NVIDIA drivers from 570 on write their threads' names
+ * to /proc/self/task/TID/comm during cuInit and treat a refusal as a fatal
+ * "operating system" error (CUDA error 304). What in /proc reaches beyond
+ * this process is made read-only instead, by binding each path onto itself
+ * and remounting the binding read-only, as container runtimes do.
+ */
+static int protect_proc(char **cause)
+{
+    static const char *const paths[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+                                        "/proc/bus", "/proc/fs"};
+
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        struct statvfs sv;
+        if (access(paths[i], F_OK) < 0)
+            continue;
+        if (mount(paths[i], paths[i], NULL, MS_BIND | MS_REC, NULL) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "bind %s onto itself: %s", paths[i],
+                           strerror(errno));
+        if (statvfs(paths[i], &sv) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "statvfs %s: %s", paths[i], strerror(errno));
+        if (mount(NULL, paths[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | keep_flags(&sv), NULL) <
+            0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "remount %s read-only: %s", paths[i],
+                           strerror(errno));
+    }
+    return BW_OK;
 }
 
 int runner_sandbox_namespaces(char **cause)
@@ -224,7 +255,9 @@ int runner_sandbox_namespaces(char **cause)
         return rc;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "make / recursively private: %s", strerror(errno));
-    return remount_all_readonly(cause);
+    if ((rc = remount_all_readonly(cause)))
+        return rc;
+    return protect_proc(cause);
 }
 
 /* --- step 5: seccomp --------------------------------------------------------------- */

@@ -27,7 +27,9 @@ int runner_sandbox_rlimits(char **cause);
 
 /* unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) with the caller's uid and
  * gid mapped, then every mount remounted read-only (device nodes stay usable:
- * a read-only mount does not stop writes to a device). Must run while the
+ * a read-only mount does not stop writes to a device) except /proc, which the
+ * driver writes thread names to; /proc/sys, /proc/sysrq-trigger, /proc/irq,
+ * /proc/bus and /proc/fs are made read-only instead. Must run while the
  * process has one thread. */
 int runner_sandbox_namespaces(char **cause);
 

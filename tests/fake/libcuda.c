@@ -23,6 +23,7 @@
  */
 #include <cuda.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,6 +59,8 @@ static const struct {
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
      "an illegal memory access was encountered"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_OPERATING_SYSTEM, "CUDA_ERROR_OPERATING_SYSTEM",
+     "OS call failed or operation not supported on this OS"},
 };
 
 static CUresult fake_cuGetErrorName(CUresult rc, const char **s)
@@ -115,9 +118,24 @@ static void *driver_thread(void *arg)
 
 static CUresult fake_cuInit(unsigned int flags)
 {
+    char path[64];
     pthread_t t;
+    int fd;
+
     (void)flags;
-    pthread_create(&t, NULL, driver_thread, NULL);
+    if (pthread_create(&t, NULL, driver_thread, NULL) != 0)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    /* Like drivers from 570 on: name the thread through /proc, and fail with
+     * CUDA_ERROR_OPERATING_SYSTEM (304) when that is refused. */
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", (long)gettid());
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    if (write(fd, "fake-cuda", 9) != 9) {
+        close(fd);
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    }
+    close(fd);
     return CUDA_SUCCESS;
 }
 

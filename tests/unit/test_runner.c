@@ -288,7 +288,7 @@ static bool setup_gpu(struct backend *b, char *why, size_t cap)
         int rc = probe_gpu(&b->opt, &g, reason, sizeof(reason));
 
         state = -1;
-        if (rc && rc != BW_ERR_NODEVICE && !b->opt.no_sandbox) {
+        if (rc && !b->opt.no_sandbox) {
             snprintf(sandbox_failure, sizeof(sandbox_failure), "%s", reason);
             b->opt.no_sandbox = true;
             if (probe_gpu(&b->opt, &g, reason, sizeof(reason)) == BW_OK) {
@@ -1846,6 +1846,8 @@ static void namespace_child(int out)
     say(out, "create", open("/tmp/bw-namespace-probe", O_WRONLY | O_CREAT, 0600));
     say(out, "devnull", open("/dev/null", O_WRONLY));
     say(out, "read_existing", open(probe_path, O_RDONLY));
+    say(out, "proc_comm", open("/proc/self/comm", O_WRONLY));
+    say(out, "proc_sys", open("/proc/sys/vm/drop_caches", O_WRONLY));
     {
         int s = socket(AF_INET, SOCK_DGRAM, 0);
         struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(9)};
@@ -1876,6 +1878,8 @@ TEST(sandbox_namespaces_make_everything_read_only)
     CHECK_CONTAINS(text, "create=Read-only file system");
     CHECK_CONTAINS(text, "devnull=ok");
     CHECK_CONTAINS(text, "read_existing=ok");
+    CHECK_CONTAINS(text, "proc_comm=ok"); /* the driver names its threads there */
+    CHECK_MSG(text && !strstr(text, "proc_sys=ok"), "/proc/sys is writable: %s", text ? text : "");
     CHECK_CONTAINS(text, "connect_outside=Network is unreachable");
     free(text);
     unlink(probe_path);
