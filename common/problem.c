@@ -1988,19 +1988,32 @@ static int load_root(struct loader *ld, json_t *root, const char *dirname)
     return check_wrong_dir(ld);
 }
 
-/* The directory's own name (of its real path when it resolves). */
-static char *dir_basename(const char *dir)
+/* The last component of path s, a *new* string ("" for "/"). */
+static char *last_component(const char *s)
 {
-    char *real = realpath(dir, NULL), *name;
-    const char *s = real ? real : dir;
     size_t n = strlen(s);
+    const char *start;
 
-    while (n > 1 && s[n - 1] == '/')
+    while (n > 0 && s[n - 1] == '/')
         n--;
-    const char *start = s + n;
+    start = s + n;
     while (start > s && start[-1] != '/')
         start--;
-    name = strndup(start, (size_t)(s + n - start));
+    return strndup(start, (size_t)(s + n - start));
+}
+
+/* The directory's name as given ("problems/softmax/" is "softmax"; a link
+ * keeps its own name), or of its real path for "." and "..". */
+static char *dir_basename(const char *dir)
+{
+    char *name = last_component(dir), *real;
+
+    if (!name || (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && *name))
+        return name;
+    if (!(real = realpath(dir, NULL)))
+        return name;
+    free(name);
+    name = last_component(real);
     free(real);
     return name;
 }
