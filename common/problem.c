@@ -425,20 +425,15 @@ static int as_value(struct loader *ld, const char *path, json_t *v, double *out)
     return 0;
 }
 
-/* The shortest decimal text that reads back as v, in the expression
- * grammar's form (no '+' in the exponent). */
+/* The shortest decimal text that reads back as v (a JSON real given where an
+ * expression is expected: "1e-05" for 1e-5). */
 static void real_text(double v, char *out, size_t n)
 {
-    char *plus;
-
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(out, n, "%.*g", prec, v);
         if (strtod(out, NULL) == v)
             break;
     }
-    plus = strstr(out, "e+");
-    if (plus)
-        memmove(plus + 1, plus + 2, strlen(plus + 2) + 1);
 }
 
 struct name_check {
@@ -1534,6 +1529,24 @@ static int load_formulas(struct loader *ld, json_t *root)
 
 /* ---- per-case checks --------------------------------------------------------------------- */
 
+/* "[2, 3]" */
+static struct shown dims_text(const int64_t *dims, int ndim)
+{
+    struct shown r;
+    size_t o = 0;
+
+    r.s[o++] = '[';
+    for (int d = 0; d < ndim; d++) {
+        int w = snprintf(r.s + o, sizeof(r.s) - o, "%s%lld", d ? ", " : "", (long long)dims[d]);
+        if (w < 0 || (size_t)w >= sizeof(r.s) - o - 1)
+            break;
+        o += (size_t)w;
+    }
+    r.s[o++] = ']';
+    r.s[o] = '\0';
+    return r;
+}
+
 /* Runs every per-case helper once, so judging cannot fail on this case later. */
 static int check_case(struct loader *ld, const char *path, const struct problem_case *c, bool bench)
 {
@@ -1590,8 +1603,9 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
             if (ts->ndim != src->ndim || memcmp(a, b, sizeof(a[0]) * (size_t)ts->ndim) != 0)
                 return fail(ld, path,
                             "case %s: %s is the neg of %s in profile \"%s\" but their shapes "
-                            "differ",
-                            quote(c->name).s, ts->name, src->name, p->profiles[c->profile].name);
+                            "differ (%s vs %s)",
+                            quote(c->name).s, ts->name, src->name, p->profiles[c->profile].name,
+                            dims_text(a, ts->ndim).s, dims_text(b, src->ndim).s);
         }
         if (ts->role != ROLE_IN && (rc = problem_tolerance(p, t, c, &atol, &rtol, &inner)))
             goto inner_fail;
@@ -1974,19 +1988,32 @@ static int load_root(struct loader *ld, json_t *root, const char *dirname)
     return check_wrong_dir(ld);
 }
 
-/* The directory's own name (of its real path when it resolves). */
-static char *dir_basename(const char *dir)
+/* The last component of path s, a *new* string ("" for "/"). */
+static char *last_component(const char *s)
 {
-    char *real = realpath(dir, NULL), *name;
-    const char *s = real ? real : dir;
     size_t n = strlen(s);
+    const char *start;
 
-    while (n > 1 && s[n - 1] == '/')
+    while (n > 0 && s[n - 1] == '/')
         n--;
-    const char *start = s + n;
+    start = s + n;
     while (start > s && start[-1] != '/')
         start--;
-    name = strndup(start, (size_t)(s + n - start));
+    return strndup(start, (size_t)(s + n - start));
+}
+
+/* The directory's name as given ("problems/softmax/" is "softmax"; a link
+ * keeps its own name), or of its real path for "." and "..". */
+static char *dir_basename(const char *dir)
+{
+    char *name = last_component(dir), *real;
+
+    if (!name || (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && *name))
+        return name;
+    if (!(real = realpath(dir, NULL)))
+        return name;
+    free(name);
+    name = last_component(real);
     free(real);
     return name;
 }
