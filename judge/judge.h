@@ -129,6 +129,18 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
                      char **cause);
 void judge_result_release(struct judge_result *r);
 
+/*
+ * Writes the test cases of `p` whose buffers total at most max_case_bytes to
+ * out_dir/case-NNN/: the inputs as generated from `seed` (0: a fresh one),
+ * in their dtypes, and the reference's outputs (fp64, or int64 for integer
+ * outputs; "<out>_scale" too), each as raw little-endian NAME.bin, and
+ * case.json describing them (name, sizes, scalars, tensors with dtype, shape,
+ * role and file). The independent oracle (tests/oracle/) reads them.
+ * *dumped counts the cases written. Needs a GPU (BW_ERR_NODEVICE without).
+ */
+int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed, const char *out_dir,
+               uint64_t max_case_bytes, size_t *dumped, char **cause);
+
 /* The whole result as JSON (a new reference): what `judged check --json`
  * prints and the worker sends to the server. */
 json_t *judge_result_json(const struct judge_result *r);

@@ -4,6 +4,7 @@
  *   judged check [options] PROBLEM_DIR FILE.cu    judge one file, print the verdict
  *   judged validate [options] PROBLEM_DIR...      prove a problem directory by its controls
  *   judged calibrate [options]                    measure this GPU's limits and print them
+ *   judged dump [options] PROBLEM_DIR OUT_DIR     write test cases for the oracle (tests/oracle/)
  *
  * Exit status of check: 0 Accepted, 1 another verdict, 2 bad usage or input,
  * 3 the judge itself failed, 4 compiled but not executed (no GPU here).
@@ -34,6 +35,7 @@ static const char usage_text[] =
     "usage: judged check [options] PROBLEM_DIR FILE.cu\n"
     "       judged validate [options] PROBLEM_DIR...\n"
     "       judged calibrate [options]\n"
+    "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference outputs\n"
     "\n"
     "options:\n"
     "  --json            print the result as JSON (for tools)\n"
@@ -321,6 +323,41 @@ static int cmd_validate(int argc, char **argv, struct cli *cli)
     return status;
 }
 
+/* Cases larger than this are not dumped: the oracle checks the shapes of the
+ * tests, not the 100 MB ones. */
+#define DUMP_MAX_CASE_BYTES (256ULL << 20)
+
+static int cmd_dump(int argc, char **argv, struct cli *cli)
+{
+    struct problem *p;
+    char *cause = NULL;
+    size_t dumped = 0;
+    int first = parse_options(argc, argv, cli), status = EXIT_ACCEPTED;
+
+    if (first < 0)
+        return EXIT_USAGE;
+    if (argc - first != 2) {
+        fprintf(stderr, "judged dump: expected PROBLEM_DIR OUT_DIR\n");
+        return EXIT_USAGE;
+    }
+    p = problem_load(argv[first], &cause);
+    if (!p) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
+        free(cause);
+        return EXIT_USAGE;
+    }
+    if (judge_probe_gpu(&cli->cfg, false, &cause) ||
+        judge_dump(&cli->cfg, p, cli->seed, argv[first + 1], DUMP_MAX_CASE_BYTES, &dumped, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "dump failed");
+        status = cli->cfg.have_gpu ? EXIT_JUDGE : EXIT_NO_GPU;
+    } else {
+        printf("%s: %zu of %zu test cases written to %s\n", p->id, dumped, p->n_tests, argv[first + 1]);
+    }
+    free(cause);
+    problem_free(p);
+    return status;
+}
+
 static int cmd_calibrate(int argc, char **argv, struct cli *cli)
 {
     char *cause = NULL;
@@ -357,6 +394,8 @@ int main(int argc, char **argv)
         status = cmd_validate(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "calibrate") == 0)
         status = cmd_calibrate(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "dump") == 0)
+        status = cmd_dump(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return 0;
