@@ -154,9 +154,12 @@ static unsigned long keep_flags(const struct statvfs *sv)
 }
 
 /* Remounts every mount of this namespace read-only, parents first (the
- * order of /proc/self/mountinfo). Mounts this process cannot reach
- * (EACCES, ENOENT: covered or unreadable) cannot be reached by the runner
- * either and are skipped, as bubblewrap does. */
+ * order of /proc/self/mountinfo), except procfs: cuInit fails with
+ * CUDA_ERROR_OPERATING_SYSTEM when /proc is read-only (seen on the H200
+ * machine with driver 580; scripts/diag/cuinit-ro.sh shows it); see
+ * protect_proc() for what in /proc is made read-only instead. Mounts this
+ * process cannot reach (EACCES, ENOENT: covered or unreadable) cannot be
+ * reached by the runner either and are skipped, as bubblewrap does. */
 static int remount_all_readonly(char **cause)
 {
     FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -185,7 +188,7 @@ static int remount_all_readonly(char **cause)
         if (fstype && strcmp(fstype, "autofs") == 0)
             continue; /* statvfs would trigger the automount */
         if (fstype && strcmp(fstype, "proc") == 0)
-            continue; /* see protect_proc() */
+            continue; /* the CUDA driver writes under /proc while it starts: protect_proc() */
         unescape_mountinfo(mp);
         if (statvfs(mp, &sv) < 0) {
             if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)

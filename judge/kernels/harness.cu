@@ -185,6 +185,17 @@ extern "C" __global__ void bw_clock(u64 *out, u64 ns)
 }
 
 // ---------------------------------------------------------------------------
+// Copy bandwidth: one 16-byte load and store per thread, coalesced, n16
+// vectors. Measured with a kernel rather than cuMemcpyDtoDAsync so the figure
+// is what a learner's kernel can reach with the same instructions.
+extern "C" __global__ void bw_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, u64 n16)
+{
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n16)
+        dst[i] = src[i];
+}
+
+// ---------------------------------------------------------------------------
 // Calibration. Each thread runs BW_CHAINS independent dependency chains so the
 // pipes never wait on a result; the loop is unrolled so that almost every
 // issued instruction is the one measured; the result is stored so nothing is

@@ -442,6 +442,7 @@ enum fake_kind {
     K_POISON,
     K_GATHER,
     K_CLOCK,
+    K_BWCOPY,
     K_FFMA,
     K_MMA,
     /* learner kernels */
@@ -474,6 +475,7 @@ static const struct {
     {"bw_poison_count", K_POISON, 4, {8, 8, 4, 8}, true},
     {"bw_gather", K_GATHER, 6, {8, 4, 8, 8, 8, 8}, true},
     {"bw_clock", K_CLOCK, 2, {8, 8}, true},
+    {"bw_copy", K_BWCOPY, 3, {8, 8, 8}, true},
     {"bw_ffma", K_FFMA, 4, {8, 4, 4, 4}, true},
     {"bw_mma_f16", K_MMA, 2, {8, 4}, true},
     {"bw_mma_bf16", K_MMA, 2, {8, 4}, true},
@@ -748,6 +750,13 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_CLOCK:
         P(uint64_t *, 0)[0] = 15000000; /* 1500 MHz over 10 ms */
         P(uint64_t *, 0)[1] = 10000000;
+        break;
+    case K_BWCOPY: /* calibration copies are big: their bytes are not backed here */
+        if (!is_big(P(CUdeviceptr, 1)))
+            memmove((void *)(uintptr_t)P(CUdeviceptr, 1), (const void *)(uintptr_t)P(CUdeviceptr, 0),
+                    (size_t)P(uint64_t, 2) * 16);
+        else
+            usleep(1000);
         break;
     case K_FFMA:
     case K_MMA:
