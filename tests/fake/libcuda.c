@@ -753,8 +753,8 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         break;
     case K_BWCOPY: /* calibration copies are big: their bytes are not backed here */
         if (!is_big(P(CUdeviceptr, 1)))
-            memmove((void *)(uintptr_t)P(CUdeviceptr, 1), (const void *)(uintptr_t)P(CUdeviceptr, 0),
-                    (size_t)P(uint64_t, 2) * 16);
+            memmove((void *)(uintptr_t)P(CUdeviceptr, 1),
+                    (const void *)(uintptr_t)P(CUdeviceptr, 0), (size_t)P(uint64_t, 2) * 16);
         else
             usleep(1000);
         break;
