@@ -109,8 +109,10 @@ static const char gpu_kernels[] =
     "{ long long i = I; if (i < n / 2) out[i] = 0.0f; }\n"
     "extern \"C\" __global__ void fault(float *out)\n"
     "{ if (I == 0) *(volatile float *)16 = 1.0f; }\n"
+    /* reads global memory through a volatile pointer, so the loop cannot be
+     * deleted; out is poisoned (NaN), so it never ends */
     "extern \"C\" __global__ void hang(float *out)\n"
-    "{ volatile int forever = 1; while (forever) { } }\n"
+    "{ volatile float *p = out; while (p[0] != 12345.0f) { } }\n"
     "extern \"C\" __global__ void int_param(float *out, int n)\n"
     "{ long long i = I; if (i < n) out[i] = (float)i; }\n"
     "extern \"C\" __global__ void scale_inout(float *xy, long long n)\n"
