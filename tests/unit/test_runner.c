@@ -1626,8 +1626,20 @@ SCENARIO(a_runner_that_dies_is_reported)
     runner_free(r);
 }
 
-/* --- GPU only ------------------------------------------------------------------------------------
- */
+/* --- GPU only ----------------------------------------------------------------------------- */
+
+/* The GPU tests' kernels compile here too (NVRTC needs no GPU), so a slip in
+ * them shows before a GPU session. */
+TEST(runner_test_kernels_compile_with_nvrtc)
+{
+    char why[1024] = "";
+    void *cubin = NULL;
+    size_t len = 0;
+
+    CHECK_MSG(compile_kernels(9, 0, &cubin, &len, why, sizeof(why)), "%s", why);
+    CHECK(len > 0);
+    free(cubin);
+}
 
 TEST(gpu_sandboxed_runner_starts)
 {
