@@ -157,14 +157,20 @@ int sandbox_unshare(char **cause)
     return BW_OK;
 }
 
-/* The parent half of sandbox_enter_pid_namespace: wait, then end like the child. */
-static void mirror_child_and_exit(pid_t child)
+/*
+ * The parent half of sandbox_enter_pid_namespace: wait, then end like the
+ * child. It keeps only `alive`, the write end of a pipe whose closing tells
+ * the child that this process is gone.
+ */
+static _Noreturn void mirror_child_and_exit(pid_t child, int alive)
 {
     struct rlimit zero = {0, 0};
     sigset_t all;
     int status;
 
-    syscall(SYS_close_range, 0U, ~0U, 0);
+    if (alive > 0)
+        syscall(SYS_close_range, 0U, (unsigned)alive - 1, 0);
+    syscall(SYS_close_range, (unsigned)alive + 1, ~0U, 0);
     setrlimit(RLIMIT_CORE, &zero);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     while (waitpid(child, &status, 0) < 0)
@@ -186,15 +192,31 @@ static void mirror_child_and_exit(pid_t child)
 
 int sandbox_enter_pid_namespace(char **cause)
 {
-    pid_t pid = fork();
+    struct pollfd hup;
+    int alive[2];
+    pid_t pid;
 
-    if (pid < 0)
+    if (pipe2(alive, O_CLOEXEC) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "pipe: %s", strerror(errno));
+    pid = fork();
+    if (pid < 0) {
+        close(alive[0]);
+        close(alive[1]);
         return bw_fail(cause, BW_ERR_SANDBOX, "fork into the pid namespace: %s", strerror(errno));
-    if (pid > 0)
-        mirror_child_and_exit(pid);
-    /* pid 1 of the new namespace: its parent is outside, so getppid() is 0. */
+    }
+    if (pid > 0) {
+        close(alive[0]);
+        mirror_child_and_exit(pid, alive[1]);
+    }
+    /* pid 1 of the new namespace: its parent is outside, so getppid() says 0 and
+     * cannot tell whether the parent died before the prctl; the pipe can. */
+    close(alive[1]);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+    hup = (struct pollfd){.fd = alive[0], .events = POLLIN};
+    if (poll(&hup, 1, 0) != 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "the parent died while entering the pid namespace");
+    close(alive[0]);
     return BW_OK;
 }
 

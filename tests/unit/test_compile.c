@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -770,6 +771,77 @@ TEST(compile_sandbox_unavailable_is_reported)
     CHECK_MSG(n > 0, "no answer from the test child (status %d)", status);
     CHECK_CONTAINS(msg, "-10|0|compile sandbox unavailable: unshare namespaces: "
                         "unshare(CLONE_NEWUSER): Operation not permitted");
+}
+
+/* Counts running processes whose executable is `exe`. */
+static int count_processes(const char *exe)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+
+    if (!proc)
+        return -1;
+    while ((e = readdir(proc)) != NULL) {
+        char link[300], target[PATH_MAX];
+        ssize_t len;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(link, sizeof(link), "/proc/%s/exe", e->d_name);
+        len = readlink(link, target, sizeof(target) - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        n += strcmp(target, exe) == 0;
+    }
+    closedir(proc);
+    return n;
+}
+
+/* A judge that dies mid-compile takes its compile child (and the pid namespace) along. */
+TEST(compile_child_dies_with_the_judge)
+{
+    static const char burn[] =
+        "__device__ constexpr unsigned long spin(unsigned long n)\n"
+        "{ unsigned long s = 0; for (unsigned long i = 0; i < n; i++) s += i * i ^ s; return s; }\n"
+        "template <int I> struct Burn { static_assert(spin((1UL << 18) + I) != 1, \"\");\n"
+        "    static constexpr int v = Burn<I - 1>::v + 1; };\n"
+        "template <> struct Burn<0> { static constexpr int v = 0; };\n"
+        "__device__ int z = Burn<190>::v;\n";
+    int before, during, after;
+    pid_t judge;
+
+    NEED_COMPILER();
+    /* Several rounds: the kill lands at a different point of the child's set-up each time. */
+    for (int round = 0; round < 4; round++) {
+        during = 0;
+        after = -1;
+        before = count_processes(compiler());
+        judge = fork();
+        if (judge == 0) {
+            struct compile_request rq = {.wall_ms = 60000, .cpu_s = 60};
+            struct compile_result r;
+            compile_with(rq, burn, &r, NULL);
+            _exit(0);
+        }
+        for (int i = 0; i < 200 && during < before + 2; i++) {
+            usleep(round * 1000);
+            during = count_processes(compiler());
+        }
+        kill(judge, SIGKILL);
+        waitpid(judge, NULL, 0);
+        for (int i = 0; i < 100; i++) {
+            after = count_processes(compiler());
+            if (after <= before)
+                break;
+            usleep(20000);
+        }
+        CHECK_MSG(during >= before + 2,
+                  "the compile child and its pid-namespace child never ran "
+                  "(%d before, %d during)",
+                  before, during);
+        CHECK_MSG(after <= before, "%d compile processes outlived the judge", after - before);
+    }
 }
 
 /* ---- hostile programs -------------------------------------------------------------------- */
