@@ -763,6 +763,8 @@ static int map_death(const struct sandbox_job *job, int cpu_s, unsigned long lon
     if (job->result_overflow)
         return bw_fail(cause, BW_ERR_PROTOCOL, "blockwise-compile wrote more than %zu bytes",
                        job->result_max);
+    if (WIFEXITED(job->status) && WEXITSTATUS(job->status) == SANDBOX_EXIT_CPU_LIMIT)
+        return set_failure(out, "compilation exceeded the CPU time limit of %d s", cpu_s);
     if (!WIFSIGNALED(job->status))
         return bw_fail(cause, BW_ERR_PROTOCOL,
                        "blockwise-compile exited with status %d without a complete result: %.300s",
@@ -770,7 +772,8 @@ static int map_death(const struct sandbox_job *job, int cpu_s, unsigned long lon
     sig = WTERMSIG(job->status);
     if (strstr(output, "std::bad_alloc") || strstr(output, "out of memory"))
         return set_failure(out, "compilation exceeded the memory limit of %llu MiB", mib);
-    if ((sig == SIGXCPU || sig == SIGKILL) && cpu >= (double)cpu_s - 0.05)
+    /* The hard limit's SIGKILL (the kernel's CPU clock and rusage differ a little). */
+    if ((sig == SIGXCPU || sig == SIGKILL) && cpu >= 0.9 * (double)(cpu_s + 1))
         return set_failure(out, "compilation exceeded the CPU time limit of %d s", cpu_s);
     if (sig == SIGSYS)
         return set_failure(out, "the compiler was stopped: it made a forbidden system call");

@@ -76,6 +76,12 @@ static int set_rlimit(int resource, const char *name, rlim_t soft, rlim_t hard, 
     return BW_OK;
 }
 
+static void exit_on_cpu_limit(int sig)
+{
+    (void)sig;
+    _exit(SANDBOX_EXIT_CPU_LIMIT);
+}
+
 int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
 {
     int rc;
@@ -84,11 +90,18 @@ int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
         return rc;
     if ((rc = set_rlimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_bytes, l->fsize_bytes, cause)))
         return rc;
-    /* soft = hard: the kernel sends SIGKILL, which pid 1 of a namespace cannot ignore
-     * (it would ignore SIGXCPU, having no handler for it). */
-    if (l->cpu_s > 0 &&
-        (rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s, cause)))
-        return rc;
+    /* The soft limit's SIGXCPU ends the process with SANDBOX_EXIT_CPU_LIMIT (through a
+     * handler: pid 1 of a namespace ignores it otherwise); the hard limit's SIGKILL,
+     * a second later, is the backstop. */
+    if (l->cpu_s > 0) {
+        struct sigaction sa = {.sa_handler = exit_on_cpu_limit};
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGXCPU, &sa, NULL) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "sigaction(SIGXCPU): %s", strerror(errno));
+        if ((rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1,
+                             cause)))
+            return rc;
+    }
     if (l->as_bytes > 0 &&
         (rc = set_rlimit(RLIMIT_AS, "RLIMIT_AS", l->as_bytes, l->as_bytes, cause)))
         return rc;

@@ -773,7 +773,8 @@ TEST(compile_sandbox_unavailable_is_reported)
                         "unshare(CLONE_NEWUSER): Operation not permitted");
 }
 
-/* Counts running processes whose executable is `exe`. */
+/* Counts live processes whose argv[0] is `exe` (compile_run passes the full path). Reads
+ * cmdline, not the exe link: the compile child is not dumpable, so only root could read that. */
 static int count_processes(const char *exe)
 {
     DIR *proc = opendir("/proc");
@@ -783,16 +784,17 @@ static int count_processes(const char *exe)
     if (!proc)
         return -1;
     while ((e = readdir(proc)) != NULL) {
-        char link[300], target[PATH_MAX];
-        ssize_t len;
+        char path[300], argv0[PATH_MAX] = {0};
+        FILE *f;
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
-        snprintf(link, sizeof(link), "/proc/%s/exe", e->d_name);
-        len = readlink(link, target, sizeof(target) - 1);
-        if (len <= 0)
+        snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+        f = fopen(path, "re");
+        if (!f)
             continue;
-        target[len] = '\0';
-        n += strcmp(target, exe) == 0;
+        size_t len = fread(argv0, 1, sizeof(argv0) - 1, f);
+        fclose(f);
+        n += len > 0 && strcmp(argv0, exe) == 0;
     }
     closedir(proc);
     return n;
