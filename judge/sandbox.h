@@ -72,11 +72,13 @@ int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause);
 /*
  * Enters a new user namespace that maps only the caller's uid and gid (to
  * themselves; setgroups denied), then new mount, network, IPC, UTS and pid
- * namespaces owned by it. The caller is not itself in the new pid namespace:
+ * namespaces owned by it (the host name there is SANDBOX_HOSTNAME). The
+ * caller is not itself in the new pid namespace:
  * call sandbox_enter_pid_namespace() next. On failure the message names the
  * namespace that could not be created: a host without unprivileged user
  * namespaces fails here, and the caller must not go on unsandboxed.
  */
+#define SANDBOX_HOSTNAME "sandbox"
 int sandbox_unshare(char **cause);
 
 /*
@@ -105,6 +107,7 @@ struct sandbox_bind {
  * directory is "/". Needs sandbox_unshare() first.
  */
 #define SANDBOX_ROOT_BASE "/tmp"
+#define SANDBOX_MAX_BINDS 8
 int sandbox_make_root(const struct sandbox_bind *binds, size_t n_binds, char **cause);
 
 /* Drops every capability (effective, permitted, inheritable, ambient and the
