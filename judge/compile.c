@@ -160,7 +160,12 @@ void compile_job_release(struct compile_job *job)
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Prefixes of options the judge sets itself, or that would change what comes out. */
+/*
+ * Options the judge sets itself (architecture, include paths, pre-includes),
+ * that change what comes out (anything but a loadable cubin), or that write
+ * files (timing traces, precompiled headers). Each matches the whole option
+ * or the option followed by '='; "-I" matches any option it starts.
+ */
 static const char *const reserved_options[] = {
     "-arch",
     "--gpu-architecture",
@@ -168,21 +173,53 @@ static const char *const reserved_options[] = {
     "--include-path",
     "-include",
     "--pre-include",
+    "--preinclude",
+    "--no-source-include",
     "-dlto",
     "--dlink-time-opt",
     "-rdc",
     "--relocatable-device-code",
+    "-dc",
+    "--device-c",
+    "--force-device-c",
+    "--compile-only",
+    "--partial-link",
     "-ewp",
     "--extensible-whole-program",
-    "--time",
+    "--gen-opt-lto",
+    "--emit-llvm-bc",
+    "--optix-ir",
+    "--emit-optix-ir",
+    "--binary-kind",
+    "--device-syntax-only",
+    "--fdevice-syntax-only",
+    "-fdevice-syntax-only",
+    "--nv-host",
+    "--generate-builtins",
     "-time",
-    "--fdevice-time-trace",
+    "--time",
     "-fdevice-time-trace",
-    "--optimization-info",
-    "--split-compile",
+    "--fdevice-time-trace",
+    "--device-time-trace",
+    "--trace",
+    "--trace-lto",
+    "--perf-stats",
+    "--enable-cache-trace",
+    "-pch",
+    "--pch",
+    "--create-pch",
+    "--pch-dir",
+    "--instantiate-templates-in-pch",
+    "--pch-messages",
+    "--pch-verbose",
     "-split-compile",
+    "--split-compile",
+    "--optimization-info",
     "-builtin-move-forward",
+    "--builtin-move-forward",
     "-builtin-initializer-list",
+    "--builtin-initializer-list",
+    "--ptx-length",
 };
 
 int compile_option_check(const char *option, char **cause)
