@@ -880,6 +880,10 @@ static int read_result(struct sandbox_job *job, unsigned long long mem_bytes,
     if (strcmp(nvrtc, "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE") == 0)
         return bw_fail(cause, BW_ERR_NVRTC, "NVRTC could not run: %s: %.300s", nvrtc,
                        out->log ? out->log : "");
+    /* The architecture is the judge's choice, not the learner's. */
+    if (strcmp(nvrtc, "NVRTC_ERROR_INVALID_OPTION") == 0 && out->log &&
+        strstr(out->log, "--gpu-architecture"))
+        return bw_fail(cause, BW_ERR_INVALID, "NVRTC refused the architecture: %.300s", out->log);
     if (strcmp(nvrtc, "NVRTC_ERROR_OUT_OF_MEMORY") == 0 ||
         (out->log && strstr(out->log, "catastrophic error: out of memory")))
         if (set_failure(out, "compilation exceeded the memory limit of %llu MiB", mem_bytes >> 20))

@@ -81,7 +81,7 @@ struct compile_result {
  * not be set up (BW_ERR_SANDBOX: "compile sandbox unavailable: ..."), NVRTC
  * could not start (BW_ERR_NVRTC), the child broke the protocol
  * (BW_ERR_PROTOCOL), or the request itself is malformed (BW_ERR_INVALID: a
- * bad arch, an option reserved for the judge).
+ * malformed arch or one NVRTC refuses, an option reserved for the judge).
  */
 int compile_run(const struct compile_request *rq, struct compile_result *out, char **cause);
 void compile_result_release(struct compile_result *r);

@@ -697,6 +697,12 @@ TEST(compile_request_errors_are_judge_errors)
     rq.arch = "sm_90a; rm";
     CHECK_INT_EQ(compile_with(rq, vector_add, &r, &cause), BW_ERR_INVALID);
     compile_result_release(&r);
+    if (compiler() && sandbox_works()) {
+        rq.arch = "sm_10"; /* well formed, but no NVRTC of ours knows it */
+        CHECK_INT_EQ(compile_with(rq, vector_add, &r, &cause), BW_ERR_INVALID);
+        CHECK_CONTAINS(cause, "NVRTC refused the architecture");
+        compile_result_release(&r);
+    }
     rq.arch = NULL;
     rq.options = reserved;
     rq.n_options = 1;
