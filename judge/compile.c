@@ -44,6 +44,34 @@ int compile_wire_end(struct buf *b)
     return compile_wire_put(b, "end", "", 0);
 }
 
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return BW_ERR_IO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return BW_OK;
+}
+
+int compile_wire_write(int fd, const char *key, const void *value, size_t len)
+{
+    char head[WIRE_KEY_MAX + 32];
+    int n = snprintf(head, sizeof(head), "%s %zu\n", key, len);
+
+    if (n < 0 || (size_t)n >= sizeof(head))
+        return BW_ERR_INTERNAL;
+    if (write_all(fd, head, (size_t)n) || write_all(fd, value, len) || write_all(fd, "\n", 1))
+        return BW_ERR_IO;
+    return BW_OK;
+}
+
 int compile_wire_next(char *data, size_t len, size_t *pos, struct compile_field *f, char **cause)
 {
     size_t p = *pos, k = 0;

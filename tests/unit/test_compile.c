@@ -190,6 +190,36 @@ TEST(wire_request_round_trip)
     free(cause);
 }
 
+TEST(wire_write_matches_put)
+{
+    static const char cubin[] = "\177ELF\0\n binary \nend 0\n";
+    struct compile_field f;
+    struct buf b;
+    char data[256];
+    size_t pos = 0;
+    int fds[2];
+
+    CHECK(pipe(fds) == 0);
+    CHECK_INT_EQ(compile_wire_write(fds[1], "nvrtc", "NVRTC_SUCCESS", 13), BW_OK);
+    CHECK_INT_EQ(compile_wire_write(fds[1], "cubin", cubin, sizeof(cubin) - 1), BW_OK);
+    CHECK_INT_EQ(compile_wire_write(fds[1], "end", "", 0), BW_OK);
+    close(fds[1]);
+    ssize_t n = read(fds[0], data, sizeof(data));
+    close(fds[0]);
+    buf_init(&b, 256);
+    compile_wire_puts(&b, "nvrtc", "NVRTC_SUCCESS");
+    compile_wire_put(&b, "cubin", cubin, sizeof(cubin) - 1);
+    compile_wire_end(&b);
+    CHECK(n > 0 && (size_t)n == b.len && memcmp(data, b.data, b.len) == 0);
+    CHECK_INT_EQ(compile_wire_next(data, (size_t)n, &pos, &f, NULL), 1);
+    CHECK_STR_EQ(f.key, "nvrtc");
+    CHECK_INT_EQ(compile_wire_next(data, (size_t)n, &pos, &f, NULL), 1);
+    CHECK(f.len == sizeof(cubin) - 1 && memcmp(f.value, cubin, f.len) == 0);
+    CHECK_INT_EQ(compile_wire_next(data, (size_t)n, &pos, &f, NULL), 0);
+    CHECK_INT_EQ(pos, (size_t)n);
+    buf_release(&b);
+}
+
 TEST(wire_rejects_malformed_records)
 {
     static const char *const bad[] = {
