@@ -590,6 +590,7 @@ void compile_usage_free(struct kernel_usage *k, size_t n)
 
 int compile_log_usage(const char *log, struct kernel_usage **out, size_t *n_out)
 {
+    static const char properties_prefix[] = "ptxas         .";
     const char *p = log ? log : "";
     struct kernel_usage *k = NULL;
     size_t n = 0, cap = 0;
@@ -621,9 +622,10 @@ int compile_log_usage(const char *log, struct kernel_usage **out, size_t *n_out)
             if (current >= 0 && strlen(k[current].name) == name.len &&
                 memcmp(k[current].name, name.s, name.len) == 0)
                 props = current;
-        } else if (starts_with(l, "ptxas         .")) {
+        } else if (starts_with(l, properties_prefix)) {
+            size_t skip = strlen(properties_prefix);
             if (props >= 0)
-                parse_properties((struct line){l.s + 16, l.len - 16}, &k[props]);
+                parse_properties((struct line){l.s + skip, l.len - skip}, &k[props]);
         } else if ((used = after(l, "info    : Used ")) != NULL) {
             if (current >= 0)
                 parse_used(used - 5, l.s + l.len, &k[current]);

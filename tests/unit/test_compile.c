@@ -43,6 +43,8 @@
 #include "judge/sandbox.h"
 #include "common/banned.h"
 
+#include "tests/fuzz/fuzz_compile_log.c"
+
 #define HOSTILE_DIR "tests/hostile/compile"
 #define CANARY      "bw-canary-5b1e0d9c"
 #define CANARY_FILE "/tmp/bw-secret-canary.h"
@@ -480,6 +482,37 @@ TEST(log_cap_keeps_ptxas)
     CHECK_CONTAINS(out.data, "bytes of the log cut");
     buf_release(&log);
     buf_release(&out);
+}
+
+/* The fuzz corpus (seeds and whatever the fuzzer found) keeps its properties. */
+TEST(log_fuzz_corpus_replay)
+{
+    const char *dir = "tests/fuzz/corpus/compile_log";
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int count = 0;
+
+    if (!d)
+        SKIP("run from the repository root");
+    while ((e = readdir(d)) != NULL) {
+        char *path, *data = NULL, *cause = NULL;
+        size_t len;
+        if (e->d_name[0] == '.')
+            continue;
+        path = path_join(dir, e->d_name);
+        if (path && read_file(path, 1 << 20, &data, &len, &cause) == BW_OK) {
+            CHECK_MSG(fuzz_compile_log_one((const uint8_t *)data, len) == 0,
+                      "%s violates a fuzz property", path);
+            count++;
+        } else {
+            CHECK_MSG(false, "cannot read %s: %s", e->d_name, cause ? cause : "?");
+        }
+        free(data);
+        free(cause);
+        free(path);
+    }
+    closedir(d);
+    CHECK(count >= 10);
 }
 
 /* ---- real compiles ---------------------------------------------------------------------- */
