@@ -18,8 +18,9 @@ NVCC      ?= $(CUDA_HOME)/bin/nvcc
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
            -Wformat=2 -Wvla -Wno-missing-field-initializers
-CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
+OPT     ?= -O2 -g
+CFLAGS  ?=
+CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
 LDFLAGS ?=
 ifeq ($(SANITIZE),)
 CFLAGS  += -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -47,7 +48,7 @@ TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner
 
 .SECONDARY:
-.PHONY: all test unit-tests gpu-test bench format format-check clean validate-problems
+.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
 all: $(BINS) $(TEST_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -66,7 +67,7 @@ $(BUILD)/libjudge.a: $(JUDGE_OBJ)
 # L2 flush, calibration), compiled ahead of time into one fatbin that the
 # runner embeds: SASS for sm_80/sm_90 and PTX for newer GPUs.
 HARNESS_CU := $(wildcard judge/kernels/*.cu)
-$(BUILD)/harness.fatbin: $(HARNESS_CU) common/philox.h common/gen.h
+$(BUILD)/harness.fatbin: $(HARNESS_CU) $(wildcard judge/kernels/*.h) common/philox.h common/gen.h common/dtype.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -O3 -I. -std=c++17 \
 	  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -98,7 +99,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/test_main.o $(B
 # The CPU suite: unit tests, then the same unit tests built with ASan+UBSan,
 # then the shell suites (sandbox, judged end to end). One summary line last.
 test: all
-	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined CFLAGS='-O1 -g' asan-bins
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined OPT='-O1 -g' asan-bins
 	@tests/run-suite.sh cpu $(BUILD) build-asan
 
 asan-bins: $(TEST_BINS)
@@ -110,7 +111,7 @@ bench:
 	@tests/bench/run.sh $(BUILD)
 
 validate-problems:
-	@tests/gpu/validate-problems.sh $(BUILD)
+	@tests/gpu/validate.sh $(BUILD)
 
 C_FILES := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
@@ -122,3 +123,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+run:
+	@scripts/run.sh

@@ -70,14 +70,22 @@ int diag_list_addf(struct diag_list *l, int line, int column, const char *fmt, .
 static const char *const flag_list =
     "--use_fast_math, --ftz=true|false, --prec-div=true|false, --prec-sqrt=true|false, "
     "--fmad=true|false, --maxrregcount=N (N in 1..255), --extra-device-vectorization, "
-    "--restrict, -lineinfo (or --generate-line-info), --std=c++11|c++14|c++17|c++20; "
-    "each also with a single dash";
+    "--restrict, --std=c++11|c++14|c++17|c++20 (each also with a single dash), "
+    "-lineinfo or --generate-line-info";
 
-/* Options without a value, spelled without their leading dashes. */
+/* Options without a value, spelled exactly as NVRTC accepts them (the unit
+ * tests compile with every allowed spelling). */
 static const char *const plain_flags[] = {
-    "use_fast_math", "extra-device-vectorization", "restrict", "lineinfo", "generate-line-info",
+    "--use_fast_math",
+    "-use_fast_math",
+    "--extra-device-vectorization",
+    "-extra-device-vectorization",
+    "--restrict",
+    "-restrict",
+    "-lineinfo",
+    "--generate-line-info",
 };
-/* Options taking true or false. */
+/* Options taking true or false, with one or two dashes. */
 static const char *const bool_flags[] = {"ftz", "prec-div", "prec-sqrt", "fmad"};
 static const char *const std_values[] = {"c++11", "c++14", "c++17", "c++20"};
 
@@ -89,15 +97,14 @@ bool directive_flag_allowed(const char *option)
 
     if (!option || option[0] != '-')
         return false;
+    for (i = 0; i < sizeof(plain_flags) / sizeof(plain_flags[0]); i++)
+        if (strcmp(option, plain_flags[i]) == 0)
+            return true;
     name = option + (option[1] == '-' ? 2 : 1);
     eq = strchr(name, '=');
-    name_len = eq ? (size_t)(eq - name) : strlen(name);
-    if (!eq) {
-        for (i = 0; i < sizeof(plain_flags) / sizeof(plain_flags[0]); i++)
-            if (strcmp(name, plain_flags[i]) == 0)
-                return true;
+    if (!eq)
         return false;
-    }
+    name_len = (size_t)(eq - name);
     for (i = 0; i < sizeof(bool_flags) / sizeof(bool_flags[0]); i++)
         if (strlen(bool_flags[i]) == name_len && memcmp(name, bool_flags[i], name_len) == 0)
             return strcmp(eq + 1, "true") == 0 || strcmp(eq + 1, "false") == 0;
@@ -1192,6 +1199,8 @@ int directives_parse(const char *source, size_t len, struct directives *out,
     int rc = BW_OK;
 
     memset(out, 0, sizeof(*out));
+    if (!source)
+        source = "", len = 0;
     if (len > BW_MAX_SOURCE_BYTES) {
         if (diag_list_addf(diags, 0, 0, "source is %zu bytes, more than %d (BW_MAX_SOURCE_BYTES)",
                            len, BW_MAX_SOURCE_BYTES))

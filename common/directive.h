@@ -90,8 +90,10 @@ struct launch {
     struct expr *smem;       /* owned; NULL means 0 bytes of dynamic shared memory */
     struct launch_arg *args; /* owned */
     size_t n_args;
-    int line;                                   /* of the @launch directive */
-    int grid_column, block_column, smem_column; /* for evaluation errors */
+    int line; /* of the @launch directive */
+    /* 1-based columns of the keys "grid=", "block=", "smem=" (0 if absent),
+     * where the plan module reports evaluation errors */
+    int grid_column, block_column, smem_column;
 };
 
 struct scratch {
@@ -123,8 +125,8 @@ struct directives {
     size_t n_consts;
     struct tune_param *tunes;
     size_t n_tunes;
-    char **flags;
-    size_t n_flags; /* owned; each an allowed NVRTC option */
+    char **flags; /* owned; each an allowed NVRTC option, in file order */
+    size_t n_flags;
 };
 
 /*

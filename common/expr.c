@@ -640,8 +640,15 @@ static __attribute__((format(printf, 4, 5))) int eval_fail(const struct expr *e,
     va_start(ap, fmt);
     buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    if (span > 0 && span < (int)strlen(e->text))
-        buf_addf(&b, " in '%.*s'", span > 80 ? 80 : span, e->text + nd->start);
+    if (span > 0 && span < (int)strlen(e->text)) {
+        /* Quoted on one line: line breaks and other control bytes become blanks. */
+        buf_puts(&b, " in '");
+        for (int i = 0; i < span && i < 80; i++) {
+            unsigned char c = (unsigned char)e->text[nd->start + i];
+            buf_putc(&b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+        }
+        buf_puts(&b, span > 80 ? "...'" : "'");
+    }
     free(*cause);
     *cause = buf_detach(&b);
     return BW_ERR_INVALID;

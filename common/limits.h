@@ -39,6 +39,10 @@
 #define BW_MAX_CASES 256                   /* test cases after expansion */
 #define BW_MAX_BENCHMARKS 16               /* benchmark shapes of one problem */
 #define BW_MAX_WRONG_CONTROLS 32           /* files in a problem's wrong/ */
+#define BW_MAX_CONTROLS 64                 /* entries of a problem's "controls" */
+#define BW_MAX_PROFILES 16                 /* data profiles (input distributions) of one problem */
+#define BW_MAX_TITLE_BYTES 128             /* a problem's title */
+#define BW_MAX_RUN_MS 60000                /* largest limits.run_ms a problem may set */
 #define BW_MAX_TENSOR_BYTES (16ULL << 30)  /* one tensor of one case, on the GPU */
 #define BW_MAX_CASE_BYTES (48ULL << 30)    /* all buffers of one case, on the GPU */
 #define BW_MAX_SCRATCH_BYTES (4ULL << 30)  /* default cap on all @scratch bytes */
@@ -61,6 +65,13 @@
 #define BW_RUNNER_START_MS 20000           /* runner start-up (cuInit, context) before it is killed */
 #define BW_MISMATCHES_SHOWN 5              /* mismatches listed per failing output */
 #define BW_CHECK_SAMPLES 4096              /* elements per output checked after each timed run */
+#define BW_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH) /* device buffers of one plan (with a reference's scale outputs) */
+#define BW_MAX_BENCH_SETS 8                /* input sets a bench rotates through */
+#define BW_MAX_RETURN_BYTES (32ULL << 30)  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
+#define BW_RUNNER_NOFILE 256               /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
+#define BW_RUNNER_LOG_BYTES (64 * 1024)    /* runner stderr kept by the client, the rest dropped */
+#define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */
+#define BW_RUNNER_LOAD_MS 20000            /* one load request (module load, function attributes) */
 
 /* --- timing ------------------------------------------------------------------- */
 #define BW_BENCH_MIN_SAMPLES 10            /* timed runs before the stop rule may stop */
@@ -69,6 +80,7 @@
 #define BW_BENCH_BUDGET_MS 1500            /* wall budget of timed runs per shape */
 #define BW_BENCH_WARMUP_MS 100             /* warm-up runs per shape, at least 3 runs */
 #define BW_L2_FLUSH_BYTES (256ULL << 20)   /* bytes written to flush L2 before each sample (>= 2x L2) */
+#define BW_FLOOR_MARGIN 0.9                /* a median below this fraction of the physical floor is rejected */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */

@@ -674,6 +674,7 @@ int compile_log_cap(const char *log, size_t len, size_t cap, struct buf *out)
 void compile_result_release(struct compile_result *r)
 {
     free(r->cubin);
+    free(r->ptx);
     free(r->log);
     diag_list_release(&r->diags);
     compile_usage_free(r->kernels, r->n_kernels);
@@ -888,6 +889,11 @@ static int read_result(struct sandbox_job *job, unsigned long long mem_bytes,
                 return bw_fail(cause, BW_ERR_NOMEM, "out of memory reading the cubin");
             memcpy(out->cubin, f.value, f.len);
             out->cubin_len = f.len;
+        } else if (strcmp(f.key, "ptx") == 0) {
+            free(out->ptx);
+            out->ptx = strndup(f.value, f.len);
+            if (!out->ptx)
+                return bw_fail(cause, BW_ERR_NOMEM, "out of memory reading the PTX");
         } else if (strcmp(f.key, "failure") == 0) {
             if (set_failure(out, "%s", f.value))
                 return bw_fail(cause, BW_ERR_NOMEM, "out of memory");

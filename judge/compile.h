@@ -56,6 +56,7 @@ struct compile_result {
     bool ok;     /* a cubin was produced */
     void *cubin; /* owned; an ELF image of cubin_len bytes; NULL unless ok */
     size_t cubin_len;
+    char *ptx;                 /* owned; the PTX NVRTC produced (kernel signatures); NULL unless ok */
     char *log;                    /* owned; NVRTC's log, capped (see compile_log_cap); never NULL
                                      after compile_run returned 0 */
     struct diag_list diags;       /* from the log; each msg starts with its severity: "error: ",
@@ -139,7 +140,7 @@ int compile_log_cap(const char *log, size_t len, size_t cap, struct buf *out);
  * option (repeated, in order), cpu_s, mem_bytes.
  * Result (child -> parent, SANDBOX_FD_RESULT), either
  *   error_step, error_code, error: a set-up step failed (a judge error), or
- *   nvrtc (the nvrtcResult name), log, cubin (when it compiled), failure (a
+ *   nvrtc (the nvrtcResult name), log, cubin and ptx (when it compiled), failure (a
  *   compile failure found by the child), nvrtc_ms.
  */
 struct compile_field {

@@ -392,8 +392,18 @@ static _Noreturn void compile_and_answer(struct child *c)
     send_field("log", capped.data ? capped.data : "", capped.len);
     if (failure)
         send_text("failure", failure);
-    else if (cubin)
+    else if (cubin) {
+        size_t ptx_size = 0;
+        char *ptx = NULL;
         send_field("cubin", cubin, cubin_size);
+        /* The PTX carries each kernel's parameter list: the judge checks
+         * @launch arguments against it before any GPU is involved. */
+        if (nvrtcGetPTXSize(prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1 &&
+            ptx_size <= BW_MAX_CUBIN_BYTES && (ptx = malloc(ptx_size)) &&
+            nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS)
+            send_field("ptx", ptx, strnlen(ptx, ptx_size));
+        free(ptx);
+    }
     send_field("end", "", 0);
     _exit(0);
 }

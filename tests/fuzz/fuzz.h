@@ -17,5 +17,7 @@
 
 int fuzz_expr_one(const uint8_t *data, size_t size);
 int fuzz_directive_one(const uint8_t *data, size_t size);
+/* Writes the input as problem.json of a temp problem directory, then loads it. */
+int fuzz_problem_one(const uint8_t *data, size_t size);
 
 #endif

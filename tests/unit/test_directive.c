@@ -8,6 +8,7 @@
 #include "tests/test.h"
 
 #include <dirent.h>
+#include <nvrtc.h>
 #include <stdlib.h>
 
 #include "common/buf.h"
@@ -474,6 +475,60 @@ TEST(directive_flags_allowed)
     one_error(LAUNCH "// @flags --use_fast_math -DX=1\n", 2, 27,
               "option '-DX=1' is not allowed in @flags; use @const NAME=VALUE");
     one_error(LAUNCH "// @flags --use_fast_math \x01x\n", 2, 27, "option '\\x01x' is not allowed");
+}
+
+/* Every spelling the allowlist accepts is one NVRTC accepts: an allowed
+ * option must never turn a learner's compile into NVRTC_ERROR_INVALID_OPTION. */
+TEST(directive_flags_accepted_by_nvrtc)
+{
+    static const char *const names[] = {
+        "use_fast_math",
+        "extra-device-vectorization",
+        "restrict",
+        "lineinfo",
+        "generate-line-info",
+        "ftz=true",
+        "ftz=false",
+        "prec-div=true",
+        "prec-div=false",
+        "prec-sqrt=true",
+        "prec-sqrt=false",
+        "fmad=true",
+        "fmad=false",
+        "maxrregcount=1",
+        "maxrregcount=32",
+        "maxrregcount=255",
+        "std=c++11",
+        "std=c++14",
+        "std=c++17",
+        "std=c++20",
+        "std=c++03",
+        "device-debug",
+        "G",
+        "include-path=/",
+        "pre-include=x",
+    };
+    const char *src = "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f / x[1]; }";
+    int allowed = 0;
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (int dashes = 1; dashes <= 2; dashes++) {
+            char opt[64];
+            const char *opts[1] = {opt};
+            nvrtcProgram prog;
+            nvrtcResult r;
+
+            snprintf(opt, sizeof(opt), "%s%s", dashes == 2 ? "--" : "-", names[i]);
+            if (!directive_flag_allowed(opt))
+                continue;
+            allowed++;
+            CHECK(nvrtcCreateProgram(&prog, src, "k.cu", 0, NULL, NULL) == NVRTC_SUCCESS);
+            r = nvrtcCompileProgram(prog, 1, opts);
+            CHECK_MSG(r == NVRTC_SUCCESS, "allowed option %s: %s", opt, nvrtcGetErrorString(r));
+            nvrtcDestroyProgram(&prog);
+        }
+    }
+    CHECK_INT_EQ(allowed, 38);
 }
 
 TEST(directive_tune_combinations)

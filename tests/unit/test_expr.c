@@ -175,6 +175,11 @@ TEST(expr_eval_errors)
     CHECK_INT_EQ(expr_calc_int("2 + foo", NULL, &v, &cause), BW_ERR_INVALID);
     CHECK_STR_EQ(cause, "column 5: unknown name 'foo' (no names are defined here)");
     free(cause);
+    /* A quoted sub-expression stays on one line (found by fuzz_expr). */
+    cause = NULL;
+    CHECK_INT_EQ(expr_calc_int("1 + (n\n%\tzero) * 2", &test_scope, &v, &cause), BW_ERR_INVALID);
+    CHECK_STR_EQ(cause, "column 8: modulo by zero in '(n % zero)'");
+    free(cause);
     /* cause may be NULL. */
     CHECK_INT_EQ(expr_calc_int("n / zero", &test_scope, &v, NULL), BW_ERR_INVALID);
     CHECK_INT_EQ(expr_calc_int("nope", &test_scope, &v, NULL), BW_ERR_INVALID);

@@ -1,0 +1,488 @@
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+/* Launch limits of every CUDA GPU since compute capability 3.0; the device's
+ * own smem limit is checked by the runner when it launches. */
+#define GRID_X_MAX        2147483647LL
+#define GRID_YZ_MAX       65535LL
+#define BLOCK_XY_MAX      1024LL
+#define BLOCK_Z_MAX       64LL
+#define BLOCK_THREADS_MAX 1024LL
+#define SMEM_MAX          (256LL * 1024)
+
+enum name_kind {
+    NAME_NONE,
+    NAME_TENSOR,
+    NAME_SCALE,
+    NAME_SIZE,
+    NAME_SCALAR,
+    NAME_SCRATCH,
+    NAME_CONST,
+    NAME_TUNE
+};
+
+struct name_ref {
+    enum name_kind kind;
+    int index;
+};
+
+/* If name is "<tensor>_scale" for an output tensor with an acc tolerance,
+ * returns that tensor's index, else -1. */
+static int scale_tensor(const struct problem *p, const char *name)
+{
+    size_t n = strlen(name);
+    static const char suffix[] = "_scale";
+
+    if (n <= sizeof(suffix) - 1 || strcmp(name + n - (sizeof(suffix) - 1), suffix) != 0)
+        return -1;
+    for (size_t t = 0; t < p->n_tensors; t++) {
+        const struct tensor_spec *ts = &p->tensors[t];
+        if (ts->role != ROLE_IN && ts->tol.acc > 0 &&
+            strlen(ts->name) == n - (sizeof(suffix) - 1) &&
+            strncmp(ts->name, name, n - (sizeof(suffix) - 1)) == 0)
+            return (int)t;
+    }
+    return -1;
+}
+
+static struct name_ref resolve(const struct problem *p, const struct directives *d,
+                               enum plan_side side, const char *name)
+{
+    struct name_ref r = {NAME_NONE, -1};
+    int i;
+
+    if ((i = problem_tensor_index(p, name)) >= 0)
+        return (struct name_ref){NAME_TENSOR, i};
+    if (side == PLAN_REFERENCE && (i = scale_tensor(p, name)) >= 0)
+        return (struct name_ref){NAME_SCALE, i};
+    if ((i = problem_size_index(p, name)) >= 0)
+        return (struct name_ref){NAME_SIZE, i};
+    if ((i = problem_scalar_index(p, name)) >= 0)
+        return (struct name_ref){NAME_SCALAR, i};
+    for (size_t k = 0; k < d->n_scratches; k++)
+        if (strcmp(d->scratches[k].name, name) == 0)
+            return (struct name_ref){NAME_SCRATCH, (int)k};
+    for (size_t k = 0; k < d->n_consts; k++)
+        if (strcmp(d->consts[k].name, name) == 0)
+            return (struct name_ref){NAME_CONST, (int)k};
+    for (size_t k = 0; k < d->n_tunes; k++)
+        if (strcmp(d->tunes[k].name, name) == 0)
+            return (struct name_ref){NAME_TUNE, (int)k};
+    return r;
+}
+
+/* A comma-separated list of the names an argument may use, for messages. */
+static void describe_names(const struct problem *p, const struct directives *d, char *out,
+                           size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+#define ADD(s)                                                                                     \
+    do {                                                                                           \
+        int n_ = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", (s));                     \
+        if (n_ < 0 || (size_t)n_ >= cap - len)                                                     \
+            return;                                                                                \
+        len += (size_t)n_;                                                                         \
+    } while (0)
+    for (size_t t = 0; t < p->n_tensors; t++)
+        ADD(p->tensors[t].name);
+    for (size_t s = 0; s < p->n_sizes; s++)
+        ADD(p->size_names[s]);
+    for (size_t s = 0; s < p->n_scalars; s++)
+        ADD(p->scalars[s].name);
+    for (size_t k = 0; k < d->n_scratches; k++)
+        ADD(d->scratches[k].name);
+#undef ADD
+}
+
+struct expr_check {
+    const struct problem *p;
+    const struct directives *d;
+    struct diag_list *diags;
+    int line, column;
+    const char *what;
+    int rc;
+};
+
+/* Names in expressions must be sizes, @const or @tune names. */
+static void check_expr_name(const char *name, void *arg)
+{
+    struct expr_check *ec = arg;
+    struct name_ref r = resolve(ec->p, ec->d, PLAN_SUBMISSION, name);
+
+    if (r.kind == NAME_SIZE || r.kind == NAME_CONST || r.kind == NAME_TUNE)
+        return;
+    ec->rc = BW_ERR_INVALID;
+    if (r.kind == NAME_NONE)
+        diag_list_addf(ec->diags, ec->line, ec->column, "unknown name '%s' in %s", name, ec->what);
+    else
+        diag_list_addf(
+            ec->diags, ec->line, ec->column,
+            "'%s' cannot be used in %s: expressions may use sizes, @const and @tune names", name,
+            ec->what);
+}
+
+static int check_expr(const struct problem *p, const struct directives *d, const struct expr *e,
+                      int line, int column, const char *what, struct diag_list *diags)
+{
+    struct expr_check ec = {p, d, diags, line, column, what, BW_OK};
+    if (e)
+        expr_each_name(e, check_expr_name, &ec);
+    return ec.rc;
+}
+
+int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
+               struct diag_list *diags)
+{
+    char names[1024];
+    int rc = BW_OK;
+
+    /* Directive-defined names must not shadow the problem's. */
+    for (size_t k = 0; k < d->n_scratches; k++) {
+        struct name_ref r = resolve(p, d, side, d->scratches[k].name);
+        if (r.kind != NAME_SCRATCH) {
+            diag_list_addf(diags, d->scratches[k].line, d->scratches[k].column,
+                           "@scratch name '%s' is already a name of the problem",
+                           d->scratches[k].name);
+            rc = BW_ERR_INVALID;
+        }
+        if (check_expr(p, d, d->scratches[k].count, d->scratches[k].line, d->scratches[k].column,
+                       "the @scratch size", diags))
+            rc = BW_ERR_INVALID;
+    }
+    for (size_t k = 0; k < d->n_consts; k++) {
+        struct name_ref r = resolve(p, d, side, d->consts[k].name);
+        if (r.kind != NAME_CONST) {
+            diag_list_addf(diags, d->consts[k].line, 1,
+                           "@const name '%s' is already a name of the problem", d->consts[k].name);
+            rc = BW_ERR_INVALID;
+        }
+    }
+    for (size_t k = 0; k < d->n_tunes; k++) {
+        struct name_ref r = resolve(p, d, side, d->tunes[k].name);
+        if (r.kind != NAME_TUNE) {
+            diag_list_addf(diags, d->tunes[k].line, 1,
+                           "@tune name '%s' is already a name of the problem", d->tunes[k].name);
+            rc = BW_ERR_INVALID;
+        }
+    }
+
+    describe_names(p, d, names, sizeof(names));
+    for (size_t l = 0; l < d->n_launches; l++) {
+        const struct launch *ln = &d->launches[l];
+        for (int k = 0; k < 3; k++) {
+            if (check_expr(p, d, ln->grid[k], ln->line, ln->grid_column, "grid=", diags))
+                rc = BW_ERR_INVALID;
+            if (check_expr(p, d, ln->block[k], ln->line, ln->block_column, "block=", diags))
+                rc = BW_ERR_INVALID;
+        }
+        if (check_expr(p, d, ln->smem, ln->line, ln->smem_column, "smem=", diags))
+            rc = BW_ERR_INVALID;
+        for (size_t a = 0; a < ln->n_args; a++) {
+            const struct launch_arg *arg = &ln->args[a];
+            struct name_ref r;
+            if (arg->kind != LAUNCH_ARG_NAME)
+                continue;
+            r = resolve(p, d, side, arg->name);
+            if (r.kind == NAME_NONE) {
+                diag_list_addf(diags, arg->line, arg->column,
+                               "unknown argument '%s' (this problem's names: %s)", arg->name,
+                               names);
+                rc = BW_ERR_INVALID;
+            }
+        }
+    }
+    return rc;
+}
+
+uint64_t plan_buffer_bytes(const struct plan_buffer *b)
+{
+    return (uint64_t)b->count * dtype_size(b->dtype);
+}
+
+/* The scope of one case: sizes, then @const, then @tune values. */
+struct case_scope {
+    struct expr_binding vars[BW_MAX_SIZES + BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS];
+    struct expr_scope scope;
+};
+
+static void case_scope_init(struct case_scope *cs, const struct problem *p,
+                            const struct directives *d, const int64_t *tune_values,
+                            const struct problem_case *c)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < p->n_sizes; s++)
+        cs->vars[n++] = (struct expr_binding){p->size_names[s], c->sizes[s]};
+    for (size_t k = 0; k < d->n_consts && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++)
+        cs->vars[n++] = (struct expr_binding){d->consts[k].name, d->consts[k].value};
+    for (size_t k = 0; k < d->n_tunes && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++)
+        cs->vars[n++] = (struct expr_binding){d->tunes[k].name,
+                                              tune_values ? tune_values[k] : d->tunes[k].values[0]};
+    cs->scope.vars = cs->vars;
+    cs->scope.n = n;
+}
+
+/* Evaluates an optional expression (NULL means `dflt`) into [lo, hi]. */
+static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi,
+                    const struct expr_scope *scope, const char *what, int line,
+                    const char *case_name, int64_t *out, char **cause)
+{
+    char *why = NULL;
+    int64_t v = dflt;
+
+    if (e && expr_eval_int(e, scope, &v, &why)) {
+        int rc = bw_fail(cause, BW_ERR_INVALID, "line %d: %s%s for case %s: %s", line, what,
+                         expr_text(e), case_name, why ? why : "evaluation failed");
+        free(why);
+        return rc;
+    }
+    if (v < lo || v > hi)
+        return bw_fail(
+            cause, BW_ERR_INVALID, "line %d: %s%s is %lld for case %s (allowed %lld..%lld)", line,
+            what, e ? expr_text(e) : "", (long long)v, case_name, (long long)lo, (long long)hi);
+    *out = v;
+    return BW_OK;
+}
+
+static int add_buffer(struct plan *pl, struct plan_buffer b, char **cause)
+{
+    if (pl->n_buffers == PLAN_MAX_BUFFERS)
+        return bw_fail(cause, BW_ERR_LIMIT, "too many buffers (max %d)", PLAN_MAX_BUFFERS);
+    pl->buffers[pl->n_buffers++] = b;
+    return BW_OK;
+}
+
+static int build_buffers(const struct problem *p, const struct directives *d,
+                         const struct expr_scope *scope, const struct problem_case *c,
+                         enum plan_side side, struct plan *pl, char **cause)
+{
+    int64_t scratch_cap = (int64_t)BW_MAX_SCRATCH_BYTES, scratch_total = 0;
+    int rc;
+
+    for (size_t t = 0; t < p->n_tensors; t++) {
+        const struct tensor_spec *ts = &p->tensors[t];
+        struct plan_buffer b = {.name = ts->name, .dtype = ts->dtype, .tensor = (int)t};
+
+        rc = problem_tensor_count(p, t, c, &b.count, cause);
+        if (rc)
+            return rc;
+        switch (ts->role) {
+        case ROLE_IN:
+            b.role = PLAN_IN;
+            break;
+        case ROLE_INOUT:
+            b.role = PLAN_INOUT;
+            break;
+        case ROLE_OUT:
+            b.role = PLAN_OUT;
+            break;
+        }
+        if (b.role != PLAN_OUT) {
+            rc = problem_gen_spec(p, t, c, &b.gen, cause);
+            if (rc)
+                return rc;
+        }
+        if (side == PLAN_REFERENCE && b.role != PLAN_IN)
+            b.dtype = dtype_is_float(ts->dtype) ? DTYPE_FP64 : DTYPE_INT64;
+        rc = add_buffer(pl, b, cause);
+        if (rc)
+            return rc;
+    }
+    if (side == PLAN_REFERENCE) {
+        for (size_t t = 0; t < p->n_tensors; t++) {
+            const struct tensor_spec *ts = &p->tensors[t];
+            struct plan_buffer b = {
+                .dtype = DTYPE_FP64, .role = PLAN_OUT, .tensor = (int)t, .is_scale = true};
+            if (ts->role == ROLE_IN || ts->tol.acc <= 0)
+                continue;
+            snprintf(pl->scale_names[t], sizeof(pl->scale_names[t]), "%s_scale", ts->name);
+            b.name = pl->scale_names[t];
+            b.count = pl->buffers[t].count;
+            rc = add_buffer(pl, b, cause);
+            if (rc)
+                return rc;
+        }
+    }
+    if (p->scratch_bytes) {
+        char *why = NULL;
+        if (expr_eval_int(p->scratch_bytes, scope, &scratch_cap, &why)) {
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "problem limits.scratch_bytes for case %s: %s",
+                         c->name, why ? why : "evaluation failed");
+            free(why);
+            return rc;
+        }
+    }
+    for (size_t k = 0; k < d->n_scratches; k++) {
+        const struct scratch *s = &d->scratches[k];
+        struct plan_buffer b = {
+            .name = s->name, .dtype = s->dtype, .role = PLAN_SCRATCH, .tensor = -1};
+        int64_t bytes;
+
+        rc = eval_dim(s->count, 1, 1, INT64_MAX, scope, "@scratch size ", s->line, c->name,
+                      &b.count, cause);
+        if (rc)
+            return rc;
+        if (!i64_mul(b.count, (int64_t)dtype_size(s->dtype), &bytes) ||
+            !i64_add(scratch_total, bytes, &scratch_total) || scratch_total > scratch_cap)
+            return bw_fail(cause, BW_ERR_LIMIT,
+                           "line %d: @scratch buffers need more than this problem's cap of %lld "
+                           "bytes for case %s",
+                           s->line, (long long)scratch_cap, c->name);
+        rc = add_buffer(pl, b, cause);
+        if (rc)
+            return rc;
+    }
+    return BW_OK;
+}
+
+/* Index of the plan buffer for a name of kind tensor, scale or scratch, or -1. */
+static int buffer_of(const struct plan *pl, struct name_ref r)
+{
+    size_t scratch_seen = 0;
+
+    for (size_t b = 0; b < pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &pl->buffers[b];
+        if (r.kind == NAME_TENSOR && pb->tensor == r.index && !pb->is_scale)
+            return (int)b;
+        if (r.kind == NAME_SCALE && pb->tensor == r.index && pb->is_scale)
+            return (int)b;
+        if (r.kind == NAME_SCRATCH && pb->role == PLAN_SCRATCH && scratch_seen++ == (size_t)r.index)
+            return (int)b;
+    }
+    return -1;
+}
+
+static int build_arg(const struct problem *p, const struct directives *d,
+                     const int64_t *tune_values, const struct problem_case *c, enum plan_side side,
+                     const struct launch_arg *la, const struct plan *pl, struct plan_arg *out,
+                     char **cause)
+{
+    struct name_ref r;
+
+    memset(out, 0, sizeof(*out));
+    if (la->kind == LAUNCH_ARG_INTEGER) {
+        out->kind = PLAN_ARG_INT;
+        out->i = la->value;
+        return BW_OK;
+    }
+    out->name = la->name;
+    r = resolve(p, d, side, la->name);
+    switch (r.kind) {
+    case NAME_TENSOR:
+    case NAME_SCALE:
+    case NAME_SCRATCH:
+        out->kind = PLAN_ARG_BUF;
+        out->buf = buffer_of(pl, r);
+        if (out->buf < 0)
+            return bw_fail(cause, BW_ERR_INTERNAL, "line %d: no buffer for '%s'", la->line,
+                           la->name);
+        return BW_OK;
+    case NAME_SIZE:
+        out->kind = PLAN_ARG_I64;
+        out->i = c->sizes[r.index];
+        return BW_OK;
+    case NAME_SCALAR: {
+        double v = c->scalars[r.index];
+        switch (p->scalars[r.index].dtype) {
+        case DTYPE_FP32:
+            out->kind = PLAN_ARG_F32;
+            out->f = v;
+            break;
+        case DTYPE_FP64:
+            out->kind = PLAN_ARG_F64;
+            out->f = v;
+            break;
+        case DTYPE_INT32:
+            out->kind = PLAN_ARG_I32;
+            out->i = (int64_t)v;
+            break;
+        case DTYPE_UINT32:
+            out->kind = PLAN_ARG_U32;
+            out->i = (int64_t)v;
+            break;
+        case DTYPE_UINT64:
+            out->kind = PLAN_ARG_U64;
+            out->i = (int64_t)v;
+            break;
+        default:
+            out->kind = PLAN_ARG_I64;
+            out->i = (int64_t)v;
+            break;
+        }
+        return BW_OK;
+    }
+    case NAME_CONST:
+        out->kind = PLAN_ARG_INT;
+        out->i = d->consts[r.index].value;
+        return BW_OK;
+    case NAME_TUNE:
+        out->kind = PLAN_ARG_INT;
+        out->i = tune_values ? tune_values[r.index] : d->tunes[r.index].values[0];
+        return BW_OK;
+    case NAME_NONE:
+        break;
+    }
+    return bw_fail(cause, BW_ERR_INVALID, "line %d: unknown argument '%s'", la->line, la->name);
+}
+
+int plan_build(const struct problem *p, const struct directives *d, const int64_t *tune_values,
+               const struct problem_case *c, enum plan_side side, struct plan *out, char **cause)
+{
+    struct case_scope cs;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    case_scope_init(&cs, p, d, tune_values, c);
+    rc = build_buffers(p, d, &cs.scope, c, side, out, cause);
+    if (rc)
+        return rc;
+
+    for (size_t l = 0; l < d->n_launches; l++) {
+        const struct launch *ln = &d->launches[l];
+        struct plan_launch *pl = &out->launches[out->n_launches];
+        static const char *const gname[3] = {"grid.x = ", "grid.y = ", "grid.z = "};
+        static const char *const bname[3] = {"block.x = ", "block.y = ", "block.z = "};
+        static const int64_t gmax[3] = {GRID_X_MAX, GRID_YZ_MAX, GRID_YZ_MAX};
+        static const int64_t bmax[3] = {BLOCK_XY_MAX, BLOCK_XY_MAX, BLOCK_Z_MAX};
+        int64_t v, threads = 1;
+
+        pl->kernel = ln->kernel;
+        pl->line = ln->line;
+        for (int k = 0; k < 3; k++) {
+            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs.scope, gname[k], ln->line, c->name, &v,
+                          cause);
+            if (rc)
+                return rc;
+            pl->grid[k] = (uint32_t)v;
+            rc = eval_dim(ln->block[k], 1, 1, bmax[k], &cs.scope, bname[k], ln->line, c->name, &v,
+                          cause);
+            if (rc)
+                return rc;
+            pl->block[k] = (uint32_t)v;
+            threads *= v;
+        }
+        if (threads > BLOCK_THREADS_MAX)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "line %d: a block of %lld threads for case %s (max %lld)", ln->line,
+                           (long long)threads, c->name, BLOCK_THREADS_MAX);
+        rc = eval_dim(ln->smem, 0, 0, SMEM_MAX, &cs.scope, "smem = ", ln->line, c->name, &v, cause);
+        if (rc)
+            return rc;
+        pl->smem = (uint32_t)v;
+        for (size_t a = 0; a < ln->n_args; a++) {
+            rc = build_arg(p, d, tune_values, c, side, &ln->args[a], out, &pl->args[a], cause);
+            if (rc)
+                return rc;
+        }
+        pl->n_args = ln->n_args;
+        out->n_launches++;
+    }
+    return BW_OK;
+}

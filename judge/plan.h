@@ -1,0 +1,102 @@
+/*
+ * plan.h - a launch plan made concrete: the directives of one source, bound
+ * to a problem and evaluated for one case.
+ *
+ * plan_check() resolves every name a source's directives use against the
+ * problem once (a tensor, a size, a scalar, a @scratch buffer, a @const or
+ * @tune name in expressions), so an unknown name is a compile-time error at
+ * its line and column. plan_build() then evaluates every expression for one
+ * case and yields the buffers and launches a runner executes; an expression
+ * that fails or gives an impossible launch for that case (grid 0, block over
+ * 1024 threads, scratch over the cap) is reported with the case's sizes.
+ *
+ * The two sides differ only in output buffers: a submission's outputs have
+ * the tensor's dtype; the reference's float outputs are fp64, its integer
+ * outputs int64, and an output with an accumulation tolerance has a second
+ * buffer "<name>_scale" (fp64) for the scale S.
+ */
+#ifndef BW_PLAN_H
+#define BW_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/directive.h"
+#include "common/gen.h"
+#include "common/limits.h"
+#include "common/problem.h"
+
+enum plan_side { PLAN_SUBMISSION, PLAN_REFERENCE };
+enum plan_role { PLAN_IN, PLAN_INOUT, PLAN_OUT, PLAN_SCRATCH };
+
+#define PLAN_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH)
+
+struct plan_buffer {
+    const char
+        *name; /* borrowed from the problem or the directives; "<out>_scale" is owned by the plan */
+    enum dtype dtype;
+    enum plan_role role;
+    int64_t count;       /* elements */
+    int tensor;          /* problem tensor index, or -1 for scratch */
+    bool is_scale;       /* the reference's "<out>_scale" of tensor `tensor` */
+    struct gen_spec gen; /* PLAN_IN / PLAN_INOUT only */
+};
+
+enum plan_arg_kind {
+    PLAN_ARG_BUF,
+    PLAN_ARG_I64,
+    PLAN_ARG_I32,
+    PLAN_ARG_U64,
+    PLAN_ARG_U32,
+    PLAN_ARG_F32,
+    PLAN_ARG_F64,
+    PLAN_ARG_INT, /* an integer literal: 4 or 8 bytes, as the kernel's parameter */
+};
+
+struct plan_arg {
+    enum plan_arg_kind kind;
+    int buf;          /* PLAN_ARG_BUF: index into plan.buffers */
+    int64_t i;        /* integer kinds */
+    double f;         /* float kinds */
+    const char *name; /* borrowed: the name written in @launch, or NULL for a literal */
+};
+
+struct plan_launch {
+    const char *kernel; /* borrowed from the directives */
+    uint32_t grid[3], block[3];
+    uint32_t smem;
+    struct plan_arg args[BW_MAX_LAUNCH_ARGS];
+    size_t n_args;
+    int line;
+};
+
+struct plan {
+    struct plan_buffer buffers[PLAN_MAX_BUFFERS];
+    size_t n_buffers;
+    struct plan_launch launches[BW_MAX_LAUNCHES];
+    size_t n_launches;
+    char scale_names[BW_MAX_TENSORS][BW_MAX_NAME + 8]; /* storage of "<out>_scale" names */
+};
+
+/*
+ * Checks that every name used by `d` resolves for `side` of problem `p`
+ * (args, expressions of grid/block/smem/scratch) and that names of @const,
+ * @tune and @scratch do not collide with the problem's names. Appends one diag per problem to
+ * *diags; returns BW_OK or BW_ERR_INVALID.
+ */
+int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
+               struct diag_list *diags);
+
+/*
+ * Builds the concrete plan of `d` for case `c` with @tune values
+ * `tune_values` (one per d->tunes[i]; NULL if there is no @tune). Assumes
+ * plan_check passed. On failure returns BW_ERR_INVALID or BW_ERR_LIMIT with a
+ * message in *cause naming the directive's line and the case.
+ */
+int plan_build(const struct problem *p, const struct directives *d, const int64_t *tune_values,
+               const struct problem_case *c, enum plan_side side, struct plan *out, char **cause);
+
+/* Bytes of buffer b (count * dtype size). */
+uint64_t plan_buffer_bytes(const struct plan_buffer *b);
+
+#endif
