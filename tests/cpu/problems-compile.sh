@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# problems-compile.sh - every .cu of every problem compiles for sm_90a, and the
+# problems-compile.sh - every .cu of every problem compiles for sm_90a, with
+# NVRTC as the judge compiles it and with nvcc for ptxas' resource report; the
 # shipped solutions do not spill registers.
 #
 #   tests/cpu/problems-compile.sh BUILD [PROBLEM...]
 #
-# Compiles like the judge does, as far as nvcc can: device code only, straight
-# to a cubin for sm_90a, FTZ off and no fast math, each "// @const NAME=INT"
-# passed as -DNAME=INT and each "// @flags" option passed through. It also
-# checks that every kernel named by an @launch is an extern "C" __global__
-# entry of the cubin. Needs nvcc (skips without it). Ends with
+# Each "// @const NAME=INT" is passed as -DNAME=INT and each "// @flags"
+# option passed through. NVRTC runs through tests/oracle/nvrtc_compile.c
+# (built here); nvcc compiles device code only, straight to a cubin, FTZ off,
+# no fast math, with -Xptxas -v. The check also proves that every kernel named
+# by an @launch is an extern "C" __global__ entry of the cubin. Needs nvcc (skips without it). Ends with
 # "N passed, N failed, N skipped".
 set -u
 build=${1:-build}
@@ -23,6 +24,18 @@ if ! [ -x "$nvcc" ]; then
     echo "skip: no nvcc at $nvcc"
     echo "0 passed, 0 failed, 1 skipped"
     exit 0
+fi
+
+cc=${CC:-gcc}
+nvrtc_tool=$build/oracle/nvrtc_compile
+mkdir -p "$build/oracle"
+if ! "$cc" -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
+    -Wstrict-prototypes -Wformat=2 -Wvla -isystem "$cuda_inc" tests/oracle/nvrtc_compile.c \
+    -o "$nvrtc_tool" -L"${CUDA_HOME:-/usr/local/cuda}/lib64" -lnvrtc \
+    -Wl,-rpath,"${CUDA_HOME:-/usr/local/cuda}/lib64"; then
+    echo "FAIL cannot build tests/oracle/nvrtc_compile.c"
+    echo "0 passed, 1 failed, 0 skipped"
+    exit 1
 fi
 
 problems=("$@")
@@ -47,6 +60,12 @@ for p in "${problems[@]}"; do
             flags+=($fl)
         done < <(sed -nE 's@^[[:space:]]*//[[:space:]]*\@flags[[:space:]]+(.*)$@\1@p' "$f")
         log=$log_dir/$(tr '/' '_' <<<"$name").log
+        if ! "$nvrtc_tool" "$f" "${defs[@]}" "${flags[@]}" >"$log.nvrtc" 2>&1; then
+            echo "FAIL $name: NVRTC rejects it"
+            sed 's/^/    | /' "$log.nvrtc" | head -20
+            fail=$((fail + 1))
+            continue
+        fi
         if ! "$nvcc" -cubin -arch=sm_90a -std=c++17 -I"$cuda_inc" -I"$cuda_inc/cccl" \
             -ftz=false -prec-div=true -prec-sqrt=true -fmad=true -Xptxas -v "${defs[@]}" \
             "${flags[@]}" "$f" -o "$log_dir/out.cubin" >"$log" 2>&1; then
