@@ -1409,7 +1409,7 @@ static int median_ms(const struct timed_op *op, const char *what, double *out, c
     double t[CAL_REPEATS];
     CUresult rc;
 
-    if ((rc = timed_op_issue(op)) != CUDA_SUCCESS || (rc = cu.cuCtxSynchronize()) != CUDA_SUCCESS)
+    if ((rc = timed_op_issue(op)) != CUDA_SUCCESS || (rc = cu.cuStreamSynchronize(NULL)) != CUDA_SUCCESS)
         return xfail(x, rc, cause, "calibration: %s (warm-up)", what);
     for (int i = 0; i < CAL_REPEATS; i++) {
         float ms = 0;
