@@ -106,6 +106,11 @@ const struct route *http_route_match(const struct route *routes, size_t n, enum 
             pattern_match(routes[i].pattern, path, arena, params, n_params);
             return &routes[i];
         }
+        /* A catch-all (a pattern ending in "*") is a fallback, not a resource: it does not
+         * turn a 404 into a 405. */
+        size_t plen = strlen(routes[i].pattern);
+        if (plen > 0 && routes[i].pattern[plen - 1] == '*')
+            continue;
         seen[routes[i].method] = true;
         any = true;
     }
