@@ -18,8 +18,9 @@ NVCC      ?= $(CUDA_HOME)/bin/nvcc
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
            -Wformat=2 -Wvla -Wno-missing-field-initializers
-CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
+OPT     ?= -O2 -g
+CFLAGS  ?=
+CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
 LDFLAGS ?=
 ifeq ($(SANITIZE),)
 CFLAGS  += -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -140,7 +141,7 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/test_
 # The CPU suite: unit tests, then the same unit tests built with ASan+UBSan,
 # then the shell suites (sandbox, judged end to end). One summary line last.
 test: all
-	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined CFLAGS='-O1 -g' asan-bins
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined OPT='-O1 -g' asan-bins
 	@tests/run-suite.sh cpu $(BUILD) build-asan
 
 asan-bins: $(TEST_BINS)
@@ -152,7 +153,7 @@ bench:
 	@tests/bench/run.sh $(BUILD)
 
 validate-problems:
-	@tests/gpu/validate-problems.sh $(BUILD)
+	@tests/gpu/validate.sh $(BUILD)
 
 C_FILES := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

@@ -63,6 +63,7 @@
 #define BW_BENCH_BUDGET_MS 1500            /* wall budget of timed runs per shape */
 #define BW_BENCH_WARMUP_MS 100             /* warm-up runs per shape, at least 3 runs */
 #define BW_L2_FLUSH_BYTES (256ULL << 20)   /* bytes written to flush L2 before each sample (>= 2x L2) */
+#define BW_FLOOR_MARGIN 0.9                /* a median below this fraction of the physical floor is rejected */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */

@@ -1,6 +1,371 @@
-/* judged - placeholder main until the judge lands in this branch. */
-int main(void);
-int main(void)
+/*
+ * judged - the Blockwise GPU worker and its command-line tools.
+ *
+ *   judged check [options] PROBLEM_DIR FILE.cu    judge one file, print the verdict
+ *   judged validate [options] PROBLEM_DIR...      prove a problem directory by its controls
+ *   judged calibrate [options]                    measure this GPU's limits and print them
+ *
+ * Exit status of check: 0 Accepted, 1 another verdict, 2 bad usage or input,
+ * 3 the judge itself failed, 4 compiled but not executed (no GPU here).
+ * Exit status of validate: 0 every control got its verdict, 1 otherwise,
+ * 2 bad usage or a directory that does not load, 4 compile-only (no GPU).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/problem.h"
+#include "common/util.h"
+#include "judge/judge.h"
+#include "judge/report.h"
+#include "common/banned.h"
+
+enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXIT_NO_GPU = 4 };
+
+static const char usage_text[] =
+    "usage: judged check [options] PROBLEM_DIR FILE.cu\n"
+    "       judged validate [options] PROBLEM_DIR...\n"
+    "       judged calibrate [options]\n"
+    "\n"
+    "options:\n"
+    "  --json            print the result as JSON (for tools)\n"
+    "  --tests-only      check correctness only, skip timing (a Run, not a Submit)\n"
+    "  --progress        print progress events as they happen (to stderr)\n"
+    "  --seed HEX        input seed (default: a fresh secret one)\n"
+    "  --device N        CUDA device ordinal (default 0)\n"
+    "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"
+    "  --cache DIR       cache for GPU calibration (default ~/.cache/blockwise)\n"
+    "  --recalibrate     measure the GPU again instead of using the cached figures\n"
+    "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"
+    "  --log-level L     debug, info, warn, error (default warn)\n";
+
+struct cli {
+    bool json, tests_only, progress, recalibrate;
+    uint64_t seed;
+    struct judge_config cfg;
+    char *cache_dir; /* owned */
+};
+
+static void usage(FILE *f)
 {
-    return 1;
+    fputs(usage_text, f);
+}
+
+/* Parses the options shared by every subcommand; returns the index of the
+ * first operand, or -1 after printing an error. */
+static int parse_options(int argc, char **argv, struct cli *cli)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},       {"tests-only", no_argument, NULL, 't'},
+        {"progress", no_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+        {"device", required_argument, NULL, 'd'}, {"arch", required_argument, NULL, 'a'},
+        {"cache", required_argument, NULL, 'c'}, {"recalibrate", no_argument, NULL, 'r'},
+        {"no-sandbox", no_argument, NULL, 'n'}, {"log-level", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    enum log_level level = LOG_WARN;
+    int c;
+    int64_t v;
+    char *end;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': cli->json = true; break;
+        case 't': cli->tests_only = true; break;
+        case 'p': cli->progress = true; break;
+        case 'r': cli->recalibrate = true; break;
+        case 'n': cli->cfg.no_sandbox = true; break;
+        case 's':
+            errno = 0;
+            cli->seed = strtoull(optarg, &end, 16);
+            if (errno || *end || !*optarg || cli->seed == 0) {
+                fprintf(stderr, "judged: --seed: expected a non-zero hexadecimal number, got \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
+        case 'd':
+            if (!parse_i64(optarg, &v) || v < 0 || v > 255) {
+                fprintf(stderr, "judged: --device: expected a device ordinal 0..255, got \"%s\"\n", optarg);
+                return -1;
+            }
+            cli->cfg.device = (int)v;
+            break;
+        case 'a':
+            if (strncmp(optarg, "sm_", 3) != 0 || strlen(optarg) > 10) {
+                fprintf(stderr, "judged: --arch: expected a target like sm_90a, got \"%s\"\n", optarg);
+                return -1;
+            }
+            cli->cfg.arch = optarg;
+            break;
+        case 'c':
+            free(cli->cache_dir);
+            cli->cache_dir = strdup(optarg);
+            break;
+        case 'l':
+            if (!log_level_parse(optarg, &level)) {
+                fprintf(stderr, "judged: --log-level: expected debug, info, warn or error, got \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+    }
+    log_init("judged", level, LOG_FORMAT_TEXT);
+    if (!cli->cache_dir) {
+        const char *home = getenv("HOME");
+        if (home && *home)
+            cli->cache_dir = path_join(home, ".cache/blockwise");
+    }
+    cli->cfg.cache_dir = cli->cache_dir;
+    return optind;
+}
+
+static void print_event(json_t *event, void *arg)
+{
+    (void)arg;
+    report_print_event(stderr, event);
+}
+
+static int exit_for(const struct judge_result *r)
+{
+    if (!r->executed && r->verdict == VERDICT_NONE)
+        return EXIT_NO_GPU;
+    if (r->verdict == VERDICT_ACCEPTED)
+        return EXIT_ACCEPTED;
+    if (r->verdict == VERDICT_JUDGE_ERROR)
+        return EXIT_JUDGE;
+    return EXIT_REJECTED;
+}
+
+static int cmd_check(int argc, char **argv, struct cli *cli)
+{
+    struct judge_options opts = {.tests_only = cli->tests_only, .seed = cli->seed};
+    struct judge_result result;
+    struct problem *p;
+    char *cause = NULL, *source = NULL;
+    size_t len = 0;
+    int first, rc, status = EXIT_USAGE;
+
+    first = parse_options(argc, argv, cli);
+    if (first < 0)
+        return EXIT_USAGE;
+    if (argc - first != 2) {
+        fprintf(stderr, "judged check: expected PROBLEM_DIR FILE.cu\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    p = problem_load(argv[first], &cause);
+    if (!p) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
+        goto out;
+    }
+    if (read_file(argv[first + 1], BW_MAX_SOURCE_BYTES, &source, &len, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause);
+        goto free_problem;
+    }
+    if (judge_probe_gpu(&cli->cfg, cli->recalibrate, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot probe the GPU");
+        status = EXIT_JUDGE;
+        goto free_source;
+    }
+    if (cli->progress) {
+        opts.on_event = print_event;
+    }
+    rc = judge_submission(&cli->cfg, p, source, len, &opts, &result, &cause);
+    if (rc) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : bw_strerror(rc));
+        status = EXIT_JUDGE;
+        goto free_source;
+    }
+    if (cli->json) {
+        json_t *j = judge_result_json(&result);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        report_print(stdout, p, argv[first + 1], &result, isatty(STDOUT_FILENO));
+    }
+    status = exit_for(&result);
+    judge_result_release(&result);
+free_source:
+    free(source);
+free_problem:
+    problem_free(p);
+out:
+    free(cause);
+    return status;
+}
+
+/* Judges every control of one problem; returns the exit status for it. */
+static int validate_one(struct cli *cli, const char *dir, json_t *all)
+{
+    struct problem *p;
+    char *cause = NULL;
+    int status = EXIT_ACCEPTED;
+    json_t *rows = json_array();
+
+    p = problem_load(dir, &cause);
+    if (!p) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
+        free(cause);
+        json_decref(rows);
+        return EXIT_USAGE;
+    }
+    if (!cli->json)
+        printf("%s (P%d %s): %zu controls\n", p->id, p->number, p->title, p->n_controls);
+
+    /* The reference is proven by every control: each judge run compiles and
+     * runs it first. A control expecting Accepted is timed unless --tests-only. */
+    for (size_t i = 0; i < p->n_controls; i++) {
+        const struct control *ctl = &p->controls[i];
+        struct judge_options opts = {.seed = cli->seed};
+        struct judge_result r;
+        char *path = path_join(p->dir, ctl->file), *source = NULL;
+        size_t len;
+        bool ok;
+        const char *got;
+
+        opts.tests_only = cli->tests_only || ctl->expect != VERDICT_ACCEPTED;
+        if (!path || read_file(path, BW_MAX_SOURCE_BYTES, &source, &len, &cause)) {
+            fprintf(stderr, "judged: %s\n", cause ? cause : "out of memory");
+            free(path);
+            status = EXIT_USAGE;
+            continue;
+        }
+        if (judge_submission(&cli->cfg, p, source, len, &opts, &r, &cause)) {
+            fprintf(stderr, "judged: %s: %s\n", ctl->file, cause ? cause : "judge failed");
+            free(cause);
+            cause = NULL;
+            free(source);
+            free(path);
+            status = EXIT_JUDGE;
+            continue;
+        }
+        if (!r.executed && r.verdict == VERDICT_NONE) {
+            ok = true; /* compiled; execution needs a GPU */
+            got = "compiled";
+            if (status == EXIT_ACCEPTED)
+                status = EXIT_NO_GPU;
+        } else {
+            ok = r.verdict == ctl->expect;
+            got = verdict_name(r.verdict);
+            if (!ok)
+                status = EXIT_REJECTED;
+        }
+        if (!cli->json) {
+            printf("  %-4s %-28s expected %-17s got %-17s", ok ? "ok" : "FAIL", ctl->file, verdict_name(ctl->expect),
+                   got);
+            if (r.n_benches)
+                printf(" score %.1f", r.score);
+            if (!ok && r.message)
+                printf("  (%s)", r.message);
+            printf("\n");
+        }
+        json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected", verdict_code(ctl->expect),
+                                "got", r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok);
+        json_object_set_new(row, "result", judge_result_json(&r));
+        json_array_append_new(rows, row);
+        judge_result_release(&r);
+        free(source);
+        free(path);
+    }
+    json_object_set_new(all, p->id, rows);
+    problem_free(p);
+    return status;
+}
+
+static int cmd_validate(int argc, char **argv, struct cli *cli)
+{
+    char *cause = NULL;
+    int first, status = EXIT_ACCEPTED;
+    json_t *all;
+
+    first = parse_options(argc, argv, cli);
+    if (first < 0)
+        return EXIT_USAGE;
+    if (first == argc) {
+        fprintf(stderr, "judged validate: expected at least one PROBLEM_DIR\n");
+        return EXIT_USAGE;
+    }
+    if (judge_probe_gpu(&cli->cfg, cli->recalibrate, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot probe the GPU");
+        free(cause);
+        return EXIT_JUDGE;
+    }
+    if (!cli->cfg.have_gpu && !cli->json)
+        printf("no GPU (%s): compiling only\n", cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+    all = json_object();
+    for (int i = first; i < argc; i++) {
+        int s = validate_one(cli, argv[i], all);
+        /* The worst status wins: usage > judge > rejected > no GPU > accepted. */
+        if (s == EXIT_USAGE || (s == EXIT_JUDGE && status != EXIT_USAGE) ||
+            (s == EXIT_REJECTED && status != EXIT_USAGE && status != EXIT_JUDGE) ||
+            (s == EXIT_NO_GPU && status == EXIT_ACCEPTED))
+            status = s;
+    }
+    if (cli->json) {
+        json_dumpf(all, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+    }
+    json_decref(all);
+    return status;
+}
+
+static int cmd_calibrate(int argc, char **argv, struct cli *cli)
+{
+    char *cause = NULL;
+    int first = parse_options(argc, argv, cli);
+
+    if (first < 0)
+        return EXIT_USAGE;
+    if (judge_probe_gpu(&cli->cfg, true, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot probe the GPU");
+        free(cause);
+        return EXIT_JUDGE;
+    }
+    if (!cli->cfg.have_gpu) {
+        fprintf(stderr, "judged: no GPU: %s\n", cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+        return EXIT_NO_GPU;
+    }
+    report_print_gpu(stdout, &cli->cfg.gpu);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli cli = {0};
+    int status;
+
+    log_init("judged", LOG_WARN, LOG_FORMAT_TEXT);
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "check") == 0)
+        status = cmd_check(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "validate") == 0)
+        status = cmd_validate(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "calibrate") == 0)
+        status = cmd_calibrate(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    } else {
+        fprintf(stderr, "judged: unknown command \"%s\"\n", argv[1]);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    judge_config_release(&cli.cfg);
+    free(cli.cache_dir);
+    return status;
 }

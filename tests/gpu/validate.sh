@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# validate.sh - `judged validate` over every problem directory: each control
+# (solution, starter, wrong/*, naive kernels) must get its declared verdict.
+# Each control counts as one test. Run on the GPU machine: tests/gpu/validate.sh BUILD
+set -u
+build=${1:-build}
+out=${OUT:-$build}/validate.json
+"$build/bin/judged" validate --json problems/*/ >"$out" 2>"$build/validate.stderr"
+status=$?
+python3 - "$out" "$status" <<'PY'
+import json, sys
+path, status = sys.argv[1], int(sys.argv[2])
+try:
+    data = json.load(open(path))
+except Exception as e:
+    print(f"FAIL could not read {path}: {e} (judged exit {status})")
+    print("0 passed, 1 failed, 0 skipped")
+    sys.exit(1)
+p = f = 0
+for problem, rows in sorted(data.items()):
+    for row in rows:
+        r = row.get("result", {})
+        extra = ""
+        if r.get("benches"):
+            extra = " score %.1f" % r.get("score", 0)
+        line = f"{problem}/{row['file']}: expected {row['expected']}, got {row['got']}{extra}"
+        if row["ok"]:
+            p += 1
+            print("ok   " + line)
+        else:
+            f += 1
+            print("FAIL " + line + "  " + (r.get("message") or ""))
+print(f"{p} passed, {f} failed, 0 skipped")
+sys.exit(1 if f else 0)
+PY
