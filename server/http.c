@@ -461,12 +461,12 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
     h->app = app;
     unsigned threads = o->threads > 1 ? (unsigned)o->threads : 0;
     h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->conn_timeout_s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
                             threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads,
                             MHD_OPTION_END);
