@@ -79,7 +79,7 @@ json_t *api_parse_object(const char *data, size_t len, int max_depth, struct api
         return NULL;
     }
     json_error_t jerr;
-    json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *j = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!j) {
         api_fail(e, 400, "bad_json", NULL, "request body is not JSON: line %d column %d: %s",
                  jerr.line, jerr.column, jerr.text);

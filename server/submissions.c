@@ -175,8 +175,8 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     if (rc == BW_OK && status == 0)
         rc = submissions_quota_json(s, c, who->id, &quota, &cause);
     db_release(s->db, c);
-    json_decref(j);
     if (rc < 0) {
+        json_decref(j);
         json_decref(quota);
         if (id) {
             /* Committed: the submission is safe; only the extras failed. */
@@ -188,8 +188,10 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         }
         return db_trouble(res, "create", cause);
     }
-    if (status)
+    if (status) {
+        json_decref(j);
         return status;
+    }
     log_info("submissions: submission %lld: %s %s by %s", (long long)id, mode, b.problem,
              who->name);
     metrics_submission(s->metrics, b.submit);
@@ -201,10 +203,12 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     char *loc = arena_printf(req->arena, "/api/submissions/%lld", (long long)id);
     if (loc)
         http_add_header(req, res, "Location", loc);
-    return api_json(res, 201,
-                    json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)id, "problem",
-                              b.problem, "mode", mode, "state", "queued", "position",
-                              (json_int_t)pos, "quota", quota));
+    status = api_json(res, 201,
+                      json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)id, "problem",
+                                b.problem, "mode", mode, "state", "queued", "position",
+                                (json_int_t)pos, "quota", quota));
+    json_decref(j);
+    return status;
 }
 
 /* Loads submission `id` if the principal may read it; 404 otherwise. Sets
