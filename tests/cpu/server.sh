@@ -402,9 +402,19 @@ check "a learner sees their own progress" '[ "$(field ".problems[\"vector-add\"]
 # --- three expired leases -> Judge Error with a reason ----------------------
 worker "$W1" POST /api/judge/claim '{"wait":1}'
 S3C=$(field .submission)
+wait_state() { # wait_state USER ID STATE: polls until the submission is in STATE
+    for _ in $(seq 40); do
+        as "$1" GET "/api/submissions/$2"
+        [ "$(field .state)" = "$3" ] && return 0
+        sleep 0.25
+    done
+    return 1
+}
 for attempt in 2 3; do
-    worker "$W1" POST /api/judge/claim '{"wait":5}'
-    [ "$(field .attempt)" = "$attempt" ] || bad "attempt $attempt claimed after expiry ($BODY)"
+    wait_state alice "$S3" queued
+    worker "$W1" POST /api/judge/claim '{"wait":1}'
+    check "expired, requeued, claimed again: attempt $attempt" \
+        '[ "$(field .submission)" = "$S3" ] && [ "$(field .attempt)" = "$attempt" ]'
 done
 for _ in $(seq 40); do
     as alice GET "/api/submissions/$S3C"
