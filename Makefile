@@ -58,7 +58,7 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
         $(BUILD)/bin/blockwise-server
 
 .SECONDARY:
-.PHONY: all test unit-tests gpu-test bench format format-check clean validate-problems fuzz
+.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
 all: $(BINS) $(TEST_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -92,24 +92,11 @@ $(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_SERVER) $(LIBS_JUDGE)
 
-# The fuzz target's corpus is replayed by tests/unit/test_server_fuzz.c
-# through the same entry point; `make fuzz` builds the libFuzzer binary.
-$(BUILD)/tests/test_server_fuzz: $(BUILD)/obj/tests/unit/test_server_fuzz.o $(BUILD)/obj/tests/fuzz/fuzz_request.o \
-                                  $(BUILD)/obj/tests/test_main.o $(BUILD)/libserver.a $(BUILD)/libjudge.a $(BUILD)/libcommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_SERVER) $(LIBS_JUDGE)
-
-fuzz:
-	@mkdir -p $(BUILD)/fuzz
-	clang -g -O1 -std=c11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
-	  -o $(BUILD)/fuzz/fuzz_request tests/fuzz/fuzz_request.c $(SERVER_SRC) $(COMMON_SRC) \
-	  $(BUILD)/obj/schema_blob.o $(LIBS_SERVER) $(LIBS_JUDGE)
-
 # Trusted harness kernels (input generation, poison, guard and input checks,
 # L2 flush, calibration), compiled ahead of time into one fatbin that the
 # runner embeds: SASS for sm_80/sm_90 and PTX for newer GPUs.
 HARNESS_CU := $(wildcard judge/kernels/*.cu)
-$(BUILD)/harness.fatbin: $(HARNESS_CU) common/philox.h common/gen.h
+$(BUILD)/harness.fatbin: $(HARNESS_CU) $(wildcard judge/kernels/*.h) common/philox.h common/gen.h common/dtype.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -O3 -I. -std=c++17 \
 	  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -165,3 +152,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+run:
+	@scripts/run.sh

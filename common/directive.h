@@ -2,7 +2,10 @@
  * directive.h - the submission contract: parsing the // @directives of a .cu file.
  *
  * A directive is a line whose first non-blank characters are "//", then
- * optional blanks, then '@'. Everything else in the file is CUDA for NVRTC.
+ * optional blanks, then '@'. The rule is purely lexical: such a line is a
+ * directive wherever it is (inside a block comment, a raw string or an #if 0
+ * too), and nothing else is (a "@launch" after code, or after "/" "*", is
+ * not). Everything else in the file is CUDA for NVRTC.
  * The directives (docs/submission-format.md is the learner-facing text):
  *
  *   // @launch KERNEL grid=(e[,e[,e]]) block=(e[,e[,e]]) [smem=e] args=(a, ...)
@@ -11,23 +14,41 @@
  *   // @tune NAME=(v1, v2, ...)
  *   // @flags OPTION ...
  *
- * Expressions `e` are expr.h's; they may use the problem's size names, @const
- * and @tune names. `args` entries name the problem's tensors, sizes and
- * scalars, @scratch buffers, or are integer literals (possibly negative).
+ * @launch: KERNEL first, then the keys grid=, block=, smem= and args= in any
+ * order, each at most once; grid, block and args are required (args=() is a
+ * kernel without parameters). grid and block take 1 to 3 comma-separated
+ * expressions in parentheses (commas inside cdiv/min/max calls do not split);
+ * smem's value runs to the next blank outside parentheses (smem=4*BLOCK or
+ * smem=(4 * BLOCK)). Blanks around '=' are allowed; nothing may follow the
+ * last key on the line (no trailing comment).
+ *
+ * Expressions `e` are expr.h's (integer-valued here: a real literal is an
+ * error); they may use the problem's size names, @const and @tune names.
+ * `args` entries name the problem's tensors, sizes and scalars, @scratch
+ * buffers, or are integer literals (possibly negative).
  * Launches run in file order on one stream (at most BW_MAX_LAUNCHES).
+ *
+ * Names of @const, @tune and @scratch are identifiers of at most BW_MAX_NAME
+ * bytes, unique across the three. @const and @tune names also become macros
+ * of the learner's code (-DNAME=VALUE), so they may not be C++ keywords,
+ * reserved identifiers (__x, _X), CUDA built-ins (threadIdx, blockDim, ...)
+ * or cdiv/min/max. @tune values are distinct integer literals. Several
+ * @flags lines add up.
  *
  * Parsing is purely syntactic plus what can be known from the file alone
  * (duplicate names, flags outside the allowlist, expression syntax, caps).
  * Checking names against a problem is directive_check(); evaluating a plan
  * for one test case is the judge's plan module.
  *
- * Every error is a struct diag with a 1-based line and column in the
- * learner's file and a message saying what was expected, so the editor can
- * underline it: e.g. line 3, column 40: "expected ')' to close grid=(".
+ * Every error is a struct diag with a 1-based line and column (columns count
+ * bytes; a tab is one column) in the learner's file and a message saying what
+ * was expected, so the editor can underline it: e.g. line 3, column 40:
+ * "expected ')' to close grid=(". Errors about the whole file have line 0.
  */
 #ifndef BW_DIRECTIVE_H
 #define BW_DIRECTIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,18 +84,20 @@ struct launch_arg {
 };
 
 struct launch {
-    char *kernel;           /* owned */
-    struct expr *grid[3];   /* owned; missing dimensions are NULL (meaning 1) */
-    struct expr *block[3];  /* owned; missing dimensions are NULL (meaning 1) */
-    struct expr *smem;      /* owned; NULL means 0 bytes of dynamic shared memory */
+    char *kernel;            /* owned */
+    struct expr *grid[3];    /* owned; missing dimensions are NULL (meaning 1) */
+    struct expr *block[3];   /* owned; missing dimensions are NULL (meaning 1) */
+    struct expr *smem;       /* owned; NULL means 0 bytes of dynamic shared memory */
     struct launch_arg *args; /* owned */
     size_t n_args;
-    int line;               /* of the @launch directive */
-    int grid_column, block_column, smem_column; /* for evaluation errors */
+    int line; /* of the @launch directive */
+    /* 1-based columns of the keys "grid=", "block=", "smem=" (0 if absent),
+     * where the plan module reports evaluation errors */
+    int grid_column, block_column, smem_column;
 };
 
 struct scratch {
-    char *name;        /* owned */
+    char *name; /* owned */
     enum dtype dtype;
     struct expr *count; /* owned: number of elements */
     int line, column;
@@ -94,22 +117,30 @@ struct tune_param {
 };
 
 struct directives {
-    struct launch *launches;   size_t n_launches;
-    struct scratch *scratches; size_t n_scratches;
-    struct constant *consts;   size_t n_consts;
-    struct tune_param *tunes;  size_t n_tunes;
-    char **flags;              size_t n_flags; /* owned; each an allowed NVRTC option */
+    struct launch *launches;
+    size_t n_launches;
+    struct scratch *scratches;
+    size_t n_scratches;
+    struct constant *consts;
+    size_t n_consts;
+    struct tune_param *tunes;
+    size_t n_tunes;
+    char **flags; /* owned; each an allowed NVRTC option, in file order */
+    size_t n_flags;
 };
 
 /*
- * Parses every directive of `source` (NUL-terminated, `len` bytes). On success
- * returns BW_OK and fills *out (release with directives_release). On failure
- * returns BW_ERR_INVALID (or BW_ERR_LIMIT) with every error found appended to
- * *diags (parsing continues past an error to report as many as possible) and
- * *out left empty. A file with no @launch is an error: the harness has
- * nothing to run.
+ * Parses every directive of `source` (`len` bytes; a NUL byte inside them is
+ * an error). On success returns BW_OK and fills *out (release with
+ * directives_release). On failure returns BW_ERR_INVALID, or BW_ERR_LIMIT if
+ * any error was a limit of limits.h (source size, line count, directive line
+ * length, a count cap), with every error found appended to *diags (parsing
+ * continues past an error, up to BW_MAX_DIAGS of them) and *out left empty;
+ * BW_ERR_NOMEM if memory ran out. A file with no @launch is an error: the
+ * harness has nothing to run.
  */
-int directives_parse(const char *source, size_t len, struct directives *out, struct diag_list *diags);
+int directives_parse(const char *source, size_t len, struct directives *out,
+                     struct diag_list *diags);
 void directives_release(struct directives *d);
 
 /* The @flags allowlist: true if `option` (one token) may be passed to NVRTC. */

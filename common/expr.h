@@ -9,6 +9,14 @@
  *   NUMBER  := decimal integer, or (only in real-valued formulas) a decimal
  *              with fraction and/or exponent, e.g. 1e-6, 2.5
  *   calls   := cdiv(a, b) = ceil(a / b) for b > 0; min(a, b, ...); max(a, b, ...)
+ *              (min and max take at least 2 arguments)
+ *   NAME    := [A-Za-z_][A-Za-z0-9_]*, at most BW_MAX_NAME bytes; cdiv, min and
+ *              max are names too when no '(' follows
+ *
+ * Integer literals go up to INT64_MAX (and -9223372036854775808 with its
+ * sign). '/' truncates toward zero and '%' takes the sign of the dividend
+ * (C semantics); '%' by zero or by a negative number is an error, as is cdiv
+ * by a divisor <= 0.
  *
  * An expression is parsed once into a struct expr (owned, immutable) and then
  * evaluated many times against a scope of named integer values. Two ways to
@@ -48,7 +56,9 @@ struct expr_scope {
  * Parses `text` (at most BW_MAX_EXPR_BYTES, depth BW_MAX_EXPR_DEPTH, nodes
  * BW_MAX_EXPR_NODES). Returns a *new* expression, or NULL with *cause set to
  * "column C: expected ..." and, if err_col is not NULL, *err_col set to the
- * 1-based column of the error.
+ * 1-based column of the error. Every parse and evaluation message starts with
+ * "column C: " (C is also *err_col), so a caller that embeds the expression
+ * in a larger text may replace that prefix with its own position.
  */
 struct expr *expr_parse(const char *text, int *err_col, char **cause);
 void expr_free(struct expr *e);
@@ -63,7 +73,9 @@ bool expr_is_real(const struct expr *e);
 void expr_each_name(const struct expr *e, void (*fn)(const char *name, void *arg), void *arg);
 
 /* Evaluates; 0 and *out on success, BW_ERR_INVALID with *cause otherwise
- * (unknown name, division by zero, overflow, cdiv/ % of a negative divisor). */
+ * (unknown name, division by zero, overflow, cdiv/ % of a negative divisor),
+ * e.g. "column 7: division by zero in 'n / (k - 4)'". eval_real also fails on
+ * a non-finite result rather than returning inf. */
 int expr_eval_int(const struct expr *e, const struct expr_scope *scope, int64_t *out, char **cause);
 int expr_eval_real(const struct expr *e, const struct expr_scope *scope, double *out, char **cause);
 

@@ -21,6 +21,7 @@
 #define BW_MAX_TUNE_CONFIGS 64             /* combinations of all @tune values */
 #define BW_MAX_FLAGS 16                    /* options given by @flags */
 #define BW_MAX_NAME 64                     /* bytes in a kernel, tensor, size or const name */
+#define BW_MAX_DIAGS 100                   /* directive errors reported for one file */
 
 /* --- expressions (shapes, grids, formulas) -------------------------------- */
 #define BW_MAX_EXPR_BYTES 512              /* one expression's text */
@@ -38,6 +39,10 @@
 #define BW_MAX_CASES 256                   /* test cases after expansion */
 #define BW_MAX_BENCHMARKS 16               /* benchmark shapes of one problem */
 #define BW_MAX_WRONG_CONTROLS 32           /* files in a problem's wrong/ */
+#define BW_MAX_CONTROLS 64                 /* entries of a problem's "controls" */
+#define BW_MAX_PROFILES 16                 /* data profiles (input distributions) of one problem */
+#define BW_MAX_TITLE_BYTES 128             /* a problem's title */
+#define BW_MAX_RUN_MS 60000                /* largest limits.run_ms a problem may set */
 #define BW_MAX_TENSOR_BYTES (16ULL << 30)  /* one tensor of one case, on the GPU */
 #define BW_MAX_CASE_BYTES (48ULL << 30)    /* all buffers of one case, on the GPU */
 #define BW_MAX_SCRATCH_BYTES (4ULL << 30)  /* default cap on all @scratch bytes */
@@ -46,8 +51,13 @@
 #define BW_COMPILE_WALL_MS 30000           /* wall-clock kill of one NVRTC compile */
 #define BW_COMPILE_CPU_S 20                /* RLIMIT_CPU of the compile child */
 #define BW_COMPILE_MEM_BYTES (4ULL << 30)  /* RLIMIT_AS of the compile child (no CUDA driver in it) */
-#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown */
+#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown, per part (front end, ptxas) */
 #define BW_MAX_CUBIN_BYTES (64 * 1024 * 1024) /* one compiled cubin */
+#define BW_COMPILE_NOFILE 64               /* RLIMIT_NOFILE of the compile child (headers open at once) */
+#define BW_COMPILE_NPROC 16                /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
+#define BW_COMPILE_MAX_OPTIONS 64          /* extra NVRTC options of one compile (flags, consts, tune) */
+#define BW_COMPILE_OPTION_BYTES 256        /* bytes in one extra NVRTC option */
+#define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
 
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES 4096                /* sentinel bytes before and after every buffer */
@@ -55,6 +65,13 @@
 #define BW_RUNNER_START_MS 20000           /* runner start-up (cuInit, context) before it is killed */
 #define BW_MISMATCHES_SHOWN 5              /* mismatches listed per failing output */
 #define BW_CHECK_SAMPLES 4096              /* elements per output checked after each timed run */
+#define BW_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH) /* device buffers of one plan (with a reference's scale outputs) */
+#define BW_MAX_BENCH_SETS 8                /* input sets a bench rotates through */
+#define BW_MAX_RETURN_BYTES (32ULL << 30)  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
+#define BW_RUNNER_NOFILE 256               /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
+#define BW_RUNNER_LOG_BYTES (64 * 1024)    /* runner stderr kept by the client, the rest dropped */
+#define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */
+#define BW_RUNNER_LOAD_MS 20000            /* one load request (module load, function attributes) */
 
 /* --- timing ------------------------------------------------------------------- */
 #define BW_BENCH_MIN_SAMPLES 10            /* timed runs before the stop rule may stop */

@@ -112,6 +112,7 @@ struct scalar_spec {
 struct dist_spec {
     struct gen_spec gen;      /* kind, flags, a, b, row/spike/specials; stream and dtype set by the loader */
     struct expr *ilo, *ihi;   /* owned; GEN_RANDINT only */
+    int neg_of;               /* "neg": the source tensor's index (gen copies its spec); else -1 */
     bool set;                 /* false: the profile gives this tensor no distribution */
 };
 

@@ -1,0 +1,1567 @@
+#include "judge.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/philox.h"
+#include "common/util.h"
+#include "judge/compare.h"
+#include "judge/compile.h"
+#include "judge/plan.h"
+#include "judge/ptx.h"
+#include "judge/runner_client.h"
+#include "judge/score.h"
+#include "judge/stats.h"
+#include "common/banned.h"
+
+/* Case indices of the Philox counter: tests count from 0, benchmark input
+ * sets from BENCH_CASE_BASE (set r of benchmark b is BASE + b*16 + r), so no
+ * benchmark input repeats a test's. */
+#define BENCH_CASE_BASE 4096u
+#define BENCH_SETS 2u
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static void emit(const struct judge_options *o, json_t *event)
+{
+    if (o && o->on_event && event)
+        o->on_event(event, o->event_arg);
+    json_decref(event);
+}
+
+static void set_message(struct judge_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_message(struct judge_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    free(r->message);
+    r->message = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&r->message, fmt, ap) < 0)
+        r->message = NULL;
+    va_end(ap);
+}
+
+/* What a CUDA error most likely means, for learners. */
+static const char *cuda_hint(const char *error)
+{
+    static const struct {
+        const char *name, *hint;
+    } hints[] = {
+        {"CUDA_ERROR_ILLEGAL_ADDRESS", "a thread read or wrote memory outside every buffer: usually an index past "
+                                       "the end (a missing tail check such as `if (i < n)`) or a wrong stride"},
+        {"CUDA_ERROR_MISALIGNED_ADDRESS", "a vector access (float4, int2, ...) at an address not aligned to its "
+                                          "size: vectorize only from aligned offsets and handle the rest as scalars"},
+        {"CUDA_ERROR_ASSERT", "a device-side assert() failed"},
+        {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "the kernel executed an illegal instruction or __trap()"},
+        {"CUDA_ERROR_LAUNCH_FAILED", "the kernel stopped with an exception (often __trap() or a bad pointer)"},
+        {"CUDA_ERROR_HARDWARE_STACK_ERROR", "stack overflow: deep recursion or very large local arrays"},
+        {"CUDA_ERROR_INVALID_PC", "the kernel jumped to an invalid address (corrupted stack or function pointer)"},
+        {"CUDA_ERROR_OUT_OF_RESOURCES", "the block needs more registers or shared memory than a multiprocessor "
+                                        "has: use fewer threads per block, __launch_bounds__ or less shared memory"},
+        {"CUDA_ERROR_INVALID_VALUE", "the launch configuration is invalid for this GPU: block size, grid size or "
+                                     "dynamic shared memory over the device's limits"},
+        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "the block needs more registers than a multiprocessor has for this "
+                                               "many threads: use fewer threads per block or __launch_bounds__"},
+    };
+    for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+        if (strcmp(error, hints[i].name) == 0)
+            return hints[i].hint;
+    return NULL;
+}
+
+static uint64_t fresh_seed(void)
+{
+    uint64_t s = 0;
+    while (s == 0) {
+        if (getrandom(&s, sizeof(s), 0) != sizeof(s))
+            s = now_ns() ^ ((uint64_t)getpid() << 32);
+    }
+    return s;
+}
+
+/* splitmix64: the judge's private stream for choosing checked elements. */
+static uint64_t mix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* ---- plan conversion ---------------------------------------------------------- */
+
+static enum run_role run_role_of(enum plan_role r)
+{
+    switch (r) {
+    case PLAN_IN: return RUN_ROLE_IN;
+    case PLAN_INOUT: return RUN_ROLE_INOUT;
+    case PLAN_OUT: return RUN_ROLE_OUT;
+    case PLAN_SCRATCH: return RUN_ROLE_SCRATCH;
+    }
+    return RUN_ROLE_SCRATCH;
+}
+
+static enum run_arg_kind run_arg_of(enum plan_arg_kind k)
+{
+    switch (k) {
+    case PLAN_ARG_BUF: return RUN_ARG_BUF;
+    case PLAN_ARG_I64: return RUN_ARG_I64;
+    case PLAN_ARG_I32: return RUN_ARG_I32;
+    case PLAN_ARG_U64: return RUN_ARG_U64;
+    case PLAN_ARG_U32: return RUN_ARG_U32;
+    case PLAN_ARG_F32: return RUN_ARG_F32;
+    case PLAN_ARG_F64: return RUN_ARG_F64;
+    case PLAN_ARG_INT: return RUN_ARG_INT;
+    }
+    return RUN_ARG_INT;
+}
+
+/* Copies a concrete plan into the runner protocol's form. */
+static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_index, struct run_plan *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->seed = seed;
+    out->case_index = case_index;
+    out->n_buffers = (int)pl->n_buffers;
+    for (size_t b = 0; b < pl->n_buffers; b++) {
+        struct run_buffer *rb = &out->buffers[b];
+        snprintf(rb->name, sizeof(rb->name), "%s", pl->buffers[b].name);
+        rb->dtype = pl->buffers[b].dtype;
+        rb->count = (uint64_t)pl->buffers[b].count;
+        rb->role = run_role_of(pl->buffers[b].role);
+        rb->gen = pl->buffers[b].gen;
+        rb->gen.dtype = (uint32_t)rb->dtype;
+    }
+    out->n_launches = (int)pl->n_launches;
+    for (size_t l = 0; l < pl->n_launches; l++) {
+        const struct plan_launch *pln = &pl->launches[l];
+        struct run_launch *rl = &out->launches[l];
+        snprintf(rl->kernel, sizeof(rl->kernel), "%s", pln->kernel);
+        memcpy(rl->grid, pln->grid, sizeof(rl->grid));
+        memcpy(rl->block, pln->block, sizeof(rl->block));
+        rl->smem = pln->smem;
+        rl->n_args = (int)pln->n_args;
+        for (size_t a = 0; a < pln->n_args; a++) {
+            const struct plan_arg *pa = &pln->args[a];
+            struct run_arg *ra = &rl->args[a];
+            ra->kind = run_arg_of(pa->kind);
+            if (pa->name)
+                snprintf(ra->name, sizeof(ra->name), "%s", pa->name);
+            ra->buf = pa->buf;
+            ra->i = pa->i;
+            ra->u = (uint64_t)pa->i;
+            ra->f = pa->f;
+        }
+    }
+}
+
+/* ---- one source: directives, compilation, signatures -------------------------- */
+
+/* A source made ready to run: its directives, one cubin per @tune
+ * combination, and its kernels' signatures. */
+struct program {
+    struct directives dirs;
+    size_t n_configs; /* @tune combinations (1 without @tune) */
+    struct compile_result *builds; /* one per configuration */
+    int64_t (*tune_values)[BW_MAX_TUNE_PARAMS];
+};
+
+static void program_release(struct program *pg)
+{
+    for (size_t i = 0; i < pg->n_configs && pg->builds; i++)
+        compile_result_release(&pg->builds[i]);
+    free(pg->builds);
+    free(pg->tune_values);
+    directives_release(&pg->dirs);
+    memset(pg, 0, sizeof(*pg));
+}
+
+/* "BLOCK=128, SPLIT=2" for messages. */
+static void describe_config(const struct program *pg, size_t cfg, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < pg->dirs.n_tunes; k++) {
+        int n = snprintf(out + len, cap - len, "%s%s=%lld", k ? ", " : "", pg->dirs.tunes[k].name,
+                         (long long)pg->tune_values[cfg][k]);
+        if (n < 0 || (size_t)n >= cap - len)
+            return;
+        len += (size_t)n;
+    }
+}
+
+struct compile_job_arg {
+    const struct judge_config *cfg;
+    const char *source;
+    size_t len;
+    const char *filename;
+    const struct program *pg;
+    size_t config;
+    struct compile_result *out;
+    int rc;
+    char *cause;
+};
+
+/* Compiles one configuration: @const and @tune as -D macros, @flags as given. */
+static void *compile_one(void *arg)
+{
+    struct compile_job_arg *j = arg;
+    const struct directives *d = &j->pg->dirs;
+    char defs[BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS][BW_MAX_NAME + 32];
+    const char *opts[BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS + BW_MAX_FLAGS];
+    size_t n = 0;
+    struct compile_request rq = {0};
+
+    for (size_t k = 0; k < d->n_consts; k++) {
+        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->consts[k].name, (long long)d->consts[k].value);
+        opts[n] = defs[n];
+        n++;
+    }
+    for (size_t k = 0; k < d->n_tunes; k++) {
+        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->tunes[k].name,
+                 (long long)j->pg->tune_values[j->config][k]);
+        opts[n] = defs[n];
+        n++;
+    }
+    for (size_t k = 0; k < d->n_flags; k++)
+        opts[n++] = d->flags[k];
+    rq.source = j->source;
+    rq.len = j->len;
+    rq.filename = j->filename;
+    rq.arch = j->cfg->gpu.arch[0] ? j->cfg->gpu.arch : j->cfg->arch;
+    rq.options = opts;
+    rq.n_options = n;
+    rq.no_sandbox = j->cfg->no_sandbox;
+    j->rc = compile_run(&rq, j->out, &j->cause);
+    return NULL;
+}
+
+/*
+ * Parses a source's directives (into pg) and compiles every configuration.
+ * Directive errors go to *diags and give BW_ERR_INVALID. Compile results stay
+ * in pg->builds for the caller to inspect.
+ */
+static int program_parse(struct program *pg, const struct problem *p, const char *source, size_t len,
+                         enum plan_side side, struct diag_list *diags)
+{
+    int rc;
+
+    memset(pg, 0, sizeof(*pg));
+    rc = directives_parse(source, len, &pg->dirs, diags);
+    if (rc)
+        return rc;
+    rc = plan_check(p, &pg->dirs, side, diags);
+    if (rc)
+        return rc;
+    pg->n_configs = directives_tune_count(&pg->dirs);
+    pg->builds = calloc(pg->n_configs, sizeof(*pg->builds));
+    pg->tune_values = calloc(pg->n_configs, sizeof(*pg->tune_values));
+    if (!pg->builds || !pg->tune_values)
+        return BW_ERR_NOMEM;
+    for (size_t c = 0; c < pg->n_configs; c++)
+        directives_tune_combo(&pg->dirs, c, pg->tune_values[c]);
+    return BW_OK;
+}
+
+/*
+ * Checks each @launch against the kernel signatures in the compiled PTX: the
+ * kernel exists (extern "C"), the argument count matches, and each
+ * argument's width and kind fit the parameter. Problems go to *diags.
+ */
+static int check_signatures(const struct problem *p, const struct program *pg, const struct compile_result *cr,
+                            enum plan_side side, struct diag_list *diags)
+{
+    struct ptx_entries entries;
+    char *cause = NULL;
+    int rc = BW_OK;
+
+    if (!cr->ptx)
+        return BW_OK;
+    if (ptx_parse_entries(cr->ptx, &entries, &cause)) {
+        log_warn("cannot read kernel signatures from PTX: %s", cause ? cause : "?");
+        free(cause);
+        return BW_OK; /* the runner checks parameter sizes again before launching */
+    }
+    for (size_t l = 0; l < pg->dirs.n_launches; l++) {
+        const struct launch *ln = &pg->dirs.launches[l];
+        const struct ptx_entry *e = ptx_find(&entries, ln->kernel);
+        struct plan pl;
+
+        if (!e) {
+            if (ptx_find_mangled(&entries, ln->kernel))
+                diag_list_addf(diags, ln->line, 1,
+                               "kernel '%s' has a C++ (mangled) name: declare it extern \"C\" __global__",
+                               ln->kernel);
+            else
+                diag_list_addf(diags, ln->line, 1, "no __global__ function named '%s' in the source", ln->kernel);
+            rc = BW_ERR_INVALID;
+            continue;
+        }
+        if ((size_t)e->n_params != ln->n_args) {
+            diag_list_addf(diags, ln->line, 1, "kernel '%s' takes %d parameter%s but @launch passes %zu argument%s",
+                           ln->kernel, e->n_params, e->n_params == 1 ? "" : "s", ln->n_args,
+                           ln->n_args == 1 ? "" : "s");
+            rc = BW_ERR_INVALID;
+            continue;
+        }
+        /* The kinds of arguments do not depend on the case: use the first test. */
+        if (p->n_tests == 0 || plan_build(p, &pg->dirs, pg->tune_values[0], &p->tests[0], side, &pl, &cause)) {
+            free(cause);
+            cause = NULL;
+            continue;
+        }
+        for (size_t a = 0; a < ln->n_args; a++) {
+            const struct plan_arg *pa = &pl.launches[l].args[a];
+            const struct ptx_param *pp = &e->params[a];
+            const char *want = NULL;
+            int size = 8;
+
+            switch (pa->kind) {
+            case PLAN_ARG_BUF: size = 8; want = "a pointer"; break;
+            case PLAN_ARG_I64: case PLAN_ARG_U64: size = 8; want = "a 64-bit integer (long long)"; break;
+            case PLAN_ARG_I32: case PLAN_ARG_U32: size = 4; want = "a 32-bit integer (int)"; break;
+            case PLAN_ARG_F32: size = 4; want = "a float"; break;
+            case PLAN_ARG_F64: size = 8; want = "a double"; break;
+            case PLAN_ARG_INT: continue; /* literals take the parameter's width */
+            }
+            bool arg_float = pa->kind == PLAN_ARG_F32 || pa->kind == PLAN_ARG_F64;
+            bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) || (pp->kind == PTX_PARAM_INT && arg_float);
+            if (pp->size != size || kind_bad) {
+                diag_list_addf(diags, ln->args[a].line, ln->args[a].column,
+                               "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the parameter is %d bytes%s",
+                               a + 1, pa->name ? pa->name : "?", ln->kernel, want, size, pp->size,
+                               pp->kind == PTX_PARAM_FLOAT ? " of floating point" : "");
+                rc = BW_ERR_INVALID;
+            }
+        }
+    }
+    ptx_entries_release(&entries);
+    return rc;
+}
+
+/* ---- the GPU side --------------------------------------------------------------- */
+
+/* One judging session: everything a submission's judging holds. */
+struct session {
+    const struct judge_config *cfg;
+    const struct problem *p;
+    const struct judge_options *opts;
+    struct judge_result *res;
+    struct program sub, ref;
+    struct runner *ref_runner, *sub_runner;
+    uint64_t seed;
+    uint64_t pick_state; /* private stream for choosing checked elements */
+    double t0;
+};
+
+/* Where the expected outputs of one case live: the reference runner's
+ * returned bytes, one pointer per plan buffer (NULL for non-outputs). */
+struct expected {
+    unsigned char *data; /* owned copy */
+    size_t len;
+    const void *buf[PLAN_MAX_BUFFERS];
+};
+
+static void expected_release(struct expected *e)
+{
+    free(e->data);
+    memset(e, 0, sizeof(*e));
+}
+
+/* Starts a runner, or reports why it could not (as a Judge Error message). */
+static int start_runner(struct session *s, struct runner **out, char **cause)
+{
+    struct ready_msg ready;
+    int rc = runner_spawn(s->cfg->device, s->cfg->no_sandbox, out, &ready, cause);
+    if (rc)
+        return rc;
+    if (ready.error != READY_OK) {
+        runner_free(*out);
+        *out = NULL;
+        return bw_fail(cause, ready.error == READY_NO_DEVICE ? BW_ERR_NODEVICE : BW_ERR_CUDA, "runner: %s",
+                       ready.message);
+    }
+    return BW_OK;
+}
+
+/* Loads one configuration's cubin with the kernels its launches name. */
+static int load_program(struct runner *r, const struct program *pg, size_t config, struct run_failure *fail,
+                        char **cause)
+{
+    struct load_request lr = {0};
+    struct load_reply reply;
+    int rc;
+
+    for (size_t l = 0; l < pg->dirs.n_launches; l++) {
+        bool seen = false;
+        for (int k = 0; k < lr.n_kernels; k++)
+            seen |= strcmp(lr.kernels[k], pg->dirs.launches[l].kernel) == 0;
+        if (!seen)
+            snprintf(lr.kernels[lr.n_kernels++], sizeof(lr.kernels[0]), "%s", pg->dirs.launches[l].kernel);
+    }
+    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, &lr, &reply, cause);
+    if (rc)
+        return rc;
+    *fail = reply.fail;
+    return BW_OK;
+}
+
+/* Runs the reference on case `c` (index ci) and keeps its outputs. */
+static int reference_case(struct session *s, const struct problem_case *c, uint32_t ci, struct plan *pl,
+                          struct expected *exp, char **cause)
+{
+    struct run_request rq = {.ret = RUN_RETURN_FULL};
+    struct run_reply reply;
+    const unsigned char *data;
+    size_t len;
+    int rc;
+
+    memset(exp, 0, sizeof(*exp));
+    rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, pl, cause);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
+    to_run_plan(pl, s->seed, ci, &rq.plan);
+    rc = runner_run(s->ref_runner, &rq, s->p->run_ms * 10 + 10000, &reply, &data, &len, cause);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on case %s", c->name);
+    if (reply.fail.status != RUN_OK)
+        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
+                       run_status_name(reply.fail.status), reply.fail.error, reply.fail.message);
+    exp->data = malloc(len ? len : 1);
+    if (!exp->data)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for the expected outputs of case %s", c->name);
+    memcpy(exp->data, data, len);
+    exp->len = len;
+    for (int o = 0; o < reply.n_outputs; o++) {
+        const struct run_output *ro = &reply.outputs[o];
+        if (ro->offset + ro->bytes > len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers)
+            return bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned an output outside its data");
+        exp->buf[ro->buf] = exp->data + ro->offset;
+    }
+    return BW_OK;
+}
+
+/* The reference buffer index holding the expected values (or the scale) of tensor t. */
+static int ref_buffer(const struct plan *ref_pl, int t, bool scale)
+{
+    for (size_t b = 0; b < ref_pl->n_buffers; b++)
+        if (ref_pl->buffers[b].tensor == t && ref_pl->buffers[b].is_scale == scale &&
+            ref_pl->buffers[b].role != PLAN_SCRATCH)
+            return (int)b;
+    return -1;
+}
+
+/* Fills a comparison spec for output tensor t in case c. */
+static int compare_spec_for(const struct problem *p, size_t t, const struct problem_case *c, int64_t *dims,
+                            struct compare_spec *spec, char **cause)
+{
+    const struct tensor_spec *ts = &p->tensors[t];
+    int rc;
+
+    memset(spec, 0, sizeof(*spec));
+    spec->dtype = ts->dtype;
+    spec->ref_dtype = dtype_is_float(ts->dtype) ? DTYPE_FP64 : DTYPE_INT64;
+    spec->exact = ts->tol.exact;
+    spec->acc = ts->tol.acc;
+    rc = problem_tolerance(p, t, c, &spec->atol, &spec->rtol, cause);
+    if (rc)
+        return rc;
+    rc = problem_tensor_shape(p, t, c, dims, cause);
+    if (rc)
+        return rc;
+    spec->dims = dims;
+    spec->ndim = ts->ndim;
+    return BW_OK;
+}
+
+/* A test's verdict from a runner failure; fills the outcome's message and detail. */
+static enum verdict verdict_of_failure(const struct plan *pl, const struct run_failure *f, struct test_outcome *t)
+{
+    const char *name = (f->buf >= 0 && (size_t)f->buf < pl->n_buffers) ? pl->buffers[f->buf].name : "?";
+    const char *kernel = (f->launch >= 0 && (size_t)f->launch < pl->n_launches) ? pl->launches[f->launch].kernel : NULL;
+    const char *hint;
+
+    switch (f->status) {
+    case RUN_OK: return VERDICT_ACCEPTED;
+    case RUN_CUDA_ERROR:
+    case RUN_LAUNCH_ERROR:
+        hint = cuda_hint(f->error);
+        if (asprintf(&t->message, "%s%s%s%s", f->error, kernel ? " in kernel " : "", kernel ? kernel : "",
+                     f->status == RUN_LAUNCH_ERROR ? " (the launch was refused)" : "") < 0)
+            t->message = NULL;
+        t->detail = json_pack("{s:s, s:s, s:s, s:i, s:s?, s:s?}", "kind",
+                              f->status == RUN_CUDA_ERROR ? "cuda_error" : "launch_error", "error", f->error,
+                              "message", f->message, "launch", f->launch, "kernel", kernel, "hint", hint);
+        return VERDICT_RUNTIME_ERROR;
+    case RUN_GUARD_VIOLATION:
+        if (asprintf(&t->message, "wrote %s the %s of %s (byte %lld %s it)", f->after ? "past" : "before",
+                     f->after ? "end" : "start", name, (long long)(f->after ? f->offset : -f->offset),
+                     f->after ? "after the start of" : "before") < 0)
+            t->message = NULL;
+        t->detail = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", "guard", "buffer", name, "where",
+                              f->after ? "after" : "before", "offset", (json_int_t)f->offset, "hint",
+                              "an index past the end of a buffer: check the tail (if (i < n)) of every access");
+        return VERDICT_MEMORY_VIOLATION;
+    case RUN_INPUT_MODIFIED:
+        if (asprintf(&t->message, "the input %s was changed by the kernel", name) < 0)
+            t->message = NULL;
+        t->detail = json_pack("{s:s, s:s, s:s}", "kind", "input_modified", "buffer", name, "hint",
+                              "inputs are read-only: write only to outputs and @scratch buffers");
+        return VERDICT_INPUT_MODIFIED;
+    case RUN_ARG_MISMATCH:
+        t->message = strdup(f->message);
+        t->detail = json_pack("{s:s, s:s}", "kind", "arg_mismatch", "message", f->message);
+        return VERDICT_COMPILE_ERROR;
+    case RUN_ERROR: break;
+    }
+    if (asprintf(&t->message, "the runner failed: %s", f->message) < 0)
+        t->message = NULL;
+    return VERDICT_JUDGE_ERROR;
+}
+
+/* Compares every output of a submission run with the expected outputs. */
+static int compare_case(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
+                        const struct plan *ref_pl, const struct expected *exp, const struct run_reply *reply,
+                        const unsigned char *data, size_t len, struct test_outcome *t, char **cause)
+{
+    json_t *outputs = json_array();
+    bool ok = true;
+    int rc = BW_OK;
+    int64_t worst = 0;
+    const char *worst_name = NULL;
+
+    for (int o = 0; o < reply->n_outputs; o++) {
+        const struct run_output *ro = &reply->outputs[o];
+        const struct plan_buffer *pb;
+        struct compare_spec spec;
+        struct compare_report rep;
+        int64_t dims[BW_MAX_DIMS];
+        int rb, sb;
+
+        if (ro->buf < 0 || (size_t)ro->buf >= sub_pl->n_buffers || ro->offset + ro->bytes > len) {
+            rc = bw_fail(cause, BW_ERR_PROTOCOL, "runner returned an output outside its data");
+            break;
+        }
+        pb = &sub_pl->buffers[ro->buf];
+        if (pb->tensor < 0)
+            continue;
+        rb = ref_buffer(ref_pl, pb->tensor, false);
+        sb = ref_buffer(ref_pl, pb->tensor, true);
+        if (rb < 0 || !exp->buf[rb]) {
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "no expected values for output %s", pb->name);
+            break;
+        }
+        rc = compare_spec_for(s->p, (size_t)pb->tensor, c, dims, &spec, cause);
+        if (rc)
+            break;
+        rc = compare_output(&spec, data + ro->offset, exp->buf[rb], sb >= 0 ? exp->buf[sb] : NULL, pb->count, &rep,
+                            cause);
+        if (rc)
+            break;
+        json_array_append_new(outputs, compare_report_json(&rep, pb->name));
+        if (!compare_passed(&rep)) {
+            ok = false;
+            if (rep.mismatches > worst) {
+                worst = rep.mismatches;
+                worst_name = pb->name;
+            }
+        }
+    }
+    if (rc) {
+        json_decref(outputs);
+        return rc;
+    }
+    t->detail = json_pack("{s:s, s:o}", "kind", ok ? "match" : "mismatch", "outputs", outputs);
+    if (!ok) {
+        t->verdict = VERDICT_WRONG_ANSWER;
+        if (asprintf(&t->message, "%lld element%s of %s differ from the reference", (long long)worst,
+                     worst == 1 ? "" : "s", worst_name) < 0)
+            t->message = NULL;
+    } else {
+        t->verdict = VERDICT_ACCEPTED;
+    }
+    return BW_OK;
+}
+
+/* Runs every test of one configuration; stops at the first failure. */
+static int run_tests(struct session *s, size_t config, bool *all_passed, char **cause)
+{
+    struct judge_result *r = s->res;
+    int rc;
+
+    *all_passed = false;
+    for (size_t i = 0; i < s->p->n_tests; i++) {
+        const struct problem_case *c = &s->p->tests[i];
+        struct test_outcome *t = &r->tests[i];
+        struct plan ref_pl, sub_pl;
+        struct expected exp;
+        struct run_request rq = {.ret = RUN_RETURN_FULL};
+        struct run_reply reply;
+        const unsigned char *data;
+        size_t len;
+        char *why = NULL;
+
+        free(t->message);
+        t->message = NULL;
+        json_decref(t->detail);
+        t->detail = NULL;
+
+        rc = reference_case(s, c, (uint32_t)i, &ref_pl, &exp, cause);
+        if (rc)
+            return rc;
+        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+            t->verdict = VERDICT_RUNTIME_ERROR;
+            t->message = why;
+            t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
+            expected_release(&exp);
+            break;
+        }
+        to_run_plan(&sub_pl, s->seed, (uint32_t)i, &rq.plan);
+        if (!s->sub_runner) {
+            rc = start_runner(s, &s->sub_runner, cause);
+            if (rc == BW_OK) {
+                struct run_failure fail;
+                rc = load_program(s->sub_runner, &s->sub, config, &fail, cause);
+                if (rc == BW_OK && fail.status != RUN_OK) {
+                    t->verdict = verdict_of_failure(&sub_pl, &fail, t);
+                    expected_release(&exp);
+                    break;
+                }
+            }
+            if (rc) {
+                expected_release(&exp);
+                return rc;
+            }
+        }
+        rc = runner_run(s->sub_runner, &rq, s->p->run_ms, &reply, &data, &len, &why);
+        if (rc == BW_ERR_TIMEOUT) {
+            t->verdict = VERDICT_TIME_LIMIT;
+            if (asprintf(&t->message, "the plan did not finish within %d ms", s->p->run_ms) < 0)
+                t->message = NULL;
+            t->detail = json_pack("{s:s, s:i, s:s}", "kind", "timeout", "limit_ms", s->p->run_ms, "hint",
+                                  "a loop that never ends (check its bounds and exit condition) or far too much work");
+            runner_free(s->sub_runner);
+            s->sub_runner = NULL;
+            free(why);
+            expected_release(&exp);
+            break;
+        }
+        if (rc) {
+            expected_release(&exp);
+            bw_fail(cause, rc, "submission runner on case %s: %s", c->name, why ? why : bw_strerror(rc));
+            free(why);
+            return rc;
+        }
+        t->ms = reply.ms;
+        if (reply.fail.status != RUN_OK) {
+            t->verdict = verdict_of_failure(&sub_pl, &reply.fail, t);
+            if (reply.fail.status == RUN_CUDA_ERROR) {
+                runner_free(s->sub_runner); /* its context is lost */
+                s->sub_runner = NULL;
+            }
+            expected_release(&exp);
+            break;
+        }
+        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &reply, data, len, t, cause);
+        expected_release(&exp);
+        if (rc)
+            return rc;
+        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index", (json_int_t)i, "of",
+                                (json_int_t)s->p->n_tests, "name", c->name, "verdict", verdict_code(t->verdict),
+                                "ms", t->ms));
+        if (t->verdict != VERDICT_ACCEPTED)
+            return BW_OK;
+    }
+    for (size_t i = 0; i < s->p->n_tests; i++)
+        if (r->tests[i].verdict != VERDICT_ACCEPTED) {
+            /* the failing test stopped the loop above (break) without its event */
+            emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s}", "event", "test", "index", (json_int_t)i, "of",
+                                    (json_int_t)s->p->n_tests, "name", r->tests[i].name, "verdict",
+                                    verdict_code(r->tests[i].verdict)));
+            return BW_OK;
+        }
+    *all_passed = true;
+    return BW_OK;
+}
+
+/* Chooses the elements checked after every timed run of an output of `count`
+ * elements: all of them when few, else the first, the last and random others. */
+static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_t n)
+{
+    if ((uint64_t)count <= n) {
+        for (uint64_t j = 0; j < n; j++)
+            out[j] = (int64_t)j;
+        return;
+    }
+    out[0] = 0;
+    out[1] = count - 1;
+    for (uint64_t j = 2; j < n; j++)
+        out[j] = (int64_t)(mix64(&s->pick_state) % (uint64_t)count);
+}
+
+/* Gathered element j of output k, for the samples compared against the reference. */
+struct gather_layout {
+    int n;                       /* outputs checked */
+    int tensor[PLAN_MAX_BUFFERS];
+    int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
+    uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
+    uint64_t span;               /* indices per input set */
+};
+
+static int bench_one(struct session *s, size_t b, size_t config, struct bench_outcome *bo, enum verdict *verdict,
+                     char **cause)
+{
+    const struct problem_case *c = &s->p->benchmarks[b];
+    struct plan sub_pl, ref_pl;
+    struct gather_layout g = {0};
+    struct bench_request brq = {0};
+    struct bench_reply brep = {0};
+    const unsigned char *gathered = NULL;
+    size_t gathered_len = 0;
+    int64_t *indices = NULL;
+    double *ref_values = NULL, *ref_scales = NULL; /* [set][span] */
+    int64_t *ref_ints = NULL;
+    uint32_t base = BENCH_CASE_BASE + (uint32_t)b * 16;
+    struct test_outcome fake = {0};
+    char *why = NULL;
+    int rc;
+
+    *verdict = VERDICT_ACCEPTED;
+    rc = plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why);
+    if (rc) {
+        *verdict = VERDICT_RUNTIME_ERROR;
+        set_message(s->res, "benchmark %s: %s", c->name, why ? why : "invalid launch");
+        free(why);
+        return BW_OK;
+    }
+    rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl, cause);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
+
+    /* The outputs to check and where their indices lie. */
+    for (size_t k = 0; k < sub_pl.n_buffers; k++) {
+        const struct plan_buffer *pb = &sub_pl.buffers[k];
+        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
+            continue;
+        g.tensor[g.n] = pb->tensor;
+        g.sub_buf[g.n] = (int)k;
+        g.ref_buf[g.n] = ref_buffer(&ref_pl, pb->tensor, false);
+        g.scale_buf[g.n] = ref_buffer(&ref_pl, pb->tensor, true);
+        g.count[g.n] = (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
+        g.offset[g.n] = g.span;
+        g.span += g.count[g.n];
+        g.n++;
+    }
+    indices = calloc(BENCH_SETS * g.span, sizeof(*indices));
+    ref_values = calloc(BENCH_SETS * g.span, sizeof(*ref_values));
+    ref_scales = calloc(BENCH_SETS * g.span, sizeof(*ref_scales));
+    ref_ints = calloc(BENCH_SETS * g.span, sizeof(*ref_ints));
+    if (!indices || !ref_values || !ref_scales || !ref_ints) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark checks");
+        goto out;
+    }
+    for (uint32_t r = 0; r < BENCH_SETS; r++)
+        for (int k = 0; k < g.n; k++)
+            pick_indices(s, sub_pl.buffers[g.sub_buf[k]].count, indices + r * g.span + g.offset[k], g.count[k]);
+
+    /* The reference's values at those indices, per input set. */
+    for (uint32_t r = 0; r < BENCH_SETS; r++) {
+        struct run_request rq = {.ret = RUN_RETURN_GATHER};
+        struct run_reply reply;
+        const unsigned char *data;
+        size_t len, pos = 0;
+
+        to_run_plan(&ref_pl, s->seed, base + r, &rq.plan);
+        for (int k = 0; k < g.n; k++) {
+            rq.plan.gather[rq.plan.n_gather++] = (struct run_gather){g.ref_buf[k], g.offset[k], g.count[k]};
+            if (g.scale_buf[k] >= 0)
+                rq.plan.gather[rq.plan.n_gather++] = (struct run_gather){g.scale_buf[k], g.offset[k], g.count[k]};
+        }
+        rq.indices = indices + r * g.span;
+        rq.n_indices = g.span;
+        rc = runner_run(s->ref_runner, &rq, s->p->run_ms * 10 + 30000, &reply, &data, &len, cause);
+        if (rc) {
+            bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on benchmark %s", c->name);
+            rc = BW_ERR_INTERNAL;
+            goto out;
+        }
+        if (reply.fail.status != RUN_OK) {
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s", c->name,
+                         reply.fail.error, reply.fail.message);
+            goto out;
+        }
+        for (int k = 0; k < g.n; k++) {
+            size_t bytes = g.count[k] * 8;
+            if (pos + bytes > len) {
+                rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered values");
+                goto out;
+            }
+            if (dtype_is_float(s->p->tensors[g.tensor[k]].dtype))
+                memcpy(ref_values + r * g.span + g.offset[k], data + pos, bytes);
+            else
+                memcpy(ref_ints + r * g.span + g.offset[k], data + pos, bytes);
+            pos += bytes;
+            if (g.scale_buf[k] >= 0) {
+                if (pos + bytes > len) {
+                    rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered scales");
+                    goto out;
+                }
+                memcpy(ref_scales + r * g.span + g.offset[k], data + pos, bytes);
+                pos += bytes;
+            }
+        }
+    }
+
+    /* Time the submission. */
+    to_run_plan(&sub_pl, s->seed, base, &brq.plan);
+    for (int k = 0; k < g.n; k++)
+        brq.plan.gather[brq.plan.n_gather++] = (struct run_gather){g.sub_buf[k], g.offset[k], g.count[k]};
+    brq.sets = BENCH_SETS;
+    brq.min_samples = BW_BENCH_MIN_SAMPLES;
+    brq.max_samples = BW_BENCH_MAX_SAMPLES;
+    brq.target_rse = BW_BENCH_TARGET_RSE;
+    brq.budget_ms = BW_BENCH_BUDGET_MS;
+    brq.warmup_ms = BW_BENCH_WARMUP_MS;
+    brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
+    brq.indices = indices;
+    brq.n_indices = BENCH_SETS * g.span;
+    rc = runner_bench(s->sub_runner, &brq,
+                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000, &brep, &gathered,
+                      &gathered_len, &why);
+    if (rc == BW_ERR_TIMEOUT) {
+        *verdict = VERDICT_TIME_LIMIT;
+        set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name, s->p->run_ms);
+        runner_free(s->sub_runner);
+        s->sub_runner = NULL;
+        rc = BW_OK;
+        goto out;
+    }
+    if (rc) {
+        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name, why ? why : bw_strerror(rc));
+        goto out;
+    }
+    if (brep.fail.status != RUN_OK) {
+        *verdict = verdict_of_failure(&sub_pl, &brep.fail, &fake);
+        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name, (long long)brep.fail.sample,
+                    fake.message ? fake.message : run_status_name(brep.fail.status));
+        if (brep.fail.status == RUN_CUDA_ERROR) {
+            runner_free(s->sub_runner);
+            s->sub_runner = NULL;
+        }
+        goto out;
+    }
+
+    /* Every timed output: no poison left, and the sampled elements right. */
+    for (uint32_t smp = 0; smp < brep.n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
+        uint32_t set = smp % BENCH_SETS;
+        const unsigned char *row = gathered + (size_t)smp * brep.bytes_per_sample;
+        size_t pos = 0;
+
+        if ((size_t)(smp + 1) * brep.bytes_per_sample > gathered_len) {
+            rc = bw_fail(cause, BW_ERR_PROTOCOL, "runner returned fewer gathered samples than timed runs");
+            goto out;
+        }
+        for (int q = 0; q < brep.n_poison; q++) {
+            const struct plan_buffer *pb = &sub_pl.buffers[brep.poison_buf[q]];
+            uint64_t bad = brep.poison[(size_t)smp * brep.n_poison + q];
+            if (bad && dtype_is_float(pb->dtype)) {
+                *verdict = VERDICT_WRONG_ANSWER;
+                set_message(s->res, "benchmark %s, timed run %u: %llu element%s of %s never written", c->name, smp,
+                            (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
+            }
+        }
+        for (int k = 0; k < g.n && *verdict == VERDICT_ACCEPTED; k++) {
+            const struct plan_buffer *pb = &sub_pl.buffers[g.sub_buf[k]];
+            size_t esize = dtype_size(pb->dtype);
+            struct compare_sample *samples = calloc(g.count[k], sizeof(*samples));
+            struct compare_spec spec;
+            struct compare_report rep;
+            int64_t dims[BW_MAX_DIMS];
+
+            if (!samples) {
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+                goto out;
+            }
+            for (uint64_t j = 0; j < g.count[k]; j++) {
+                uint64_t at = set * g.span + g.offset[k] + j;
+                samples[j].index = indices[at];
+                memcpy(samples[j].got, row + pos + j * esize, esize);
+                samples[j].ref = ref_values[at];
+                samples[j].ref_i = ref_ints[at];
+                samples[j].scale = ref_scales[at];
+            }
+            pos += g.count[k] * esize;
+            rc = compare_spec_for(s->p, (size_t)g.tensor[k], c, dims, &spec, cause);
+            if (rc == BW_OK)
+                rc = compare_samples(&spec, samples, g.count[k], pb->count, &rep, cause);
+            free(samples);
+            if (rc)
+                goto out;
+            if (!compare_passed(&rep)) {
+                *verdict = VERDICT_WRONG_ANSWER;
+                set_message(s->res, "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong", c->name,
+                            smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
+            }
+        }
+    }
+    if (*verdict != VERDICT_ACCEPTED)
+        goto out;
+
+    /* Statistics and scores. */
+    {
+        struct stats_summary st;
+        struct shape_score sc;
+        struct roofline roof = {s->cfg->gpu.copy_gbps, s->cfg->gpu.fp32_tflops, s->cfg->gpu.fp16_tflops,
+                                s->cfg->gpu.bf16_tflops};
+        struct expr_binding vars[BW_MAX_SIZES];
+        struct expr_scope scope;
+        double bytes = 0, flops = 0;
+
+        rc = stats_summarize(brep.samples_ms, (int)brep.n_samples, &st, cause);
+        if (rc)
+            goto out;
+        problem_case_scope(s->p, c, vars, &scope);
+        if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) || expr_eval_real(s->p->flops, &scope, &flops, cause)) {
+            rc = bw_wrap(cause, BW_ERR_INTERNAL, "problem.json bytes/flops for %s", c->name);
+            goto out;
+        }
+        bo->samples = st.n;
+        bo->median_ms = st.median;
+        bo->min_ms = st.min;
+        bo->max_ms = st.max;
+        bo->p10_ms = st.p10;
+        bo->p90_ms = st.p90;
+        bo->rse = st.rse_median;
+        bo->gbps = score_gbps(bytes, st.median);
+        bo->tflops = score_tflops(flops, st.median);
+        bo->clock_mhz = (int)brep.clock_mhz[1];
+        free(bo->stop);
+        bo->stop = strdup(brep.stop == BENCH_STOP_RSE ? "rse" : brep.stop == BENCH_STOP_MAX_SAMPLES ? "max" : "budget");
+        if (s->cfg->gpu.calibrated && score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
+            bo->sol_pct = sc.sol_pct;
+            if (sc.impossible) {
+                *verdict = VERDICT_WRONG_ANSWER;
+                set_message(s->res,
+                            "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this GPU: the "
+                            "kernel cannot have done the work",
+                            c->name, st.median, sc.floor_ms);
+            }
+        }
+    }
+    rc = BW_OK;
+out:
+    free(fake.message);
+    json_decref(fake.detail);
+    free(why);
+    free(indices);
+    free(ref_values);
+    free(ref_scales);
+    free(ref_ints);
+    bench_reply_release(&brep);
+    return rc;
+}
+
+static int run_benchmarks(struct session *s, char **cause)
+{
+    struct judge_result *r = s->res;
+    int rc;
+
+    for (size_t b = 0; b < s->p->n_benchmarks; b++) {
+        struct bench_outcome best = {0};
+        bool have = false;
+
+        for (size_t cfg = 0; cfg < s->sub.n_configs; cfg++) {
+            struct bench_outcome bo = {0};
+            enum verdict v;
+
+            if (s->sub.n_configs > 1) {
+                struct run_failure fail;
+                runner_free(s->sub_runner);
+                s->sub_runner = NULL;
+                rc = start_runner(s, &s->sub_runner, cause);
+                if (rc == BW_OK)
+                    rc = load_program(s->sub_runner, &s->sub, cfg, &fail, cause);
+                if (rc)
+                    return rc;
+            }
+            rc = bench_one(s, b, cfg, &bo, &v, cause);
+            if (rc || v != VERDICT_ACCEPTED) {
+                free(bo.stop);
+                free(best.stop);
+                r->verdict = v;
+                return rc;
+            }
+            if (!have || bo.median_ms < best.median_ms) {
+                free(best.stop);
+                best = bo;
+                have = true;
+            } else {
+                free(bo.stop);
+            }
+        }
+        best.name = strdup(s->p->benchmarks[b].name);
+        r->benches[b] = best;
+        r->n_benches = b + 1;
+        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench", "index", (json_int_t)b,
+                                "of", (json_int_t)s->p->n_benchmarks, "name", best.name, "median_ms", best.median_ms,
+                                "gbps", best.gbps, "tflops", best.tflops, "sol_pct", best.sol_pct));
+    }
+    return BW_OK;
+}
+
+/* ---- the pipeline ------------------------------------------------------------- */
+
+struct spawn_job {
+    struct session *s;
+    struct runner *r;
+    int rc;
+    char *cause;
+};
+
+static void *spawn_thread(void *arg)
+{
+    struct spawn_job *j = arg;
+    j->rc = start_runner(j->s, &j->r, &j->cause);
+    return NULL;
+}
+
+/* Compiles every configuration of `pg` and, concurrently, `extra` (may be
+ * NULL): at most two compilers at a time on top of the caller. */
+static int compile_all(struct session *s, struct program *pg, const char *source, size_t len, const char *filename,
+                       char **cause)
+{
+    struct compile_job_arg *jobs = calloc(pg->n_configs, sizeof(*jobs));
+    pthread_t *threads = calloc(pg->n_configs, sizeof(*threads));
+    bool *started = calloc(pg->n_configs, sizeof(*started));
+    int rc = BW_OK;
+
+    if (!jobs || !threads || !started) {
+        free(jobs);
+        free(threads);
+        free(started);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    for (size_t c = 0; c < pg->n_configs; c += 2) {
+        for (size_t k = c; k < c + 2 && k < pg->n_configs; k++) {
+            jobs[k] = (struct compile_job_arg){s->cfg, source, len, filename, pg, k, &pg->builds[k], 0, NULL};
+            started[k] = pthread_create(&threads[k], NULL, compile_one, &jobs[k]) == 0;
+            if (!started[k])
+                compile_one(&jobs[k]);
+        }
+        for (size_t k = c; k < c + 2 && k < pg->n_configs; k++)
+            if (started[k])
+                pthread_join(threads[k], NULL);
+    }
+    for (size_t k = 0; k < pg->n_configs; k++) {
+        if (jobs[k].rc && rc == BW_OK) {
+            rc = jobs[k].rc;
+            bw_fail(cause, rc, "%s", jobs[k].cause ? jobs[k].cause : bw_strerror(rc));
+        }
+        free(jobs[k].cause);
+    }
+    free(jobs);
+    free(threads);
+    free(started);
+    return rc;
+}
+
+static void collect_kernels(struct judge_result *r, const struct compile_result *cr)
+{
+    json_decref(r->kernels);
+    r->kernels = json_array();
+    for (size_t k = 0; k < cr->n_kernels; k++) {
+        const struct kernel_usage *u = &cr->kernels[k];
+        json_array_append_new(r->kernels,
+                              json_pack("{s:s, s:i, s:i, s:I, s:I, s:I, s:I}", "name", u->name, "registers",
+                                        u->registers, "barriers", u->barriers, "smem_bytes", (json_int_t)u->smem_bytes,
+                                        "stack_bytes", (json_int_t)u->stack_bytes, "spill_store_bytes",
+                                        (json_int_t)u->spill_store_bytes, "spill_load_bytes",
+                                        (json_int_t)u->spill_load_bytes));
+    }
+}
+
+/* Moves diagnostics of a compile into the result. */
+static void take_diags(struct judge_result *r, struct compile_result *cr)
+{
+    for (size_t i = 0; i < cr->diags.n; i++)
+        diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s", cr->diags.items[i].msg);
+}
+
+static int load_reference(struct session *s, char **cause)
+{
+    struct diag_list diags = {0};
+    char *path = path_join(s->p->dir, "reference.cu"), *source = NULL;
+    size_t len;
+    int rc;
+
+    if (!path)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    rc = read_file(path, BW_MAX_SOURCE_BYTES, &source, &len, cause);
+    if (rc)
+        goto out;
+    rc = program_parse(&s->ref, s->p, source, len, PLAN_REFERENCE, &diags);
+    if (rc) {
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path, diags.n ? diags.items[0].line : 0,
+                     diags.n ? diags.items[0].column : 0, diags.n ? diags.items[0].msg : bw_strerror(rc));
+        goto out;
+    }
+    rc = compile_all(s, &s->ref, source, len, "reference.cu", cause);
+    if (rc)
+        goto out;
+    if (!s->ref.builds[0].ok) {
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s does not compile: %s", path,
+                     s->ref.builds[0].failure       ? s->ref.builds[0].failure
+                     : s->ref.builds[0].diags.n ? s->ref.builds[0].diags.items[0].msg
+                                                  : "see the log");
+        goto out;
+    }
+    diag_list_release(&diags);
+    rc = check_signatures(s->p, &s->ref, &s->ref.builds[0], PLAN_REFERENCE, &diags);
+    if (rc)
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s: %s", path, diags.n ? diags.items[0].msg : "bad launch");
+out:
+    diag_list_release(&diags);
+    free(source);
+    free(path);
+    return rc;
+}
+
+static int init_result(struct judge_result *r, const struct problem *p, const struct judge_config *cfg)
+{
+    memset(r, 0, sizeof(*r));
+    r->gpu = cfg->gpu;
+    r->tests = calloc(p->n_tests ? p->n_tests : 1, sizeof(*r->tests));
+    r->benches = calloc(p->n_benchmarks ? p->n_benchmarks : 1, sizeof(*r->benches));
+    if (!r->tests || !r->benches)
+        return BW_ERR_NOMEM;
+    r->n_tests = p->n_tests;
+    for (size_t i = 0; i < p->n_tests; i++) {
+        r->tests[i].name = strdup(p->tests[i].name);
+        if (!r->tests[i].name)
+            return BW_ERR_NOMEM;
+    }
+    return BW_OK;
+}
+
+/* The first test that failed decides the verdict. */
+static void verdict_from_tests(struct judge_result *r, const struct program *sub, size_t config)
+{
+    char cfgname[256];
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_outcome *t = &r->tests[i];
+        if (t->verdict == VERDICT_ACCEPTED || t->verdict == VERDICT_NONE)
+            continue;
+        r->verdict = t->verdict;
+        describe_config(sub, config, cfgname, sizeof(cfgname));
+        set_message(r, "test %s%s%s%s: %s", t->name, cfgname[0] ? " with " : "", cfgname,
+                    "", t->message ? t->message : verdict_name(t->verdict));
+        return;
+    }
+}
+
+int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source, size_t len,
+                     const struct judge_options *opts, struct judge_result *out, char **cause)
+{
+    struct session s = {.cfg = cfg, .p = p, .opts = opts, .res = out};
+    struct spawn_job ref_spawn = {.s = &s}, sub_spawn = {.s = &s};
+    pthread_t ref_thread, sub_thread;
+    bool ref_started = false, sub_started = false, passed;
+    char *why = NULL;
+    int rc;
+
+    s.t0 = now_ms();
+    rc = init_result(out, p, cfg);
+    if (rc)
+        return bw_fail(cause, rc, "out of memory");
+    s.seed = opts && opts->seed ? opts->seed : fresh_seed();
+    s.pick_state = s.seed ^ 0x5DEECE66Dull;
+    out->seed = s.seed;
+
+    emit(opts, json_pack("{s:s}", "event", "compiling"));
+    /* 1. Directives and names: a Compile Error at its line and column. */
+    if (program_parse(&s.sub, p, source, len, PLAN_SUBMISSION, &out->diags)) {
+        out->verdict = VERDICT_COMPILE_ERROR;
+        set_message(out, "%s", out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
+        goto done;
+    }
+
+    /* CUDA start-up in the runners overlaps compilation. */
+    if (cfg->have_gpu) {
+        ref_started = pthread_create(&ref_thread, NULL, spawn_thread, &ref_spawn) == 0;
+        sub_started = pthread_create(&sub_thread, NULL, spawn_thread, &sub_spawn) == 0;
+    }
+
+    /* 2. Compile the submission (every @tune configuration) and the reference. */
+    {
+        double t = now_ms();
+        rc = compile_all(&s, &s.sub, source, len, "submission.cu", cause);
+        out->compile_ms = now_ms() - t;
+        if (rc)
+            goto fail;
+    }
+    for (size_t c = 0; c < s.sub.n_configs; c++) {
+        struct compile_result *cr = &s.sub.builds[c];
+        if (c == 0) {
+            free(out->compile_log);
+            out->compile_log = strdup(cr->log ? cr->log : "");
+            collect_kernels(out, cr);
+            take_diags(out, cr);
+        }
+        if (!cr->ok) {
+            char cfgname[256];
+            describe_config(&s.sub, c, cfgname, sizeof(cfgname));
+            if (c > 0)
+                take_diags(out, cr);
+            out->verdict = VERDICT_COMPILE_ERROR;
+            set_message(out, "%s%s%s", cr->failure ? cr->failure : "the source does not compile",
+                        cfgname[0] ? " with " : "", cfgname);
+            break;
+        }
+        if (check_signatures(p, &s.sub, cr, PLAN_SUBMISSION, &out->diags)) {
+            out->verdict = VERDICT_COMPILE_ERROR;
+            set_message(out, "%s", out->diags.items[out->diags.n - 1].msg);
+            break;
+        }
+    }
+    emit(opts, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok", out->verdict != VERDICT_COMPILE_ERROR,
+                         "ms", out->compile_ms, "kernels", out->kernels ? out->kernels : json_null()));
+    if (out->verdict == VERDICT_COMPILE_ERROR)
+        goto done;
+    rc = load_reference(&s, &why);
+    if (rc) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "the problem's reference failed: %s", why ? why : bw_strerror(rc));
+        goto done;
+    }
+
+    if (!cfg->have_gpu) {
+        out->executed = false;
+        set_message(out, "compiled; running needs a GPU (%s)", cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
+        goto done;
+    }
+
+    /* 3. Runners: started above; a failure to start is the judge's, not the learner's. */
+    if (ref_started)
+        pthread_join(ref_thread, NULL);
+    if (sub_started)
+        pthread_join(sub_thread, NULL);
+    ref_started = sub_started = false;
+    s.ref_runner = ref_spawn.r; /* the session owns them from here */
+    s.sub_runner = sub_spawn.r;
+    ref_spawn.r = sub_spawn.r = NULL;
+    if (ref_spawn.rc || sub_spawn.rc) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "could not start a GPU runner: %s",
+                    ref_spawn.cause ? ref_spawn.cause : sub_spawn.cause ? sub_spawn.cause : "unknown");
+        goto done;
+    }
+    {
+        struct run_failure fail;
+        rc = load_program(s.ref_runner, &s.ref, 0, &fail, &why);
+        if (rc || fail.status != RUN_OK) {
+            out->verdict = VERDICT_JUDGE_ERROR;
+            set_message(out, "loading reference.cu failed: %s", rc ? (why ? why : bw_strerror(rc)) : fail.message);
+            goto done;
+        }
+    }
+    out->executed = true;
+
+    /* 4. Tests, for every configuration. */
+    for (size_t c = 0; c < s.sub.n_configs; c++) {
+        if (c > 0 || !s.sub_runner) {
+            runner_free(s.sub_runner);
+            s.sub_runner = NULL;
+        }
+        if (s.sub_runner) {
+            struct run_failure fail;
+            rc = load_program(s.sub_runner, &s.sub, c, &fail, &why);
+            if (rc == BW_OK && fail.status != RUN_OK) {
+                out->tests[0].verdict = verdict_of_failure(&(struct plan){0}, &fail, &out->tests[0]);
+                verdict_from_tests(out, &s.sub, c);
+                goto done;
+            }
+            if (rc)
+                goto judge_error;
+        }
+        rc = run_tests(&s, c, &passed, &why);
+        if (rc)
+            goto judge_error;
+        if (!passed) {
+            verdict_from_tests(out, &s.sub, c);
+            goto done;
+        }
+    }
+
+    /* 5. Timing. */
+    if (!(opts && opts->tests_only) && p->n_benchmarks > 0) {
+        double sols[BW_MAX_BENCHMARKS];
+        out->verdict = VERDICT_ACCEPTED;
+        rc = run_benchmarks(&s, &why);
+        if (rc)
+            goto judge_error;
+        if (out->verdict != VERDICT_ACCEPTED)
+            goto done;
+        for (size_t b = 0; b < out->n_benches; b++)
+            sols[b] = out->benches[b].sol_pct;
+        out->score = cfg->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
+    }
+    out->verdict = VERDICT_ACCEPTED;
+    set_message(out, "all %zu tests passed%s", p->n_tests,
+                (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
+    goto done;
+
+judge_error:
+    out->verdict = VERDICT_JUDGE_ERROR;
+    set_message(out, "%s", why ? why : bw_strerror(rc));
+done:
+    if (ref_started)
+        pthread_join(ref_thread, NULL);
+    if (sub_started)
+        pthread_join(sub_thread, NULL);
+    runner_free(ref_spawn.r);
+    runner_free(sub_spawn.r);
+    free(ref_spawn.cause);
+    free(sub_spawn.cause);
+    runner_free(s.ref_runner);
+    runner_free(s.sub_runner);
+    program_release(&s.sub);
+    program_release(&s.ref);
+    free(why);
+    out->total_ms = now_ms() - s.t0;
+    emit(opts, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict", verdict_code(out->verdict), "message",
+                         out->message));
+    return BW_OK;
+fail:
+    if (ref_started)
+        pthread_join(ref_thread, NULL);
+    if (sub_started)
+        pthread_join(sub_thread, NULL);
+    runner_free(ref_spawn.r);
+    runner_free(sub_spawn.r);
+    free(ref_spawn.cause);
+    free(sub_spawn.cause);
+    program_release(&s.sub);
+    program_release(&s.ref);
+    free(why);
+    judge_result_release(out);
+    return rc;
+}
+
+void judge_result_release(struct judge_result *r)
+{
+    for (size_t i = 0; i < r->n_tests; i++) {
+        free(r->tests[i].name);
+        free(r->tests[i].message);
+        json_decref(r->tests[i].detail);
+    }
+    free(r->tests);
+    for (size_t i = 0; i < r->n_benches; i++) {
+        free(r->benches[i].name);
+        free(r->benches[i].stop);
+    }
+    free(r->benches);
+    free(r->message);
+    free(r->compile_log);
+    json_decref(r->kernels);
+    diag_list_release(&r->diags);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- the GPU: properties and calibration -------------------------------------- */
+
+/* The NVRTC target of a compute capability: the arch-specific "a" variant on
+ * Hopper and later (wgmma, setmaxnreg need it), plain before. */
+static void arch_for(int major, int minor, char *out, size_t cap)
+{
+    snprintf(out, cap, "sm_%d%d%s", major, minor, major >= 9 ? "a" : "");
+}
+
+static char *calibration_path(const struct judge_config *cfg)
+{
+    char name[128];
+    if (!cfg->cache_dir || !cfg->gpu.uuid[0])
+        return NULL;
+    snprintf(name, sizeof(name), "calibration-%s.json", cfg->gpu.uuid);
+    return path_join(cfg->cache_dir, name);
+}
+
+/* Reads cached figures measured on this GPU with this driver less than a day ago. */
+static bool calibration_load(struct judge_config *cfg)
+{
+    char *path = calibration_path(cfg), *text = NULL;
+    json_t *j = NULL;
+    bool ok = false;
+
+    if (!path || read_file(path, 65536, &text, NULL, NULL))
+        goto out;
+    j = json_loads(text, 0, NULL);
+    if (!j || strcmp(json_string_value(json_object_get(j, "driver")) ?: "", cfg->gpu.driver) != 0 ||
+        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > 86400)
+        goto out;
+    cfg->gpu.copy_gbps = json_number_value(json_object_get(j, "copy_gbps"));
+    cfg->gpu.fp32_tflops = json_number_value(json_object_get(j, "fp32_tflops"));
+    cfg->gpu.fp16_tflops = json_number_value(json_object_get(j, "fp16_tflops"));
+    cfg->gpu.bf16_tflops = json_number_value(json_object_get(j, "bf16_tflops"));
+    ok = cfg->gpu.copy_gbps > 0 && cfg->gpu.fp32_tflops > 0;
+out:
+    json_decref(j);
+    free(text);
+    free(path);
+    return ok;
+}
+
+static void calibration_save(const struct judge_config *cfg)
+{
+    char *path = calibration_path(cfg), *text;
+    json_t *j;
+
+    if (!path)
+        return;
+    mkdir(cfg->cache_dir, 0755);
+    j = json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "gpu", cfg->gpu.name, "driver", cfg->gpu.driver,
+                  "measured_at", (json_int_t)time(NULL), "copy_gbps", cfg->gpu.copy_gbps, "fp32_tflops",
+                  cfg->gpu.fp32_tflops, "fp16_tflops", cfg->gpu.fp16_tflops, "bf16_tflops", cfg->gpu.bf16_tflops);
+    text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+    if (text && write_file_atomic(path, text, strlen(text), NULL) != BW_OK)
+        log_warn("cannot cache the GPU calibration in %s", path);
+    free(text);
+    json_decref(j);
+    free(path);
+}
+
+int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
+{
+    struct runner *r = NULL;
+    struct ready_msg ready;
+    struct calibration cal;
+    struct run_failure fail;
+    char *why = NULL;
+    int rc;
+
+    cfg->have_gpu = false;
+    free(cfg->no_gpu_reason);
+    cfg->no_gpu_reason = NULL;
+    memset(&cfg->gpu, 0, sizeof(cfg->gpu));
+    snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch ? cfg->arch : "sm_90a");
+
+    rc = runner_spawn(cfg->device, cfg->no_sandbox, &r, &ready, &why);
+    if (rc) {
+        rc = bw_fail(cause, rc, "cannot start the GPU runner: %s", why ? why : bw_strerror(rc));
+        free(why);
+        return rc;
+    }
+    if (ready.error != READY_OK) {
+        runner_free(r);
+        if (ready.error == READY_NO_DEVICE) {
+            cfg->no_gpu_reason = strdup(ready.message);
+            return BW_OK;
+        }
+        return bw_fail(cause, BW_ERR_CUDA, "the GPU runner could not start: %s", ready.message);
+    }
+    snprintf(cfg->gpu.name, sizeof(cfg->gpu.name), "%s", ready.gpu.name);
+    snprintf(cfg->gpu.uuid, sizeof(cfg->gpu.uuid), "%s", ready.gpu.uuid);
+    snprintf(cfg->gpu.cc, sizeof(cfg->gpu.cc), "%d.%d", ready.gpu.cc_major, ready.gpu.cc_minor);
+    snprintf(cfg->gpu.driver, sizeof(cfg->gpu.driver), "%d.%d", ready.gpu.driver_version / 1000,
+             (ready.gpu.driver_version % 1000) / 10);
+    if (cfg->arch)
+        snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch);
+    else
+        arch_for(ready.gpu.cc_major, ready.gpu.cc_minor, cfg->gpu.arch, sizeof(cfg->gpu.arch));
+    cfg->gpu.sm_count = ready.gpu.sm_count;
+    cfg->gpu.memory_bytes = ready.gpu.memory_bytes;
+    cfg->gpu.l2_bytes = ready.gpu.l2_bytes;
+    cfg->gpu.max_clock_mhz = ready.gpu.max_clock_mhz;
+    cfg->have_gpu = true;
+
+    if (!recalibrate && calibration_load(cfg)) {
+        cfg->gpu.calibrated = true;
+        runner_free(r);
+        return BW_OK;
+    }
+    rc = runner_calibrate(r, 120000, &cal, &fail, &why);
+    runner_free(r);
+    if (rc || fail.status != RUN_OK) {
+        log_warn("GPU calibration failed: %s", rc ? (why ? why : bw_strerror(rc)) : fail.message);
+        free(why);
+        return BW_OK; /* judging still works; scores are left out */
+    }
+    cfg->gpu.copy_gbps = cal.copy_gbps;
+    cfg->gpu.fp32_tflops = cal.fp32_tflops;
+    cfg->gpu.fp16_tflops = cal.fp16_tensor_tflops;
+    cfg->gpu.bf16_tflops = cal.bf16_tensor_tflops;
+    cfg->gpu.calibrated = true;
+    calibration_save(cfg);
+    return BW_OK;
+}
+
+void judge_config_release(struct judge_config *cfg)
+{
+    free(cfg->no_gpu_reason);
+    cfg->no_gpu_reason = NULL;
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static json_t *gpu_json(const struct gpu_info *g)
+{
+    if (!g->name[0])
+        return json_null();
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:f}", "name", g->name, "uuid",
+                     g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch, "sm_count", g->sm_count,
+                     "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes", (json_int_t)g->l2_bytes, "calibrated",
+                     g->calibrated, "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops",
+                     g->fp16_tflops, "bf16_tflops", g->bf16_tflops);
+}
+
+json_t *judge_result_json(const struct judge_result *r)
+{
+    json_t *j = json_object(), *tests = json_array(), *benches = json_array(), *diags = json_array();
+    char seed[24];
+
+    for (size_t i = 0; i < r->diags.n; i++)
+        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line, "column",
+                                               r->diags.items[i].column, "message", r->diags.items[i].msg));
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_outcome *t = &r->tests[i];
+        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict", verdict_code(t->verdict), "ms", t->ms);
+        if (t->message)
+            json_object_set_new(tj, "message", json_string(t->message));
+        if (t->detail)
+            json_object_set(tj, "detail", t->detail);
+        json_array_append_new(tests, tj);
+    }
+    for (size_t i = 0; i < r->n_benches; i++) {
+        const struct bench_outcome *b = &r->benches[i];
+        json_array_append_new(benches,
+                              json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
+                                        b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms", b->min_ms,
+                                        "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms, "rse", b->rse,
+                                        "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct, "clock_mhz",
+                                        b->clock_mhz, "stop", b->stop ? b->stop : ""));
+    }
+    snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)r->seed);
+    json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));
+    json_object_set_new(j, "verdict_name", json_string(verdict_name(r->verdict)));
+    json_object_set_new(j, "message", r->message ? json_string(r->message) : json_null());
+    json_object_set_new(j, "executed", json_boolean(r->executed));
+    json_object_set_new(j, "diagnostics", diags);
+    json_object_set_new(j, "compile_log", json_string(r->compile_log ? r->compile_log : ""));
+    json_object_set_new(j, "kernels", r->kernels ? json_incref(r->kernels) : json_array());
+    json_object_set_new(j, "tests", tests);
+    json_object_set_new(j, "benches", benches);
+    json_object_set_new(j, "score", json_real(r->score));
+    json_object_set_new(j, "gpu", gpu_json(&r->gpu));
+    json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
+    json_object_set_new(j, "total_ms", json_real(r->total_ms));
+    json_object_set_new(j, "seed", json_string(seed));
+    return j;
+}

@@ -1,0 +1,650 @@
+#include "runner_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ipc.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+#define RUNNER_REAP_MS 5000 /* a runner that closed its socket must exit within this */
+#define MAX_EXTRA_ENV  16
+
+struct runner {
+    pid_t pid;      /* 0 once reaped */
+    int sock;       /* our end of the socketpair */
+    int log_fd;     /* read end of the runner's stderr, or -1 */
+    struct buf log; /* what it wrote, capped */
+    struct gpu_props gpu;
+    char death[256]; /* how it ended, once it has */
+};
+
+/* --- the log --------------------------------------------------------------------- */
+
+/* Reads whatever the runner has written to its log pipe (never blocks). */
+static void drain_log(struct runner *r)
+{
+    char chunk[4096];
+
+    if (r->log_fd < 0)
+        return;
+    for (;;) {
+        ssize_t n = read(r->log_fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        /* past the cap the rest is dropped, but the pipe keeps being emptied */
+        buf_append(&r->log, chunk, (size_t)n);
+    }
+}
+
+const char *runner_log(struct runner *r)
+{
+    drain_log(r);
+    return r->log.data ? r->log.data : "";
+}
+
+/* The last non-empty line of the log, into out. */
+static void last_log_line(struct runner *r, char *out, size_t cap)
+{
+    const char *log = runner_log(r), *end = log + strlen(log), *start;
+
+    out[0] = '\0';
+    while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    start = end;
+    while (start > log && start[-1] != '\n')
+        start--;
+    if (end > start)
+        snprintf(out, cap, "%.*s", (int)(end - start), start);
+}
+
+/* --- life and death ------------------------------------------------------------------ */
+
+/* Describes a wait status into r->death. */
+static void describe_status(struct runner *r, int status)
+{
+    if (WIFSIGNALED(status))
+        snprintf(r->death, sizeof(r->death), "was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(r->death, sizeof(r->death), "exited with status %d", WEXITSTATUS(status));
+    else
+        snprintf(r->death, sizeof(r->death), "ended (wait status 0x%x)", status);
+}
+
+/* Waits up to ms for the runner to exit, then SIGKILLs it; reaps it either way. */
+static void reap(struct runner *r, int ms)
+{
+    double until = now_ms() + ms;
+    int status = 0;
+
+    if (r->pid <= 0)
+        return;
+    for (;;) {
+        pid_t w = waitpid(r->pid, &status, WNOHANG);
+        if (w == r->pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            snprintf(r->death, sizeof(r->death), "could not be reaped: %s", strerror(errno));
+            r->pid = 0;
+            return;
+        }
+        if (now_ms() >= until) {
+            kill(r->pid, SIGKILL);
+            while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            break;
+        }
+        usleep(1000);
+    }
+    describe_status(r, status);
+    r->pid = 0;
+    drain_log(r);
+}
+
+/* SIGKILLs the runner now and reaps it. */
+static void kill_runner(struct runner *r)
+{
+    if (r->pid > 0)
+        kill(r->pid, SIGKILL);
+    reap(r, RUNNER_REAP_MS);
+}
+
+/* The error for a runner found dead (it closed the socket or the send
+ * failed): how it died and its last words. */
+static int died(struct runner *r, const char *what, char **cause)
+{
+    char last[200];
+
+    reap(r, RUNNER_REAP_MS);
+    last_log_line(r, last, sizeof(last));
+    return bw_fail(cause, BW_ERR_IO, "the runner died during %s: it %s%s%s", what, r->death,
+                   last[0] ? "; its last words: " : "", last);
+}
+
+bool runner_alive(const struct runner *r)
+{
+    return r && r->pid > 0;
+}
+
+pid_t runner_pid(const struct runner *r)
+{
+    return r->pid;
+}
+
+const struct gpu_props *runner_gpu(const struct runner *r)
+{
+    return &r->gpu;
+}
+
+void runner_free(struct runner *r)
+{
+    if (!r)
+        return;
+    kill_runner(r);
+    if (r->sock >= 0)
+        close(r->sock);
+    if (r->log_fd >= 0)
+        close(r->log_fd);
+    buf_release(&r->log);
+    free(r);
+}
+
+/* --- spawning ------------------------------------------------------------------------- */
+
+/* The runner binary: opt->path, $BLOCKWISE_RUNNER, or next to this executable (*new*). */
+static char *runner_path(const struct runner_options *opt)
+{
+    const char *env = getenv("BLOCKWISE_RUNNER");
+    char *dir, *path;
+
+    if (opt->path)
+        return strdup(opt->path);
+    if (env && *env)
+        return strdup(env);
+    dir = exe_dir();
+    if (!dir)
+        return NULL;
+    path = path_join(dir, "blockwise-runner");
+    free(dir);
+    return path;
+}
+
+/*
+ * In the child between fork and exec: only async-signal-safe calls. Moves
+ * the descriptors to 0-3 (by way of high numbers, so none is clobbered), marks
+ * every other descriptor close-on-exec (the error pipe must live until exec)
+ * and execs. On failure writes errno to err_fd.
+ */
+static void child_exec(const char *path, char *const argv[], char *const envp[], int devnull,
+                       int log_fd, int sock, int err_fd)
+{
+    int in = fcntl(devnull, F_DUPFD, 10), out = log_fd >= 0 ? fcntl(log_fd, F_DUPFD, 10) : -1;
+    int s = fcntl(sock, F_DUPFD, 10), e;
+
+    if (in < 0 || s < 0 || (log_fd >= 0 && out < 0) || dup2(in, 0) < 0 || dup2(s, 3) < 0 ||
+        (out >= 0 && (dup2(out, 1) < 0 || dup2(out, 2) < 0)))
+        goto fail;
+#if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
+    syscall(SYS_close_range, 4u, ~0u, CLOSE_RANGE_CLOEXEC);
+#elif defined(SYS_close_range)
+    syscall(SYS_close_range, 4u, ~0u, 4u); /* CLOSE_RANGE_CLOEXEC */
+#endif
+    execve(path, argv, envp);
+fail:
+    e = errno;
+    if (write(err_fd, &e, sizeof(e)) < 0)
+        _exit(127);
+    _exit(127);
+}
+
+/* Reads the ready message and fills r->gpu, or returns the runner's reason. */
+static int await_ready(struct runner *r, int ms, char **cause)
+{
+    struct ready_msg m;
+    json_t *msg = NULL;
+    int rc;
+
+    rc = ipc_recv(r->sock, ipc_deadline_in(ms), &msg, NULL, cause);
+    if (rc == BW_ERR_TIMEOUT) {
+        kill_runner(r);
+        return bw_fail(cause, BW_ERR_TIMEOUT, "the runner was not ready within %d ms: killed", ms);
+    }
+    if (rc == BW_ERR_IO)
+        return died(r, "start-up", cause);
+    if (rc)
+        return bw_wrap(cause, rc, "the runner's ready message");
+    rc = ready_from_json(msg, &m, cause);
+    json_decref(msg);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's ready message");
+    switch (m.error) {
+    case READY_OK:
+        r->gpu = m.gpu;
+        return BW_OK;
+    case READY_NO_DEVICE:
+        return bw_fail(cause, BW_ERR_NODEVICE, "%s", m.message);
+    case READY_SANDBOX:
+        return bw_fail(cause, BW_ERR_SANDBOX, "%s", m.message);
+    case READY_USAGE:
+        return bw_fail(cause, BW_ERR_INTERNAL, "%s", m.message);
+    case READY_CUDA:
+        break;
+    }
+    return bw_fail(cause, BW_ERR_CUDA, "%s", m.message);
+}
+
+int runner_start(const struct runner_options *opt, struct runner **out, char **cause)
+{
+    char device[16], *path = NULL;
+    char *argv[6], *envp[MAX_EXTRA_ENV + 2];
+    int sv[2] = {-1, -1}, logp[2] = {-1, -1}, errp[2] = {-1, -1}, devnull = -1, argc = 0, envc = 0;
+    int rc, child_errno = 0;
+    struct runner *r;
+    ssize_t n;
+    pid_t pid;
+
+    *out = NULL;
+    r = calloc(1, sizeof(*r));
+    if (!r)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    r->sock = r->log_fd = -1;
+    buf_init(&r->log, BW_RUNNER_LOG_BYTES);
+    path = runner_path(opt);
+    if (!path) {
+        rc = bw_fail(cause, BW_ERR_NOTFOUND,
+                     "cannot locate blockwise-runner (set BLOCKWISE_RUNNER)");
+        goto fail;
+    }
+    if (access(path, X_OK) < 0) {
+        rc = bw_fail(cause, BW_ERR_NOTFOUND, "runner %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    snprintf(device, sizeof(device), "%d", opt->device);
+    argv[argc++] = path;
+    argv[argc++] = (char *)"--device";
+    argv[argc++] = device;
+    if (opt->no_sandbox)
+        argv[argc++] = (char *)"--no-sandbox";
+    argv[argc] = NULL;
+    envp[envc++] = (char *)"CUDA_CACHE_DISABLE=1";
+    for (int i = 0; opt->extra_env && opt->extra_env[i]; i++) {
+        if (envc > MAX_EXTRA_ENV) {
+            rc = bw_fail(cause, BW_ERR_LIMIT, "more than %d extra environment variables",
+                         MAX_EXTRA_ENV);
+            goto fail;
+        }
+        envp[envc++] = (char *)opt->extra_env[i];
+    }
+    envp[envc] = NULL;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+        (!opt->inherit_stderr && pipe2(logp, O_CLOEXEC) < 0)) {
+        rc = bw_fail(cause, BW_ERR_SYSTEM, "runner pipes: %s", strerror(errno));
+        goto fail;
+    }
+    devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) {
+        rc = bw_fail(cause, BW_ERR_SYSTEM, "open /dev/null: %s", strerror(errno));
+        goto fail;
+    }
+    /* The runner never blocks on its log: past a full pipe, lines are lost. */
+    if (logp[1] >= 0 &&
+        (fcntl(logp[1], F_SETFL, O_NONBLOCK) < 0 || fcntl(logp[0], F_SETFL, O_NONBLOCK) < 0)) {
+        rc = bw_fail(cause, BW_ERR_SYSTEM, "runner log pipe: %s", strerror(errno));
+        goto fail;
+    }
+    pid = fork();
+    if (pid < 0) {
+        rc = bw_fail(cause, BW_ERR_SYSTEM, "fork: %s", strerror(errno));
+        goto fail;
+    }
+    if (pid == 0)
+        child_exec(path, argv, envp, devnull, logp[1], sv[1], errp[1]);
+    r->pid = pid;
+    close(sv[1]);
+    sv[1] = -1;
+    close(errp[1]);
+    errp[1] = -1;
+    if (logp[1] >= 0)
+        close(logp[1]);
+    logp[1] = -1;
+    r->sock = sv[0];
+    sv[0] = -1;
+    r->log_fd = logp[0];
+    logp[0] = -1;
+
+    /* The exec either worked (the pipe closes with nothing in it) or says why not. */
+    do
+        n = read(errp[0], &child_errno, sizeof(child_errno));
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof(child_errno)) {
+        reap(r, RUNNER_REAP_MS);
+        rc = bw_fail(cause, BW_ERR_SYSTEM, "cannot exec %s: %s", path, strerror(child_errno));
+        goto fail;
+    }
+    rc = await_ready(r, opt->start_ms > 0 ? opt->start_ms : BW_RUNNER_START_MS, cause);
+    if (rc)
+        goto fail;
+    close(errp[0]);
+    close(devnull);
+    free(path);
+    *out = r;
+    return BW_OK;
+
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+        if (logp[i] >= 0)
+            close(logp[i]);
+        if (errp[i] >= 0)
+            close(errp[i]);
+    }
+    if (devnull >= 0)
+        close(devnull);
+    free(path);
+    runner_free(r);
+    return rc;
+}
+
+/* --- calls ---------------------------------------------------------------------------- */
+
+/*
+ * Sends req (stolen) with req_fd (borrowed, or -1) and receives the reply of
+ * type `reply_type` within timeout_ms. *reply is *new*; *reply_fd is *new* or -1.
+ */
+static int call(struct runner *r, json_t *req, int req_fd, const char *reply_type, int timeout_ms,
+                json_t **reply, int *reply_fd, char **cause)
+{
+    const char *what = msg_type(req);
+    char type[32];
+    uint64_t deadline;
+    int rc;
+
+    *reply = NULL;
+    *reply_fd = -1;
+    snprintf(type, sizeof(type), "%s", what);
+    if (!req) {
+        return bw_fail(cause, BW_ERR_NOMEM, "cannot build a request (out of memory)");
+    }
+    if (r->pid <= 0) {
+        json_decref(req);
+        return bw_fail(cause, BW_ERR_IO, "the runner is not running: it %s",
+                       r->death[0] ? r->death : "was never started");
+    }
+    deadline = ipc_deadline_in(timeout_ms);
+    rc = ipc_send(r->sock, req, req_fd, deadline, cause);
+    json_decref(req);
+    if (rc == BW_OK)
+        rc = ipc_recv(r->sock, deadline, reply, reply_fd, cause);
+    drain_log(r);
+    if (rc == BW_ERR_TIMEOUT) {
+        kill_runner(r);
+        return bw_fail(cause, BW_ERR_TIMEOUT, "the runner did not answer %s within %d ms: killed",
+                       type, timeout_ms);
+    }
+    if (rc == BW_ERR_IO)
+        return died(r, type, cause);
+    if (rc) {
+        kill_runner(r);
+        return bw_wrap(cause, rc, "the runner's answer to %s", type);
+    }
+    if (strcmp(msg_type(*reply), reply_type) != 0 && strcmp(msg_type(*reply), "error") != 0) {
+        char got[32];
+        snprintf(got, sizeof(got), "%s", msg_type(*reply));
+        json_decref(*reply);
+        *reply = NULL;
+        if (*reply_fd >= 0)
+            close(*reply_fd);
+        *reply_fd = -1;
+        kill_runner(r);
+        return bw_fail(cause, BW_ERR_PROTOCOL, "the runner answered %s with a %s message", type,
+                       got);
+    }
+    return BW_OK;
+}
+
+/* After a reply: a runner that lost its context exits by itself; reap it. */
+static void after_reply(struct runner *r, const struct run_failure *f)
+{
+    if (f->status == RUN_CUDA_ERROR)
+        reap(r, RUNNER_REAP_MS);
+}
+
+/* A reply to an unknown request ("error") becomes a RUN_ERROR status of reply_type. */
+static json_t *as_reply_type(json_t *reply, const char *reply_type)
+{
+    if (strcmp(msg_type(reply), "error") == 0)
+        json_object_set_new(reply, "type", json_string(reply_type));
+    return reply;
+}
+
+int runner_load(struct runner *r, const void *image, size_t len, const char *const *kernels, int n,
+                struct load_reply *reply, int timeout_ms, char **cause)
+{
+    struct load_request req;
+    json_t *msg = NULL;
+    int fd = -1, rfd = -1, rc;
+
+    memset(reply, 0, sizeof(*reply));
+    run_failure_init(&reply->fail);
+    memset(&req, 0, sizeof(req));
+    if (n < 1 || n > BW_MAX_LAUNCHES)
+        return bw_fail(cause, BW_ERR_INVALID, "load: %d kernels (1 to %d)", n, BW_MAX_LAUNCHES);
+    if (len > BW_MAX_CUBIN_BYTES)
+        return bw_fail(cause, BW_ERR_LIMIT, "load: a cubin of %zu bytes is over BW_MAX_CUBIN_BYTES",
+                       len);
+    for (int i = 0; i < n; i++) {
+        if (!is_identifier(kernels[i]))
+            return bw_fail(cause, BW_ERR_INVALID, "load: \"%s\" is not a kernel name", kernels[i]);
+        snprintf(req.kernels[i], sizeof(req.kernels[i]), "%s", kernels[i]);
+    }
+    req.n_kernels = n;
+    if ((rc = ipc_memfd_from_bytes("cubin", image, len, &fd, cause)))
+        return rc;
+    rc = call(r, load_request_to_json(&req), fd, "loaded", timeout_ms, &msg, &rfd, cause);
+    close(fd);
+    if (rc)
+        return rc;
+    if (rfd >= 0) {
+        close(rfd);
+        json_decref(msg);
+        kill_runner(r);
+        return bw_fail(cause, BW_ERR_PROTOCOL, "the runner attached a descriptor to loaded");
+    }
+    rc = load_reply_from_json(as_reply_type(msg, "loaded"), reply, cause);
+    json_decref(msg);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's loaded message");
+    if (reply->fail.status == RUN_OK) {
+        /* Put the kernels in the order asked for, and insist every one is there. */
+        struct kernel_info sorted[BW_MAX_LAUNCHES];
+        for (int i = 0; i < n; i++) {
+            int found = -1;
+            for (int k = 0; k < reply->n_kernels; k++)
+                if (strcmp(reply->kernels[k].name, req.kernels[i]) == 0)
+                    found = k;
+            if (found < 0)
+                return bw_fail(cause, BW_ERR_PROTOCOL, "the runner did not describe kernel %s",
+                               req.kernels[i]);
+            sorted[i] = reply->kernels[found];
+        }
+        memcpy(reply->kernels, sorted, sizeof(sorted[0]) * (size_t)n);
+        reply->n_kernels = n;
+    }
+    after_reply(r, &reply->fail);
+    return BW_OK;
+}
+
+/* Maps a reply's memfd (sealed) into *data / *len; takes ownership of fd. */
+static int map_reply(int fd, const uint8_t **data, size_t *len, char **cause)
+{
+    const void *p = NULL;
+    int rc = ipc_memfd_map_sealed(fd, &p, len, cause);
+
+    close(fd);
+    *data = p;
+    return rc;
+}
+
+void run_result_release(struct run_result *res)
+{
+    ipc_unmap(res->data, res->data_len);
+    res->data = NULL;
+    res->data_len = 0;
+}
+
+const void *run_result_output(const struct run_result *res, int buf, size_t *bytes)
+{
+    for (int k = 0; k < res->reply.n_outputs; k++) {
+        if (res->reply.outputs[k].buf != buf)
+            continue;
+        *bytes = (size_t)res->reply.outputs[k].bytes;
+        return res->data ? res->data + res->reply.outputs[k].offset : NULL;
+    }
+    *bytes = 0;
+    return NULL;
+}
+
+/* A sealed memfd of the request's gather indices, or -1 when none are needed. */
+static int indices_memfd(const int64_t *idx, size_t n, bool needed, int *fd, char **cause)
+{
+    *fd = -1;
+    if (!needed)
+        return BW_OK;
+    if (!idx && n > 0)
+        return bw_fail(cause, BW_ERR_INVALID, "gather: no indices given");
+    return ipc_memfd_from_bytes("indices", idx, n * sizeof(int64_t), fd, cause);
+}
+
+int runner_run(struct runner *r, const struct run_request *req, struct run_result *res,
+               int timeout_ms, char **cause)
+{
+    json_t *msg = NULL;
+    int fd = -1, rfd = -1, rc;
+
+    memset(res, 0, sizeof(*res));
+    run_failure_init(&res->reply.fail);
+    if ((rc = indices_memfd(req->indices, req->n_indices, req->ret == RUN_RETURN_GATHER, &fd,
+                            cause)))
+        return rc;
+    rc = call(r, run_request_to_json(req), fd, "result", timeout_ms, &msg, &rfd, cause);
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        return rc;
+    rc = run_reply_from_json(as_reply_type(msg, "result"), &res->reply, cause);
+    json_decref(msg);
+    if (rc) {
+        if (rfd >= 0)
+            close(rfd);
+        return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's result");
+    }
+    if (res->reply.fail.status == RUN_OK) {
+        if (rfd < 0)
+            return bw_fail(cause, BW_ERR_PROTOCOL, "the runner's result carries no outputs memfd");
+        if ((rc = map_reply(rfd, &res->data, &res->data_len, cause)))
+            return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's outputs");
+        for (int k = 0; k < res->reply.n_outputs; k++) {
+            const struct run_output *o = &res->reply.outputs[k];
+            if (o->offset > res->data_len || o->bytes > res->data_len - o->offset ||
+                o->buf >= req->plan.n_buffers) {
+                run_result_release(res);
+                return bw_fail(cause, BW_ERR_PROTOCOL,
+                               "the runner's output %d (buffer %d, %llu bytes at %llu) does not "
+                               "fit its %zu-byte memfd",
+                               k, o->buf, (unsigned long long)o->bytes,
+                               (unsigned long long)o->offset, res->data_len);
+            }
+        }
+    } else if (rfd >= 0) {
+        close(rfd);
+    }
+    after_reply(r, &res->reply.fail);
+    return BW_OK;
+}
+
+void bench_result_release(struct bench_result *res)
+{
+    bench_reply_release(&res->reply);
+    ipc_unmap(res->gathered, res->gathered_len);
+    res->gathered = NULL;
+    res->gathered_len = 0;
+}
+
+int runner_bench(struct runner *r, const struct bench_request *req, struct bench_result *res,
+                 int timeout_ms, char **cause)
+{
+    json_t *msg = NULL;
+    int fd = -1, rfd = -1, rc;
+
+    memset(res, 0, sizeof(*res));
+    run_failure_init(&res->reply.fail);
+    if ((rc = indices_memfd(req->indices, req->n_indices, req->plan.n_gather > 0, &fd, cause)))
+        return rc;
+    rc = call(r, bench_request_to_json(req), fd, "bench_result", timeout_ms, &msg, &rfd, cause);
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        return rc;
+    rc = bench_reply_from_json(as_reply_type(msg, "bench_result"), &res->reply, cause);
+    json_decref(msg);
+    if (rc) {
+        if (rfd >= 0)
+            close(rfd);
+        bench_reply_release(&res->reply);
+        return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's bench_result");
+    }
+    if (res->reply.fail.status == RUN_OK && res->reply.bytes_per_sample > 0) {
+        uint64_t want = res->reply.bytes_per_sample * res->reply.n_samples;
+        if (rfd < 0)
+            return bw_fail(cause, BW_ERR_PROTOCOL, "the bench_result carries no gathered memfd");
+        if ((rc = map_reply(rfd, &res->gathered, &res->gathered_len, cause)))
+            return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's gathered samples");
+        if (res->gathered_len != want)
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "the gathered memfd has %zu bytes, %llu expected (%u samples of %llu)",
+                           res->gathered_len, (unsigned long long)want, res->reply.n_samples,
+                           (unsigned long long)res->reply.bytes_per_sample);
+    } else if (rfd >= 0) {
+        close(rfd);
+    }
+    after_reply(r, &res->reply.fail);
+    return BW_OK;
+}
+
+int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure *fail,
+                     int timeout_ms, char **cause)
+{
+    json_t *msg = NULL;
+    int rfd = -1, rc;
+
+    memset(c, 0, sizeof(*c));
+    run_failure_init(fail);
+    rc = call(r, json_pack("{s:s}", "type", "calibrate"), -1, "calibration", timeout_ms, &msg, &rfd,
+              cause);
+    if (rc)
+        return rc;
+    if (rfd >= 0)
+        close(rfd);
+    rc = calibration_from_json(as_reply_type(msg, "calibration"), c, fail, cause);
+    json_decref(msg);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's calibration");
+    after_reply(r, fail);
+    return BW_OK;
+}

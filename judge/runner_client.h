@@ -1,0 +1,100 @@
+/*
+ * runner_client.h - judged's side of a blockwise-runner: start one, call it
+ * with typed requests under a deadline, and kill it.
+ *
+ * judged never touches CUDA: every GPU action is a call on a runner, a fresh
+ * process exec'd with an empty environment (CUDA_CACHE_DISABLE=1 only) and
+ * one end of a socketpair as its fd 3 (docs/runner-protocol.md). The runner
+ * binary is $BLOCKWISE_RUNNER when set (tests), else blockwise-runner next to
+ * the current executable.
+ *
+ * Every call takes a timeout in milliseconds. When it passes, the client
+ * SIGKILLs the runner, reaps it and returns BW_ERR_TIMEOUT, so the caller can
+ * give Time Limit and start a fresh runner. When the runner dies, the call
+ * returns BW_ERR_IO with how it died ("killed by signal 11 (Segmentation
+ * fault)") and the last line it logged. A call returns BW_OK whenever the
+ * runner answered; the answer's status says what happened to the kernel
+ * (RUN_OK, RUN_GUARD_VIOLATION, ...). After a RUN_CUDA_ERROR the runner exits
+ * by itself (its context is lost): the client reaps it and later calls fail
+ * with BW_ERR_IO. RUN_ERROR means the runner could not serve the request: a
+ * Judge Error, never the learner's fault.
+ *
+ * Note: the runner has PR_SET_PDEATHSIG, which fires when the *thread* that
+ * started it exits; start runners from a thread that outlives them.
+ */
+#ifndef BW_RUNNER_CLIENT_H
+#define BW_RUNNER_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "runner_proto.h"
+
+struct runner;
+
+struct runner_options {
+    int device;       /* CUDA device ordinal */
+    bool no_sandbox;  /* diagnostics only: no namespaces, no seccomp */
+    const char *path; /* the runner binary; NULL: $BLOCKWISE_RUNNER, else next to this executable */
+    int start_ms;     /* deadline of the ready message; 0: BW_RUNNER_START_MS */
+    bool inherit_stderr; /* the runner's stdout and stderr are ours; else a capped in-memory log */
+    const char *const
+        *extra_env; /* NULL or NULL-terminated "NAME=value" added to its environment */
+};
+
+/*
+ * Starts a runner and waits for its ready message. On success *out is *new*
+ * (runner_free). When the runner says it cannot work, returns its reason as
+ * BW_ERR_NODEVICE (no driver or GPU), BW_ERR_SANDBOX or BW_ERR_CUDA with its
+ * message in *cause; BW_ERR_TIMEOUT or BW_ERR_IO when it hangs or dies first.
+ */
+int runner_start(const struct runner_options *opt, struct runner **out, char **cause);
+
+/* The GPU the runner drives (borrowed, valid until runner_free). */
+const struct gpu_props *runner_gpu(const struct runner *r);
+pid_t runner_pid(const struct runner *r);
+/* False once the runner has exited or been killed. */
+bool runner_alive(const struct runner *r);
+/* What the runner wrote to stderr so far, capped at BW_RUNNER_LOG_BYTES (borrowed; "" when
+ * stderr is inherited). */
+const char *runner_log(struct runner *r);
+
+/* Loads a cubin (borrowed) and describes `n` kernels in *reply (in the order named). */
+int runner_load(struct runner *r, const void *image, size_t len, const char *const *kernels, int n,
+                struct load_reply *reply, int timeout_ms, char **cause);
+
+/* The outputs of a run, mapped read-only from the runner's sealed memfd. */
+struct run_result {
+    struct run_reply reply;
+    const uint8_t *data; /* owned mapping; reply.outputs[k] locates output k; NULL when empty */
+    size_t data_len;
+};
+
+/* Runs a plan once. res is filled (release with run_result_release, even after a failure). */
+int runner_run(struct runner *r, const struct run_request *req, struct run_result *res,
+               int timeout_ms, char **cause);
+void run_result_release(struct run_result *res);
+/* Output of buffer `buf` in res (borrowed), or NULL; *bytes its size. */
+const void *run_result_output(const struct run_result *res, int buf, size_t *bytes);
+
+struct bench_result {
+    struct bench_reply reply;
+    const uint8_t *gathered; /* owned mapping: reply.n_samples * reply.bytes_per_sample bytes */
+    size_t gathered_len;
+};
+
+/* Times a plan. res is filled (release with bench_result_release, even after a failure). */
+int runner_bench(struct runner *r, const struct bench_request *req, struct bench_result *res,
+                 int timeout_ms, char **cause);
+void bench_result_release(struct bench_result *res);
+
+/* Measures the GPU (BW_RUNNER_CALIBRATE_MS is a sensible timeout). */
+int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure *fail,
+                     int timeout_ms, char **cause);
+
+/* Kills the runner (if alive), reaps it and frees everything. NULL is a no-op. */
+void runner_free(struct runner *r);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * runner_sandbox.h - the confinement steps of a runner process, one function
+ * per step (isolate-style), each failing with BW_ERR_SANDBOX and a message
+ * that names the step and the system call.
+ *
+ * blockwise-runner calls them in this order (docs/runner-protocol.md, Start):
+ *   runner_sandbox_process()    die with the parent, own session, only fds 0-3
+ *   runner_sandbox_rlimits()    no core files, bounded file sizes and fds
+ *   runner_sandbox_namespaces() new user, mount and network namespaces; every
+ *                               mount read-only; no network but a down loopback
+ *   (CUDA comes up here: the driver needs files and threads first)
+ *   runner_sandbox_seccomp()    a syscall filter on every thread
+ * With --no-sandbox only the first two run. The steps are also called by the
+ * unit tests in forked children, which check what each one forbids.
+ */
+#ifndef BW_RUNNER_SANDBOX_H
+#define BW_RUNNER_SANDBOX_H
+
+/* SIGKILL on the parent's death, a new session, and every descriptor above
+ * `keep_max_fd` closed. */
+int runner_sandbox_process(int keep_max_fd, char **cause);
+
+/* RLIMIT_CORE 0, RLIMIT_FSIZE BW_MAX_RETURN_BYTES (memfds count against it),
+ * RLIMIT_NOFILE BW_RUNNER_NOFILE. Never RLIMIT_AS: the driver reserves huge
+ * virtual ranges. */
+int runner_sandbox_rlimits(char **cause);
+
+/* unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) with the caller's uid and
+ * gid mapped, then every mount remounted read-only (device nodes stay usable:
+ * a read-only mount does not stop writes to a device). Must run while the
+ * process has one thread. */
+int runner_sandbox_namespaces(char **cause);
+
+/*
+ * Installs the seccomp filter on every thread (TSYNC). Forbidden calls fail
+ * with EPERM rather than killing, so a driver path we did not foresee fails
+ * visibly instead of crashing: execve/execveat, fork/vfork and clone without
+ * CLONE_THREAD (clone3 gets ENOSYS so glibc falls back to clone, whose flags
+ * seccomp can see), sockets other than AF_UNIX, connect/bind/listen, ptrace
+ * and process_vm_*, mount and namespace calls, bpf, perf_event_open, keyctl,
+ * io_uring, userfaultfd, signals and rlimits aimed at other processes, and
+ * open/openat/creat that would create a file (O_CREAT; openat2 gets ENOSYS).
+ * Paths cannot be filtered (seccomp cannot read memory): the read-only mounts
+ * are what stop writes to existing files.
+ */
+int runner_sandbox_seccomp(char **cause);
+
+#endif

@@ -1,0 +1,6 @@
+// @launch k grid=(1, 2, 3, 4) block=(1) args=(x)
+// @launch k grid=() block=(1) args=(x)
+// @launch k grid=(n,) block=(, 1) args=(x)
+// @launch k grid=(n / 2.5) block=(1e3) args=(x)
+// @launch k grid=cdiv(n, 256) block=(256) args=(x)
+// @launch k grid=(max(n, 1, 2), min(cdiv(n, 2), 8)) block=(32, 8, 1) args=(x)

@@ -1,0 +1,7 @@
+// @launch k grid=(ceil(n, 256)) block=(256) args=(x)
+// @launch k grid=(cdiv(n)) block=(256) args=(x)
+// @launch k grid=(n +) block=(256 256) args=(x)
+// @launch k grid=((n + 1) block=(1) args=(x)
+// @launch k grid=(n)) block=(1) args=(x)
+// @launch k grid=(n $ 2) block=(2 ^ 8) args=(x)
+// @launch k grid=(99999999999999999999) block=(1) args=(x)

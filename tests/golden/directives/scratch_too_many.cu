@@ -1,0 +1,10 @@
+// @launch k grid=(1) block=(1) args=(x)
+// @scratch s1 fp32[1]
+// @scratch s2 fp16[1]
+// @scratch s3 bf16[1]
+// @scratch s4 fp64[1]
+// @scratch s5 int8[1]
+// @scratch s6 uint8[1]
+// @scratch s7 int32[1]
+// @scratch s8 int64[1]
+// @scratch s9 uint64[1]

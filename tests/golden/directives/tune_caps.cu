@@ -1,0 +1,7 @@
+// @launch k grid=(1) block=(1) args=(x)
+// @tune A=(1, 2, 3, 4)
+// @tune B=(1, 2, 3, 4)
+// @tune C=(1, 2, 3, 4)
+// @tune D=(1, 2)
+// @tune E=(1)
+// @tune F=(1)
