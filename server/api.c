@@ -10,14 +10,15 @@
 #include "common/banned.h"
 
 /* Replaces every byte that does not start a valid UTF-8 sequence (including a
- * sequence cut short by truncation) with '?', so the text can go into JSON. */
+ * sequence cut short by truncation), and every control character, with '?',
+ * so the text can go into JSON and stays one line. */
 static void sanitize_utf8(char *s)
 {
     unsigned char *p = (unsigned char *)s;
     while (*p) {
         int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
                             : (*p & 0xF8) == 0xF0 ? 4 : 0;
-        bool ok = n > 0 && !(n == 2 && *p < 0xC2);
+        bool ok = n > 0 && !(n == 2 && *p < 0xC2) && *p >= 0x20 && *p != 0x7F;
         for (int i = 1; ok && i < n; i++)
             ok = (p[i] & 0xC0) == 0x80;
         if (!ok) {
