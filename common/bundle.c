@@ -242,8 +242,8 @@ int bundle_pack(const char *dir, const char *id, char **out, size_t *len, char h
     qsort(fl.v, fl.n, sizeof(*fl.v), file_cmp);
     hash_files(&fl, hash);
     json_t *files = json_array();
-    json_t *doc = json_pack("{s:i, s:s, s:s, s:o}", "format", 1, "id", id, "hash", hash, "files",
-                            files);
+    json_t *doc =
+        json_pack("{s:i, s:s, s:s, s:o}", "format", 1, "id", id, "hash", hash, "files", files);
     for (size_t i = 0; doc && i < fl.n; i++) {
         char *enc = base64_encode((const unsigned char *)fl.v[i].data, fl.v[i].len);
         json_t *f = enc ? json_pack("{s:s, s:s}", "path", fl.v[i].path, "data", enc) : NULL;
@@ -393,8 +393,8 @@ int bundle_unpack(const char *text, size_t len, const char *hash, const char *de
     qsort(fl.v, fl.n, sizeof(*fl.v), file_cmp);
     hash_files(&fl, got);
     if (strcmp(got, hash) != 0) {
-        rc = bw_fail(cause, BW_ERR_PROTOCOL, "bundle: content hash %s does not match %s", got,
-                     hash);
+        rc =
+            bw_fail(cause, BW_ERR_PROTOCOL, "bundle: content hash %s does not match %s", got, hash);
         goto out_files;
     }
     size_t n = strlen(dest) + 32;

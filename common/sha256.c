@@ -35,7 +35,8 @@ static void compress(struct sha256 *s, const unsigned char *p)
     uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
     uint32_t e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+        uint32_t t1 =
+            h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
         uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
         h = g;
         g = f;

@@ -24,8 +24,8 @@
 #include "common/banned.h"
 
 #define WORKER_VERSION "1"
-#define PROBLEM_CACHE 16
-#define POST_EVERY_MS 250.0
+#define PROBLEM_CACHE  16
+#define POST_EVERY_MS  250.0
 
 struct cached_problem {
     char hash[65];
@@ -37,9 +37,9 @@ struct worker {
     const struct worker_config *wc;
     struct judge_config *jc;
     CURL *curl;
-    char *base;       /* owned: server URL without a trailing slash */
-    char *authz;      /* owned: "Authorization: Bearer ..." */
-    char *cache_dir;  /* owned: where bundles go */
+    char *base;      /* owned: server URL without a trailing slash */
+    char *authz;     /* owned: "Authorization: Bearer ..." */
+    char *cache_dir; /* owned: where bundles go */
     int heartbeat_s;
     int lease_s;
     int backoff_s;
@@ -81,7 +81,8 @@ static void backoff(struct worker *w, const char *why)
 {
     log_warn("worker: %s; retrying in %d s", why, w->backoff_s);
     nap(w, w->backoff_s);
-    w->backoff_s = w->backoff_s * 2 > w->wc->max_backoff_s ? w->wc->max_backoff_s : w->backoff_s * 2;
+    w->backoff_s =
+        w->backoff_s * 2 > w->wc->max_backoff_s ? w->wc->max_backoff_s : w->backoff_s * 2;
 }
 
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
@@ -197,11 +198,10 @@ static json_t *gpu_json(const struct gpu_info *g)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:f, s:f, s:f, s:f, s:b}",
                      "name", g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch",
-                     g->arch, "sm_count", g->sm_count, "memory_bytes",
-                     (json_int_t)g->memory_bytes, "l2_bytes", (json_int_t)g->l2_bytes,
-                     "max_clock_mhz", g->max_clock_mhz, "copy_gbps", g->copy_gbps,
-                     "fp32_tflops", g->fp32_tflops, "fp16_tflops", g->fp16_tflops,
-                     "bf16_tflops", g->bf16_tflops, "calibrated", g->calibrated);
+                     g->arch, "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes,
+                     "l2_bytes", (json_int_t)g->l2_bytes, "max_clock_mhz", g->max_clock_mhz,
+                     "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops",
+                     g->fp16_tflops, "bf16_tflops", g->bf16_tflops, "calibrated", g->calibrated);
 }
 
 /* Registers until it works; BW_ERR_INVALID when the token is refused. */
@@ -330,8 +330,8 @@ static void *judge_thread(void *arg)
 {
     struct job_run *run = arg;
     char *cause = NULL;
-    int rc = judge_submission(run->jc, run->p, run->source, run->len, &run->opts, &run->result,
-                              &cause);
+    int rc =
+        judge_submission(run->jc, run->p, run->source, run->len, &run->opts, &run->result, &cause);
     pthread_mutex_lock(&run->lock);
     run->rc = rc;
     run->cause = cause;
@@ -361,9 +361,10 @@ static enum post_outcome post_progress(struct worker *w, const char *lease, stru
     int rc = exchange_json(w, "POST", path, body, 30, &status, &reply, &err);
     json_decref(body);
     json_decref(reply);
-    enum post_outcome out = rc < 0 ? POST_RETRY : status == 200 ? POST_OK
-                                              : status == 409 || status == 404 ? POST_LOST
-                                                                               : POST_RETRY;
+    enum post_outcome out = rc < 0                           ? POST_RETRY
+                            : status == 200                  ? POST_OK
+                            : status == 409 || status == 404 ? POST_LOST
+                                                             : POST_RETRY;
     if (out == POST_RETRY)
         log_warn("worker: progress for lease %s: %s", lease, err ? err : "server error");
     free(err);
@@ -441,8 +442,7 @@ static bool run_job(struct worker *w, json_t *job)
     char *cause = NULL;
     const struct problem *p = get_problem(w, hash, &cause);
     if (!p) {
-        log_error("worker: submission %lld: problem bundle %.12s: %s", (long long)id, hash,
-                  cause);
+        log_error("worker: submission %lld: problem bundle %.12s: %s", (long long)id, hash, cause);
         char msg[1024];
         snprintf(msg, sizeof(msg), "problem bundle %.12s: %s", hash, cause ? cause : "error");
         internal_error(w, lease, msg);
@@ -573,7 +573,8 @@ int worker_run(const struct worker_config *wc, struct judge_config *jc, char **c
     w.backoff_s = 1;
     w.heartbeat_s = 30;
     if (!wc->server || !wc->token || strncmp(wc->token, "bww_", 4) != 0)
-        return bw_fail(cause, BW_ERR_INVALID, "a server URL and a worker token (bww_...) are needed");
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "a server URL and a worker token (bww_...) are needed");
     const char *dir = wc->cache_dir ? wc->cache_dir : jc->cache_dir;
     if (!dir)
         return bw_fail(cause, BW_ERR_INVALID, "a cache directory is needed for problem bundles");

@@ -30,15 +30,15 @@
 struct judge_config;
 
 struct worker_config {
-    const char *server;     /* base URL, "http://127.0.0.1:8080" (no trailing slash needed) */
-    const char *token;      /* the worker token, "bww_..." */
-    const char *cache_dir;  /* bundles are kept under cache_dir/bundles/; NULL: jc->cache_dir */
-    const char *hostname;   /* NULL: gethostname() */
-    int grace_s;            /* SIGTERM: finish the job if it ends within this; default 30 */
-    int max_backoff_s;      /* longest wait between retries; default 60 */
-    int claim_wait_s;       /* long-poll length asked for; 0: the server's */
+    const char *server;    /* base URL, "http://127.0.0.1:8080" (no trailing slash needed) */
+    const char *token;     /* the worker token, "bww_..." */
+    const char *cache_dir; /* bundles are kept under cache_dir/bundles/; NULL: jc->cache_dir */
+    const char *hostname;  /* NULL: gethostname() */
+    int grace_s;           /* SIGTERM: finish the job if it ends within this; default 30 */
+    int max_backoff_s;     /* longest wait between retries; default 60 */
+    int claim_wait_s;      /* long-poll length asked for; 0: the server's */
     volatile sig_atomic_t *stop; /* nonzero: stop (see above); may be NULL */
-    int max_jobs;           /* > 0: return after this many jobs (tests) */
+    int max_jobs;                /* > 0: return after this many jobs (tests) */
 };
 
 /* Runs until stopped (returns BW_OK) or until the server refuses the token

@@ -74,17 +74,16 @@ int admin_h_workers(struct http_request *req, struct http_response *res)
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         json_t *gpu = db_col_null(st, 7) ? NULL : json_loads(db_col_text(st, 7), 0, NULL);
         bool alive = !db_col_null(st, 4) && db_col_i64(st, 4) >= now - s->cfg->lease_s;
-        json_t *w = json_pack("{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:o, "
-                              "s:I, s:o, s:I}",
-                              "id", (json_int_t)db_col_i64(st, 0), "name", db_col_text(st, 1),
-                              "created_at", (json_int_t)db_col_i64(st, 2), "registered_at",
-                              int_or_null(st, 3), "last_seen_at", int_or_null(st, 4), "hostname",
-                              text_or_null(st, 5), "version", text_or_null(st, 6), "gpu",
-                              gpu ? gpu : json_null(), "can_execute", (int)db_col_i64(st, 8),
-                              "alive", alive, "disabled", (int)db_col_i64(st, 9),
-                              "disabled_reason", text_or_null(st, 10), "error_streak",
-                              (json_int_t)db_col_i64(st, 11), "current_submission",
-                              int_or_null(st, 12), "judged", (json_int_t)db_col_i64(st, 13));
+        json_t *w = json_pack(
+            "{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:o, "
+            "s:I, s:o, s:I}",
+            "id", (json_int_t)db_col_i64(st, 0), "name", db_col_text(st, 1), "created_at",
+            (json_int_t)db_col_i64(st, 2), "registered_at", int_or_null(st, 3), "last_seen_at",
+            int_or_null(st, 4), "hostname", text_or_null(st, 5), "version", text_or_null(st, 6),
+            "gpu", gpu ? gpu : json_null(), "can_execute", (int)db_col_i64(st, 8), "alive", alive,
+            "disabled", (int)db_col_i64(st, 9), "disabled_reason", text_or_null(st, 10),
+            "error_streak", (json_int_t)db_col_i64(st, 11), "current_submission",
+            int_or_null(st, 12), "judged", (json_int_t)db_col_i64(st, 13));
         json_array_append_new(list, w);
     }
     db_finish(st);
@@ -118,8 +117,9 @@ int admin_h_worker_create(struct http_request *req, struct http_response *res)
         status = db_trouble(res, cause);
     } else {
         log_info("admin: worker %s created by %s", b.name, auth_who(req)->name);
-        status = api_json(res, 201, json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name",
-                                              b.name, "token", token));
+        status = api_json(
+            res, 201,
+            json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name", b.name, "token", token));
     }
     json_decref(j);
     return status;
@@ -213,8 +213,7 @@ int admin_h_rejudge(struct http_request *req, struct http_response *res)
         status = db_trouble(res, cause);
     } else {
         if (b.submission) {
-            json_t *ev = json_pack("{s:I, s:s}", "id", (json_int_t)b.submission, "state",
-                                   "queued");
+            json_t *ev = json_pack("{s:I, s:s}", "id", (json_int_t)b.submission, "state", "queued");
             sse_publish(s->hub, b.submission, "queued", ev, false);
             json_decref(ev);
         }
@@ -236,8 +235,8 @@ int admin_h_problems(struct http_request *req, struct http_response *res)
     struct problem_set *set = problems_get(s->problems);
     json_t *failed = json_array();
     for (size_t i = 0; i < set->n_failed; i++)
-        json_array_append_new(failed, json_pack("{s:s, s:s}", "dir", set->failed[i].dir,
-                                                "error", set->failed[i].error));
+        json_array_append_new(failed, json_pack("{s:s, s:s}", "dir", set->failed[i].dir, "error",
+                                                set->failed[i].error));
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
     int rc = db_prepare(c, &st, &cause,
@@ -278,11 +277,11 @@ int admin_h_problem_enable(struct http_request *req, struct http_response *res)
     json_decref(j);
     char *cause = NULL;
     struct db_conn *c = db_acquire(s->db);
-    int rc = db_run(c, &cause,
-                    "UPDATE problems SET disabled = ?, error_streak = 0, disabled_reason = ? "
-                    "WHERE id = ?",
-                    "Itt", b.enabled ? 0 : 1, b.enabled ? NULL : "disabled by an admin",
-                    req->params[0]);
+    int rc =
+        db_run(c, &cause,
+               "UPDATE problems SET disabled = ?, error_streak = 0, disabled_reason = ? "
+               "WHERE id = ?",
+               "Itt", b.enabled ? 0 : 1, b.enabled ? NULL : "disabled by an admin", req->params[0]);
     int changed = db_changes(c);
     db_release(s->db, c);
     if (rc < 0)
@@ -299,8 +298,8 @@ int admin_h_reload(struct http_request *req, struct http_response *res)
     struct server *s = req->app;
     server_reload(s);
     struct problem_set *set = problems_get(s->problems);
-    json_t *body = json_pack("{s:I, s:I}", "loaded", (json_int_t)set->n, "failed",
-                             (json_int_t)set->n_failed);
+    json_t *body =
+        json_pack("{s:I, s:I}", "loaded", (json_int_t)set->n, "failed", (json_int_t)set->n_failed);
     problems_put(s->problems, set);
     return api_json(res, 200, body);
 }

@@ -16,8 +16,11 @@ static void sanitize_utf8(char *s)
 {
     unsigned char *p = (unsigned char *)s;
     while (*p) {
-        int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
-                            : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        int n = *p < 0x80             ? 1
+                : (*p & 0xE0) == 0xC0 ? 2
+                : (*p & 0xF0) == 0xE0 ? 3
+                : (*p & 0xF8) == 0xF0 ? 4
+                                      : 0;
         bool ok = n > 0 && !(n == 2 && *p < 0xC2) && *p >= 0x20 && *p != 0x7F;
         for (int i = 1; ok && i < n; i++)
             ok = (p[i] & 0xC0) == 0x80;
@@ -29,8 +32,8 @@ static void sanitize_utf8(char *s)
     }
 }
 
-int api_fail(struct api_error *e, int status, const char *code, const char *field,
-             const char *fmt, ...)
+int api_fail(struct api_error *e, int status, const char *code, const char *field, const char *fmt,
+             ...)
 {
     va_list ap;
     e->status = status;
@@ -120,8 +123,8 @@ bool api_get_string(json_t *obj, const char *key, bool required, size_t min, siz
         return false;
     }
     if (n < min) {
-        api_fail(e, 400, "invalid", key,
-                 min == 1 ? "%s: empty" : "%s: shorter than %zu bytes", key, min);
+        api_fail(e, 400, "invalid", key, min == 1 ? "%s: empty" : "%s: shorter than %zu bytes", key,
+                 min);
         return false;
     }
     if (n > max) {

@@ -29,8 +29,8 @@ struct api_error {
 };
 
 /* Fills *e and returns e->status. `field` may be NULL. */
-int api_fail(struct api_error *e, int status, const char *code, const char *field,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int api_fail(struct api_error *e, int status, const char *code, const char *field, const char *fmt,
+             ...) __attribute__((format(printf, 5, 6)));
 
 /* True if the JSON text nests arrays/objects at most max_depth deep (strings
  * are skipped correctly); checked before parsing so that a deep body costs

@@ -276,8 +276,7 @@ csrf:
     if (who->via_cookie && changes_state(req->method)) {
         const char *token = http_header(req, "X-CSRF-Token");
         size_t n = strlen(who->csrf);
-        if (!token || strlen(token) != n ||
-            sodium_memcmp(token, who->csrf, n) != 0)
+        if (!token || strlen(token) != n || sodium_memcmp(token, who->csrf, n) != 0)
             return api_reply_error(res, 403, "csrf", NULL,
                                    "missing or wrong X-CSRF-Token for this session");
     }
@@ -357,8 +356,9 @@ int auth_h_signup(struct http_request *req, struct http_response *res)
         cause = NULL;
     } else {
         log_info("auth: user %s signed up", b.name);
-        status = api_json(res, 201, json_pack("{s:o, s:s}", "user", user_json(id, b.name, USER_LEARNER),
-                                              "csrf", csrf));
+        status = api_json(
+            res, 201,
+            json_pack("{s:o, s:s}", "user", user_json(id, b.name, USER_LEARNER), "csrf", csrf));
     }
     free(cause);
     json_decref(j);
@@ -410,9 +410,9 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
             status = db_unavailable(res, cause);
             cause = NULL;
         } else {
-            status = api_json(res, 200, json_pack("{s:o, s:s}", "user",
-                                                  user_json(who.id, who.name, who.role), "csrf",
-                                                  csrf));
+            status = api_json(res, 200,
+                              json_pack("{s:o, s:s}", "user", user_json(who.id, who.name, who.role),
+                                        "csrf", csrf));
         }
     }
     free(cause);
@@ -447,9 +447,9 @@ int auth_h_me(struct http_request *req, struct http_response *res)
     db_release(s->db, c);
     if (rc < 0)
         return db_unavailable(res, cause);
-    json_t *body = json_pack("{s:o, s:o, s:o}", "user", user_json(who->id, who->name, who->role),
-                             "csrf", who->via_cookie ? json_string(who->csrf) : json_null(),
-                             "quota", quota);
+    json_t *body =
+        json_pack("{s:o, s:o, s:o}", "user", user_json(who->id, who->name, who->role), "csrf",
+                  who->via_cookie ? json_string(who->csrf) : json_null(), "quota", quota);
     return api_json(res, 200, body);
 }
 
@@ -468,8 +468,8 @@ int auth_h_token_create(struct http_request *req, struct http_response *res)
     auth_token_hash(token, hash);
     struct db_conn *c = db_acquire(s->db);
     int64_t count = 0;
-    int rc = db_get_i64(c, &count, &cause, "SELECT COUNT(*) FROM api_tokens WHERE user_id = ?",
-                        "i", who->id);
+    int rc = db_get_i64(c, &count, &cause, "SELECT COUNT(*) FROM api_tokens WHERE user_id = ?", "i",
+                        who->id);
     if (rc == BW_OK && count >= 20) {
         db_release(s->db, c);
         json_decref(j);
@@ -477,17 +477,19 @@ int auth_h_token_create(struct http_request *req, struct http_response *res)
                                "at most 20 API tokens per user; delete one first");
     }
     if (rc == BW_OK)
-        rc = db_run(c, &cause,
-                    "INSERT INTO api_tokens(token_hash, user_id, name, created_at) VALUES (?,?,?,?)",
-                    "titi", hash, who->id, b.name, (int64_t)time(NULL));
+        rc =
+            db_run(c, &cause,
+                   "INSERT INTO api_tokens(token_hash, user_id, name, created_at) VALUES (?,?,?,?)",
+                   "titi", hash, who->id, b.name, (int64_t)time(NULL));
     int64_t id = db_last_id(c);
     db_release(s->db, c);
     int status;
     if (rc < 0) {
         status = db_unavailable(res, cause);
     } else {
-        status = api_json(res, 201, json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name",
-                                              b.name, "token", token));
+        status = api_json(
+            res, 201,
+            json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name", b.name, "token", token));
     }
     json_decref(j);
     return status;
@@ -506,13 +508,11 @@ int auth_h_token_list(struct http_request *req, struct http_response *res)
                         "WHERE user_id = ? ORDER BY id",
                         "i", who->id);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        json_array_append_new(list, json_pack("{s:I, s:s, s:I, s:o}", "id",
-                                              (json_int_t)db_col_i64(st, 0), "name",
-                                              db_col_text(st, 1), "created_at",
-                                              (json_int_t)db_col_i64(st, 2), "last_used_at",
-                                              db_col_null(st, 3)
-                                                  ? json_null()
-                                                  : json_integer(db_col_i64(st, 3))));
+        json_array_append_new(
+            list, json_pack("{s:I, s:s, s:I, s:o}", "id", (json_int_t)db_col_i64(st, 0), "name",
+                            db_col_text(st, 1), "created_at", (json_int_t)db_col_i64(st, 2),
+                            "last_used_at",
+                            db_col_null(st, 3) ? json_null() : json_integer(db_col_i64(st, 3))));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -532,8 +532,8 @@ int auth_h_token_delete(struct http_request *req, struct http_response *res)
         return api_reply_error(res, 404, "not_found", NULL, "no such token");
     char *cause = NULL;
     struct db_conn *c = db_acquire(s->db);
-    int rc = db_run(c, &cause, "DELETE FROM api_tokens WHERE id = ? AND user_id = ?", "ii", id,
-                    who->id);
+    int rc =
+        db_run(c, &cause, "DELETE FROM api_tokens WHERE id = ? AND user_id = ?", "ii", id, who->id);
     int changed = db_changes(c);
     db_release(s->db, c);
     if (rc < 0)

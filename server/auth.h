@@ -30,7 +30,7 @@ struct server_config;
 enum user_role { USER_LEARNER, USER_INSTRUCTOR, USER_ADMIN };
 enum principal_kind { PRINCIPAL_ANON, PRINCIPAL_USER, PRINCIPAL_WORKER };
 
-#define AUTH_TOKEN_CHARS 48  /* buffer for a token: prefix + 43 base64url + NUL */
+#define AUTH_TOKEN_CHARS    48 /* buffer for a token: prefix + 43 base64url + NUL */
 #define AUTH_SESSION_COOKIE "bw_session"
 
 struct principal {

@@ -65,8 +65,7 @@ json_t *body_parse_submission(const char *data, size_t len, struct body_submissi
         !api_get_string(j, "mode", true, 1, 16, &mode, e))
         return fail(j);
     if (!body_problem_id_ok(out->problem)) {
-        api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id",
-                 out->problem);
+        api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id", out->problem);
         return fail(j);
     }
     if (strcmp(mode, "run") == 0) {
@@ -82,8 +81,7 @@ json_t *body_parse_submission(const char *data, size_t len, struct body_submissi
     for (const char *p = out->source; *p; p++)
         lines += *p == '\n';
     if (lines > BW_MAX_SOURCE_LINES) {
-        api_fail(e, 413, "too_large", "source", "source: more than %d lines",
-                 BW_MAX_SOURCE_LINES);
+        api_fail(e, 413, "too_large", "source", "source: more than %d lines", BW_MAX_SOURCE_LINES);
         return fail(j);
     }
     return j;
@@ -154,8 +152,7 @@ json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *ou
         return fail(j);
     }
     if (out->problem && !body_problem_id_ok(out->problem)) {
-        api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id",
-                 out->problem);
+        api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id", out->problem);
         return fail(j);
     }
     return j;
@@ -191,8 +188,7 @@ json_t *body_parse_register(const char *data, size_t len, struct body_register *
     return j;
 }
 
-json_t *body_parse_claim(const char *data, size_t len, struct body_claim *out,
-                         struct api_error *e)
+json_t *body_parse_claim(const char *data, size_t len, struct body_claim *out, struct api_error *e)
 {
     static const char *const keys[] = {"wait", NULL};
     memset(out, 0, sizeof(*out));
@@ -231,7 +227,8 @@ json_t *body_parse_progress(const char *data, size_t len, struct body_progress *
     {
         const char *name = json_string_value(json_object_get(ev, "event"));
         if (!json_is_object(ev) || !name || !*name || strlen(name) > 32) {
-            api_fail(e, 400, "invalid", "events", "events[%zu]: expected an object with a string \"event\"", i);
+            api_fail(e, 400, "invalid", "events",
+                     "events[%zu]: expected an object with a string \"event\"", i);
             return fail(j);
         }
     }

@@ -46,7 +46,7 @@ struct body_enable {
     bool enabled;
 };
 
-struct body_rejudge { /* exactly one of the two */
+struct body_rejudge {   /* exactly one of the two */
     int64_t submission; /* 0: none */
     const char *problem;
 };
@@ -54,8 +54,8 @@ struct body_rejudge { /* exactly one of the two */
 struct body_register {
     const char *hostname;
     const char *version;
-    bool can_execute;   /* the worker has a GPU and runs kernels */
-    json_t *gpu;        /* borrowed: the worker's struct gpu_info as JSON (object) */
+    bool can_execute; /* the worker has a GPU and runs kernels */
+    json_t *gpu;      /* borrowed: the worker's struct gpu_info as JSON (object) */
     const char *gpu_name;
 };
 
@@ -110,8 +110,7 @@ json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *ou
                            struct api_error *e);
 json_t *body_parse_register(const char *data, size_t len, struct body_register *out,
                             struct api_error *e);
-json_t *body_parse_claim(const char *data, size_t len, struct body_claim *out,
-                         struct api_error *e);
+json_t *body_parse_claim(const char *data, size_t len, struct body_claim *out, struct api_error *e);
 json_t *body_parse_progress(const char *data, size_t len, struct body_progress *out,
                             struct api_error *e);
 /* `out` is large: allocate it, do not put it on a small stack. */

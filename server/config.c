@@ -21,9 +21,9 @@ struct key {
     int64_t lo, hi; /* K_INT range */
 };
 
-#define STR(f) K_STR, offsetof(struct server_config, f), 0, 0
+#define STR(f)         K_STR, offsetof(struct server_config, f), 0, 0
 #define INT(f, lo, hi) K_INT, offsetof(struct server_config, f), lo, hi
-#define BOOL(f) K_BOOL, offsetof(struct server_config, f), 0, 0
+#define BOOL(f)        K_BOOL, offsetof(struct server_config, f), 0, 0
 
 static const struct key keys[] = {
     {"listen", STR(listen)},
@@ -85,7 +85,7 @@ void config_init(struct server_config *c)
     c->sse_heartbeat_s = 15;
     c->worker_error_limit = 3;
     c->problem_error_limit = 5;
-    c->pwhash_ops = 2;              /* crypto_pwhash_OPSLIMIT_INTERACTIVE */
+    c->pwhash_ops = 2;             /* crypto_pwhash_OPSLIMIT_INTERACTIVE */
     c->pwhash_mem_kib = 64 * 1024; /* crypto_pwhash_MEMLIMIT_INTERACTIVE */
     set_str(&c->metrics_token, "");
     c->log_level = LOG_INFO;
@@ -124,8 +124,8 @@ int config_set(struct server_config *c, const char *key, const char *value, char
     }
     case K_INT:
         if (!parse_i64(value, &v) || v < k->lo || v > k->hi)
-            return bw_fail(cause, BW_ERR_INVALID, "%s: \"%s\" is not an integer in %lld..%lld",
-                           key, value, (long long)k->lo, (long long)k->hi);
+            return bw_fail(cause, BW_ERR_INVALID, "%s: \"%s\" is not an integer in %lld..%lld", key,
+                           value, (long long)k->lo, (long long)k->hi);
         *(int *)base = (int)v;
         return BW_OK;
     case K_BOOL:
@@ -230,9 +230,8 @@ int config_validate(const struct server_config *c, char **cause)
     if (!*c->problems_dir)
         return bw_fail(cause, BW_ERR_INVALID, "problems: empty path");
     if (c->claim_wait_s >= c->lease_s)
-        return bw_fail(cause, BW_ERR_INVALID,
-                       "claim_wait (%d s) must be shorter than lease (%d s)", c->claim_wait_s,
-                       c->lease_s);
+        return bw_fail(cause, BW_ERR_INVALID, "claim_wait (%d s) must be shorter than lease (%d s)",
+                       c->claim_wait_s, c->lease_s);
     if (c->max_connections < c->threads * 4)
         return bw_fail(cause, BW_ERR_INVALID, "max_connections (%d) is below 4 per thread (%d)",
                        c->max_connections, c->threads);

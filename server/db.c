@@ -16,7 +16,7 @@
 extern const char schema_sql[];
 
 #define DB_STMT_CACHE 96
-#define DB_BUSY_MS 10000
+#define DB_BUSY_MS    10000
 
 struct db_stmt {
     const char *sql; /* the key: the caller's literal */
@@ -116,8 +116,8 @@ int db_schema_latest(void)
 
 static int conn_open(struct db_conn *c, const char *path, char **cause)
 {
-    int rc = sqlite3_open_v2(path, &c->h,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(
+        path, &c->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         int code = bw_fail(cause, db_code(rc), "sqlite: open %s: %s", path,
                            c->h ? sqlite3_errmsg(c->h) : sqlite3_errstr(rc));
@@ -337,8 +337,8 @@ static int vprepare(struct db_conn *c, struct db_stmt **out, char **cause, const
     if (!st) {
         sqlite3_stmt *raw = NULL;
         bool keep = c->n_cache < DB_STMT_CACHE;
-        int rc = sqlite3_prepare_v3(c->h, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &raw,
-                                    NULL);
+        int rc =
+            sqlite3_prepare_v3(c->h, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &raw, NULL);
         if (rc != SQLITE_OK)
             return db_fail(c->h, rc, cause, "prepare");
         st = keep ? &c->cache[c->n_cache++] : &c->spare;

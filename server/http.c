@@ -33,7 +33,7 @@ struct exchange {
     struct http_request req;
     struct http_response res;
     struct http *http;
-    int status; /* queued status, for the done hook */
+    int status;       /* queued status, for the done hook */
     int route_status; /* 404/405 when no route matched */
     const char *allow;
 };
@@ -154,8 +154,8 @@ const char *http_header(const struct http_request *req, const char *name)
 
 const char *http_query(const struct http_request *req, const char *name)
 {
-    return MHD_lookup_connection_value((struct MHD_Connection *)req->conn,
-                                       MHD_GET_ARGUMENT_KIND, name);
+    return MHD_lookup_connection_value((struct MHD_Connection *)req->conn, MHD_GET_ARGUMENT_KIND,
+                                       name);
 }
 
 const char *http_cookie(const struct http_request *req, const char *name)
@@ -308,9 +308,8 @@ static struct exchange *exchange_new(struct http *h, struct MHD_Connection *mc, 
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     struct http *h = cls;
@@ -325,14 +324,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         if (strlen(url) > BW_MAX_URL_BYTES) {
             x->route_status = 414;
         } else {
-            req->route = http_route_match(h->routes, h->n_routes, req->method, req->path,
-                                          req->arena, req->params, &req->n_params,
-                                          &x->route_status, &x->allow);
+            req->route =
+                http_route_match(h->routes, h->n_routes, req->method, req->path, req->arena,
+                                 req->params, &req->n_params, &x->route_status, &x->allow);
         }
         size_t cap = req->route ? ((const struct route *)req->route)->max_body : 0;
         buf_init(&req->body, cap);
-        const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+            MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         int64_t n;
         if (cl && parse_i64(cl, &n) && n > (int64_t)cap && req->route) {
             /* Refuse before reading a byte of it. */
@@ -365,8 +364,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     if (!req->route) {
         if (x->route_status == 405 && x->allow)
             http_add_header(req, &x->res, "Allow", x->allow);
-        status = x->route_status == 414   ? error_body(&x->res, 414, "uri_too_long",
-                                                       "request path is too long")
+        status = x->route_status == 414
+                     ? error_body(&x->res, 414, "uri_too_long", "request path is too long")
                  : x->route_status == 405 ? error_body(&x->res, 405, "method_not_allowed",
                                                        "method not allowed on this path")
                                           : error_body(&x->res, 404, "not_found", "no such path");
@@ -374,9 +373,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     const struct route *rt = req->route;
     if (req->body_too_large)
-        return send_response(mc, x,
-                             error_body(&x->res, 413, "too_large",
-                                        "request body is over this endpoint's limit"));
+        return send_response(
+            mc, x,
+            error_body(&x->res, 413, "too_large", "request body is over this endpoint's limit"));
     if (!req->handled) {
         req->handled = true;
         if (h->access) {
@@ -431,8 +430,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 int http_start(const struct http_options *o, const struct route *routes, size_t n_routes,
-               http_access_fn access, http_done_fn done, void *app, struct http **out,
-               char **cause)
+               http_access_fn access, http_done_fn done, void *app, struct http **out, char **cause)
 {
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof(ss));
@@ -448,8 +446,8 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
         v6->sin6_port = htons((uint16_t)o->port);
         flags |= MHD_USE_IPv6;
     } else {
-        return bw_fail(cause, BW_ERR_INVALID, "listen: \"%s\" is not a numeric IPv4 or IPv6 address",
-                       o->listen);
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "listen: \"%s\" is not a numeric IPv4 or IPv6 address", o->listen);
     }
     struct http *h = calloc(1, sizeof(*h));
     if (!h)
@@ -460,20 +458,18 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
     h->done = done;
     h->app = app;
     unsigned threads = o->threads > 1 ? (unsigned)o->threads : 0;
-    h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->conn_timeout_s,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
-                            threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads,
-                            MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        flags, (uint16_t)o->port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+        NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, h, MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->conn_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        1024U, threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, MHD_OPTION_END);
     if (!h->d) {
         free(h);
-        return bw_fail(cause, BW_ERR_SYSTEM, "cannot listen on %s port %d (in use, or no permission)",
-                       o->listen, o->port);
+        return bw_fail(cause, BW_ERR_SYSTEM,
+                       "cannot listen on %s port %d (in use, or no permission)", o->listen,
+                       o->port);
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = di ? di->port : o->port;

@@ -39,7 +39,7 @@ struct http_conn; /* one client connection, opaque */
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_PUT, HTTP_DELETE, HTTP_OTHER };
 
 #define HTTP_MAX_PARAMS 4
-#define HTTP_SUSPENDED 0 /* a handler's return: it suspended the connection */
+#define HTTP_SUSPENDED  0 /* a handler's return: it suspended the connection */
 #define HTTP_STREAM_END (-1)
 
 /* A streaming body (Server-Sent Events). read() fills up to `max` bytes and
@@ -64,15 +64,15 @@ struct http_request {
     const char *path;                    /* borrowed, decoded by MHD, without the query */
     const char *params[HTTP_MAX_PARAMS]; /* arena: captured "{}" and "*" segments */
     int n_params;
-    struct buf body;    /* the request body (capped by the route) */
+    struct buf body; /* the request body (capped by the route) */
     struct arena *arena;
-    void *app;          /* the application (struct server *), borrowed */
-    const void *route;  /* the matched route (struct route *) */
-    void *who;          /* set by the access hook: the authenticated principal */
-    void *state;        /* a handler's state across suspensions */
-    int calls;          /* how many times the handler has run, including this one */
+    void *app;         /* the application (struct server *), borrowed */
+    const void *route; /* the matched route (struct route *) */
+    void *who;         /* set by the access hook: the authenticated principal */
+    void *state;       /* a handler's state across suspensions */
+    int calls;         /* how many times the handler has run, including this one */
     double started_ms;
-    char remote[64];    /* the peer's address */
+    char remote[64]; /* the peer's address */
     bool body_too_large;
     bool handled;
     bool suspended;
@@ -83,7 +83,7 @@ struct http_response {
     const char *content_type; /* borrowed (static or arena) */
     struct buf body;
     struct http_header *headers;
-    int file_fd;              /* >= 0: the body is this file (closed by http.c) */
+    int file_fd; /* >= 0: the body is this file (closed by http.c) */
     uint64_t file_size;
     struct http_stream stream; /* read != NULL: a streaming body */
 };
@@ -100,8 +100,7 @@ struct route {
 
 /* Runs before a route's handler on its first call: returns 0 to go on, or a
  * status after filling the response (401, 403, ...). */
-typedef int (*http_access_fn)(struct http_request *req, struct http_response *res,
-                              unsigned access);
+typedef int (*http_access_fn)(struct http_request *req, struct http_response *res, unsigned access);
 /* Called when a request is done, for logs and metrics. */
 typedef void (*http_done_fn)(void *app, const struct http_request *req, int status);
 

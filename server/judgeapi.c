@@ -151,18 +151,21 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
     size_t n = 0;
     int64_t now = (int64_t)time(NULL);
     struct db_conn *c = db_acquire(s->db);
-    int rc = db_run(c, &cause,
-                    "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
-                    "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
-                    "iitttt" "Ii", now, now, b.hostname, b.version, gpu, b.gpu_name,
-                    b.can_execute ? 1 : 0, who->id);
+    int rc =
+        db_run(c, &cause,
+               "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
+               "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
+               "iitttt"
+               "Ii",
+               now, now, b.hostname, b.version, gpu, b.gpu_name, b.can_execute ? 1 : 0, who->id);
     if (rc == BW_OK)
         rc = queue_reclaim_worker(c, who->id, &ids, &n, &cause);
     db_release(s->db, c);
     free(gpu);
-    json_decref(j);
-    if (rc < 0)
+    if (rc < 0) {
+        json_decref(j);
         return db_trouble(res, "register", cause);
+    }
     json_t *held = json_array();
     for (size_t i = 0; i < n; i++) {
         json_array_append_new(held, json_integer(ids[i]));
@@ -174,6 +177,7 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
         judgeapi_queue_changed(s);
     log_info("judge api: worker %s registered from %s (%s)", who->name, b.hostname,
              b.can_execute ? (b.gpu_name[0] ? b.gpu_name : "gpu") : "compile only");
+    json_decref(j);
     return api_json(res, 200,
                     json_pack("{s:{s:I, s:s}, s:o, s:i, s:i, s:i}", "worker", "id",
                               (json_int_t)who->id, "name", who->name, "reclaimed", held,
@@ -209,8 +213,8 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
         cs = arena_alloc(req->arena, sizeof(*cs));
         if (!cs)
             return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
-        cs->wait_s = b.wait_s < 0 || b.wait_s > s->cfg->claim_wait_s ? s->cfg->claim_wait_s
-                                                                      : b.wait_s;
+        cs->wait_s =
+            b.wait_s < 0 || b.wait_s > s->cfg->claim_wait_s ? s->cfg->claim_wait_s : b.wait_s;
         cs->w.conn = req->conn;
         cs->w.deadline_ms = now_ms() + (double)cs->wait_s * 1000.0;
         req->state = cs;
@@ -255,8 +259,7 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
             log_info("judge api: submission %lld: claimed by worker %s (attempt %d)",
                      (long long)job.submission, who->name, job.attempt);
             json_t *ev = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)job.submission,
-                                   "state", "judging", "worker", who->name, "attempt",
-                                   job.attempt);
+                                   "state", "judging", "worker", who->name, "attempt", job.attempt);
             sse_publish(s->hub, job.submission, "judging", ev, false);
             json_decref(ev);
             atomic_store(&s->queue_dirty, true);
@@ -402,8 +405,8 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
     char *cause = NULL;
     struct failure f;
     struct db_conn *c = db_acquire(s->db);
-    int rc = queue_fail(c, who->id, lease, b.message, b.problem_fault,
-                        s->cfg->worker_error_limit, s->cfg->problem_error_limit, &f, &cause);
+    int rc = queue_fail(c, who->id, lease, b.message, b.problem_fault, s->cfg->worker_error_limit,
+                        s->cfg->problem_error_limit, &f, &cause);
     db_release(s->db, c);
     int status;
     if (rc == BW_ERR_NOTFOUND) {
@@ -415,11 +418,10 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
         log_warn("judge api: submission %lld: internal error on worker %s: %s",
                  (long long)f.submission, who->name, b.message);
         if (f.worker_disabled)
-            log_error("judge api: worker %s disabled after %d internal errors in a row",
-                      who->name, s->cfg->worker_error_limit);
+            log_error("judge api: worker %s disabled after %d internal errors in a row", who->name,
+                      s->cfg->worker_error_limit);
         if (f.problem_disabled)
-            log_error("judge api: problem %s disabled after repeated internal errors",
-                      f.problem);
+            log_error("judge api: problem %s disabled after repeated internal errors", f.problem);
         if (f.judge_error) {
             json_t *ev = done_json(f.submission, VERDICT_JUDGE_ERROR, b.message, 0, 0);
             sse_publish(s->hub, f.submission, "done", ev, true);
@@ -432,10 +434,10 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
             json_decref(ev);
         }
         judgeapi_queue_changed(s);
-        status = api_json(res, 200,
-                          json_pack("{s:b, s:b, s:b}", "judge_error", f.judge_error,
-                                    "worker_disabled", f.worker_disabled, "problem_disabled",
-                                    f.problem_disabled));
+        status =
+            api_json(res, 200,
+                     json_pack("{s:b, s:b, s:b}", "judge_error", f.judge_error, "worker_disabled",
+                               f.worker_disabled, "problem_disabled", f.problem_disabled));
     }
     json_decref(j);
     return status;
@@ -517,8 +519,8 @@ void judgeapi_expire(struct server *s)
         json_decref(ev);
     }
     for (size_t i = 0; i < n_done; i++) {
-        log_error("judge api: submission %lld: Judge Error after %d attempts",
-                  (long long)done[i], BW_JUDGE_ATTEMPTS);
+        log_error("judge api: submission %lld: Judge Error after %d attempts", (long long)done[i],
+                  BW_JUDGE_ATTEMPTS);
         json_t *ev = done_json(done[i], VERDICT_JUDGE_ERROR,
                                "judging failed 3 times: the worker stopped answering", 0, 0);
         sse_publish(s->hub, done[i], "done", ev, true);

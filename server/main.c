@@ -59,8 +59,8 @@ struct args {
 static const struct {
     const char *flag, *key;
 } key_flags[] = {
-    {"--listen", "listen"},     {"--port", "port"},       {"--database", "database"},
-    {"--problems", "problems"}, {"--web", "web"},         {"--log-level", "log_level"},
+    {"--listen", "listen"},     {"--port", "port"}, {"--database", "database"},
+    {"--problems", "problems"}, {"--web", "web"},   {"--log-level", "log_level"},
     {"--threads", "threads"},
 };
 
@@ -227,8 +227,8 @@ static int create_worker(const struct server_config *cfg, const struct args *a, 
             return rc;
         }
         close(fd);
-        printf("worker %s created (id %lld); token written to %s\n", a->command_arg,
-               (long long)id, a->token_file);
+        printf("worker %s created (id %lld); token written to %s\n", a->command_arg, (long long)id,
+               a->token_file);
     } else {
         printf("%s\n", token);
     }

@@ -20,7 +20,7 @@
 #include "common/banned.h"
 
 static const double buckets[] = {1, 2, 5, 10, 30, 60, 120, 300, 600, 1800};
-#define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
+#define N_BUCKETS  (sizeof(buckets) / sizeof(buckets[0]))
 #define N_VERDICTS (VERDICT_JUDGE_ERROR + 1)
 
 struct metrics {
@@ -111,14 +111,17 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
 
     int64_t now = (int64_t)time(NULL);
     struct db_conn *c = db_acquire(s->db);
-    int64_t queued = count(c, "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND ? = ?",
-                           0);
+    int64_t queued =
+        count(c, "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND ? = ?", 0);
     int64_t judging = count(c, "SELECT COUNT(*) FROM leases WHERE state = 'active' AND ? >= 0", 0);
-    int64_t alive = count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",
-                          now - s->cfg->lease_s);
+    int64_t alive =
+        count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",
+              now - s->cfg->lease_s);
     int64_t disabled = count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND ? >= 0", 0);
-    int64_t oldest = count(c, "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
-                              "WHERE state = 'queued' AND ? >= 0", 0);
+    int64_t oldest = count(c,
+                           "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
+                           "WHERE state = 'queued' AND ? >= 0",
+                           0);
     db_release(s->db, c);
     struct problem_set *set = problems_get(s->problems);
     size_t loaded = set->n, failed = set->n_failed;
@@ -185,8 +188,8 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     buf_puts(&b, "# HELP blockwise_start_time_seconds When the server started.\n"
                  "# TYPE blockwise_start_time_seconds gauge\n");
     buf_addf(&b, "blockwise_start_time_seconds %lld\n", (long long)snap.started);
-    int status = http_text(res, 200, "text/plain; version=0.0.4; charset=utf-8", b.data ? b.data : "",
-                           b.len);
+    int status = http_text(res, 200, "text/plain; version=0.0.4; charset=utf-8",
+                           b.data ? b.data : "", b.len);
     buf_release(&b);
     return status;
 }

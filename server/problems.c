@@ -105,9 +105,8 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
     for (size_t i = 0; i < p->n_sizes; i++)
         json_array_append_new(sizes, json_string(p->size_names[i]));
     for (size_t i = 0; i < p->n_scalars; i++)
-        json_array_append_new(scalars, json_pack("{s:s, s:s, s:s, s:f}", "name",
-                                                 p->scalars[i].name, "dtype",
-                                                 dtype_name(p->scalars[i].dtype), "c_type",
+        json_array_append_new(scalars, json_pack("{s:s, s:s, s:s, s:f}", "name", p->scalars[i].name,
+                                                 "dtype", dtype_name(p->scalars[i].dtype), "c_type",
                                                  dtype_c_name(p->scalars[i].dtype), "default",
                                                  p->scalars[i].value));
     for (size_t i = 0; i < p->n_tensors; i++) {
@@ -118,24 +117,23 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         char ctype[64];
         snprintf(ctype, sizeof(ctype), "%s%s*", t->role == ROLE_IN ? "const " : "",
                  dtype_c_name(t->dtype));
-        json_array_append_new(tensors, json_pack("{s:s, s:s, s:s, s:o, s:s}", "name", t->name,
-                                                 "dtype", dtype_name(t->dtype), "role",
-                                                 role_name(t->role), "shape", shape, "c_type",
-                                                 ctype));
+        json_array_append_new(tensors,
+                              json_pack("{s:s, s:s, s:s, s:o, s:s}", "name", t->name, "dtype",
+                                        dtype_name(t->dtype), "role", role_name(t->role), "shape",
+                                        shape, "c_type", ctype));
     }
     for (size_t i = 0; i < p->n_benchmarks; i++) {
         json_t *bs = json_object();
         for (size_t k = 0; k < p->n_sizes; k++)
-            json_object_set_new(bs, p->size_names[k],
-                                json_integer(p->benchmarks[i].sizes[k]));
+            json_object_set_new(bs, p->size_names[k], json_integer(p->benchmarks[i].sizes[k]));
         json_array_append_new(benches,
                               json_pack("{s:s, s:o}", "name", p->benchmarks[i].name, "sizes", bs));
     }
-    json_t *doc = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:s, s:{s:i}}", "problem",
-                            summary_json(e), "statement_html", html, "starter", starter, "sizes",
-                            sizes, "scalars", scalars, "tensors", tensors, "tests",
-                            (int)p->n_tests, "benchmarks", benches, "peak", peak_name(p->peak),
-                            "limits", "run_ms", p->run_ms);
+    json_t *doc =
+        json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:s, s:{s:i}}", "problem",
+                  summary_json(e), "statement_html", html, "starter", starter, "sizes", sizes,
+                  "scalars", scalars, "tensors", tensors, "tests", (int)p->n_tests, "benchmarks",
+                  benches, "peak", peak_name(p->peak), "limits", "run_ms", p->run_ms);
     if (!doc) {
         bw_fail(cause, BW_ERR_INVALID, "%s: statement or starter is not UTF-8 text", p->dir);
         goto out;

@@ -100,8 +100,8 @@ int queue_heartbeat(struct db_conn *c, int64_t worker, const char *lease, int le
     rc = db_run(c, cause, "UPDATE leases SET expires_at = ? WHERE id = ? AND state = 'active'",
                 "it", now + lease_s, lease);
     if (rc == BW_OK)
-        rc = db_run(c, cause, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii", now,
-                    worker);
+        rc =
+            db_run(c, cause, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii", now, worker);
     return rc;
 }
 
@@ -116,9 +116,8 @@ static int end_lease(struct db_conn *c, const char *lease, int64_t submission, c
     int rc = db_run(c, cause, "UPDATE leases SET state = ?, ended_at = ?, reason = ? WHERE id = ?",
                     "titt", state, now, reason, lease);
     if (rc == BW_OK && !count_attempt)
-        rc = db_run(c, cause,
-                    "UPDATE submissions SET attempts = MAX(attempts - 1, 0) WHERE id = ?", "i",
-                    submission);
+        rc = db_run(c, cause, "UPDATE submissions SET attempts = MAX(attempts - 1, 0) WHERE id = ?",
+                    "i", submission);
     if (rc == BW_OK)
         rc = db_get_i64(c, &attempts, cause, "SELECT attempts FROM submissions WHERE id = ?", "i",
                         submission);
@@ -126,17 +125,16 @@ static int end_lease(struct db_conn *c, const char *lease, int64_t submission, c
         return rc;
     if (attempts >= BW_JUDGE_ATTEMPTS) {
         char message[BW_MAX_MESSAGE_FIELD + 128];
-        snprintf(message, sizeof(message), "judging failed %d times; last: %s",
-                 BW_JUDGE_ATTEMPTS, reason);
+        snprintf(message, sizeof(message), "judging failed %d times; last: %s", BW_JUDGE_ATTEMPTS,
+                 reason);
         *judge_error = true;
         return db_run(c, cause,
                       "UPDATE submissions SET state = 'done', verdict = 'JE', message = ?, "
                       "judged_at = ? WHERE id = ?",
                       "tii", message, now, submission);
     }
-    return db_run(c, cause,
-                  "UPDATE submissions SET state = 'queued', queued_at = ? WHERE id = ?", "ii", now,
-                  submission);
+    return db_run(c, cause, "UPDATE submissions SET state = 'queued', queued_at = ? WHERE id = ?",
+                  "ii", now, submission);
 }
 
 static double geomean_time(const struct body_result *r)
@@ -156,12 +154,12 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
         rc = db_run(c, cause, "DELETE FROM bench_results WHERE submission_id = ?", "i", id);
     for (size_t i = 0; rc == BW_OK && i < r->n_tests; i++) {
         const struct body_test *t = &r->tests[i];
-        rc = db_run(c, cause,
-                    "INSERT INTO test_results(submission_id, idx, name, verdict, message, ms) "
-                    "VALUES (?,?,?,?,?,?)",
-                    "iItttd", id, (int)i, t->name,
-                    t->verdict == VERDICT_NONE ? NULL : verdict_code(t->verdict), t->message,
-                    t->ms);
+        rc =
+            db_run(c, cause,
+                   "INSERT INTO test_results(submission_id, idx, name, verdict, message, ms) "
+                   "VALUES (?,?,?,?,?,?)",
+                   "iItttd", id, (int)i, t->name,
+                   t->verdict == VERDICT_NONE ? NULL : verdict_code(t->verdict), t->message, t->ms);
     }
     for (size_t i = 0; rc == BW_OK && i < r->n_benches; i++) {
         const struct body_bench *b = &r->benches[i];
@@ -169,8 +167,10 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
                     "INSERT INTO bench_results(submission_id, idx, name, samples, median_ms, "
                     "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz) "
                     "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    "iItidddddd" "i", id, (int)i, b->name, b->samples, b->median_ms, b->min_ms,
-                    b->max_ms, b->gbps, b->tflops, b->sol_pct, b->clock_mhz);
+                    "iItidddddd"
+                    "i",
+                    id, (int)i, b->name, b->samples, b->median_ms, b->min_ms, b->max_ms, b->gbps,
+                    b->tflops, b->sol_pct, b->clock_mhz);
     }
     return rc;
 }
@@ -204,8 +204,8 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
         out->created_at = db_col_i64(st, 6);
     }
     db_finish(st);
-    if (rc == DB_DONE || (rc == DB_ROW && strcmp(lease_state, "active") != 0 &&
-                          strcmp(lease_state, "done") != 0)) {
+    if (rc == DB_DONE ||
+        (rc == DB_ROW && strcmp(lease_state, "active") != 0 && strcmp(lease_state, "done") != 0)) {
         db_rollback(c);
         return bw_fail(cause, BW_ERR_NOTFOUND, "lease %s is not active (%s)", lease,
                        lease_state[0] ? lease_state : "unknown");
@@ -217,8 +217,8 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
         out->outcome = STORED_BEFORE;
         return BW_OK;
     }
-    rc = db_run(c, cause, "UPDATE leases SET state = 'done', ended_at = ? WHERE id = ?", "it",
-                now, lease);
+    rc = db_run(c, cause, "UPDATE leases SET state = 'done', ended_at = ? WHERE id = ?", "it", now,
+                lease);
     if (rc < 0)
         goto out_rollback;
     if (r->verdict == VERDICT_NONE && !r->executed) {
@@ -299,23 +299,20 @@ int queue_fail(struct db_conn *c, int64_t worker, const char *lease, const char 
     snprintf(reason, sizeof(reason), "internal error on worker %lld: %s", (long long)worker,
              message);
     if (rc == BW_OK)
-        rc = end_lease(c, lease, out->submission, "failed", reason, true, &out->judge_error,
-                       cause);
+        rc = end_lease(c, lease, out->submission, "failed", reason, true, &out->judge_error, cause);
     int64_t wstreak = 0, pstreak = 0;
     if (rc == BW_OK && !problem_fault)
-        rc = db_run(c, cause,
-                    "UPDATE workers SET error_streak = error_streak + 1 WHERE id = ?", "i",
-                    worker);
+        rc = db_run(c, cause, "UPDATE workers SET error_streak = error_streak + 1 WHERE id = ?",
+                    "i", worker);
     if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "UPDATE problems SET error_streak = error_streak + ? WHERE id = ?", "It",
-                    problem_fault ? problem_limit : 1, out->problem);
+        rc = db_run(c, cause, "UPDATE problems SET error_streak = error_streak + ? WHERE id = ?",
+                    "It", problem_fault ? problem_limit : 1, out->problem);
     if (rc == BW_OK)
         rc = db_get_i64(c, &wstreak, cause, "SELECT error_streak FROM workers WHERE id = ?", "i",
                         worker);
     if (rc == BW_OK)
-        rc = db_get_i64(c, &pstreak, cause, "SELECT error_streak FROM problems WHERE id = ?",
-                        "t", out->problem);
+        rc = db_get_i64(c, &pstreak, cause, "SELECT error_streak FROM problems WHERE id = ?", "t",
+                        out->problem);
     if (rc == BW_OK && wstreak >= worker_limit) {
         out->worker_disabled = true;
         rc = db_run(c, cause,
@@ -360,7 +357,7 @@ static int expire_where(struct db_conn *c, const char *sql, int64_t arg, const c
                         int64_t **ids, size_t *n, int64_t **done, size_t *n_done, char **cause)
 {
     struct db_stmt *st = NULL;
-    char (*leases)[48] = NULL;
+    char(*leases)[48] = NULL;
     int64_t *subs = NULL;
     size_t count = 0, cap = 0;
     *ids = NULL;
@@ -426,14 +423,12 @@ static int expire_where(struct db_conn *c, const char *sql, int64_t arg, const c
     return BW_OK;
 }
 
-int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n,
-                         char **cause)
+int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n, char **cause)
 {
     return expire_where(c,
                         "SELECT id, submission_id FROM leases WHERE state = 'active' "
                         "AND worker_id = ?",
-                        worker, "the worker restarted while judging it", ids, n, NULL, NULL,
-                        cause);
+                        worker, "the worker restarted while judging it", ids, n, NULL, NULL, cause);
 }
 
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
@@ -480,9 +475,9 @@ int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
 int queue_position(struct db_conn *c, int64_t id, int64_t *pos, char **cause)
 {
     int64_t queued = 0;
-    int rc = db_get_i64(c, &queued, cause,
-                        "SELECT COUNT(*) FROM submissions WHERE id = ? AND state = 'queued'", "i",
-                        id);
+    int rc =
+        db_get_i64(c, &queued, cause,
+                   "SELECT COUNT(*) FROM submissions WHERE id = ? AND state = 'queued'", "i", id);
     if (rc < 0)
         return rc;
     if (!queued) {

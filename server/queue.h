@@ -82,9 +82,9 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
 
 struct failure {
     int64_t submission;
-    bool judge_error;       /* the submission got Judge Error (attempts used up) */
-    bool worker_disabled;   /* this failure disabled the worker */
-    bool problem_disabled;  /* this failure disabled the problem */
+    bool judge_error;      /* the submission got Judge Error (attempts used up) */
+    bool worker_disabled;  /* this failure disabled the worker */
+    bool problem_disabled; /* this failure disabled the problem */
     char problem[72];
 };
 
@@ -100,8 +100,7 @@ int queue_release(struct db_conn *c, int64_t worker, const char *lease, int64_t 
 
 /* Ends every active lease of a worker (it restarted: that work is lost) as
  * expired, requeueing or failing the submissions. *ids (new) lists them. */
-int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n,
-                         char **cause);
+int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n, char **cause);
 
 /* Expires leases past their expiry; *ids (new) lists the submissions that
  * went back to the queue, *done (new) those that got Judge Error. */

@@ -58,12 +58,11 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
         }
         if (++rank > BOARD_ROWS)
             continue;
-        json_array_append_new(entries,
-                              json_pack("{s:i, s:s, s:f, s:f, s:I, s:I}", "rank", rank, "user",
-                                        db_col_text(st, 1), "time_ms", db_col_double(st, 2),
-                                        "score", db_col_double(st, 3), "submission",
-                                        (json_int_t)db_col_i64(st, 4), "at",
-                                        (json_int_t)db_col_i64(st, 5)));
+        json_array_append_new(
+            entries,
+            json_pack("{s:i, s:s, s:f, s:f, s:I, s:I}", "rank", rank, "user", db_col_text(st, 1),
+                      "time_ms", db_col_double(st, 2), "score", db_col_double(st, 3), "submission",
+                      (json_int_t)db_col_i64(st, 4), "at", (json_int_t)db_col_i64(st, 5)));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -82,9 +81,8 @@ int scores_h_mine(struct http_request *req, struct http_response *res)
     json_t *problems = json_object();
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT problem_id, first_at FROM solved WHERE user_id = ?", "i",
-                        who->id);
+    int rc = db_prepare(c, &st, &cause, "SELECT problem_id, first_at FROM solved WHERE user_id = ?",
+                        "i", who->id);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
         json_object_set_new(problems, db_col_text(st, 0),
                             json_pack("{s:b, s:I, s:o}", "solved", 1, "solved_at",
@@ -99,12 +97,11 @@ int scores_h_mine(struct http_request *req, struct http_response *res)
         json_t *p = json_object_get(problems, db_col_text(st, 0));
         if (!p)
             continue;
-        json_array_append_new(json_object_get(p, "best"),
-                              json_pack("{s:s, s:f, s:f, s:I, s:I}", "gpu", db_col_text(st, 1),
-                                        "time_ms", db_col_double(st, 2), "score",
-                                        db_col_double(st, 3), "submission",
-                                        (json_int_t)db_col_i64(st, 4), "at",
-                                        (json_int_t)db_col_i64(st, 5)));
+        json_array_append_new(
+            json_object_get(p, "best"),
+            json_pack("{s:s, s:f, s:f, s:I, s:I}", "gpu", db_col_text(st, 1), "time_ms",
+                      db_col_double(st, 2), "score", db_col_double(st, 3), "submission",
+                      (json_int_t)db_col_i64(st, 4), "at", (json_int_t)db_col_i64(st, 5)));
     }
     db_finish(st);
     db_release(s->db, c);

@@ -58,8 +58,7 @@ static const struct route routes[] = {
     {HTTP_GET, "/api/admin/queue", admin_h_queue, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/rejudge", admin_h_rejudge, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_GET, "/api/admin/problems", admin_h_problems, 0, ACCESS_ADMIN},
-    {HTTP_POST, "/api/admin/problems/{}/enabled", admin_h_problem_enable, SMALL_BODY,
-     ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/problems/{}/enabled", admin_h_problem_enable, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/reload", admin_h_reload, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/users/{}/role", admin_h_user_role, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/judge/register", judgeapi_h_register, 64 * 1024, ACCESS_WORKER},
@@ -84,8 +83,8 @@ static void on_done(void *app, const struct http_request *req, int status)
         log_warn("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method), req->path,
                  status, ms, req->remote);
     else
-        log_debug("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method),
-                  req->path, status, ms, req->remote);
+        log_debug("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method), req->path,
+                  status, ms, req->remote);
 }
 
 void server_poke(struct server *s)

@@ -26,23 +26,23 @@ struct channel {
 
 struct sub {
     struct sse_hub *hub;
-    struct channel *ch;       /* NULL for a one-off (done) stream */
+    struct channel *ch; /* NULL for a one-off (done) stream */
     struct http_conn *conn;
-    size_t cursor;            /* next event index to send */
-    char *pending;            /* owned: text being written */
+    size_t cursor; /* next event index to send */
+    char *pending; /* owned: text being written */
     size_t pending_len, pending_off;
     bool suspended;
     bool hb_due;
     bool closing;
-    bool ended;               /* a one-off stream's snapshot was queued */
+    bool ended; /* a one-off stream's snapshot was queued */
     double last_write_ms;
-    struct sub *next;         /* in ch->subs */
+    struct sub *next; /* in ch->subs */
 };
 
 struct sse_hub {
     pthread_mutex_t lock;
     struct channel *channels;
-    struct sub *orphans;      /* one-off streams, for shutdown and counting */
+    struct sub *orphans; /* one-off streams, for shutdown and counting */
     size_t n_streams;
     bool closing;
 };

@@ -52,8 +52,8 @@ static int window_use(struct db_conn *c, int64_t user, const char *mode, int64_t
 static int in_flight(struct db_conn *c, int64_t user, int64_t *n, char **cause)
 {
     return db_get_i64(c, n, cause,
-                      "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND state != 'done'",
-                      "i", user);
+                      "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND state != 'done'", "i",
+                      user);
 }
 
 static json_t *window_json(const struct quota_use *q, int limit, int window, int64_t now)
@@ -117,9 +117,10 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         snprintf(hash, sizeof(hash), "%s", pe->hash);
     problems_put(s->problems, set);
     if (!pe) {
+        int st = api_reply_error(res, 404, "not_found", "problem", "problem: no problem \"%s\"",
+                                 b.problem);
         json_decref(j);
-        return api_reply_error(res, 404, "not_found", "problem", "problem: no problem \"%s\"",
-                               b.problem);
+        return st;
     }
     const char *mode = b.submit ? "submit" : "run";
     int limit = b.submit ? s->cfg->quota_submit : s->cfg->quota_run;
@@ -162,7 +163,9 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         rc = db_run(c, &cause,
                     "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
                     "seed, created_at, queued_at) VALUES (?,?,?,?,?,?,?,?)",
-                    "itttt" "iii", who->id, b.problem, hash, mode, b.source, seed, now, now);
+                    "itttt"
+                    "iii",
+                    who->id, b.problem, hash, mode, b.source, seed, now, now);
     if (rc == BW_OK && status == 0) {
         id = db_last_id(c);
         rc = db_commit(c, &cause);
@@ -183,8 +186,8 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
             log_warn("submissions: submission %lld: created, but %s", (long long)id,
                      cause ? cause : "reading its position failed");
             free(cause);
-            return api_json(res, 201, json_pack("{s:I, s:s}", "id", (json_int_t)id, "state",
-                                                "queued"));
+            return api_json(res, 201,
+                            json_pack("{s:I, s:s}", "id", (json_int_t)id, "state", "queued"));
         }
         return db_trouble(res, "create", cause);
     }
@@ -249,8 +252,8 @@ static json_t *summary(struct db_stmt *st, int64_t pos)
 {
     const char *v = db_col_null(st, 5) ? NULL : db_col_text(st, 5);
     enum verdict verdict = v ? verdict_parse(v) : VERDICT_NONE;
-    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I}",
-                     "id", (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I}", "id",
+                     (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
                      db_col_text(st, 2), "mode", db_col_text(st, 3), "state", db_col_text(st, 4),
                      "verdict", v ? json_string(v) : json_null(), "verdict_name",
                      v ? json_string(verdict_name(verdict)) : json_null(), "message",
@@ -284,8 +287,8 @@ int submissions_h_get(struct http_request *req, struct http_response *res)
         body = summary(st, pos);
         json_object_set_new(body, "attempts", json_integer(db_col_i64(st, 12)));
         json_object_set_new(body, "source", json_string(db_col_text(st, 13)));
-        json_object_set_new(body, "waiting_for_gpu", json_boolean(db_col_i64(st, 16) != 0 &&
-                                                                  pos > 0));
+        json_object_set_new(body, "waiting_for_gpu",
+                            json_boolean(db_col_i64(st, 16) != 0 && pos > 0));
         json_t *result = NULL;
         if (!db_col_null(st, 14))
             result = json_loads(db_col_text(st, 14), 0, NULL);
@@ -335,8 +338,11 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
                         "WHERE s.id < ? AND (? IS NULL OR s.problem_id = ?) "
                         "AND (? OR (? IS NULL AND s.user_id = ?) OR u.name = ?) "
                         "ORDER BY s.id DESC LIMIT ?",
-                        "itt" "Itit" "i", before, problem, problem, everyone ? 1 : 0,
-                        everyone ? "*" : user, who->id, user ? user : "", limit);
+                        "itt"
+                        "Itit"
+                        "i",
+                        before, problem, problem, everyone ? 1 : 0, everyone ? "*" : user, who->id,
+                        user ? user : "", limit);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
         json_array_append_new(list, summary(st, 0));
     db_finish(st);

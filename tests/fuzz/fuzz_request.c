@@ -94,8 +94,8 @@ static json_t *parse(int k, const char *data, size_t len, struct api_error *e, b
     case 8: {
         struct body_progress b;
         j = body_parse_progress(data, len, &b, e);
-        *bad = j && (!json_is_array(b.events) ||
-                     json_array_size(b.events) > BW_MAX_EVENTS_PER_POST);
+        *bad =
+            j && (!json_is_array(b.events) || json_array_size(b.events) > BW_MAX_EVENTS_PER_POST);
         break;
     }
     case 9:
