@@ -59,7 +59,7 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
 
 .SECONDARY:
 .PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
-all: $(BINS) $(TEST_BINS)
+all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -86,6 +86,11 @@ $(BUILD)/obj/schema_blob.o: schema.sql
 $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBDIR_SYS)/%
 	@mkdir -p $(dir $@)
 	cp -L $< $@
+
+# The event-stream load generator of tests/bench/server.sh.
+$(BUILD)/tests/sse_load: tests/bench/sse_load.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -pthread -o $@ $<
 
 $(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libcommon.a \
                                | $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0

@@ -112,7 +112,7 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     int64_t now = (int64_t)time(NULL);
     struct db_conn *c = db_acquire(s->db);
     int64_t queued =
-        count(c, "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND ? = ?", 0);
+        count(c, "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND ? >= 0", 0);
     int64_t judging = count(c, "SELECT COUNT(*) FROM leases WHERE state = 'active' AND ? >= 0", 0);
     int64_t alive =
         count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",

@@ -507,7 +507,9 @@ for _ in 1 2 3; do
 done
 check "every queued job is claimed exactly once" \
     '[ "$(printf "%s\n" "${ids[@]}" | sort -n | paste -sd, -)" = "$(printf "%s\n" "$I1" "$I2" "$I3" | sort -n | paste -sd, -)" ]'
+as ivan POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// i4"}'
 req GET /metrics
+check "metrics count the queue" '[[ "$BODY" == *"blockwise_queue_length 1"* ]]'
 check "metrics count the verdicts" '[[ "$BODY" == *"blockwise_verdicts_total{verdict=\"CE\"} 3"* ]]'
 
 # --- sign-out ------------------------------------------------------------------------
