@@ -296,8 +296,7 @@ static int check_keys(struct loader *ld, const char *path, json_t *obj, const ch
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach (obj, key, v) {
         const char *near = NULL;
         size_t best = 3;
 
@@ -425,20 +424,15 @@ static int as_value(struct loader *ld, const char *path, json_t *v, double *out)
     return 0;
 }
 
-/* The shortest decimal text that reads back as v, in the expression
- * grammar's form (no '+' in the exponent). */
+/* The shortest decimal text that reads back as v (a JSON real given where an
+ * expression is expected: "1e-05" for 1e-5). */
 static void real_text(double v, char *out, size_t n)
 {
-    char *plus;
-
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(out, n, "%.*g", prec, v);
         if (strtod(out, NULL) == v)
             break;
     }
-    plus = strstr(out, "e+");
-    if (plus)
-        memmove(plus + 1, plus + 2, strlen(plus + 2) + 1);
 }
 
 struct name_check {
@@ -1174,8 +1168,7 @@ static int load_profile(struct loader *ld, const char *name, json_t *v, struct d
         prof->dists[t].neg_of = -1;
     if ((rc = as_object(ld, path.s, v)))
         return rc;
-    json_object_foreach(v, tname, dv)
-    {
+    json_object_foreach (v, tname, dv) {
         int t = problem_tensor_index(p, tname);
         if (t < 0)
             return fail(ld, path.s, "unknown tensor %s (inputs are %s)", quote(tname).s,
@@ -1215,8 +1208,7 @@ static int load_profiles(struct loader *ld, json_t *v)
     if (!(p->profiles = calloc(n, sizeof(*p->profiles))))
         return fail_nomem(ld);
     p->n_profiles = n;
-    json_object_foreach(v, name, pv)
-    {
+    json_object_foreach (v, name, pv) {
         if ((rc = load_profile(ld, name, pv, &p->profiles[i])))
             return rc;
         i++;
@@ -1259,8 +1251,7 @@ static int check_size_keys(struct loader *ld, const char *path, json_t *obj)
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach (obj, key, v) {
         if (problem_size_index(p, key) < 0)
             return fail(ld, path, "unknown size %s (sizes are %s)", quote(key).s, size_list(p).s);
     }
@@ -1362,8 +1353,7 @@ static int load_entry(struct loader *ld, const char *path, json_t *v, bool bench
         struct fpath sp = key_path(path, "scalars");
         if ((rc = as_object(ld, sp.s, f)))
             return rc;
-        json_object_foreach(f, key, sv)
-        {
+        json_object_foreach (f, key, sv) {
             int s = problem_scalar_index(p, key);
             struct fpath kp = key_path(sp.s, key);
             if (s < 0) {
@@ -1534,6 +1524,24 @@ static int load_formulas(struct loader *ld, json_t *root)
 
 /* ---- per-case checks --------------------------------------------------------------------- */
 
+/* "[2, 3]" */
+static struct shown dims_text(const int64_t *dims, int ndim)
+{
+    struct shown r;
+    size_t o = 0;
+
+    r.s[o++] = '[';
+    for (int d = 0; d < ndim; d++) {
+        int w = snprintf(r.s + o, sizeof(r.s) - o, "%s%lld", d ? ", " : "", (long long)dims[d]);
+        if (w < 0 || (size_t)w >= sizeof(r.s) - o - 1)
+            break;
+        o += (size_t)w;
+    }
+    r.s[o++] = ']';
+    r.s[o] = '\0';
+    return r;
+}
+
 /* Runs every per-case helper once, so judging cannot fail on this case later. */
 static int check_case(struct loader *ld, const char *path, const struct problem_case *c, bool bench)
 {
@@ -1590,8 +1598,9 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
             if (ts->ndim != src->ndim || memcmp(a, b, sizeof(a[0]) * (size_t)ts->ndim) != 0)
                 return fail(ld, path,
                             "case %s: %s is the neg of %s in profile \"%s\" but their shapes "
-                            "differ",
-                            quote(c->name).s, ts->name, src->name, p->profiles[c->profile].name);
+                            "differ (%s vs %s)",
+                            quote(c->name).s, ts->name, src->name, p->profiles[c->profile].name,
+                            dims_text(a, ts->ndim).s, dims_text(b, src->ndim).s);
         }
         if (ts->role != ROLE_IN && (rc = problem_tolerance(p, t, c, &atol, &rtol, &inner)))
             goto inner_fail;
@@ -1735,8 +1744,7 @@ static int load_controls(struct loader *ld, json_t *v)
     if (n && !(p->controls = calloc(n, sizeof(*p->controls))))
         return fail_nomem(ld);
     p->n_controls = n;
-    json_object_foreach(v, file, cv)
-    {
+    json_object_foreach (v, file, cv) {
         struct fpath path = at("controls", "[%s]", quote(file).s);
         struct control *ctl = &p->controls[i++];
         const char *verdict = NULL;
@@ -1842,14 +1850,12 @@ static bool too_deep(json_t *v, int depth)
     if (depth > BW_MAX_JSON_DEPTH)
         return true;
     if (json_is_object(v)) {
-        json_object_foreach(v, key, child)
-        {
+        json_object_foreach (v, key, child) {
             if (too_deep(child, depth + 1))
                 return true;
         }
     } else if (json_is_array(v)) {
-        json_array_foreach(v, i, child)
-        {
+        json_array_foreach (v, i, child) {
             if (too_deep(child, depth + 1))
                 return true;
         }
@@ -1974,19 +1980,32 @@ static int load_root(struct loader *ld, json_t *root, const char *dirname)
     return check_wrong_dir(ld);
 }
 
-/* The directory's own name (of its real path when it resolves). */
-static char *dir_basename(const char *dir)
+/* The last component of path s, a *new* string ("" for "/"). */
+static char *last_component(const char *s)
 {
-    char *real = realpath(dir, NULL), *name;
-    const char *s = real ? real : dir;
     size_t n = strlen(s);
+    const char *start;
 
-    while (n > 1 && s[n - 1] == '/')
+    while (n > 0 && s[n - 1] == '/')
         n--;
-    const char *start = s + n;
+    start = s + n;
     while (start > s && start[-1] != '/')
         start--;
-    name = strndup(start, (size_t)(s + n - start));
+    return strndup(start, (size_t)(s + n - start));
+}
+
+/* The directory's name as given ("problems/softmax/" is "softmax"; a link
+ * keeps its own name), or of its real path for "." and "..". */
+static char *dir_basename(const char *dir)
+{
+    char *name = last_component(dir), *real;
+
+    if (!name || (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && *name))
+        return name;
+    if (!(real = realpath(dir, NULL)))
+        return name;
+    free(name);
+    name = last_component(real);
     free(real);
     return name;
 }

@@ -22,6 +22,7 @@
  *   ],
  *   "tensors": [
  *     {"name": "x", "dtype": "fp32", "shape": ["N"], "role": "in"},
+ *     {"name": "y", "dtype": "fp32", "shape": ["N"], "role": "in"},
  *     {"name": "out", "dtype": "fp32", "shape": ["N"], "role": "out",
  *      "tolerance": {"exact": true}}                     // optional; default per dtype
  *   ],
@@ -31,13 +32,13 @@
  *   },
  *   "tests": [                       // expanded into cases, at most BW_MAX_CASES
  *     {"sizes": {"N": [1, 2, 127, 128, 129]}, "data": "uniform"},     // lists: cartesian product
- *     {"name": "rows", "sizes": [{"M": 1, "N": 1}, {"M": 7, "N": 33}], "data": "uniform",
+ *     {"name": "small", "sizes": [{"N": 3}, {"N": 33}], "data": "uniform",
  *      "scalars": {"eps": 1e-6}}     // optional per-case scalar values
  *   ],
  *   "benchmarks": [ {"name": "2^28", "sizes": {"N": 268435456}, "data": "uniform"} ],
  *   "bytes": "12*N",                 // compulsory traffic per run (expression of sizes)
  *   "flops": "N",                    // arithmetic per run (expression of sizes)
- *   "peak": "fp32",                  // compute ceiling: "fp32", "fp16_tensor", "bf16_tensor", "none"
+ *   "peak": "fp32",                  // "fp32", "fp16_tensor", "bf16_tensor" or "none"
  *   "limits": {                      // optional
  *     "run_ms": 2000,                // wall limit of one plan run
  *     "scratch_bytes": "4*N + 4096"  // cap on all @scratch bytes (expression of sizes)
@@ -68,6 +69,15 @@
  * (same directives), with the same argument names, except that every float
  * output is passed as double* (fp64) and every integer output as long long*;
  * outputs with an acc tolerance also have "<name>_scale" (double*).
+ *
+ * Rules beyond the example: unknown fields are errors (with a "did you mean");
+ * size, scalar and tensor names are identifiers, unique across all three, and
+ * none ends in "_scale"; a profile gives every input (in/inout) a distribution
+ * and nothing else, and every profile is used by some case; test names default
+ * to the sizes ("M=7,N=33"), a named entry that expands to several cases gets
+ * "name M=7,N=33", benchmarks need a "name", case names are unique; the
+ * controls include solution.cu (Accepted) and starter.cu, and every
+ * wrong/NAME.cu. problem.json is checked completely before the other files.
  */
 #ifndef BW_PROBLEM_H
 #define BW_PROBLEM_H
@@ -86,7 +96,7 @@ enum tensor_role { ROLE_IN, ROLE_OUT, ROLE_INOUT };
 enum peak_kind { PEAK_NONE, PEAK_FP32, PEAK_FP16_TENSOR, PEAK_BF16_TENSOR };
 
 struct tolerance {
-    bool exact;
+    bool exact;        /* bitwise; also set by the loader for every integer output */
     struct expr *atol; /* owned; NULL: the dtype's default */
     struct expr *rtol; /* owned; NULL: the dtype's default */
     double acc;        /* coefficient of the reference's scale tensor; 0: none */
@@ -102,7 +112,7 @@ struct tensor_spec {
 };
 
 struct scalar_spec {
-    char *name; /* owned */
+    char *name;       /* owned */
     enum dtype dtype; /* fp32, fp64, int32, int64, uint32, uint64 */
     double value;     /* default value */
 };
@@ -110,10 +120,10 @@ struct scalar_spec {
 /* A distribution as written in problem.json; made concrete per case by
  * problem_gen_spec() (randint bounds are expressions of the sizes). */
 struct dist_spec {
-    struct gen_spec gen;      /* kind, flags, a, b, row/spike/specials; stream and dtype set by the loader */
-    struct expr *ilo, *ihi;   /* owned; GEN_RANDINT only */
-    int neg_of;               /* "neg": the source tensor's index (gen copies its spec); else -1 */
-    bool set;                 /* false: the profile gives this tensor no distribution */
+    struct gen_spec gen;    /* all but row_len and ilo/ihi, which depend on the case */
+    struct expr *ilo, *ihi; /* owned; GEN_RANDINT only */
+    int neg_of;             /* "neg": the source tensor (gen is its spec, negated); else -1 */
+    bool set;               /* false: the profile gives this tensor no distribution */
 };
 
 struct data_profile {
@@ -122,10 +132,10 @@ struct data_profile {
 };
 
 struct problem_case {
-    char *name; /* owned, e.g. "N=127" or "rows M=7,N=33" */
-    int64_t sizes[BW_MAX_SIZES];   /* by size index */
+    char *name;                     /* owned, e.g. "N=127" or "rows M=7,N=33" */
+    int64_t sizes[BW_MAX_SIZES];    /* by size index */
     double scalars[BW_MAX_SCALARS]; /* by scalar index */
-    int profile;                   /* index into problem.profiles */
+    int profile;                    /* index into problem.profiles */
 };
 
 struct control {
@@ -138,17 +148,24 @@ struct problem {
     char *id;    /* owned */
     char *title; /* owned */
     int number, step;
-    char *size_names[BW_MAX_SIZES]; size_t n_sizes; /* owned */
-    struct scalar_spec *scalars;  size_t n_scalars;
-    struct tensor_spec *tensors;  size_t n_tensors;
-    struct data_profile *profiles; size_t n_profiles;
-    struct problem_case *tests;   size_t n_tests;
-    struct problem_case *benchmarks; size_t n_benchmarks;
-    struct expr *bytes, *flops;   /* owned */
+    char *size_names[BW_MAX_SIZES]; /* owned */
+    size_t n_sizes;
+    struct scalar_spec *scalars; /* owned, n_scalars of them (and so below) */
+    size_t n_scalars;
+    struct tensor_spec *tensors;
+    size_t n_tensors;
+    struct data_profile *profiles;
+    size_t n_profiles;
+    struct problem_case *tests;
+    size_t n_tests;
+    struct problem_case *benchmarks;
+    size_t n_benchmarks;
+    struct expr *bytes, *flops; /* owned */
     enum peak_kind peak;
-    int run_ms;                   /* limits.run_ms or BW_RUN_WALL_MS_DEFAULT */
-    struct expr *scratch_bytes;   /* owned; NULL: BW_MAX_SCRATCH_BYTES */
-    struct control *controls;     size_t n_controls;
+    int run_ms;                 /* limits.run_ms or BW_RUN_WALL_MS_DEFAULT */
+    struct expr *scratch_bytes; /* owned; NULL: BW_MAX_SCRATCH_BYTES */
+    struct control *controls;   /* in problem.json's order */
+    size_t n_controls;
 };
 
 /*
@@ -175,18 +192,23 @@ void problem_case_scope(const struct problem *p, const struct problem_case *c,
                         struct expr_binding *vars, struct expr_scope *scope);
 
 /* Number of elements of tensor t in case c (product of its shape). */
-int problem_tensor_count(const struct problem *p, size_t t, const struct problem_case *c, int64_t *out,
-                         char **cause);
+int problem_tensor_count(const struct problem *p, size_t t, const struct problem_case *c,
+                         int64_t *out, char **cause);
 
 /* Shape of tensor t in case c: dims[0..ndim). */
 int problem_tensor_shape(const struct problem *p, size_t t, const struct problem_case *c,
                          int64_t dims[BW_MAX_DIMS], char **cause);
 
-/* The concrete generator spec for input tensor t in case c. */
+/* The concrete generator spec for input (in/inout) tensor t in case c: the
+ * profile's spec with stream = t (a "neg": its source's index, GEN_NEGATE set),
+ * dtype = the tensor's, row_len = the last dimension in this case, and the
+ * randint bounds evaluated (checked lo <= hi and within the dtype). */
 int problem_gen_spec(const struct problem *p, size_t t, const struct problem_case *c,
                      struct gen_spec *out, char **cause);
 
-/* Effective tolerances of output tensor t in case c (defaults applied). */
+/* Effective atol and rtol of output (out/inout) tensor t in case c: 0 and 0
+ * when exact (see tol.exact), else the expressions evaluated (checked finite
+ * and >= 0) or the dtype's defaults. The acc term is tensors[t].tol.acc. */
 int problem_tolerance(const struct problem *p, size_t t, const struct problem_case *c, double *atol,
                       double *rtol, char **cause);
 

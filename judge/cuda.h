@@ -76,8 +76,10 @@ extern struct cuda_driver cu;
 
 /*
  * Loads the driver, resolves every entry point and calls cuInit(0).
- * BW_ERR_NODEVICE (with the loader's or the driver's words) when that is not
- * possible. Calling it again after success does nothing.
+ * BW_ERR_NODEVICE (with the loader's or the driver's words) when there is no
+ * driver, no GPU, or a driver too old; BW_ERR_CUDA when cuInit fails for
+ * another reason (CUDA_ERROR_OPERATING_SYSTEM when a sandbox refuses the
+ * driver something). Calling it again after success does nothing.
  */
 int cuda_open(char **cause);
 

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/limits.h"
@@ -26,7 +29,7 @@
  * sets from BENCH_CASE_BASE (set r of benchmark b is BASE + b*16 + r), so no
  * benchmark input repeats a test's. */
 #define BENCH_CASE_BASE 4096u
-#define BENCH_SETS 2u
+#define BENCH_SETS      2u
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -37,7 +40,8 @@ static void emit(const struct judge_options *o, json_t *event)
     json_decref(event);
 }
 
-static void set_message(struct judge_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_message(struct judge_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void set_message(struct judge_result *r, const char *fmt, ...)
 {
     va_list ap;
@@ -55,21 +59,30 @@ static const char *cuda_hint(const char *error)
     static const struct {
         const char *name, *hint;
     } hints[] = {
-        {"CUDA_ERROR_ILLEGAL_ADDRESS", "a thread read or wrote memory outside every buffer: usually an index past "
-                                       "the end (a missing tail check such as `if (i < n)`) or a wrong stride"},
-        {"CUDA_ERROR_MISALIGNED_ADDRESS", "a vector access (float4, int2, ...) at an address not aligned to its "
-                                          "size: vectorize only from aligned offsets and handle the rest as scalars"},
+        {"CUDA_ERROR_ILLEGAL_ADDRESS",
+         "a thread read or wrote memory outside every buffer: usually an index past "
+         "the end (a missing tail check such as `if (i < n)`) or a wrong stride"},
+        {"CUDA_ERROR_MISALIGNED_ADDRESS",
+         "a vector access (float4, int2, ...) at an address not aligned to its "
+         "size: vectorize only from aligned offsets and handle the rest as scalars"},
         {"CUDA_ERROR_ASSERT", "a device-side assert() failed"},
-        {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "the kernel executed an illegal instruction or __trap()"},
-        {"CUDA_ERROR_LAUNCH_FAILED", "the kernel stopped with an exception (often __trap() or a bad pointer)"},
-        {"CUDA_ERROR_HARDWARE_STACK_ERROR", "stack overflow: deep recursion or very large local arrays"},
-        {"CUDA_ERROR_INVALID_PC", "the kernel jumped to an invalid address (corrupted stack or function pointer)"},
-        {"CUDA_ERROR_OUT_OF_RESOURCES", "the block needs more registers or shared memory than a multiprocessor "
-                                        "has: use fewer threads per block, __launch_bounds__ or less shared memory"},
-        {"CUDA_ERROR_INVALID_VALUE", "the launch configuration is invalid for this GPU: block size, grid size or "
-                                     "dynamic shared memory over the device's limits"},
-        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "the block needs more registers than a multiprocessor has for this "
-                                               "many threads: use fewer threads per block or __launch_bounds__"},
+        {"CUDA_ERROR_ILLEGAL_INSTRUCTION",
+         "the kernel executed an illegal instruction or __trap()"},
+        {"CUDA_ERROR_LAUNCH_FAILED",
+         "the kernel stopped with an exception (often __trap() or a bad pointer)"},
+        {"CUDA_ERROR_HARDWARE_STACK_ERROR",
+         "stack overflow: deep recursion or very large local arrays"},
+        {"CUDA_ERROR_INVALID_PC",
+         "the kernel jumped to an invalid address (corrupted stack or function pointer)"},
+        {"CUDA_ERROR_OUT_OF_RESOURCES",
+         "the block needs more registers or shared memory than a multiprocessor "
+         "has: use fewer threads per block, __launch_bounds__ or less shared memory"},
+        {"CUDA_ERROR_INVALID_VALUE",
+         "the launch configuration is invalid for this GPU: block size, grid size or "
+         "dynamic shared memory over the device's limits"},
+        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+         "the block needs more registers than a multiprocessor has for this "
+         "many threads: use fewer threads per block or __launch_bounds__"},
     };
     for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
         if (strcmp(error, hints[i].name) == 0)
@@ -101,10 +114,14 @@ static uint64_t mix64(uint64_t *state)
 static enum run_role run_role_of(enum plan_role r)
 {
     switch (r) {
-    case PLAN_IN: return RUN_ROLE_IN;
-    case PLAN_INOUT: return RUN_ROLE_INOUT;
-    case PLAN_OUT: return RUN_ROLE_OUT;
-    case PLAN_SCRATCH: return RUN_ROLE_SCRATCH;
+    case PLAN_IN:
+        return RUN_ROLE_IN;
+    case PLAN_INOUT:
+        return RUN_ROLE_INOUT;
+    case PLAN_OUT:
+        return RUN_ROLE_OUT;
+    case PLAN_SCRATCH:
+        return RUN_ROLE_SCRATCH;
     }
     return RUN_ROLE_SCRATCH;
 }
@@ -112,20 +129,29 @@ static enum run_role run_role_of(enum plan_role r)
 static enum run_arg_kind run_arg_of(enum plan_arg_kind k)
 {
     switch (k) {
-    case PLAN_ARG_BUF: return RUN_ARG_BUF;
-    case PLAN_ARG_I64: return RUN_ARG_I64;
-    case PLAN_ARG_I32: return RUN_ARG_I32;
-    case PLAN_ARG_U64: return RUN_ARG_U64;
-    case PLAN_ARG_U32: return RUN_ARG_U32;
-    case PLAN_ARG_F32: return RUN_ARG_F32;
-    case PLAN_ARG_F64: return RUN_ARG_F64;
-    case PLAN_ARG_INT: return RUN_ARG_INT;
+    case PLAN_ARG_BUF:
+        return RUN_ARG_BUF;
+    case PLAN_ARG_I64:
+        return RUN_ARG_I64;
+    case PLAN_ARG_I32:
+        return RUN_ARG_I32;
+    case PLAN_ARG_U64:
+        return RUN_ARG_U64;
+    case PLAN_ARG_U32:
+        return RUN_ARG_U32;
+    case PLAN_ARG_F32:
+        return RUN_ARG_F32;
+    case PLAN_ARG_F64:
+        return RUN_ARG_F64;
+    case PLAN_ARG_INT:
+        return RUN_ARG_INT;
     }
     return RUN_ARG_INT;
 }
 
 /* Copies a concrete plan into the runner protocol's form. */
-static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_index, struct run_plan *out)
+static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_index,
+                        struct run_plan *out)
 {
     memset(out, 0, sizeof(*out));
     out->seed = seed;
@@ -169,7 +195,7 @@ static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_inde
  * combination, and its kernels' signatures. */
 struct program {
     struct directives dirs;
-    size_t n_configs; /* @tune combinations (1 without @tune) */
+    size_t n_configs;              /* @tune combinations (1 without @tune) */
     struct compile_result *builds; /* one per configuration */
     int64_t (*tune_values)[BW_MAX_TUNE_PARAMS];
 };
@@ -221,7 +247,8 @@ static void *compile_one(void *arg)
     struct compile_request rq = {0};
 
     for (size_t k = 0; k < d->n_consts; k++) {
-        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->consts[k].name, (long long)d->consts[k].value);
+        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->consts[k].name,
+                 (long long)d->consts[k].value);
         opts[n] = defs[n];
         n++;
     }
@@ -249,8 +276,8 @@ static void *compile_one(void *arg)
  * Directive errors go to *diags and give BW_ERR_INVALID. Compile results stay
  * in pg->builds for the caller to inspect.
  */
-static int program_parse(struct program *pg, const struct problem *p, const char *source, size_t len,
-                         enum plan_side side, struct diag_list *diags)
+static int program_parse(struct program *pg, const struct problem *p, const char *source,
+                         size_t len, enum plan_side side, struct diag_list *diags)
 {
     int rc;
 
@@ -276,8 +303,9 @@ static int program_parse(struct program *pg, const struct problem *p, const char
  * kernel exists (extern "C"), the argument count matches, and each
  * argument's width and kind fit the parameter. Problems go to *diags.
  */
-static int check_signatures(const struct problem *p, const struct program *pg, const struct compile_result *cr,
-                            enum plan_side side, struct diag_list *diags)
+static int check_signatures(const struct problem *p, const struct program *pg,
+                            const struct compile_result *cr, enum plan_side side,
+                            struct diag_list *diags)
 {
     struct ptx_entries entries;
     char *cause = NULL;
@@ -297,23 +325,27 @@ static int check_signatures(const struct problem *p, const struct program *pg, c
 
         if (!e) {
             if (ptx_find_mangled(&entries, ln->kernel))
-                diag_list_addf(diags, ln->line, 1,
-                               "kernel '%s' has a C++ (mangled) name: declare it extern \"C\" __global__",
-                               ln->kernel);
+                diag_list_addf(
+                    diags, ln->line, 1,
+                    "kernel '%s' has a C++ (mangled) name: declare it extern \"C\" __global__",
+                    ln->kernel);
             else
-                diag_list_addf(diags, ln->line, 1, "no __global__ function named '%s' in the source", ln->kernel);
+                diag_list_addf(diags, ln->line, 1,
+                               "no __global__ function named '%s' in the source", ln->kernel);
             rc = BW_ERR_INVALID;
             continue;
         }
         if ((size_t)e->n_params != ln->n_args) {
-            diag_list_addf(diags, ln->line, 1, "kernel '%s' takes %d parameter%s but @launch passes %zu argument%s",
+            diag_list_addf(diags, ln->line, 1,
+                           "kernel '%s' takes %d parameter%s but @launch passes %zu argument%s",
                            ln->kernel, e->n_params, e->n_params == 1 ? "" : "s", ln->n_args,
                            ln->n_args == 1 ? "" : "s");
             rc = BW_ERR_INVALID;
             continue;
         }
         /* The kinds of arguments do not depend on the case: use the first test. */
-        if (p->n_tests == 0 || plan_build(p, &pg->dirs, pg->tune_values[0], &p->tests[0], side, &pl, &cause)) {
+        if (p->n_tests == 0 ||
+            plan_build(p, &pg->dirs, pg->tune_values[0], &p->tests[0], side, &pl, &cause)) {
             free(cause);
             cause = NULL;
             continue;
@@ -325,18 +357,38 @@ static int check_signatures(const struct problem *p, const struct program *pg, c
             int size = 8;
 
             switch (pa->kind) {
-            case PLAN_ARG_BUF: size = 8; want = "a pointer"; break;
-            case PLAN_ARG_I64: case PLAN_ARG_U64: size = 8; want = "a 64-bit integer (long long)"; break;
-            case PLAN_ARG_I32: case PLAN_ARG_U32: size = 4; want = "a 32-bit integer (int)"; break;
-            case PLAN_ARG_F32: size = 4; want = "a float"; break;
-            case PLAN_ARG_F64: size = 8; want = "a double"; break;
-            case PLAN_ARG_INT: continue; /* literals take the parameter's width */
+            case PLAN_ARG_BUF:
+                size = 8;
+                want = "a pointer";
+                break;
+            case PLAN_ARG_I64:
+            case PLAN_ARG_U64:
+                size = 8;
+                want = "a 64-bit integer (long long)";
+                break;
+            case PLAN_ARG_I32:
+            case PLAN_ARG_U32:
+                size = 4;
+                want = "a 32-bit integer (int)";
+                break;
+            case PLAN_ARG_F32:
+                size = 4;
+                want = "a float";
+                break;
+            case PLAN_ARG_F64:
+                size = 8;
+                want = "a double";
+                break;
+            case PLAN_ARG_INT:
+                continue; /* literals take the parameter's width */
             }
             bool arg_float = pa->kind == PLAN_ARG_F32 || pa->kind == PLAN_ARG_F64;
-            bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) || (pp->kind == PTX_PARAM_INT && arg_float);
+            bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) ||
+                            (pp->kind == PTX_PARAM_INT && arg_float);
             if (pp->size != size || kind_bad) {
                 diag_list_addf(diags, ln->args[a].line, ln->args[a].column,
-                               "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the parameter is %d bytes%s",
+                               "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the "
+                               "parameter is %d bytes%s",
                                a + 1, pa->name ? pa->name : "?", ln->kernel, want, size, pp->size,
                                pp->kind == PTX_PARAM_FLOAT ? " of floating point" : "");
                 rc = BW_ERR_INVALID;
@@ -376,38 +428,30 @@ static void expected_release(struct expected *e)
     memset(e, 0, sizeof(*e));
 }
 
-/* Starts a runner, or reports why it could not (as a Judge Error message). */
-static int start_runner(struct session *s, struct runner **out, char **cause)
+/* Starts a runner; BW_ERR_NODEVICE etc. with the runner's reason in *cause. */
+static int start_runner(const struct judge_config *cfg, struct runner **out, char **cause)
 {
-    struct ready_msg ready;
-    int rc = runner_spawn(s->cfg->device, s->cfg->no_sandbox, out, &ready, cause);
-    if (rc)
-        return rc;
-    if (ready.error != READY_OK) {
-        runner_free(*out);
-        *out = NULL;
-        return bw_fail(cause, ready.error == READY_NO_DEVICE ? BW_ERR_NODEVICE : BW_ERR_CUDA, "runner: %s",
-                       ready.message);
-    }
-    return BW_OK;
+    struct runner_options opt = {.device = cfg->device, .no_sandbox = cfg->no_sandbox};
+    return runner_start(&opt, out, cause);
 }
 
 /* Loads one configuration's cubin with the kernels its launches name. */
-static int load_program(struct runner *r, const struct program *pg, size_t config, struct run_failure *fail,
-                        char **cause)
+static int load_program(struct runner *r, const struct program *pg, size_t config,
+                        struct run_failure *fail, char **cause)
 {
-    struct load_request lr = {0};
+    const char *kernels[BW_MAX_LAUNCHES];
     struct load_reply reply;
-    int rc;
+    int n = 0, rc;
 
     for (size_t l = 0; l < pg->dirs.n_launches; l++) {
         bool seen = false;
-        for (int k = 0; k < lr.n_kernels; k++)
-            seen |= strcmp(lr.kernels[k], pg->dirs.launches[l].kernel) == 0;
+        for (int k = 0; k < n; k++)
+            seen |= strcmp(kernels[k], pg->dirs.launches[l].kernel) == 0;
         if (!seen)
-            snprintf(lr.kernels[lr.n_kernels++], sizeof(lr.kernels[0]), "%s", pg->dirs.launches[l].kernel);
+            kernels[n++] = pg->dirs.launches[l].kernel;
     }
-    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, &lr, &reply, cause);
+    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, kernels, n, &reply,
+                     30000, cause);
     if (rc)
         return rc;
     *fail = reply.fail;
@@ -415,37 +459,53 @@ static int load_program(struct runner *r, const struct program *pg, size_t confi
 }
 
 /* Runs the reference on case `c` (index ci) and keeps its outputs. */
-static int reference_case(struct session *s, const struct problem_case *c, uint32_t ci, struct plan *pl,
-                          struct expected *exp, char **cause)
+static int reference_case(struct session *s, const struct problem_case *c, uint32_t ci,
+                          bool with_inputs, struct plan *pl, struct expected *exp, char **cause)
 {
     struct run_request rq = {.ret = RUN_RETURN_FULL};
-    struct run_reply reply;
-    const unsigned char *data;
-    size_t len;
+    struct run_result res;
     int rc;
 
     memset(exp, 0, sizeof(*exp));
     rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, pl, cause);
     if (rc)
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
+    /* An inout buffer is generated like an input and returned like an output. */
+    for (size_t b = 0; with_inputs && b < pl->n_buffers; b++)
+        if (pl->buffers[b].role == PLAN_IN)
+            pl->buffers[b].role = PLAN_INOUT;
     to_run_plan(pl, s->seed, ci, &rq.plan);
-    rc = runner_run(s->ref_runner, &rq, s->p->run_ms * 10 + 10000, &reply, &data, &len, cause);
-    if (rc)
+    rc = runner_run(s->ref_runner, &rq, &res, s->p->run_ms * 10 + 10000, cause);
+    if (rc) {
+        run_result_release(&res);
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on case %s", c->name);
-    if (reply.fail.status != RUN_OK)
-        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
-                       run_status_name(reply.fail.status), reply.fail.error, reply.fail.message);
-    exp->data = malloc(len ? len : 1);
-    if (!exp->data)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for the expected outputs of case %s", c->name);
-    memcpy(exp->data, data, len);
-    exp->len = len;
-    for (int o = 0; o < reply.n_outputs; o++) {
-        const struct run_output *ro = &reply.outputs[o];
-        if (ro->offset + ro->bytes > len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers)
-            return bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned an output outside its data");
+    }
+    if (res.reply.fail.status != RUN_OK) {
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
+                     run_status_name(res.reply.fail.status), res.reply.fail.error,
+                     res.reply.fail.message);
+        run_result_release(&res);
+        return rc;
+    }
+    exp->data = malloc(res.data_len ? res.data_len : 1);
+    if (!exp->data) {
+        run_result_release(&res);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for the expected outputs of case %s",
+                       c->name);
+    }
+    if (res.data_len)
+        memcpy(exp->data, res.data, res.data_len);
+    exp->len = res.data_len;
+    for (int o = 0; o < res.reply.n_outputs; o++) {
+        const struct run_output *ro = &res.reply.outputs[o];
+        if (ro->offset + ro->bytes > exp->len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers) {
+            run_result_release(&res);
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "reference runner returned an output outside its data");
+        }
         exp->buf[ro->buf] = exp->data + ro->offset;
     }
+    run_result_release(&res);
     return BW_OK;
 }
 
@@ -460,8 +520,8 @@ static int ref_buffer(const struct plan *ref_pl, int t, bool scale)
 }
 
 /* Fills a comparison spec for output tensor t in case c. */
-static int compare_spec_for(const struct problem *p, size_t t, const struct problem_case *c, int64_t *dims,
-                            struct compare_spec *spec, char **cause)
+static int compare_spec_for(const struct problem *p, size_t t, const struct problem_case *c,
+                            int64_t *dims, struct compare_spec *spec, char **cause)
 {
     const struct tensor_spec *ts = &p->tensors[t];
     int rc;
@@ -483,32 +543,41 @@ static int compare_spec_for(const struct problem *p, size_t t, const struct prob
 }
 
 /* A test's verdict from a runner failure; fills the outcome's message and detail. */
-static enum verdict verdict_of_failure(const struct plan *pl, const struct run_failure *f, struct test_outcome *t)
+static enum verdict verdict_of_failure(const struct plan *pl, const struct run_failure *f,
+                                       struct test_outcome *t)
 {
-    const char *name = (f->buf >= 0 && (size_t)f->buf < pl->n_buffers) ? pl->buffers[f->buf].name : "?";
-    const char *kernel = (f->launch >= 0 && (size_t)f->launch < pl->n_launches) ? pl->launches[f->launch].kernel : NULL;
+    const char *name =
+        (f->buf >= 0 && (size_t)f->buf < pl->n_buffers) ? pl->buffers[f->buf].name : "?";
+    const char *kernel = (f->launch >= 0 && (size_t)f->launch < pl->n_launches)
+                             ? pl->launches[f->launch].kernel
+                             : NULL;
     const char *hint;
 
     switch (f->status) {
-    case RUN_OK: return VERDICT_ACCEPTED;
+    case RUN_OK:
+        return VERDICT_ACCEPTED;
     case RUN_CUDA_ERROR:
     case RUN_LAUNCH_ERROR:
         hint = cuda_hint(f->error);
-        if (asprintf(&t->message, "%s%s%s%s", f->error, kernel ? " in kernel " : "", kernel ? kernel : "",
+        if (asprintf(&t->message, "%s%s%s%s", f->error, kernel ? " in kernel " : "",
+                     kernel ? kernel : "",
                      f->status == RUN_LAUNCH_ERROR ? " (the launch was refused)" : "") < 0)
             t->message = NULL;
         t->detail = json_pack("{s:s, s:s, s:s, s:i, s:s?, s:s?}", "kind",
-                              f->status == RUN_CUDA_ERROR ? "cuda_error" : "launch_error", "error", f->error,
-                              "message", f->message, "launch", f->launch, "kernel", kernel, "hint", hint);
+                              f->status == RUN_CUDA_ERROR ? "cuda_error" : "launch_error", "error",
+                              f->error, "message", f->message, "launch", f->launch, "kernel",
+                              kernel, "hint", hint);
         return VERDICT_RUNTIME_ERROR;
     case RUN_GUARD_VIOLATION:
-        if (asprintf(&t->message, "wrote %s the %s of %s (byte %lld %s it)", f->after ? "past" : "before",
-                     f->after ? "end" : "start", name, (long long)(f->after ? f->offset : -f->offset),
+        if (asprintf(&t->message, "wrote %s the %s of %s (byte %lld %s it)",
+                     f->after ? "past" : "before", f->after ? "end" : "start", name,
+                     (long long)(f->after ? f->offset : -f->offset),
                      f->after ? "after the start of" : "before") < 0)
             t->message = NULL;
-        t->detail = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", "guard", "buffer", name, "where",
-                              f->after ? "after" : "before", "offset", (json_int_t)f->offset, "hint",
-                              "an index past the end of a buffer: check the tail (if (i < n)) of every access");
+        t->detail = json_pack(
+            "{s:s, s:s, s:s, s:I, s:s}", "kind", "guard", "buffer", name, "where",
+            f->after ? "after" : "before", "offset", (json_int_t)f->offset, "hint",
+            "an index past the end of a buffer: check the tail (if (i < n)) of every access");
         return VERDICT_MEMORY_VIOLATION;
     case RUN_INPUT_MODIFIED:
         if (asprintf(&t->message, "the input %s was changed by the kernel", name) < 0)
@@ -520,7 +589,8 @@ static enum verdict verdict_of_failure(const struct plan *pl, const struct run_f
         t->message = strdup(f->message);
         t->detail = json_pack("{s:s, s:s}", "kind", "arg_mismatch", "message", f->message);
         return VERDICT_COMPILE_ERROR;
-    case RUN_ERROR: break;
+    case RUN_ERROR:
+        break;
     }
     if (asprintf(&t->message, "the runner failed: %s", f->message) < 0)
         t->message = NULL;
@@ -529,8 +599,9 @@ static enum verdict verdict_of_failure(const struct plan *pl, const struct run_f
 
 /* Compares every output of a submission run with the expected outputs. */
 static int compare_case(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
-                        const struct plan *ref_pl, const struct expected *exp, const struct run_reply *reply,
-                        const unsigned char *data, size_t len, struct test_outcome *t, char **cause)
+                        const struct plan *ref_pl, const struct expected *exp,
+                        const struct run_reply *reply, const unsigned char *data, size_t len,
+                        struct test_outcome *t, char **cause)
 {
     json_t *outputs = json_array();
     bool ok = true;
@@ -562,8 +633,8 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
         rc = compare_spec_for(s->p, (size_t)pb->tensor, c, dims, &spec, cause);
         if (rc)
             break;
-        rc = compare_output(&spec, data + ro->offset, exp->buf[rb], sb >= 0 ? exp->buf[sb] : NULL, pb->count, &rep,
-                            cause);
+        rc = compare_output(&spec, data + ro->offset, exp->buf[rb], sb >= 0 ? exp->buf[sb] : NULL,
+                            pb->count, &rep, cause);
         if (rc)
             break;
         json_array_append_new(outputs, compare_report_json(&rep, pb->name));
@@ -582,8 +653,8 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     t->detail = json_pack("{s:s, s:o}", "kind", ok ? "match" : "mismatch", "outputs", outputs);
     if (!ok) {
         t->verdict = VERDICT_WRONG_ANSWER;
-        if (asprintf(&t->message, "%lld element%s of %s differ from the reference", (long long)worst,
-                     worst == 1 ? "" : "s", worst_name) < 0)
+        if (asprintf(&t->message, "%lld element%s of %s differ from the reference",
+                     (long long)worst, worst == 1 ? "" : "s", worst_name) < 0)
             t->message = NULL;
     } else {
         t->verdict = VERDICT_ACCEPTED;
@@ -604,9 +675,7 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         struct plan ref_pl, sub_pl;
         struct expected exp;
         struct run_request rq = {.ret = RUN_RETURN_FULL};
-        struct run_reply reply;
-        const unsigned char *data;
-        size_t len;
+        struct run_result res = {0};
         char *why = NULL;
 
         free(t->message);
@@ -614,10 +683,11 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         json_decref(t->detail);
         t->detail = NULL;
 
-        rc = reference_case(s, c, (uint32_t)i, &ref_pl, &exp, cause);
+        rc = reference_case(s, c, (uint32_t)i, false, &ref_pl, &exp, cause);
         if (rc)
             return rc;
-        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
+                       &why)) {
             t->verdict = VERDICT_RUNTIME_ERROR;
             t->message = why;
             t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
@@ -626,7 +696,7 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         }
         to_run_plan(&sub_pl, s->seed, (uint32_t)i, &rq.plan);
         if (!s->sub_runner) {
-            rc = start_runner(s, &s->sub_runner, cause);
+            rc = start_runner(s->cfg, &s->sub_runner, cause);
             if (rc == BW_OK) {
                 struct run_failure fail;
                 rc = load_program(s->sub_runner, &s->sub, config, &fail, cause);
@@ -641,13 +711,16 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
                 return rc;
             }
         }
-        rc = runner_run(s->sub_runner, &rq, s->p->run_ms, &reply, &data, &len, &why);
+        rc = runner_run(s->sub_runner, &rq, &res, s->p->run_ms, &why);
         if (rc == BW_ERR_TIMEOUT) {
+            run_result_release(&res);
             t->verdict = VERDICT_TIME_LIMIT;
             if (asprintf(&t->message, "the plan did not finish within %d ms", s->p->run_ms) < 0)
                 t->message = NULL;
-            t->detail = json_pack("{s:s, s:i, s:s}", "kind", "timeout", "limit_ms", s->p->run_ms, "hint",
-                                  "a loop that never ends (check its bounds and exit condition) or far too much work");
+            t->detail =
+                json_pack("{s:s, s:i, s:s}", "kind", "timeout", "limit_ms", s->p->run_ms, "hint",
+                          "a loop that never ends (check its bounds and exit condition) or far too "
+                          "much work");
             runner_free(s->sub_runner);
             s->sub_runner = NULL;
             free(why);
@@ -655,37 +728,43 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
             break;
         }
         if (rc) {
+            run_result_release(&res);
             expected_release(&exp);
-            bw_fail(cause, rc, "submission runner on case %s: %s", c->name, why ? why : bw_strerror(rc));
+            bw_fail(cause, rc, "submission runner on case %s: %s", c->name,
+                    why ? why : bw_strerror(rc));
             free(why);
             return rc;
         }
-        t->ms = reply.ms;
-        if (reply.fail.status != RUN_OK) {
-            t->verdict = verdict_of_failure(&sub_pl, &reply.fail, t);
-            if (reply.fail.status == RUN_CUDA_ERROR) {
+        t->ms = res.reply.ms;
+        if (res.reply.fail.status != RUN_OK) {
+            t->verdict = verdict_of_failure(&sub_pl, &res.reply.fail, t);
+            if (res.reply.fail.status == RUN_CUDA_ERROR) {
                 runner_free(s->sub_runner); /* its context is lost */
                 s->sub_runner = NULL;
             }
+            run_result_release(&res);
             expected_release(&exp);
             break;
         }
-        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &reply, data, len, t, cause);
+        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &res.reply, res.data, res.data_len, t,
+                          cause);
+        run_result_release(&res);
         expected_release(&exp);
         if (rc)
             return rc;
-        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index", (json_int_t)i, "of",
-                                (json_int_t)s->p->n_tests, "name", c->name, "verdict", verdict_code(t->verdict),
-                                "ms", t->ms));
+        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index",
+                                (json_int_t)i, "of", (json_int_t)s->p->n_tests, "name", c->name,
+                                "verdict", verdict_code(t->verdict), "ms", t->ms));
         if (t->verdict != VERDICT_ACCEPTED)
             return BW_OK;
     }
     for (size_t i = 0; i < s->p->n_tests; i++)
         if (r->tests[i].verdict != VERDICT_ACCEPTED) {
             /* the failing test stopped the loop above (break) without its event */
-            emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s}", "event", "test", "index", (json_int_t)i, "of",
-                                    (json_int_t)s->p->n_tests, "name", r->tests[i].name, "verdict",
-                                    verdict_code(r->tests[i].verdict)));
+            emit(s->opts,
+                 json_pack("{s:s, s:I, s:I, s:s, s:s}", "event", "test", "index", (json_int_t)i,
+                           "of", (json_int_t)s->p->n_tests, "name", r->tests[i].name, "verdict",
+                           verdict_code(r->tests[i].verdict)));
             return BW_OK;
         }
     *all_passed = true;
@@ -709,23 +788,22 @@ static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_
 
 /* Gathered element j of output k, for the samples compared against the reference. */
 struct gather_layout {
-    int n;                       /* outputs checked */
+    int n; /* outputs checked */
     int tensor[PLAN_MAX_BUFFERS];
     int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
     uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
-    uint64_t span;               /* indices per input set */
+    uint64_t span; /* indices per input set */
 };
 
-static int bench_one(struct session *s, size_t b, size_t config, struct bench_outcome *bo, enum verdict *verdict,
-                     char **cause)
+static int bench_one(struct session *s, size_t b, size_t config, struct bench_outcome *bo,
+                     enum verdict *verdict, char **cause)
 {
     const struct problem_case *c = &s->p->benchmarks[b];
     struct plan sub_pl, ref_pl;
     struct gather_layout g = {0};
     struct bench_request brq = {0};
-    struct bench_reply brep = {0};
-    const unsigned char *gathered = NULL;
-    size_t gathered_len = 0;
+    struct bench_result bres = {0};
+    struct bench_reply *brep = &bres.reply;
     int64_t *indices = NULL;
     double *ref_values = NULL, *ref_scales = NULL; /* [set][span] */
     int64_t *ref_ints = NULL;
@@ -735,7 +813,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     int rc;
 
     *verdict = VERDICT_ACCEPTED;
-    rc = plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why);
+    rc = plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
+                    &why);
     if (rc) {
         *verdict = VERDICT_RUNTIME_ERROR;
         set_message(s->res, "benchmark %s: %s", c->name, why ? why : "invalid launch");
@@ -755,7 +834,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         g.sub_buf[g.n] = (int)k;
         g.ref_buf[g.n] = ref_buffer(&ref_pl, pb->tensor, false);
         g.scale_buf[g.n] = ref_buffer(&ref_pl, pb->tensor, true);
-        g.count[g.n] = (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
+        g.count[g.n] =
+            (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
         g.offset[g.n] = g.span;
         g.span += g.count[g.n];
         g.n++;
@@ -770,60 +850,70 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     }
     for (uint32_t r = 0; r < BENCH_SETS; r++)
         for (int k = 0; k < g.n; k++)
-            pick_indices(s, sub_pl.buffers[g.sub_buf[k]].count, indices + r * g.span + g.offset[k], g.count[k]);
+            pick_indices(s, sub_pl.buffers[g.sub_buf[k]].count, indices + r * g.span + g.offset[k],
+                         g.count[k]);
 
     /* The reference's values at those indices, per input set. */
     for (uint32_t r = 0; r < BENCH_SETS; r++) {
         struct run_request rq = {.ret = RUN_RETURN_GATHER};
-        struct run_reply reply;
-        const unsigned char *data;
-        size_t len, pos = 0;
+        struct run_result res = {0};
+        size_t pos = 0;
 
         to_run_plan(&ref_pl, s->seed, base + r, &rq.plan);
         for (int k = 0; k < g.n; k++) {
-            rq.plan.gather[rq.plan.n_gather++] = (struct run_gather){g.ref_buf[k], g.offset[k], g.count[k]};
+            rq.plan.gather[rq.plan.n_gather++] =
+                (struct run_gather){g.ref_buf[k], g.offset[k], g.count[k]};
             if (g.scale_buf[k] >= 0)
-                rq.plan.gather[rq.plan.n_gather++] = (struct run_gather){g.scale_buf[k], g.offset[k], g.count[k]};
+                rq.plan.gather[rq.plan.n_gather++] =
+                    (struct run_gather){g.scale_buf[k], g.offset[k], g.count[k]};
         }
         rq.indices = indices + r * g.span;
         rq.n_indices = g.span;
-        rc = runner_run(s->ref_runner, &rq, s->p->run_ms * 10 + 30000, &reply, &data, &len, cause);
+        rc = runner_run(s->ref_runner, &rq, &res, s->p->run_ms * 10 + 30000, cause);
         if (rc) {
+            run_result_release(&res);
             bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on benchmark %s", c->name);
             rc = BW_ERR_INTERNAL;
             goto out;
         }
-        if (reply.fail.status != RUN_OK) {
-            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s", c->name,
-                         reply.fail.error, reply.fail.message);
+        if (res.reply.fail.status != RUN_OK) {
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s",
+                         c->name, res.reply.fail.error, res.reply.fail.message);
+            run_result_release(&res);
             goto out;
         }
-        for (int k = 0; k < g.n; k++) {
+        for (int k = 0; k < g.n && rc == BW_OK; k++) {
             size_t bytes = g.count[k] * 8;
-            if (pos + bytes > len) {
-                rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered values");
-                goto out;
+            if (pos + bytes > res.data_len) {
+                rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                             "reference runner returned too few gathered values");
+                break;
             }
             if (dtype_is_float(s->p->tensors[g.tensor[k]].dtype))
-                memcpy(ref_values + r * g.span + g.offset[k], data + pos, bytes);
+                memcpy(ref_values + r * g.span + g.offset[k], res.data + pos, bytes);
             else
-                memcpy(ref_ints + r * g.span + g.offset[k], data + pos, bytes);
+                memcpy(ref_ints + r * g.span + g.offset[k], res.data + pos, bytes);
             pos += bytes;
             if (g.scale_buf[k] >= 0) {
-                if (pos + bytes > len) {
-                    rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered scales");
-                    goto out;
+                if (pos + bytes > res.data_len) {
+                    rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                                 "reference runner returned too few gathered scales");
+                    break;
                 }
-                memcpy(ref_scales + r * g.span + g.offset[k], data + pos, bytes);
+                memcpy(ref_scales + r * g.span + g.offset[k], res.data + pos, bytes);
                 pos += bytes;
             }
         }
+        run_result_release(&res);
+        if (rc)
+            goto out;
     }
 
     /* Time the submission. */
     to_run_plan(&sub_pl, s->seed, base, &brq.plan);
     for (int k = 0; k < g.n; k++)
-        brq.plan.gather[brq.plan.n_gather++] = (struct run_gather){g.sub_buf[k], g.offset[k], g.count[k]};
+        brq.plan.gather[brq.plan.n_gather++] =
+            (struct run_gather){g.sub_buf[k], g.offset[k], g.count[k]};
     brq.sets = BENCH_SETS;
     brq.min_samples = BW_BENCH_MIN_SAMPLES;
     brq.max_samples = BW_BENCH_MAX_SAMPLES;
@@ -833,26 +923,29 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
     brq.indices = indices;
     brq.n_indices = BENCH_SETS * g.span;
-    rc = runner_bench(s->sub_runner, &brq,
-                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000, &brep, &gathered,
-                      &gathered_len, &why);
+    rc = runner_bench(s->sub_runner, &brq, &bres,
+                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000,
+                      &why);
     if (rc == BW_ERR_TIMEOUT) {
         *verdict = VERDICT_TIME_LIMIT;
-        set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name, s->p->run_ms);
+        set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name,
+                    s->p->run_ms);
         runner_free(s->sub_runner);
         s->sub_runner = NULL;
         rc = BW_OK;
         goto out;
     }
     if (rc) {
-        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name, why ? why : bw_strerror(rc));
+        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name,
+                why ? why : bw_strerror(rc));
         goto out;
     }
-    if (brep.fail.status != RUN_OK) {
-        *verdict = verdict_of_failure(&sub_pl, &brep.fail, &fake);
-        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name, (long long)brep.fail.sample,
-                    fake.message ? fake.message : run_status_name(brep.fail.status));
-        if (brep.fail.status == RUN_CUDA_ERROR) {
+    if (brep->fail.status != RUN_OK) {
+        *verdict = verdict_of_failure(&sub_pl, &brep->fail, &fake);
+        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name,
+                    (long long)brep->fail.sample,
+                    fake.message ? fake.message : run_status_name(brep->fail.status));
+        if (brep->fail.status == RUN_CUDA_ERROR) {
             runner_free(s->sub_runner);
             s->sub_runner = NULL;
         }
@@ -860,22 +953,24 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     }
 
     /* Every timed output: no poison left, and the sampled elements right. */
-    for (uint32_t smp = 0; smp < brep.n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
+    for (uint32_t smp = 0; smp < brep->n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
         uint32_t set = smp % BENCH_SETS;
-        const unsigned char *row = gathered + (size_t)smp * brep.bytes_per_sample;
+        const unsigned char *row = bres.gathered + (size_t)smp * brep->bytes_per_sample;
         size_t pos = 0;
 
-        if ((size_t)(smp + 1) * brep.bytes_per_sample > gathered_len) {
-            rc = bw_fail(cause, BW_ERR_PROTOCOL, "runner returned fewer gathered samples than timed runs");
+        if ((size_t)(smp + 1) * brep->bytes_per_sample > bres.gathered_len) {
+            rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                         "runner returned fewer gathered samples than timed runs");
             goto out;
         }
-        for (int q = 0; q < brep.n_poison; q++) {
-            const struct plan_buffer *pb = &sub_pl.buffers[brep.poison_buf[q]];
-            uint64_t bad = brep.poison[(size_t)smp * brep.n_poison + q];
+        for (int q = 0; q < brep->n_poison; q++) {
+            const struct plan_buffer *pb = &sub_pl.buffers[brep->poison_buf[q]];
+            uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
             if (bad && dtype_is_float(pb->dtype)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(s->res, "benchmark %s, timed run %u: %llu element%s of %s never written", c->name, smp,
-                            (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
+                set_message(s->res,
+                            "benchmark %s, timed run %u: %llu element%s of %s never written",
+                            c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
             }
         }
         for (int k = 0; k < g.n && *verdict == VERDICT_ACCEPTED; k++) {
@@ -907,8 +1002,9 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
                 goto out;
             if (!compare_passed(&rep)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(s->res, "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong", c->name,
-                            smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
+                set_message(
+                    s->res, "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
+                    c->name, smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
             }
         }
     }
@@ -919,17 +1015,18 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     {
         struct stats_summary st;
         struct shape_score sc;
-        struct roofline roof = {s->cfg->gpu.copy_gbps, s->cfg->gpu.fp32_tflops, s->cfg->gpu.fp16_tflops,
-                                s->cfg->gpu.bf16_tflops};
+        struct roofline roof = {s->cfg->gpu.copy_gbps, s->cfg->gpu.fp32_tflops,
+                                s->cfg->gpu.fp16_tflops, s->cfg->gpu.bf16_tflops};
         struct expr_binding vars[BW_MAX_SIZES];
         struct expr_scope scope;
         double bytes = 0, flops = 0;
 
-        rc = stats_summarize(brep.samples_ms, (int)brep.n_samples, &st, cause);
+        rc = stats_summarize(brep->samples_ms, (int)brep->n_samples, &st, cause);
         if (rc)
             goto out;
         problem_case_scope(s->p, c, vars, &scope);
-        if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) || expr_eval_real(s->p->flops, &scope, &flops, cause)) {
+        if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) ||
+            expr_eval_real(s->p->flops, &scope, &flops, cause)) {
             rc = bw_wrap(cause, BW_ERR_INTERNAL, "problem.json bytes/flops for %s", c->name);
             goto out;
         }
@@ -942,15 +1039,19 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         bo->rse = st.rse_median;
         bo->gbps = score_gbps(bytes, st.median);
         bo->tflops = score_tflops(flops, st.median);
-        bo->clock_mhz = (int)brep.clock_mhz[1];
+        bo->clock_mhz = (int)brep->clock_mhz[1];
         free(bo->stop);
-        bo->stop = strdup(brep.stop == BENCH_STOP_RSE ? "rse" : brep.stop == BENCH_STOP_MAX_SAMPLES ? "max" : "budget");
-        if (s->cfg->gpu.calibrated && score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
+        bo->stop = strdup(brep->stop == BENCH_STOP_RSE           ? "rse"
+                          : brep->stop == BENCH_STOP_MAX_SAMPLES ? "max"
+                                                                 : "budget");
+        if (s->cfg->gpu.calibrated &&
+            score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
             bo->sol_pct = sc.sol_pct;
             if (sc.impossible) {
                 *verdict = VERDICT_WRONG_ANSWER;
                 set_message(s->res,
-                            "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this GPU: the "
+                            "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this "
+                            "GPU: the "
                             "kernel cannot have done the work",
                             c->name, st.median, sc.floor_ms);
             }
@@ -965,7 +1066,7 @@ out:
     free(ref_values);
     free(ref_scales);
     free(ref_ints);
-    bench_reply_release(&brep);
+    bench_result_release(&bres);
     return rc;
 }
 
@@ -986,7 +1087,7 @@ static int run_benchmarks(struct session *s, char **cause)
                 struct run_failure fail;
                 runner_free(s->sub_runner);
                 s->sub_runner = NULL;
-                rc = start_runner(s, &s->sub_runner, cause);
+                rc = start_runner(s->cfg, &s->sub_runner, cause);
                 if (rc == BW_OK)
                     rc = load_program(s->sub_runner, &s->sub, cfg, &fail, cause);
                 if (rc)
@@ -1010,33 +1111,19 @@ static int run_benchmarks(struct session *s, char **cause)
         best.name = strdup(s->p->benchmarks[b].name);
         r->benches[b] = best;
         r->n_benches = b + 1;
-        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench", "index", (json_int_t)b,
-                                "of", (json_int_t)s->p->n_benchmarks, "name", best.name, "median_ms", best.median_ms,
-                                "gbps", best.gbps, "tflops", best.tflops, "sol_pct", best.sol_pct));
+        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench",
+                                "index", (json_int_t)b, "of", (json_int_t)s->p->n_benchmarks,
+                                "name", best.name, "median_ms", best.median_ms, "gbps", best.gbps,
+                                "tflops", best.tflops, "sol_pct", best.sol_pct));
     }
     return BW_OK;
 }
 
 /* ---- the pipeline ------------------------------------------------------------- */
 
-struct spawn_job {
-    struct session *s;
-    struct runner *r;
-    int rc;
-    char *cause;
-};
-
-static void *spawn_thread(void *arg)
-{
-    struct spawn_job *j = arg;
-    j->rc = start_runner(j->s, &j->r, &j->cause);
-    return NULL;
-}
-
-/* Compiles every configuration of `pg` and, concurrently, `extra` (may be
- * NULL): at most two compilers at a time on top of the caller. */
-static int compile_all(struct session *s, struct program *pg, const char *source, size_t len, const char *filename,
-                       char **cause)
+/* Compiles every configuration of `pg`, two compilers at a time. */
+static int compile_all(const struct judge_config *cfg, struct program *pg, const char *source,
+                       size_t len, const char *filename, char **cause)
 {
     struct compile_job_arg *jobs = calloc(pg->n_configs, sizeof(*jobs));
     pthread_t *threads = calloc(pg->n_configs, sizeof(*threads));
@@ -1051,7 +1138,8 @@ static int compile_all(struct session *s, struct program *pg, const char *source
     }
     for (size_t c = 0; c < pg->n_configs; c += 2) {
         for (size_t k = c; k < c + 2 && k < pg->n_configs; k++) {
-            jobs[k] = (struct compile_job_arg){s->cfg, source, len, filename, pg, k, &pg->builds[k], 0, NULL};
+            jobs[k] = (struct compile_job_arg){cfg, source,         len, filename, pg,
+                                               k,   &pg->builds[k], 0,   NULL};
             started[k] = pthread_create(&threads[k], NULL, compile_one, &jobs[k]) == 0;
             if (!started[k])
                 compile_one(&jobs[k]);
@@ -1080,61 +1168,86 @@ static void collect_kernels(struct judge_result *r, const struct compile_result 
     for (size_t k = 0; k < cr->n_kernels; k++) {
         const struct kernel_usage *u = &cr->kernels[k];
         json_array_append_new(r->kernels,
-                              json_pack("{s:s, s:i, s:i, s:I, s:I, s:I, s:I}", "name", u->name, "registers",
-                                        u->registers, "barriers", u->barriers, "smem_bytes", (json_int_t)u->smem_bytes,
-                                        "stack_bytes", (json_int_t)u->stack_bytes, "spill_store_bytes",
+                              json_pack("{s:s, s:i, s:i, s:I, s:I, s:I, s:I}", "name", u->name,
+                                        "registers", u->registers, "barriers", u->barriers,
+                                        "smem_bytes", (json_int_t)u->smem_bytes, "stack_bytes",
+                                        (json_int_t)u->stack_bytes, "spill_store_bytes",
                                         (json_int_t)u->spill_store_bytes, "spill_load_bytes",
                                         (json_int_t)u->spill_load_bytes));
     }
 }
 
-/* Moves diagnostics of a compile into the result. */
-static void take_diags(struct judge_result *r, struct compile_result *cr)
+/* Copies the diagnostics of a compile into the result. */
+static void take_diags(struct judge_result *r, const struct compile_result *cr)
 {
     for (size_t i = 0; i < cr->diags.n; i++)
-        diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s", cr->diags.items[i].msg);
+        diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s",
+                       cr->diags.items[i].msg);
 }
 
-static int load_reference(struct session *s, char **cause)
+/* Everything compiled in the background while the runners start. */
+struct build_job {
+    struct session *s;
+    const char *source, *ref_source;
+    size_t len, ref_len;
+    int rc, ref_rc;
+    char *cause, *ref_cause;
+    double ms;
+};
+
+static void *build_thread(void *arg)
+{
+    struct build_job *j = arg;
+    double t = now_ms();
+
+    j->rc = compile_all(j->s->cfg, &j->s->sub, j->source, j->len, "submission.cu", &j->cause);
+    j->ms = now_ms() - t;
+    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu",
+                            &j->ref_cause);
+    return NULL;
+}
+
+/* Reads and parses reference.cu; a problem in it is the problem's fault (Judge Error). */
+static int reference_prepare(struct session *s, char **source, size_t *len, char **cause)
 {
     struct diag_list diags = {0};
-    char *path = path_join(s->p->dir, "reference.cu"), *source = NULL;
-    size_t len;
+    char *path = path_join(s->p->dir, "reference.cu");
     int rc;
 
     if (!path)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    rc = read_file(path, BW_MAX_SOURCE_BYTES, &source, &len, cause);
-    if (rc)
-        goto out;
-    rc = program_parse(&s->ref, s->p, source, len, PLAN_REFERENCE, &diags);
-    if (rc) {
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path, diags.n ? diags.items[0].line : 0,
-                     diags.n ? diags.items[0].column : 0, diags.n ? diags.items[0].msg : bw_strerror(rc));
-        goto out;
-    }
-    rc = compile_all(s, &s->ref, source, len, "reference.cu", cause);
-    if (rc)
-        goto out;
-    if (!s->ref.builds[0].ok) {
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s does not compile: %s", path,
-                     s->ref.builds[0].failure       ? s->ref.builds[0].failure
-                     : s->ref.builds[0].diags.n ? s->ref.builds[0].diags.items[0].msg
-                                                  : "see the log");
-        goto out;
-    }
+    rc = read_file(path, BW_MAX_SOURCE_BYTES, source, len, cause);
+    if (rc == BW_OK && program_parse(&s->ref, s->p, *source, *len, PLAN_REFERENCE, &diags))
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path,
+                     diags.n ? diags.items[0].line : 0, diags.n ? diags.items[0].column : 0,
+                     diags.n ? diags.items[0].msg : "invalid directives");
     diag_list_release(&diags);
-    rc = check_signatures(s->p, &s->ref, &s->ref.builds[0], PLAN_REFERENCE, &diags);
-    if (rc)
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s: %s", path, diags.n ? diags.items[0].msg : "bad launch");
-out:
-    diag_list_release(&diags);
-    free(source);
     free(path);
     return rc;
 }
 
-static int init_result(struct judge_result *r, const struct problem *p, const struct judge_config *cfg)
+/* After compiling: the reference must have compiled and match its kernels. */
+static int reference_check(struct session *s, char **cause)
+{
+    struct diag_list diags = {0};
+    const struct compile_result *cr = &s->ref.builds[0];
+    int rc = BW_OK;
+
+    if (!cr->ok)
+        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu does not compile: %s",
+                       cr->failure   ? cr->failure
+                       : cr->diags.n ? cr->diags.items[0].msg
+                                     : "see its log");
+    if (check_signatures(s->p, &s->ref, cr, PLAN_REFERENCE, &diags))
+        rc =
+            bw_fail(cause, BW_ERR_INTERNAL, "reference.cu line %d: %s",
+                    diags.n ? diags.items[0].line : 0, diags.n ? diags.items[0].msg : "bad launch");
+    diag_list_release(&diags);
+    return rc;
+}
+
+static int init_result(struct judge_result *r, const struct problem *p,
+                       const struct judge_config *cfg)
 {
     memset(r, 0, sizeof(*r));
     r->gpu = cfg->gpu;
@@ -1162,106 +1275,126 @@ static void verdict_from_tests(struct judge_result *r, const struct program *sub
             continue;
         r->verdict = t->verdict;
         describe_config(sub, config, cfgname, sizeof(cfgname));
-        set_message(r, "test %s%s%s%s: %s", t->name, cfgname[0] ? " with " : "", cfgname,
-                    "", t->message ? t->message : verdict_name(t->verdict));
+        set_message(r, "test %s%s%s: %s", t->name, cfgname[0] ? " with " : "", cfgname,
+                    t->message ? t->message : verdict_name(t->verdict));
         return;
     }
 }
 
-int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source, size_t len,
-                     const struct judge_options *opts, struct judge_result *out, char **cause)
+/* Checks every compiled configuration; sets Compile Error on the first bad one. */
+static void review_builds(struct session *s)
 {
-    struct session s = {.cfg = cfg, .p = p, .opts = opts, .res = out};
-    struct spawn_job ref_spawn = {.s = &s}, sub_spawn = {.s = &s};
-    pthread_t ref_thread, sub_thread;
-    bool ref_started = false, sub_started = false, passed;
-    char *why = NULL;
-    int rc;
+    struct judge_result *out = s->res;
 
-    s.t0 = now_ms();
-    rc = init_result(out, p, cfg);
-    if (rc)
-        return bw_fail(cause, rc, "out of memory");
-    s.seed = opts && opts->seed ? opts->seed : fresh_seed();
-    s.pick_state = s.seed ^ 0x5DEECE66Dull;
-    out->seed = s.seed;
+    for (size_t c = 0; c < s->sub.n_configs; c++) {
+        const struct compile_result *cr = &s->sub.builds[c];
+        char cfgname[256];
 
-    emit(opts, json_pack("{s:s}", "event", "compiling"));
-    /* 1. Directives and names: a Compile Error at its line and column. */
-    if (program_parse(&s.sub, p, source, len, PLAN_SUBMISSION, &out->diags)) {
-        out->verdict = VERDICT_COMPILE_ERROR;
-        set_message(out, "%s", out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
-        goto done;
-    }
-
-    /* CUDA start-up in the runners overlaps compilation. */
-    if (cfg->have_gpu) {
-        ref_started = pthread_create(&ref_thread, NULL, spawn_thread, &ref_spawn) == 0;
-        sub_started = pthread_create(&sub_thread, NULL, spawn_thread, &sub_spawn) == 0;
-    }
-
-    /* 2. Compile the submission (every @tune configuration) and the reference. */
-    {
-        double t = now_ms();
-        rc = compile_all(&s, &s.sub, source, len, "submission.cu", cause);
-        out->compile_ms = now_ms() - t;
-        if (rc)
-            goto fail;
-    }
-    for (size_t c = 0; c < s.sub.n_configs; c++) {
-        struct compile_result *cr = &s.sub.builds[c];
         if (c == 0) {
             free(out->compile_log);
             out->compile_log = strdup(cr->log ? cr->log : "");
             collect_kernels(out, cr);
             take_diags(out, cr);
         }
+        describe_config(&s->sub, c, cfgname, sizeof(cfgname));
         if (!cr->ok) {
-            char cfgname[256];
-            describe_config(&s.sub, c, cfgname, sizeof(cfgname));
             if (c > 0)
                 take_diags(out, cr);
             out->verdict = VERDICT_COMPILE_ERROR;
             set_message(out, "%s%s%s", cr->failure ? cr->failure : "the source does not compile",
                         cfgname[0] ? " with " : "", cfgname);
-            break;
+            return;
         }
-        if (check_signatures(p, &s.sub, cr, PLAN_SUBMISSION, &out->diags)) {
+        if (check_signatures(s->p, &s->sub, cr, PLAN_SUBMISSION, &out->diags)) {
             out->verdict = VERDICT_COMPILE_ERROR;
             set_message(out, "%s", out->diags.items[out->diags.n - 1].msg);
-            break;
+            return;
         }
     }
-    emit(opts, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok", out->verdict != VERDICT_COMPILE_ERROR,
-                         "ms", out->compile_ms, "kernels", out->kernels ? out->kernels : json_null()));
-    if (out->verdict == VERDICT_COMPILE_ERROR)
+}
+
+int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source,
+                     size_t len, const struct judge_options *opts, struct judge_result *out,
+                     char **cause)
+{
+    struct session s = {.cfg = cfg, .p = p, .opts = opts, .res = out};
+    struct build_job build = {.s = &s, .source = source, .len = len};
+    char *ref_source = NULL, *why = NULL, *ref_why = NULL, *sub_why = NULL;
+    int ref_start = BW_OK, sub_start = BW_OK, rc;
+    pthread_t builder;
+    bool building = false, passed;
+
+    s.t0 = now_ms();
+    rc = init_result(out, p, cfg);
+    if (rc) {
+        judge_result_release(out);
+        return bw_fail(cause, rc, "out of memory");
+    }
+    s.seed = opts && opts->seed ? opts->seed : fresh_seed();
+    s.pick_state = s.seed ^ 0x5DEECE66Dull;
+    out->seed = s.seed;
+    emit(opts, json_pack("{s:s}", "event", "compiling"));
+
+    /* 1. Directives and names: a Compile Error at its line and column. */
+    if (program_parse(&s.sub, p, source, len, PLAN_SUBMISSION, &out->diags)) {
+        out->verdict = VERDICT_COMPILE_ERROR;
+        set_message(out, "%s",
+                    out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
         goto done;
-    rc = load_reference(&s, &why);
+    }
+    rc = reference_prepare(&s, &ref_source, &build.ref_len, &why);
     if (rc) {
         out->verdict = VERDICT_JUDGE_ERROR;
-        set_message(out, "the problem's reference failed: %s", why ? why : bw_strerror(rc));
+        set_message(out, "the problem's reference: %s", why ? why : bw_strerror(rc));
         goto done;
     }
+    build.ref_source = ref_source;
 
+    /* 2. Compile in the background while the runners start CUDA here (a
+     * runner dies with the thread that started it, so this thread starts them). */
+    building = pthread_create(&builder, NULL, build_thread, &build) == 0;
+    if (!building)
+        build_thread(&build);
+    if (cfg->have_gpu) {
+        ref_start = start_runner(cfg, &s.ref_runner, &ref_why);
+        sub_start = start_runner(cfg, &s.sub_runner, &sub_why);
+    }
+    if (building)
+        pthread_join(builder, NULL);
+    building = false;
+    out->compile_ms = build.ms;
+    if (build.rc) {
+        rc = build.rc;
+        bw_fail(cause, rc, "%s", build.cause ? build.cause : bw_strerror(rc));
+        goto fail;
+    }
+    review_builds(&s);
+    emit(opts, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok",
+                         out->verdict != VERDICT_COMPILE_ERROR, "ms", out->compile_ms, "kernels",
+                         out->kernels ? out->kernels : json_null()));
+    if (out->verdict == VERDICT_COMPILE_ERROR)
+        goto done;
+    if (build.ref_rc || reference_check(&s, &why)) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "the problem's reference failed: %s",
+                    build.ref_rc ? (build.ref_cause ? build.ref_cause : bw_strerror(build.ref_rc))
+                                 : why);
+        goto done;
+    }
     if (!cfg->have_gpu) {
         out->executed = false;
-        set_message(out, "compiled; running needs a GPU (%s)", cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
+        set_message(out, "compiled; running needs a GPU (%s)",
+                    cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
         goto done;
     }
 
-    /* 3. Runners: started above; a failure to start is the judge's, not the learner's. */
-    if (ref_started)
-        pthread_join(ref_thread, NULL);
-    if (sub_started)
-        pthread_join(sub_thread, NULL);
-    ref_started = sub_started = false;
-    s.ref_runner = ref_spawn.r; /* the session owns them from here */
-    s.sub_runner = sub_spawn.r;
-    ref_spawn.r = sub_spawn.r = NULL;
-    if (ref_spawn.rc || sub_spawn.rc) {
+    /* 3. Runners: a failure to start one is the judge's, not the learner's. */
+    if (ref_start || sub_start) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "could not start a GPU runner: %s",
-                    ref_spawn.cause ? ref_spawn.cause : sub_spawn.cause ? sub_spawn.cause : "unknown");
+                    ref_why   ? ref_why
+                    : sub_why ? sub_why
+                              : "unknown");
         goto done;
     }
     {
@@ -1269,28 +1402,30 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         rc = load_program(s.ref_runner, &s.ref, 0, &fail, &why);
         if (rc || fail.status != RUN_OK) {
             out->verdict = VERDICT_JUDGE_ERROR;
-            set_message(out, "loading reference.cu failed: %s", rc ? (why ? why : bw_strerror(rc)) : fail.message);
+            set_message(out, "loading reference.cu failed: %s",
+                        rc ? (why ? why : bw_strerror(rc)) : fail.message);
             goto done;
         }
     }
     out->executed = true;
 
-    /* 4. Tests, for every configuration. */
+    /* 4. Tests, for every configuration, each in a fresh submission runner. */
     for (size_t c = 0; c < s.sub.n_configs; c++) {
-        if (c > 0 || !s.sub_runner) {
+        if (c > 0) {
             runner_free(s.sub_runner);
             s.sub_runner = NULL;
         }
         if (s.sub_runner) {
             struct run_failure fail;
             rc = load_program(s.sub_runner, &s.sub, c, &fail, &why);
-            if (rc == BW_OK && fail.status != RUN_OK) {
-                out->tests[0].verdict = verdict_of_failure(&(struct plan){0}, &fail, &out->tests[0]);
+            if (rc)
+                goto judge_error;
+            if (fail.status != RUN_OK) {
+                struct plan none = {0};
+                out->tests[0].verdict = verdict_of_failure(&none, &fail, &out->tests[0]);
                 verdict_from_tests(out, &s.sub, c);
                 goto done;
             }
-            if (rc)
-                goto judge_error;
         }
         rc = run_tests(&s, c, &passed, &why);
         if (rc)
@@ -1301,10 +1436,10 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         }
     }
 
-    /* 5. Timing. */
+    /* 5. Timing (Submit). */
+    out->verdict = VERDICT_ACCEPTED;
     if (!(opts && opts->tests_only) && p->n_benchmarks > 0) {
         double sols[BW_MAX_BENCHMARKS];
-        out->verdict = VERDICT_ACCEPTED;
         rc = run_benchmarks(&s, &why);
         if (rc)
             goto judge_error;
@@ -1314,45 +1449,168 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
             sols[b] = out->benches[b].sol_pct;
         out->score = cfg->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
     }
-    out->verdict = VERDICT_ACCEPTED;
-    set_message(out, "all %zu tests passed%s", p->n_tests,
-                (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
+    set_message(
+        out, "all %zu tests passed%s", p->n_tests,
+        (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
     goto done;
 
 judge_error:
     out->verdict = VERDICT_JUDGE_ERROR;
     set_message(out, "%s", why ? why : bw_strerror(rc));
 done:
-    if (ref_started)
-        pthread_join(ref_thread, NULL);
-    if (sub_started)
-        pthread_join(sub_thread, NULL);
-    runner_free(ref_spawn.r);
-    runner_free(sub_spawn.r);
-    free(ref_spawn.cause);
-    free(sub_spawn.cause);
+    rc = BW_OK;
+fail:
+    if (building)
+        pthread_join(builder, NULL);
     runner_free(s.ref_runner);
     runner_free(s.sub_runner);
     program_release(&s.sub);
     program_release(&s.ref);
+    free(build.cause);
+    free(build.ref_cause);
+    free(ref_source);
+    free(ref_why);
+    free(sub_why);
     free(why);
+    if (rc) {
+        judge_result_release(out);
+        return rc;
+    }
     out->total_ms = now_ms() - s.t0;
-    emit(opts, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict", verdict_code(out->verdict), "message",
-                         out->message));
+    emit(opts, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict", verdict_code(out->verdict),
+                         "message", out->message));
     return BW_OK;
-fail:
-    if (ref_started)
-        pthread_join(ref_thread, NULL);
-    if (sub_started)
-        pthread_join(sub_thread, NULL);
-    runner_free(ref_spawn.r);
-    runner_free(sub_spawn.r);
-    free(ref_spawn.cause);
-    free(sub_spawn.cause);
-    program_release(&s.sub);
+}
+
+/* ---- dumping cases for the independent oracle -------------------------------------- */
+
+static const char *dump_role(const struct plan_buffer *b, const struct problem *p)
+{
+    if (b->is_scale)
+        return "scale";
+    if (b->tensor >= 0 && p->tensors[b->tensor].role == ROLE_IN)
+        return "in";
+    return b->tensor >= 0 && p->tensors[b->tensor].role == ROLE_INOUT ? "inout" : "out";
+}
+
+/* Writes case i's inputs (as generated) and the reference's outputs to dir. */
+static int dump_case(struct session *s, size_t i, const char *dir, char **cause)
+{
+    const struct problem_case *c = &s->p->tests[i];
+    struct plan pl;
+    struct expected exp;
+    json_t *meta = NULL, *tensors = json_array(), *sizes = json_object(), *scalars = json_object();
+    char *text = NULL;
+    int rc;
+
+    rc = reference_case(s, c, (uint32_t)i, true, &pl, &exp, cause);
+    if (rc)
+        goto out;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        rc = bw_fail(cause, BW_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    for (size_t b = 0; b < pl.n_buffers; b++) {
+        const struct plan_buffer *pb = &pl.buffers[b];
+        int64_t dims[BW_MAX_DIMS];
+        json_t *shape = json_array();
+        char file[BW_MAX_NAME + 16], *path;
+
+        if (pb->tensor < 0 || !exp.buf[b]) {
+            json_decref(shape);
+            continue;
+        }
+        rc = problem_tensor_shape(s->p, (size_t)pb->tensor, c, dims, cause);
+        for (int d = 0; rc == BW_OK && d < s->p->tensors[pb->tensor].ndim; d++)
+            json_array_append_new(shape, json_integer(dims[d]));
+        snprintf(file, sizeof(file), "%s.bin", pb->name);
+        path = path_join(dir, file);
+        if (rc == BW_OK && !path)
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        if (rc == BW_OK)
+            rc = write_file_atomic(path, exp.buf[b], plan_buffer_bytes(pb), cause);
+        free(path);
+        if (rc) {
+            json_decref(shape);
+            goto out;
+        }
+        json_array_append_new(tensors, json_pack("{s:s, s:s, s:o, s:s, s:s}", "name", pb->name,
+                                                 "dtype", dtype_name(pb->dtype), "shape", shape,
+                                                 "role", dump_role(pb, s->p), "file", file));
+    }
+    for (size_t k = 0; k < s->p->n_sizes; k++)
+        json_object_set_new(sizes, s->p->size_names[k], json_integer(c->sizes[k]));
+    for (size_t k = 0; k < s->p->n_scalars; k++)
+        json_object_set_new(scalars, s->p->scalars[k].name, json_real(c->scalars[k]));
+    meta = json_pack("{s:s, s:I, s:O, s:O, s:O}", "name", c->name, "index", (json_int_t)i, "sizes",
+                     sizes, "scalars", scalars, "tensors", tensors);
+    text = meta ? json_dumps(meta, JSON_INDENT(2)) : NULL;
+    {
+        char *path = path_join(dir, "case.json");
+        rc = text && path ? write_file_atomic(path, text, strlen(text), cause)
+                          : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        free(path);
+    }
+out:
+    free(text);
+    json_decref(meta);
+    json_decref(tensors);
+    json_decref(sizes);
+    json_decref(scalars);
+    expected_release(&exp);
+    return rc;
+}
+
+int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed,
+               const char *out_dir, uint64_t max_case_bytes, size_t *dumped, char **cause)
+{
+    struct session s = {.cfg = cfg, .p = p};
+    char *ref_source = NULL;
+    size_t ref_len = 0;
+    struct run_failure fail;
+    int rc;
+
+    *dumped = 0;
+    if (!cfg->have_gpu)
+        return bw_fail(cause, BW_ERR_NODEVICE,
+                       "dumping cases runs the reference: it needs a GPU (%s)",
+                       cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
+    s.seed = seed ? seed : fresh_seed();
+    rc = reference_prepare(&s, &ref_source, &ref_len, cause);
+    if (rc == BW_OK)
+        rc = compile_all(cfg, &s.ref, ref_source, ref_len, "reference.cu", cause);
+    if (rc == BW_OK)
+        rc = reference_check(&s, cause);
+    if (rc == BW_OK)
+        rc = start_runner(cfg, &s.ref_runner, cause);
+    if (rc == BW_OK)
+        rc = load_program(s.ref_runner, &s.ref, 0, &fail, cause);
+    if (rc == BW_OK && fail.status != RUN_OK)
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "loading reference.cu: %s", fail.message);
+    if (rc == BW_OK && mkdir(out_dir, 0755) < 0 && errno != EEXIST)
+        rc = bw_fail(cause, BW_ERR_IO, "cannot create %s: %s", out_dir, strerror(errno));
+    for (size_t i = 0; rc == BW_OK && i < p->n_tests; i++) {
+        struct plan pl;
+        uint64_t bytes = 0;
+        char name[32], *dir;
+
+        if (plan_build(p, &s.ref.dirs, s.ref.tune_values[0], &p->tests[i], PLAN_REFERENCE, &pl,
+                       NULL))
+            continue;
+        for (size_t b = 0; b < pl.n_buffers; b++)
+            bytes += plan_buffer_bytes(&pl.buffers[b]);
+        if (bytes > max_case_bytes)
+            continue;
+        snprintf(name, sizeof(name), "case-%03zu", i);
+        dir = path_join(out_dir, name);
+        rc = dir ? dump_case(&s, i, dir, cause) : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        free(dir);
+        if (rc == BW_OK)
+            (*dumped)++;
+    }
+    runner_free(s.ref_runner);
     program_release(&s.ref);
-    free(why);
-    judge_result_release(out);
+    free(ref_source);
     return rc;
 }
 
@@ -1427,9 +1685,10 @@ static void calibration_save(const struct judge_config *cfg)
     if (!path)
         return;
     mkdir(cfg->cache_dir, 0755);
-    j = json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "gpu", cfg->gpu.name, "driver", cfg->gpu.driver,
-                  "measured_at", (json_int_t)time(NULL), "copy_gbps", cfg->gpu.copy_gbps, "fp32_tflops",
-                  cfg->gpu.fp32_tflops, "fp16_tflops", cfg->gpu.fp16_tflops, "bf16_tflops", cfg->gpu.bf16_tflops);
+    j = json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "gpu", cfg->gpu.name, "driver",
+                  cfg->gpu.driver, "measured_at", (json_int_t)time(NULL), "copy_gbps",
+                  cfg->gpu.copy_gbps, "fp32_tflops", cfg->gpu.fp32_tflops, "fp16_tflops",
+                  cfg->gpu.fp16_tflops, "bf16_tflops", cfg->gpu.bf16_tflops);
     text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
     if (text && write_file_atomic(path, text, strlen(text), NULL) != BW_OK)
         log_warn("cannot cache the GPU calibration in %s", path);
@@ -1441,7 +1700,7 @@ static void calibration_save(const struct judge_config *cfg)
 int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
 {
     struct runner *r = NULL;
-    struct ready_msg ready;
+    const struct gpu_props *g;
     struct calibration cal;
     struct run_failure fail;
     char *why = NULL;
@@ -1453,33 +1712,30 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     memset(&cfg->gpu, 0, sizeof(cfg->gpu));
     snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch ? cfg->arch : "sm_90a");
 
-    rc = runner_spawn(cfg->device, cfg->no_sandbox, &r, &ready, &why);
+    rc = start_runner(cfg, &r, &why);
+    if (rc == BW_ERR_NODEVICE) {
+        cfg->no_gpu_reason = why ? why : strdup("no GPU");
+        return BW_OK;
+    }
     if (rc) {
         rc = bw_fail(cause, rc, "cannot start the GPU runner: %s", why ? why : bw_strerror(rc));
         free(why);
         return rc;
     }
-    if (ready.error != READY_OK) {
-        runner_free(r);
-        if (ready.error == READY_NO_DEVICE) {
-            cfg->no_gpu_reason = strdup(ready.message);
-            return BW_OK;
-        }
-        return bw_fail(cause, BW_ERR_CUDA, "the GPU runner could not start: %s", ready.message);
-    }
-    snprintf(cfg->gpu.name, sizeof(cfg->gpu.name), "%s", ready.gpu.name);
-    snprintf(cfg->gpu.uuid, sizeof(cfg->gpu.uuid), "%s", ready.gpu.uuid);
-    snprintf(cfg->gpu.cc, sizeof(cfg->gpu.cc), "%d.%d", ready.gpu.cc_major, ready.gpu.cc_minor);
-    snprintf(cfg->gpu.driver, sizeof(cfg->gpu.driver), "%d.%d", ready.gpu.driver_version / 1000,
-             (ready.gpu.driver_version % 1000) / 10);
+    g = runner_gpu(r);
+    snprintf(cfg->gpu.name, sizeof(cfg->gpu.name), "%s", g->name);
+    snprintf(cfg->gpu.uuid, sizeof(cfg->gpu.uuid), "%s", g->uuid);
+    snprintf(cfg->gpu.cc, sizeof(cfg->gpu.cc), "%d.%d", g->cc_major, g->cc_minor);
+    snprintf(cfg->gpu.driver, sizeof(cfg->gpu.driver), "%d.%d", g->driver_version / 1000,
+             (g->driver_version % 1000) / 10);
     if (cfg->arch)
         snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch);
     else
-        arch_for(ready.gpu.cc_major, ready.gpu.cc_minor, cfg->gpu.arch, sizeof(cfg->gpu.arch));
-    cfg->gpu.sm_count = ready.gpu.sm_count;
-    cfg->gpu.memory_bytes = ready.gpu.memory_bytes;
-    cfg->gpu.l2_bytes = ready.gpu.l2_bytes;
-    cfg->gpu.max_clock_mhz = ready.gpu.max_clock_mhz;
+        arch_for(g->cc_major, g->cc_minor, cfg->gpu.arch, sizeof(cfg->gpu.arch));
+    cfg->gpu.sm_count = g->sm_count;
+    cfg->gpu.memory_bytes = g->memory_bytes;
+    cfg->gpu.l2_bytes = g->l2_bytes;
+    cfg->gpu.max_clock_mhz = g->max_clock_mhz;
     cfg->have_gpu = true;
 
     if (!recalibrate && calibration_load(cfg)) {
@@ -1487,7 +1743,7 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
         runner_free(r);
         return BW_OK;
     }
-    rc = runner_calibrate(r, 120000, &cal, &fail, &why);
+    rc = runner_calibrate(r, &cal, &fail, BW_RUNNER_CALIBRATE_MS, &why);
     runner_free(r);
     if (rc || fail.status != RUN_OK) {
         log_warn("GPU calibration failed: %s", rc ? (why ? why : bw_strerror(rc)) : fail.message);
@@ -1515,24 +1771,28 @@ static json_t *gpu_json(const struct gpu_info *g)
 {
     if (!g->name[0])
         return json_null();
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:f}", "name", g->name, "uuid",
-                     g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch, "sm_count", g->sm_count,
-                     "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes", (json_int_t)g->l2_bytes, "calibrated",
-                     g->calibrated, "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops",
-                     g->fp16_tflops, "bf16_tflops", g->bf16_tflops);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:f}", "name",
+                     g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch,
+                     "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes,
+                     "l2_bytes", (json_int_t)g->l2_bytes, "calibrated", g->calibrated, "copy_gbps",
+                     g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops", g->fp16_tflops,
+                     "bf16_tflops", g->bf16_tflops);
 }
 
 json_t *judge_result_json(const struct judge_result *r)
 {
-    json_t *j = json_object(), *tests = json_array(), *benches = json_array(), *diags = json_array();
+    json_t *j = json_object(), *tests = json_array(), *benches = json_array(),
+           *diags = json_array();
     char seed[24];
 
     for (size_t i = 0; i < r->diags.n; i++)
-        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line, "column",
-                                               r->diags.items[i].column, "message", r->diags.items[i].msg));
+        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line,
+                                               "column", r->diags.items[i].column, "message",
+                                               r->diags.items[i].msg));
     for (size_t i = 0; i < r->n_tests; i++) {
         const struct test_outcome *t = &r->tests[i];
-        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict", verdict_code(t->verdict), "ms", t->ms);
+        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict",
+                               verdict_code(t->verdict), "ms", t->ms);
         if (t->message)
             json_object_set_new(tj, "message", json_string(t->message));
         if (t->detail)
@@ -1541,12 +1801,13 @@ json_t *judge_result_json(const struct judge_result *r)
     }
     for (size_t i = 0; i < r->n_benches; i++) {
         const struct bench_outcome *b = &r->benches[i];
-        json_array_append_new(benches,
-                              json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
-                                        b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms", b->min_ms,
-                                        "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms, "rse", b->rse,
-                                        "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct, "clock_mhz",
-                                        b->clock_mhz, "stop", b->stop ? b->stop : ""));
+        json_array_append_new(
+            benches,
+            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
+                      b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms",
+                      b->min_ms, "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms,
+                      "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
+                      "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
     }
     snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)r->seed);
     json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));

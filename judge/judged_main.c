@@ -4,6 +4,7 @@
  *   judged check [options] PROBLEM_DIR FILE.cu    judge one file, print the verdict
  *   judged validate [options] PROBLEM_DIR...      prove a problem directory by its controls
  *   judged calibrate [options]                    measure this GPU's limits and print them
+ *   judged dump [options] PROBLEM_DIR OUT_DIR     write test cases for the oracle (tests/oracle/)
  *
  * Exit status of check: 0 Accepted, 1 another verdict, 2 bad usage or input,
  * 3 the judge itself failed, 4 compiled but not executed (no GPU here).
@@ -34,6 +35,7 @@ static const char usage_text[] =
     "usage: judged check [options] PROBLEM_DIR FILE.cu\n"
     "       judged validate [options] PROBLEM_DIR...\n"
     "       judged calibrate [options]\n"
+    "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference outputs\n"
     "\n"
     "options:\n"
     "  --json            print the result as JSON (for tools)\n"
@@ -64,12 +66,12 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, struct cli *cli)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},       {"tests-only", no_argument, NULL, 't'},
-        {"progress", no_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},         {"tests-only", no_argument, NULL, 't'},
+        {"progress", no_argument, NULL, 'p'},     {"seed", required_argument, NULL, 's'},
         {"device", required_argument, NULL, 'd'}, {"arch", required_argument, NULL, 'a'},
-        {"cache", required_argument, NULL, 'c'}, {"recalibrate", no_argument, NULL, 'r'},
-        {"no-sandbox", no_argument, NULL, 'n'}, {"log-level", required_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"cache", required_argument, NULL, 'c'},  {"recalibrate", no_argument, NULL, 'r'},
+        {"no-sandbox", no_argument, NULL, 'n'},   {"log-level", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     enum log_level level = LOG_WARN;
     int c;
@@ -79,29 +81,43 @@ static int parse_options(int argc, char **argv, struct cli *cli)
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'j': cli->json = true; break;
-        case 't': cli->tests_only = true; break;
-        case 'p': cli->progress = true; break;
-        case 'r': cli->recalibrate = true; break;
-        case 'n': cli->cfg.no_sandbox = true; break;
+        case 'j':
+            cli->json = true;
+            break;
+        case 't':
+            cli->tests_only = true;
+            break;
+        case 'p':
+            cli->progress = true;
+            break;
+        case 'r':
+            cli->recalibrate = true;
+            break;
+        case 'n':
+            cli->cfg.no_sandbox = true;
+            break;
         case 's':
             errno = 0;
             cli->seed = strtoull(optarg, &end, 16);
             if (errno || *end || !*optarg || cli->seed == 0) {
-                fprintf(stderr, "judged: --seed: expected a non-zero hexadecimal number, got \"%s\"\n", optarg);
+                fprintf(stderr,
+                        "judged: --seed: expected a non-zero hexadecimal number, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             break;
         case 'd':
             if (!parse_i64(optarg, &v) || v < 0 || v > 255) {
-                fprintf(stderr, "judged: --device: expected a device ordinal 0..255, got \"%s\"\n", optarg);
+                fprintf(stderr, "judged: --device: expected a device ordinal 0..255, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             cli->cfg.device = (int)v;
             break;
         case 'a':
             if (strncmp(optarg, "sm_", 3) != 0 || strlen(optarg) > 10) {
-                fprintf(stderr, "judged: --arch: expected a target like sm_90a, got \"%s\"\n", optarg);
+                fprintf(stderr, "judged: --arch: expected a target like sm_90a, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             cli->cfg.arch = optarg;
@@ -112,12 +128,18 @@ static int parse_options(int argc, char **argv, struct cli *cli)
             break;
         case 'l':
             if (!log_level_parse(optarg, &level)) {
-                fprintf(stderr, "judged: --log-level: expected debug, info, warn or error, got \"%s\"\n", optarg);
+                fprintf(stderr,
+                        "judged: --log-level: expected debug, info, warn or error, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
         }
     }
     log_init("judged", level, LOG_FORMAT_TEXT);
@@ -263,16 +285,17 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
                 status = EXIT_REJECTED;
         }
         if (!cli->json) {
-            printf("  %-4s %-28s expected %-17s got %-17s", ok ? "ok" : "FAIL", ctl->file, verdict_name(ctl->expect),
-                   got);
+            printf("  %-4s %-28s expected %-17s got %-17s", ok ? "ok" : "FAIL", ctl->file,
+                   verdict_name(ctl->expect), got);
             if (r.n_benches)
                 printf(" score %.1f", r.score);
             if (!ok && r.message)
                 printf("  (%s)", r.message);
             printf("\n");
         }
-        json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected", verdict_code(ctl->expect),
-                                "got", r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok);
+        json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected",
+                                verdict_code(ctl->expect), "got",
+                                r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok);
         json_object_set_new(row, "result", judge_result_json(&r));
         json_array_append_new(rows, row);
         judge_result_release(&r);
@@ -303,7 +326,8 @@ static int cmd_validate(int argc, char **argv, struct cli *cli)
         return EXIT_JUDGE;
     }
     if (!cli->cfg.have_gpu && !cli->json)
-        printf("no GPU (%s): compiling only\n", cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+        printf("no GPU (%s): compiling only\n",
+               cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
     all = json_object();
     for (int i = first; i < argc; i++) {
         int s = validate_one(cli, argv[i], all);
@@ -321,6 +345,43 @@ static int cmd_validate(int argc, char **argv, struct cli *cli)
     return status;
 }
 
+/* Cases larger than this are not dumped: the oracle checks the shapes of the
+ * tests, not the 100 MB ones. */
+#define DUMP_MAX_CASE_BYTES (256ULL << 20)
+
+static int cmd_dump(int argc, char **argv, struct cli *cli)
+{
+    struct problem *p;
+    char *cause = NULL;
+    size_t dumped = 0;
+    int first = parse_options(argc, argv, cli), status = EXIT_ACCEPTED;
+
+    if (first < 0)
+        return EXIT_USAGE;
+    if (argc - first != 2) {
+        fprintf(stderr, "judged dump: expected PROBLEM_DIR OUT_DIR\n");
+        return EXIT_USAGE;
+    }
+    p = problem_load(argv[first], &cause);
+    if (!p) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
+        free(cause);
+        return EXIT_USAGE;
+    }
+    if (judge_probe_gpu(&cli->cfg, false, &cause) ||
+        judge_dump(&cli->cfg, p, cli->seed, argv[first + 1], DUMP_MAX_CASE_BYTES, &dumped,
+                   &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "dump failed");
+        status = cli->cfg.have_gpu ? EXIT_JUDGE : EXIT_NO_GPU;
+    } else {
+        printf("%s: %zu of %zu test cases written to %s\n", p->id, dumped, p->n_tests,
+               argv[first + 1]);
+    }
+    free(cause);
+    problem_free(p);
+    return status;
+}
+
 static int cmd_calibrate(int argc, char **argv, struct cli *cli)
 {
     char *cause = NULL;
@@ -334,7 +395,8 @@ static int cmd_calibrate(int argc, char **argv, struct cli *cli)
         return EXIT_JUDGE;
     }
     if (!cli->cfg.have_gpu) {
-        fprintf(stderr, "judged: no GPU: %s\n", cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+        fprintf(stderr, "judged: no GPU: %s\n",
+                cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
         return EXIT_NO_GPU;
     }
     report_print_gpu(stdout, &cli->cfg.gpu);
@@ -357,6 +419,8 @@ int main(int argc, char **argv)
         status = cmd_validate(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "calibrate") == 0)
         status = cmd_calibrate(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "dump") == 0)
+        status = cmd_dump(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return 0;

@@ -12,7 +12,8 @@
  * Contract (docs/runner-protocol.md, "Input generation"):
  *   draw(purpose, index) = Philox4x32-10 with key (seed low 32 bits, seed high
  *     32 bits) and counter (index low, index high, stream, GEN_COUNTER_WORD3(case, purpose)).
- *   base value, from draw(VALUE, i) = (r0, r1, r2, r3):
+ *   base value, from draw(VALUE, i) = (r0, r1, r2, r3), each operation rounded
+ *   to double (no fused multiply-add):
  *     uniform     a + (b - a) * u,            u = philox_unit53(r0, r1)
  *     normal      a + b * sqrt(-2 ln(1 - u)) * cos(2 pi v),  v = philox_unit53(r2, r3)
  *     loguniform  exp(ln a + (ln b - ln a) * u); with GEN_SIGNED negative when r2 is odd
@@ -45,6 +46,19 @@
 #endif
 
 #define GEN_TWO_PI 6.283185307179586476925286766559
+
+/* Plain double arithmetic, rounded after every operation on both sides: the
+ * device compiler would otherwise contract a + b * c into one FMA (one
+ * rounding) where the host rounds twice, and the bits would differ. */
+#if defined(__CUDA_ARCH__)
+#define GEN_ADD(x, y) __dadd_rn((x), (y))
+#define GEN_SUB(x, y) __dsub_rn((x), (y))
+#define GEN_MUL(x, y) __dmul_rn((x), (y))
+#else
+#define GEN_ADD(x, y) ((x) + (y))
+#define GEN_SUB(x, y) ((x) - (y))
+#define GEN_MUL(x, y) ((x) * (y))
+#endif
 
 /* One element before rounding: exact int64 for randint, else a double. */
 struct gen_value {
@@ -88,16 +102,17 @@ GEN_FN struct gen_value gen_value_at(const struct gen_spec *g, uint64_t seed, ui
     v.is_int = 0;
     switch (g->kind) {
     case GEN_UNIFORM:
-        v.f = g->a + (g->b - g->a) * u;
+        v.f = GEN_ADD(g->a, GEN_MUL(GEN_SUB(g->b, g->a), u));
         break;
     case GEN_NORMAL: {
-        double radius = sqrt(-2.0 * log(1.0 - u));
-        v.f = g->a + g->b * (radius * cos(GEN_TWO_PI * philox_unit53(r.v[2], r.v[3])));
+        double radius = sqrt(GEN_MUL(-2.0, log(GEN_SUB(1.0, u))));
+        double angle = GEN_MUL(GEN_TWO_PI, philox_unit53(r.v[2], r.v[3]));
+        v.f = GEN_ADD(g->a, GEN_MUL(g->b, GEN_MUL(radius, cos(angle))));
         break;
     }
     case GEN_LOGUNIFORM: {
         double la = log(g->a), lb = log(g->b);
-        v.f = exp(la + (lb - la) * u);
+        v.f = exp(GEN_ADD(la, GEN_MUL(GEN_SUB(lb, la), u)));
         if ((g->flags & GEN_SIGNED) && (r.v[2] & 1u))
             v.f = -v.f;
         break;
@@ -122,7 +137,8 @@ GEN_FN struct gen_value gen_value_at(const struct gen_spec *g, uint64_t seed, ui
         uint64_t row = index / len, col = index % len;
         struct philox4x32 rr = gen_draw(seed, g->stream, case_index, GEN_PURPOSE_ROW, row);
         if (g->flags & GEN_ROW_OFFSET) {
-            v.f += g->row_lo + (g->row_hi - g->row_lo) * philox_unit53(rr.v[0], rr.v[1]);
+            double u_row = philox_unit53(rr.v[0], rr.v[1]);
+            v.f = GEN_ADD(v.f, GEN_ADD(g->row_lo, GEN_MUL(GEN_SUB(g->row_hi, g->row_lo), u_row)));
             v.is_int = 0;
         }
         if ((g->flags & GEN_SPIKE) &&

@@ -152,15 +152,17 @@ extern "C" __global__ void bw_poison_count(const void *p, u64 n, unsigned int el
 // ---------------------------------------------------------------------------
 // dst[j] = src[idx[j]] for n elements of elem_size bytes, byte by byte (dst
 // may sit at any byte offset of the gather area). The host has checked every
-// index against the source's element count.
+// index against the source's `count` elements, but the indices live in device
+// memory a learner's kernel can write: an index out of range gives 0xFF bytes
+// (poison) instead of a fault.
 extern "C" __global__ void bw_gather(const unsigned char *src, unsigned int elem_size,
-                                     const long long *idx, u64 n, unsigned char *dst)
+                                     const long long *idx, u64 n, unsigned char *dst, u64 count)
 {
     for (u64 j = bw_thread_index(); j < n; j += bw_thread_count()) {
-        const unsigned char *s = src + (u64)idx[j] * elem_size;
+        u64 k = (u64)idx[j];
         unsigned char *d = dst + j * elem_size;
         for (unsigned int b = 0; b < elem_size; b++)
-            d[b] = s[b];
+            d[b] = k < count ? src[k * elem_size + b] : 0xFF;
     }
 }
 
@@ -180,6 +182,17 @@ extern "C" __global__ void bw_clock(u64 *out, u64 ns)
     c1 = clock64();
     out[0] = c1 - c0;
     out[1] = t1 - t0;
+}
+
+// ---------------------------------------------------------------------------
+// Copy bandwidth: one 16-byte load and store per thread, coalesced, n16
+// vectors. Measured with a kernel rather than cuMemcpyDtoDAsync so the figure
+// is what a learner's kernel can reach with the same instructions.
+extern "C" __global__ void bw_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, u64 n16)
+{
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n16)
+        dst[i] = src[i];
 }
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ problem=problems/vector-add
 pass=0 fail=0
 
 verdict_of() { # FILE -> prints the verdict code of judging FILE (tests only)
-    "$judged" check --tests-only --json "$problem" "$1" 2>/dev/null |
+    "$judged" check ${JUDGED_FLAGS:-} --tests-only --json "$problem" "$1" 2>/dev/null |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])' 2>/dev/null || echo "none"
 }
 code_of() { # "Time Limit" -> TLE

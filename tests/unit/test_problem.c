@@ -419,14 +419,21 @@ free_problem:
     problem_free(p);
 }
 
-TEST(trailing_slash_and_null_free)
+TEST(directory_names)
 {
-    char *cause = NULL;
+    char *cause = NULL, cwd[4096];
     struct problem *p = problem_load(GOLDEN "/ok-vector-add/", &cause);
 
     CHECK_MSG(p != NULL, "%s", cause ? cause : "");
     problem_free(p);
     problem_free(NULL);
+    /* "." is named by its real path */
+    CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+    CHECK_INT_EQ(chdir(GOLDEN "/ok-vector-add"), 0);
+    p = problem_load(".", &cause);
+    CHECK_MSG(p != NULL, "%s", cause ? cause : "");
+    CHECK_INT_EQ(chdir(cwd), 0);
+    problem_free(p);
     free(cause);
 }
 

@@ -1,6 +1,6 @@
 // expect: Runtime Error
 // Too much dynamic shared memory for any GPU: the launch fails.
-// @launch vector_add grid=(cdiv(N, 256)) block=(256) smem=(240*1024) args=(x, y, out, N)
+// @launch vector_add grid=(cdiv(N, 256)) block=(256) smem=(240*1024) args=(A, B, C, N)
 extern "C" __global__ void vector_add(const float *x, const float *y, float *out, long long n)
 {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;

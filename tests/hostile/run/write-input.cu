@@ -1,6 +1,6 @@
 // expect: Input Modified
 // Computes the right answer but scribbles on an input afterwards.
-// @launch vector_add grid=(cdiv(N, 256)) block=(256) args=(x, y, out, N)
+// @launch vector_add grid=(cdiv(N, 256)) block=(256) args=(A, B, C, N)
 extern "C" __global__ void vector_add(const float *x, const float *y, float *out, long long n)
 {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
