@@ -261,8 +261,11 @@ static int do_register(struct worker *w, char **cause)
     return rc;
 }
 
-/* The problem of a bundle hash, fetched and unpacked if needed; borrowed. */
-static const struct problem *get_problem(struct worker *w, const char *hash, char **cause)
+/* The problem of a bundle hash, fetched and unpacked if needed; borrowed.
+ * A bundle lives in cache_dir/bundles/HASH/ID/ (the loader wants the
+ * directory named after the problem). */
+static const struct problem *get_problem(struct worker *w, const char *hash, const char *id,
+                                         char **cause)
 {
     struct cached_problem *slot = &w->problems[0];
     for (int i = 0; i < PROBLEM_CACHE; i++) {
@@ -273,12 +276,17 @@ static const struct problem *get_problem(struct worker *w, const char *hash, cha
         if (w->problems[i].used < slot->used)
             slot = &w->problems[i];
     }
-    if (!bundle_hash_ok(hash)) {
-        bw_fail(cause, BW_ERR_PROTOCOL, "bad bundle hash \"%.70s\"", hash);
+    if (!bundle_hash_ok(hash) || !bundle_path_ok(id) || strchr(id, '/')) {
+        bw_fail(cause, BW_ERR_PROTOCOL, "bad bundle hash \"%.70s\" or problem \"%.70s\"", hash, id);
         return NULL;
     }
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s/bundles/%s", w->cache_dir, hash);
+    char dir[4096], hashdir[4096];
+    if (strlen(w->cache_dir) > 3000) {
+        bw_fail(cause, BW_ERR_INVALID, "cache directory path too long");
+        return NULL;
+    }
+    snprintf(hashdir, sizeof(hashdir), "%s/bundles/%.64s", w->cache_dir, hash);
+    snprintf(dir, sizeof(dir), "%.3100s/%.255s", hashdir, id);
     struct stat st;
     if (stat(dir, &st) != 0) {
         char path[128], *text = NULL;
@@ -296,6 +304,7 @@ static const struct problem *get_problem(struct worker *w, const char *hash, cha
         snprintf(parent, sizeof(parent), "%s/bundles", w->cache_dir);
         mkdir(w->cache_dir, 0755);
         mkdir(parent, 0755);
+        mkdir(hashdir, 0755);
         rc = bundle_unpack(text, strlen(text), hash, dir, cause);
         free(text);
         if (rc < 0)
@@ -310,6 +319,22 @@ static const struct problem *get_problem(struct worker *w, const char *hash, cha
     slot->p = p;
     slot->used = ++w->tick;
     return p;
+}
+
+/* The job's seed: a decimal uint64 (the server draws 63 bits, but the whole
+ * range is accepted). */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s || strlen(s) > 20)
+        return false;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return true;
 }
 
 static void on_event(json_t *event, void *arg)
@@ -430,9 +455,11 @@ static bool run_job(struct worker *w, json_t *job)
     const char *source = json_string_value(json_object_get(job, "source"));
     const char *mode = json_string_value(json_object_get(job, "mode"));
     const char *seed_s = json_string_value(json_object_get(job, "seed"));
+    const char *problem_id = json_string_value(json_object_get(job, "problem"));
     json_int_t id = json_integer_value(json_object_get(job, "submission"));
-    int64_t seed = 0;
-    if (!lease || !hash || !source || !mode || (seed_s && !parse_i64(seed_s, &seed))) {
+    uint64_t seed = 0;
+    if (!lease || !hash || !source || !mode || !problem_id ||
+        (seed_s && !parse_u64(seed_s, &seed))) {
         log_error("worker: malformed job from the server");
         if (lease)
             internal_error(w, lease, "the worker received a malformed job");
@@ -440,7 +467,7 @@ static bool run_job(struct worker *w, json_t *job)
     }
     log_info("worker: submission %lld: judging (%s, lease %s)", (long long)id, mode, lease);
     char *cause = NULL;
-    const struct problem *p = get_problem(w, hash, &cause);
+    const struct problem *p = get_problem(w, hash, problem_id, &cause);
     if (!p) {
         log_error("worker: submission %lld: problem bundle %.12s: %s", (long long)id, hash, cause);
         char msg[1024];
@@ -461,7 +488,7 @@ static bool run_job(struct worker *w, json_t *job)
     run->source = strdup(source);
     run->len = strlen(source);
     run->opts.tests_only = strcmp(mode, "run") == 0;
-    run->opts.seed = (uint64_t)seed;
+    run->opts.seed = seed;
     run->opts.on_event = on_event;
     run->opts.event_arg = run;
     pthread_t th;

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/limits.h"
 #include "common/banned.h"
@@ -223,8 +224,7 @@ json_t *body_parse_progress(const char *data, size_t len, struct body_progress *
     }
     size_t i;
     json_t *ev;
-    json_array_foreach(events, i, ev)
-    {
+    json_array_foreach (events, i, ev) {
         const char *name = json_string_value(json_object_get(ev, "event"));
         if (!json_is_object(ev) || !name || !*name || strlen(name) > 32) {
             api_fail(e, 400, "invalid", "events",
@@ -249,7 +249,8 @@ static bool get_verdict(json_t *obj, const char *key, bool required, enum verdic
         return true;
     }
     *out = verdict_parse(s);
-    if (*out == VERDICT_NONE && strcmp(s, "NONE") != 0 && strcmp(s, "-") != 0) {
+    if (*out == VERDICT_NONE && strcasecmp(s, verdict_code(VERDICT_NONE)) != 0 &&
+        strcasecmp(s, verdict_name(VERDICT_NONE)) != 0) {
         api_fail(e, 400, "invalid", field, "%s: unknown verdict \"%s\"", field, s);
         return false;
     }
@@ -305,8 +306,7 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
     }
     size_t i;
     json_t *t;
-    json_array_foreach(tests, i, t)
-    {
+    json_array_foreach (tests, i, t) {
         struct body_test *bt = &out->tests[i];
         char field[64];
         snprintf(field, sizeof(field), "result.tests[%zu]", i);
@@ -332,8 +332,7 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
         api_fail(e, 413, "too_large", "result.benches", "result.benches: too many");
         return fail(j);
     }
-    json_array_foreach(benches, i, t)
-    {
+    json_array_foreach (benches, i, t) {
         struct body_bench *bb = &out->benches[i];
         char field[64];
         snprintf(field, sizeof(field), "result.benches[%zu]", i);
