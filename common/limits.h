@@ -85,4 +85,25 @@
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */
 
+/* --- server (blockwise-server) and worker API ------------------------------ */
+#define BW_MAX_BODY_BYTES (BW_MAX_SOURCE_BYTES * 2 + 64 * 1024) /* one JSON request body (a source, escaped) */
+#define BW_MAX_RESULT_BODY_BYTES (8 * 1024 * 1024) /* one worker result body (tests, logs, benches) */
+#define BW_MAX_REQUEST_JSON_DEPTH 16       /* nesting of a user request body */
+#define BW_MAX_URL_BYTES 2048              /* request path plus query */
+#define BW_MAX_USERNAME 32                 /* bytes in a user name: [a-z0-9_.-], 3.. */
+#define BW_MIN_PASSWORD 8                  /* bytes in a password, at least */
+#define BW_MAX_PASSWORD 256                /* bytes in a password, at most */
+#define BW_MAX_TOKEN_NAME 64               /* bytes in an API or worker token's label */
+#define BW_MAX_EVENTS_PER_POST 256         /* progress events in one worker post */
+#define BW_MAX_EVENT_BYTES (16 * 1024)     /* one progress event, serialised */
+#define BW_MAX_SSE_EVENTS 4096             /* events kept per submission stream */
+#define BW_MAX_LIST_LIMIT 200              /* rows in one page of a list endpoint */
+#define BW_MAX_BUNDLE_BYTES (8 * 1024 * 1024) /* one problem bundle (all its files, base64) */
+#define BW_MAX_BUNDLE_FILES 128            /* files in one problem bundle */
+#define BW_MAX_STATEMENT_HTML_BYTES (1024 * 1024) /* statement.md rendered as HTML */
+#define BW_MAX_STATIC_BYTES (32 * 1024 * 1024) /* one file served from web/ */
+#define BW_MAX_CONFIG_BYTES (64 * 1024)    /* the server's config file */
+#define BW_MAX_MESSAGE_FIELD 4096          /* a worker's internal-error message, kept */
+#define BW_JUDGE_ATTEMPTS 3                /* leases of one submission before Judge Error */
+
 #endif

@@ -1,0 +1,22 @@
+/*
+ * files.h - the static files of web/ (the learner's pages), served by GET
+ * for any path outside /api. "/" and directories serve their index.html.
+ * Paths with a component starting with '.' (so "..", dot-files) are 404;
+ * symlinks are not followed; only regular files up to BW_MAX_STATIC_BYTES.
+ */
+#ifndef BW_SERVER_FILES_H
+#define BW_SERVER_FILES_H
+
+#include <stdbool.h>
+
+struct http_request;
+struct http_response;
+
+/* True if a URL path (after "/") may name a file under web/. */
+bool files_path_ok(const char *rel);
+/* The Content-Type for a file name, by extension. */
+const char *files_content_type(const char *name);
+
+int files_h_get(struct http_request *req, struct http_response *res);
+
+#endif
