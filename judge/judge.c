@@ -488,9 +488,11 @@ static int reference_case(struct session *s, const struct problem_case *c, uint3
     }
     for (int o = 0; o < res->reply.n_outputs; o++) {
         const struct run_output *ro = &res->reply.outputs[o];
-        if (ro->offset + ro->bytes > res->data_len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers) {
+        if (ro->offset + ro->bytes > res->data_len || ro->buf < 0 ||
+            (size_t)ro->buf >= pl->n_buffers) {
             expected_release(exp);
-            return bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned an output outside its data");
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "reference runner returned an output outside its data");
         }
         exp->buf[ro->buf] = res->data + ro->offset;
     }
@@ -566,7 +568,8 @@ static int ref_pipe_start(struct ref_pipe *rp, struct session *s)
 }
 
 /* Waits for case i's expected outputs and moves them to *plan and *exp. */
-static int ref_pipe_take(struct ref_pipe *rp, size_t i, struct plan *plan, struct expected *exp, char **cause)
+static int ref_pipe_take(struct ref_pipe *rp, size_t i, struct plan *plan, struct expected *exp,
+                         char **cause)
 {
     struct ref_slot *slot = &rp->slots[i % REF_AHEAD];
     int rc;
@@ -1311,7 +1314,8 @@ struct build_job {
 static void *build_reference(void *arg)
 {
     struct build_job *j = arg;
-    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu", &j->ref_cause);
+    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu",
+                            &j->ref_cause);
     return NULL;
 }
 
@@ -1527,8 +1531,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     }
     if (strcmp(runner_gpu(s.sub_runner)->uuid, cfg->gpu.uuid) != 0) {
         /* The cached figures belong to another GPU: keep judging, score nothing. */
-        log_warn("the GPU's cached figures are for %s but this is %s: run `judged calibrate`", cfg->gpu.uuid,
-                 runner_gpu(s.sub_runner)->uuid);
+        log_warn("the GPU's cached figures are for %s but this is %s: run `judged calibrate`",
+                 cfg->gpu.uuid, runner_gpu(s.sub_runner)->uuid);
         out->gpu.calibrated = false;
     }
     {
@@ -1813,7 +1817,8 @@ static bool gpu_cache_load(struct judge_config *cfg)
     if (!path || read_file(path, 65536, &text, NULL, NULL))
         goto out;
     j = json_loads(text, 0, NULL);
-    if (!j || time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > GPU_CACHE_SECONDS)
+    if (!j ||
+        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > GPU_CACHE_SECONDS)
         goto out;
     copy_string(g->name, sizeof(g->name), json_object_get(j, "name"));
     copy_string(g->uuid, sizeof(g->uuid), json_object_get(j, "uuid"));
@@ -1850,12 +1855,12 @@ static void gpu_cache_save(const struct judge_config *cfg)
     if (!path)
         return;
     mkdir(cfg->cache_dir, 0755);
-    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:I, s:f, s:f, s:f, s:f}", "name", g->name,
-                  "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch, "sm_count", g->sm_count,
-                  "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes", (json_int_t)g->l2_bytes,
-                  "max_clock_mhz", g->max_clock_mhz, "measured_at", (json_int_t)time(NULL), "copy_gbps",
-                  g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops", g->fp16_tflops, "bf16_tflops",
-                  g->bf16_tflops);
+    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:I, s:f, s:f, s:f, s:f}", "name",
+                  g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch,
+                  "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes",
+                  (json_int_t)g->l2_bytes, "max_clock_mhz", g->max_clock_mhz, "measured_at",
+                  (json_int_t)time(NULL), "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops,
+                  "fp16_tflops", g->fp16_tflops, "bf16_tflops", g->bf16_tflops);
     text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
     if (text && write_file_atomic(path, text, strlen(text), NULL) != BW_OK)
         log_warn("cannot cache the GPU's figures in %s", path);
@@ -1989,9 +1994,10 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "gpu", gpu_json(&r->gpu));
     json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
     json_object_set_new(j, "total_ms", json_real(r->total_ms));
-    json_object_set_new(j, "timing", json_pack("{s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
-                                               "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
-                                               r->bench_ms, "total_ms", r->total_ms));
+    json_object_set_new(j, "timing",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
+                                  "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
+                                  r->bench_ms, "total_ms", r->total_ms));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

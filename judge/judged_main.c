@@ -443,11 +443,16 @@ static char *read_token(const char *path)
 static int cmd_worker(int argc, char **argv, struct cli *cli)
 {
     static const struct option longopts[] = {
-        {"server", required_argument, NULL, 'S'},     {"token-file", required_argument, NULL, 'T'},
-        {"gpu", required_argument, NULL, 'g'},        {"cache", required_argument, NULL, 'c'},
-        {"log-level", required_argument, NULL, 'l'},  {"no-sandbox", no_argument, NULL, 'n'},
-        {"grace", required_argument, NULL, 'G'},      {"recalibrate", no_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+        {"server", required_argument, NULL, 'S'},
+        {"token-file", required_argument, NULL, 'T'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"cache", required_argument, NULL, 'c'},
+        {"log-level", required_argument, NULL, 'l'},
+        {"no-sandbox", no_argument, NULL, 'n'},
+        {"grace", required_argument, NULL, 'G'},
+        {"recalibrate", no_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct worker_config wc = {.grace_s = 30, .max_backoff_s = 60, .stop = &worker_stop};
     struct sigaction sa = {.sa_handler = on_stop_signal};
@@ -460,11 +465,16 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'S': wc.server = optarg; break;
-        case 'T': token_file = optarg; break;
+        case 'S':
+            wc.server = optarg;
+            break;
+        case 'T':
+            token_file = optarg;
+            break;
         case 'g':
             if (!parse_i64(optarg, &v) || v < 0 || v > 255) {
-                fprintf(stderr, "judged: --gpu: expected a device ordinal 0..255, got \"%s\"\n", optarg);
+                fprintf(stderr, "judged: --gpu: expected a device ordinal 0..255, got \"%s\"\n",
+                        optarg);
                 return EXIT_USAGE;
             }
             cli->cfg.device = (int)v;
@@ -479,8 +489,12 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
                 return EXIT_USAGE;
             }
             break;
-        case 'n': cli->cfg.no_sandbox = true; break;
-        case 'r': cli->recalibrate = true; break;
+        case 'n':
+            cli->cfg.no_sandbox = true;
+            break;
+        case 'r':
+            cli->recalibrate = true;
+            break;
         case 'G':
             if (!parse_i64(optarg, &v) || v < 0 || v > 3600) {
                 fprintf(stderr, "judged: --grace: expected seconds 0..3600, got \"%s\"\n", optarg);
@@ -488,16 +502,22 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
             }
             wc.grace_s = (int)v;
             break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return EXIT_USAGE;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (!wc.server || !token_file || optind != argc) {
-        fprintf(stderr, "judged: the worker needs --server URL and --token-file FILE (and no operands)\n");
+        fprintf(stderr,
+                "judged: the worker needs --server URL and --token-file FILE (and no operands)\n");
         return EXIT_USAGE;
     }
     if (strncmp(wc.server, "http://", 7) != 0 && strncmp(wc.server, "https://", 8) != 0) {
-        fprintf(stderr, "judged: --server: expected an http:// or https:// URL, got \"%s\"\n", wc.server);
+        fprintf(stderr, "judged: --server: expected an http:// or https:// URL, got \"%s\"\n",
+                wc.server);
         return EXIT_USAGE;
     }
     log_init("judged", level, LOG_FORMAT_TEXT);
@@ -521,8 +541,8 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
         goto out;
     }
     if (cli->cfg.have_gpu)
-        log_info("GPU %d: %s, copy %.0f GB/s, fp32 %.1f TFLOP/s", cli->cfg.device, cli->cfg.gpu.name,
-                 cli->cfg.gpu.copy_gbps, cli->cfg.gpu.fp32_tflops);
+        log_info("GPU %d: %s, copy %.0f GB/s, fp32 %.1f TFLOP/s", cli->cfg.device,
+                 cli->cfg.gpu.name, cli->cfg.gpu.copy_gbps, cli->cfg.gpu.fp32_tflops);
     else
         log_warn("no GPU (%s): this worker compiles; running waits for a GPU worker",
                  cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
