@@ -350,8 +350,7 @@ static int parse_files(const char *text, size_t len, struct file_list *fl, char 
     }
     size_t i;
     json_t *f;
-    json_array_foreach(files, i, f)
-    {
+    json_array_foreach (files, i, f) {
         const char *path = json_string_value(json_object_get(f, "path"));
         json_t *data = json_object_get(f, "data");
         if (!path || !json_is_string(data) || !bundle_path_ok(path)) {

@@ -192,8 +192,7 @@ bool api_only_keys(json_t *obj, const char *const *allowed, struct api_error *e)
 {
     const char *key;
     json_t *v;
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach (obj, key, v) {
         bool ok = false;
         for (const char *const *a = allowed; *a && !ok; a++)
             ok = strcmp(*a, key) == 0;

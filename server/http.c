@@ -36,6 +36,7 @@ struct exchange {
     int status;       /* queued status, for the done hook */
     int route_status; /* 404/405 when no route matched */
     const char *allow;
+    size_t discarded; /* body bytes dropped after the cap */
 };
 
 static const char *const method_names[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "OTHER"};
@@ -352,7 +353,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
                 buf_release(&req->body);
             }
         }
+        /* A body of unannounced length (chunked) over the cap is read and
+         * dropped so that the 413 can be sent; past a margin the connection
+         * is closed instead, so nobody streams into it forever. */
+        x->discarded += req->body_too_large ? *upload_data_size : 0;
         *upload_data_size = 0;
+        if (x->discarded > req->body.max + (1u << 20))
+            return MHD_NO;
         return MHD_YES;
     }
     if (x->status) /* a response was queued early (413) */

@@ -314,8 +314,7 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
     }
     size_t i;
     json_t *ev;
-    json_array_foreach(b.events, i, ev)
-    {
+    json_array_foreach (b.events, i, ev) {
         const char *name = json_string_value(json_object_get(ev, "event"));
         /* The worker may not end the stream: only a stored result does. */
         if (strcmp(name, "done") == 0)

@@ -236,6 +236,9 @@ check "a source over BW_MAX_SOURCE_BYTES is 413 naming source" \
 head -c 700000 /dev/zero | tr '\0' ' ' >"$T/huge.json"
 as alice POST /api/submissions "@$T/huge.json"
 check "a body over the endpoint's cap is 413" '[ "$STATUS" = 413 ] && [ "$(err)" = too_large ]'
+req POST /api/submissions "@$T/huge.json" -b "$T/alice.jar" -H "X-CSRF-Token: $(cat "$T/alice.csrf")" \
+    -H 'Transfer-Encoding: chunked'
+check "a chunked body over the cap is 413 too" '[ "$STATUS" = 413 ] && [ "$(err)" = too_large ]'
 as alice POST /api/submissions '{"problem":"vector-add","source":"a\u0000b","mode":"run"}'
 check "a NUL in a string is 400" '[ "$STATUS" = 400 ] && [ "$(errfield)" = source ]'
 as alice POST /api/tokens '{"name":"\u00ff\u0000"}'
