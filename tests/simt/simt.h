@@ -435,6 +435,43 @@ template <class T> inline uint64_t simt_i(const T &v)
 }
 void simt_ptx(const char *text, std::initializer_list<simt_out> outs, std::initializer_list<uint64_t> ins);
 
+/* ---- vector pointers: alignment checked on access -------------------- */
+/* simt.py rewrites reinterpret_cast<V*>(p) for vector types V into
+ * simt_vcast<V>(p): the GPU faults ("misaligned address") on a vector access
+ * that is not aligned to the vector's size, x86 does not. */
+template <class T> struct simt_vptr {
+    T *p;
+    static void check(const void *q)
+    {
+        if ((uintptr_t)q % alignof(T))
+            simt_fail("RE", "misaligned address: %zu-byte vector access at %p", sizeof(T), q);
+    }
+    T &operator[](long long i) const
+    {
+        check(p + i);
+        return p[i];
+    }
+    T &operator*() const
+    {
+        check(p);
+        return *p;
+    }
+    T *operator->() const
+    {
+        check(p);
+        return p;
+    }
+    simt_vptr operator+(long long i) const { return simt_vptr{p + i}; }
+    simt_vptr operator-(long long i) const { return simt_vptr{p - i}; }
+    operator T *() const { return p; }
+};
+template <class T, class P> inline simt_vptr<T> simt_vcast(P *p)
+{
+    return simt_vptr<T>{reinterpret_cast<T *>(p)};
+}
+template <class T> inline T __ldg(simt_vptr<T> p) { return *p; }
+template <class T> inline T __ldcs(simt_vptr<T> p) { return *p; }
+
 /* ---- launching ---------------------------------------------------------- */
 struct simt_arg {
     void *ptr;

@@ -18,6 +18,7 @@ Options:
   --seed S        the secret seed (default 1)
   --verbose       print every case's line
   --tune NAME=V   choose a @tune value (repeatable)
+  --extra SIZES:PROFILE  an extra case, e.g. M=256,K=131072:uniform (repeatable)
 
 A development aid, not the judge: blocks run one after another on one CPU
 thread, so it proves indexing, masking, barriers, warp collectives (shuffles,
@@ -129,6 +130,8 @@ def rewrite(src):
         ty = re.sub(r"__align__\s*\(\s*\d+\s*\)", "", m.group(1)).strip()
         return "%s *%s = (%s *)simt_dyn_smem();" % (ty, m.group(2), ty)
 
+    vec = r"float4|float2|int4|int2|uint4|uint2|double2|longlong2|__half2|half2|__nv_bfloat162|ushort4|short2|ushort2"
+    s = re.sub(r"reinterpret_cast\s*<\s*((?:const\s+)?(?:%s)(?:\s+const)?)\s*\*\s*>" % vec, r"simt_vcast<\1>", s)
     s = re.sub(r"extern\s+__shared__\s+(.*?)\s*(\w+)\s*\[\s*\]\s*;", dyn, s)
     return rewrite_asm(s)
 
@@ -389,6 +392,11 @@ def main(argv):
             opts["case"] = argv[i + 1]; i += 1
         elif a == "--seed":
             opts["seed"] = int(argv[i + 1]); i += 1
+        elif a == "--extra":
+            spec, data = argv[i + 1].split(":")
+            sizes = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in spec.split(",")}
+            opts.setdefault("extra", []).append({"name": "extra " + spec, "sizes": [sizes], "data": data})
+            i += 1
         elif a == "--verbose":
             opts["verbose"] = True
         elif a == "--tune":
@@ -413,7 +421,7 @@ def main(argv):
         print("FAIL reference.cu does not compile:\n" + err[:3000])
         print("0 passed, 1 failed, 0 skipped")
         return 1
-    cases = list(expand(problem["tests"]))
+    cases = list(expand(problem["tests"] + opts.get("extra", [])))
     refroot = os.path.join(BUILD, "ref-" + pid)
     ref_done = {}
     passed = failed = skipped = 0
