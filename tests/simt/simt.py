@@ -17,6 +17,7 @@ Options:
   --case REGEX    only test cases whose name matches
   --seed S        the secret seed (default 1)
   --verbose       print every case's line
+  --all           run every case even after a failure (with --verbose: which cases fail)
   --tune NAME=V   choose a @tune value (repeatable)
   --extra SIZES:PROFILE  an extra case, e.g. M=256,K=131072:uniform (repeatable)
 
@@ -397,6 +398,8 @@ def main(argv):
             sizes = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in spec.split(",")}
             opts.setdefault("extra", []).append({"name": "extra " + spec, "sizes": [sizes], "data": data})
             i += 1
+        elif a == "--all":
+            opts["all"] = True
         elif a == "--verbose":
             opts["verbose"] = True
         elif a == "--tune":
@@ -462,9 +465,12 @@ def main(argv):
                 if opts["verbose"]:
                     print("    %-40s %s" % (cname, line))
                 if code != "AC":
-                    got = CODES.get(code, code)
-                    detail = "%s: %s" % (cname, line)
-                    break
+                    if got == "Accepted":
+                        got = CODES.get(code, code)
+                        detail = "%s: %s" % (cname, line)
+                    if not opts.get("all"):
+                        break
+                    continue
                 for m in re.finditer(r"(\w+):worst=([0-9.e+-]+|nan|inf)", line):
                     worst[m.group(1)] = max(worst.get(m.group(1), 0.0), float(m.group(2)))
             if got == "Accepted" and worst:

@@ -380,7 +380,7 @@ int main(int argc, char **argv)
         if (b.acc > 0)
             rd(b.name + "_scale", scale);
         long long bad = 0, first = -1;
-        double worst = 0, worst_abs = 0;
+        double worst = 0, worst_abs = 0, worst_bad = 0;
         std::string why;
         for (size_t i = 0; i < b.count; i++) {
             bool poison = true;
@@ -417,6 +417,11 @@ int main(int argc, char **argv)
                 }
             }
             if (!ok) {
+                if (is_float(b.dtype) && !b.exact && std::isfinite(got) && std::isfinite(r)) {
+                    double bound = b.atol + b.rtol * fabs(r) + b.acc * s;
+                    if (bound > 0)
+                        worst_bad = std::max(worst_bad, fabs(got - r) / bound);
+                }
                 if (first < 0) {
                     first = (long long)i;
                     char m[256];
@@ -428,7 +433,8 @@ int main(int argc, char **argv)
             }
         }
         if (bad) {
-            printf("WA: %lld of %zu elements of %s differ; first %s\n", bad, b.count, b.name.c_str(), why.c_str());
+            printf("WA: %lld of %zu elements of %s differ (worst %.3g x the bound); first %s\n", bad, b.count,
+                   b.name.c_str(), worst_bad, why.c_str());
             return 0;
         }
         char m[160];
