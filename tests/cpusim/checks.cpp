@@ -84,6 +84,38 @@ std::string check_kv_cache_append(const ctx &x)
     return "";
 }
 
+/* P28: rotate-half RoPE of q and k, and the scale |x1 c| + |x2 s|. */
+std::string check_rope(const ctx &x)
+{
+    const long long T = x.size("T"), D = x.size("D"), half = D / 2;
+    for (int which = 0; which < 2; which++) {
+        const char *in = which ? "k" : "q", *out = which ? "k_out" : "q_out";
+        const char *scale = which ? "k_out_scale" : "q_out_scale";
+        const long long heads = x.size(which ? "Hk" : "Hq");
+        for (long long t = 0; t < T; t++) {
+            const long long p = (long long)x.in("positions", t);
+            for (long long h = 0; h < heads; h++)
+                for (long long i = 0; i < half; i++) {
+                    const long long row = (t * heads + h) * D;
+                    const double c = x.in("cos_table", p * half + i);
+                    const double s = x.in("sin_table", p * half + i);
+                    const double a = x.in(in, row + i), b = x.in(in, row + i + half);
+                    const double want[2] = {a * c - b * s, b * c + a * s};
+                    const double sc = std::fabs(a * c) + std::fabs(b * s);
+                    for (int j = 0; j < 2; j++) {
+                        const long long e = row + i + j * half;
+                        std::string m = near(out, e, x.out(out)[e], want[j], 1e-15, sc);
+                        if (m.empty())
+                            m = near(scale, e, x.out(scale)[e], sc, 1e-15);
+                        if (!m.empty())
+                            return m;
+                    }
+                }
+        }
+    }
+    return "";
+}
+
 } // namespace
 
 std::string sim_check_reference(const struct problem *p, const struct problem_case *c,
@@ -91,6 +123,8 @@ std::string sim_check_reference(const struct problem *p, const struct problem_ca
 {
     ctx x{p, c, bufs};
     const std::string id = p->id;
+    if (id == "rope")
+        return check_rope(x);
     if (id == "kv-cache-append")
         return check_kv_cache_append(x);
     return "";

@@ -231,6 +231,29 @@ inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short u)
     return h;
 }
 
+/* 16-bit arithmetic: the exact result rounded once to the type (products of
+ * two 16-bit values are exact in float, sums of two nearly so: ties aside,
+ * float then one rounding is the hardware's single rounding). */
+#define SIM_HALF_OPS(T)                                                                            \
+    inline T __hadd(T a, T b)                                                                      \
+    {                                                                                              \
+        return T((float)((double)(float)a + (double)(float)b));                                    \
+    }                                                                                              \
+    inline T __hsub(T a, T b)                                                                      \
+    {                                                                                              \
+        return T((float)((double)(float)a - (double)(float)b));                                    \
+    }                                                                                              \
+    inline T __hmul(T a, T b)                                                                      \
+    {                                                                                              \
+        return T((float)((double)(float)a * (double)(float)b));                                    \
+    }                                                                                              \
+    inline T __hfma(T a, T b, T c)                                                                 \
+    {                                                                                              \
+        return T((float)((double)(float)a * (double)(float)b + (double)(float)c));                 \
+    }
+SIM_HALF_OPS(__half)
+SIM_HALF_OPS(__nv_bfloat16)
+
 /* ---- bit casts and math -------------------------------------------------------- */
 
 template <class To, class From> inline To sim_bits(From f)

@@ -150,7 +150,7 @@ def write_tu(src_path, tag, out_path):
 
 
 def cxx(args, log):
-    r = subprocess.run(["g++", "-std=c++20", "-O2", "-pthread", "-w", "-ffp-contract=off",
+    r = subprocess.run(["g++", "-std=c++20", "-O2", "-pthread", "-w", "-ffp-contract=off", "-fno-strict-aliasing",
                         "-I", ROOT, "-I", HERE] + args, capture_output=True, text=True)
     if r.returncode:
         log.write(r.stderr)
