@@ -116,6 +116,27 @@ std::string check_rope(const ctx &x)
     return "";
 }
 
+/* P26: row softmax in fp64 (two passes). */
+std::string check_online_softmax(const ctx &x)
+{
+    const long long M = x.size("M"), N = x.size("N");
+    const double *y = x.out("Y");
+    for (long long r = 0; r < M; r++) {
+        double mx = -INFINITY, sum = 0;
+        for (long long j = 0; j < N; j++)
+            mx = std::fmax(mx, x.in("X", r * N + j));
+        for (long long j = 0; j < N; j++)
+            sum += std::exp(x.in("X", r * N + j) - mx);
+        for (long long j = 0; j < N; j++) {
+            const double want = std::exp(x.in("X", r * N + j) - mx) / sum;
+            std::string m = near("Y", r * N + j, y[r * N + j], want, 1e-12, 1e-300);
+            if (!m.empty())
+                return m;
+        }
+    }
+    return "";
+}
+
 } // namespace
 
 std::string sim_check_reference(const struct problem *p, const struct problem_case *c,
@@ -123,6 +144,8 @@ std::string sim_check_reference(const struct problem *p, const struct problem_ca
 {
     ctx x{p, c, bufs};
     const std::string id = p->id;
+    if (id == "online-softmax")
+        return check_online_softmax(x);
     if (id == "rope")
         return check_rope(x);
     if (id == "kv-cache-append")

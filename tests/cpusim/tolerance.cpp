@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <random>
 #include <string>
@@ -140,6 +141,188 @@ static void rope()
     expect(math_bf16.fails > math_bf16.n / 100, "rope: bf16 arithmetic fails on > 1% of elements");
 }
 
+/* ---- P26 online-softmax --------------------------------------------------------- */
+
+struct ml {
+    float m, l;
+};
+static ml merge(ml a, ml b, bool rescale = true)
+{
+    const float mx = fmaxf(a.m, b.m);
+    if (!rescale)
+        return {mx, a.l + b.l};
+    if (mx == -INFINITY)
+        return a;
+    return {mx, a.l * cuda_exp(a.m - mx) + b.l * cuda_exp(b.m - mx)};
+}
+
+/* The shipped solution's order: chunks of 16384 = 512 threads x 32 values
+ * (float4 path: thread t holds elements (k*512 + t)*4 .. +3), each thread
+ * (max, sum of exp), butterfly over the warp, warps in order, the row's
+ * chunks strided over 32 lanes then a butterfly; y = exp(x - m) * (1 / l). */
+static ml solution_stats(const std::vector<float> &x, bool rescale)
+{
+    const size_t n = x.size(), chunk = 16384;
+    std::vector<ml> parts;
+    for (size_t c0 = 0; c0 < n; c0 += chunk) {
+        std::vector<ml> th(512);
+        for (int t = 0; t < 512; t++) {
+            float v[32];
+            for (int k = 0; k < 8; k++)
+                for (int e = 0; e < 4; e++) {
+                    size_t i = c0 + ((size_t)k * 512 + t) * 4 + e;
+                    v[4 * k + e] = i < n && i < c0 + chunk ? x[i] : -INFINITY;
+                }
+            float mx = -INFINITY, l = 0;
+            if (rescale) {
+                for (float a : v)
+                    mx = fmaxf(mx, a);
+                if (mx != -INFINITY)
+                    for (float a : v)
+                        l += cuda_exp(a - mx);
+            } else { /* the one-pass update without rescaling */
+                for (float a : v) {
+                    if (a == -INFINITY)
+                        continue;
+                    mx = fmaxf(mx, a);
+                    l += cuda_exp(a - mx);
+                }
+            }
+            th[t] = {mx, l};
+        }
+        for (int w = 0; w < 16; w++)
+            for (int o = 16; o > 0; o >>= 1) {
+                std::vector<ml> nx(32);
+                for (int L = 0; L < 32; L++)
+                    nx[L] = merge(th[w * 32 + L], th[w * 32 + (L ^ o)], rescale);
+                for (int L = 0; L < 32; L++)
+                    th[w * 32 + L] = nx[L];
+            }
+        ml b = th[0];
+        for (int w = 1; w < 16; w++)
+            b = merge(b, th[w * 32], rescale);
+        parts.push_back(b);
+    }
+    std::vector<ml> lanes(32, ml{-INFINITY, 0});
+    for (size_t c = 0; c < parts.size(); c++)
+        lanes[c % 32] = merge(lanes[c % 32], parts[c], rescale);
+    for (int o = 16; o > 0; o >>= 1) {
+        std::vector<ml> nx(32);
+        for (int L = 0; L < 32; L++)
+            nx[L] = merge(lanes[L], lanes[L ^ o], rescale);
+        lanes = nx;
+    }
+    return lanes[0];
+}
+
+/* The naive control's order: chunks of 4096 over 256 threads (16 strided
+ * values each, summed in order), a shared-memory tree, then the chunks'
+ * atomicAdds in a random order. */
+static float naive_sum(const std::vector<float> &x, float mx)
+{
+    const size_t n = x.size();
+    std::vector<float> blocks;
+    for (size_t c0 = 0; c0 < n; c0 += 4096) {
+        std::vector<float> red(256, 0.0f);
+        for (int t = 0; t < 256; t++)
+            for (size_t i = c0 + t; i < std::min(n, c0 + 4096); i += 256)
+                red[t] += cuda_exp(x[i] - mx);
+        for (int s = 128; s > 0; s >>= 1)
+            for (int t = 0; t < s; t++)
+                red[t] += red[t + s];
+        blocks.push_back(red[0]);
+    }
+    std::shuffle(blocks.begin(), blocks.end(), rng);
+    float l = 0;
+    for (float b : blocks)
+        l += b;
+    return l;
+}
+
+static void online_softmax()
+{
+    std::printf("\n# P26 online-softmax: |y - r| <= 1e-6/N + 1e-4 |r|\n");
+    struct shape {
+        const char *data;
+        long long rows, n;
+    };
+    const shape shapes[] = {{"randn2", 2, 16777216}, {"randn2", 4, 1048576}, {"randn2", 16, 65536},
+                            {"uniform100", 2, 1048577}, {"huge_spike", 2, 1048576},
+                            {"neginf", 2, 1000003}};
+    score sol_all, naive_all, seq_all, norescale_all, nomax_all;
+    for (const shape &sh : shapes) {
+        score sol, naive, seq, norescale, nomax;
+        for (long long r = 0; r < sh.rows; r++) {
+            std::vector<float> x(sh.n);
+            const double off = uniform(-20, 20);
+            for (auto &v : x) {
+                std::string d = sh.data;
+                if (d == "randn2")
+                    v = (float)normal(0, 2);
+                else if (d == "uniform100")
+                    v = (float)uniform(-100, 100);
+                else if (d == "huge_spike")
+                    v = (float)(normal(0, 1) + off);
+                else
+                    v = uniform(0, 1) < 0.2 ? -INFINITY : (float)normal(0, 2);
+            }
+            if (std::string(sh.data) == "huge_spike")
+                x[(size_t)(uniform(0.5, 1.0) * (double)sh.n)] = 1000.0f; /* late */
+            double m = -INFINITY, sum = 0;
+            for (float v : x)
+                m = std::fmax(m, v);
+            for (float v : x)
+                sum += std::exp((double)v - m);
+            const ml st = solution_stats(x, true), bad = solution_stats(x, false);
+            const float inv = 1.0f / st.l, mxf = (float)m;
+            const float ln = naive_sum(x, mxf);
+            float lseq = 0; /* one thread per chunk of 16384, in order */
+            {
+                std::vector<float> part;
+                for (size_t c0 = 0; c0 < x.size(); c0 += 16384) {
+                    float a = 0;
+                    for (size_t i = c0; i < std::min(x.size(), c0 + 16384); i++)
+                        a += cuda_exp(x[i] - mxf);
+                    part.push_back(a);
+                }
+                for (float a : part)
+                    lseq += a;
+            }
+            float lraw = 0;
+            for (float v : x)
+                lraw += cuda_exp(v);
+            const double atol = 1e-6 / (double)sh.n;
+            for (size_t j = 0; j < x.size(); j++) {
+                const double ref = std::exp((double)x[j] - m) / sum;
+                const double bound = atol + 1e-4 * std::fabs(ref);
+                sol.add(cuda_exp(x[j] - st.m) * inv, ref, bound);
+                naive.add(cuda_exp(x[j] - mxf) / ln, ref, bound);
+                seq.add(cuda_exp(x[j] - mxf) / lseq, ref, bound);
+                norescale.add(cuda_exp(x[j] - bad.m) / bad.l, ref, bound);
+                nomax.add(cuda_exp(x[j]) / lraw, ref, bound);
+            }
+        }
+        std::printf("  %-10s %lld x %lld\n", sh.data, sh.rows, sh.n);
+        std::printf("    solution order            %s\n", sol.text().c_str());
+        std::printf("    naive (atomics)           %s\n", naive.text().c_str());
+        std::printf("    sequential 16384-chunks   %s\n", seq.text().c_str());
+        std::printf("    no rescale (control)      %s\n", norescale.text().c_str());
+        std::printf("    no max (control)          %s\n", nomax.text().c_str());
+        for (auto *p : {&sol_all, &naive_all, &seq_all, &norescale_all, &nomax_all}) {
+            const score &q = p == &sol_all ? sol : p == &naive_all ? naive : p == &seq_all ? seq
+                             : p == &norescale_all ? norescale : nomax;
+            p->worst = std::fmax(p->worst, q.worst);
+            p->fails += q.fails;
+            p->n += q.n;
+        }
+    }
+    expect(sol_all.worst < 0.1, "online-softmax: the solution's order passes with 10x margin");
+    expect(naive_all.worst < 0.2 && seq_all.worst < 0.5,
+           "online-softmax: naive and sequential-chunk sums pass");
+    expect(norescale_all.fails > 0, "online-softmax: no rescaling fails");
+    expect(nomax_all.fails > 0, "online-softmax: no max fails");
+}
+
 int main(int argc, char **argv)
 {
     auto want = [&](const char *id) {
@@ -150,6 +333,8 @@ int main(int argc, char **argv)
                 return true;
         return false;
     };
+    if (want("online-softmax"))
+        online_softmax();
     if (want("rope"))
         rope();
     std::printf("%d passed, %d failed, 0 skipped\n", n_pass, n_fail);
