@@ -1,0 +1,83 @@
+// Naive but correct: the three-pass safe softmax with atomics. Each launch
+// gives every chunk of CHUNK elements a block:
+//   1. row_max: block maximum, then atomicMax into rowmax[row];
+//   2. row_sum: block sum of exp(x - max), then atomicAdd into rowsum[row];
+//   3. write_y: y = exp(x - max) / sum.
+// X is read three times (16MN bytes). Scratch is zeroed before every run, so
+// the maximum is kept as an order-preserving unsigned key in which 0 is below
+// every float (key(-inf) = 0x007fffff): a zero-filled float would be a
+// maximum of 0, wrong for rows of negative numbers.
+// Control: must be Accepted.
+//
+// @const BLOCK=256
+// @const CHUNK=4096
+// @scratch rowmax uint32[M]
+// @scratch rowsum fp32[M]
+// @launch row_max grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, rowmax, M, N)
+// @launch row_sum grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, rowmax, rowsum, M, N)
+// @launch write_y grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, Y, rowmax, rowsum, M, N)
+
+__device__ unsigned key_of(float f)
+{
+    const unsigned u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+__device__ float float_of(unsigned k)
+{
+    return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
+/* Block-wide max or sum of v over BLOCK threads (a shared-memory tree). */
+__device__ float block_reduce(float v, bool is_max)
+{
+    __shared__ float red[BLOCK];
+    const int t = threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (int s = BLOCK / 2; s > 0; s >>= 1) {
+        if (t < s)
+            red[t] = is_max ? fmaxf(red[t], red[t + s]) : red[t] + red[t + s];
+        __syncthreads();
+    }
+    return red[0];
+}
+
+extern "C" __global__ void row_max(const float* x, unsigned* rowmax, long long m, long long n)
+{
+    const long long chunks = (n + CHUNK - 1) / CHUNK;
+    const long long row = blockIdx.x / chunks, c = blockIdx.x % chunks;
+    const long long end = min((c + 1) * CHUNK, n);
+    float mx = __int_as_float(0xff800000); /* -inf */
+    for (long long j = c * CHUNK + threadIdx.x; j < end; j += BLOCK)
+        mx = fmaxf(mx, x[row * n + j]);
+    mx = block_reduce(mx, true);
+    if (threadIdx.x == 0)
+        atomicMax(&rowmax[row], key_of(mx));
+}
+
+extern "C" __global__ void row_sum(const float* x, const unsigned* rowmax, float* rowsum,
+                                   long long m, long long n)
+{
+    const long long chunks = (n + CHUNK - 1) / CHUNK;
+    const long long row = blockIdx.x / chunks, c = blockIdx.x % chunks;
+    const long long end = min((c + 1) * CHUNK, n);
+    const float mx = float_of(rowmax[row]);
+    float s = 0.0f;
+    for (long long j = c * CHUNK + threadIdx.x; j < end; j += BLOCK)
+        s += expf(x[row * n + j] - mx);
+    s = block_reduce(s, false);
+    if (threadIdx.x == 0)
+        atomicAdd(&rowsum[row], s);
+}
+
+extern "C" __global__ void write_y(const float* x, float* y, const unsigned* rowmax,
+                                   const float* rowsum, long long m, long long n)
+{
+    const long long chunks = (n + CHUNK - 1) / CHUNK;
+    const long long row = blockIdx.x / chunks, c = blockIdx.x % chunks;
+    const long long end = min((c + 1) * CHUNK, n);
+    const float mx = float_of(rowmax[row]), s = rowsum[row];
+    for (long long j = c * CHUNK + threadIdx.x; j < end; j += BLOCK)
+        y[row * n + j] = expf(x[row * n + j] - mx) / s;
+}
