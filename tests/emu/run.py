@@ -131,7 +131,7 @@ def main(argv):
     out = os.path.join(ROOT, build, "emu")
     os.makedirs(out, exist_ok=True)
     log = open(os.path.join(out, "build.log"), "w")
-    thread_cap = 40000 if quick else 300000
+    thread_cap = 40000 if quick else 600000
     work_cap = 3e7 if quick else 1.5e9
     passed = failed = skipped = 0
 
