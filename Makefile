@@ -42,7 +42,7 @@ LIBS_JUDGE  := -ljansson -lseccomp -lcurl -ldl -lpthread -lm
 # (through librtmp1). md4c is copied next to the binary (rpath $ORIGIN).
 LIBDIR_SYS  := /usr/lib/x86_64-linux-gnu
 LIBS_SERVER := $(LIBDIR_SYS)/libmicrohttpd.a $(LIBDIR_SYS)/libsodium.a -lgnutls \
-               -lmd4c-html -Wl,--no-as-needed -lmd4c -Wl,--as-needed -lsqlite3 -Wl,-rpath,'$$ORIGIN'
+               -lmd4c-html -Wl,--no-as-needed -lmd4c -Wl,--as-needed -lsqlite3 -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../bin'
 
 COMMON_SRC := $(wildcard common/*.c)
 JUDGE_SRC  := $(filter-out %_main.c,$(wildcard judge/*.c))

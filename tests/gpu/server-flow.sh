@@ -26,6 +26,7 @@ cookie_secure = no
 log_format = text
 quota_run = 100
 quota_submit = 100
+quota_in_flight = 20
 CONF
 printf 'adminpass123\n' >"$tmp/admin.password"
 "$bin/blockwise-server" -c "$tmp/blockwise.conf" create-admin admin --password-file "$tmp/admin.password" >/dev/null 2>&1
