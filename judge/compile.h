@@ -56,12 +56,12 @@ struct compile_result {
     bool ok;     /* a cubin was produced */
     void *cubin; /* owned; an ELF image of cubin_len bytes; NULL unless ok */
     size_t cubin_len;
-    char *ptx;                 /* owned; the PTX NVRTC produced (kernel signatures); NULL unless ok */
-    char *log;                    /* owned; NVRTC's log, capped (see compile_log_cap); never NULL
-                                     after compile_run returned 0 */
-    struct diag_list diags;       /* from the log; each msg starts with its severity: "error: ",
-                                     "warning: " or "remark: "; line/column are 1-based in the
-                                     source (bytes), 0 for other files and ptxas */
+    char *ptx;              /* owned; the PTX NVRTC produced (kernel signatures); NULL unless ok */
+    char *log;              /* owned; NVRTC's log, capped (see compile_log_cap); never NULL
+                               after compile_run returned 0 */
+    struct diag_list diags; /* from the log; each msg starts with its severity: "error: ",
+                               "warning: " or "remark: "; line/column are 1-based in the
+                               source (bytes), 0 for other files and ptxas */
     struct kernel_usage *kernels; /* owned; one per entry function, in ptxas' order */
     size_t n_kernels;
     double ms;       /* wall time of the whole compile, child start to reap */

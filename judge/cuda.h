@@ -24,7 +24,15 @@
 #include <cuda.h>
 #include <stdbool.h>
 
-/* Every driver entry point Blockwise uses. */
+/*
+ * Every driver entry point Blockwise uses, each resolved by cuGetProcAddress
+ * at the headers' CUDA_VERSION. Beware of entry points whose newest version
+ * changed its parameters without cuda.h mapping the plain name to it:
+ * cuCtxSynchronize at 13000 resolves to cuCtxSynchronize_v2(CUcontext), so a
+ * call through the void prototype passes garbage and fails with
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED (seen on the H200, driver 580). It is left
+ * out: cuStreamSynchronize(NULL) does the same job here.
+ */
 #define CUDA_DRIVER_FUNCTIONS(X)                                                                   \
     X(cuGetErrorName)                                                                              \
     X(cuGetErrorString)                                                                            \
@@ -39,7 +47,6 @@
     X(cuDevicePrimaryCtxRetain)                                                                    \
     X(cuDevicePrimaryCtxRelease)                                                                   \
     X(cuCtxSetCurrent)                                                                             \
-    X(cuCtxSynchronize)                                                                            \
     X(cuCtxResetPersistingL2Cache)                                                                 \
     X(cuModuleLoadData)                                                                            \
     X(cuModuleUnload)                                                                              \

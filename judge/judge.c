@@ -417,14 +417,13 @@ struct session {
 /* Where the expected outputs of one case live: the reference runner's
  * returned bytes, one pointer per plan buffer (NULL for non-outputs). */
 struct expected {
-    unsigned char *data; /* owned copy */
-    size_t len;
-    const void *buf[PLAN_MAX_BUFFERS];
+    struct run_result res;             /* owns the mapping of the runner's returned outputs */
+    const void *buf[PLAN_MAX_BUFFERS]; /* into res.data; NULL for buffers not returned */
 };
 
 static void expected_release(struct expected *e)
 {
-    free(e->data);
+    run_result_release(&e->res);
     memset(e, 0, sizeof(*e));
 }
 
@@ -463,7 +462,7 @@ static int reference_case(struct session *s, const struct problem_case *c, uint3
                           bool with_inputs, struct plan *pl, struct expected *exp, char **cause)
 {
     struct run_request rq = {.ret = RUN_RETURN_FULL};
-    struct run_result res;
+    struct run_result *res = &exp->res;
     int rc;
 
     memset(exp, 0, sizeof(*exp));
@@ -475,38 +474,140 @@ static int reference_case(struct session *s, const struct problem_case *c, uint3
         if (pl->buffers[b].role == PLAN_IN)
             pl->buffers[b].role = PLAN_INOUT;
     to_run_plan(pl, s->seed, ci, &rq.plan);
-    rc = runner_run(s->ref_runner, &rq, &res, s->p->run_ms * 10 + 10000, cause);
+    rc = runner_run(s->ref_runner, &rq, res, s->p->run_ms * 10 + 10000, cause);
     if (rc) {
-        run_result_release(&res);
+        expected_release(exp);
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on case %s", c->name);
     }
-    if (res.reply.fail.status != RUN_OK) {
+    if (res->reply.fail.status != RUN_OK) {
         rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
-                     run_status_name(res.reply.fail.status), res.reply.fail.error,
-                     res.reply.fail.message);
-        run_result_release(&res);
+                     run_status_name(res->reply.fail.status), res->reply.fail.error,
+                     res->reply.fail.message);
+        expected_release(exp);
         return rc;
     }
-    exp->data = malloc(res.data_len ? res.data_len : 1);
-    if (!exp->data) {
-        run_result_release(&res);
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for the expected outputs of case %s",
-                       c->name);
-    }
-    if (res.data_len)
-        memcpy(exp->data, res.data, res.data_len);
-    exp->len = res.data_len;
-    for (int o = 0; o < res.reply.n_outputs; o++) {
-        const struct run_output *ro = &res.reply.outputs[o];
-        if (ro->offset + ro->bytes > exp->len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers) {
-            run_result_release(&res);
+    for (int o = 0; o < res->reply.n_outputs; o++) {
+        const struct run_output *ro = &res->reply.outputs[o];
+        if (ro->offset + ro->bytes > res->data_len || ro->buf < 0 ||
+            (size_t)ro->buf >= pl->n_buffers) {
+            expected_release(exp);
             return bw_fail(cause, BW_ERR_PROTOCOL,
                            "reference runner returned an output outside its data");
         }
-        exp->buf[ro->buf] = exp->data + ro->offset;
+        exp->buf[ro->buf] = res->data + ro->offset;
     }
-    run_result_release(&res);
     return BW_OK;
+}
+
+/*
+ * The reference runs ahead of the submission: a thread computes the expected
+ * outputs of the next REF_AHEAD cases while the submission runs the current
+ * one, so the two runners (two processes, one GPU) overlap.
+ */
+#define REF_AHEAD 2
+
+struct ref_slot {
+    bool ready;
+    int rc;
+    char *cause;
+    struct plan plan;
+    struct expected exp;
+};
+
+struct ref_pipe {
+    struct session *s;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    size_t produced, consumed; /* cases started by the thread, taken by the judge */
+    bool stop;
+    struct ref_slot slots[REF_AHEAD];
+};
+
+static void *ref_pipe_thread(void *arg)
+{
+    struct ref_pipe *rp = arg;
+
+    pthread_mutex_lock(&rp->lock);
+    while (!rp->stop && rp->produced < rp->s->p->n_tests) {
+        size_t i = rp->produced;
+        struct ref_slot *slot = &rp->slots[i % REF_AHEAD];
+        int rc;
+
+        if (i - rp->consumed >= REF_AHEAD) {
+            pthread_cond_wait(&rp->changed, &rp->lock);
+            continue;
+        }
+        rp->produced++;
+        pthread_mutex_unlock(&rp->lock);
+        rc = reference_case(rp->s, &rp->s->p->tests[i], (uint32_t)i, false, &slot->plan, &slot->exp,
+                            &slot->cause);
+        pthread_mutex_lock(&rp->lock);
+        slot->rc = rc;
+        slot->ready = true;
+        pthread_cond_broadcast(&rp->changed);
+        if (rc)
+            break; /* the judge stops at this case */
+    }
+    pthread_mutex_unlock(&rp->lock);
+    return NULL;
+}
+
+static int ref_pipe_start(struct ref_pipe *rp, struct session *s)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->s = s;
+    pthread_mutex_init(&rp->lock, NULL);
+    pthread_cond_init(&rp->changed, NULL);
+    if (pthread_create(&rp->thread, NULL, ref_pipe_thread, rp) != 0) {
+        pthread_mutex_destroy(&rp->lock);
+        pthread_cond_destroy(&rp->changed);
+        return BW_ERR_SYSTEM;
+    }
+    return BW_OK;
+}
+
+/* Waits for case i's expected outputs and moves them to *plan and *exp. */
+static int ref_pipe_take(struct ref_pipe *rp, size_t i, struct plan *plan, struct expected *exp,
+                         char **cause)
+{
+    struct ref_slot *slot = &rp->slots[i % REF_AHEAD];
+    int rc;
+
+    pthread_mutex_lock(&rp->lock);
+    while (!slot->ready)
+        pthread_cond_wait(&rp->changed, &rp->lock);
+    rc = slot->rc;
+    if (rc) {
+        bw_fail(cause, rc, "%s", slot->cause ? slot->cause : bw_strerror(rc));
+        free(slot->cause);
+        slot->cause = NULL;
+    } else {
+        *plan = slot->plan;
+        *exp = slot->exp;
+    }
+    memset(&slot->exp, 0, sizeof(slot->exp));
+    slot->ready = false;
+    rp->consumed = i + 1;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+    return rc;
+}
+
+/* Stops the thread and frees what it computed that nobody took. */
+static void ref_pipe_finish(struct ref_pipe *rp)
+{
+    pthread_mutex_lock(&rp->lock);
+    rp->stop = true;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+    pthread_join(rp->thread, NULL);
+    for (int k = 0; k < REF_AHEAD; k++) {
+        expected_release(&rp->slots[k].exp);
+        free(rp->slots[k].cause);
+    }
+    pthread_mutex_destroy(&rp->lock);
+    pthread_cond_destroy(&rp->changed);
 }
 
 /* The reference buffer index holding the expected values (or the scale) of tensor t. */
@@ -662,8 +763,10 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     return BW_OK;
 }
 
-/* Runs every test of one configuration; stops at the first failure. */
-static int run_tests(struct session *s, size_t config, bool *all_passed, char **cause)
+/* The tests of one configuration, with the reference running ahead in rp;
+ * stops at the first failure. */
+static int run_tests_piped(struct session *s, size_t config, struct ref_pipe *rp, bool *all_passed,
+                           char **cause)
 {
     struct judge_result *r = s->res;
     int rc;
@@ -683,7 +786,7 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         json_decref(t->detail);
         t->detail = NULL;
 
-        rc = reference_case(s, c, (uint32_t)i, false, &ref_pl, &exp, cause);
+        rc = ref_pipe_take(rp, i, &ref_pl, &exp, cause);
         if (rc)
             return rc;
         if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
@@ -769,6 +872,19 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         }
     *all_passed = true;
     return BW_OK;
+}
+
+/* Runs every test of one configuration; stops at the first failure. */
+static int run_tests(struct session *s, size_t config, bool *all_passed, char **cause)
+{
+    struct ref_pipe rp;
+    int rc = ref_pipe_start(&rp, s);
+
+    if (rc)
+        return bw_fail(cause, rc, "cannot start the reference thread");
+    rc = run_tests_piped(s, config, &rp, all_passed, cause);
+    ref_pipe_finish(&rp);
+    return rc;
 }
 
 /* Chooses the elements checked after every timed run of an output of `count`
@@ -1195,15 +1311,28 @@ struct build_job {
     double ms;
 };
 
+static void *build_reference(void *arg)
+{
+    struct build_job *j = arg;
+    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu",
+                            &j->ref_cause);
+    return NULL;
+}
+
+/* Compiles the submission and, at the same time, the reference. */
 static void *build_thread(void *arg)
 {
     struct build_job *j = arg;
     double t = now_ms();
+    pthread_t ref;
+    bool ref_started = pthread_create(&ref, NULL, build_reference, j) == 0;
 
     j->rc = compile_all(j->s->cfg, &j->s->sub, j->source, j->len, "submission.cu", &j->cause);
     j->ms = now_ms() - t;
-    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu",
-                            &j->ref_cause);
+    if (ref_started)
+        pthread_join(ref, NULL);
+    else
+        build_reference(j);
     return NULL;
 }
 
@@ -1323,6 +1452,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     int ref_start = BW_OK, sub_start = BW_OK, rc;
     pthread_t builder;
     bool building = false, passed;
+    double tests_t0;
 
     s.t0 = now_ms();
     rc = init_result(out, p, cfg);
@@ -1356,8 +1486,10 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     if (!building)
         build_thread(&build);
     if (cfg->have_gpu) {
+        double t = now_ms();
         ref_start = start_runner(cfg, &s.ref_runner, &ref_why);
         sub_start = start_runner(cfg, &s.sub_runner, &sub_why);
+        out->runners_ms = now_ms() - t;
     }
     if (building)
         pthread_join(builder, NULL);
@@ -1397,6 +1529,12 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
                               : "unknown");
         goto done;
     }
+    if (strcmp(runner_gpu(s.sub_runner)->uuid, cfg->gpu.uuid) != 0) {
+        /* The cached figures belong to another GPU: keep judging, score nothing. */
+        log_warn("the GPU's cached figures are for %s but this is %s: run `judged calibrate`",
+                 cfg->gpu.uuid, runner_gpu(s.sub_runner)->uuid);
+        out->gpu.calibrated = false;
+    }
     {
         struct run_failure fail;
         rc = load_program(s.ref_runner, &s.ref, 0, &fail, &why);
@@ -1410,6 +1548,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     out->executed = true;
 
     /* 4. Tests, for every configuration, each in a fresh submission runner. */
+    tests_t0 = now_ms();
     for (size_t c = 0; c < s.sub.n_configs; c++) {
         if (c > 0) {
             runner_free(s.sub_runner);
@@ -1428,6 +1567,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
             }
         }
         rc = run_tests(&s, c, &passed, &why);
+        out->tests_ms = now_ms() - tests_t0;
         if (rc)
             goto judge_error;
         if (!passed) {
@@ -1439,15 +1579,16 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     /* 5. Timing (Submit). */
     out->verdict = VERDICT_ACCEPTED;
     if (!(opts && opts->tests_only) && p->n_benchmarks > 0) {
-        double sols[BW_MAX_BENCHMARKS];
+        double sols[BW_MAX_BENCHMARKS], bench_t0 = now_ms();
         rc = run_benchmarks(&s, &why);
+        out->bench_ms = now_ms() - bench_t0;
         if (rc)
             goto judge_error;
         if (out->verdict != VERDICT_ACCEPTED)
             goto done;
         for (size_t b = 0; b < out->n_benches; b++)
             sols[b] = out->benches[b].sol_pct;
-        out->score = cfg->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
+        out->score = out->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
     }
     set_message(
         out, "all %zu tests passed%s", p->n_tests,
@@ -1643,55 +1784,86 @@ static void arch_for(int major, int minor, char *out, size_t cap)
     snprintf(out, cap, "sm_%d%d%s", major, minor, major >= 9 ? "a" : "");
 }
 
-static char *calibration_path(const struct judge_config *cfg)
+/*
+ * The GPU's properties and measured limits are cached in
+ * cache_dir/gpu-<device>.json for a day, so a one-shot `judged check` does not
+ * start a runner (and measure the GPU) before judging: it only starts the two
+ * it judges with, and judge_submission() compares their GPU's UUID with the
+ * cached one.
+ */
+#define GPU_CACHE_SECONDS 86400
+
+static char *gpu_cache_path(const struct judge_config *cfg)
 {
-    char name[128];
-    if (!cfg->cache_dir || !cfg->gpu.uuid[0])
+    char name[64];
+    if (!cfg->cache_dir)
         return NULL;
-    snprintf(name, sizeof(name), "calibration-%s.json", cfg->gpu.uuid);
+    snprintf(name, sizeof(name), "gpu-%d.json", cfg->device);
     return path_join(cfg->cache_dir, name);
 }
 
-/* Reads cached figures measured on this GPU with this driver less than a day ago. */
-static bool calibration_load(struct judge_config *cfg)
+static void copy_string(char *dst, size_t cap, json_t *v)
 {
-    char *path = calibration_path(cfg), *text = NULL;
+    snprintf(dst, cap, "%s", json_string_value(v) ? json_string_value(v) : "");
+}
+
+static bool gpu_cache_load(struct judge_config *cfg)
+{
+    char *path = gpu_cache_path(cfg), *text = NULL;
+    struct gpu_info *g = &cfg->gpu;
     json_t *j = NULL;
     bool ok = false;
 
     if (!path || read_file(path, 65536, &text, NULL, NULL))
         goto out;
     j = json_loads(text, 0, NULL);
-    if (!j || strcmp(json_string_value(json_object_get(j, "driver")) ?: "", cfg->gpu.driver) != 0 ||
-        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > 86400)
+    if (!j ||
+        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > GPU_CACHE_SECONDS)
         goto out;
-    cfg->gpu.copy_gbps = json_number_value(json_object_get(j, "copy_gbps"));
-    cfg->gpu.fp32_tflops = json_number_value(json_object_get(j, "fp32_tflops"));
-    cfg->gpu.fp16_tflops = json_number_value(json_object_get(j, "fp16_tflops"));
-    cfg->gpu.bf16_tflops = json_number_value(json_object_get(j, "bf16_tflops"));
-    ok = cfg->gpu.copy_gbps > 0 && cfg->gpu.fp32_tflops > 0;
+    copy_string(g->name, sizeof(g->name), json_object_get(j, "name"));
+    copy_string(g->uuid, sizeof(g->uuid), json_object_get(j, "uuid"));
+    copy_string(g->cc, sizeof(g->cc), json_object_get(j, "cc"));
+    copy_string(g->driver, sizeof(g->driver), json_object_get(j, "driver"));
+    copy_string(g->arch, sizeof(g->arch), json_object_get(j, "arch"));
+    g->sm_count = (int)json_integer_value(json_object_get(j, "sm_count"));
+    g->memory_bytes = (uint64_t)json_integer_value(json_object_get(j, "memory_bytes"));
+    g->l2_bytes = (uint64_t)json_integer_value(json_object_get(j, "l2_bytes"));
+    g->max_clock_mhz = (int)json_integer_value(json_object_get(j, "max_clock_mhz"));
+    g->copy_gbps = json_number_value(json_object_get(j, "copy_gbps"));
+    g->fp32_tflops = json_number_value(json_object_get(j, "fp32_tflops"));
+    g->fp16_tflops = json_number_value(json_object_get(j, "fp16_tflops"));
+    g->bf16_tflops = json_number_value(json_object_get(j, "bf16_tflops"));
+    g->calibrated = g->copy_gbps > 0 && g->fp32_tflops > 0;
+    ok = g->name[0] && g->uuid[0] && g->arch[0] && g->calibrated;
+    if (cfg->arch)
+        snprintf(g->arch, sizeof(g->arch), "%s", cfg->arch);
 out:
+    if (!ok)
+        memset(&cfg->gpu, 0, sizeof(cfg->gpu));
     json_decref(j);
     free(text);
     free(path);
     return ok;
 }
 
-static void calibration_save(const struct judge_config *cfg)
+static void gpu_cache_save(const struct judge_config *cfg)
 {
-    char *path = calibration_path(cfg), *text;
+    const struct gpu_info *g = &cfg->gpu;
+    char *path = gpu_cache_path(cfg), *text;
     json_t *j;
 
     if (!path)
         return;
     mkdir(cfg->cache_dir, 0755);
-    j = json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "gpu", cfg->gpu.name, "driver",
-                  cfg->gpu.driver, "measured_at", (json_int_t)time(NULL), "copy_gbps",
-                  cfg->gpu.copy_gbps, "fp32_tflops", cfg->gpu.fp32_tflops, "fp16_tflops",
-                  cfg->gpu.fp16_tflops, "bf16_tflops", cfg->gpu.bf16_tflops);
+    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:I, s:f, s:f, s:f, s:f}", "name",
+                  g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch,
+                  "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes",
+                  (json_int_t)g->l2_bytes, "max_clock_mhz", g->max_clock_mhz, "measured_at",
+                  (json_int_t)time(NULL), "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops,
+                  "fp16_tflops", g->fp16_tflops, "bf16_tflops", g->bf16_tflops);
     text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
     if (text && write_file_atomic(path, text, strlen(text), NULL) != BW_OK)
-        log_warn("cannot cache the GPU calibration in %s", path);
+        log_warn("cannot cache the GPU's figures in %s", path);
     free(text);
     json_decref(j);
     free(path);
@@ -1710,6 +1882,10 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     free(cfg->no_gpu_reason);
     cfg->no_gpu_reason = NULL;
     memset(&cfg->gpu, 0, sizeof(cfg->gpu));
+    if (!recalibrate && gpu_cache_load(cfg)) {
+        cfg->have_gpu = true;
+        return BW_OK;
+    }
     snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch ? cfg->arch : "sm_90a");
 
     rc = start_runner(cfg, &r, &why);
@@ -1738,11 +1914,6 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     cfg->gpu.max_clock_mhz = g->max_clock_mhz;
     cfg->have_gpu = true;
 
-    if (!recalibrate && calibration_load(cfg)) {
-        cfg->gpu.calibrated = true;
-        runner_free(r);
-        return BW_OK;
-    }
     rc = runner_calibrate(r, &cal, &fail, BW_RUNNER_CALIBRATE_MS, &why);
     runner_free(r);
     if (rc || fail.status != RUN_OK) {
@@ -1755,7 +1926,7 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     cfg->gpu.fp16_tflops = cal.fp16_tensor_tflops;
     cfg->gpu.bf16_tflops = cal.bf16_tensor_tflops;
     cfg->gpu.calibrated = true;
-    calibration_save(cfg);
+    gpu_cache_save(cfg);
     return BW_OK;
 }
 
@@ -1823,6 +1994,10 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "gpu", gpu_json(&r->gpu));
     json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
     json_object_set_new(j, "total_ms", json_real(r->total_ms));
+    json_object_set_new(j, "timing",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
+                                  "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
+                                  r->bench_ms, "total_ms", r->total_ms));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

@@ -110,6 +110,8 @@ struct judge_result {
     bool executed;       /* false: no GPU here, stopped after compiling */
     struct gpu_info gpu; /* the GPU that ran it (copied from the config) */
     double compile_ms, total_ms;
+    double runners_ms;         /* waiting for the runners to start CUDA, after compiling */
+    double tests_ms, bench_ms; /* wall time of the tests, of the timing */
     uint64_t seed;
 };
 

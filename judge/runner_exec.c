@@ -25,7 +25,9 @@
 #define CLOCK_KERNEL_NS 10000000ull /* 10 ms of the clock kernel when NVML is absent */
 
 /* Calibration sizes: one kernel or copy takes ~10-20 ms on an H200. */
-#define CAL_COPY_BYTES     (1ull << 30) /* bytes copied (read + written: twice that moved); 2 x 2 GiB failed with CONTEXT_IS_DESTROYED in the runner on the H200 (not in a bare driver test) */
+#define CAL_COPY_BYTES                                                                             \
+    (1ull << 30) /* bytes copied (read + written: twice that moved); 2 x 2 GiB failed with         \
+                    CONTEXT_IS_DESTROYED in the runner on the H200 (not in a bare driver test) */
 #define CAL_COPY_MIN_BYTES (256ull << 20)
 #define CAL_FFMA_ITERS     (1 << 18)
 #define CAL_MMA_ITERS      (1 << 17)
@@ -1409,7 +1411,8 @@ static int median_ms(const struct timed_op *op, const char *what, double *out, c
     double t[CAL_REPEATS];
     CUresult rc;
 
-    if ((rc = timed_op_issue(op)) != CUDA_SUCCESS || (rc = cu.cuCtxSynchronize()) != CUDA_SUCCESS)
+    if ((rc = timed_op_issue(op)) != CUDA_SUCCESS ||
+        (rc = cu.cuStreamSynchronize(NULL)) != CUDA_SUCCESS)
         return xfail(x, rc, cause, "calibration: %s (warm-up)", what);
     for (int i = 0; i < CAL_REPEATS; i++) {
         float ms = 0;

@@ -231,11 +231,6 @@ static CUresult fake_cuCtxSetCurrent(CUcontext c)
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_cuCtxSynchronize(void)
-{
-    return sync_point();
-}
-
 static CUresult fake_cuCtxResetPersistingL2Cache(void)
 {
     CHECK_STICKY();
@@ -840,7 +835,7 @@ static const struct {
     FAKE_FN(cuDevicePrimaryCtxRetain),
     FAKE_FN(cuDevicePrimaryCtxRelease),
     FAKE_FN(cuCtxSetCurrent),
-    FAKE_FN(cuCtxSynchronize),
+
     FAKE_FN(cuCtxResetPersistingL2Cache),
     FAKE_FN(cuModuleLoadData),
     FAKE_FN(cuModuleUnload),

@@ -509,7 +509,9 @@ static double generated_tolerance(enum dtype dt, double want)
 {
     switch (dt) {
     case DTYPE_FP64:
-        return ldexp(fabs(want), -48) + 0x1p-1074;
+        /* Box-Muller and loguniform go through log/cos/exp, which differ in the last bits
+         * between glibc and CUDA; mean + std * z can cancel, so allow an absolute part. */
+        return ldexp(fabs(want), -44) + 0x1p-50;
     case DTYPE_FP32:
         return ldexp(fabs(want), -23) + 0x1p-149;
     case DTYPE_FP16:
@@ -1475,12 +1477,12 @@ SCENARIO(bench_failures)
     struct bench_result res;
     int64_t *idx = NULL;
     struct runner *r = start(b);
-    uint64_t n = 4096;
+    uint64_t n = 4000; /* not a multiple of the block: the overrun thread exists */
 
     memset(&res, 0, sizeof(res));
     if (!r || !load(b, r, kernels, NULL))
         goto free_all;
-    /* Unwritten elements are counted in every sample. */
+    /* A write past the end during timing is a guard violation naming its sample. */
     if (bench_copy(b, r, "tail_overrun", n, 1, &res, &idx))
         expect_status(&res.reply.fail, RUN_GUARD_VIOLATION);
     CHECK_MSG(res.reply.fail.in_warmup || res.reply.fail.sample >= 0, "no sample named");
