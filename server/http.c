@@ -1,6 +1,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -146,6 +147,17 @@ void http_suspend(struct http_conn *c)
 void http_resume(struct http_conn *c)
 {
     MHD_resume_connection((struct MHD_Connection *)c);
+}
+
+bool http_peer_closed(struct http_conn *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info((struct MHD_Connection *)c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return false;
+    char byte;
+    ssize_t n = recv(ci->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 const char *http_header(const struct http_request *req, const char *name)

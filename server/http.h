@@ -131,6 +131,12 @@ unsigned http_connections(struct http *h);
 void http_suspend(struct http_conn *c);
 void http_resume(struct http_conn *c);
 
+/* True if the client has closed its end (an orderly shutdown seen by a
+ * non-blocking peek). libmicrohttpd cannot notice that while a connection is
+ * suspended, so a resumed long-poll asks before taking work for a client that
+ * is gone. */
+bool http_peer_closed(struct http_conn *c);
+
 /* Request accessors: borrowed strings or NULL. */
 const char *http_header(const struct http_request *req, const char *name);
 const char *http_query(const struct http_request *req, const char *name);

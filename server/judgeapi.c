@@ -222,6 +222,10 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
     for (;;) {
         if (atomic_load(&s->stopping))
             return http_text(res, 204, NULL, "", 0);
+        /* A worker that went away while this claim waited must not be
+         * handed a job it will never see (its lease would only expire). */
+        if (req->calls > 1 && http_peer_closed(req->conn))
+            return http_text(res, 204, NULL, "", 0);
         pthread_mutex_lock(&s->claims->lock);
         uint64_t gen = s->claims->gen;
         pthread_mutex_unlock(&s->claims->lock);

@@ -515,6 +515,22 @@ req GET /metrics
 check "metrics count the queue" '[[ "$BODY" == *"blockwise_queue_length 1"* ]]'
 check "metrics count the verdicts" '[[ "$BODY" == *"blockwise_verdicts_total{verdict=\"CE\"} 3"* ]]'
 
+# --- a worker that hangs up during its long-poll is not handed a job ------------
+worker "$W1" POST /api/judge/claim '{"wait":1}'
+worker "$W1" POST "/api/judge/leases/$(field .lease)/result" "$RESULT"
+curl -s -m 30 -X POST -H "Authorization: Bearer $(cat "$W1")" -H 'Content-Type: application/json' \
+    -d '{"wait":2}' "$BASE/api/judge/claim" >/dev/null &
+CLAIM_PID=$!
+sleep 0.5
+kill "$CLAIM_PID"
+wait "$CLAIM_PID" 2>/dev/null
+as ivan POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// i5"}'
+I5=$(field .id)
+sleep 0.5
+as ivan GET "/api/submissions/$I5"
+check "a job is not claimed for a long-poll whose worker hung up" \
+    '[ "$(field .state)" = queued ] && [ "$(field .attempts)" = 0 ]'
+
 # --- sign-out ------------------------------------------------------------------------
 as alice POST /api/auth/signout ''
 check "sign-out answers 204" '[ "$STATUS" = 204 ]'
