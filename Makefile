@@ -158,5 +158,6 @@ clean:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-run:
-	@scripts/run.sh
+# The main job: blockwise-server on an embedded SQLite file with a local judged.
+run: all
+	@scripts/serve.sh
