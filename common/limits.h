@@ -48,12 +48,10 @@
 #define BW_MAX_SCRATCH_BYTES      (4ULL << 30)  /* default cap on all @scratch bytes */
 
 /* --- compilation sandbox --------------------------------------------------- */
-#define BW_COMPILE_WALL_MS 30000 /* wall-clock kill of one NVRTC compile */
-#define BW_COMPILE_CPU_S   20    /* RLIMIT_CPU of the compile child */
-#define BW_COMPILE_MEM_BYTES                                                                       \
-    (4ULL << 30)                         /* RLIMIT_AS of the compile child (no CUDA driver in it) */
-#define BW_COMPILE_LOG_BYTES (64 * 1024) /* NVRTC log kept and shown, per part (front end, ptxas)  \
-                                          */
+#define BW_COMPILE_WALL_MS      30000        /* wall-clock kill of one NVRTC compile */
+#define BW_COMPILE_CPU_S        20           /* RLIMIT_CPU of the compile child */
+#define BW_COMPILE_MEM_BYTES    (4ULL << 30) /* RLIMIT_AS of the compile child (no CUDA in it) */
+#define BW_COMPILE_LOG_BYTES    (64 * 1024)  /* NVRTC log kept, per part (front end, ptxas) */
 #define BW_MAX_CUBIN_BYTES      (64 * 1024 * 1024) /* one compiled cubin */
 #define BW_COMPILE_NOFILE       64 /* RLIMIT_NOFILE of the compile child (headers open at once) */
 #define BW_COMPILE_NPROC        16 /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
