@@ -95,7 +95,7 @@ if wait_all 400 "${ids[@]}"; then
         [ "$v" = "$want" ] || bad_v=$((bad_v + 1))
         [ "$a" = 1 ] || twice=$((twice + 1))
     done
-    [ $bad_v -eq 0 ] && ok "all 200 judged with the right verdict in $secs s" || bad "$bad_v of 200 with a wrong verdict"
+    [ $bad_v -eq 0 ] && ok "all $burst judged with the right verdict in $secs s" || bad "$bad_v of $burst with a wrong verdict"
     [ $twice -eq 0 ] && ok "none judged twice (every submission: 1 attempt)" || bad "$twice submissions needed more than one attempt"
 else
     bad "the burst did not finish in 400 s"
