@@ -43,9 +43,13 @@
 #define BW_MAX_PROFILES           16    /* data profiles (input distributions) of one problem */
 #define BW_MAX_TITLE_BYTES        128   /* a problem's title */
 #define BW_MAX_RUN_MS             60000 /* largest limits.run_ms a problem may set */
-#define BW_MAX_TENSOR_BYTES       (16ULL << 30) /* one tensor of one case, on the GPU */
-#define BW_MAX_CASE_BYTES         (48ULL << 30) /* all buffers of one case, on the GPU */
-#define BW_MAX_SCRATCH_BYTES      (4ULL << 30)  /* default cap on all @scratch bytes */
+#define BW_MAX_TENSOR_BYTES       (16ULL << 30)     /* one tensor of one case, on the GPU */
+#define BW_MAX_CASE_BYTES         (48ULL << 30)     /* all buffers of one case, on the GPU */
+#define BW_MAX_SCRATCH_BYTES      (4ULL << 30)      /* default cap on all @scratch bytes */
+#define BW_MAX_GOALS              8                 /* learning goals of one problem */
+#define BW_MAX_GOAL_PATTERNS      16                /* SASS patterns (require) of one sass goal */
+#define BW_MAX_GOAL_DEFINES       8                 /* @const/@tune overrides of one rebuild goal */
+#define BW_MAX_GOAL_PAIRS         BW_MAX_BENCHMARKS /* shape pairs of one compare goal */
 
 /* --- compilation sandbox --------------------------------------------------- */
 #define BW_COMPILE_WALL_MS      30000        /* wall-clock kill of one NVRTC compile */
@@ -57,7 +61,11 @@
 #define BW_COMPILE_NPROC        16 /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
 #define BW_COMPILE_MAX_OPTIONS  64  /* extra NVRTC options of one compile (flags, consts, tune) */
 #define BW_COMPILE_OPTION_BYTES 256 /* bytes in one extra NVRTC option */
-#define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
+#define BW_COMPILE_OUTPUT_BYTES (16 * 1024)  /* compile child's stdout+stderr kept for diagnosis */
+#define BW_SASS_WALL_MS         30000        /* wall-clock kill of one disassembly (sass goals) */
+#define BW_SASS_CPU_S           20           /* RLIMIT_CPU of the disassembler */
+#define BW_SASS_MEM_BYTES       (4ULL << 30) /* RLIMIT_AS of the disassembler */
+#define BW_SASS_OUTPUT_BYTES    (64 * 1024 * 1024) /* disassembly listing kept; the rest dropped */
 
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */

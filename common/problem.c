@@ -1640,6 +1640,380 @@ inner_fail:
     return rc;
 }
 
+/* ---- learning goals ----------------------------------------------------------------------- */
+
+static const char *const goal_kind_names[] = {"autotune",  "rebuild", "sass",
+                                              "bandwidth", "compare", NULL};
+
+const char *goal_kind_name(enum goal_kind k)
+{
+    if ((size_t)k < sizeof(goal_kind_names) / sizeof(goal_kind_names[0]) - 1)
+        return goal_kind_names[k];
+    return "?";
+}
+
+#define GOAL_COMMON_KEYS "kind", "name", "description"
+
+static const char *const autotune_keys[] = {GOAL_COMMON_KEYS, "min_configs", "min_gain", NULL};
+static const char *const rebuild_keys[] = {GOAL_COMMON_KEYS, "const", "min_speedup", "shapes",
+                                           NULL};
+static const char *const sass_keys[] = {GOAL_COMMON_KEYS, "require", "kernels", NULL};
+static const char *const bandwidth_keys[] = {GOAL_COMMON_KEYS, "bytes", "min_pct", "shapes", NULL};
+static const char *const compare_keys[] = {GOAL_COMMON_KEYS, "pairs", "min_speedup", NULL};
+static const char *const pair_keys[] = {"shape", "baseline", NULL};
+
+static const char *const *const goal_keys[] = {autotune_keys, rebuild_keys, sass_keys,
+                                               bandwidth_keys, compare_keys};
+
+#define GOAL_DESCRIPTION_BYTES 1024 /* a goal's description */
+#define MIN_PCT_MAX            1000 /* a bandwidth goal's min_pct, at most */
+
+/* A SASS pattern: an opcode and its modifiers, "LDG.E.128": components of
+ * [A-Z0-9_], the first starting with a letter, at most BW_MAX_NAME bytes. */
+static bool is_sass_pattern(const char *s)
+{
+    size_t n = strlen(s);
+    bool start = true;
+
+    if (n == 0 || n > BW_MAX_NAME || !(s[0] >= 'A' && s[0] <= 'Z'))
+        return false;
+    for (; *s; s++) {
+        if (*s == '.') {
+            if (start)
+                return false;
+            start = true;
+            continue;
+        }
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+        start = false;
+    }
+    return !start;
+}
+
+static int bench_index(const struct problem *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_benchmarks; i++)
+        if (strcmp(p->benchmarks[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static struct list bench_list(const struct problem *p)
+{
+    const char *names[BW_MAX_BENCHMARKS];
+
+    for (size_t i = 0; i < p->n_benchmarks; i++)
+        names[i] = p->benchmarks[i].name;
+    return join(names, p->n_benchmarks);
+}
+
+/* A benchmark case name (a string naming one of problem.benchmarks). */
+static int as_bench(struct loader *ld, const char *path, json_t *v, size_t *out)
+{
+    const char *name = NULL;
+    int b, rc;
+
+    if ((rc = as_string(ld, path, v, &name)))
+        return rc;
+    b = bench_index(ld->p, name);
+    if (b < 0)
+        return fail(ld, path, "unknown benchmark %s (benchmarks are %s)", quote(name).s,
+                    bench_list(ld->p).s);
+    *out = (size_t)b;
+    return 0;
+}
+
+/* "shapes": benchmark names, each once; absent: every benchmark. */
+static int load_goal_shapes(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
+{
+    struct fpath sp = key_path(path, "shapes");
+    json_t *v = json_object_get(goal, "shapes");
+    int rc;
+
+    if (!v) {
+        for (size_t i = 0; i < ld->p->n_benchmarks; i++)
+            g->shapes[i] = true;
+        return 0;
+    }
+    if ((rc = as_array(ld, sp.s, v, 1, BW_MAX_BENCHMARKS, "BW_MAX_BENCHMARKS")))
+        return rc;
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        struct fpath ip = at(sp.s, "[%zu]", i);
+        size_t b;
+        if ((rc = as_bench(ld, ip.s, json_array_get(v, i), &b)))
+            return rc;
+        if (g->shapes[b])
+            return fail(ld, ip.s, "benchmark %s is listed twice",
+                        quote(ld->p->benchmarks[b].name).s);
+        g->shapes[b] = true;
+    }
+    return 0;
+}
+
+/* An optional (unless `required`) number above lo (at least lo when !lo_open), at most hi. */
+static int goal_number(struct loader *ld, const char *path, json_t *goal, const char *key,
+                       bool required, double lo, bool lo_open, double hi, double *out)
+{
+    struct fpath kp = key_path(path, key);
+    json_t *f;
+    int rc;
+
+    if ((rc = field(ld, path, goal, key, required, &f)) || !f)
+        return rc;
+    if ((rc = as_number(ld, kp.s, f, out)))
+        return rc;
+    if ((lo_open ? !(*out > lo) : !(*out >= lo)) || *out > hi)
+        return fail(ld, kp.s, "%g is out of range (expected %s %g and <= %g)", *out,
+                    lo_open ? ">" : ">=", lo, hi);
+    return 0;
+}
+
+static int load_goal_autotune(struct loader *ld, const char *path, json_t *goal,
+                              struct goal_spec *g)
+{
+    json_t *f;
+    int64_t n;
+    int rc;
+
+    g->min_configs = 2;
+    if ((rc = field(ld, path, goal, "min_configs", false, &f)))
+        return rc;
+    if (f) {
+        if ((rc = as_int(ld, key_path(path, "min_configs").s, f, 2, BW_MAX_TUNE_CONFIGS, &n)))
+            return rc;
+        g->min_configs = (int)n;
+    }
+    return goal_number(ld, path, goal, "min_gain", false, 1, false, 1e6, &g->min_gain);
+}
+
+static int load_goal_rebuild(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
+{
+    struct fpath cp = key_path(path, "const");
+    const char *name;
+    json_t *f, *v;
+    int rc;
+
+    if ((rc = field(ld, path, goal, "const", true, &f)) || (rc = as_object(ld, cp.s, f)))
+        return rc;
+    if (json_object_size(f) == 0)
+        return fail(ld, cp.s, "no macro to override (expected at least one NAME: integer)");
+    if (json_object_size(f) > BW_MAX_GOAL_DEFINES)
+        return fail_limit(ld, cp.s, "%zu macros, over the limit of %d (BW_MAX_GOAL_DEFINES)",
+                          json_object_size(f), BW_MAX_GOAL_DEFINES);
+    json_object_foreach (f, name, v) {
+        struct goal_define *d = &g->defines[g->n_defines];
+        struct fpath np = key_path(cp.s, name);
+
+        if (!is_identifier(name))
+            return fail(ld, cp.s,
+                        "%s is not an identifier (the name of an @const or @tune of the "
+                        "submission)",
+                        quote(name).s);
+        if ((rc = as_int(ld, np.s, v, INT64_MIN, INT64_MAX, &d->value)))
+            return rc;
+        if (!(d->name = strdup(name)))
+            return fail_nomem(ld);
+        g->n_defines++;
+    }
+    if ((rc = goal_number(ld, path, goal, "min_speedup", true, 0, true, 1e6, &g->min_speedup)))
+        return rc;
+    return load_goal_shapes(ld, path, goal, g);
+}
+
+/* An array of 1..max distinct strings, each accepted by `valid`; a *new* array. */
+static int load_goal_names(struct loader *ld, const char *path, json_t *v, size_t max,
+                           const char *limit_name, bool (*valid)(const char *), const char *what,
+                           char ***out, size_t *n_out)
+{
+    size_t n;
+    int rc;
+
+    if ((rc = as_array(ld, path, v, 1, max, limit_name)))
+        return rc;
+    n = json_array_size(v);
+    if (!(*out = calloc(n, sizeof(**out))))
+        return fail_nomem(ld);
+    for (size_t i = 0; i < n; i++) {
+        struct fpath ip = at(path, "[%zu]", i);
+        const char *s = NULL;
+
+        if ((rc = as_string(ld, ip.s, json_array_get(v, i), &s)))
+            return rc;
+        if (!valid(s))
+            return fail(ld, ip.s, "%s is not %s", quote(s).s, what);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp((*out)[j], s) == 0)
+                return fail(ld, ip.s, "%s is listed twice", quote(s).s);
+        if (!((*out)[i] = strdup(s)))
+            return fail_nomem(ld);
+        (*n_out)++;
+    }
+    return 0;
+}
+
+static int load_goal_sass(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
+{
+    json_t *f;
+    int rc;
+
+    if ((rc = field(ld, path, goal, "require", true, &f)) ||
+        (rc = load_goal_names(ld, key_path(path, "require").s, f, BW_MAX_GOAL_PATTERNS,
+                              "BW_MAX_GOAL_PATTERNS", is_sass_pattern,
+                              "a SASS opcode pattern (e.g. \"LDG.E.128\": upper-case opcode and "
+                              "modifiers separated by '.')",
+                              &g->require, &g->n_require)))
+        return rc;
+    if ((rc = field(ld, path, goal, "kernels", false, &f)) || !f)
+        return rc;
+    return load_goal_names(ld, key_path(path, "kernels").s, f, BW_MAX_LAUNCHES, "BW_MAX_LAUNCHES",
+                           is_identifier, "a kernel name (an identifier)", &g->kernels,
+                           &g->n_kernels);
+}
+
+static int load_goal_bandwidth(struct loader *ld, const char *path, json_t *goal,
+                               struct goal_spec *g)
+{
+    struct fpath bp = key_path(path, "bytes");
+    json_t *f;
+    int rc;
+
+    if ((rc = field(ld, path, goal, "bytes", true, &f)) ||
+        (rc = as_expr(ld, bp.s, f, true, &g->bytes)) ||
+        (rc = goal_number(ld, path, goal, "min_pct", true, 0, true, MIN_PCT_MAX, &g->min_pct)) ||
+        (rc = load_goal_shapes(ld, path, goal, g)))
+        return rc;
+    for (size_t b = 0; b < ld->p->n_benchmarks; b++) {
+        const struct problem_case *c = &ld->p->benchmarks[b];
+        struct expr_binding vars[BW_MAX_SIZES];
+        struct expr_scope scope;
+        char *inner = NULL;
+        double bytes;
+
+        if (!g->shapes[b])
+            continue;
+        problem_case_scope(ld->p, c, vars, &scope);
+        if ((rc = expr_eval_real(g->bytes, &scope, &bytes, &inner))) {
+            rc = fail_code(ld, rc, bp.s, "benchmark %s: %s", quote(c->name).s,
+                           inner ? inner : "cannot evaluate");
+            free(inner);
+            return rc;
+        }
+        if (!(bytes > 0))
+            return fail(ld, bp.s, "benchmark %s: %s is %g (expected > 0)", quote(c->name).s,
+                        quote(expr_text(g->bytes)).s, bytes);
+    }
+    return 0;
+}
+
+static int load_goal_compare(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
+{
+    struct fpath pp = key_path(path, "pairs");
+    json_t *f;
+    int rc;
+
+    if ((rc = field(ld, path, goal, "pairs", true, &f)) ||
+        (rc = as_array(ld, pp.s, f, 1, BW_MAX_GOAL_PAIRS, "BW_MAX_GOAL_PAIRS")))
+        return rc;
+    for (size_t i = 0; i < json_array_size(f); i++) {
+        struct fpath ip = at(pp.s, "[%zu]", i);
+        struct goal_pair *pr = &g->pairs[i];
+        json_t *pv = json_array_get(f, i), *x;
+
+        if ((rc = as_object(ld, ip.s, pv)) || (rc = check_keys(ld, ip.s, pv, pair_keys)) ||
+            (rc = field(ld, ip.s, pv, "shape", true, &x)) ||
+            (rc = as_bench(ld, key_path(ip.s, "shape").s, x, &pr->shape)) ||
+            (rc = field(ld, ip.s, pv, "baseline", true, &x)) ||
+            (rc = as_bench(ld, key_path(ip.s, "baseline").s, x, &pr->baseline)))
+            return rc;
+        if (pr->shape == pr->baseline)
+            return fail(ld, key_path(ip.s, "baseline").s,
+                        "is the same benchmark as \"shape\" (expected another one)");
+        g->n_pairs++;
+    }
+    return goal_number(ld, path, goal, "min_speedup", true, 0, true, 1e6, &g->min_speedup);
+}
+
+static int load_goal(struct loader *ld, const char *path, json_t *v, struct goal_spec *g)
+{
+    const char *kind = NULL, *name = NULL;
+    size_t k, nk = sizeof(goal_kind_names) / sizeof(goal_kind_names[0]) - 1;
+    json_t *f;
+    int rc;
+
+    if ((rc = as_object(ld, path, v)) || (rc = field(ld, path, v, "kind", true, &f)) ||
+        (rc = as_string(ld, key_path(path, "kind").s, f, &kind)))
+        return rc;
+    for (k = 0; k < nk; k++)
+        if (strcmp(kind, goal_kind_names[k]) == 0)
+            break;
+    if (k == nk)
+        return fail(ld, key_path(path, "kind").s, "unknown goal kind %s (expected %s)",
+                    quote(kind).s, join(goal_kind_names, nk).s);
+    g->kind = (enum goal_kind)k;
+    if ((rc = check_keys(ld, path, v, goal_keys[k])))
+        return rc;
+    if ((rc = field(ld, path, v, "name", true, &f)) ||
+        (rc = as_string(ld, key_path(path, "name").s, f, &name)))
+        return rc;
+    if (!is_profile_name(name))
+        return fail(ld, key_path(path, "name").s,
+                    "%s is not a valid goal name (expected letters, digits, _ and -, at most %d "
+                    "bytes)",
+                    quote(name).s, BW_MAX_NAME);
+    for (const struct goal_spec *q = ld->p->goals; q < g; q++)
+        if (strcmp(q->name, name) == 0)
+            return fail(ld, key_path(path, "name").s, "%s is already the name of goals[%zu]",
+                        quote(name).s, (size_t)(q - ld->p->goals));
+    if (!(g->name = strdup(name)))
+        return fail_nomem(ld);
+    if ((rc = field(ld, path, v, "description", false, &f)))
+        return rc;
+    if (f) {
+        const char *d = NULL;
+        if ((rc = as_string(ld, key_path(path, "description").s, f, &d)))
+            return rc;
+        if (!*d || strlen(d) > GOAL_DESCRIPTION_BYTES)
+            return fail(ld, key_path(path, "description").s, "expected 1..%d bytes, got %zu",
+                        GOAL_DESCRIPTION_BYTES, strlen(d));
+        if (!(g->description = strdup(d)))
+            return fail_nomem(ld);
+    }
+    switch (g->kind) {
+    case GOAL_AUTOTUNE:
+        return load_goal_autotune(ld, path, v, g);
+    case GOAL_REBUILD:
+        return load_goal_rebuild(ld, path, v, g);
+    case GOAL_SASS:
+        return load_goal_sass(ld, path, v, g);
+    case GOAL_BANDWIDTH:
+        return load_goal_bandwidth(ld, path, v, g);
+    case GOAL_COMPARE:
+        return load_goal_compare(ld, path, v, g);
+    }
+    return 0;
+}
+
+static int load_goals(struct loader *ld, json_t *v)
+{
+    struct problem *p = ld->p;
+    size_t n;
+    int rc;
+
+    if ((rc = as_array(ld, "goals", v, 0, BW_MAX_GOALS, "BW_MAX_GOALS")))
+        return rc;
+    n = json_array_size(v);
+    if (n == 0)
+        return 0;
+    if (!(p->goals = calloc(n, sizeof(*p->goals))))
+        return fail_nomem(ld);
+    p->n_goals = n;
+    for (size_t i = 0; i < n; i++)
+        if ((rc = load_goal(ld, at("goals", "[%zu]", i).s, json_array_get(v, i), &p->goals[i])))
+            return rc;
+    return 0;
+}
+
 /* ---- files and controls ------------------------------------------------------------------ */
 
 /* A control key: a plain relative path to a .cu file, components of
@@ -1888,8 +2262,8 @@ static bool is_title(const char *s)
 }
 
 static const char *const top_keys[] = {
-    "id",    "number",     "title", "step",  "sizes", "scalars", "tensors",  "data",
-    "tests", "benchmarks", "bytes", "flops", "peak",  "limits",  "controls", NULL};
+    "id",         "number", "title", "step", "sizes",  "scalars",  "tensors", "data", "tests",
+    "benchmarks", "bytes",  "flops", "peak", "limits", "controls", "goals",   NULL};
 
 static int load_header(struct loader *ld, json_t *root, const char *dirname)
 {
@@ -1973,6 +2347,8 @@ static int load_root(struct loader *ld, json_t *root, const char *dirname)
             return fail(ld, at("data", ".%s", p->profiles[j].name).s,
                         "profile is used by no test or benchmark");
     }
+    if ((rc = field(ld, "", root, "goals", false, &f)) || (f && (rc = load_goals(ld, f))))
+        return rc;
     if ((rc = check_standard_files(ld)))
         return rc;
     if ((rc = field(ld, "", root, "controls", true, &f)) || (rc = load_controls(ld, f)))
@@ -2102,6 +2478,21 @@ void problem_free(struct problem *p)
     for (size_t i = 0; i < p->n_controls; i++)
         free(p->controls[i].file);
     free(p->controls);
+    for (size_t i = 0; i < p->n_goals; i++) {
+        struct goal_spec *g = &p->goals[i];
+        free(g->name);
+        free(g->description);
+        for (size_t k = 0; k < g->n_defines; k++)
+            free(g->defines[k].name);
+        for (size_t k = 0; g->require && k < g->n_require; k++)
+            free(g->require[k]);
+        free(g->require);
+        for (size_t k = 0; g->kernels && k < g->n_kernels; k++)
+            free(g->kernels[k]);
+        free(g->kernels);
+        expr_free(g->bytes);
+    }
+    free(p->goals);
     free(p);
 }
 

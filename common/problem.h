@@ -46,7 +46,10 @@
  *   "controls": {                    // expected verdict of each control file
  *     "solution.cu": "Accepted", "starter.cu": "Wrong Answer",
  *     "wrong/noop.cu": "Wrong Answer", "wrong/tail.cu": "Memory Violation"
- *   }
+ *   },
+ *   "goals": [                       // optional: learning goals, reported beside the verdict
+ *     {"kind": "bandwidth", "name": "coalesced", "bytes": "12*N", "min_pct": 80}
+ *   ]
  * }
  *
  * Distributions: {"dist": "uniform", "lo", "hi"}, {"dist": "normal", "mean",
@@ -78,6 +81,20 @@
  * "name M=7,N=33", benchmarks need a "name", case names are unique; the
  * controls include solution.cu (Accepted) and starter.cu, and every
  * wrong/NAME.cu. problem.json is checked completely before the other files.
+ *
+ * Goals (docs/problem-format.md §8) check what output alone cannot: each has
+ * a "kind", a "name" ([A-Za-z0-9_-]+, unique among the goals), an optional
+ * "description" for learners, and the fields of its kind:
+ *   autotune   optional "min_configs" (integer >= 2, default 2) and
+ *              "min_gain" (number >= 1): the submission's @tune sweep;
+ *   rebuild    "const" {NAME: integer, ...} (the -D overrides), "min_speedup"
+ *              (> 0), optional "shapes";
+ *   sass       "require" [PATTERN, ...] (opcode with modifiers, e.g.
+ *              "LDG.E.128"), optional "kernels" [NAME, ...];
+ *   bandwidth  "bytes" (a real expression of the sizes, > 0 on every shape it
+ *              looks at), "min_pct" (0 < p <= 1000), optional "shapes";
+ *   compare    "pairs" [{"shape": BENCH, "baseline": BENCH}, ...], "min_speedup".
+ * "shapes" lists benchmark case names (default: every benchmark).
  */
 #ifndef BW_PROBLEM_H
 #define BW_PROBLEM_H
@@ -143,6 +160,44 @@ struct control {
     enum verdict expect;
 };
 
+enum goal_kind { GOAL_AUTOTUNE, GOAL_REBUILD, GOAL_SASS, GOAL_BANDWIDTH, GOAL_COMPARE };
+
+/* A macro a rebuild goal compiles the submission with (-DNAME=VALUE). */
+struct goal_define {
+    char *name; /* owned; an identifier */
+    int64_t value;
+};
+
+/* Two benchmark shapes a compare goal times against each other. */
+struct goal_pair {
+    size_t shape;    /* index into problem.benchmarks: the one that must be faster */
+    size_t baseline; /* index into problem.benchmarks */
+};
+
+/* One learning goal as problem.json states it; the fields of other kinds are zero. */
+struct goal_spec {
+    char *name; /* owned */
+    enum goal_kind kind;
+    char *description;              /* owned; NULL when absent */
+    bool shapes[BW_MAX_BENCHMARKS]; /* rebuild, bandwidth: the benchmarks it looks at */
+    int min_configs;                /* autotune: @tune combinations required (>= 2) */
+    double min_gain;                /* autotune: 0, or the gain required (>= 1) */
+    struct goal_define defines[BW_MAX_GOAL_DEFINES]; /* rebuild */
+    size_t n_defines;
+    double min_speedup; /* rebuild, compare */
+    char **require;     /* sass: owned patterns */
+    size_t n_require;
+    char **kernels; /* sass: owned kernel names; NULL: every launched kernel */
+    size_t n_kernels;
+    struct expr *bytes; /* bandwidth: owned bytes model */
+    double min_pct;     /* bandwidth: % of the measured copy bandwidth required */
+    struct goal_pair pairs[BW_MAX_GOAL_PAIRS]; /* compare */
+    size_t n_pairs;
+};
+
+/* "autotune", "rebuild", ... */
+const char *goal_kind_name(enum goal_kind k);
+
 struct problem {
     char *dir;   /* owned: the directory as given to problem_load */
     char *id;    /* owned */
@@ -166,6 +221,8 @@ struct problem {
     struct expr *scratch_bytes; /* owned; NULL: BW_MAX_SCRATCH_BYTES */
     struct control *controls;   /* in problem.json's order */
     size_t n_controls;
+    struct goal_spec *goals; /* owned; in problem.json's order */
+    size_t n_goals;
 };
 
 /*
