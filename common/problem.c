@@ -1928,7 +1928,8 @@ static int load_goal_compare(struct loader *ld, const char *path, json_t *goal, 
             return rc;
         if (pr->shape == pr->baseline)
             return fail(ld, key_path(ip.s, "baseline").s,
-                        "is the same benchmark as \"shape\" (expected another one)");
+                        "%s is also the pair's \"shape\" (expected another benchmark)",
+                        quote(ld->p->benchmarks[pr->baseline].name).s);
         g->n_pairs++;
     }
     return goal_number(ld, path, goal, "min_speedup", true, 0, true, 1e6, &g->min_speedup);

@@ -580,3 +580,59 @@ TEST(docs_example_loads)
     free(doc);
     remove_problem_dir(root, dir);
 }
+
+TEST(goals_fields)
+{
+    struct problem *p = load_ok("ok-goals");
+    const struct goal_spec *g;
+
+    if (!p)
+        return;
+    CHECK_INT_EQ(p->n_goals, 8);
+    g = &p->goals[0];
+    CHECK_STR_EQ(g->name, "sweep");
+    CHECK_INT_EQ(g->kind, GOAL_AUTOTUNE);
+    CHECK_INT_EQ(g->min_configs, 2);
+    CHECK(g->min_gain == 0);
+    CHECK_STR_EQ(g->description, "declare at least two block sizes with @tune");
+    g = &p->goals[1];
+    CHECK_INT_EQ(g->kind, GOAL_REBUILD);
+    CHECK_INT_EQ(g->n_defines, 1);
+    CHECK_STR_EQ(g->defines[0].name, "DELAY");
+    CHECK_INT_EQ(g->defines[0].value, 20000);
+    CHECK(g->min_speedup == 2.5);
+    CHECK(g->shapes[0] && !g->shapes[1]);
+    g = &p->goals[2];
+    CHECK(g->description == NULL);
+    CHECK(g->shapes[0] && g->shapes[1]); /* no "shapes": every benchmark */
+    g = &p->goals[3];
+    CHECK_INT_EQ(g->kind, GOAL_SASS);
+    CHECK_INT_EQ(g->n_require, 2);
+    CHECK_STR_EQ(g->require[1], "STG.E.128");
+    CHECK_INT_EQ(g->n_kernels, 0);
+    CHECK(g->kernels == NULL);
+    CHECK_INT_EQ(p->goals[4].n_kernels, 1);
+    CHECK_STR_EQ(p->goals[4].kernels[0], "vector_add");
+    g = &p->goals[6];
+    CHECK_INT_EQ(g->kind, GOAL_BANDWIDTH);
+    CHECK_STR_EQ(expr_text(g->bytes), "12*N");
+    CHECK(g->min_pct == 500);
+    CHECK(!g->shapes[0] && g->shapes[1]);
+    g = &p->goals[7];
+    CHECK_INT_EQ(g->kind, GOAL_COMPARE);
+    CHECK_INT_EQ(g->n_pairs, 1);
+    CHECK_INT_EQ(g->pairs[0].shape, 0);
+    CHECK_INT_EQ(g->pairs[0].baseline, 1);
+    CHECK(g->min_speedup == 1.5);
+    CHECK_STR_EQ(goal_kind_name(GOAL_COMPARE), "compare");
+    CHECK_STR_EQ(goal_kind_name(GOAL_AUTOTUNE), "autotune");
+    problem_free(p);
+
+    /* A problem without "goals" has none. */
+    p = load_ok("ok-vector-add");
+    if (p) {
+        CHECK_INT_EQ(p->n_goals, 0);
+        CHECK(p->goals == NULL);
+    }
+    problem_free(p);
+}
