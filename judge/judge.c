@@ -53,6 +53,19 @@ static void set_message(struct judge_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
+static void set_why(char **why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Replaces *why with a *new* formatted line. */
+static void set_why(char **why, const char *fmt, ...)
+{
+    va_list ap;
+    free(*why);
+    *why = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(why, fmt, ap) < 0)
+        *why = NULL;
+    va_end(ap);
+}
+
 /* What a CUDA error most likely means, for learners. */
 static const char *cuda_hint(const char *error)
 {
@@ -412,6 +425,10 @@ struct session {
     uint64_t seed;
     uint64_t pick_state; /* private stream for choosing checked elements */
     double t0;
+    const char *source; /* borrowed: the submission, for the goals that rebuild it */
+    size_t len;
+    double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
+    size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
 };
 
 /* Where the expected outputs of one case live: the reference runner's
@@ -911,8 +928,14 @@ struct gather_layout {
     uint64_t span; /* indices per input set */
 };
 
-static int bench_one(struct session *s, size_t b, size_t config, struct bench_outcome *bo,
-                     enum verdict *verdict, char **cause)
+/*
+ * Times configuration `config` of `pg` (the submission, or a rebuild of it) on
+ * benchmark b in s->sub_runner, which holds that configuration's cubin. A
+ * timed run that failed its checks sets *verdict and a *new* one-line *why;
+ * a judge failure returns a negative code with the cause.
+ */
+static int bench_one(struct session *s, const struct program *pg, size_t b, size_t config,
+                     struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
 {
     const struct problem_case *c = &s->p->benchmarks[b];
     struct plan sub_pl, ref_pl;
@@ -929,11 +952,11 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     int rc;
 
     *verdict = VERDICT_ACCEPTED;
-    rc = plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
-                    &why);
+    *why_out = NULL;
+    rc = plan_build(s->p, &pg->dirs, pg->tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why);
     if (rc) {
         *verdict = VERDICT_RUNTIME_ERROR;
-        set_message(s->res, "benchmark %s: %s", c->name, why ? why : "invalid launch");
+        set_why(why_out, "benchmark %s: %s", c->name, why ? why : "invalid launch");
         free(why);
         return BW_OK;
     }
@@ -1044,8 +1067,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
                       &why);
     if (rc == BW_ERR_TIMEOUT) {
         *verdict = VERDICT_TIME_LIMIT;
-        set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name,
-                    s->p->run_ms);
+        set_why(why_out, "benchmark %s: a timed run did not finish within %d ms", c->name,
+                s->p->run_ms);
         runner_free(s->sub_runner);
         s->sub_runner = NULL;
         rc = BW_OK;
@@ -1058,9 +1081,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     }
     if (brep->fail.status != RUN_OK) {
         *verdict = verdict_of_failure(&sub_pl, &brep->fail, &fake);
-        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name,
-                    (long long)brep->fail.sample,
-                    fake.message ? fake.message : run_status_name(brep->fail.status));
+        set_why(why_out, "benchmark %s, timed run %lld: %s", c->name, (long long)brep->fail.sample,
+                fake.message ? fake.message : run_status_name(brep->fail.status));
         if (brep->fail.status == RUN_CUDA_ERROR) {
             runner_free(s->sub_runner);
             s->sub_runner = NULL;
@@ -1084,9 +1106,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
             uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
             if (bad && dtype_is_float(pb->dtype)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(s->res,
-                            "benchmark %s, timed run %u: %llu element%s of %s never written",
-                            c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
+                set_why(why_out, "benchmark %s, timed run %u: %llu element%s of %s never written",
+                        c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
             }
         }
         for (int k = 0; k < g.n && *verdict == VERDICT_ACCEPTED; k++) {
@@ -1118,9 +1139,9 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
                 goto out;
             if (!compare_passed(&rep)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(
-                    s->res, "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
-                    c->name, smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
+                set_why(why_out,
+                        "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
+                        c->name, smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
             }
         }
     }
@@ -1165,11 +1186,11 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
             bo->sol_pct = sc.sol_pct;
             if (sc.impossible) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(s->res,
-                            "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this "
-                            "GPU: the "
-                            "kernel cannot have done the work",
-                            c->name, st.median, sc.floor_ms);
+                set_why(why_out,
+                        "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this "
+                        "GPU: the "
+                        "kernel cannot have done the work",
+                        c->name, st.median, sc.floor_ms);
             }
         }
     }
@@ -1189,7 +1210,14 @@ out:
 static int run_benchmarks(struct session *s, char **cause)
 {
     struct judge_result *r = s->res;
+    char *why = NULL;
     int rc;
+
+    free(s->cfg_ms);
+    s->cfg_ms = calloc(s->sub.n_configs * (s->p->n_benchmarks ? s->p->n_benchmarks : 1),
+                       sizeof(*s->cfg_ms));
+    if (!s->cfg_ms)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
 
     for (size_t b = 0; b < s->p->n_benchmarks; b++) {
         struct bench_outcome best = {0};
@@ -1209,16 +1237,21 @@ static int run_benchmarks(struct session *s, char **cause)
                 if (rc)
                     return rc;
             }
-            rc = bench_one(s, b, cfg, &bo, &v, cause);
+            rc = bench_one(s, &s->sub, b, cfg, &bo, &v, &why, cause);
             if (rc || v != VERDICT_ACCEPTED) {
                 free(bo.stop);
                 free(best.stop);
                 r->verdict = v;
+                if (why)
+                    set_message(r, "%s", why);
+                free(why);
                 return rc;
             }
+            s->cfg_ms[cfg * s->p->n_benchmarks + b] = bo.median_ms;
             if (!have || bo.median_ms < best.median_ms) {
                 free(best.stop);
                 best = bo;
+                s->best_cfg[b] = cfg;
                 have = true;
             } else {
                 free(bo.stop);
@@ -1442,6 +1475,366 @@ static void review_builds(struct session *s)
     }
 }
 
+/* ---- learning goals ------------------------------------------------------------- */
+
+/* The name of each configuration ("BM=128, BN=64"; "" without @tune), for goal reports. */
+struct config_names {
+    char (*text)[256];
+    const char **ptr;
+};
+
+static int config_names_make(const struct program *pg, struct config_names *cn)
+{
+    cn->text = calloc(pg->n_configs, sizeof(*cn->text));
+    cn->ptr = calloc(pg->n_configs, sizeof(*cn->ptr));
+    if (!cn->text || !cn->ptr)
+        return BW_ERR_NOMEM;
+    for (size_t c = 0; c < pg->n_configs; c++) {
+        describe_config(pg, c, cn->text[c], sizeof(cn->text[c]));
+        cn->ptr[c] = cn->text[c];
+    }
+    return BW_OK;
+}
+
+static void config_names_release(struct config_names *cn)
+{
+    free(cn->text);
+    free(cn->ptr);
+}
+
+/* The configurations whose times the score uses (each benchmark's best), once
+ * each, in benchmark order; config 0 when nothing was timed. */
+static size_t scored_configs(const struct session *s, size_t *out)
+{
+    size_t n = 0;
+
+    for (size_t b = 0; b < s->res->n_benches; b++) {
+        bool seen = false;
+        for (size_t k = 0; k < n; k++)
+            seen |= out[k] == s->best_cfg[b];
+        if (!seen)
+            out[n++] = s->best_cfg[b];
+    }
+    if (n == 0)
+        out[n++] = 0;
+    return n;
+}
+
+static int goal_autotune(struct session *s, const struct goal_spec *g, struct goal_outcome *o)
+{
+    struct config_names cn;
+    double *ms = s->cfg_ms;
+    int rc = config_names_make(&s->sub, &cn);
+
+    if (rc == BW_OK && !ms)
+        ms = calloc(s->sub.n_configs * (s->p->n_benchmarks ? s->p->n_benchmarks : 1), sizeof(*ms));
+    if (rc == BW_OK && ms)
+        rc = goal_eval_autotune(g, s->p, s->sub.n_configs, cn.ptr, ms, o);
+    else
+        rc = BW_ERR_NOMEM;
+    if (ms != s->cfg_ms)
+        free(ms);
+    config_names_release(&cn);
+    return rc;
+}
+
+static void bench_medians(const struct session *s, double *ms)
+{
+    for (size_t b = 0; b < s->p->n_benchmarks; b++)
+        ms[b] = b < s->res->n_benches ? s->res->benches[b].median_ms : 0;
+}
+
+static int goal_sass(struct session *s, const struct goal_spec *g, struct goal_outcome *o)
+{
+    size_t cfgs[BW_MAX_BENCHMARKS], n = scored_configs(s, cfgs);
+    struct sass_scan scans[BW_MAX_BENCHMARKS];
+    const char *names[BW_MAX_BENCHMARKS], *launched[BW_MAX_LAUNCHES];
+    char text[BW_MAX_BENCHMARKS][256];
+    size_t n_launched = 0;
+    struct sass_tool tool;
+    char *why = NULL;
+    int rc = BW_OK;
+
+    if (sass_find_tool(&tool, &why)) {
+        goal_outcome_set(o, GOAL_STATUS_SKIPPED, "%s", why ? why : "no disassembler");
+        free(why);
+        return BW_OK;
+    }
+    for (size_t l = 0; l < s->sub.dirs.n_launches; l++) {
+        bool seen = false;
+        for (size_t k = 0; k < n_launched; k++)
+            seen |= strcmp(launched[k], s->sub.dirs.launches[l].kernel) == 0;
+        if (!seen)
+            launched[n_launched++] = s->sub.dirs.launches[l].kernel;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct compile_result *cr = &s->sub.builds[cfgs[i]];
+        const char *entries[64];
+        size_t n_entries = 0;
+        char *listing = NULL;
+        bool truncated;
+
+        describe_config(&s->sub, cfgs[i], text[i], sizeof(text[i]));
+        names[i] = text[i];
+        rc = sass_disassemble(&tool, cr->cubin, cr->cubin_len, 0, &listing, &truncated, &why);
+        if (rc) {
+            goal_outcome_set(o, GOAL_STATUS_SKIPPED, "cannot disassemble the cubin: %s",
+                             why ? why : bw_strerror(rc));
+            free(why);
+            return BW_OK;
+        }
+        for (size_t k = 0; k < cr->n_kernels && n_entries < 64; k++)
+            entries[n_entries++] = cr->kernels[k].name;
+        scans[i] = (struct sass_scan){
+            .patterns = (const char *const *)g->require,
+            .n_patterns = g->n_require,
+            .kernels = g->n_kernels ? (const char *const *)g->kernels : launched,
+            .n_kernels = g->n_kernels ? g->n_kernels : n_launched,
+            .entries = entries,
+            .n_entries = n_entries,
+        };
+        rc = sass_scan(listing, &scans[i], &why);
+        free(listing);
+        if (rc) {
+            goal_outcome_set(o, GOAL_STATUS_SKIPPED, "%s", why ? why : bw_strerror(rc));
+            free(why);
+            return BW_OK;
+        }
+        if (truncated)
+            log_warn("the disassembly of %s was cut at %d bytes", s->p->id, BW_SASS_OUTPUT_BYTES);
+    }
+    return goal_eval_sass(g, scans, n, names, o);
+}
+
+/* Does the rebuilt combination (consts overridden, tune values `tv`) differ
+ * from the submitted configuration `cfg`? */
+static bool rebuild_differs(const struct session *s, const struct goal_spec *g, size_t cfg)
+{
+    const struct directives *d = &s->sub.dirs;
+
+    for (size_t k = 0; k < g->n_defines; k++) {
+        for (size_t c = 0; c < d->n_consts; c++)
+            if (strcmp(d->consts[c].name, g->defines[k].name) == 0 &&
+                d->consts[c].value != g->defines[k].value)
+                return true;
+        for (size_t t = 0; t < d->n_tunes; t++)
+            if (strcmp(d->tunes[t].name, g->defines[k].name) == 0 &&
+                s->sub.tune_values[cfg][t] != g->defines[k].value)
+                return true;
+    }
+    return false;
+}
+
+/*
+ * rebuild: compiles the submission again with g's macros in place of its own
+ * @const / @tune values (each benchmark keeps its best configuration
+ * otherwise), times it on g's shapes with the same checks of every timed
+ * output, and compares with the submission's times.
+ */
+static int goal_rebuild(struct session *s, const struct goal_spec *g, struct goal_outcome *o)
+{
+    const struct problem *p = s->p;
+    double submitted[BW_MAX_BENCHMARKS] = {0}, rebuilt[BW_MAX_BENCHMARKS] = {0};
+    const char *cfgnames[BW_MAX_BENCHMARKS] = {0};
+    char cfgtext[BW_MAX_BENCHMARKS][256], defs[512];
+    size_t combo_of[BW_MAX_BENCHMARKS], n_combos = 0, len = 0;
+    struct program v;
+    struct diag_list diags = {0};
+    char *why = NULL;
+    int rc = BW_OK;
+
+    memset(&v, 0, sizeof(v));
+    defs[0] = '\0';
+    for (size_t k = 0; k < g->n_defines; k++) {
+        int w = snprintf(defs + len, sizeof(defs) - len, "%s%s=%lld", k ? ", " : "",
+                         g->defines[k].name, (long long)g->defines[k].value);
+        if (w > 0 && (size_t)w < sizeof(defs) - len)
+            len += (size_t)w;
+    }
+    for (size_t k = 0; k < g->n_defines; k++) {
+        bool declared = false;
+        for (size_t c = 0; c < s->sub.dirs.n_consts; c++)
+            declared |= strcmp(s->sub.dirs.consts[c].name, g->defines[k].name) == 0;
+        for (size_t t = 0; t < s->sub.dirs.n_tunes; t++)
+            declared |= strcmp(s->sub.dirs.tunes[t].name, g->defines[k].name) == 0;
+        if (!declared) {
+            goal_outcome_set(o, GOAL_STATUS_FAILED,
+                             "declare %s with @const or @tune: this goal rebuilds the kernel with "
+                             "%s and compares the times",
+                             g->defines[k].name, defs);
+            return BW_OK;
+        }
+    }
+    for (size_t b = 0; b < p->n_benchmarks; b++) {
+        if (!g->shapes[b] || b >= s->res->n_benches)
+            continue;
+        submitted[b] = s->res->benches[b].median_ms;
+        describe_config(&s->sub, s->best_cfg[b], cfgtext[b], sizeof(cfgtext[b]));
+        cfgnames[b] = cfgtext[b];
+    }
+
+    /* One rebuilt configuration per distinct best configuration that the macros change. */
+    rc = program_parse(&v, p, s->source, s->len, PLAN_SUBMISSION, &diags);
+    diag_list_release(&diags);
+    if (rc)
+        goto judge_side;
+    free(v.builds);
+    free(v.tune_values);
+    v.builds = calloc(p->n_benchmarks ? p->n_benchmarks : 1, sizeof(*v.builds));
+    v.tune_values = calloc(p->n_benchmarks ? p->n_benchmarks : 1, sizeof(*v.tune_values));
+    v.n_configs = 0;
+    if (!v.builds || !v.tune_values) {
+        rc = BW_ERR_NOMEM;
+        goto judge_side;
+    }
+    for (size_t c = 0; c < v.dirs.n_consts; c++)
+        for (size_t k = 0; k < g->n_defines; k++)
+            if (strcmp(v.dirs.consts[c].name, g->defines[k].name) == 0)
+                v.dirs.consts[c].value = g->defines[k].value;
+    for (size_t b = 0; b < p->n_benchmarks; b++) {
+        size_t cfg = s->best_cfg[b], k;
+        int64_t want[BW_MAX_TUNE_PARAMS];
+        if (!submitted[b])
+            continue;
+        if (!rebuild_differs(s, g, cfg)) {
+            rebuilt[b] = submitted[b]; /* the submission already is that build */
+            combo_of[b] = SIZE_MAX;
+            continue;
+        }
+        memcpy(want, s->sub.tune_values[cfg], sizeof(want));
+        for (size_t t = 0; t < v.dirs.n_tunes; t++)
+            for (size_t d = 0; d < g->n_defines; d++)
+                if (strcmp(v.dirs.tunes[t].name, g->defines[d].name) == 0)
+                    want[t] = g->defines[d].value;
+        for (k = 0; k < n_combos; k++)
+            if (memcmp(v.tune_values[k], want, sizeof(want)) == 0)
+                break;
+        if (k == n_combos)
+            memcpy(v.tune_values[n_combos++], want, sizeof(want));
+        combo_of[b] = k;
+    }
+    v.n_configs = n_combos;
+    if (n_combos > 0) {
+        rc = compile_all(s->cfg, &v, s->source, s->len, "submission.cu", &why);
+        if (rc)
+            goto judge_side;
+    }
+    for (size_t k = 0; k < n_combos; k++) {
+        const struct compile_result *cr = &v.builds[k];
+        if (!cr->ok) {
+            const char *first = cr->failure ? cr->failure : NULL;
+            for (size_t i = 0; !first && i < cr->diags.n; i++)
+                if (compile_diag_is_error(&cr->diags.items[i]))
+                    first = cr->diags.items[i].msg;
+            goal_outcome_set(o, GOAL_STATUS_FAILED, "the kernel does not compile with %s: %s", defs,
+                             first ? first : "see the compiler's log");
+            goto out;
+        }
+        if (check_signatures(p, &v, cr, PLAN_SUBMISSION, &diags)) {
+            goal_outcome_set(o, GOAL_STATUS_FAILED, "built with %s: %s", defs,
+                             diags.n ? diags.items[0].msg : "its kernels do not match @launch");
+            goto out;
+        }
+    }
+    for (size_t k = 0; k < n_combos; k++) {
+        struct run_failure fail;
+
+        runner_free(s->sub_runner);
+        s->sub_runner = NULL;
+        rc = start_runner(s->cfg, &s->sub_runner, &why);
+        if (rc == BW_OK)
+            rc = load_program(s->sub_runner, &v, k, &fail, &why);
+        if (rc)
+            goto judge_side;
+        if (fail.status != RUN_OK) {
+            goal_outcome_set(o, GOAL_STATUS_FAILED,
+                             "built with %s, the kernel cannot be loaded: %s", defs, fail.message);
+            goto out;
+        }
+        for (size_t b = 0; b < p->n_benchmarks; b++) {
+            struct bench_outcome bo = {0};
+            enum verdict verdict;
+            char *fail_why = NULL;
+
+            if (!submitted[b] || combo_of[b] != k)
+                continue;
+            rc = bench_one(s, &v, b, k, &bo, &verdict, &fail_why, &why);
+            free(bo.stop);
+            if (rc) {
+                free(fail_why);
+                goto judge_side;
+            }
+            if (verdict != VERDICT_ACCEPTED) {
+                goal_outcome_set(o, GOAL_STATUS_FAILED, "built with %s, %s: %s", defs,
+                                 verdict_name(verdict), fail_why ? fail_why : "a timed run failed");
+                free(fail_why);
+                goto out;
+            }
+            rebuilt[b] = bo.median_ms;
+        }
+    }
+    rc = goal_eval_rebuild(g, p, submitted, rebuilt, cfgnames, o);
+    goto out;
+
+judge_side:
+    goal_outcome_set(o, GOAL_STATUS_SKIPPED, "the judge could not rebuild and time it: %s",
+                     why ? why : bw_strerror(rc));
+    rc = BW_OK;
+out:
+    diag_list_release(&diags);
+    free(why);
+    program_release(&v);
+    return rc;
+}
+
+/* Runs every goal of the problem into s->res->goals. A goal the judge cannot
+ * check here is skipped with the reason; only running out of memory fails. */
+static int run_goals(struct session *s, char **cause)
+{
+    const struct problem *p = s->p;
+    struct judge_result *r = s->res;
+    double medians[BW_MAX_BENCHMARKS];
+    int rc = BW_OK;
+
+    r->goals = calloc(p->n_goals, sizeof(*r->goals));
+    if (!r->goals)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    bench_medians(s, medians);
+    for (size_t i = 0; i < p->n_goals && rc == BW_OK; i++) {
+        const struct goal_spec *g = &p->goals[i];
+        struct goal_outcome *o = &r->goals[i];
+
+        rc = goal_outcome_init(o, g);
+        if (rc)
+            break;
+        r->n_goals = i + 1;
+        switch (g->kind) {
+        case GOAL_AUTOTUNE:
+            rc = goal_autotune(s, g, o);
+            break;
+        case GOAL_REBUILD:
+            rc = goal_rebuild(s, g, o);
+            break;
+        case GOAL_SASS:
+            rc = goal_sass(s, g, o);
+            break;
+        case GOAL_BANDWIDTH:
+            rc = goal_eval_bandwidth(g, p, medians, r->gpu.calibrated ? r->gpu.copy_gbps : 0, o);
+            break;
+        case GOAL_COMPARE:
+            rc = goal_eval_compare(g, p, medians, o);
+            break;
+        }
+        emit(s->opts,
+             json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "event", "goal", "index", (json_int_t)i,
+                       "of", (json_int_t)p->n_goals, "name", o->name, "kind",
+                       goal_kind_name(o->kind), "status", goal_status_name(o->status)));
+    }
+    if (rc)
+        return bw_fail(cause, rc, "learning goals: %s", bw_strerror(rc));
+    return BW_OK;
+}
+
 int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source,
                      size_t len, const struct judge_options *opts, struct judge_result *out,
                      char **cause)
@@ -1455,6 +1848,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     double tests_t0;
 
     s.t0 = now_ms();
+    s.source = source;
+    s.len = len;
     rc = init_result(out, p, cfg);
     if (rc) {
         judge_result_release(out);
@@ -1590,6 +1985,17 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
             sols[b] = out->benches[b].sol_pct;
         out->score = out->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
     }
+
+    /* 6. Learning goals (Submit, Accepted): beside the verdict, never changing it. */
+    if (!(opts && opts->tests_only) && p->n_goals > 0) {
+        double goals_t0 = now_ms();
+        if (run_goals(&s, &why)) {
+            log_warn("%s: %s", p->id, why ? why : "learning goals failed");
+            free(why);
+            why = NULL;
+        }
+        out->goals_ms = now_ms() - goals_t0;
+    }
     set_message(
         out, "all %zu tests passed%s", p->n_tests,
         (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
@@ -1607,6 +2013,7 @@ fail:
     runner_free(s.sub_runner);
     program_release(&s.sub);
     program_release(&s.ref);
+    free(s.cfg_ms);
     free(build.cause);
     free(build.ref_cause);
     free(ref_source);
@@ -1768,6 +2175,9 @@ void judge_result_release(struct judge_result *r)
         free(r->benches[i].stop);
     }
     free(r->benches);
+    for (size_t i = 0; i < r->n_goals; i++)
+        goal_outcome_release(&r->goals[i]);
+    free(r->goals);
     free(r->message);
     free(r->compile_log);
     json_decref(r->kernels);
@@ -1953,7 +2363,7 @@ static json_t *gpu_json(const struct gpu_info *g)
 json_t *judge_result_json(const struct judge_result *r)
 {
     json_t *j = json_object(), *tests = json_array(), *benches = json_array(),
-           *diags = json_array();
+           *diags = json_array(), *goals = json_array();
     char seed[24];
 
     for (size_t i = 0; i < r->diags.n; i++)
@@ -1980,6 +2390,8 @@ json_t *judge_result_json(const struct judge_result *r)
                       "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
                       "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
     }
+    for (size_t i = 0; i < r->n_goals; i++)
+        json_array_append_new(goals, goal_outcome_json(&r->goals[i]));
     snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)r->seed);
     json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));
     json_object_set_new(j, "verdict_name", json_string(verdict_name(r->verdict)));
@@ -1991,13 +2403,14 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "tests", tests);
     json_object_set_new(j, "benches", benches);
     json_object_set_new(j, "score", json_real(r->score));
+    json_object_set_new(j, "goals", goals);
     json_object_set_new(j, "gpu", gpu_json(&r->gpu));
     json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
     json_object_set_new(j, "total_ms", json_real(r->total_ms));
     json_object_set_new(j, "timing",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
                                   "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
-                                  r->bench_ms, "total_ms", r->total_ms));
+                                  r->bench_ms, "goals_ms", r->goals_ms, "total_ms", r->total_ms));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

@@ -14,7 +14,10 @@
  *   4. unless tests_only: each benchmark shape is timed (rotated inputs, L2
  *      flushed, adaptive sample count) and every timed output is checked by
  *      poison scan and sampled elements; scores against the GPU's measured
- *      limits.
+ *      limits;
+ *   5. unless tests_only, and only when the verdict is Accepted: the
+ *      problem's learning goals (goals.h), each reported beside the verdict
+ *      and never changing it or the score.
  * judged never runs CUDA itself: steps 3-4 happen in runner processes
  * (runner_client.h). Without a GPU the pipeline stops after step 2 and says
  * so (executed = false).
@@ -25,6 +28,7 @@
  *   {"event": "compiled", "ok": true, "ms": 84.1}
  *   {"event": "test", "index": 3, "of": 27, "name": "N=127", "verdict": "AC", "ms": 0.02}
  *   {"event": "bench", "index": 0, "of": 2, "name": "2^28", "median_ms": 0.71, "sol_pct": 93.2}
+ *   {"event": "goal", "index": 0, "of": 3, "name": "vector-access", "status": "passed"}
  *   {"event": "done", "verdict": "AC"}
  */
 #ifndef BW_JUDGE_H
@@ -39,6 +43,7 @@
 #include "common/directive.h"
 #include "common/problem.h"
 #include "common/verdict.h"
+#include "judge/goals.h"
 
 /* What the worker measured on its GPU (DESIGN.md §4.5); zeros when unknown. */
 struct gpu_info {
@@ -106,12 +111,16 @@ struct judge_result {
     size_t n_tests;
     struct bench_outcome *benches;
     size_t n_benches;
-    double score;        /* geometric mean of the shapes' speed-of-light %, 0 without timing */
+    double score; /* geometric mean of the shapes' speed-of-light %, 0 without timing */
+    struct goal_outcome *goals; /* owned: the problem's learning goals, in its order; n_goals
+                                   is 0 unless they ran (Submit, Accepted) */
+    size_t n_goals;
     bool executed;       /* false: no GPU here, stopped after compiling */
     struct gpu_info gpu; /* the GPU that ran it (copied from the config) */
     double compile_ms, total_ms;
     double runners_ms;         /* waiting for the runners to start CUDA, after compiling */
     double tests_ms, bench_ms; /* wall time of the tests, of the timing */
+    double goals_ms;           /* wall time of the learning goals */
     uint64_t seed;
 };
 

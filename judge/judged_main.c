@@ -296,6 +296,10 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
             if (!ok && r.message)
                 printf("  (%s)", r.message);
             printf("\n");
+            for (size_t g = 0; g < r.n_goals; g++)
+                printf("       goal %s (%s): %s: %s\n", r.goals[g].name,
+                       goal_kind_name(r.goals[g].kind), goal_status_name(r.goals[g].status),
+                       r.goals[g].detail ? r.goals[g].detail : "");
         }
         json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected",
                                 verdict_code(ctl->expect), "got",

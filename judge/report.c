@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "judge/goals.h"
 #include "common/banned.h"
 
 #define C_RESET "\033[0m"
@@ -169,6 +170,7 @@ void report_print(FILE *f, const struct problem *p, const char *file, const stru
                     b->median_ms, b->min_ms, spread, b->samples, b->gbps, b->tflops, b->sol_pct);
         }
     }
+    goal_outcomes_print(f, r->goals, r->n_goals, color);
     if (!r->executed && r->verdict == VERDICT_NONE) {
         fprintf(f, "verdict   %snot executed%s: %s\n", col(color, C_BOLD), col(color, C_RESET),
                 r->message ? r->message : "no GPU");
@@ -199,6 +201,10 @@ void report_print_event(FILE *f, json_t *event)
     else if (strcmp(ev, "bench") == 0)
         fprintf(f, "  bench %s: %.4f ms\n", json_string_value(json_object_get(event, "name")),
                 json_number_value(json_object_get(event, "median_ms")));
+    else if (strcmp(ev, "goal") == 0)
+        fprintf(f, "  goal %s (%s): %s\n", json_string_value(json_object_get(event, "name")),
+                json_string_value(json_object_get(event, "kind")),
+                json_string_value(json_object_get(event, "status")));
     else
         fprintf(f, "  %s\n", ev);
     fflush(f);

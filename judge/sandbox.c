@@ -572,6 +572,60 @@ static bool drain(int fd, struct buf *b, bool *overflow)
     }
 }
 
+/*
+ * fork and exec for a job with limits (posix_spawn cannot set rlimits). The
+ * judge is multi-threaded: between fork and exec the child makes only
+ * async-signal-safe system calls, and reports a failure by its exit status.
+ */
+static int spawn_limited(struct sandbox_job *job, int devnull, int request, int result_w,
+                         int output_w, char **cause)
+{
+    static char *const empty_env[] = {NULL};
+    const struct sandbox_limits *l = job->limits;
+    sigset_t none;
+    pid_t pid;
+
+    if (access(job->path, X_OK) < 0)
+        return bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_SYSTEM,
+                       "cannot start %s: %s", job->path, strerror(errno));
+    sigemptyset(&none);
+    pid = fork();
+    if (pid < 0)
+        return bw_fail(cause, BW_ERR_SYSTEM, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        struct rlimit zero = {0, 0};
+        bool ok = true;
+
+        for (int sig = 1; sig < NSIG; sig++)
+            signal(sig, SIG_DFL);
+        ok &= setsid() >= 0;
+        ok &= dup2(devnull, 0) == 0 && dup2(output_w, 1) == 1 && dup2(output_w, 2) == 2;
+        if (request >= 0)
+            ok &= dup2(request, SANDBOX_FD_REQUEST) == SANDBOX_FD_REQUEST;
+        ok &= dup2(result_w, SANDBOX_FD_RESULT) == SANDBOX_FD_RESULT;
+        syscall(SYS_close_range, (unsigned)SANDBOX_FD_RESULT + 1, ~0U, 0);
+        ok &= setrlimit(RLIMIT_CORE, &zero) == 0;
+        ok &= setrlimit(RLIMIT_FSIZE, &(struct rlimit){l->fsize_bytes, l->fsize_bytes}) == 0;
+        if (l->cpu_s > 0)
+            ok &= setrlimit(RLIMIT_CPU, &(struct rlimit){(rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1}) ==
+                  0;
+        if (l->as_bytes > 0)
+            ok &= setrlimit(RLIMIT_AS, &(struct rlimit){l->as_bytes, l->as_bytes}) == 0;
+        if (l->nofile > 0)
+            ok &= setrlimit(RLIMIT_NOFILE,
+                            &(struct rlimit){(rlim_t)l->nofile, (rlim_t)l->nofile}) == 0;
+        if (l->nproc > 0)
+            ok &=
+                setrlimit(RLIMIT_NPROC, &(struct rlimit){(rlim_t)l->nproc, (rlim_t)l->nproc}) == 0;
+        ok &= sigprocmask(SIG_SETMASK, &none, NULL) == 0;
+        if (ok)
+            execve(job->path, job->argv, empty_env);
+        _exit(SANDBOX_EXIT_EXEC);
+    }
+    job->pid = pid;
+    return BW_OK;
+}
+
 static int spawn(struct sandbox_job *job, int result_w, int output_w, char **cause)
 {
     static char *const empty_env[] = {NULL};
@@ -590,6 +644,14 @@ static int spawn(struct sandbox_job *job, int result_w, int output_w, char **cau
             rc = bw_fail(cause, BW_ERR_SYSTEM, "dup(request fd): %s", strerror(errno));
             goto close_devnull;
         }
+    }
+    if (job->limits) {
+        rc = spawn_limited(job, devnull, request, result_w, output_w, cause);
+        if (rc)
+            job->pid = -1;
+        if (request >= 0)
+            close(request);
+        goto close_devnull;
     }
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);

@@ -67,6 +67,7 @@ struct sandbox_limits {
  * parent tells it apart from other deaths without guessing from rusage.
  */
 #define SANDBOX_EXIT_CPU_LIMIT 152 /* 128 + SIGXCPU, as a shell would show it */
+#define SANDBOX_EXIT_EXEC      127 /* a job with limits could not set them or exec, as a shell */
 int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause);
 
 /*
@@ -130,12 +131,15 @@ int sandbox_seccomp(const char *const *allow, size_t n_allow, char **cause);
 
 struct sandbox_job {
     /* set by the caller before sandbox_job_run() */
-    const char *path;  /* executable (borrowed) */
-    char *const *argv; /* NULL-terminated (borrowed) */
-    int request_fd;    /* becomes SANDBOX_FD_REQUEST in the child; -1 for none */
-    int wall_ms;       /* wall-clock limit from spawn to exit; > 0 */
-    size_t result_max; /* bytes of SANDBOX_FD_RESULT kept; more kills the child */
-    size_t output_max; /* bytes of stdout+stderr kept; more is read and dropped */
+    const char *path;                    /* executable (borrowed) */
+    char *const *argv;                   /* NULL-terminated (borrowed) */
+    int request_fd;                      /* becomes SANDBOX_FD_REQUEST in the child; -1 for none */
+    int wall_ms;                         /* wall-clock limit from spawn to exit; > 0 */
+    size_t result_max;                   /* bytes of SANDBOX_FD_RESULT kept; more kills the child */
+    size_t output_max;                   /* bytes of stdout+stderr kept; more is read and dropped */
+    const struct sandbox_limits *limits; /* optional (borrowed): set in the child before it
+                                            execs (RLIMIT_CORE 0 too); a trusted tool with
+                                            limits, such as the disassembler */
 
     /* filled by sandbox_job_run() */
     struct buf result; /* what the child wrote to SANDBOX_FD_RESULT */
@@ -154,7 +158,9 @@ void sandbox_job_init(struct sandbox_job *job, int wall_ms, size_t result_max, s
 /*
  * Spawns job->path with an empty environment, stdin /dev/null, stdout and
  * stderr on one pipe, job->request_fd at fd 3 and a result pipe at fd 4, in a
- * new session; reads both pipes until the child exits (or the wall limit, or
+ * new session, with job->limits set when given (a child that could not set
+ * them or exec exits with SANDBOX_EXIT_EXEC); reads both pipes until the child
+ * exits (or the wall limit, or
  * result_max, kills its process group), and reaps it. Returns BW_OK once the
  * child was reaped, whatever its status; a negative code only when the job
  * could not be run (spawn, pipe or poll failure), with the cause.
