@@ -292,6 +292,7 @@ int sass_scan(const char *listing, struct sass_scan *scan, char **cause)
 
     while (line && *line) {
         const char *end = strchr(line, '\n'), *s = skip_blanks(line), *rest;
+        size_t len = end ? (size_t)(end - s) : strlen(s);
         bool new_function = false;
 
         if (strncmp(s, ".section", 8) == 0 && (s[8] == ' ' || s[8] == '\t')) {
@@ -302,7 +303,7 @@ int sass_scan(const char *listing, struct sass_scan *scan, char **cause)
                 snprintf(function, sizeof(function), "%s", name + 6);
                 new_function = true;
             }
-        } else if ((rest = strstr(s, "Function : ")) && !after_address(s)) {
+        } else if ((rest = memmem(s, len, "Function : ", 11)) && !after_address(s)) {
             token(skip_blanks(rest + 11), " \t\n", function, sizeof(function));
             in_code = function[0] != '\0';
             new_function = in_code;
