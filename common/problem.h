@@ -82,7 +82,7 @@
  * controls include solution.cu (Accepted) and starter.cu, and every
  * wrong/NAME.cu. problem.json is checked completely before the other files.
  *
- * Goals (docs/problem-format.md §8) check what output alone cannot: each has
+ * Goals (docs/problem-format.md §9) check what output alone cannot: each has
  * a "kind", a "name" ([A-Za-z0-9_-]+, unique among the goals), an optional
  * "description" for learners, and the fields of its kind:
  *   autotune   optional "min_configs" (integer >= 2, default 2) and

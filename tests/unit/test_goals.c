@@ -543,17 +543,17 @@ TEST(eval_rebuild)
 
     if (!p)
         return;
-    g = *goal_named(p, "delay"); /* DELAY=20000 on 2^24 only, at least 2.5x */
+    g = *goal_named(p, "delay"); /* DELAY=100000 on 2^24 only, at least 2.5x */
     goal_outcome_init(&o, &g);
     CHECK_INT_EQ(goal_eval_rebuild(&g, p, submitted, rebuilt, configs, &o), BW_OK);
     CHECK_INT_EQ(o.status, GOAL_STATUS_PASSED);
-    CHECK_STR_EQ(o.detail, "speedup 4.00x over the same kernel built with DELAY=20000 (2.50x "
+    CHECK_STR_EQ(o.detail, "speedup 4.00x over the same kernel built with DELAY=100000 (2.50x "
                            "required)");
     CHECK_INT_EQ(json_array_size(json_object_get(o.data, "shapes")), 1);
     CHECK_STR_EQ(json_string_value(json_object_get(shape_row(&o, "shapes", 0), "config")),
                  "BLOCK=256");
     CHECK_INT_EQ(json_integer_value(json_object_get(json_object_get(o.data, "const"), "DELAY")),
-                 20000);
+                 100000);
     goal_outcome_release(&o);
 
     /* Every shape: the worst one decides. */
@@ -561,7 +561,7 @@ TEST(eval_rebuild)
     goal_outcome_init(&o, &g);
     goal_eval_rebuild(&g, p, submitted, rebuilt, configs, &o);
     CHECK_INT_EQ(o.status, GOAL_STATUS_FAILED);
-    CHECK_STR_EQ(o.detail, "speedup 1.20x on 2^25+3 over the same kernel built with DELAY=20000 "
+    CHECK_STR_EQ(o.detail, "speedup 1.20x on 2^25+3 over the same kernel built with DELAY=100000 "
                            "(2.50x required)");
     goal_outcome_release(&o);
     g.min_speedup = 1.1;

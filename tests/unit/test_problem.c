@@ -599,7 +599,7 @@ TEST(goals_fields)
     CHECK_INT_EQ(g->kind, GOAL_REBUILD);
     CHECK_INT_EQ(g->n_defines, 1);
     CHECK_STR_EQ(g->defines[0].name, "DELAY");
-    CHECK_INT_EQ(g->defines[0].value, 20000);
+    CHECK_INT_EQ(g->defines[0].value, 100000);
     CHECK(g->min_speedup == 2.5);
     CHECK(g->shapes[0] && !g->shapes[1]);
     g = &p->goals[2];

@@ -3,7 +3,7 @@
 // Buffers are 256-byte aligned, so x, y and out are read and written as float4
 // (LDG.E.128 / STG.E.128); the N % 4 elements after the last whole float4 are
 // added by the first threads of block 0. DELAY is the "rebuild" goal's knob:
-// the judge rebuilds with DELAY=20000, which makes every thread wait that many
+// the judge rebuilds with DELAY=100000, which makes every thread wait that many
 // clock cycles first, so the rebuilt kernel is many times slower.
 //
 // @tune BLOCK=(128, 256)
