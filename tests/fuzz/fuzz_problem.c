@@ -142,6 +142,59 @@ done:
     return rc;
 }
 
+/* A loaded goal is complete, and its bytes model evaluates > 0 on the shapes it looks at. */
+static int check_goal(const struct problem *p, const struct goal_spec *g)
+{
+    char *cause = NULL;
+    size_t n_shapes = 0;
+    int rc = 0;
+
+    if (!g->name || !*g->name || g->kind > GOAL_COMPARE || p->n_goals > BW_MAX_GOALS)
+        FAIL("a goal without a name or kind");
+    for (size_t b = 0; b < p->n_benchmarks; b++)
+        n_shapes += g->shapes[b];
+    switch (g->kind) {
+    case GOAL_AUTOTUNE:
+        if (g->min_configs < 2 || (g->min_gain != 0 && g->min_gain < 1))
+            FAIL("goal %s: min_configs %d, min_gain %g", g->name, g->min_configs, g->min_gain);
+        break;
+    case GOAL_REBUILD:
+        if (g->n_defines < 1 || g->n_defines > BW_MAX_GOAL_DEFINES || !(g->min_speedup > 0) ||
+            n_shapes < 1)
+            FAIL("goal %s: incomplete rebuild", g->name);
+        break;
+    case GOAL_SASS:
+        if (g->n_require < 1 || g->n_require > BW_MAX_GOAL_PATTERNS || !g->require)
+            FAIL("goal %s: no patterns", g->name);
+        break;
+    case GOAL_BANDWIDTH:
+        if (!g->bytes || !(g->min_pct > 0) || n_shapes < 1)
+            FAIL("goal %s: incomplete bandwidth", g->name);
+        for (size_t b = 0; b < p->n_benchmarks; b++) {
+            struct expr_binding vars[BW_MAX_SIZES];
+            struct expr_scope scope;
+            double bytes;
+            if (!g->shapes[b])
+                continue;
+            problem_case_scope(p, &p->benchmarks[b], vars, &scope);
+            if (expr_eval_real(g->bytes, &scope, &bytes, &cause) != 0 || !(bytes > 0))
+                FAIL("goal %s: bytes fails on %s after a load", g->name, p->benchmarks[b].name);
+        }
+        break;
+    case GOAL_COMPARE:
+        if (g->n_pairs < 1 || !(g->min_speedup > 0))
+            FAIL("goal %s: no pairs", g->name);
+        for (size_t i = 0; i < g->n_pairs; i++)
+            if (g->pairs[i].shape >= p->n_benchmarks || g->pairs[i].baseline >= p->n_benchmarks ||
+                g->pairs[i].shape == g->pairs[i].baseline)
+                FAIL("goal %s: pair %zu out of range", g->name, i);
+        break;
+    }
+done:
+    free(cause);
+    return rc;
+}
+
 int fuzz_problem_one(const uint8_t *data, size_t size)
 {
     char *cause = NULL, *cause2 = NULL;
@@ -171,6 +224,8 @@ int fuzz_problem_one(const uint8_t *data, size_t size)
         rc = check_case(p, &p->tests[i]);
     for (size_t i = 0; i < p->n_benchmarks && !rc; i++)
         rc = check_case(p, &p->benchmarks[i]);
+    for (size_t i = 0; i < p->n_goals && !rc; i++)
+        rc = check_goal(p, &p->goals[i]);
 done:
     problem_free(p);
     problem_free(again);
