@@ -98,6 +98,7 @@
 #define BW_MAX_EVENT_BYTES (16 * 1024)     /* one progress event, serialised */
 #define BW_MAX_SSE_EVENTS 4096             /* events kept per submission stream */
 #define BW_MAX_LIST_LIMIT 200              /* rows in one page of a list endpoint */
+#define BW_MAX_STATUS_GPUS 8               /* GPU models named by GET /api/status */
 #define BW_MAX_BUNDLE_BYTES (8 * 1024 * 1024) /* one problem bundle (all its files, base64) */
 #define BW_MAX_BUNDLE_FILES 128            /* files in one problem bundle */
 #define BW_MAX_STATEMENT_HTML_BYTES (1024 * 1024) /* statement.md rendered as HTML */
