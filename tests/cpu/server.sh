@@ -165,6 +165,8 @@ req GET "/api/problems/$(head -c 3000 /dev/zero | tr '\0' a)"
 check "an overlong URL is 414" '[ "$STATUS" = 414 ]'
 req GET /
 check "web/ is served at /" '[ "$STATUS" = 200 ] && [[ "$BODY" == *"<title>Blockwise"* ]]'
+check "HTML pages carry a content security policy (this server only)" \
+    'grep -qi "^Content-Security-Policy: default-src .self.; script-src .self.;" <<<"$HDRS"'
 req GET /../server.conf
 check "no escaping web/" '[ "$STATUS" = 404 ]'
 req GET /metrics

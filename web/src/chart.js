@@ -11,7 +11,7 @@ import { svg } from "./dom.js";
  */
 export function solChart(rows, opts = {}) {
   const W = 640,
-    labelW = Math.min(220, Math.max(90, 8 + 7 * Math.max(...rows.map((r) => r.label.length), 4))),
+    labelW = Math.min(240, Math.max(90, 20 + 7.5 * Math.max(...rows.map((r) => r.label.length), 4))),
     right = 16,
     barH = 22,
     gap = 14,

@@ -57,7 +57,7 @@ export function replace(el, ...children) {
 /* A table from column headers and rows of cells (strings or nodes). A header
  * given as {text, num: true} right-aligns its column. */
 export function table(headers, rows, opts = {}) {
-  const cols = headers.map((x) => (typeof x === "string" ? { text: x } : x));
+  const cols = headers.map((x) => (typeof x === "string" || x instanceof Node ? { text: x } : x));
   const cell = (tag, col, c) => h(tag, col.num ? { class: "num" } : null, c);
   return h(
     "div",

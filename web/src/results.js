@@ -25,6 +25,7 @@ export class ResultView {
     this.problem = opts.problem || null;
     this.editor = opts.editor || null;
     this.onDone = opts.onDone || null;
+    this.standalone = !!opts.standalone; /* on the submission's own page: no link to it */
     this.stop = null;
     this.el = h("section", { class: "results", "aria-label": "Results" });
   }
@@ -37,6 +38,7 @@ export class ResultView {
   /* Starts following submission `sub` ({id, mode, state, position}). */
   follow(sub) {
     this.destroy();
+    this.final = false;
     this.sub = sub;
     this.tests = [];
     this.benches = [];
@@ -61,6 +63,7 @@ export class ResultView {
     this.bodyEl = h("div");
     this.eventsEl = h("ol", { class: "events", "aria-label": "Events" });
     this.eventsCount = h("span", null, "0");
+    this.eventsBox = h("details", { class: "events-box", open: true, hidden: true }, h("summary", null, "Events (", this.eventsCount, ")"), this.eventsEl);
     replace(
       this.el,
       h(
@@ -68,14 +71,14 @@ export class ResultView {
         { class: "row" },
         h("h2", { style: "margin: 0" }, `${sub.mode === "submit" ? "Submit" : "Run"} #${sub.id}`),
         h("span", { class: "spacer" }),
-        h("a", { href: `#/s/${sub.id}`, class: "small" }, "Open this submission"),
+        this.standalone ? null : h("a", { href: `#/s/${sub.id}`, class: "small" }, "Open this submission"),
       ),
       this.stagesEl,
       this.statusEl,
       this.testbarEl,
       this.verdictEl,
       this.bodyEl,
-      h("details", { class: "events-box", open: true }, h("summary", null, "Events (", this.eventsCount, ")"), this.eventsEl),
+      this.eventsBox,
     );
     this.renderTestbar();
   }
@@ -96,12 +99,15 @@ export class ResultView {
     if (failed) this.failedStage = stage;
     const order = this.stageList().map((x) => x[0]);
     const at = order.indexOf(stage);
+    const failedAt = this.failedStage ? order.indexOf(this.failedStage) : -1;
     replace(
       this.stagesEl,
       this.stageList().map(([k, label], i) => {
         let cls = "";
         if (this.failedStage === k) cls = "failed";
-        else if (i < at || (k === "done" && stage === "done")) cls = "done";
+        else if (k === "done" && stage === "done") cls = "done";
+        else if (failedAt >= 0 && i > failedAt) cls = ""; /* never reached */
+        else if (i < at) cls = "done";
         else if (i === at) cls = "active";
         return h("li", { class: cls, "aria-current": i === at ? "step" : null, dataset: { stage: k } }, label);
       }),
@@ -114,6 +120,7 @@ export class ResultView {
 
   logEvent(name, data) {
     this.nEvents++;
+    this.eventsBox.hidden = false;
     this.eventsCount.textContent = String(this.nEvents);
     const t = new Date();
     const stamp = t.toTimeString().slice(0, 8);
@@ -235,6 +242,7 @@ export class ResultView {
 
   renderTestbar() {
     const n = this.nTests || 0;
+    this.testbarEl.hidden = this.final && !this.tests.some((t) => t && t.verdict && t.verdict !== "NJ");
     const cells = [];
     for (let i = 0; i < n; i++) {
       const t = this.tests[i];
@@ -269,6 +277,7 @@ export class ResultView {
 
   /* A judged (or still queued) submission, from GET /api/submissions/{id}. */
   showFinal(full, live) {
+    this.final = true;
     if (!live) {
       this.sub = full;
       this.tests = [];
@@ -301,13 +310,20 @@ export class ResultView {
     if (failed >= 0) parts.push(failureSection(r.tests[failed], failed, r.tests.length));
     if (r.kernels && r.kernels.length) parts.push(kernelsSection(r.kernels));
     if (r.benches && r.benches.length) parts.push(benchSection(r.benches, this.problem, r.gpu, false));
-    else if (r.gpu && r.executed) parts.push(gpuLine(r.gpu, this.problem));
-    if (r.tests.length) parts.push(testsSection(r.tests));
+    else if (r.gpu && r.executed) parts.push(gpuLine(r.gpu, this.problem, false));
+    if (r.tests.some((t) => t.verdict && t.verdict !== "NJ")) parts.push(testsSection(r.tests));
     if (r.compile_log && r.compile_log.trim())
       parts.push(h("details", null, h("summary", null, "Compiler output"), h("pre", { class: "log" }, r.compile_log)));
     if (r.timing) parts.push(timingLine(r.timing));
     replace(this.bodyEl, parts);
   }
+}
+
+/* Text with `code` spans (the judge's hints use them). */
+export function rich(text) {
+  return String(text)
+    .split(/(`[^`]+`)/)
+    .map((part) => (part.length > 2 && part.startsWith("`") && part.endsWith("`") ? h("code", null, part.slice(1, -1)) : part));
 }
 
 /* One line per event for the log. */
@@ -342,7 +358,6 @@ function verdictCard(sub, r, mode) {
   if (v === "AC" && mode === "submit" && sub.score)
     rows.push(h("p", null, "Speed of light: ", h("strong", { "data-score": "" }, f.pct(sub.score)), ` (geometric mean over the benchmark shapes), time ${f.ms(sub.time_ms)}.`));
   if (v === "AC" && mode === "run") rows.push(h("p", { class: "muted" }, "Run checks correctness only. Submit to be timed and scored."));
-  if (r && !r.executed && v === "CE") rows.push(h("p", { class: "muted small" }, "Compiled on worker without running anything."));
   return h(
     "div",
     { class: `verdict-card ${cls}`, "data-verdict": v },
@@ -391,7 +406,7 @@ function failureSection(t, i, n) {
     for (const o of d.outputs || []) if (o.mismatches > 0) parts.push(mismatchTable(o));
   } else {
     const x = failureText(t);
-    parts.push(h("p", null, h("strong", null, x.title)), x.text ? h("p", null, x.text) : null, x.hint ? h("p", { class: "notice", "data-hint": "" }, "What it most likely means: ", x.hint) : null);
+    parts.push(h("p", null, h("strong", null, x.title)), x.text ? h("p", null, x.text) : null, x.hint ? h("p", { class: "notice", "data-hint": "" }, "What it most likely means: ", rich(x.hint)) : null);
   }
   return h("section", { class: "failure", "aria-label": "The failing test" }, parts);
 }
@@ -441,7 +456,7 @@ function kernelsSection(kernels) {
   const rows = kernels.map((k) => {
     const spills = (k.spill_store_bytes || 0) + (k.spill_load_bytes || 0);
     return {
-      attrs: spills ? { class: "warnrow", title: "registers spilled to local memory: slower loads and stores" } : null,
+      attrs: spills ? { class: "warnrow", title: "registers spilled to local memory: slower loads and stores" } : { dataset: { kernel: k.name } },
       cells: [
         h("code", null, k.name),
         f.int(k.registers),
@@ -457,10 +472,11 @@ function kernelsSection(kernels) {
     { class: "kernels", "aria-label": "Kernel resources" },
     h("h3", null, "Resources per kernel"),
     table(
-      ["Kernel", { text: "Registers / thread", num: true }, { text: "Static shared memory", num: true }, { text: "Stack", num: true }, { text: "Spills (store / load)", num: true }, { text: "Barriers", num: true }],
+      ["Kernel", { text: "Registers", num: true }, { text: "Shared mem.", num: true }, { text: "Stack", num: true }, { text: "Spills", num: true }, { text: "Barriers", num: true }],
       rows,
       { class: "compact", caption: "Registers, shared memory and spills of each kernel" },
     ),
+    h("p", { class: "muted small" }, "Registers per thread, static shared memory per block, stack per thread; spills are bytes stored / loaded to local memory per thread (none is best)."),
   );
 }
 
@@ -498,11 +514,9 @@ function benchSection(benches, problem, gpu, live) {
           .join(", ")
       : "";
   const rows = benches.map((b) => [
-    b.name,
-    h("span", { class: "small" }, sizeText(b.name)),
+    h("span", null, b.name, sizeText(b.name) && sizeText(b.name) !== b.name ? h("span", { class: "sub" }, sizeText(b.name)) : null),
     f.ms(b.median_ms),
-    b.p10_ms !== undefined ? `${f.ms(b.p10_ms)} – ${f.ms(b.p90_ms)}` : "…",
-    b.samples !== undefined ? f.int(b.samples) : "…",
+    b.p10_ms !== undefined ? h("span", { class: "nowrap", title: `${f.int(b.samples)} samples, stopped by ${b.stop || "?"}` }, `${f.ms(b.p10_ms)} – ${f.ms(b.p90_ms)}`) : "…",
     f.gbps(b.gbps),
     f.tflops(b.tflops),
     h("strong", null, f.pct(b.sol_pct)),
@@ -516,16 +530,16 @@ function benchSection(benches, problem, gpu, live) {
     { class: "benches", "aria-label": "Timings" },
     h("h3", null, live ? "Timings so far" : "Timings"),
     table(
-      ["Shape", "Sizes", { text: "Median", num: true }, { text: "p10 – p90", num: true }, { text: "Samples", num: true }, { text: "Bandwidth", num: true }, { text: "Compute", num: true }, { text: "Speed of light", num: true }],
+      ["Shape", { text: "Median", num: true }, { text: "p10 – p90", num: true }, { text: "Bandwidth", num: true }, { text: "Compute", num: true }, { text: h("abbr", { title: "speed of light: the measured limits' time over yours" }, "SoL"), num: true }],
       rows,
       { class: "compact", caption: "Time per benchmark shape" },
     ),
     h("figure", { class: "chart", style: "margin: 0.75rem 0" }, chart, h("figcaption", { class: "muted small" }, "Speed of light per shape: the time the GPU's measured limits allow for the compulsory work, divided by your time.")),
-    gpu ? gpuLine(gpu, problem) : null,
+    gpu ? gpuLine(gpu, problem, true) : null,
   );
 }
 
-export function gpuLine(gpu, problem) {
+export function gpuLine(gpu, problem, timed) {
   const peak = peakOf(problem, gpu);
   const limits = [`copy ${f.gbps(gpu.copy_gbps)}`];
   if (peak) limits.push(`${peak.name} ${f.tflops(peak.tflops)}`);
@@ -533,7 +547,7 @@ export function gpuLine(gpu, problem) {
   return h(
     "p",
     { class: "gpu small", "data-gpu": gpu.name },
-    "Timed on ",
+    timed ? "Timed on " : "Run on ",
     h("strong", null, gpu.name),
     gpu.sm_count ? ` (${gpu.sm_count} SMs${gpu.driver ? ", driver " + gpu.driver : ""})` : "",
     `. Limits measured on this GPU: ${limits.join(", ")}`,

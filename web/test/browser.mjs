@@ -92,7 +92,16 @@ function check(cond, what) {
 }
 
 /* ---- page helpers ---- */
-async function shot(page, name) {
+/* A whole-page screenshot (from the top, so sticky parts sit where they
+ * belong), or with `at`, the viewport with that element scrolled into view. */
+async function shot(page, name, at) {
+  if (at) {
+    await page.locator(at).first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page.evaluate(() => window.scrollBy(0, -70));
+    await page.screenshot({ path: path.join(ART, `${name}.png`) });
+    return;
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(ART, `${name}.png`), fullPage: true });
 }
 async function text(page, sel) {
@@ -178,6 +187,9 @@ async function main() {
   });
   const pageErrors = [];
   page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) pageErrors.push("CSP: " + m.text());
+  });
   page.on("dialog", (d) => d.accept());
   const fake = new FakeWorker(BASE, fs.readFileSync(env("BW_FAKE_TOKEN"), "utf8").trim());
   const ids = {};
@@ -274,6 +286,7 @@ async function main() {
       testNames = r.result.tests.map((t) => t.name);
       check(testNames.length === problem.tests, "the result lists every test");
       await shot(page, "04-compile-error");
+      await shot(page, "04b-compile-error-results", ".results");
     });
 
     await test("with a compile-only worker the banner says jobs wait for a GPU", async () => {
@@ -298,7 +311,7 @@ async function main() {
       check(/no GPU worker is connected/.test(await text(page, '[data-waiting="gpu"]')), "it says none is connected");
       check((await page.locator(".kernels td code").first().textContent()) === "vector_add", "the kernel's resources from the compile");
       check((await quota(page, "run")) === "Run 8/10", "the run quota went down again");
-      await shot(page, "05-waiting-for-gpu");
+      await shot(page, "05-waiting-for-gpu", ".results");
     });
 
     await test("a GPU worker judges the Run (tests only)", async () => {
@@ -326,8 +339,7 @@ async function main() {
       check(gpu.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(gpu), "the GPU and its measured limits are named: " + gpu);
       check(/TB\/s/.test(await text(page, ".chart svg")), "the bars carry the bandwidth");
       check((await quota(page, "submit")) === "Submit 4/5", "the submit quota went down");
-      await page.locator(".benches").scrollIntoViewIfNeeded();
-      await shot(page, "06-accepted-timings");
+      await shot(page, "06-accepted-timings", ".results");
     });
 
     await test("a Wrong Answer shows the failing test, its sizes and the mismatch table", async () => {
@@ -344,8 +356,7 @@ async function main() {
       check((await page.locator('.mismatch[data-output="C"] tbody tr').count()) === 3, "three mismatch rows");
       check(/nan/.test(await text(page, '.mismatch[data-output="C"] tbody')), "NaN outputs are shown as such");
       check((await page.locator(".testbar span.bad").count()) === 1, "one red square");
-      await page.locator(".failure").scrollIntoViewIfNeeded();
-      await shot(page, "07-wrong-answer");
+      await shot(page, "07-wrong-answer", ".results");
     });
 
     await test("a Runtime Error is explained", async () => {
@@ -356,7 +367,7 @@ async function main() {
       await fake.judge(ids.re, "RE", { tests: testNames, benches: problem.benchmarks, failAt: 3 });
       await page.waitForSelector('.verdict-card[data-verdict="RE"]', { timeout: 20000 });
       check(/index past the end/.test(await text(page, ".failure [data-hint]")), "an illegal address is explained");
-      await shot(page, "08-runtime-error");
+      await shot(page, "08-runtime-error", ".results");
     });
 
     await test("my submissions: the list and a diff between two", async () => {
@@ -411,6 +422,12 @@ async function main() {
       await page.goto(`${BASE}/#/p/vector-add/leaderboard`);
       await page.waitForSelector(".leaderboard table");
       check((await page.locator(".leaderboard a").count()) === 0, "no link to alice's submission");
+      /* bob runs a correct kernel: compiled, it waits for a GPU (the admin's queue shows it) */
+      await page.click("#tab-statement");
+      await setEditor(page, solution);
+      await page.click('[data-action="run"]');
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      ids.bob = await currentSubmission(page);
     });
 
     await test("the server goes away and comes back: the page says so, then recovers", async () => {
@@ -434,6 +451,7 @@ async function main() {
       const g = await text(page, 'tr[data-worker="fake-gpu"]');
       check(g.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(g), "the GPU worker's model and figures: " + g);
       check((await page.locator("table.problems tbody tr").count()) === 3, "three problems");
+      check(/compiled, needs a GPU/.test(await text(page, `table.queue tr[data-submission="${ids.bob}"]`)), "bob's run waits in the queue for a GPU");
       check(/served/.test(await text(page, 'table.problems tr[data-problem="vector-add"]')), "vector-add is served");
       await page.fill("#role-user", "bob");
       await page.selectOption("#role-role", "instructor");
@@ -477,7 +495,8 @@ async function main() {
       check((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "the dark theme is on");
       const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       check(over <= 1, `no sideways scrolling (${over}px too wide)`);
-      await shot(page, "13-problem-narrow-dark");
+      await page.screenshot({ path: path.join(ART, "13-problem-narrow-dark.png") });
+      await shot(page, "13b-editor-narrow-dark", ".problem > .right");
       await page.reload();
       await page.waitForSelector(".editor .cm-content");
       check((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "the theme is remembered");

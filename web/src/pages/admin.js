@@ -29,7 +29,7 @@ export async function render(ctx) {
     replace(
       workersBox,
       table(
-        ["Worker", "GPU", "Measured", "State", "Last contact", "Current job", { text: "Judged", num: true }, ""],
+        ["Worker", "GPU", "Measured limits", "State", "Last contact", "Current job", { text: "Judged", num: true }, ""],
         ws.map((w) => {
           const g = w.gpu || {};
           const state = w.disabled
@@ -101,7 +101,7 @@ export async function render(ctx) {
     replace(
       problemsBox,
       table(
-        ["Problem", "Bundle", "Loaded", "State", { text: "Errors", num: true }, ""],
+        ["Problem", "Bundle", "Loaded", "State", { text: "Errors in a row", num: true }, ""],
         r.problems.map((p) => ({
           attrs: { dataset: { problem: p.id } },
           cells: [

@@ -60,7 +60,8 @@ export function historyView(opts) {
     const headers = [{ text: "Compare" }, "#"];
     if (opts.showProblem) headers.push("Problem");
     if (opts.user) headers.push("User");
-    headers.push("When", "Mode", "Verdict", { text: "Score", num: true }, { text: "Time", num: true }, "GPU");
+    headers.push("When", "Mode", "Verdict", { text: "Score", num: true }, { text: "Time", num: true });
+    if (!opts.compact) headers.push("GPU");
     const body = rows.map((s) => {
       const cells = [
         h("input", {
@@ -74,13 +75,13 @@ export function historyView(opts) {
       if (opts.showProblem) cells.push(h("a", { href: `#/p/${s.problem}` }, s.problem));
       if (opts.user) cells.push(s.user);
       cells.push(
-        h("span", { title: f.when(s.created_at) }, f.ago(s.created_at)),
+        h("span", { class: "nowrap", title: f.when(s.created_at) }, f.ago(s.created_at)),
         s.mode,
         s.verdict ? h("span", { class: `verdict ${s.verdict}`, title: s.verdict_name || "" }, s.verdict) : h("span", { class: "muted" }, s.state),
         s.score ? f.pct(s.score) : "",
         s.time_ms ? f.ms(s.time_ms) : "",
-        s.gpu || "",
       );
+      if (!opts.compact) cells.push(s.gpu || "");
       return { attrs: { dataset: { submission: String(s.id) }, class: selected.includes(s.id) ? "current" : null }, cells };
     });
     replace(

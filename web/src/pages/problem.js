@@ -48,7 +48,7 @@ export async function render(ctx) {
   const savedEl = h("span", { class: "saved", "aria-live": "polite" }, draft ? "Draft restored from this browser." : "Starter code.");
   const msgEl = h("div", { role: "alert" });
   const runBtn = h("button", { class: "primary", dataset: { action: "run" }, title: `Run the tests (${MOD}+Enter)` }, "▶ Run ", h("span", { class: "kbd" }, `${MOD}+Enter`));
-  const submitBtn = h("button", { dataset: { action: "submit" }, title: `Run the tests, then time it (${MOD}+Shift+Enter)` }, "⏱ Submit ", h("span", { class: "kbd" }, `${MOD}+Shift+Enter`));
+  const submitBtn = h("button", { dataset: { action: "submit" }, title: `Run the tests, then time it (${MOD}+Shift+Enter)` }, "Submit ", h("span", { class: "kbd" }, `${MOD}+Shift+Enter`));
   const resetBtn = h("button", { class: "danger", dataset: { action: "reset" }, title: "Replace your code with the starter code" }, "Reset to starter");
   const editorBox = h("div", { class: "editor" });
   let saveTimer = null;
@@ -158,7 +158,7 @@ export async function render(ctx) {
     else if (tab === "history") {
       if (!user) replace(panel, h("p", null, h("a", { href: `#/signin?next=/p/${id}/history` }, "Sign in"), " to see your submissions."));
       else {
-        historyEl = historyView({ problem: id, onLoad: (src) => loadIntoEditor(src) });
+        historyEl = historyView({ problem: id, compact: true, onLoad: (src) => loadIntoEditor(src) });
         replace(panel, historyEl);
       }
     } else replace(panel, leaderboardView(id, user));

@@ -31,7 +31,7 @@ export async function render(ctx) {
   const mine = session.user && session.user.name === s.user;
   const codeBox = h("div", { class: "editor readonly" });
   const editor = createEditor(codeBox, { doc: s.source, readOnly: true, label: `Source of submission ${s.id}` });
-  const results = new ResultView({ problem, editor });
+  const results = new ResultView({ problem, editor, standalone: true });
   const msg = h("div", { role: "alert" });
 
   if (s.state === "done") results.showFinal(s);
