@@ -228,9 +228,13 @@ function renderBanners() {
 }
 
 session.on(() => renderHeader());
-connection.on((state) => {
+connection.on(async (state) => {
   renderBanners();
-  if (state === "up") session.load().catch(() => {});
+  if (state !== "up") return;
+  await session.load().catch(() => {});
+  /* Pages that hold work (the editor, a live result) reconnect by
+   * themselves; the others are simply drawn again. */
+  if (current && !current.page.keep) route();
 });
 window.addEventListener("hashchange", route);
 

@@ -87,8 +87,9 @@ export class ResultView {
     const s = [
       ["queued", "Queued"],
       ["compiling", "Compiling"],
-      ["tests", "Tests"],
     ];
+    if (this.waitingGpu) s.push(["gpu", "Waiting for a GPU"]);
+    s.push(["tests", "Tests"]);
     if (this.sub.mode === "submit") s.push(["timing", "Timing"]);
     s.push(["done", "Done"]);
     return s;
@@ -147,27 +148,23 @@ export class ResultView {
         }
         break;
       case "queued":
-        this.setStage("queued");
-        this.say(
-          this.waitingGpu
-            ? this.gpuWaitText(data.position)
-            : data.position
-              ? `Queued: position ${data.position}.`
-              : "Queued.",
-        );
+        this.setStage(this.waitingGpu ? "gpu" : "queued");
+        this.say(this.waitingGpu ? this.gpuWaitShort(data.position) : data.position ? `Queued: position ${data.position}.` : "Queued.");
         break;
       case "judging":
-        this.setStage("compiling");
+        /* After a compile-only worker, a GPU worker compiles again: the
+         * page stays at "Waiting for a GPU" until the tests start. */
+        this.setStage(this.waitingGpu ? "gpu" : "compiling");
         this.say(`Taken by worker ${data.worker}${data.attempt > 1 ? ` (attempt ${data.attempt})` : ""}.`);
         break;
       case "compiling":
-        this.setStage("compiling");
+        this.setStage(this.waitingGpu ? "gpu" : "compiling");
         this.say("Compiling…");
         break;
       case "compiled":
         if (data.kernels) this.kernels = data.kernels;
         if (data.ok) {
-          this.setStage("tests");
+          this.setStage(this.waitingGpu ? "gpu" : "tests");
           this.say(`Compiled in ${f.ms(data.ms)}.`);
           this.renderLive();
         } else {
@@ -176,6 +173,7 @@ export class ResultView {
         }
         break;
       case "test": {
+        if (this.stage === "gpu") replace(this.verdictEl);
         this.setStage("tests");
         if (data.of) this.nTests = data.of;
         this.tests[data.index] = data;
@@ -193,12 +191,12 @@ export class ResultView {
         break;
       case "waiting_for_gpu":
         this.waitingGpu = true;
-        this.setStage("queued");
-        this.say(this.gpuWaitText());
+        this.setStage("gpu");
+        this.say(this.gpuWaitShort());
         this.renderWaiting();
         break;
       case "requeued":
-        this.setStage("queued");
+        this.setStage(this.waitingGpu ? "gpu" : "queued");
         this.say("The worker stopped before finishing; your submission is back in the queue and will be judged again.");
         break;
       case "done":
@@ -214,6 +212,10 @@ export class ResultView {
   failedStageFor(v) {
     if (v === "CE") return this.failedStage || "compiling";
     return this.failedStage || "tests";
+  }
+
+  gpuWaitShort(position) {
+    return "Compiled; waiting for a GPU worker" + (position ? ` (position ${position} in the queue).` : ".");
   }
 
   gpuWaitText(position) {

@@ -308,6 +308,8 @@ async function main() {
       ids.run = await currentSubmission(page);
       await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
       await waitText(page, ".results .status", /waiting for a GPU worker/);
+      check((await page.locator('.stages li[data-stage="gpu"].active').count()) === 1, "the stage says so");
+      check((await page.locator('.stages li[data-stage="compiling"].done').count()) === 1, "compiling is done");
       check(/no GPU worker is connected/.test(await text(page, '[data-waiting="gpu"]')), "it says none is connected");
       check((await page.locator(".kernels td code").first().textContent()) === "vector_add", "the kernel's resources from the compile");
       check((await quota(page, "run")) === "Run 8/10", "the run quota went down again");
@@ -439,6 +441,7 @@ async function main() {
       server = await startServer();
       await page.waitForSelector('[data-banner="offline"]', { state: "detached", timeout: 20000 });
       await page.waitForSelector('[data-user="bob"]');
+      await page.waitForSelector(`.history tr[data-submission="${ids.bob}"]`); /* the page was drawn again */
     });
 
     await test("admin: workers with their GPU and figures, the queue, problems; make bob an instructor", async () => {

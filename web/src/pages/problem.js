@@ -180,6 +180,7 @@ export async function render(ctx) {
   return {
     el,
     wide: true,
+    keep: true,
     title: p.problem.title,
     update(c) {
       showTab(c.params.tab);

@@ -95,6 +95,7 @@ export async function render(ctx) {
   return {
     el,
     wide: true,
+    keep: true,
     title: `Submission #${s.id}`,
     destroy() {
       results.destroy();

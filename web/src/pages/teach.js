@@ -45,6 +45,15 @@ export function parseCsv(text) {
   return rows;
 }
 
+const GB_HEADERS = {
+  user: "User",
+  problem: "Problem",
+  solved: "Solved",
+  best_score: "Best speed of light (%)",
+  best_time_ms: "Best time (ms)",
+  when: "First solved (UTC)",
+};
+
 export async function render(ctx) {
   const problems = (await get("/problems")).problems;
 
@@ -60,7 +69,7 @@ export async function render(ctx) {
     replace(
       gbBox,
       table(
-        head.map((x, i) => (i >= 3 && i <= 4 ? { text: x, num: true } : x)),
+        head.map((x, i) => ({ text: GB_HEADERS[x] || x, num: i >= 3 && i <= 4 })),
         shown.map((r) => [
           h("a", { href: "#", onclick: (ev) => (ev.preventDefault(), showUser(r[0])) }, r[0]),
           h("a", { href: `#/p/${r[1]}` }, r[1]),
