@@ -71,7 +71,7 @@ function startWorker() {
   return track(
     spawn(
       env("BW_JUDGED"),
-      ["--server", BASE, "--token-file", env("BW_WORKER_TOKEN"), "--gpu", "0", "--cache", path.join(TMP, "judged-cache"), "--log-level", "info"],
+      ["--server", BASE, "--token-file", env("BW_WORKER_TOKEN"), "--gpu", "0", "--cache", process.env.BW_JUDGED_CACHE || path.join(TMP, "judged-cache"), "--log-level", "info"],
       { cwd: ROOT, stdio: ["ignore", log, log], env: { ...process.env, HOME: TMP } },
     ),
   );
@@ -158,10 +158,7 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
     if (i < n) c[i] = a[i] + b[j];
 }`;
 
-async function main() {
-  fs.mkdirSync(ART, { recursive: true });
-  let server = await startServer();
-  let worker = null;
+async function launch() {
   const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "bw-chromium-"));
   const context = await chromium.launchPersistentContext(userDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -180,6 +177,110 @@ async function main() {
   });
   const page = context.pages()[0] || (await context.newPage());
   page.setDefaultTimeout(15000);
+  page.on("dialog", (d) => d.accept());
+  return { context, page, userDir };
+}
+
+/*
+ * On the GPU machine (BW_MODE=gpu, tests/gpu/web.sh): the real judged runs
+ * the kernels. A learner submits the reference solution (Accepted, timed,
+ * the chart against the measured limits), an off-by-one kernel (Wrong
+ * Answer, the mismatch table) and a kernel without its tail mask (Memory
+ * Violation, explained). The submissions are saved as JSON next to the
+ * screenshots, for tests/cpu/browser.sh to replay (BW_GPU_RESULTS).
+ */
+async function gpuMain() {
+  fs.mkdirSync(ART, { recursive: true });
+  let server = await startServer();
+  const worker = startWorker();
+  const { context, page, userDir } = await launch();
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  const read = (f) => fs.readFileSync(path.join(ROOT, "problems/vector-add", f), "utf8").replace(/\n+$/, "");
+  const save = async (id, name) => {
+    const r = await page.request.get(`${BASE}/api/submissions/${id}`);
+    fs.writeFileSync(path.join(ART, name), JSON.stringify(await r.json(), null, 1));
+  };
+  const runAndWait = async (source, submit, verdict) => {
+    await setEditor(page, source);
+    const before = (await page.locator(".results h2").count()) ? await currentSubmission(page) : 0;
+    await page.keyboard.press(submit ? "Control+Shift+Enter" : "Control+Enter");
+    await page.waitForFunction((prev) => {
+      const h = document.querySelector(".results h2");
+      return h && /#(\d+)/.exec(h.textContent) && /#(\d+)/.exec(h.textContent)[1] !== String(prev);
+    }, before);
+    const id = await currentSubmission(page);
+    await page.waitForSelector(`.verdict-card[data-verdict]`, { timeout: 300000 });
+    const got = await page.getAttribute(".verdict-card[data-verdict]", "data-verdict");
+    check(got === verdict, `verdict ${verdict} (got ${got}: ${await text(page, ".verdict-card")})`);
+    return id;
+  };
+  try {
+    await test("sign up; the GPU worker connects (after calibrating)", async () => {
+      await page.goto(BASE + "/#/signup");
+      await page.fill("#name", "gpu-learner");
+      await page.fill("#password", "gpu-learner-password");
+      await page.press("#password", "Enter");
+      await page.waitForSelector('[data-user="gpu-learner"]');
+      const until = Date.now() + 300000;
+      let st = null;
+      while (Date.now() < until) {
+        st = await (await page.request.get(`${BASE}/api/status`)).json();
+        if (st.workers.gpu > 0) break;
+        await sleep(1000);
+      }
+      check(st && st.workers.gpu > 0, "a GPU worker is alive: " + JSON.stringify(st));
+    });
+    await test("Submit the solution: tests and timings live, the chart against the GPU's measured limits", async () => {
+      await page.goto(`${BASE}/#/p/vector-add`);
+      await page.waitForSelector(".editor .cm-content");
+      const id = await runAndWait(read("solution.cu"), true, "AC");
+      const events = await page.$$eval(".events li", (ls) => ls.map((l) => l.dataset.event));
+      check(events.includes("test") && events.includes("bench"), "tests and shapes arrived live: " + events.join(" "));
+      check((await page.locator(".chart svg rect.bar").count()) === 2, "two bars");
+      const gpu = await text(page, ".benches [data-gpu]");
+      check(/Limits measured on this GPU: copy/.test(gpu), "the GPU and its limits: " + gpu);
+      check((await page.locator('.kernels td code').count()) >= 1, "the kernel's resources");
+      await save(id, "vector-add-submit.json");
+      await shot(page, "gpu-01-accepted-timings", ".results");
+    });
+    await test("a Wrong Answer: the failing test's sizes and the mismatch table", async () => {
+      const id = await runAndWait(read("wrong/one_short.cu"), false, "WA");
+      check((await page.locator(".failure table.sizes tbody tr").count()) >= 1, "the failing test's sizes");
+      check((await page.locator(".mismatch tbody tr").count()) >= 1, "mismatch rows");
+      await save(id, "vector-add-wrong.json");
+      await shot(page, "gpu-02-wrong-answer", ".results");
+    });
+    await test("a Memory Violation is explained", async () => {
+      const id = await runAndWait(read("wrong/no_mask.cu"), false, "MV");
+      check(/past the end/.test(await text(page, ".failure")), "it says where: " + (await text(page, ".failure")));
+      await save(id, "vector-add-mv.json");
+      await shot(page, "gpu-03-memory-violation", ".results");
+    });
+    await test("the leaderboard and the path", async () => {
+      await page.click("#tab-leaderboard");
+      await page.waitForSelector(".leaderboard tr.current");
+      await page.goto(`${BASE}/#/`);
+      await page.waitForSelector('li[data-problem="vector-add"][data-status="solved"]');
+      await shot(page, "gpu-04-path");
+      check(pageErrors.length === 0, "page errors: " + pageErrors.join(" | "));
+    });
+  } finally {
+    await context.close().catch(() => {});
+    fs.rmSync(userDir, { recursive: true, force: true });
+    await stopChild(worker);
+    await stopChild(server);
+  }
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+async function main() {
+  if (process.env.BW_MODE === "gpu") return gpuMain();
+  fs.mkdirSync(ART, { recursive: true });
+  let server = await startServer();
+  let worker = null;
+  const { context, page, userDir } = await launch();
   const outside = [];
   page.on("request", (r) => {
     const u = r.url();
@@ -190,7 +291,6 @@ async function main() {
   page.on("console", (m) => {
     if (/Content Security Policy/i.test(m.text())) pageErrors.push("CSP: " + m.text());
   });
-  page.on("dialog", (d) => d.accept());
   const fake = new FakeWorker(BASE, fs.readFileSync(env("BW_FAKE_TOKEN"), "utf8").trim());
   const ids = {};
   const problem = await (await fetch(BASE + "/api/problems/vector-add")).json();
@@ -507,7 +607,40 @@ async function main() {
       await page.goto(`${BASE}/#/s/${ids.submit}`);
       await page.waitForSelector(".benches svg");
       await shot(page, "14-submission-dark");
+      await page.getByRole("button", { name: /light theme/ }).click();
     });
+
+    const recorded = process.env.BW_GPU_RESULTS;
+    if (recorded && fs.existsSync(path.join(recorded, "vector-add-submit.json"))) {
+      /* Results recorded on the H200 by tests/gpu/web.sh, replayed through the
+       * worker API so that the pages show what the real GPU measured. */
+      const ac = JSON.parse(fs.readFileSync(path.join(recorded, "vector-add-submit.json"), "utf8"));
+      const wa = JSON.parse(fs.readFileSync(path.join(recorded, "vector-add-wrong.json"), "utf8"));
+      await test("results recorded on the GPU machine: Accepted with its chart, Wrong Answer with its table", async () => {
+        await fake.judge(ids.bob, "AC", { tests: testNames, benches: problem.benchmarks }); /* the queue's oldest */
+        await signOut(page);
+        await signIn(page, "alice", "alice-password");
+        await page.goto(`${BASE}/#/p/vector-add`);
+        await page.waitForSelector(".editor .cm-content");
+        await setEditor(page, ac.source.replace(/\n+$/, ""));
+        await page.keyboard.press("Control+Shift+Enter");
+        await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+        await fake.replay(await currentSubmission(page), ac.result);
+        await page.waitForSelector('.verdict-card[data-verdict="AC"] [data-score]', { timeout: 20000 });
+        check((await text(page, ".benches [data-gpu]")).includes(ac.result.gpu.name), "the GPU is named");
+        await shot(page, "15-gpu-accepted-timings", ".results");
+        await setEditor(page, wa.source.replace(/\n+$/, ""));
+        await page.keyboard.press("Control+Enter");
+        await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+        await fake.replay(await currentSubmission(page), wa.result);
+        await page.waitForSelector('.verdict-card[data-verdict="WA"]', { timeout: 20000 });
+        check((await page.locator(".mismatch tbody tr").count()) > 0, "a mismatch table");
+        await shot(page, "16-gpu-wrong-answer", ".results");
+      });
+    } else {
+      skipped++;
+      console.log("skip results recorded on the GPU machine (set BW_GPU_RESULTS to the directory tests/gpu/web.sh wrote)");
+    }
 
     await test("nothing was fetched from outside the server; no script errors", async () => {
       check(outside.length === 0, "outside requests: " + outside.slice(0, 5).join(", "));

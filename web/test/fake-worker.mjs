@@ -137,7 +137,7 @@ export class FakeWorker {
     const score = bs.length ? Math.exp(bs.reduce((a, b) => a + Math.log(b.sol_pct), 0) / bs.length) : 0;
     const result = {
       verdict,
-      verdict_name: { AC: "Accepted", WA: "Wrong Answer", RE: "Runtime Error" }[verdict],
+      verdict_name: { AC: "Accepted", WA: "Wrong Answer", RE: "Runtime Error", MV: "Memory Violation" }[verdict],
       message: message || (submit ? `all ${tests.length} tests passed; timed ${bs.length} shapes` : `all ${tests.length} tests passed`),
       executed: true,
       diagnostics: [],
@@ -156,6 +156,27 @@ export class FakeWorker {
     return result;
   }
 }
+
+/* Posts a result recorded from a real judge (tests/gpu/web.sh) for job `id`,
+ * with the events the judge would have sent before it. */
+FakeWorker.prototype.replay = async function (id, result) {
+  const job = await this.claim(id);
+  await this.progress(job.lease, [{ event: "compiling" }]);
+  await this.progress(job.lease, [{ event: "compiled", ok: true, ms: result.compile_ms || 0, kernels: result.kernels || [] }]);
+  const tests = result.tests || [];
+  for (let i = 0; i < tests.length; i++) {
+    const t = tests[i];
+    if (!t.verdict || t.verdict === "NJ") break;
+    await this.progress(job.lease, [{ event: "test", index: i, of: tests.length, name: t.name, verdict: t.verdict, ms: t.ms }]);
+  }
+  const benches = result.benches || [];
+  for (let i = 0; i < benches.length; i++) {
+    const b = benches[i];
+    await sleep(100);
+    await this.progress(job.lease, [{ event: "bench", index: i, of: benches.length, name: b.name, median_ms: b.median_ms, gbps: b.gbps, tflops: b.tflops, sol_pct: b.sol_pct }]);
+  }
+  await this.result(job.lease, result);
+};
 
 function failure(kind, name) {
   if (kind === "WA")
@@ -186,6 +207,14 @@ function failure(kind, name) {
           },
         ],
       },
+    };
+  if (kind === "MV")
+    return {
+      name,
+      verdict: "MV",
+      ms: 0.1,
+      message: "wrote past the end of C (byte 4 after the start of it)",
+      detail: { kind: "guard", buffer: "C", where: "after", offset: 4, hint: "an index past the end of a buffer: check the tail (if (i < n)) of every access" },
     };
   return {
     name,
