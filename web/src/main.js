@@ -237,6 +237,13 @@ connection.on(async (state) => {
   if (current && !current.page.keep) route();
 });
 window.addEventListener("hashchange", route);
+/* The skip link: the hash is the router's, so focus <main> by hand. */
+const skip = document.querySelector(".skip");
+if (skip)
+  skip.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    main.focus();
+  });
 
 (async () => {
   renderHeader();

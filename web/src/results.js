@@ -278,7 +278,7 @@ export class ResultView {
   }
 
   /* A judged (or still queued) submission, from GET /api/submissions/{id}. */
-  showFinal(full, live) {
+  showFinal(full, live, opts = {}) {
     this.final = true;
     if (!live) {
       this.sub = full;
@@ -304,7 +304,8 @@ export class ResultView {
     if (!r) return;
     const parts = [];
     if (r.diagnostics && r.diagnostics.length) parts.push(diagnosticsSection(r.diagnostics, this.editor));
-    if (this.editor) {
+    /* Into the editor unless it holds other code now (a result shown again later). */
+    if (this.editor && opts.diagnostics !== false) {
       if (r.diagnostics && r.diagnostics.length) this.editor.showDiagnostics(r.diagnostics);
       else this.editor.clearDiagnostics();
     }

@@ -393,11 +393,14 @@ async function main() {
       await page.waitForSelector('[data-banner="no-gpu"]', { timeout: 15000 });
     });
 
-    await test("the draft survives a reload; Reset brings the starter back", async () => {
+    await test("the draft and the last result survive a reload; Reset brings the starter back", async () => {
       await page.reload();
       await page.waitForSelector(".editor .cm-content");
       check((await editorText(page)).includes("b[j]"), "the draft came back");
+      await page.waitForSelector('.verdict-card[data-verdict="CE"]'); /* the last result, shown again */
+      await page.waitForSelector(".cm-lintRange-error");
       await page.click('[data-action="reset"]');
+      await page.waitForSelector(".cm-lintRange-error", { state: "detached" });
       await page.waitForFunction((s) => Array.from(document.querySelectorAll(".editor .cm-line")).map((l) => l.textContent).join("\n") === s, problem.starter);
     });
 

@@ -171,6 +171,23 @@ export async function render(ctx) {
   }
   showTab(ctx.params.tab);
 
+  /* Back on the page: the latest submission of this problem, followed if it
+   * is still being judged, else shown as it ended. */
+  if (user)
+    get(`/submissions?problem=${id}&limit=1`)
+      .then(async (r) => {
+        const last = r.submissions[0];
+        if (!last || results.sub) return;
+        if (last.state !== "done") {
+          busy(true);
+          results.follow(last);
+        } else {
+          const full = await get(`/submissions/${last.id}`);
+          if (!results.sub) results.showFinal(full, false, { diagnostics: full.source === editor.text() });
+        }
+      })
+      .catch(() => {});
+
   const el = h(
     "div",
     { class: "problem", dataset: { problem: id } },
