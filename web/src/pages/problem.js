@@ -37,9 +37,9 @@ export async function render(ctx) {
     ["leaderboard", "Leaderboard"],
   ];
   const tabLinks = tabs.map(([k, label]) =>
-    h("a", { href: `#/p/${id}${k === "statement" ? "" : "/" + k}`, role: "tab", id: `tab-${k}`, dataset: { tab: k } }, label),
+    h("a", { href: `#/p/${id}${k === "statement" ? "" : "/" + k}`, id: `tab-${k}`, dataset: { tab: k } }, label),
   );
-  const panel = h("div", { role: "tabpanel", class: "tab-panel" });
+  const panel = h("section", { class: "tab-panel" });
   const statement = statementView(p);
   let historyEl = null;
 
@@ -152,7 +152,10 @@ export async function render(ctx) {
 
   function showTab(tab) {
     tab = tab || "statement";
-    for (const a of tabLinks) a.setAttribute("aria-selected", a.dataset.tab === tab ? "true" : "false");
+    for (const a of tabLinks) {
+      if (a.dataset.tab === tab) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
     panel.setAttribute("aria-labelledby", `tab-${tab}`);
     if (tab === "statement") replace(panel, statement);
     else if (tab === "history") {
@@ -191,7 +194,7 @@ export async function render(ctx) {
   const el = h(
     "div",
     { class: "problem", dataset: { problem: id } },
-    h("div", { class: "left card" }, h("nav", { class: "tabs", role: "tablist", "aria-label": "Problem" }, tabLinks), panel),
+    h("div", { class: "left card" }, h("nav", { class: "tabs", "aria-label": "Problem sections" }, tabLinks), panel),
     right,
   );
   return {
