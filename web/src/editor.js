@@ -16,6 +16,7 @@ import {
   indentOnInput,
   indentUnit,
   syntaxHighlighting,
+  syntaxTree,
 } from "@codemirror/language";
 import { forceLinting, lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
@@ -92,9 +93,20 @@ const highlightStyle = HighlightStyle.define([
   { tag: t.invalid, color: "var(--bad)" },
 ]);
 
-/* CUDA's words and the directive keywords, on top of C++'s highlighting. */
-function wordMarker(re, cls) {
-  const deco = new MatchDecorator({ regexp: re, decoration: () => Decoration.mark({ class: cls }) });
+/* CUDA's words and the directive keywords, on top of C++'s highlighting
+ * (CUDA's words outside comments and strings only). */
+function wordMarker(re, cls, codeOnly) {
+  const mark = Decoration.mark({ class: cls });
+  const deco = new MatchDecorator({
+    regexp: re,
+    decorate: (add, from, to, match, view) => {
+      if (codeOnly) {
+        const node = syntaxTree(view.state).resolveInner(from, 1);
+        if (/Comment|String|Char/.test(node.name)) return;
+      }
+      add(from, to, mark);
+    },
+  });
   return ViewPlugin.fromClass(
     class {
       constructor(view) {
@@ -107,7 +119,7 @@ function wordMarker(re, cls) {
     { decorations: (v) => v.decorations },
   );
 }
-const cudaMarks = wordMarker(new RegExp("\\b(?:" + CUDA_WORDS.join("|") + ")\\b", "g"), "cm-cuda");
+const cudaMarks = wordMarker(new RegExp("\\b(?:" + CUDA_WORDS.join("|") + ")\\b", "g"), "cm-cuda", true);
 const directiveMarks = wordMarker(/^\s*\/\/\s*@(?:launch|const|scratch|tune|flags)\b/gm, "cm-directive");
 
 const theme = EditorView.theme({

@@ -382,6 +382,7 @@ async function main() {
       });
       check(active === 7, `clicking the diagnostic moves the cursor to line 7 (got ${active})`);
       check((await page.locator(".cm-lint-marker-error").count()) >= 1, "a marker in the gutter");
+      check(!(await page.locator(".testbar").isVisible()), "no test squares: no test ran");
       const r = await (await page.request.get(`${BASE}/api/submissions/${ids.ce}`)).json();
       testNames = r.result.tests.map((t) => t.name);
       check(testNames.length === problem.tests, "the result lists every test");

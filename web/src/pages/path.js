@@ -31,7 +31,7 @@ export async function render(ctx) {
       "section",
       { class: "card step", "aria-labelledby": `step-${s.n}` },
       h("h2", { id: `step-${s.n}` }, h("span", { class: "n" }, `Step ${s.n}`), s.title),
-      h("p", { class: "muted small" }, s.goal, ps.length ? ` · ${done} of ${ps.length} solved` : ""),
+      h("p", { class: "muted small" }, s.goal, signedIn && ps.length ? ` · ${done} of ${ps.length} solved` : ""),
       ps.length
         ? h(
             "ol",
