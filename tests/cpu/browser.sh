@@ -96,11 +96,14 @@ echo 'admin-password-1' >"$T/admin.pw"
         summary
     }
 
+abs_bin=$(realpath "$bin")
+abs_art=$(realpath "$art")
+root=$(pwd)
 out=$(
-    cd web && BW_BASE=$BASE BW_TMP=$T BW_ADMIN_PASSWORD=admin-password-1 BW_ARTIFACTS=$(cd .. && realpath "$art") \
-        BW_SERVER="$(realpath "../$bin/blockwise-server")" BW_JUDGED="$(realpath "../$bin/judged")" \
+    cd web && BW_BASE=$BASE BW_TMP=$T BW_ADMIN_PASSWORD=admin-password-1 BW_ARTIFACTS=$abs_art \
+        BW_SERVER="$abs_bin/blockwise-server" BW_JUDGED="$abs_bin/judged" \
         BW_CONF="$T/server.conf" BW_WORKER_TOKEN="$T/worker.token" BW_FAKE_TOKEN="$T/fake.token" \
-        BW_ROOT="$(cd .. && pwd)" CHROMIUM=$CHROMIUM \
+        BW_ROOT=$root CHROMIUM=$CHROMIUM \
         timeout 600 node test/browser.mjs 2>&1
 )
 rc=$?

@@ -75,10 +75,13 @@ cache=${BW_JUDGED_CACHE:-$HOME/.cache/blockwise}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if command -v node >/dev/null && [ -x "$CHROMIUM" ] && [ -d web/node_modules/playwright-core ] && [ "$web" = web/dist ]; then
     echo "in headless Chromium"
-    out=$(cd web && BW_MODE=gpu BW_BASE=$BASE BW_TMP=$T BW_ARTIFACTS="$(cd .. && realpath "$art")" \
-        BW_SERVER="$(realpath "../$bin/blockwise-server")" BW_JUDGED="$(realpath "../$bin/judged")" \
+    abs_bin=$(realpath "$bin")
+    abs_art=$(realpath "$art")
+    root=$(pwd)
+    out=$(cd web && BW_MODE=gpu BW_BASE=$BASE BW_TMP=$T BW_ARTIFACTS=$abs_art \
+        BW_SERVER="$abs_bin/blockwise-server" BW_JUDGED="$abs_bin/judged" \
         BW_CONF="$T/server.conf" BW_WORKER_TOKEN="$T/worker.token" BW_JUDGED_CACHE="$cache" \
-        BW_ROOT="$(cd .. && pwd)" CHROMIUM=$CHROMIUM timeout 900 node test/browser.mjs 2>&1)
+        BW_ROOT=$root CHROMIUM=$CHROMIUM timeout 900 node test/browser.mjs 2>&1)
     echo "$out"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$out" | tail -n 1)
     [ -n "$line" ] || line="0 passed, 1 failed, 0 skipped"
