@@ -49,8 +49,16 @@ export class ResultView {
     this.failedStage = null;
     this.waitingGpu = false;
     this.build();
-    this.setStage("queued");
-    this.say(sub.position ? `Queued: position ${sub.position}.` : "Queued.");
+    if (sub.waiting_for_gpu) {
+      /* compiled earlier by a compile-only worker (GET /api/submissions/{id} says so) */
+      this.waitingGpu = true;
+      this.setStage("gpu");
+      this.say(this.gpuWaitShort(sub.position));
+      this.renderWaiting();
+    } else {
+      this.setStage("queued");
+      this.say(sub.position ? `Queued: position ${sub.position}.` : "Queued.");
+    }
     this.stop = watchSubmission(sub.id, (name, data) => this.handle(name, data));
   }
 

@@ -598,6 +598,7 @@ async function main() {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${BASE}/#/p/vector-add`);
       await page.waitForSelector(".editor .cm-content");
+      await page.waitForSelector('[data-waiting="gpu"]'); /* bob's run, still waiting for a GPU, shown again */
       await page.getByRole("button", { name: /dark theme/ }).click();
       check((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "the dark theme is on");
       const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

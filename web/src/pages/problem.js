@@ -181,13 +181,12 @@ export async function render(ctx) {
       .then(async (r) => {
         const last = r.submissions[0];
         if (!last || results.sub) return;
-        if (last.state !== "done") {
+        const full = await get(`/submissions/${last.id}`);
+        if (results.sub) return;
+        if (full.state !== "done") {
           busy(true);
-          results.follow(last);
-        } else {
-          const full = await get(`/submissions/${last.id}`);
-          if (!results.sub) results.showFinal(full, false, { diagnostics: full.source === editor.text() });
-        }
+          results.follow(full);
+        } else results.showFinal(full, false, { diagnostics: full.source === editor.text() });
       })
       .catch(() => {});
 
