@@ -1,6 +1,7 @@
 # Blockwise - top-level build.
 #
-#   make              build everything into build/ (binaries in build/bin)
+#   make              build everything into build/ (binaries in build/bin), and the
+#                     web app into web/dist when npm is available (make web)
 #   make test         CPU suite (no GPU needed) + the same unit tests under ASan/UBSan
 #   make gpu-test     GPU suite on an existing build (never rebuilds; needs no -dev headers)
 #   make bench        benchmarks on the GPU machine, on an existing build
@@ -58,8 +59,17 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
         $(BUILD)/bin/blockwise-server
 
 .SECONDARY:
-.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
-all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load
+.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems web
+all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(if $(shell command -v npm 2>/dev/null),web)
+
+# The web app (web/README.md): npm ci only when web/node_modules is missing
+# (so an offline machine with node_modules builds), then esbuild into web/dist.
+WEB_SRC := $(wildcard web/src/*.js web/src/*/*.js web/src/*.css web/src/*.html web/src/*.svg) \
+           web/build.mjs web/package.json web/package-lock.json
+web: web/dist/index.html
+web/dist/index.html: $(WEB_SRC)
+	@[ -d web/node_modules ] || (cd web && npm ci --no-audit --no-fund)
+	cd web && node build.mjs
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -154,7 +164,7 @@ format-check:
 	@clang-format --dry-run --Werror $(C_FILES) && echo "format OK"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan web/dist
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -119,5 +119,6 @@
 #define BW_MAX_CONFIG_BYTES         (64 * 1024)        /* the server's config file */
 #define BW_MAX_MESSAGE_FIELD        4096               /* a worker's internal-error message, kept */
 #define BW_JUDGE_ATTEMPTS           3 /* leases of one submission before Judge Error */
+#define BW_MAX_STATUS_GPUS          8 /* GPU models named by GET /api/status */
 
 #endif

@@ -112,5 +112,7 @@ int files_h_get(struct http_request *req, struct http_response *res)
     res->content_type = files_content_type(path);
     http_add_header(req, res, "Cache-Control",
                     strstr(path, "/assets/") ? "public, max-age=31536000, immutable" : "no-cache");
+    if (strncmp(res->content_type, "text/html", 9) == 0)
+        http_add_header(req, res, "Content-Security-Policy", FILES_CSP);
     return 200;
 }

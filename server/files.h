@@ -19,4 +19,13 @@ const char *files_content_type(const char *name);
 
 int files_h_get(struct http_request *req, struct http_response *res);
 
+/* The policy of every HTML page served: scripts, styles, fonts and
+ * connections from this server only (the web app bundles everything);
+ * inline styles are allowed (KaTeX and CodeMirror set style attributes),
+ * inline scripts are not. */
+#define FILES_CSP                                                                                  \
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "                    \
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "               \
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 #endif

@@ -489,6 +489,43 @@ int queue_position(struct db_conn *c, int64_t id, int64_t *pos, char **cause)
                       id);
 }
 
+int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_status *out,
+                 char **cause)
+{
+    struct db_stmt *st = NULL;
+    int64_t since = now - lease_s;
+    memset(out, 0, sizeof(*out));
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'queued'), "
+                        "(SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND needs_gpu), "
+                        "(SELECT COUNT(*) FROM leases WHERE state = 'active'), "
+                        "(SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?), "
+                        "(SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ? "
+                        " AND can_execute)",
+                        "ii", since, since);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        out->queued = db_col_i64(st, 0);
+        out->waiting_gpu = db_col_i64(st, 1);
+        out->judging = db_col_i64(st, 2);
+        out->workers = db_col_i64(st, 3);
+        out->gpu_workers = db_col_i64(st, 4);
+        rc = BW_OK;
+    }
+    db_finish(st);
+    if (rc < 0)
+        return rc;
+    rc =
+        db_prepare(c, &st, cause,
+                   "SELECT DISTINCT gpu_name FROM workers WHERE disabled = 0 AND last_seen_at >= ? "
+                   "AND can_execute AND gpu_name IS NOT NULL AND gpu_name != '' "
+                   "ORDER BY gpu_name LIMIT ?",
+                   "ii", since, (int64_t)BW_MAX_STATUS_GPUS);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW)
+        snprintf(out->gpus[out->n_gpus++], sizeof(out->gpus[0]), "%s", db_col_text(st, 0));
+    db_finish(st);
+    return rc < 0 ? rc : BW_OK;
+}
+
 static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
 {
     int rc = db_run(c, cause,

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/limits.h"
 #include "common/verdict.h"
 
 struct db_conn;
@@ -111,6 +112,21 @@ int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64
 int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause);
 /* 1-based position of a queued submission (0 if it is not queued). */
 int queue_position(struct db_conn *c, int64_t id, int64_t *pos, char **cause);
+
+/* What anyone signed in may know about the judging capacity: the queue and
+ * the enabled workers that asked for work within the last lease_s seconds. */
+struct queue_status {
+    int64_t queued;      /* waiting for a worker (waiting_gpu included) */
+    int64_t waiting_gpu; /* compiled by a compile-only worker, waiting for a GPU worker */
+    int64_t judging;     /* under an active lease */
+    int64_t workers;     /* enabled workers seen lately */
+    int64_t gpu_workers; /* of those, the ones that can run kernels */
+    char gpus[BW_MAX_STATUS_GPUS][128]; /* distinct GPU models of those, by name */
+    size_t n_gpus;
+};
+
+int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_status *out,
+                 char **cause);
 
 /* Requeues one submission (any state) or every judged submission of a
  * problem; active leases become 'lost'. *n counts them. */

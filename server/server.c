@@ -34,8 +34,35 @@ static int h_health(struct http_request *req, struct http_response *res)
     return api_json(res, 200, json_pack("{s:b, s:i}", "ok", 1, "schema", db_schema_latest()));
 }
 
+/* The judging capacity for the web app: whether submissions will wait, and
+ * on which GPUs they would run. */
+static int h_status(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct queue_status q;
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_status(c, (int64_t)time(NULL), s->cfg->lease_s, &q, &cause);
+    db_release(s->db, c);
+    if (rc < 0) {
+        log_error("server: status: %s", cause ? cause : "database error");
+        free(cause);
+        return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
+    }
+    json_t *gpus = json_array();
+    for (size_t i = 0; i < q.n_gpus; i++)
+        json_array_append_new(gpus, json_string(q.gpus[i]));
+    return api_json(res, 200,
+                    json_pack("{s:{s:I, s:I, s:I}, s:{s:I, s:I, s:o}}", "queue", "queued",
+                              (json_int_t)q.queued, "waiting_for_gpu", (json_int_t)q.waiting_gpu,
+                              "judging", (json_int_t)q.judging, "workers", "alive",
+                              (json_int_t)q.workers, "gpu", (json_int_t)q.gpu_workers, "gpus",
+                              gpus));
+}
+
 static const struct route routes[] = {
     {HTTP_GET, "/api/health", h_health, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/api/status", h_status, 0, ACCESS_USER},
     {HTTP_POST, "/api/auth/signup", auth_h_signup, SMALL_BODY, ACCESS_PUBLIC},
     {HTTP_POST, "/api/auth/signin", auth_h_signin, SMALL_BODY, ACCESS_PUBLIC},
     {HTTP_POST, "/api/auth/signout", auth_h_signout, SMALL_BODY, ACCESS_PUBLIC},

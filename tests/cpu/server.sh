@@ -165,6 +165,8 @@ req GET "/api/problems/$(head -c 3000 /dev/zero | tr '\0' a)"
 check "an overlong URL is 414" '[ "$STATUS" = 414 ]'
 req GET /
 check "web/ is served at /" '[ "$STATUS" = 200 ] && [[ "$BODY" == *"<title>Blockwise"* ]]'
+check "HTML pages carry a content security policy (this server only)" \
+    'grep -qi "^Content-Security-Policy: default-src .self.; script-src .self.;" <<<"$HDRS"'
 req GET /../server.conf
 check "no escaping web/" '[ "$STATUS" = 404 ]'
 req GET /metrics
@@ -311,6 +313,7 @@ matrix "anonymous submit" 401 POST /api/submissions '{}'
 matrix "anonymous gradebook" 401 GET /api/gradebook.csv ""
 matrix "anonymous admin" 401 GET /api/admin/workers ""
 matrix "anonymous claim" 401 POST /api/judge/claim '{"wait":0}'
+matrix "anonymous status" 401 GET /api/status ""
 matrix "learner gradebook" 403 GET /api/gradebook.csv "" "${A[@]}"
 matrix "learner admin workers" 403 GET /api/admin/workers "" "${A[@]}"
 matrix "learner claim" 403 POST /api/judge/claim '{"wait":0}' "${A[@]}"
@@ -331,6 +334,9 @@ matrix "worker bundle" 200 GET "/api/judge/bundles/$HASH" "" "${WK[@]}"
 matrix "public leaderboard" 200 GET /api/problems/vector-add/leaderboard ""
 
 # --- the worker API: claim, progress, events, result --------------------------
+as alice GET /api/status
+check "/api/status: queued work and no worker yet" \
+    '[ "$STATUS" = 200 ] && [ "$(field .queue.queued)" -ge 1 ] && [ "$(field .workers.alive)" = 0 ] && [ "$(field .workers.gpu)" = 0 ] && [ "$(field ".workers.gpus | length")" = 0 ]'
 worker "$W1" POST /api/judge/register '{"hostname":"gpu-node","version":"1","can_execute":true,"gpu":{"name":"NVIDIA H200","sm_count":132,"copy_gbps":3900.0}}'
 check "a worker registers with its GPU figures" '[ "$STATUS" = 200 ] && [ "$(field .lease_seconds)" = 3 ]'
 worker "$W1" POST /api/judge/register '{"hostname":"gpu-node","can_execute":"yes"}'
@@ -437,6 +443,9 @@ check "a compile-only result is accepted" '[ "$STATUS" = 200 ]'
 as bob GET "/api/submissions/$B1"
 check "and the submission waits for a GPU worker" \
     '[ "$(field .state)" = queued ] && [ "$(field .waiting_for_gpu)" = true ]'
+as bob GET /api/status
+check "/api/status counts it as waiting for a GPU, the compile-only worker as alive" \
+    '[ "$(field .queue.waiting_for_gpu)" -ge 1 ] && [ "$(field .workers.alive)" -ge 1 ]'
 worker "$W2" POST /api/judge/claim '{"wait":1}'
 check "the compile-only worker gets the next one, not that one" '[ "$(field .submission)" = "$B2" ]'
 LB2=$(field .lease)

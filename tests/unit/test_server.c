@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -431,6 +432,67 @@ TEST(queue_compile_only_waits_for_gpu)
     CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);  /* a GPU worker takes it */
     CHECK_INT_EQ(j.attempt, 1);
     job_release(&j);
+    free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+TEST(queue_status_counts_queue_and_live_workers)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 3);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    struct queue_status q;
+    /* Nobody has asked for work yet: no live worker. */
+    CHECK_INT_EQ(queue_status(c, 1000, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.queued, 3);
+    CHECK_INT_EQ(q.waiting_gpu, 0);
+    CHECK_INT_EQ(q.judging, 0);
+    CHECK_INT_EQ(q.workers, 0);
+    CHECK_INT_EQ(q.gpu_workers, 0);
+    CHECK_INT_EQ(q.n_gpus, 0);
+    CHECK_INT_EQ(
+        db_run(c, &cause, "UPDATE workers SET last_seen_at = ?", "i", (int64_t)time(NULL) - 10),
+        BW_OK);
+    CHECK_INT_EQ(db_exec(c, "UPDATE workers SET gpu_name = 'NVIDIA H200' WHERE name = 'w'", &cause),
+                 BW_OK);
+    /* The compile-only worker compiles one while the GPU worker takes another. */
+    struct job j, k;
+    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    struct body_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_NONE;
+    r->message = "";
+    r->gpu_name = "";
+    struct stored out;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &k, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
+    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.queued, 2);
+    CHECK_INT_EQ(q.waiting_gpu, 1);
+    CHECK_INT_EQ(q.judging, 1);
+    CHECK_INT_EQ(q.workers, 2);
+    CHECK_INT_EQ(q.gpu_workers, 1);
+    CHECK_INT_EQ(q.n_gpus, 1);
+    CHECK_STR_EQ(q.gpus[0], "NVIDIA H200");
+    /* Disabled workers and workers silent for longer than a lease do not count. */
+    CHECK_INT_EQ(db_exec(c, "UPDATE workers SET disabled = 1 WHERE name = 'w'", &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.workers, 1);
+    CHECK_INT_EQ(q.gpu_workers, 0);
+    CHECK_INT_EQ(q.n_gpus, 0);
+    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL) + 7200, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.workers, 0);
+    job_release(&j);
+    job_release(&k);
     free(r);
     free(cause);
     db_release(db, c);
