@@ -471,6 +471,9 @@ template <class T, class P> inline simt_vptr<T> simt_vcast(P *p)
 }
 template <class T> inline T __ldg(simt_vptr<T> p) { return *p; }
 template <class T> inline T __ldcs(simt_vptr<T> p) { return *p; }
+template <class T> inline T __ldlu(simt_vptr<T> p) { return *p; }
+template <class T, class V> inline void __stcs(simt_vptr<T> p, V v) { *p = v; }
+template <class T, class V> inline void __stwt(simt_vptr<T> p, V v) { *p = v; }
 
 /* ---- launching ---------------------------------------------------------- */
 struct simt_arg {
