@@ -379,6 +379,7 @@ enum ptx_op {
     PTX_LDMATRIX,    /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 */
     PTX_CP_ASYNC,    /* cp.async.{ca,cg}.shared.global [dst], [src], bytes[, src_bytes] */
     PTX_NOP,         /* cp.async.commit_group / wait_group / wait_all */
+    PTX_EX2,         /* ex2.approx[.ftz].f32 d, a: per thread */
 };
 struct ptx_insn {
     ptx_op op;
@@ -413,6 +414,9 @@ static const ptx_insn &ptx_parse(const char *text)
         in.op = PTX_NOP;
     } else if (has("cp.async.")) {
         in.op = PTX_CP_ASYNC;
+    } else if (has("ex2.approx") && has(".f32")) {
+        in.op = PTX_EX2;
+        in.trans = has(".ftz"); /* reused as the ftz flag */
     } else {
         simt_fail("JE", "the emulator does not know this PTX: %s", text);
     }
@@ -457,6 +461,19 @@ void simt_ptx(const char *text, std::initializer_list<simt_out> outs, std::initi
     ptx_operands ops{std::vector<simt_out>(outs), std::vector<uint64_t>(ins), outs.size()};
     if (in.op == PTX_NOP)
         return;
+    if (in.op == PTX_EX2) {
+        /* the hardware's result is within 2^-22 relative; exp2f is within 2 ulp */
+        uint32_t xb = (uint32_t)ops.get(in.regs[1]);
+        float x, y;
+        memcpy(&x, &xb, 4);
+        y = exp2f(x);
+        if (in.trans && std::fpclassify(y) == FP_SUBNORMAL)
+            y = 0.0f;
+        uint32_t yb;
+        memcpy(&yb, &y, 4);
+        ops.set32(in.regs[0], yb);
+        return;
+    }
     if (in.op == PTX_CP_ASYNC) {
         void *dst = simt_shared_ptr((unsigned)ops.get(in.regs[0]));
         const void *src = (const void *)(uintptr_t)ops.get(in.regs[1]);
@@ -545,15 +562,36 @@ static void ptx_warp(const ptx_insn *in, simt_warp_op **lanes)
             C[g + 8][2 * t + 1] = c[3];
         }
     }
-    /* products are exact; the sum of 16 products and C is rounded once */
+    /* Hopper's datapath as measured by MMA-Sim (arXiv 2511.10909, Microsoft):
+     * the 16 exact products and the accumulator are aligned to the largest
+     * exponent and truncated to 25 fractional bits, summed exactly, then
+     * truncated to fp32 (fp32 accumulators) or rounded to nearest-even fp16
+     * (fp16 accumulators). */
     float D[16][8];
     uint16_t Dh[16][8];
     for (int r = 0; r < 16; r++)
         for (int c = 0; c < 8; c++) {
-            double s = C[r][c];
+            double t[17];
+            t[16] = C[r][c];
             for (int k = 0; k < 16; k++)
-                s += A[r][k] * B[k][c];
-            D[r][c] = (float)s;
+                t[k] = A[r][k] * B[k][c];
+            int emax = INT32_MIN;
+            for (int k = 0; k < 17; k++)
+                if (t[k] != 0) {
+                    int e;
+                    frexp(t[k], &e);
+                    emax = std::max(emax, e - 1);
+                }
+            double s = 0;
+            if (emax != INT32_MIN) {
+                const double q = ldexp(1.0, emax - 25);
+                for (int k = 0; k < 17; k++)
+                    s += trunc(t[k] / q) * q; /* exact: at most ~31 significant bits */
+            }
+            float f = (float)s;
+            if (fabs((double)f) > fabs(s))
+                f = nextafterf(f, 0.0f); /* truncate toward zero */
+            D[r][c] = f;
             Dh[r][c] = simt_d2h(s);
         }
     for (int l = 0; l < 32; l++) {
