@@ -33,11 +33,11 @@
 #define __forceinline__ inline
 #define __noinline__
 #define __launch_bounds__(...)
-#define __shared__ static
+#define __shared__   static
 #define __constant__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __restrict__ __restrict
-#define __CUDA_ARCH__ 900
+#define __CUDA_ARCH__  900
 #define __CUDACC_RTC__ 1
 
 /* ---- vector types ------------------------------------------------------- */
@@ -51,12 +51,18 @@ struct uint3 {
     struct __attribute__((aligned(A))) N {                                                         \
         T x, y;                                                                                    \
     };                                                                                             \
-    inline N make_##N(T x, T y) { return N{x, y}; }
+    inline N make_##N(T x, T y)                                                                    \
+    {                                                                                              \
+        return N{x, y};                                                                            \
+    }
 #define SIMT_VEC4(T, N, A)                                                                         \
     struct __attribute__((aligned(A))) N {                                                         \
         T x, y, z, w;                                                                              \
     };                                                                                             \
-    inline N make_##N(T x, T y, T z, T w) { return N{x, y, z, w}; }
+    inline N make_##N(T x, T y, T z, T w)                                                          \
+    {                                                                                              \
+        return N{x, y, z, w};                                                                      \
+    }
 SIMT_VEC2(float, float2, 8)
 SIMT_VEC4(float, float4, 16)
 SIMT_VEC2(int, int2, 8)
@@ -110,12 +116,12 @@ enum simt_op_kind {
 struct simt_warp_op {
     int kind;
     unsigned mask;
-    uint64_t value;   /* this lane's operand (raw bits) */
-    int arg;          /* source lane, xor mask or delta */
-    int width;        /* shuffle segment width */
-    uint64_t result;  /* written by the resolver */
-    const void *ptx;  /* SIMT_OP_PTX: the parsed instruction */
-    void **outs;      /* SIMT_OP_PTX: output operand addresses */
+    uint64_t value;  /* this lane's operand (raw bits) */
+    int arg;         /* source lane, xor mask or delta */
+    int width;       /* shuffle segment width */
+    uint64_t result; /* written by the resolver */
+    const void *ptx; /* SIMT_OP_PTX: the parsed instruction */
+    void **outs;     /* SIMT_OP_PTX: output operand addresses */
     const uint64_t *ins;
 };
 
@@ -231,26 +237,75 @@ inline unsigned atomicInc(unsigned *p, unsigned lim)
     *p = old >= lim ? 0 : old + 1;
     return old;
 }
-inline void __threadfence() {}
-inline void __threadfence_block() {}
+inline void __threadfence()
+{
+}
+inline void __threadfence_block()
+{
+}
 
 /* ---- bit casts and integer intrinsics ---------------------------------- */
-inline float __int_as_float(int i) { return simt_from_bits<float>((uint32_t)i); }
-inline float __uint_as_float(unsigned i) { return simt_from_bits<float>(i); }
-inline int __float_as_int(float f) { return (int)(uint32_t)simt_bits(f); }
-inline unsigned __float_as_uint(float f) { return (uint32_t)simt_bits(f); }
-inline double __longlong_as_double(long long i) { return simt_from_bits<double>((uint64_t)i); }
-inline long long __double_as_longlong(double d) { return (long long)simt_bits(d); }
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+inline float __int_as_float(int i)
+{
+    return simt_from_bits<float>((uint32_t)i);
+}
+inline float __uint_as_float(unsigned i)
+{
+    return simt_from_bits<float>(i);
+}
+inline int __float_as_int(float f)
+{
+    return (int)(uint32_t)simt_bits(f);
+}
+inline unsigned __float_as_uint(float f)
+{
+    return (uint32_t)simt_bits(f);
+}
+inline double __longlong_as_double(long long i)
+{
+    return simt_from_bits<double>((uint64_t)i);
+}
+inline long long __double_as_longlong(double d)
+{
+    return (long long)simt_bits(d);
+}
+inline int __popc(unsigned x)
+{
+    return __builtin_popcount(x);
+}
+inline int __clz(int x)
+{
+    return x ? __builtin_clz((unsigned)x) : 32;
+}
+inline int __ffs(int x)
+{
+    return __builtin_ffs(x);
+}
+inline int __clzll(long long x)
+{
+    return x ? __builtin_clzll((unsigned long long)x) : 64;
+}
 
-template <class T> inline T __ldg(const T *p) { return *p; }
-template <class T> inline T __ldcs(const T *p) { return *p; }
-template <class T> inline T __ldlu(const T *p) { return *p; }
-template <class T> inline void __stcs(T *p, T v) { *p = v; }
-template <class T> inline void __stwt(T *p, T v) { *p = v; }
+template <class T> inline T __ldg(const T *p)
+{
+    return *p;
+}
+template <class T> inline T __ldcs(const T *p)
+{
+    return *p;
+}
+template <class T> inline T __ldlu(const T *p)
+{
+    return *p;
+}
+template <class T> inline void __stcs(T *p, T v)
+{
+    *p = v;
+}
+template <class T> inline void __stwt(T *p, T v)
+{
+    *p = v;
+}
 
 /* min / max as CUDA overloads them (mixed int widths promote) */
 template <class A, class B> inline auto min(A a, B b) -> std::common_type_t<A, B>
@@ -266,37 +321,100 @@ template <class A, class B> inline auto max(A a, B b) -> std::common_type_t<A, B
 
 /* ---- float math --------------------------------------------------------- */
 using std::fabs;
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-inline float __expf(float x) { return expf(x); }
-inline float __logf(float x) { return logf(x); }
-inline float __log2f(float x) { return log2f(x); }
-inline float __exp10f(float x) { return exp10f(x); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return sqrtf(x); }
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
-inline float __saturatef(float x) { return x < 0 ? 0.0f : (x > 1 ? 1.0f : x); }
+inline float rsqrtf(float x)
+{
+    return 1.0f / sqrtf(x);
+}
+inline double rsqrt(double x)
+{
+    return 1.0 / sqrt(x);
+}
+inline float __expf(float x)
+{
+    return expf(x);
+}
+inline float __logf(float x)
+{
+    return logf(x);
+}
+inline float __log2f(float x)
+{
+    return log2f(x);
+}
+inline float __exp10f(float x)
+{
+    return exp10f(x);
+}
+inline float __fdividef(float a, float b)
+{
+    return a / b;
+}
+inline float __frcp_rn(float x)
+{
+    return 1.0f / x;
+}
+inline float __fsqrt_rn(float x)
+{
+    return sqrtf(x);
+}
+inline float __fmaf_rn(float a, float b, float c)
+{
+    return fmaf(a, b, c);
+}
+inline float __fmul_rn(float a, float b)
+{
+    return a * b;
+}
+inline float __fadd_rn(float a, float b)
+{
+    return a + b;
+}
+inline float __fsub_rn(float a, float b)
+{
+    return a - b;
+}
+inline float __fdiv_rn(float a, float b)
+{
+    return a / b;
+}
+inline double __dadd_rn(double a, double b)
+{
+    return a + b;
+}
+inline double __dmul_rn(double a, double b)
+{
+    return a * b;
+}
+inline float __saturatef(float x)
+{
+    return x < 0 ? 0.0f : (x > 1 ? 1.0f : x);
+}
 
 /* ---- fp16 and bf16 ----------------------------------------------------- */
-uint16_t simt_f2h(float f);  /* round to nearest even */
+uint16_t simt_f2h(float f); /* round to nearest even */
 float simt_h2f(uint16_t h);
 uint16_t simt_f2bf(float f); /* round to nearest even */
-inline float simt_bf2f(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
+inline float simt_bf2f(uint16_t b)
+{
+    return __uint_as_float((uint32_t)b << 16);
+}
 
 struct __half {
     uint16_t __x;
     __half() = default;
-    __half(float f) : __x(simt_f2h(f)) {}
-    __half(double f) : __x(simt_f2h((float)f)) {}
-    __half(int f) : __x(simt_f2h((float)f)) {}
-    operator float() const { return simt_h2f(__x); }
+    __half(float f) : __x(simt_f2h(f))
+    {
+    }
+    __half(double f) : __x(simt_f2h((float)f))
+    {
+    }
+    __half(int f) : __x(simt_f2h((float)f))
+    {
+    }
+    operator float() const
+    {
+        return simt_h2f(__x);
+    }
 };
 struct __attribute__((aligned(4))) __half2 {
     __half x, y;
@@ -310,10 +428,19 @@ struct __half_raw {
 struct __nv_bfloat16 {
     uint16_t __x;
     __nv_bfloat16() = default;
-    __nv_bfloat16(float f) : __x(simt_f2bf(f)) {}
-    __nv_bfloat16(double f) : __x(simt_f2bf((float)f)) {}
-    __nv_bfloat16(int f) : __x(simt_f2bf((float)f)) {}
-    operator float() const { return simt_bf2f(__x); }
+    __nv_bfloat16(float f) : __x(simt_f2bf(f))
+    {
+    }
+    __nv_bfloat16(double f) : __x(simt_f2bf((float)f))
+    {
+    }
+    __nv_bfloat16(int f) : __x(simt_f2bf((float)f))
+    {
+    }
+    operator float() const
+    {
+        return simt_bf2f(__x);
+    }
 };
 struct __attribute__((aligned(4))) __nv_bfloat162 {
     __nv_bfloat16 x, y;
@@ -334,59 +461,161 @@ inline __nv_bfloat16 simt_mkbf(uint16_t b)
     return h;
 }
 
-inline __half __float2half(float f) { return simt_mkh(simt_f2h(f)); }
-inline __half __float2half_rn(float f) { return simt_mkh(simt_f2h(f)); }
-inline float __half2float(__half h) { return simt_h2f(h.__x); }
-inline __half2 __floats2half2_rn(float a, float b) { return __half2{__float2half(a), __float2half(b)}; }
-inline __half2 __float22half2_rn(float2 f) { return __floats2half2_rn(f.x, f.y); }
-inline __half2 __float2half2_rn(float f) { return __floats2half2_rn(f, f); }
-inline float2 __half22float2(__half2 h) { return float2{__half2float(h.x), __half2float(h.y)}; }
-inline float __low2float(__half2 h) { return __half2float(h.x); }
-inline float __high2float(__half2 h) { return __half2float(h.y); }
-inline __half __low2half(__half2 h) { return h.x; }
-inline __half __high2half(__half2 h) { return h.y; }
-inline __half2 __halves2half2(__half a, __half b) { return __half2{a, b}; }
-inline __half2 __half2half2(__half a) { return __half2{a, a}; }
-inline unsigned short __half_as_ushort(__half h) { return h.__x; }
-inline __half __ushort_as_half(unsigned short u) { return simt_mkh(u); }
-inline short __half_as_short(__half h) { return (short)h.__x; }
-inline __half __short_as_half(short u) { return simt_mkh((uint16_t)u); }
+inline __half __float2half(float f)
+{
+    return simt_mkh(simt_f2h(f));
+}
+inline __half __float2half_rn(float f)
+{
+    return simt_mkh(simt_f2h(f));
+}
+inline float __half2float(__half h)
+{
+    return simt_h2f(h.__x);
+}
+inline __half2 __floats2half2_rn(float a, float b)
+{
+    return __half2{__float2half(a), __float2half(b)};
+}
+inline __half2 __float22half2_rn(float2 f)
+{
+    return __floats2half2_rn(f.x, f.y);
+}
+inline __half2 __float2half2_rn(float f)
+{
+    return __floats2half2_rn(f, f);
+}
+inline float2 __half22float2(__half2 h)
+{
+    return float2{__half2float(h.x), __half2float(h.y)};
+}
+inline float __low2float(__half2 h)
+{
+    return __half2float(h.x);
+}
+inline float __high2float(__half2 h)
+{
+    return __half2float(h.y);
+}
+inline __half __low2half(__half2 h)
+{
+    return h.x;
+}
+inline __half __high2half(__half2 h)
+{
+    return h.y;
+}
+inline __half2 __halves2half2(__half a, __half b)
+{
+    return __half2{a, b};
+}
+inline __half2 __half2half2(__half a)
+{
+    return __half2{a, a};
+}
+inline unsigned short __half_as_ushort(__half h)
+{
+    return h.__x;
+}
+inline __half __ushort_as_half(unsigned short u)
+{
+    return simt_mkh(u);
+}
+inline short __half_as_short(__half h)
+{
+    return (short)h.__x;
+}
+inline __half __short_as_half(short u)
+{
+    return simt_mkh((uint16_t)u);
+}
 /* fp16 arithmetic: exact in double, then one rounding (as the hardware does) */
-inline __half simt_h_round(double v) { return simt_mkh(simt_f2h((float)v)); }
+inline __half simt_h_round(double v)
+{
+    return simt_mkh(simt_f2h((float)v));
+}
 uint16_t simt_d2h(double d);
-inline __half __hadd(__half a, __half b) { return simt_mkh(simt_d2h((double)(float)a + (float)b)); }
-inline __half __hsub(__half a, __half b) { return simt_mkh(simt_d2h((double)(float)a - (float)b)); }
-inline __half __hmul(__half a, __half b) { return simt_mkh(simt_d2h((double)(float)a * (float)b)); }
+inline __half __hadd(__half a, __half b)
+{
+    return simt_mkh(simt_d2h((double)(float)a + (float)b));
+}
+inline __half __hsub(__half a, __half b)
+{
+    return simt_mkh(simt_d2h((double)(float)a - (float)b));
+}
+inline __half __hmul(__half a, __half b)
+{
+    return simt_mkh(simt_d2h((double)(float)a * (float)b));
+}
 inline __half __hfma(__half a, __half b, __half c)
 {
     return simt_mkh(simt_d2h((double)(float)a * (double)(float)b + (double)(float)c));
 }
-inline __half __hmax(__half a, __half b) { return (float)a < (float)b ? b : a; }
-inline __half __hmin(__half a, __half b) { return (float)b < (float)a ? b : a; }
-inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
-inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
+inline __half __hmax(__half a, __half b)
+{
+    return (float)a < (float)b ? b : a;
+}
+inline __half __hmin(__half a, __half b)
+{
+    return (float)b < (float)a ? b : a;
+}
+inline __half2 __hadd2(__half2 a, __half2 b)
+{
+    return __half2{__hadd(a.x, b.x), __hadd(a.y, b.y)};
+}
+inline __half2 __hmul2(__half2 a, __half2 b)
+{
+    return __half2{__hmul(a.x, b.x), __hmul(a.y, b.y)};
+}
 inline __half2 __hfma2(__half2 a, __half2 b, __half2 c)
 {
     return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
 }
 
-inline __nv_bfloat16 __float2bfloat16(float f) { return simt_mkbf(simt_f2bf(f)); }
-inline __nv_bfloat16 __float2bfloat16_rn(float f) { return simt_mkbf(simt_f2bf(f)); }
-inline float __bfloat162float(__nv_bfloat16 h) { return simt_bf2f(h.__x); }
+inline __nv_bfloat16 __float2bfloat16(float f)
+{
+    return simt_mkbf(simt_f2bf(f));
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float f)
+{
+    return simt_mkbf(simt_f2bf(f));
+}
+inline float __bfloat162float(__nv_bfloat16 h)
+{
+    return simt_bf2f(h.__x);
+}
 inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b)
 {
     return __nv_bfloat162{__float2bfloat16(a), __float2bfloat16(b)};
 }
-inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __floats2bfloat162_rn(f.x, f.y); }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f)
+{
+    return __floats2bfloat162_rn(f.x, f.y);
+}
 inline float2 __bfloat1622float2(__nv_bfloat162 h)
 {
     return float2{__bfloat162float(h.x), __bfloat162float(h.y)};
 }
-inline float __low2float(__nv_bfloat162 h) { return __bfloat162float(h.x); }
-inline float __high2float(__nv_bfloat162 h) { return __bfloat162float(h.y); }
-inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162{a, b}; }
-inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
-inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { return simt_mkbf(u); }
+inline float __low2float(__nv_bfloat162 h)
+{
+    return __bfloat162float(h.x);
+}
+inline float __high2float(__nv_bfloat162 h)
+{
+    return __bfloat162float(h.y);
+}
+inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b)
+{
+    return __nv_bfloat162{a, b};
+}
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h)
+{
+    return h.__x;
+}
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short u)
+{
+    return simt_mkbf(u);
+}
 uint16_t simt_d2bf(double d);
 inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b)
 {
@@ -433,7 +662,8 @@ template <class T> inline uint64_t simt_i(const T &v)
     else
         return simt_bits(v);
 }
-void simt_ptx(const char *text, std::initializer_list<simt_out> outs, std::initializer_list<uint64_t> ins);
+void simt_ptx(const char *text, std::initializer_list<simt_out> outs,
+              std::initializer_list<uint64_t> ins);
 
 /* ---- vector pointers: alignment checked on access -------------------- */
 /* simt.py rewrites reinterpret_cast<V*>(p) for vector types V into
@@ -461,16 +691,43 @@ template <class T> struct simt_vptr {
         check(p);
         return p;
     }
-    simt_vptr operator+(long long i) const { return simt_vptr{p + i}; }
-    simt_vptr operator-(long long i) const { return simt_vptr{p - i}; }
-    operator T *() const { return p; }
+    simt_vptr operator+(long long i) const
+    {
+        return simt_vptr{p + i};
+    }
+    simt_vptr operator-(long long i) const
+    {
+        return simt_vptr{p - i};
+    }
+    operator T *() const
+    {
+        return p;
+    }
 };
 template <class T, class P> inline simt_vptr<T> simt_vcast(P *p)
 {
     return simt_vptr<T>{reinterpret_cast<T *>(p)};
 }
-template <class T> inline T __ldg(simt_vptr<T> p) { return *p; }
-template <class T> inline T __ldcs(simt_vptr<T> p) { return *p; }
+template <class T> inline T __ldg(simt_vptr<T> p)
+{
+    return *p;
+}
+template <class T> inline T __ldcs(simt_vptr<T> p)
+{
+    return *p;
+}
+template <class T> inline T __ldlu(simt_vptr<T> p)
+{
+    return *p;
+}
+template <class T, class V> inline void __stcs(simt_vptr<T> p, V v)
+{
+    *p = v;
+}
+template <class T, class V> inline void __stwt(simt_vptr<T> p, V v)
+{
+    *p = v;
+}
 
 /* ---- launching ---------------------------------------------------------- */
 struct simt_arg {
@@ -502,7 +759,8 @@ template <class T> inline T simt_arg_as(const simt_arg &a)
 template <class... P> void simt_call(void (*k)(P...), const simt_launch &l)
 {
     if ((int)sizeof...(P) != l.nargs)
-        simt_fail("CE", "kernel takes %d arguments, the launch passes %d", (int)sizeof...(P), l.nargs);
+        simt_fail("CE", "kernel takes %d arguments, the launch passes %d", (int)sizeof...(P),
+                  l.nargs);
     int i = 0;
     std::tuple<std::decay_t<P>...> args{simt_arg_as<std::decay_t<P>>(l.args[i++])...};
     struct ctx_t {
@@ -510,7 +768,8 @@ template <class... P> void simt_call(void (*k)(P...), const simt_launch &l)
         std::tuple<std::decay_t<P>...> *args;
     } ctx{k, &args};
     simt_run_grid(
-        l, [](void *c) {
+        l,
+        [](void *c) {
             ctx_t *x = (ctx_t *)c;
             std::apply(x->k, *x->args);
         },

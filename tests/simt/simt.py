@@ -17,6 +17,8 @@ Options:
   --case REGEX    only test cases whose name matches
   --seed S        the secret seed (default 1)
   --verbose       print every case's line
+  SIMT_ROUNDED_REF=1 in the environment compares with the reference rounded to
+  the output's dtype (docs/problem-format.md) instead of unrounded (compare.c).
   --all           run every case even after a failure (with --verbose: which cases fail)
   --tune NAME=V   choose a @tune value (repeatable)
   --extra SIZES:PROFILE  an extra case, e.g. M=256,K=131072:uniform (repeatable)
@@ -219,7 +221,8 @@ def build(path, src, consts, kernels):
         table += '    {"%s", [](const simt_launch &l) { simt_call(%s, l); }},\n' % (k, k)
     table += "};\nextern const int simt_n_kernels = %d;\n" % len(set(kernels))
     unit = text + table
-    key = hashlib.sha1((unit + json.dumps(consts, sort_keys=True)).encode()).hexdigest()[:16]
+    runtime = "".join(open(os.path.join(HERE, f)).read() for f in ("simt.h", "simt_rt.cpp", "simt_main.cpp"))
+    key = hashlib.sha1((unit + json.dumps(consts, sort_keys=True) + runtime).encode()).hexdigest()[:16]
     os.makedirs(BUILD, exist_ok=True)
     binary = os.path.join(BUILD, "bin-" + key)
     if os.path.exists(binary):

@@ -63,15 +63,24 @@ static size_t dtype_bytes(const std::string &d)
 }
 static uint32_t dtype_code(const std::string &d)
 {
-    if (d == "fp64") return DTYPE_FP64;
-    if (d == "fp32") return DTYPE_FP32;
-    if (d == "fp16") return DTYPE_FP16;
-    if (d == "bf16") return DTYPE_BF16;
-    if (d == "int8") return DTYPE_INT8;
-    if (d == "uint8") return DTYPE_UINT8;
-    if (d == "int32") return DTYPE_INT32;
-    if (d == "uint32") return DTYPE_UINT32;
-    if (d == "int64") return DTYPE_INT64;
+    if (d == "fp64")
+        return DTYPE_FP64;
+    if (d == "fp32")
+        return DTYPE_FP32;
+    if (d == "fp16")
+        return DTYPE_FP16;
+    if (d == "bf16")
+        return DTYPE_BF16;
+    if (d == "int8")
+        return DTYPE_INT8;
+    if (d == "uint8")
+        return DTYPE_UINT8;
+    if (d == "int32")
+        return DTYPE_INT32;
+    if (d == "uint32")
+        return DTYPE_UINT32;
+    if (d == "int64")
+        return DTYPE_INT64;
     return DTYPE_UINT64;
 }
 static bool is_float(const std::string &d)
@@ -82,23 +91,58 @@ static bool is_float(const std::string &d)
 static double load_value(const buffer &b, size_t i)
 {
     const unsigned char *q = b.p + i * b.esize;
-    if (b.dtype == "fp64") { double v; memcpy(&v, q, 8); return v; }
-    if (b.dtype == "fp32") { float v; memcpy(&v, q, 4); return v; }
-    if (b.dtype == "fp16") { uint16_t v; memcpy(&v, q, 2); return simt_h2f(v); }
-    if (b.dtype == "bf16") { uint16_t v; memcpy(&v, q, 2); return simt_bf2f(v); }
-    if (b.dtype == "int32") { int32_t v; memcpy(&v, q, 4); return v; }
-    if (b.dtype == "int64") { int64_t v; memcpy(&v, q, 8); return (double)v; }
-    if (b.dtype == "uint32") { uint32_t v; memcpy(&v, q, 4); return v; }
-    if (b.dtype == "int8") return (double)(int8_t)*q;
-    if (b.dtype == "uint8") return (double)*q;
-    uint64_t v; memcpy(&v, q, 8); return (double)v;
+    if (b.dtype == "fp64") {
+        double v;
+        memcpy(&v, q, 8);
+        return v;
+    }
+    if (b.dtype == "fp32") {
+        float v;
+        memcpy(&v, q, 4);
+        return v;
+    }
+    if (b.dtype == "fp16") {
+        uint16_t v;
+        memcpy(&v, q, 2);
+        return simt_h2f(v);
+    }
+    if (b.dtype == "bf16") {
+        uint16_t v;
+        memcpy(&v, q, 2);
+        return simt_bf2f(v);
+    }
+    if (b.dtype == "int32") {
+        int32_t v;
+        memcpy(&v, q, 4);
+        return v;
+    }
+    if (b.dtype == "int64") {
+        int64_t v;
+        memcpy(&v, q, 8);
+        return (double)v;
+    }
+    if (b.dtype == "uint32") {
+        uint32_t v;
+        memcpy(&v, q, 4);
+        return v;
+    }
+    if (b.dtype == "int8")
+        return (double)(int8_t)*q;
+    if (b.dtype == "uint8")
+        return (double)*q;
+    uint64_t v;
+    memcpy(&v, q, 8);
+    return (double)v;
 }
 
 static double round_to(const std::string &d, double v)
 {
-    if (d == "fp32") return (double)(float)v;
-    if (d == "fp16") return simt_h2f(simt_d2h(v));
-    if (d == "bf16") return simt_bf2f(simt_d2bf(v));
+    if (d == "fp32")
+        return (double)(float)v;
+    if (d == "fp16")
+        return simt_h2f(simt_d2h(v));
+    if (d == "bf16")
+        return simt_bf2f(simt_d2bf(v));
     return v;
 }
 
@@ -107,7 +151,8 @@ static void alloc(buffer &b)
     size_t bytes = b.count * b.esize;
     size_t data = (bytes + 4095) & ~(size_t)4095;
     b.span = 4096 + kGuard + data + kGuard + 4096;
-    void *m = mmap(nullptr, b.span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *m = mmap(nullptr, b.span, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         simt_fail("JE", "cannot map %zu bytes for %s", b.span, b.name.c_str());
     b.base = (unsigned char *)m;
@@ -124,11 +169,13 @@ static std::string guard_report(const buffer &b)
     size_t bytes = b.count * b.esize;
     for (size_t i = 0; i < kGuard; i++)
         if (b.base[4096 + i] != 0xA5)
-            return "wrote before the start of " + b.name + " (byte " + std::to_string((long long)i - (long long)kGuard) + ")";
+            return "wrote before the start of " + b.name + " (byte " +
+                   std::to_string((long long)i - (long long)kGuard) + ")";
     const unsigned char *end = b.p + bytes, *stop = b.base + b.span - 4096;
     for (const unsigned char *q = end; q < stop; q++)
         if (*q != 0xA5)
-            return "wrote past the end of " + b.name + " (byte " + std::to_string(q - end) + " after it)";
+            return "wrote past the end of " + b.name + " (byte " + std::to_string(q - end) +
+                   " after it)";
     return "";
 }
 
@@ -141,7 +188,8 @@ static void on_segv(int, siginfo_t *si, void *)
         if (a >= b.base && a < b.base + b.span) {
             char msg[256];
             snprintf(msg, sizeof msg, "MV: memory fault %td bytes %s %s\n",
-                     a < b.p ? b.p - a : a - (b.p + b.count * b.esize), a < b.p ? "before" : "after", b.name.c_str());
+                     a < b.p ? b.p - a : a - (b.p + b.count * b.esize),
+                     a < b.p ? "before" : "after", b.name.c_str());
             ssize_t r = write(1, msg, strlen(msg));
             (void)r;
             _exit(0);
@@ -232,28 +280,43 @@ int main(int argc, char **argv)
             g.stream = (uint32_t)strtoul(tok[2].c_str(), nullptr, 10);
             g.row_len = b->rowlen;
             const std::string &kind = tok[3];
-            g.kind = kind == "uniform" ? GEN_UNIFORM : kind == "normal" ? GEN_NORMAL
-                   : kind == "loguniform" ? GEN_LOGUNIFORM : kind == "const" ? GEN_CONST : GEN_RANDINT;
+            g.kind = kind == "uniform"      ? GEN_UNIFORM
+                     : kind == "normal"     ? GEN_NORMAL
+                     : kind == "loguniform" ? GEN_LOGUNIFORM
+                     : kind == "const"      ? GEN_CONST
+                                            : GEN_RANDINT;
             for (size_t i = 4; i < tok.size(); i++) {
                 std::string t = tok[i];
                 size_t eq = t.find('=');
                 std::string key = t.substr(0, eq), val = t.substr(eq + 1);
                 double d = strtod(val.c_str(), nullptr);
-                if (key == "a") g.a = d;
-                else if (key == "b") g.b = d;
-                else if (key == "ilo") g.ilo = strtoll(val.c_str(), nullptr, 10);
-                else if (key == "ihi") g.ihi = strtoll(val.c_str(), nullptr, 10);
-                else if (key == "signed") g.flags |= GEN_SIGNED;
-                else if (key == "negate") g.flags |= GEN_NEGATE;
-                else if (key == "row_lo") { g.flags |= GEN_ROW_OFFSET; g.row_lo = d; }
-                else if (key == "row_hi") g.row_hi = d;
-                else if (key == "spike") { g.flags |= GEN_SPIKE; g.spike = d; }
-                else if (key == "special") {
+                if (key == "a")
+                    g.a = d;
+                else if (key == "b")
+                    g.b = d;
+                else if (key == "ilo")
+                    g.ilo = strtoll(val.c_str(), nullptr, 10);
+                else if (key == "ihi")
+                    g.ihi = strtoll(val.c_str(), nullptr, 10);
+                else if (key == "signed")
+                    g.flags |= GEN_SIGNED;
+                else if (key == "negate")
+                    g.flags |= GEN_NEGATE;
+                else if (key == "row_lo") {
+                    g.flags |= GEN_ROW_OFFSET;
+                    g.row_lo = d;
+                } else if (key == "row_hi")
+                    g.row_hi = d;
+                else if (key == "spike") {
+                    g.flags |= GEN_SPIKE;
+                    g.spike = d;
+                } else if (key == "special") {
                     size_t c = val.find(':');
                     g.special_value[g.n_specials] = strtod(val.substr(0, c).c_str(), nullptr);
                     g.special_fraction[g.n_specials] = strtod(val.substr(c + 1).c_str(), nullptr);
                     g.n_specials++;
-                } else simt_fail("JE", "unknown gen key %s", key.c_str());
+                } else
+                    simt_fail("JE", "unknown gen key %s", key.c_str());
             }
         } else if (k == "tol") {
             buffer *b = find(tok[1]);
@@ -273,9 +336,11 @@ int main(int argc, char **argv)
                     ki = i;
             if (ki < 0)
                 simt_fail("CE", "no kernel %s", tok[1].c_str());
-            l.grid = dim3{(unsigned)strtoul(tok[2].c_str(), nullptr, 10), (unsigned)strtoul(tok[3].c_str(), nullptr, 10),
+            l.grid = dim3{(unsigned)strtoul(tok[2].c_str(), nullptr, 10),
+                          (unsigned)strtoul(tok[3].c_str(), nullptr, 10),
                           (unsigned)strtoul(tok[4].c_str(), nullptr, 10)};
-            l.block = dim3{(unsigned)strtoul(tok[5].c_str(), nullptr, 10), (unsigned)strtoul(tok[6].c_str(), nullptr, 10),
+            l.block = dim3{(unsigned)strtoul(tok[5].c_str(), nullptr, 10),
+                           (unsigned)strtoul(tok[6].c_str(), nullptr, 10),
                            (unsigned)strtoul(tok[7].c_str(), nullptr, 10)};
             l.smem = strtoull(tok[8].c_str(), nullptr, 10);
             l.nargs = atoi(tok[9].c_str());
@@ -283,7 +348,8 @@ int main(int argc, char **argv)
                 const std::string &a = tok[10 + i];
                 simt_arg &x = l.args[i];
                 if (a.rfind("b:", 0) == 0) {
-                    x.ptr = (void *)(uintptr_t)find(a.substr(2))->count; /* patched after allocation */
+                    x.ptr =
+                        (void *)(uintptr_t)find(a.substr(2))->count; /* patched after allocation */
                     x.i = -1 - (long long)(&*find(a.substr(2)) - &bufs[0]);
                 } else {
                     std::string v = a.substr(2);
@@ -327,7 +393,8 @@ int main(int argc, char **argv)
     ss.ss_sp = altstack;
     ss.ss_size = sizeof altstack;
     sigaltstack(&ss, nullptr);
-    struct sigaction sa{};
+    struct sigaction sa {
+    };
     sa.sa_sigaction = on_segv;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigaction(SIGSEGV, &sa, nullptr);
@@ -364,6 +431,7 @@ int main(int argc, char **argv)
     }
 
     std::string summary;
+    const bool rounded_ref = getenv("SIMT_ROUNDED_REF") && *getenv("SIMT_ROUNDED_REF") == '1';
     for (auto &b : bufs) {
         if (b.role != "out" && b.role != "inout")
             continue;
@@ -395,6 +463,9 @@ int main(int argc, char **argv)
                 r = (double)ri;
             } else {
                 memcpy(&r, &ref[i * 8], 8);
+                if (rounded_ref)
+                    r = round_to(b.dtype,
+                                 r); /* docs/problem-format.md's rule; compare.c uses r as is */
                 if (b.acc > 0)
                     memcpy(&s, &scale[i * 8], 8);
                 /* as judge/compare.c: NaN / inf are judged on the reference
@@ -425,16 +496,17 @@ int main(int argc, char **argv)
                 if (first < 0) {
                     first = (long long)i;
                     char m[256];
-                    snprintf(m, sizeof m, "%s[%zu]: got %.9g want %.9g%s%s", b.name.c_str(), i, got, r,
-                             poison ? " (poison)" : "", b.acc > 0 ? (" S=" + std::to_string(s)).c_str() : "");
+                    snprintf(m, sizeof m, "%s[%zu]: got %.9g want %.9g%s%s", b.name.c_str(), i, got,
+                             r, poison ? " (poison)" : "",
+                             b.acc > 0 ? (" S=" + std::to_string(s)).c_str() : "");
                     why = m;
                 }
                 bad++;
             }
         }
         if (bad) {
-            printf("WA: %lld of %zu elements of %s differ (worst %.3g x the bound); first %s\n", bad, b.count,
-                   b.name.c_str(), worst_bad, why.c_str());
+            printf("WA: %lld of %zu elements of %s differ (worst %.3g x the bound); first %s\n",
+                   bad, b.count, b.name.c_str(), worst_bad, why.c_str());
             return 0;
         }
         char m[160];

@@ -147,16 +147,20 @@ static bool resolve_warp(unsigned w, unsigned nthreads)
         if (!(mask >> l & 1))
             continue;
         if (base + l >= nthreads)
-            simt_fail("RE", "warp collective in block (%u,%u,%u) thread %u names lane %u beyond the block",
-                      blockIdx.x, blockIdx.y, blockIdx.z, base + first, l);
+            simt_fail(
+                "RE",
+                "warp collective in block (%u,%u,%u) thread %u names lane %u beyond the block",
+                blockIdx.x, blockIdx.y, blockIdx.z, base + first, l);
         simt_fiber &f = fibers[base + l];
         if (f.state == SIMT_DONE)
-            simt_fail("RE", "warp collective (mask %08x) in block (%u,%u,%u) names exited thread %u", mask,
-                      blockIdx.x, blockIdx.y, blockIdx.z, base + l);
+            simt_fail("RE",
+                      "warp collective (mask %08x) in block (%u,%u,%u) names exited thread %u",
+                      mask, blockIdx.x, blockIdx.y, blockIdx.z, base + l);
         if (f.state != SIMT_WAIT_WARP)
             return false;
         if (f.op->mask != mask || f.op->kind != fibers[base + first].op->kind)
-            simt_fail("RE", "lanes of warp %u of block (%u,%u,%u) meet at different warp collectives", w,
+            simt_fail("RE",
+                      "lanes of warp %u of block (%u,%u,%u) meet at different warp collectives", w,
                       blockIdx.x, blockIdx.y, blockIdx.z);
         lanes[l] = f.op;
     }
@@ -178,9 +182,14 @@ static bool resolve_warp(unsigned w, unsigned nthreads)
             unsigned seg = l & ~(unsigned)(width - 1);
             int src = (int)l;
             switch (kind) {
-            case SIMT_OP_SYNC: break;
-            case SIMT_OP_BALLOT: o->result = ballot; continue;
-            case SIMT_OP_SHFL_IDX: src = (int)seg + (o->arg & (width - 1)); break;
+            case SIMT_OP_SYNC:
+                break;
+            case SIMT_OP_BALLOT:
+                o->result = ballot;
+                continue;
+            case SIMT_OP_SHFL_IDX:
+                src = (int)seg + (o->arg & (width - 1));
+                break;
             case SIMT_OP_SHFL_XOR: {
                 int s = (int)l ^ o->arg;
                 src = (s >= (int)seg + width || s < (int)seg) ? (int)l : s;
@@ -200,8 +209,8 @@ static bool resolve_warp(unsigned w, unsigned nthreads)
             if (kind == SIMT_OP_SYNC)
                 continue;
             if (!lanes[src])
-                simt_fail("RE", "shuffle in block (%u,%u,%u) reads lane %d, outside the mask %08x", blockIdx.x,
-                          blockIdx.y, blockIdx.z, src, mask);
+                simt_fail("RE", "shuffle in block (%u,%u,%u) reads lane %d, outside the mask %08x",
+                          blockIdx.x, blockIdx.y, blockIdx.z, src, mask);
             o->result = lanes[src]->value;
         }
     }
@@ -228,8 +237,8 @@ void simt_run_grid(const simt_launch &l, void (*body)(void *), void *ctx)
     cur_body = body;
     cur_ctx = ctx;
     while (stacks.size() < n) {
-        void *m = mmap(nullptr, kStack + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                       -1, 0);
+        void *m = mmap(nullptr, kStack + 4096, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED)
             simt_fail("JE", "cannot map a fiber stack");
         mprotect(m, 4096, PROT_NONE);
@@ -243,7 +252,8 @@ void simt_run_grid(const simt_launch &l, void (*body)(void *), void *ctx)
                 blockIdx = uint3{bx, by, bz};
                 for (unsigned t = 0; t < n; t++) {
                     simt_fiber &f = fibers[t];
-                    f.tid = uint3{t % l.block.x, (t / l.block.x) % l.block.y, t / (l.block.x * l.block.y)};
+                    f.tid = uint3{t % l.block.x, (t / l.block.x) % l.block.y,
+                                  t / (l.block.x * l.block.y)};
                     f.linear = t;
                     f.state = SIMT_RUNNABLE;
                     f.op = nullptr;
@@ -274,9 +284,11 @@ void simt_run_grid(const simt_launch &l, void (*body)(void *), void *ctx)
                         progress = true;
                     }
                     if (!progress && live)
-                        simt_fail("RE", "deadlock in block (%u,%u,%u): %u threads wait at __syncthreads, the "
-                                  "others at warp collectives that cannot complete",
-                                  bx, by, bz, at_bar);
+                        simt_fail(
+                            "RE",
+                            "deadlock in block (%u,%u,%u): %u threads wait at __syncthreads, the "
+                            "others at warp collectives that cannot complete",
+                            bx, by, bz, at_bar);
                 }
             }
 }
@@ -296,12 +308,12 @@ uint16_t simt_d2h(double d)
     if (a < 0x1p-25 || a == 0)
         return sign | (a > 0x1p-25 ? 1 : 0);
     int e;
-    frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+    frexp(a, &e);    /* a = m * 2^e, m in [0.5, 1) */
     int exp = e - 1; /* a in [2^exp, 2^(exp+1)) */
     if (exp < -14)
         exp = -14; /* subnormal: quantum 2^-24 */
     double q = ldexp(1.0, exp - 10);
-    double m = a / q; /* exact: power-of-two scale */
+    double m = a / q;        /* exact: power-of-two scale */
     double r = nearbyint(m); /* current mode: nearest even */
     uint32_t mant = (uint32_t)r;
     /* mant in [1024, 2048] for normals, [0, 1024] for subnormals */
@@ -374,18 +386,19 @@ uint16_t simt_f2bf(float f)
 
 /* ---- inline PTX --------------------------------------------------------- */
 enum ptx_op {
-    PTX_MMA_F32,     /* mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 */
-    PTX_MMA_F16,     /* mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 */
-    PTX_LDMATRIX,    /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 */
-    PTX_CP_ASYNC,    /* cp.async.{ca,cg}.shared.global [dst], [src], bytes[, src_bytes] */
-    PTX_NOP,         /* cp.async.commit_group / wait_group / wait_all */
+    PTX_MMA_F32,  /* mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 */
+    PTX_MMA_F16,  /* mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 */
+    PTX_LDMATRIX, /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 */
+    PTX_CP_ASYNC, /* cp.async.{ca,cg}.shared.global [dst], [src], bytes[, src_bytes] */
+    PTX_NOP,      /* cp.async.commit_group / wait_group / wait_all */
+    PTX_EX2,      /* ex2.approx[.ftz].f32 d, a: per thread */
 };
 struct ptx_insn {
     ptx_op op;
     bool bf16 = false;
     bool trans = false;
-    int count = 0;          /* ldmatrix matrices; cp.async bytes */
-    std::vector<int> regs;  /* operand numbers in order of appearance */
+    int count = 0;         /* ldmatrix matrices; cp.async bytes */
+    std::vector<int> regs; /* operand numbers in order of appearance */
 };
 
 static std::unordered_map<const char *, ptx_insn> ptx_cache;
@@ -409,10 +422,14 @@ static const ptx_insn &ptx_parse(const char *text)
         in.count = has(".x4") ? 4 : has(".x2") ? 2 : 1;
         if (!has(".shared") || !has(".b16"))
             simt_fail("JE", "unsupported ldmatrix form: %s", text);
-    } else if (has("cp.async.commit_group") || has("cp.async.wait_group") || has("cp.async.wait_all")) {
+    } else if (has("cp.async.commit_group") || has("cp.async.wait_group") ||
+               has("cp.async.wait_all")) {
         in.op = PTX_NOP;
     } else if (has("cp.async.")) {
         in.op = PTX_CP_ASYNC;
+    } else if (has("ex2.approx") && has(".f32")) {
+        in.op = PTX_EX2;
+        in.trans = has(".ftz"); /* reused as the ftz flag */
     } else {
         simt_fail("JE", "the emulator does not know this PTX: %s", text);
     }
@@ -451,12 +468,26 @@ struct ptx_operands {
     }
 };
 
-void simt_ptx(const char *text, std::initializer_list<simt_out> outs, std::initializer_list<uint64_t> ins)
+void simt_ptx(const char *text, std::initializer_list<simt_out> outs,
+              std::initializer_list<uint64_t> ins)
 {
     const ptx_insn &in = ptx_parse(text);
     ptx_operands ops{std::vector<simt_out>(outs), std::vector<uint64_t>(ins), outs.size()};
     if (in.op == PTX_NOP)
         return;
+    if (in.op == PTX_EX2) {
+        /* the hardware's result is within 2^-22 relative; exp2f is within 2 ulp */
+        uint32_t xb = (uint32_t)ops.get(in.regs[1]);
+        float x, y;
+        memcpy(&x, &xb, 4);
+        y = exp2f(x);
+        if (in.trans && std::fpclassify(y) == FP_SUBNORMAL)
+            y = 0.0f;
+        uint32_t yb;
+        memcpy(&yb, &y, 4);
+        ops.set32(in.regs[0], yb);
+        return;
+    }
     if (in.op == PTX_CP_ASYNC) {
         void *dst = simt_shared_ptr((unsigned)ops.get(in.regs[0]));
         const void *src = (const void *)(uintptr_t)ops.get(in.regs[1]);
@@ -492,7 +523,8 @@ static void ptx_warp(const ptx_insn *in, simt_warp_op **lanes)
         for (int i = 0; i < in->count; i++)
             for (int r = 0; r < 8; r++) {
                 const int src = 8 * i + r;
-                const uint16_t *row = (const uint16_t *)simt_shared_ptr((unsigned)ops(src).get(in->regs[in->count]));
+                const uint16_t *row =
+                    (const uint16_t *)simt_shared_ptr((unsigned)ops(src).get(in->regs[in->count]));
                 if ((uintptr_t)row % 16)
                     simt_fail("RE", "ldmatrix row address not 16-byte aligned");
                 for (int c = 0; c < 8; c++)
@@ -545,15 +577,36 @@ static void ptx_warp(const ptx_insn *in, simt_warp_op **lanes)
             C[g + 8][2 * t + 1] = c[3];
         }
     }
-    /* products are exact; the sum of 16 products and C is rounded once */
+    /* Hopper's datapath as measured by MMA-Sim (arXiv 2511.10909, Microsoft):
+     * the 16 exact products and the accumulator are aligned to the largest
+     * exponent and truncated to 25 fractional bits, summed exactly, then
+     * truncated to fp32 (fp32 accumulators) or rounded to nearest-even fp16
+     * (fp16 accumulators). */
     float D[16][8];
     uint16_t Dh[16][8];
     for (int r = 0; r < 16; r++)
         for (int c = 0; c < 8; c++) {
-            double s = C[r][c];
+            double t[17];
+            t[16] = C[r][c];
             for (int k = 0; k < 16; k++)
-                s += A[r][k] * B[k][c];
-            D[r][c] = (float)s;
+                t[k] = A[r][k] * B[k][c];
+            int emax = INT32_MIN;
+            for (int k = 0; k < 17; k++)
+                if (t[k] != 0) {
+                    int e;
+                    frexp(t[k], &e);
+                    emax = std::max(emax, e - 1);
+                }
+            double s = 0;
+            if (emax != INT32_MIN) {
+                const double q = ldexp(1.0, emax - 25);
+                for (int k = 0; k < 17; k++)
+                    s += trunc(t[k] / q) * q; /* exact: at most ~31 significant bits */
+            }
+            float f = (float)s;
+            if (fabs((double)f) > fabs(s))
+                f = nextafterf(f, 0.0f); /* truncate toward zero */
+            D[r][c] = f;
             Dh[r][c] = simt_d2h(s);
         }
     for (int l = 0; l < 32; l++) {
