@@ -1,6 +1,8 @@
 // explain.js - what a verdict or a failure most likely means, in words a
 // learner can act on. Pure data and functions (tested in test/unit).
 
+import { ms as msText } from "./format.js";
+
 export const VERDICT_HELP = {
   AC: "Every test matched the reference.",
   WA: "At least one output differs from the reference by more than the tolerance. The table shows the first elements that differ.",
@@ -93,4 +95,51 @@ export function severity(message) {
   if (!m) return "error";
   const w = m[1].toLowerCase();
   return w === "error" ? "error" : w === "warning" ? "warning" : "info";
+}
+
+/* ---- learning goals (judge/goals.h): reported beside the verdict ---- */
+
+export const GOAL_STATUS = {
+  passed: { mark: "met", badge: "AC" },
+  failed: { mark: "not met", badge: "WA" },
+  skipped: { mark: "not checked here", badge: "NJ" },
+};
+
+const KIND_TEXT = {
+  autotune: "autotuning",
+  rebuild: "rebuild and compare",
+  sass: "machine code",
+  bandwidth: "bandwidth",
+  compare: "shapes compared",
+};
+
+/* "2 of 3 learning goals met" (", 1 not checked here"). */
+export function goalSummary(goals) {
+  const met = goals.filter((g) => g.status === "passed").length;
+  const skipped = goals.filter((g) => g.status === "skipped").length;
+  return `${met} of ${goals.length} learning goal${goals.length === 1 ? "" : "s"} met` + (skipped ? `, ${skipped} not checked here` : "");
+}
+
+export function goalKind(kind) {
+  return KIND_TEXT[kind] || kind;
+}
+
+const num = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
+
+/* The figures behind one goal, one line each (per shape, pair or pattern). */
+export function goalFigures(g) {
+  switch (g.kind) {
+    case "autotune":
+      return (g.shapes || []).map((s) => `${s.shape}: best ${s.best} ${msText(s.best_ms)}, worst ${s.worst} ${msText(s.worst_ms)} (${num(s.gain)}×)`);
+    case "rebuild":
+      return (g.shapes || []).map((s) => `${s.shape}: ${msText(s.submitted_ms)}, rebuilt ${msText(s.rebuilt_ms)}: speedup ${num(s.speedup)}×`);
+    case "bandwidth":
+      return (g.shapes || []).map((s) => `${s.shape}: ${msText(s.median_ms)}, ${Math.round(s.gbps)} GB/s: ${num(s.pct, 1)}% of copy`);
+    case "compare":
+      return (g.pairs || []).map((p) => `${p.shape} ${msText(p.shape_ms)} vs ${p.baseline} ${msText(p.baseline_ms)}: ${num(p.speedup)}×`);
+    case "sass":
+      return (g.require || []).map((r) => `${r.pattern}: ${r.count} instruction${r.count === 1 ? "" : "s"}`);
+    default:
+      return [];
+  }
 }

@@ -6,7 +6,7 @@
 import { get, watchSubmission } from "./api.js";
 import { solChart } from "./chart.js";
 import { h, replace, table } from "./dom.js";
-import { failureText, severity, VERDICT_HELP } from "./explain.js";
+import { failureText, GOAL_STATUS, goalFigures, goalKind, goalSummary, severity, VERDICT_HELP } from "./explain.js";
 import * as f from "./format.js";
 import { session } from "./session.js";
 
@@ -322,6 +322,7 @@ export class ResultView {
     if (r.kernels && r.kernels.length) parts.push(kernelsSection(r.kernels));
     if (r.benches && r.benches.length) parts.push(benchSection(r.benches, this.problem, r.gpu, false));
     else if (r.gpu && r.executed) parts.push(gpuLine(r.gpu, this.problem, false));
+    if (r.goals && r.goals.length) parts.push(goalsSection(r.goals));
     if (r.tests.some((t) => t.verdict && t.verdict !== "NJ")) parts.push(testsSection(r.tests));
     if (r.compile_log && r.compile_log.trim())
       parts.push(h("details", null, h("summary", null, "Compiler output"), h("pre", { class: "log" }, r.compile_log)));
@@ -550,6 +551,35 @@ function benchSection(benches, problem, gpu, live) {
   );
 }
 
+/* The learning goals, after the timings: what the judge checked beyond the output. */
+function goalsSection(goals) {
+  return h(
+    "section",
+    { class: "goals", "aria-label": "Learning goals" },
+    h("h3", null, "Learning goals"),
+    h("p", { class: "muted small" }, goalSummary(goals) + ". Reported beside the verdict: they never change it or the score."),
+    h(
+      "ul",
+      { class: "goal-list" },
+      goals.map((g) => {
+        const st = GOAL_STATUS[g.status] || GOAL_STATUS.failed;
+        const figures = goalFigures(g);
+        return h(
+          "li",
+          { "data-goal": g.name, "data-status": g.status },
+          h("span", { class: `verdict ${st.badge}` }, st.mark),
+          " ",
+          h("strong", null, g.name),
+          h("span", { class: "muted small" }, ` (${goalKind(g.kind)})`),
+          g.description ? h("div", { class: "small" }, rich(g.description)) : null,
+          h("div", null, rich(g.detail || "")),
+          figures.length ? h("ul", { class: "small muted" }, figures.map((t) => h("li", null, t))) : null,
+        );
+      }),
+    ),
+  );
+}
+
 export function gpuLine(gpu, problem, timed) {
   const peak = peakOf(problem, gpu);
   const limits = [`copy ${f.gbps(gpu.copy_gbps)}`];
@@ -585,6 +615,7 @@ function timingLine(t) {
   const p = [`compile ${f.ms(t.compile_ms)}`];
   if (t.tests_ms) p.push(`tests ${f.ms(t.tests_ms)}`);
   if (t.bench_ms) p.push(`timing ${f.ms(t.bench_ms)}`);
+  if (t.goals_ms) p.push(`learning goals ${f.ms(t.goals_ms)}`);
   p.push(`total ${f.ms(t.total_ms)}`);
   return h("p", { class: "muted small" }, "Judge time: " + p.join(", ") + ".");
 }

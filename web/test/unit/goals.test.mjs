@@ -1,0 +1,50 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { GOAL_STATUS, goalFigures, goalKind, goalSummary } from "../../src/explain.js";
+
+/* Outcomes as judge_result_json writes them (judge/goals.c). */
+const goals = [
+  {
+    name: "vectorized", kind: "sass", status: "passed", passed: true,
+    detail: "found LDG.E.128 (2), STG.E.128 (1)",
+    require: [{ pattern: "LDG.E.128", count: 2 }, { pattern: "STG.E.128", count: 1 }], configs: [""],
+  },
+  {
+    name: "split-k", kind: "rebuild", status: "failed", passed: false,
+    detail: "speedup 1.20x on 256x256x524288 over the same kernel built with SPLIT_K=1 (3.00x required)",
+    const: { SPLIT_K: 1 }, min_speedup: 3,
+    shapes: [{ shape: "256x256x524288", config: "", submitted_ms: 0.41, rebuilt_ms: 0.492, speedup: 1.2 }],
+  },
+  {
+    name: "bandwidth", kind: "bandwidth", status: "skipped", passed: false,
+    detail: "this worker has not measured its copy bandwidth (run `judged calibrate`)",
+    bytes: "6*N", min_pct: 90, copy_gbps: 0, shapes: [],
+  },
+];
+
+test("the summary counts what was met and what could not be checked", () => {
+  assert.equal(goalSummary(goals), "1 of 3 learning goals met, 1 not checked here");
+  assert.equal(goalSummary([goals[0]]), "1 of 1 learning goal met");
+  assert.equal(GOAL_STATUS.failed.mark, "not met");
+  assert.equal(GOAL_STATUS.skipped.badge, "NJ");
+  assert.equal(goalKind("sass"), "machine code");
+  assert.equal(goalKind("new-kind"), "new-kind");
+});
+
+test("each kind's figures, one line each", () => {
+  assert.deepEqual(goalFigures(goals[0]), ["LDG.E.128: 2 instructions", "STG.E.128: 1 instruction"]);
+  assert.deepEqual(goalFigures(goals[1]), ["256x256x524288: 0.410 ms, rebuilt 0.492 ms: speedup 1.20×"]);
+  assert.deepEqual(goalFigures(goals[2]), []);
+  assert.deepEqual(
+    goalFigures({ kind: "bandwidth", shapes: [{ shape: "2^28", median_ms: 0.75, gbps: 4295.1, pct: 99.88 }] }),
+    ["2^28: 0.750 ms, 4295 GB/s: 99.9% of copy"],
+  );
+  assert.deepEqual(
+    goalFigures({ kind: "compare", pairs: [{ shape: "a", baseline: "b", shape_ms: 1, baseline_ms: 2, speedup: 2 }] }),
+    ["a 1.00 ms vs b 2.00 ms: 2.00×"],
+  );
+  assert.deepEqual(
+    goalFigures({ kind: "autotune", shapes: [{ shape: "4096^3", best: "BM=128", best_ms: 0.2, worst: "BM=64", worst_ms: 0.3, gain: 1.5 }] }),
+    ["4096^3: best BM=128 0.200 ms, worst BM=64 0.300 ms (1.50×)"],
+  );
+});
