@@ -46,7 +46,7 @@
 #define BW_MAX_TENSOR_BYTES       (16ULL << 30)     /* one tensor of one case, on the GPU */
 #define BW_MAX_CASE_BYTES         (48ULL << 30)     /* all buffers of one case, on the GPU */
 #define BW_MAX_SCRATCH_BYTES      (4ULL << 30)      /* default cap on all @scratch bytes */
-#define BW_MAX_GOALS              8                 /* learning goals of one problem */
+#define BW_MAX_GOALS              12                /* learning goals of one problem */
 #define BW_MAX_GOAL_PATTERNS      16                /* SASS patterns (require) of one sass goal */
 #define BW_MAX_GOAL_DEFINES       8                 /* @const/@tune overrides of one rebuild goal */
 #define BW_MAX_GOAL_PAIRS         BW_MAX_BENCHMARKS /* shape pairs of one compare goal */

@@ -1642,8 +1642,8 @@ inner_fail:
 
 /* ---- learning goals ----------------------------------------------------------------------- */
 
-static const char *const goal_kind_names[] = {"autotune",  "rebuild", "sass",
-                                              "bandwidth", "compare", NULL};
+static const char *const goal_kind_names[] = {"autotune", "rebuild",  "sass", "bandwidth",
+                                              "compare",  "roofline", NULL};
 
 const char *goal_kind_name(enum goal_kind k)
 {
@@ -1660,10 +1660,11 @@ static const char *const rebuild_keys[] = {GOAL_COMMON_KEYS, "const", "min_speed
 static const char *const sass_keys[] = {GOAL_COMMON_KEYS, "require", "kernels", NULL};
 static const char *const bandwidth_keys[] = {GOAL_COMMON_KEYS, "bytes", "min_pct", "shapes", NULL};
 static const char *const compare_keys[] = {GOAL_COMMON_KEYS, "pairs", "min_speedup", NULL};
+static const char *const roofline_keys[] = {GOAL_COMMON_KEYS, "min_pct", "shapes", NULL};
 static const char *const pair_keys[] = {"shape", "baseline", NULL};
 
-static const char *const *const goal_keys[] = {autotune_keys, rebuild_keys, sass_keys,
-                                               bandwidth_keys, compare_keys};
+static const char *const *const goal_keys[] = {autotune_keys,  rebuild_keys, sass_keys,
+                                               bandwidth_keys, compare_keys, roofline_keys};
 
 #define GOAL_DESCRIPTION_BYTES 1024 /* a goal's description */
 #define MIN_PCT_MAX            1000 /* a bandwidth goal's min_pct, at most */
@@ -1991,6 +1992,10 @@ static int load_goal(struct loader *ld, const char *path, json_t *v, struct goal
         return load_goal_bandwidth(ld, path, v, g);
     case GOAL_COMPARE:
         return load_goal_compare(ld, path, v, g);
+    case GOAL_ROOFLINE:
+        if ((rc = goal_number(ld, path, v, "min_pct", true, 0, true, 100, &g->min_pct)))
+            return rc;
+        return load_goal_shapes(ld, path, v, g);
     }
     return 0;
 }

@@ -93,7 +93,9 @@
  *              "LDG.E.128"), optional "kernels" [NAME, ...];
  *   bandwidth  "bytes" (a real expression of the sizes, > 0 on every shape it
  *              looks at), "min_pct" (0 < p <= 1000), optional "shapes";
- *   compare    "pairs" [{"shape": BENCH, "baseline": BENCH}, ...], "min_speedup".
+ *   compare    "pairs" [{"shape": BENCH, "baseline": BENCH}, ...], "min_speedup";
+ *   roofline   "min_pct" (0 < p <= 100): speed of light (the score's own
+ *              figure: bytes, flops and peak of the problem), optional "shapes".
  * "shapes" lists benchmark case names (default: every benchmark).
  */
 #ifndef BW_PROBLEM_H
@@ -160,7 +162,14 @@ struct control {
     enum verdict expect;
 };
 
-enum goal_kind { GOAL_AUTOTUNE, GOAL_REBUILD, GOAL_SASS, GOAL_BANDWIDTH, GOAL_COMPARE };
+enum goal_kind {
+    GOAL_AUTOTUNE,
+    GOAL_REBUILD,
+    GOAL_SASS,
+    GOAL_BANDWIDTH,
+    GOAL_COMPARE,
+    GOAL_ROOFLINE
+};
 
 /* A macro a rebuild goal compiles the submission with (-DNAME=VALUE). */
 struct goal_define {
@@ -179,7 +188,7 @@ struct goal_spec {
     char *name; /* owned */
     enum goal_kind kind;
     char *description;              /* owned; NULL when absent */
-    bool shapes[BW_MAX_BENCHMARKS]; /* rebuild, bandwidth: the benchmarks it looks at */
+    bool shapes[BW_MAX_BENCHMARKS]; /* rebuild, bandwidth, roofline: the benchmarks it looks at */
     int min_configs;                /* autotune: @tune combinations required (>= 2) */
     double min_gain;                /* autotune: 0, or the gain required (>= 1) */
     struct goal_define defines[BW_MAX_GOAL_DEFINES]; /* rebuild */
@@ -190,7 +199,7 @@ struct goal_spec {
     char **kernels; /* sass: owned kernel names; NULL: every launched kernel */
     size_t n_kernels;
     struct expr *bytes; /* bandwidth: owned bytes model */
-    double min_pct;     /* bandwidth: % of the measured copy bandwidth required */
+    double min_pct; /* bandwidth: % of the measured copy bandwidth; roofline: speed of light % */
     struct goal_pair pairs[BW_MAX_GOAL_PAIRS]; /* compare */
     size_t n_pairs;
 };

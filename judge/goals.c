@@ -342,6 +342,52 @@ int goal_eval_compare(const struct goal_spec *g, const struct problem *p, const 
     return BW_OK;
 }
 
+int goal_eval_roofline(const struct goal_spec *g, const struct problem *p, const double *sol_pct,
+                       bool calibrated, struct goal_outcome *out)
+{
+    json_t *shapes = json_array();
+    double lo = INFINITY;
+    size_t worst = 0, n = 0;
+
+    if (!shapes)
+        return BW_ERR_NOMEM;
+    json_object_set_new(out->data, "min_pct", json_real(g->min_pct));
+    json_object_set_new(out->data, "shapes", shapes);
+    if (!calibrated) {
+        goal_outcome_set(out, GOAL_STATUS_SKIPPED,
+                         "this worker has not measured its GPU's limits (run `judged calibrate`)");
+        return BW_OK;
+    }
+    for (size_t b = 0; b < p->n_benchmarks; b++) {
+        if (!g->shapes[b])
+            continue;
+        if (!(sol_pct[b] > 0)) {
+            goal_outcome_set(out, GOAL_STATUS_SKIPPED, "%s was not timed", p->benchmarks[b].name);
+            return BW_OK;
+        }
+        json_array_append_new(
+            shapes, json_pack("{s:s, s:f}", "shape", p->benchmarks[b].name, "sol_pct", sol_pct[b]));
+        if (sol_pct[b] < lo) {
+            lo = sol_pct[b];
+            worst = b;
+        }
+        n++;
+    }
+    if (n == 0) {
+        goal_outcome_set(out, GOAL_STATUS_SKIPPED, "no benchmark to time");
+        return BW_OK;
+    }
+    if (lo < g->min_pct)
+        goal_outcome_set(out, GOAL_STATUS_FAILED,
+                         "%.1f%% of the speed of light on %s (%.0f%% required)", lo,
+                         p->benchmarks[worst].name, g->min_pct);
+    else
+        goal_outcome_set(out, GOAL_STATUS_PASSED,
+                         "%s%.1f%% of the speed of light (%.0f%% required)",
+                         n > 1 ? "at least " : "", lo, g->min_pct);
+    return BW_OK;
+}
+
 int goal_eval_sass(const struct goal_spec *g, const struct sass_scan *scans, size_t n_scans,
                    const char *const *config_names, struct goal_outcome *out)
 {
@@ -476,6 +522,11 @@ static void print_figures(FILE *f, const struct goal_outcome *o)
         json_array_foreach (json_object_get(o->data, "shapes"), i, r)
             fprintf(f, "         %-22s %.4f ms, %.0f GB/s: %.1f%% of copy\n", str(r, "shape"),
                     num(r, "median_ms"), num(r, "gbps"), num(r, "pct"));
+        return;
+    case GOAL_ROOFLINE:
+        json_array_foreach (json_object_get(o->data, "shapes"), i, r)
+            fprintf(f, "         %-22s %.1f%% of the speed of light\n", str(r, "shape"),
+                    num(r, "sol_pct"));
         return;
     case GOAL_COMPARE:
         json_array_foreach (json_object_get(o->data, "pairs"), i, r)

@@ -4,9 +4,10 @@
  * A problem's "goals" (problem.h, docs/problem-format.md §9) check what the
  * output cannot show: an autotuning sweep, a rebuild with a macro changed,
  * instructions in the machine code, achieved bandwidth under a bytes model,
- * two benchmark shapes against each other. The judge (judge.c) runs them on
- * Submit, after timing and only for an Accepted submission, and reports each
- * outcome beside the verdict: a goal never changes the verdict or the score.
+ * two benchmark shapes against each other, speed of light on chosen shapes.
+ * The judge (judge.c) runs them on Submit, after timing and only for an
+ * Accepted submission, and reports each outcome beside the verdict: a goal
+ * never changes the verdict or the score.
  *
  * This module owns the outcome (status, a one-line detail for people and the
  * figures behind it as JSON), the evaluations that turn measurements into an
@@ -89,6 +90,14 @@ int goal_eval_bandwidth(const struct goal_spec *g, const struct problem *p, cons
  */
 int goal_eval_compare(const struct goal_spec *g, const struct problem *p, const double *median_ms,
                       struct goal_outcome *out);
+
+/*
+ * roofline: per benchmark b with g->shapes[b], its speed of light sol_pct[b]
+ * (the score's figure); passed when every one is >= g->min_pct. Skipped when
+ * !calibrated (the worker has no measured limits).
+ */
+int goal_eval_roofline(const struct goal_spec *g, const struct problem *p, const double *sol_pct,
+                       bool calibrated, struct goal_outcome *out);
 
 /*
  * sass: scans[i] is the scan (sass.h) of the cubin of configuration

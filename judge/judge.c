@@ -1793,13 +1793,15 @@ static int run_goals(struct session *s, char **cause)
 {
     const struct problem *p = s->p;
     struct judge_result *r = s->res;
-    double medians[BW_MAX_BENCHMARKS];
+    double medians[BW_MAX_BENCHMARKS], sols[BW_MAX_BENCHMARKS];
     int rc = BW_OK;
 
     r->goals = calloc(p->n_goals, sizeof(*r->goals));
     if (!r->goals)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     bench_medians(s, medians);
+    for (size_t b = 0; b < p->n_benchmarks; b++)
+        sols[b] = b < r->n_benches ? r->benches[b].sol_pct : 0;
     for (size_t i = 0; i < p->n_goals && rc == BW_OK; i++) {
         const struct goal_spec *g = &p->goals[i];
         struct goal_outcome *o = &r->goals[i];
@@ -1823,6 +1825,9 @@ static int run_goals(struct session *s, char **cause)
             break;
         case GOAL_COMPARE:
             rc = goal_eval_compare(g, p, medians, o);
+            break;
+        case GOAL_ROOFLINE:
+            rc = goal_eval_roofline(g, p, sols, r->gpu.calibrated, o);
             break;
         }
         emit(s->opts,

@@ -149,7 +149,7 @@ static int check_goal(const struct problem *p, const struct goal_spec *g)
     size_t n_shapes = 0;
     int rc = 0;
 
-    if (!g->name || !*g->name || g->kind > GOAL_COMPARE || p->n_goals > BW_MAX_GOALS)
+    if (!g->name || !*g->name || g->kind > GOAL_ROOFLINE || p->n_goals > BW_MAX_GOALS)
         FAIL("a goal without a name or kind");
     for (size_t b = 0; b < p->n_benchmarks; b++)
         n_shapes += g->shapes[b];
@@ -180,6 +180,10 @@ static int check_goal(const struct problem *p, const struct goal_spec *g)
             if (expr_eval_real(g->bytes, &scope, &bytes, &cause) != 0 || !(bytes > 0))
                 FAIL("goal %s: bytes fails on %s after a load", g->name, p->benchmarks[b].name);
         }
+        break;
+    case GOAL_ROOFLINE:
+        if (!(g->min_pct > 0 && g->min_pct <= 100) || n_shapes < 1)
+            FAIL("goal %s: incomplete roofline", g->name);
         break;
     case GOAL_COMPARE:
         if (g->n_pairs < 1 || !(g->min_speedup > 0))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # goals.sh - the learning goals for real on the GPU machine: the fixture
 # tests/golden/problems/ok-goals has one goal of each kind (autotune,
-# rebuild, sass, bandwidth, compare) plus goals that must fail; its
+# rebuild, sass, bandwidth, compare, roofline) plus goals that must fail; its
 # solution.cu (float4, @tune BLOCK, @const DELAY) and scalar.cu (one float per
 # thread, no @tune) are judged with `judged check --json` and every goal's
 # status is checked, then rebuilds that do not compile or go wrong, Run mode
@@ -77,11 +77,12 @@ expect "$tmp/solution.json" tensor-cores failed "no HMMA in the machine code"
 expect "$tmp/solution.json" bandwidth passed "of the copy bandwidth"
 expect "$tmp/solution.json" impossible failed "(500% required)"
 expect "$tmp/solution.json" half-size passed "2^24 runs"
+expect "$tmp/solution.json" speed passed "of the speed of light"
 n=$(field "$tmp/solution.json" 'len(d["goals"])')
-[ "$n" = 8 ] && ok "solution.cu: 8 goal outcomes" || bad "solution.cu: $n goal outcomes"
+[ "$n" = 9 ] && ok "solution.cu: 9 goal outcomes" || bad "solution.cu: $n goal outcomes"
 s=$(field "$tmp/solution.json" 'd["score"]')
 report solution "$problem/solution.cu"
-grep -q '^goals     5 of 8 passed' "$tmp/solution.txt" && grep -q '^verdict   Accepted' "$tmp/solution.txt" &&
+grep -q '^goals     6 of 9 passed' "$tmp/solution.txt" && grep -q '^verdict   Accepted' "$tmp/solution.txt" &&
     ok "solution.cu report: $(grep '^goals' "$tmp/solution.txt"), score $s" ||
     bad "solution.cu report: $(grep -A12 '^goals' "$tmp/solution.txt" | head -20)"
 
@@ -94,6 +95,7 @@ expect "$tmp/scalar.json" delay failed "declare DELAY with @const or @tune"
 expect "$tmp/scalar.json" vector-access failed "no LDG.E.128 in the machine code"
 expect "$tmp/scalar.json" bandwidth passed
 expect "$tmp/scalar.json" half-size passed
+expect "$tmp/scalar.json" speed passed
 
 # 4. Rebuilds that cannot be built, or that compute wrong results when rebuilt.
 cat >"$tmp/assert.cu" <<'CU'

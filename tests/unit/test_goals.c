@@ -643,6 +643,35 @@ TEST(eval_compare)
     problem_free(p);
 }
 
+TEST(eval_roofline)
+{
+    struct problem *p = load_goals_problem();
+    struct goal_outcome o;
+    double sol[] = {88.5, 19.25};
+    const struct goal_spec *g;
+
+    if (!p)
+        return;
+    g = goal_named(p, "speed"); /* >= 20% on both shapes */
+    goal_outcome_init(&o, g);
+    CHECK_INT_EQ(goal_eval_roofline(g, p, sol, true, &o), BW_OK);
+    CHECK_INT_EQ(o.status, GOAL_STATUS_FAILED);
+    CHECK_STR_EQ(o.detail, "19.2% of the speed of light on 2^25+3 (20% required)");
+    CHECK(field_num(shape_row(&o, "shapes", 0), "sol_pct") == 88.5);
+    goal_outcome_release(&o);
+    sol[1] = 40;
+    goal_outcome_init(&o, g);
+    goal_eval_roofline(g, p, sol, true, &o);
+    CHECK_INT_EQ(o.status, GOAL_STATUS_PASSED);
+    CHECK_STR_EQ(o.detail, "at least 40.0% of the speed of light (20% required)");
+    goal_outcome_release(&o);
+    goal_outcome_init(&o, g);
+    goal_eval_roofline(g, p, sol, false, &o);
+    CHECK_INT_EQ(o.status, GOAL_STATUS_SKIPPED);
+    goal_outcome_release(&o);
+    problem_free(p);
+}
+
 TEST(eval_sass)
 {
     struct problem *p = load_goals_problem();

@@ -588,7 +588,7 @@ TEST(goals_fields)
 
     if (!p)
         return;
-    CHECK_INT_EQ(p->n_goals, 8);
+    CHECK_INT_EQ(p->n_goals, 9);
     g = &p->goals[0];
     CHECK_STR_EQ(g->name, "sweep");
     CHECK_INT_EQ(g->kind, GOAL_AUTOTUNE);

@@ -111,6 +111,7 @@ const KIND_TEXT = {
   sass: "machine code",
   bandwidth: "bandwidth",
   compare: "shapes compared",
+  roofline: "speed of light",
 };
 
 /* "2 of 3 learning goals met" (", 1 not checked here"). */
@@ -137,6 +138,8 @@ export function goalFigures(g) {
       return (g.shapes || []).map((s) => `${s.shape}: ${msText(s.median_ms)}, ${Math.round(s.gbps)} GB/s: ${num(s.pct, 1)}% of copy`);
     case "compare":
       return (g.pairs || []).map((p) => `${p.shape} ${msText(p.shape_ms)} vs ${p.baseline} ${msText(p.baseline_ms)}: ${num(p.speedup)}×`);
+    case "roofline":
+      return (g.shapes || []).map((s) => `${s.shape}: ${num(s.sol_pct, 1)}% of the speed of light`);
     case "sass":
       return (g.require || []).map((r) => `${r.pattern}: ${r.count} instruction${r.count === 1 ? "" : "s"}`);
     default:

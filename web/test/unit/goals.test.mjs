@@ -43,6 +43,7 @@ test("each kind's figures, one line each", () => {
     goalFigures({ kind: "compare", pairs: [{ shape: "a", baseline: "b", shape_ms: 1, baseline_ms: 2, speedup: 2 }] }),
     ["a 1.00 ms vs b 2.00 ms: 2.00×"],
   );
+  assert.deepEqual(goalFigures({ kind: "roofline", shapes: [{ shape: "8192^3", sol_pct: 61.25 }] }), ["8192^3: 61.3% of the speed of light"]);
   assert.deepEqual(
     goalFigures({ kind: "autotune", shapes: [{ shape: "4096^3", best: "BM=128", best_ms: 0.2, worst: "BM=64", worst_ms: 0.3, gain: 1.5 }] }),
     ["4096^3: best BM=128 0.200 ms, worst BM=64 0.300 ms (1.50×)"],
