@@ -1,6 +1,7 @@
 # Blockwise - top-level build.
 #
-#   make              build everything into build/ (binaries in build/bin)
+#   make              build everything into build/ (binaries in build/bin), and the
+#                     web app into web/dist when npm is available (make web)
 #   make test         CPU suite (no GPU needed) + the same unit tests under ASan/UBSan
 #   make gpu-test     GPU suite on an existing build (never rebuilds; needs no -dev headers)
 #   make bench        benchmarks on the GPU machine, on an existing build
@@ -36,20 +37,39 @@ CUDA_LIBDIR := $(CUDA_HOME)/lib64
 # driver is never linked, it is opened at run time by judge/cuda.c.
 LIBS_NVRTC  := -L$(CUDA_LIBDIR) -lnvrtc -Wl,-rpath,$(CUDA_LIBDIR) -Wl,-rpath,'$$ORIGIN'
 LIBS_JUDGE  := -ljansson -lseccomp -lcurl -ldl -lpthread -lm
+# blockwise-server: libmicrohttpd and libsodium linked statically (GPU nodes
+# lack them). Debian's libmicrohttpd.a is built with HTTPS support and so
+# needs libgnutls.so.30, which every machine with Debian's libcurl.so.4 has
+# (through librtmp1). md4c is copied next to the binary (rpath $ORIGIN).
+LIBDIR_SYS  := /usr/lib/x86_64-linux-gnu
+LIBS_SERVER := $(LIBDIR_SYS)/libmicrohttpd.a $(LIBDIR_SYS)/libsodium.a -lgnutls \
+               -lmd4c-html -Wl,--no-as-needed -lmd4c -Wl,--as-needed -lsqlite3 -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../bin'
 
 COMMON_SRC := $(wildcard common/*.c)
 JUDGE_SRC  := $(filter-out %_main.c,$(wildcard judge/*.c))
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 JUDGE_OBJ  := $(JUDGE_SRC:%.c=$(BUILD)/obj/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/schema_blob.o
 TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner
+BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner \
+        $(BUILD)/bin/blockwise-server
 
 .SECONDARY:
-.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems
-all: $(BINS) $(TEST_BINS)
+.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems web
+all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(if $(shell command -v npm 2>/dev/null),web)
+
+# The web app (web/README.md): npm ci only when web/node_modules is missing
+# (so an offline machine with node_modules builds), then esbuild into web/dist.
+WEB_SRC := $(wildcard web/src/*.js web/src/*/*.js web/src/*.css web/src/*.html web/src/*.svg) \
+           web/build.mjs web/package.json web/package-lock.json
+web: web/dist/index.html
+web/dist/index.html: $(WEB_SRC)
+	@[ -d web/node_modules ] || (cd web && npm ci --no-audit --no-fund)
+	cd web && node build.mjs
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,6 +82,30 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 $(BUILD)/libjudge.a: $(JUDGE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+$(BUILD)/libserver.a: $(SERVER_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# schema.sql, embedded in the server (server/db.c reads `schema_sql`).
+$(BUILD)/obj/schema_blob.o: schema.sql
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global schema_sql\nschema_sql:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/schema_blob.S
+	$(CC) -c $(BUILD)/obj/schema_blob.S -o $@
+
+$(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBDIR_SYS)/%
+	@mkdir -p $(dir $@)
+	cp -L $< $@
+
+# The event-stream load generator of tests/bench/server.sh.
+$(BUILD)/tests/sse_load: tests/bench/sse_load.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -pthread -o $@ $<
+
+$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libcommon.a \
+                               | $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_SERVER) $(LIBS_JUDGE)
 
 # Trusted harness kernels (input generation, poison, guard and input checks,
 # L2 flush, calibration), compiled ahead of time into one fatbin that the
@@ -92,9 +136,9 @@ $(BUILD)/bin/blockwise-runner: $(BUILD)/obj/judge/runner_main.o $(BUILD)/obj/har
 
 $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/test_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/test_main.o $(BUILD)/libserver.a $(BUILD)/libjudge.a $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_JUDGE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_SERVER) $(LIBS_JUDGE)
 
 # The CPU suite: unit tests, then the same unit tests built with ASan+UBSan,
 # then the shell suites (sandbox, judged end to end). One summary line last.
@@ -120,9 +164,10 @@ format-check:
 	@clang-format --dry-run --Werror $(C_FILES) && echo "format OK"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan web/dist
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-run:
-	@scripts/run.sh
+# The main job: blockwise-server on an embedded SQLite file with a local judged.
+run: all
+	@scripts/serve.sh

@@ -9,20 +9,34 @@
 const char *bw_strerror(int code)
 {
     switch (code) {
-    case BW_OK: return "success";
-    case BW_ERR_NOMEM: return "out of memory";
-    case BW_ERR_INVALID: return "invalid input";
-    case BW_ERR_LIMIT: return "over a limit";
-    case BW_ERR_IO: return "input/output error";
-    case BW_ERR_NOTFOUND: return "not found";
-    case BW_ERR_SYSTEM: return "system call failed";
-    case BW_ERR_TIMEOUT: return "timed out";
-    case BW_ERR_CUDA: return "CUDA driver error";
-    case BW_ERR_NVRTC: return "NVRTC error";
-    case BW_ERR_SANDBOX: return "sandbox set-up failed";
-    case BW_ERR_PROTOCOL: return "protocol error";
-    case BW_ERR_NODEVICE: return "no GPU available";
-    case BW_ERR_INTERNAL: return "internal error";
+    case BW_OK:
+        return "success";
+    case BW_ERR_NOMEM:
+        return "out of memory";
+    case BW_ERR_INVALID:
+        return "invalid input";
+    case BW_ERR_LIMIT:
+        return "over a limit";
+    case BW_ERR_IO:
+        return "input/output error";
+    case BW_ERR_NOTFOUND:
+        return "not found";
+    case BW_ERR_SYSTEM:
+        return "system call failed";
+    case BW_ERR_TIMEOUT:
+        return "timed out";
+    case BW_ERR_CUDA:
+        return "CUDA driver error";
+    case BW_ERR_NVRTC:
+        return "NVRTC error";
+    case BW_ERR_SANDBOX:
+        return "sandbox set-up failed";
+    case BW_ERR_PROTOCOL:
+        return "protocol error";
+    case BW_ERR_NODEVICE:
+        return "no GPU available";
+    case BW_ERR_INTERNAL:
+        return "internal error";
     }
     return "unknown error";
 }

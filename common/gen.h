@@ -37,16 +37,16 @@ enum gen_flags {
 };
 
 struct gen_spec {
-    uint32_t kind;   /* enum gen_kind */
-    uint32_t dtype;  /* enum dtype (dtype.h) of the generated tensor */
-    uint32_t stream; /* Philox stream: the tensor index whose values are drawn */
-    uint32_t flags;  /* enum gen_flags */
-    double a, b;     /* distribution parameters, see enum gen_kind */
-    int64_t ilo, ihi; /* GEN_RANDINT bounds, inclusive */
-    int64_t row_len; /* elements per row (the last dimension); >= 1 */
+    uint32_t kind;         /* enum gen_kind */
+    uint32_t dtype;        /* enum dtype (dtype.h) of the generated tensor */
+    uint32_t stream;       /* Philox stream: the tensor index whose values are drawn */
+    uint32_t flags;        /* enum gen_flags */
+    double a, b;           /* distribution parameters, see enum gen_kind */
+    int64_t ilo, ihi;      /* GEN_RANDINT bounds, inclusive */
+    int64_t row_len;       /* elements per row (the last dimension); >= 1 */
     double row_lo, row_hi; /* GEN_ROW_OFFSET range */
-    double spike;    /* GEN_SPIKE value */
-    uint32_t n_specials; /* specials replace a fraction of elements with a value */
+    double spike;          /* GEN_SPIKE value */
+    uint32_t n_specials;   /* specials replace a fraction of elements with a value */
     uint32_t pad;
     double special_value[GEN_MAX_SPECIALS];
     double special_fraction[GEN_MAX_SPECIALS]; /* each in [0, 1]; drawn independently in order */

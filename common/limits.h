@@ -9,80 +9,108 @@
 #define BW_LIMITS_H
 
 /* --- submissions and directives ------------------------------------------ */
-#define BW_MAX_SOURCE_BYTES (256 * 1024)   /* one .cu submission */
-#define BW_MAX_SOURCE_LINES 10000          /* lines in one submission */
+#define BW_MAX_SOURCE_BYTES   (256 * 1024) /* one .cu submission */
+#define BW_MAX_SOURCE_LINES   10000        /* lines in one submission */
 #define BW_MAX_DIRECTIVE_LINE 1024         /* bytes in one // @directive line */
-#define BW_MAX_LAUNCHES 8                  /* @launch lines run in order per plan */
-#define BW_MAX_LAUNCH_ARGS 32              /* arguments of one @launch */
-#define BW_MAX_SCRATCH 8                   /* @scratch buffers per submission */
-#define BW_MAX_CONSTS 32                   /* @const names per submission */
-#define BW_MAX_TUNE_PARAMS 4               /* @tune names per submission */
-#define BW_MAX_TUNE_VALUES 16              /* values of one @tune name */
-#define BW_MAX_TUNE_CONFIGS 64             /* combinations of all @tune values */
-#define BW_MAX_FLAGS 16                    /* options given by @flags */
-#define BW_MAX_NAME 64                     /* bytes in a kernel, tensor, size or const name */
-#define BW_MAX_DIAGS 100                   /* directive errors reported for one file */
+#define BW_MAX_LAUNCHES       8            /* @launch lines run in order per plan */
+#define BW_MAX_LAUNCH_ARGS    32           /* arguments of one @launch */
+#define BW_MAX_SCRATCH        8            /* @scratch buffers per submission */
+#define BW_MAX_CONSTS         32           /* @const names per submission */
+#define BW_MAX_TUNE_PARAMS    4            /* @tune names per submission */
+#define BW_MAX_TUNE_VALUES    16           /* values of one @tune name */
+#define BW_MAX_TUNE_CONFIGS   64           /* combinations of all @tune values */
+#define BW_MAX_FLAGS          16           /* options given by @flags */
+#define BW_MAX_NAME           64           /* bytes in a kernel, tensor, size or const name */
+#define BW_MAX_DIAGS          100          /* directive errors reported for one file */
 
 /* --- expressions (shapes, grids, formulas) -------------------------------- */
-#define BW_MAX_EXPR_BYTES 512              /* one expression's text */
-#define BW_MAX_EXPR_DEPTH 32               /* nesting of parentheses and calls */
-#define BW_MAX_EXPR_NODES 256              /* nodes in one parsed expression */
+#define BW_MAX_EXPR_BYTES 512 /* one expression's text */
+#define BW_MAX_EXPR_DEPTH 32  /* nesting of parentheses and calls */
+#define BW_MAX_EXPR_NODES 256 /* nodes in one parsed expression */
 
 /* --- problem directories --------------------------------------------------- */
 #define BW_MAX_PROBLEM_JSON_BYTES (1024 * 1024) /* problem.json */
-#define BW_MAX_STATEMENT_BYTES (256 * 1024)     /* statement.md */
-#define BW_MAX_JSON_DEPTH 32               /* nesting in any JSON we parse */
-#define BW_MAX_TENSORS 16                  /* tensors of one problem */
-#define BW_MAX_SCALARS 16                  /* scalar parameters of one problem */
-#define BW_MAX_SIZES 8                     /* size names of one problem */
-#define BW_MAX_DIMS 6                      /* dimensions of one tensor */
-#define BW_MAX_CASES 256                   /* test cases after expansion */
-#define BW_MAX_BENCHMARKS 16               /* benchmark shapes of one problem */
-#define BW_MAX_WRONG_CONTROLS 32           /* files in a problem's wrong/ */
-#define BW_MAX_CONTROLS 64                 /* entries of a problem's "controls" */
-#define BW_MAX_PROFILES 16                 /* data profiles (input distributions) of one problem */
-#define BW_MAX_TITLE_BYTES 128             /* a problem's title */
-#define BW_MAX_RUN_MS 60000                /* largest limits.run_ms a problem may set */
-#define BW_MAX_TENSOR_BYTES (16ULL << 30)  /* one tensor of one case, on the GPU */
-#define BW_MAX_CASE_BYTES (48ULL << 30)    /* all buffers of one case, on the GPU */
-#define BW_MAX_SCRATCH_BYTES (4ULL << 30)  /* default cap on all @scratch bytes */
+#define BW_MAX_STATEMENT_BYTES    (256 * 1024)  /* statement.md */
+#define BW_MAX_JSON_DEPTH         32            /* nesting in any JSON we parse */
+#define BW_MAX_TENSORS            16            /* tensors of one problem */
+#define BW_MAX_SCALARS            16            /* scalar parameters of one problem */
+#define BW_MAX_SIZES              8             /* size names of one problem */
+#define BW_MAX_DIMS               6             /* dimensions of one tensor */
+#define BW_MAX_CASES              256           /* test cases after expansion */
+#define BW_MAX_BENCHMARKS         16            /* benchmark shapes of one problem */
+#define BW_MAX_WRONG_CONTROLS     32            /* files in a problem's wrong/ */
+#define BW_MAX_CONTROLS           64            /* entries of a problem's "controls" */
+#define BW_MAX_PROFILES           16    /* data profiles (input distributions) of one problem */
+#define BW_MAX_TITLE_BYTES        128   /* a problem's title */
+#define BW_MAX_RUN_MS             60000 /* largest limits.run_ms a problem may set */
+#define BW_MAX_TENSOR_BYTES       (16ULL << 30) /* one tensor of one case, on the GPU */
+#define BW_MAX_CASE_BYTES         (48ULL << 30) /* all buffers of one case, on the GPU */
+#define BW_MAX_SCRATCH_BYTES      (4ULL << 30)  /* default cap on all @scratch bytes */
 
 /* --- compilation sandbox --------------------------------------------------- */
-#define BW_COMPILE_WALL_MS 30000           /* wall-clock kill of one NVRTC compile */
-#define BW_COMPILE_CPU_S 20                /* RLIMIT_CPU of the compile child */
-#define BW_COMPILE_MEM_BYTES (4ULL << 30)  /* RLIMIT_AS of the compile child (no CUDA driver in it) */
-#define BW_COMPILE_LOG_BYTES (64 * 1024)   /* NVRTC log kept and shown, per part (front end, ptxas) */
-#define BW_MAX_CUBIN_BYTES (64 * 1024 * 1024) /* one compiled cubin */
-#define BW_COMPILE_NOFILE 64               /* RLIMIT_NOFILE of the compile child (headers open at once) */
-#define BW_COMPILE_NPROC 16                /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
-#define BW_COMPILE_MAX_OPTIONS 64          /* extra NVRTC options of one compile (flags, consts, tune) */
-#define BW_COMPILE_OPTION_BYTES 256        /* bytes in one extra NVRTC option */
+#define BW_COMPILE_WALL_MS      30000        /* wall-clock kill of one NVRTC compile */
+#define BW_COMPILE_CPU_S        20           /* RLIMIT_CPU of the compile child */
+#define BW_COMPILE_MEM_BYTES    (4ULL << 30) /* RLIMIT_AS of the compile child (no CUDA in it) */
+#define BW_COMPILE_LOG_BYTES    (64 * 1024)  /* NVRTC log kept, per part (front end, ptxas) */
+#define BW_MAX_CUBIN_BYTES      (64 * 1024 * 1024) /* one compiled cubin */
+#define BW_COMPILE_NOFILE       64 /* RLIMIT_NOFILE of the compile child (headers open at once) */
+#define BW_COMPILE_NPROC        16 /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
+#define BW_COMPILE_MAX_OPTIONS  64  /* extra NVRTC options of one compile (flags, consts, tune) */
+#define BW_COMPILE_OPTION_BYTES 256 /* bytes in one extra NVRTC option */
 #define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
 
 /* --- running ------------------------------------------------------------------ */
-#define BW_GUARD_BYTES 4096                /* sentinel bytes before and after every buffer */
-#define BW_RUN_WALL_MS_DEFAULT 2000        /* one plan run, unless problem.json says otherwise */
-#define BW_RUNNER_START_MS 20000           /* runner start-up (cuInit, context) before it is killed */
-#define BW_MISMATCHES_SHOWN 5              /* mismatches listed per failing output */
-#define BW_CHECK_SAMPLES 4096              /* elements per output checked after each timed run */
-#define BW_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH) /* device buffers of one plan (with a reference's scale outputs) */
-#define BW_MAX_BENCH_SETS 8                /* input sets a bench rotates through */
-#define BW_MAX_RETURN_BYTES (32ULL << 30)  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
-#define BW_RUNNER_NOFILE 256               /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
-#define BW_RUNNER_LOG_BYTES (64 * 1024)    /* runner stderr kept by the client, the rest dropped */
+#define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */
+#define BW_RUN_WALL_MS_DEFAULT 2000  /* one plan run, unless problem.json says otherwise */
+#define BW_RUNNER_START_MS     20000 /* runner start-up (cuInit, context) before it is killed */
+#define BW_MISMATCHES_SHOWN    5     /* mismatches listed per failing output */
+#define BW_CHECK_SAMPLES       4096  /* elements per output checked after each timed run */
+#define BW_MAX_BUFFERS                                                                             \
+    (2 * BW_MAX_TENSORS +                                                                          \
+     BW_MAX_SCRATCH)        /* device buffers of one plan (with a reference's scale outputs) */
+#define BW_MAX_BENCH_SETS 8 /* input sets a bench rotates through */
+#define BW_MAX_RETURN_BYTES                                                                        \
+    (32ULL << 30)                  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
+#define BW_RUNNER_NOFILE       256 /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
+#define BW_RUNNER_LOG_BYTES    (64 * 1024) /* runner stderr kept by the client, the rest dropped */
 #define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */
-#define BW_RUNNER_LOAD_MS 20000            /* one load request (module load, function attributes) */
+#define BW_RUNNER_LOAD_MS      20000       /* one load request (module load, function attributes) */
 
 /* --- timing ------------------------------------------------------------------- */
-#define BW_BENCH_MIN_SAMPLES 10            /* timed runs before the stop rule may stop */
-#define BW_BENCH_MAX_SAMPLES 500           /* timed runs per shape at most */
-#define BW_BENCH_TARGET_RSE 0.005          /* stop when the median's relative standard error is below */
-#define BW_BENCH_BUDGET_MS 1500            /* wall budget of timed runs per shape */
-#define BW_BENCH_WARMUP_MS 100             /* warm-up runs per shape, at least 3 runs */
-#define BW_L2_FLUSH_BYTES (256ULL << 20)   /* bytes written to flush L2 before each sample (>= 2x L2) */
-#define BW_FLOOR_MARGIN 0.9                /* a median below this fraction of the physical floor is rejected */
+#define BW_BENCH_MIN_SAMPLES 10    /* timed runs before the stop rule may stop */
+#define BW_BENCH_MAX_SAMPLES 500   /* timed runs per shape at most */
+#define BW_BENCH_TARGET_RSE  0.005 /* stop when the median's relative standard error is below */
+#define BW_BENCH_BUDGET_MS   1500  /* wall budget of timed runs per shape */
+#define BW_BENCH_WARMUP_MS   100   /* warm-up runs per shape, at least 3 runs */
+#define BW_L2_FLUSH_BYTES                                                                          \
+    (256ULL << 20)          /* bytes written to flush L2 before each sample (>= 2x L2) */
+#define BW_FLOOR_MARGIN 0.9 /* a median below this fraction of the physical floor is rejected */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */
+
+/* --- server (blockwise-server) and worker API ------------------------------ */
+#define BW_MAX_BODY_BYTES                                                                          \
+    (BW_MAX_SOURCE_BYTES * 2 + 64 * 1024) /* one JSON request body (a source, escaped) */
+#define BW_MAX_RESULT_BODY_BYTES                                                                   \
+    (8 * 1024 * 1024)                           /* one worker result body (tests, logs, benches) */
+#define BW_MAX_REQUEST_JSON_DEPTH   16          /* nesting of a user request body */
+#define BW_MAX_URL_BYTES            2048        /* request path plus query */
+#define BW_MAX_USERNAME             32          /* bytes in a user name: [a-z0-9_.-], 3.. */
+#define BW_MIN_PASSWORD             8           /* bytes in a password, at least */
+#define BW_MAX_PASSWORD             256         /* bytes in a password, at most */
+#define BW_MAX_TOKEN_NAME           64          /* bytes in an API or worker token's label */
+#define BW_MAX_EVENTS_PER_POST      256         /* progress events in one worker post */
+#define BW_MAX_EVENT_BYTES          (16 * 1024) /* one progress event, serialised */
+#define BW_MAX_SSE_EVENTS           4096        /* events kept per submission stream */
+#define BW_MAX_LIST_LIMIT           200         /* rows in one page of a list endpoint */
+#define BW_MAX_BUNDLE_BYTES         (8 * 1024 * 1024) /* one problem bundle (all its files, base64) */
+#define BW_MAX_BUNDLE_FILES         128               /* files in one problem bundle */
+#define BW_MAX_STATEMENT_HTML_BYTES (1024 * 1024)     /* statement.md rendered as HTML */
+#define BW_MAX_STATIC_BYTES         (32 * 1024 * 1024) /* one file served from web/ */
+#define BW_MAX_CONFIG_BYTES         (64 * 1024)        /* the server's config file */
+#define BW_MAX_MESSAGE_FIELD        4096               /* a worker's internal-error message, kept */
+#define BW_JUDGE_ATTEMPTS           3 /* leases of one submission before Judge Error */
+#define BW_MAX_STATUS_GPUS          8 /* GPU models named by GET /api/status */
 
 #endif

@@ -296,8 +296,7 @@ static int check_keys(struct loader *ld, const char *path, json_t *obj, const ch
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach (obj, key, v) {
         const char *near = NULL;
         size_t best = 3;
 
@@ -1169,8 +1168,7 @@ static int load_profile(struct loader *ld, const char *name, json_t *v, struct d
         prof->dists[t].neg_of = -1;
     if ((rc = as_object(ld, path.s, v)))
         return rc;
-    json_object_foreach(v, tname, dv)
-    {
+    json_object_foreach (v, tname, dv) {
         int t = problem_tensor_index(p, tname);
         if (t < 0)
             return fail(ld, path.s, "unknown tensor %s (inputs are %s)", quote(tname).s,
@@ -1210,8 +1208,7 @@ static int load_profiles(struct loader *ld, json_t *v)
     if (!(p->profiles = calloc(n, sizeof(*p->profiles))))
         return fail_nomem(ld);
     p->n_profiles = n;
-    json_object_foreach(v, name, pv)
-    {
+    json_object_foreach (v, name, pv) {
         if ((rc = load_profile(ld, name, pv, &p->profiles[i])))
             return rc;
         i++;
@@ -1254,8 +1251,7 @@ static int check_size_keys(struct loader *ld, const char *path, json_t *obj)
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach (obj, key, v) {
         if (problem_size_index(p, key) < 0)
             return fail(ld, path, "unknown size %s (sizes are %s)", quote(key).s, size_list(p).s);
     }
@@ -1357,8 +1353,7 @@ static int load_entry(struct loader *ld, const char *path, json_t *v, bool bench
         struct fpath sp = key_path(path, "scalars");
         if ((rc = as_object(ld, sp.s, f)))
             return rc;
-        json_object_foreach(f, key, sv)
-        {
+        json_object_foreach (f, key, sv) {
             int s = problem_scalar_index(p, key);
             struct fpath kp = key_path(sp.s, key);
             if (s < 0) {
@@ -1749,8 +1744,7 @@ static int load_controls(struct loader *ld, json_t *v)
     if (n && !(p->controls = calloc(n, sizeof(*p->controls))))
         return fail_nomem(ld);
     p->n_controls = n;
-    json_object_foreach(v, file, cv)
-    {
+    json_object_foreach (v, file, cv) {
         struct fpath path = at("controls", "[%s]", quote(file).s);
         struct control *ctl = &p->controls[i++];
         const char *verdict = NULL;
@@ -1856,14 +1850,12 @@ static bool too_deep(json_t *v, int depth)
     if (depth > BW_MAX_JSON_DEPTH)
         return true;
     if (json_is_object(v)) {
-        json_object_foreach(v, key, child)
-        {
+        json_object_foreach (v, key, child) {
             if (too_deep(child, depth + 1))
                 return true;
         }
     } else if (json_is_array(v)) {
-        json_array_foreach(v, i, child)
-        {
+        json_array_foreach (v, i, child) {
             if (too_deep(child, depth + 1))
                 return true;
         }

@@ -182,11 +182,13 @@ bool is_identifier(const char *name)
 {
     size_t n = 0;
 
-    if (!name || !(*name == '_' || (*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z')))
+    if (!name ||
+        !(*name == '_' || (*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z')))
         return false;
     for (; name[n]; n++) {
         char c = name[n];
-        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9')))
             return false;
     }
     return n <= BW_MAX_NAME;

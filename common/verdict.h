@@ -11,12 +11,12 @@
 #include <stdbool.h>
 
 enum verdict {
-    VERDICT_NONE = 0,         /* not judged (yet) */
-    VERDICT_ACCEPTED,         /* AC: every test passed (and, on Submit, timing done) */
-    VERDICT_WRONG_ANSWER,     /* WA: an output differs from the reference beyond tolerance */
-    VERDICT_COMPILE_ERROR,    /* CE: directives or NVRTC rejected the source */
-    VERDICT_RUNTIME_ERROR,    /* RE: a launch or the GPU reported an error (trap, illegal address) */
-    VERDICT_TIME_LIMIT,       /* TLE: a plan run did not finish within the limit */
+    VERDICT_NONE = 0,      /* not judged (yet) */
+    VERDICT_ACCEPTED,      /* AC: every test passed (and, on Submit, timing done) */
+    VERDICT_WRONG_ANSWER,  /* WA: an output differs from the reference beyond tolerance */
+    VERDICT_COMPILE_ERROR, /* CE: directives or NVRTC rejected the source */
+    VERDICT_RUNTIME_ERROR, /* RE: a launch or the GPU reported an error (trap, illegal address) */
+    VERDICT_TIME_LIMIT,    /* TLE: a plan run did not finish within the limit */
     VERDICT_MEMORY_VIOLATION, /* MV: a guard band around a buffer was written */
     VERDICT_INPUT_MODIFIED,   /* IM: an input tensor changed during the run */
     VERDICT_JUDGE_ERROR,      /* JE: the judge failed; never the learner's fault; retried */

@@ -44,6 +44,34 @@ int compile_wire_end(struct buf *b)
     return compile_wire_put(b, "end", "", 0);
 }
 
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return BW_ERR_IO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return BW_OK;
+}
+
+int compile_wire_write(int fd, const char *key, const void *value, size_t len)
+{
+    char head[WIRE_KEY_MAX + 32];
+    int n = snprintf(head, sizeof(head), "%s %zu\n", key, len);
+
+    if (n < 0 || (size_t)n >= sizeof(head))
+        return BW_ERR_INTERNAL;
+    if (write_all(fd, head, (size_t)n) || write_all(fd, value, len) || write_all(fd, "\n", 1))
+        return BW_ERR_IO;
+    return BW_OK;
+}
+
 int compile_wire_next(char *data, size_t len, size_t *pos, struct compile_field *f, char **cause)
 {
     size_t p = *pos, k = 0;
@@ -160,7 +188,12 @@ void compile_job_release(struct compile_job *job)
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Prefixes of options the judge sets itself, or that would change what comes out. */
+/*
+ * Options the judge sets itself (architecture, include paths, pre-includes),
+ * that change what comes out (anything but a loadable cubin), or that write
+ * files (timing traces, precompiled headers). Each matches the whole option
+ * or the option followed by '='; "-I" matches any option it starts.
+ */
 static const char *const reserved_options[] = {
     "-arch",
     "--gpu-architecture",
@@ -168,21 +201,53 @@ static const char *const reserved_options[] = {
     "--include-path",
     "-include",
     "--pre-include",
+    "--preinclude",
+    "--no-source-include",
     "-dlto",
     "--dlink-time-opt",
     "-rdc",
     "--relocatable-device-code",
+    "-dc",
+    "--device-c",
+    "--force-device-c",
+    "--compile-only",
+    "--partial-link",
     "-ewp",
     "--extensible-whole-program",
-    "--time",
+    "--gen-opt-lto",
+    "--emit-llvm-bc",
+    "--optix-ir",
+    "--emit-optix-ir",
+    "--binary-kind",
+    "--device-syntax-only",
+    "--fdevice-syntax-only",
+    "-fdevice-syntax-only",
+    "--nv-host",
+    "--generate-builtins",
     "-time",
-    "--fdevice-time-trace",
+    "--time",
     "-fdevice-time-trace",
-    "--optimization-info",
-    "--split-compile",
+    "--fdevice-time-trace",
+    "--device-time-trace",
+    "--trace",
+    "--trace-lto",
+    "--perf-stats",
+    "--enable-cache-trace",
+    "-pch",
+    "--pch",
+    "--create-pch",
+    "--pch-dir",
+    "--instantiate-templates-in-pch",
+    "--pch-messages",
+    "--pch-verbose",
     "-split-compile",
+    "--split-compile",
+    "--optimization-info",
     "-builtin-move-forward",
+    "--builtin-move-forward",
     "-builtin-initializer-list",
+    "--builtin-initializer-list",
+    "--ptx-length",
 };
 
 int compile_option_check(const char *option, char **cause)
@@ -525,6 +590,7 @@ void compile_usage_free(struct kernel_usage *k, size_t n)
 
 int compile_log_usage(const char *log, struct kernel_usage **out, size_t *n_out)
 {
+    static const char properties_prefix[] = "ptxas         .";
     const char *p = log ? log : "";
     struct kernel_usage *k = NULL;
     size_t n = 0, cap = 0;
@@ -556,9 +622,10 @@ int compile_log_usage(const char *log, struct kernel_usage **out, size_t *n_out)
             if (current >= 0 && strlen(k[current].name) == name.len &&
                 memcmp(k[current].name, name.s, name.len) == 0)
                 props = current;
-        } else if (starts_with(l, "ptxas         .")) {
+        } else if (starts_with(l, properties_prefix)) {
+            size_t skip = strlen(properties_prefix);
             if (props >= 0)
-                parse_properties((struct line){l.s + 16, l.len - 16}, &k[props]);
+                parse_properties((struct line){l.s + skip, l.len - skip}, &k[props]);
         } else if ((used = after(l, "info    : Used ")) != NULL) {
             if (current >= 0)
                 parse_used(used - 5, l.s + l.len, &k[current]);
@@ -764,6 +831,8 @@ static int map_death(const struct sandbox_job *job, int cpu_s, unsigned long lon
     if (job->result_overflow)
         return bw_fail(cause, BW_ERR_PROTOCOL, "blockwise-compile wrote more than %zu bytes",
                        job->result_max);
+    if (WIFEXITED(job->status) && WEXITSTATUS(job->status) == SANDBOX_EXIT_CPU_LIMIT)
+        return set_failure(out, "compilation exceeded the CPU time limit of %d s", cpu_s);
     if (!WIFSIGNALED(job->status))
         return bw_fail(cause, BW_ERR_PROTOCOL,
                        "blockwise-compile exited with status %d without a complete result: %.300s",
@@ -771,7 +840,8 @@ static int map_death(const struct sandbox_job *job, int cpu_s, unsigned long lon
     sig = WTERMSIG(job->status);
     if (strstr(output, "std::bad_alloc") || strstr(output, "out of memory"))
         return set_failure(out, "compilation exceeded the memory limit of %llu MiB", mib);
-    if ((sig == SIGXCPU || sig == SIGKILL) && cpu >= (double)cpu_s - 0.05)
+    /* The hard limit's SIGKILL (the kernel's CPU clock and rusage differ a little). */
+    if ((sig == SIGXCPU || sig == SIGKILL) && cpu >= 0.9 * (double)(cpu_s + 1))
         return set_failure(out, "compilation exceeded the CPU time limit of %d s", cpu_s);
     if (sig == SIGSYS)
         return set_failure(out, "the compiler was stopped: it made a forbidden system call");
@@ -846,6 +916,10 @@ static int read_result(struct sandbox_job *job, unsigned long long mem_bytes,
     if (strcmp(nvrtc, "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE") == 0)
         return bw_fail(cause, BW_ERR_NVRTC, "NVRTC could not run: %s: %.300s", nvrtc,
                        out->log ? out->log : "");
+    /* The architecture is the judge's choice, not the learner's. */
+    if (strcmp(nvrtc, "NVRTC_ERROR_INVALID_OPTION") == 0 && out->log &&
+        strstr(out->log, "--gpu-architecture"))
+        return bw_fail(cause, BW_ERR_INVALID, "NVRTC refused the architecture: %.300s", out->log);
     if (strcmp(nvrtc, "NVRTC_ERROR_OUT_OF_MEMORY") == 0 ||
         (out->log && strstr(out->log, "catastrophic error: out of memory")))
         if (set_failure(out, "compilation exceeded the memory limit of %llu MiB", mem_bytes >> 20))

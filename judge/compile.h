@@ -56,12 +56,12 @@ struct compile_result {
     bool ok;     /* a cubin was produced */
     void *cubin; /* owned; an ELF image of cubin_len bytes; NULL unless ok */
     size_t cubin_len;
-    char *ptx;                 /* owned; the PTX NVRTC produced (kernel signatures); NULL unless ok */
-    char *log;                    /* owned; NVRTC's log, capped (see compile_log_cap); never NULL
-                                     after compile_run returned 0 */
-    struct diag_list diags;       /* from the log; each msg starts with its severity: "error: ",
-                                     "warning: " or "remark: "; line/column are 1-based in the
-                                     source (bytes), 0 for other files and ptxas */
+    char *ptx;              /* owned; the PTX NVRTC produced (kernel signatures); NULL unless ok */
+    char *log;              /* owned; NVRTC's log, capped (see compile_log_cap); never NULL
+                               after compile_run returned 0 */
+    struct diag_list diags; /* from the log; each msg starts with its severity: "error: ",
+                               "warning: " or "remark: "; line/column are 1-based in the
+                               source (bytes), 0 for other files and ptxas */
     struct kernel_usage *kernels; /* owned; one per entry function, in ptxas' order */
     size_t n_kernels;
     double ms;       /* wall time of the whole compile, child start to reap */
@@ -82,7 +82,7 @@ struct compile_result {
  * not be set up (BW_ERR_SANDBOX: "compile sandbox unavailable: ..."), NVRTC
  * could not start (BW_ERR_NVRTC), the child broke the protocol
  * (BW_ERR_PROTOCOL), or the request itself is malformed (BW_ERR_INVALID: a
- * bad arch, an option reserved for the judge).
+ * malformed arch or one NVRTC refuses, an option reserved for the judge).
  */
 int compile_run(const struct compile_request *rq, struct compile_result *out, char **cause);
 void compile_result_release(struct compile_result *r);
@@ -152,6 +152,8 @@ struct compile_field {
 int compile_wire_put(struct buf *b, const char *key, const void *value, size_t len);
 int compile_wire_puts(struct buf *b, const char *key, const char *value);
 int compile_wire_end(struct buf *b);
+/* Writes one field straight to fd (a large cubin is not copied first); BW_ERR_IO on failure. */
+int compile_wire_write(int fd, const char *key, const void *value, size_t len);
 
 /*
  * Reads the next field of a record in place (it overwrites the separators
@@ -168,7 +170,8 @@ struct compile_job {
     const char **options;      /* owned array; strings in `data` */
 };
 
-/* Decodes a request record, stealing `data` (malloc'd, `len` bytes). */
+/* Decodes a request record, stealing `data` (malloc'd, `len` bytes); release the job
+ * whatever the result. */
 int compile_job_decode(struct compile_job *job, char *data, size_t len, char **cause);
 void compile_job_release(struct compile_job *job);
 

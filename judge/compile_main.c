@@ -298,36 +298,26 @@ static const struct step {
     {"seccomp", step_seccomp, true},
 };
 
-static void write_all(int fd, const char *data, size_t len)
+/* Result fields go straight to the pipe; a parent gone is the pipe's problem (PDEATHSIG). */
+static void send_field(const char *key, const void *value, size_t len)
 {
-    while (len) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        data += n;
-        len -= (size_t)n;
-    }
+    compile_wire_write(SANDBOX_FD_RESULT, key, value, len);
 }
 
-static void send_record(struct buf *b)
+static void send_text(const char *key, const char *value)
 {
-    if (compile_wire_end(b) == 0)
-        write_all(SANDBOX_FD_RESULT, b->data, b->len);
+    send_field(key, value, strlen(value));
 }
 
 static _Noreturn void report_setup_failure(const char *step, int code, const char *cause)
 {
-    struct buf b;
     char n[16];
 
-    buf_init(&b, 2 * BW_COMPILE_OUTPUT_BYTES);
     snprintf(n, sizeof(n), "%d", code);
-    compile_wire_puts(&b, "error_step", step);
-    compile_wire_puts(&b, "error_code", n);
-    compile_wire_puts(&b, "error", cause ? cause : bw_strerror(code));
-    send_record(&b);
+    send_text("error_step", step);
+    send_text("error_code", n);
+    send_text("error", cause ? cause : bw_strerror(code));
+    send_field("end", "", 0);
     fprintf(stderr, "blockwise-compile: %s: %s\n", step, cause ? cause : bw_strerror(code));
     _exit(3);
 }
@@ -345,7 +335,7 @@ static _Noreturn void compile_and_answer(struct child *c)
     nvrtcProgram prog;
     nvrtcResult r;
     char *log = NULL, *cubin = NULL;
-    struct buf out, capped;
+    struct buf capped;
     char too_big[128];
     double t0;
 
@@ -374,7 +364,6 @@ static _Noreturn void compile_and_answer(struct child *c)
     r = nvrtcCompileProgram(prog, (int)n, opts);
     snprintf(ms, sizeof(ms), "%.3f", now_ms() - t0);
 
-    buf_init(&out, BW_MAX_CUBIN_BYTES + 4 * BW_COMPILE_LOG_BYTES + 4096);
     buf_init(&capped, 2 * BW_COMPILE_LOG_BYTES + 256);
     if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 0) {
         log = malloc(log_size);
@@ -398,24 +387,24 @@ static _Noreturn void compile_and_answer(struct child *c)
             failure = "NVRTC could not return the cubin";
         }
     }
-    compile_wire_puts(&out, "nvrtc", nvrtcGetErrorString(r));
-    compile_wire_puts(&out, "nvrtc_ms", ms);
-    compile_wire_put(&out, "log", capped.data ? capped.data : "", capped.len);
+    send_text("nvrtc", nvrtcGetErrorString(r));
+    send_text("nvrtc_ms", ms);
+    send_field("log", capped.data ? capped.data : "", capped.len);
     if (failure)
-        compile_wire_puts(&out, "failure", failure);
+        send_text("failure", failure);
     else if (cubin) {
         size_t ptx_size = 0;
         char *ptx = NULL;
-        compile_wire_put(&out, "cubin", cubin, cubin_size);
+        send_field("cubin", cubin, cubin_size);
         /* The PTX carries each kernel's parameter list: the judge checks
          * @launch arguments against it before any GPU is involved. */
         if (nvrtcGetPTXSize(prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 1 &&
             ptx_size <= BW_MAX_CUBIN_BYTES && (ptx = malloc(ptx_size)) &&
             nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS)
-            compile_wire_put(&out, "ptx", ptx, strnlen(ptx, ptx_size));
+            send_field("ptx", ptx, strnlen(ptx, ptx_size));
         free(ptx);
     }
-    send_record(&out);
+    send_field("end", "", 0);
     _exit(0);
 }
 

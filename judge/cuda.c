@@ -31,6 +31,24 @@ static const struct cuda_symbol cuda_symbols[] = {
 #undef CUDA_SYMBOL
 };
 
+/* cuInit results that mean "no usable GPU here" rather than a failure to
+ * look into: a machine (or container) without a GPU, or with a driver that
+ * does not fit. Anything else - CUDA_ERROR_OPERATING_SYSTEM from a sandbox
+ * that refuses the driver something, say - is an error to report. */
+static bool cuda_means_no_device(CUresult rc)
+{
+    switch (rc) {
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
+    case CUDA_ERROR_DEVICE_NOT_LICENSED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 int cuda_open(char **cause)
 {
     get_proc_fn get_proc;
@@ -70,7 +88,7 @@ int cuda_open(char **cause)
     rc = cu.cuInit(0);
     if (rc != CUDA_SUCCESS) {
         cuda_fail(cause, rc, "cuInit");
-        return BW_ERR_NODEVICE;
+        return cuda_means_no_device(rc) ? BW_ERR_NODEVICE : BW_ERR_CUDA;
     }
     cuda_is_open = true;
     return BW_OK;

@@ -24,7 +24,15 @@
 #include <cuda.h>
 #include <stdbool.h>
 
-/* Every driver entry point Blockwise uses. */
+/*
+ * Every driver entry point Blockwise uses, each resolved by cuGetProcAddress
+ * at the headers' CUDA_VERSION. Beware of entry points whose newest version
+ * changed its parameters without cuda.h mapping the plain name to it:
+ * cuCtxSynchronize at 13000 resolves to cuCtxSynchronize_v2(CUcontext), so a
+ * call through the void prototype passes garbage and fails with
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED (seen on the H200, driver 580). It is left
+ * out: cuStreamSynchronize(NULL) does the same job here.
+ */
 #define CUDA_DRIVER_FUNCTIONS(X)                                                                   \
     X(cuGetErrorName)                                                                              \
     X(cuGetErrorString)                                                                            \
@@ -39,7 +47,6 @@
     X(cuDevicePrimaryCtxRetain)                                                                    \
     X(cuDevicePrimaryCtxRelease)                                                                   \
     X(cuCtxSetCurrent)                                                                             \
-    X(cuCtxSynchronize)                                                                            \
     X(cuCtxResetPersistingL2Cache)                                                                 \
     X(cuModuleLoadData)                                                                            \
     X(cuModuleUnload)                                                                              \
@@ -76,8 +83,10 @@ extern struct cuda_driver cu;
 
 /*
  * Loads the driver, resolves every entry point and calls cuInit(0).
- * BW_ERR_NODEVICE (with the loader's or the driver's words) when that is not
- * possible. Calling it again after success does nothing.
+ * BW_ERR_NODEVICE (with the loader's or the driver's words) when there is no
+ * driver, no GPU, or a driver too old; BW_ERR_CUDA when cuInit fails for
+ * another reason (CUDA_ERROR_OPERATING_SYSTEM when a sandbox refuses the
+ * driver something). Calling it again after success does nothing.
  */
 int cuda_open(char **cause);
 

@@ -29,7 +29,7 @@
  * sets from BENCH_CASE_BASE (set r of benchmark b is BASE + b*16 + r), so no
  * benchmark input repeats a test's. */
 #define BENCH_CASE_BASE 4096u
-#define BENCH_SETS 2u
+#define BENCH_SETS      2u
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -40,7 +40,8 @@ static void emit(const struct judge_options *o, json_t *event)
     json_decref(event);
 }
 
-static void set_message(struct judge_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_message(struct judge_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void set_message(struct judge_result *r, const char *fmt, ...)
 {
     va_list ap;
@@ -58,21 +59,30 @@ static const char *cuda_hint(const char *error)
     static const struct {
         const char *name, *hint;
     } hints[] = {
-        {"CUDA_ERROR_ILLEGAL_ADDRESS", "a thread read or wrote memory outside every buffer: usually an index past "
-                                       "the end (a missing tail check such as `if (i < n)`) or a wrong stride"},
-        {"CUDA_ERROR_MISALIGNED_ADDRESS", "a vector access (float4, int2, ...) at an address not aligned to its "
-                                          "size: vectorize only from aligned offsets and handle the rest as scalars"},
+        {"CUDA_ERROR_ILLEGAL_ADDRESS",
+         "a thread read or wrote memory outside every buffer: usually an index past "
+         "the end (a missing tail check such as `if (i < n)`) or a wrong stride"},
+        {"CUDA_ERROR_MISALIGNED_ADDRESS",
+         "a vector access (float4, int2, ...) at an address not aligned to its "
+         "size: vectorize only from aligned offsets and handle the rest as scalars"},
         {"CUDA_ERROR_ASSERT", "a device-side assert() failed"},
-        {"CUDA_ERROR_ILLEGAL_INSTRUCTION", "the kernel executed an illegal instruction or __trap()"},
-        {"CUDA_ERROR_LAUNCH_FAILED", "the kernel stopped with an exception (often __trap() or a bad pointer)"},
-        {"CUDA_ERROR_HARDWARE_STACK_ERROR", "stack overflow: deep recursion or very large local arrays"},
-        {"CUDA_ERROR_INVALID_PC", "the kernel jumped to an invalid address (corrupted stack or function pointer)"},
-        {"CUDA_ERROR_OUT_OF_RESOURCES", "the block needs more registers or shared memory than a multiprocessor "
-                                        "has: use fewer threads per block, __launch_bounds__ or less shared memory"},
-        {"CUDA_ERROR_INVALID_VALUE", "the launch configuration is invalid for this GPU: block size, grid size or "
-                                     "dynamic shared memory over the device's limits"},
-        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "the block needs more registers than a multiprocessor has for this "
-                                               "many threads: use fewer threads per block or __launch_bounds__"},
+        {"CUDA_ERROR_ILLEGAL_INSTRUCTION",
+         "the kernel executed an illegal instruction or __trap()"},
+        {"CUDA_ERROR_LAUNCH_FAILED",
+         "the kernel stopped with an exception (often __trap() or a bad pointer)"},
+        {"CUDA_ERROR_HARDWARE_STACK_ERROR",
+         "stack overflow: deep recursion or very large local arrays"},
+        {"CUDA_ERROR_INVALID_PC",
+         "the kernel jumped to an invalid address (corrupted stack or function pointer)"},
+        {"CUDA_ERROR_OUT_OF_RESOURCES",
+         "the block needs more registers or shared memory than a multiprocessor "
+         "has: use fewer threads per block, __launch_bounds__ or less shared memory"},
+        {"CUDA_ERROR_INVALID_VALUE",
+         "the launch configuration is invalid for this GPU: block size, grid size or "
+         "dynamic shared memory over the device's limits"},
+        {"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+         "the block needs more registers than a multiprocessor has for this "
+         "many threads: use fewer threads per block or __launch_bounds__"},
     };
     for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
         if (strcmp(error, hints[i].name) == 0)
@@ -104,10 +114,14 @@ static uint64_t mix64(uint64_t *state)
 static enum run_role run_role_of(enum plan_role r)
 {
     switch (r) {
-    case PLAN_IN: return RUN_ROLE_IN;
-    case PLAN_INOUT: return RUN_ROLE_INOUT;
-    case PLAN_OUT: return RUN_ROLE_OUT;
-    case PLAN_SCRATCH: return RUN_ROLE_SCRATCH;
+    case PLAN_IN:
+        return RUN_ROLE_IN;
+    case PLAN_INOUT:
+        return RUN_ROLE_INOUT;
+    case PLAN_OUT:
+        return RUN_ROLE_OUT;
+    case PLAN_SCRATCH:
+        return RUN_ROLE_SCRATCH;
     }
     return RUN_ROLE_SCRATCH;
 }
@@ -115,20 +129,29 @@ static enum run_role run_role_of(enum plan_role r)
 static enum run_arg_kind run_arg_of(enum plan_arg_kind k)
 {
     switch (k) {
-    case PLAN_ARG_BUF: return RUN_ARG_BUF;
-    case PLAN_ARG_I64: return RUN_ARG_I64;
-    case PLAN_ARG_I32: return RUN_ARG_I32;
-    case PLAN_ARG_U64: return RUN_ARG_U64;
-    case PLAN_ARG_U32: return RUN_ARG_U32;
-    case PLAN_ARG_F32: return RUN_ARG_F32;
-    case PLAN_ARG_F64: return RUN_ARG_F64;
-    case PLAN_ARG_INT: return RUN_ARG_INT;
+    case PLAN_ARG_BUF:
+        return RUN_ARG_BUF;
+    case PLAN_ARG_I64:
+        return RUN_ARG_I64;
+    case PLAN_ARG_I32:
+        return RUN_ARG_I32;
+    case PLAN_ARG_U64:
+        return RUN_ARG_U64;
+    case PLAN_ARG_U32:
+        return RUN_ARG_U32;
+    case PLAN_ARG_F32:
+        return RUN_ARG_F32;
+    case PLAN_ARG_F64:
+        return RUN_ARG_F64;
+    case PLAN_ARG_INT:
+        return RUN_ARG_INT;
     }
     return RUN_ARG_INT;
 }
 
 /* Copies a concrete plan into the runner protocol's form. */
-static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_index, struct run_plan *out)
+static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_index,
+                        struct run_plan *out)
 {
     memset(out, 0, sizeof(*out));
     out->seed = seed;
@@ -172,7 +195,7 @@ static void to_run_plan(const struct plan *pl, uint64_t seed, uint32_t case_inde
  * combination, and its kernels' signatures. */
 struct program {
     struct directives dirs;
-    size_t n_configs; /* @tune combinations (1 without @tune) */
+    size_t n_configs;              /* @tune combinations (1 without @tune) */
     struct compile_result *builds; /* one per configuration */
     int64_t (*tune_values)[BW_MAX_TUNE_PARAMS];
 };
@@ -224,7 +247,8 @@ static void *compile_one(void *arg)
     struct compile_request rq = {0};
 
     for (size_t k = 0; k < d->n_consts; k++) {
-        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->consts[k].name, (long long)d->consts[k].value);
+        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->consts[k].name,
+                 (long long)d->consts[k].value);
         opts[n] = defs[n];
         n++;
     }
@@ -252,8 +276,8 @@ static void *compile_one(void *arg)
  * Directive errors go to *diags and give BW_ERR_INVALID. Compile results stay
  * in pg->builds for the caller to inspect.
  */
-static int program_parse(struct program *pg, const struct problem *p, const char *source, size_t len,
-                         enum plan_side side, struct diag_list *diags)
+static int program_parse(struct program *pg, const struct problem *p, const char *source,
+                         size_t len, enum plan_side side, struct diag_list *diags)
 {
     int rc;
 
@@ -279,8 +303,9 @@ static int program_parse(struct program *pg, const struct problem *p, const char
  * kernel exists (extern "C"), the argument count matches, and each
  * argument's width and kind fit the parameter. Problems go to *diags.
  */
-static int check_signatures(const struct problem *p, const struct program *pg, const struct compile_result *cr,
-                            enum plan_side side, struct diag_list *diags)
+static int check_signatures(const struct problem *p, const struct program *pg,
+                            const struct compile_result *cr, enum plan_side side,
+                            struct diag_list *diags)
 {
     struct ptx_entries entries;
     char *cause = NULL;
@@ -300,23 +325,27 @@ static int check_signatures(const struct problem *p, const struct program *pg, c
 
         if (!e) {
             if (ptx_find_mangled(&entries, ln->kernel))
-                diag_list_addf(diags, ln->line, 1,
-                               "kernel '%s' has a C++ (mangled) name: declare it extern \"C\" __global__",
-                               ln->kernel);
+                diag_list_addf(
+                    diags, ln->line, 1,
+                    "kernel '%s' has a C++ (mangled) name: declare it extern \"C\" __global__",
+                    ln->kernel);
             else
-                diag_list_addf(diags, ln->line, 1, "no __global__ function named '%s' in the source", ln->kernel);
+                diag_list_addf(diags, ln->line, 1,
+                               "no __global__ function named '%s' in the source", ln->kernel);
             rc = BW_ERR_INVALID;
             continue;
         }
         if ((size_t)e->n_params != ln->n_args) {
-            diag_list_addf(diags, ln->line, 1, "kernel '%s' takes %d parameter%s but @launch passes %zu argument%s",
+            diag_list_addf(diags, ln->line, 1,
+                           "kernel '%s' takes %d parameter%s but @launch passes %zu argument%s",
                            ln->kernel, e->n_params, e->n_params == 1 ? "" : "s", ln->n_args,
                            ln->n_args == 1 ? "" : "s");
             rc = BW_ERR_INVALID;
             continue;
         }
         /* The kinds of arguments do not depend on the case: use the first test. */
-        if (p->n_tests == 0 || plan_build(p, &pg->dirs, pg->tune_values[0], &p->tests[0], side, &pl, &cause)) {
+        if (p->n_tests == 0 ||
+            plan_build(p, &pg->dirs, pg->tune_values[0], &p->tests[0], side, &pl, &cause)) {
             free(cause);
             cause = NULL;
             continue;
@@ -328,18 +357,38 @@ static int check_signatures(const struct problem *p, const struct program *pg, c
             int size = 8;
 
             switch (pa->kind) {
-            case PLAN_ARG_BUF: size = 8; want = "a pointer"; break;
-            case PLAN_ARG_I64: case PLAN_ARG_U64: size = 8; want = "a 64-bit integer (long long)"; break;
-            case PLAN_ARG_I32: case PLAN_ARG_U32: size = 4; want = "a 32-bit integer (int)"; break;
-            case PLAN_ARG_F32: size = 4; want = "a float"; break;
-            case PLAN_ARG_F64: size = 8; want = "a double"; break;
-            case PLAN_ARG_INT: continue; /* literals take the parameter's width */
+            case PLAN_ARG_BUF:
+                size = 8;
+                want = "a pointer";
+                break;
+            case PLAN_ARG_I64:
+            case PLAN_ARG_U64:
+                size = 8;
+                want = "a 64-bit integer (long long)";
+                break;
+            case PLAN_ARG_I32:
+            case PLAN_ARG_U32:
+                size = 4;
+                want = "a 32-bit integer (int)";
+                break;
+            case PLAN_ARG_F32:
+                size = 4;
+                want = "a float";
+                break;
+            case PLAN_ARG_F64:
+                size = 8;
+                want = "a double";
+                break;
+            case PLAN_ARG_INT:
+                continue; /* literals take the parameter's width */
             }
             bool arg_float = pa->kind == PLAN_ARG_F32 || pa->kind == PLAN_ARG_F64;
-            bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) || (pp->kind == PTX_PARAM_INT && arg_float);
+            bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) ||
+                            (pp->kind == PTX_PARAM_INT && arg_float);
             if (pp->size != size || kind_bad) {
                 diag_list_addf(diags, ln->args[a].line, ln->args[a].column,
-                               "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the parameter is %d bytes%s",
+                               "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the "
+                               "parameter is %d bytes%s",
                                a + 1, pa->name ? pa->name : "?", ln->kernel, want, size, pp->size,
                                pp->kind == PTX_PARAM_FLOAT ? " of floating point" : "");
                 rc = BW_ERR_INVALID;
@@ -368,14 +417,13 @@ struct session {
 /* Where the expected outputs of one case live: the reference runner's
  * returned bytes, one pointer per plan buffer (NULL for non-outputs). */
 struct expected {
-    unsigned char *data; /* owned copy */
-    size_t len;
-    const void *buf[PLAN_MAX_BUFFERS];
+    struct run_result res;             /* owns the mapping of the runner's returned outputs */
+    const void *buf[PLAN_MAX_BUFFERS]; /* into res.data; NULL for buffers not returned */
 };
 
 static void expected_release(struct expected *e)
 {
-    free(e->data);
+    run_result_release(&e->res);
     memset(e, 0, sizeof(*e));
 }
 
@@ -387,8 +435,8 @@ static int start_runner(const struct judge_config *cfg, struct runner **out, cha
 }
 
 /* Loads one configuration's cubin with the kernels its launches name. */
-static int load_program(struct runner *r, const struct program *pg, size_t config, struct run_failure *fail,
-                        char **cause)
+static int load_program(struct runner *r, const struct program *pg, size_t config,
+                        struct run_failure *fail, char **cause)
 {
     const char *kernels[BW_MAX_LAUNCHES];
     struct load_reply reply;
@@ -401,7 +449,8 @@ static int load_program(struct runner *r, const struct program *pg, size_t confi
         if (!seen)
             kernels[n++] = pg->dirs.launches[l].kernel;
     }
-    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, kernels, n, &reply, 30000, cause);
+    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, kernels, n, &reply,
+                     30000, cause);
     if (rc)
         return rc;
     *fail = reply.fail;
@@ -409,11 +458,11 @@ static int load_program(struct runner *r, const struct program *pg, size_t confi
 }
 
 /* Runs the reference on case `c` (index ci) and keeps its outputs. */
-static int reference_case(struct session *s, const struct problem_case *c, uint32_t ci, bool with_inputs,
-                          struct plan *pl, struct expected *exp, char **cause)
+static int reference_case(struct session *s, const struct problem_case *c, uint32_t ci,
+                          bool with_inputs, struct plan *pl, struct expected *exp, char **cause)
 {
     struct run_request rq = {.ret = RUN_RETURN_FULL};
-    struct run_result res;
+    struct run_result *res = &exp->res;
     int rc;
 
     memset(exp, 0, sizeof(*exp));
@@ -425,35 +474,140 @@ static int reference_case(struct session *s, const struct problem_case *c, uint3
         if (pl->buffers[b].role == PLAN_IN)
             pl->buffers[b].role = PLAN_INOUT;
     to_run_plan(pl, s->seed, ci, &rq.plan);
-    rc = runner_run(s->ref_runner, &rq, &res, s->p->run_ms * 10 + 10000, cause);
+    rc = runner_run(s->ref_runner, &rq, res, s->p->run_ms * 10 + 10000, cause);
     if (rc) {
-        run_result_release(&res);
+        expected_release(exp);
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on case %s", c->name);
     }
-    if (res.reply.fail.status != RUN_OK) {
+    if (res->reply.fail.status != RUN_OK) {
         rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on case %s: %s %s %s", c->name,
-                     run_status_name(res.reply.fail.status), res.reply.fail.error, res.reply.fail.message);
-        run_result_release(&res);
+                     run_status_name(res->reply.fail.status), res->reply.fail.error,
+                     res->reply.fail.message);
+        expected_release(exp);
         return rc;
     }
-    exp->data = malloc(res.data_len ? res.data_len : 1);
-    if (!exp->data) {
-        run_result_release(&res);
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for the expected outputs of case %s", c->name);
-    }
-    if (res.data_len)
-        memcpy(exp->data, res.data, res.data_len);
-    exp->len = res.data_len;
-    for (int o = 0; o < res.reply.n_outputs; o++) {
-        const struct run_output *ro = &res.reply.outputs[o];
-        if (ro->offset + ro->bytes > exp->len || ro->buf < 0 || (size_t)ro->buf >= pl->n_buffers) {
-            run_result_release(&res);
-            return bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned an output outside its data");
+    for (int o = 0; o < res->reply.n_outputs; o++) {
+        const struct run_output *ro = &res->reply.outputs[o];
+        if (ro->offset + ro->bytes > res->data_len || ro->buf < 0 ||
+            (size_t)ro->buf >= pl->n_buffers) {
+            expected_release(exp);
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "reference runner returned an output outside its data");
         }
-        exp->buf[ro->buf] = exp->data + ro->offset;
+        exp->buf[ro->buf] = res->data + ro->offset;
     }
-    run_result_release(&res);
     return BW_OK;
+}
+
+/*
+ * The reference runs ahead of the submission: a thread computes the expected
+ * outputs of the next REF_AHEAD cases while the submission runs the current
+ * one, so the two runners (two processes, one GPU) overlap.
+ */
+#define REF_AHEAD 2
+
+struct ref_slot {
+    bool ready;
+    int rc;
+    char *cause;
+    struct plan plan;
+    struct expected exp;
+};
+
+struct ref_pipe {
+    struct session *s;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    size_t produced, consumed; /* cases started by the thread, taken by the judge */
+    bool stop;
+    struct ref_slot slots[REF_AHEAD];
+};
+
+static void *ref_pipe_thread(void *arg)
+{
+    struct ref_pipe *rp = arg;
+
+    pthread_mutex_lock(&rp->lock);
+    while (!rp->stop && rp->produced < rp->s->p->n_tests) {
+        size_t i = rp->produced;
+        struct ref_slot *slot = &rp->slots[i % REF_AHEAD];
+        int rc;
+
+        if (i - rp->consumed >= REF_AHEAD) {
+            pthread_cond_wait(&rp->changed, &rp->lock);
+            continue;
+        }
+        rp->produced++;
+        pthread_mutex_unlock(&rp->lock);
+        rc = reference_case(rp->s, &rp->s->p->tests[i], (uint32_t)i, false, &slot->plan, &slot->exp,
+                            &slot->cause);
+        pthread_mutex_lock(&rp->lock);
+        slot->rc = rc;
+        slot->ready = true;
+        pthread_cond_broadcast(&rp->changed);
+        if (rc)
+            break; /* the judge stops at this case */
+    }
+    pthread_mutex_unlock(&rp->lock);
+    return NULL;
+}
+
+static int ref_pipe_start(struct ref_pipe *rp, struct session *s)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->s = s;
+    pthread_mutex_init(&rp->lock, NULL);
+    pthread_cond_init(&rp->changed, NULL);
+    if (pthread_create(&rp->thread, NULL, ref_pipe_thread, rp) != 0) {
+        pthread_mutex_destroy(&rp->lock);
+        pthread_cond_destroy(&rp->changed);
+        return BW_ERR_SYSTEM;
+    }
+    return BW_OK;
+}
+
+/* Waits for case i's expected outputs and moves them to *plan and *exp. */
+static int ref_pipe_take(struct ref_pipe *rp, size_t i, struct plan *plan, struct expected *exp,
+                         char **cause)
+{
+    struct ref_slot *slot = &rp->slots[i % REF_AHEAD];
+    int rc;
+
+    pthread_mutex_lock(&rp->lock);
+    while (!slot->ready)
+        pthread_cond_wait(&rp->changed, &rp->lock);
+    rc = slot->rc;
+    if (rc) {
+        bw_fail(cause, rc, "%s", slot->cause ? slot->cause : bw_strerror(rc));
+        free(slot->cause);
+        slot->cause = NULL;
+    } else {
+        *plan = slot->plan;
+        *exp = slot->exp;
+    }
+    memset(&slot->exp, 0, sizeof(slot->exp));
+    slot->ready = false;
+    rp->consumed = i + 1;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+    return rc;
+}
+
+/* Stops the thread and frees what it computed that nobody took. */
+static void ref_pipe_finish(struct ref_pipe *rp)
+{
+    pthread_mutex_lock(&rp->lock);
+    rp->stop = true;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+    pthread_join(rp->thread, NULL);
+    for (int k = 0; k < REF_AHEAD; k++) {
+        expected_release(&rp->slots[k].exp);
+        free(rp->slots[k].cause);
+    }
+    pthread_mutex_destroy(&rp->lock);
+    pthread_cond_destroy(&rp->changed);
 }
 
 /* The reference buffer index holding the expected values (or the scale) of tensor t. */
@@ -467,8 +621,8 @@ static int ref_buffer(const struct plan *ref_pl, int t, bool scale)
 }
 
 /* Fills a comparison spec for output tensor t in case c. */
-static int compare_spec_for(const struct problem *p, size_t t, const struct problem_case *c, int64_t *dims,
-                            struct compare_spec *spec, char **cause)
+static int compare_spec_for(const struct problem *p, size_t t, const struct problem_case *c,
+                            int64_t *dims, struct compare_spec *spec, char **cause)
 {
     const struct tensor_spec *ts = &p->tensors[t];
     int rc;
@@ -490,32 +644,41 @@ static int compare_spec_for(const struct problem *p, size_t t, const struct prob
 }
 
 /* A test's verdict from a runner failure; fills the outcome's message and detail. */
-static enum verdict verdict_of_failure(const struct plan *pl, const struct run_failure *f, struct test_outcome *t)
+static enum verdict verdict_of_failure(const struct plan *pl, const struct run_failure *f,
+                                       struct test_outcome *t)
 {
-    const char *name = (f->buf >= 0 && (size_t)f->buf < pl->n_buffers) ? pl->buffers[f->buf].name : "?";
-    const char *kernel = (f->launch >= 0 && (size_t)f->launch < pl->n_launches) ? pl->launches[f->launch].kernel : NULL;
+    const char *name =
+        (f->buf >= 0 && (size_t)f->buf < pl->n_buffers) ? pl->buffers[f->buf].name : "?";
+    const char *kernel = (f->launch >= 0 && (size_t)f->launch < pl->n_launches)
+                             ? pl->launches[f->launch].kernel
+                             : NULL;
     const char *hint;
 
     switch (f->status) {
-    case RUN_OK: return VERDICT_ACCEPTED;
+    case RUN_OK:
+        return VERDICT_ACCEPTED;
     case RUN_CUDA_ERROR:
     case RUN_LAUNCH_ERROR:
         hint = cuda_hint(f->error);
-        if (asprintf(&t->message, "%s%s%s%s", f->error, kernel ? " in kernel " : "", kernel ? kernel : "",
+        if (asprintf(&t->message, "%s%s%s%s", f->error, kernel ? " in kernel " : "",
+                     kernel ? kernel : "",
                      f->status == RUN_LAUNCH_ERROR ? " (the launch was refused)" : "") < 0)
             t->message = NULL;
         t->detail = json_pack("{s:s, s:s, s:s, s:i, s:s?, s:s?}", "kind",
-                              f->status == RUN_CUDA_ERROR ? "cuda_error" : "launch_error", "error", f->error,
-                              "message", f->message, "launch", f->launch, "kernel", kernel, "hint", hint);
+                              f->status == RUN_CUDA_ERROR ? "cuda_error" : "launch_error", "error",
+                              f->error, "message", f->message, "launch", f->launch, "kernel",
+                              kernel, "hint", hint);
         return VERDICT_RUNTIME_ERROR;
     case RUN_GUARD_VIOLATION:
-        if (asprintf(&t->message, "wrote %s the %s of %s (byte %lld %s it)", f->after ? "past" : "before",
-                     f->after ? "end" : "start", name, (long long)(f->after ? f->offset : -f->offset),
+        if (asprintf(&t->message, "wrote %s the %s of %s (byte %lld %s it)",
+                     f->after ? "past" : "before", f->after ? "end" : "start", name,
+                     (long long)(f->after ? f->offset : -f->offset),
                      f->after ? "after the start of" : "before") < 0)
             t->message = NULL;
-        t->detail = json_pack("{s:s, s:s, s:s, s:I, s:s}", "kind", "guard", "buffer", name, "where",
-                              f->after ? "after" : "before", "offset", (json_int_t)f->offset, "hint",
-                              "an index past the end of a buffer: check the tail (if (i < n)) of every access");
+        t->detail = json_pack(
+            "{s:s, s:s, s:s, s:I, s:s}", "kind", "guard", "buffer", name, "where",
+            f->after ? "after" : "before", "offset", (json_int_t)f->offset, "hint",
+            "an index past the end of a buffer: check the tail (if (i < n)) of every access");
         return VERDICT_MEMORY_VIOLATION;
     case RUN_INPUT_MODIFIED:
         if (asprintf(&t->message, "the input %s was changed by the kernel", name) < 0)
@@ -527,7 +690,8 @@ static enum verdict verdict_of_failure(const struct plan *pl, const struct run_f
         t->message = strdup(f->message);
         t->detail = json_pack("{s:s, s:s}", "kind", "arg_mismatch", "message", f->message);
         return VERDICT_COMPILE_ERROR;
-    case RUN_ERROR: break;
+    case RUN_ERROR:
+        break;
     }
     if (asprintf(&t->message, "the runner failed: %s", f->message) < 0)
         t->message = NULL;
@@ -536,8 +700,9 @@ static enum verdict verdict_of_failure(const struct plan *pl, const struct run_f
 
 /* Compares every output of a submission run with the expected outputs. */
 static int compare_case(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
-                        const struct plan *ref_pl, const struct expected *exp, const struct run_reply *reply,
-                        const unsigned char *data, size_t len, struct test_outcome *t, char **cause)
+                        const struct plan *ref_pl, const struct expected *exp,
+                        const struct run_reply *reply, const unsigned char *data, size_t len,
+                        struct test_outcome *t, char **cause)
 {
     json_t *outputs = json_array();
     bool ok = true;
@@ -569,8 +734,8 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
         rc = compare_spec_for(s->p, (size_t)pb->tensor, c, dims, &spec, cause);
         if (rc)
             break;
-        rc = compare_output(&spec, data + ro->offset, exp->buf[rb], sb >= 0 ? exp->buf[sb] : NULL, pb->count, &rep,
-                            cause);
+        rc = compare_output(&spec, data + ro->offset, exp->buf[rb], sb >= 0 ? exp->buf[sb] : NULL,
+                            pb->count, &rep, cause);
         if (rc)
             break;
         json_array_append_new(outputs, compare_report_json(&rep, pb->name));
@@ -589,8 +754,8 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     t->detail = json_pack("{s:s, s:o}", "kind", ok ? "match" : "mismatch", "outputs", outputs);
     if (!ok) {
         t->verdict = VERDICT_WRONG_ANSWER;
-        if (asprintf(&t->message, "%lld element%s of %s differ from the reference", (long long)worst,
-                     worst == 1 ? "" : "s", worst_name) < 0)
+        if (asprintf(&t->message, "%lld element%s of %s differ from the reference",
+                     (long long)worst, worst == 1 ? "" : "s", worst_name) < 0)
             t->message = NULL;
     } else {
         t->verdict = VERDICT_ACCEPTED;
@@ -598,8 +763,10 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     return BW_OK;
 }
 
-/* Runs every test of one configuration; stops at the first failure. */
-static int run_tests(struct session *s, size_t config, bool *all_passed, char **cause)
+/* The tests of one configuration, with the reference running ahead in rp;
+ * stops at the first failure. */
+static int run_tests_piped(struct session *s, size_t config, struct ref_pipe *rp, bool *all_passed,
+                           char **cause)
 {
     struct judge_result *r = s->res;
     int rc;
@@ -619,10 +786,11 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         json_decref(t->detail);
         t->detail = NULL;
 
-        rc = reference_case(s, c, (uint32_t)i, false, &ref_pl, &exp, cause);
+        rc = ref_pipe_take(rp, i, &ref_pl, &exp, cause);
         if (rc)
             return rc;
-        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
+                       &why)) {
             t->verdict = VERDICT_RUNTIME_ERROR;
             t->message = why;
             t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
@@ -652,8 +820,10 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
             t->verdict = VERDICT_TIME_LIMIT;
             if (asprintf(&t->message, "the plan did not finish within %d ms", s->p->run_ms) < 0)
                 t->message = NULL;
-            t->detail = json_pack("{s:s, s:i, s:s}", "kind", "timeout", "limit_ms", s->p->run_ms, "hint",
-                                  "a loop that never ends (check its bounds and exit condition) or far too much work");
+            t->detail =
+                json_pack("{s:s, s:i, s:s}", "kind", "timeout", "limit_ms", s->p->run_ms, "hint",
+                          "a loop that never ends (check its bounds and exit condition) or far too "
+                          "much work");
             runner_free(s->sub_runner);
             s->sub_runner = NULL;
             free(why);
@@ -663,7 +833,8 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
         if (rc) {
             run_result_release(&res);
             expected_release(&exp);
-            bw_fail(cause, rc, "submission runner on case %s: %s", c->name, why ? why : bw_strerror(rc));
+            bw_fail(cause, rc, "submission runner on case %s: %s", c->name,
+                    why ? why : bw_strerror(rc));
             free(why);
             return rc;
         }
@@ -678,27 +849,42 @@ static int run_tests(struct session *s, size_t config, bool *all_passed, char **
             expected_release(&exp);
             break;
         }
-        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &res.reply, res.data, res.data_len, t, cause);
+        rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &res.reply, res.data, res.data_len, t,
+                          cause);
         run_result_release(&res);
         expected_release(&exp);
         if (rc)
             return rc;
-        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index", (json_int_t)i, "of",
-                                (json_int_t)s->p->n_tests, "name", c->name, "verdict", verdict_code(t->verdict),
-                                "ms", t->ms));
+        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index",
+                                (json_int_t)i, "of", (json_int_t)s->p->n_tests, "name", c->name,
+                                "verdict", verdict_code(t->verdict), "ms", t->ms));
         if (t->verdict != VERDICT_ACCEPTED)
             return BW_OK;
     }
     for (size_t i = 0; i < s->p->n_tests; i++)
         if (r->tests[i].verdict != VERDICT_ACCEPTED) {
             /* the failing test stopped the loop above (break) without its event */
-            emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:s}", "event", "test", "index", (json_int_t)i, "of",
-                                    (json_int_t)s->p->n_tests, "name", r->tests[i].name, "verdict",
-                                    verdict_code(r->tests[i].verdict)));
+            emit(s->opts,
+                 json_pack("{s:s, s:I, s:I, s:s, s:s}", "event", "test", "index", (json_int_t)i,
+                           "of", (json_int_t)s->p->n_tests, "name", r->tests[i].name, "verdict",
+                           verdict_code(r->tests[i].verdict)));
             return BW_OK;
         }
     *all_passed = true;
     return BW_OK;
+}
+
+/* Runs every test of one configuration; stops at the first failure. */
+static int run_tests(struct session *s, size_t config, bool *all_passed, char **cause)
+{
+    struct ref_pipe rp;
+    int rc = ref_pipe_start(&rp, s);
+
+    if (rc)
+        return bw_fail(cause, rc, "cannot start the reference thread");
+    rc = run_tests_piped(s, config, &rp, all_passed, cause);
+    ref_pipe_finish(&rp);
+    return rc;
 }
 
 /* Chooses the elements checked after every timed run of an output of `count`
@@ -718,15 +904,15 @@ static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_
 
 /* Gathered element j of output k, for the samples compared against the reference. */
 struct gather_layout {
-    int n;                       /* outputs checked */
+    int n; /* outputs checked */
     int tensor[PLAN_MAX_BUFFERS];
     int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
     uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
-    uint64_t span;               /* indices per input set */
+    uint64_t span; /* indices per input set */
 };
 
-static int bench_one(struct session *s, size_t b, size_t config, struct bench_outcome *bo, enum verdict *verdict,
-                     char **cause)
+static int bench_one(struct session *s, size_t b, size_t config, struct bench_outcome *bo,
+                     enum verdict *verdict, char **cause)
 {
     const struct problem_case *c = &s->p->benchmarks[b];
     struct plan sub_pl, ref_pl;
@@ -743,7 +929,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     int rc;
 
     *verdict = VERDICT_ACCEPTED;
-    rc = plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why);
+    rc = plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
+                    &why);
     if (rc) {
         *verdict = VERDICT_RUNTIME_ERROR;
         set_message(s->res, "benchmark %s: %s", c->name, why ? why : "invalid launch");
@@ -763,7 +950,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         g.sub_buf[g.n] = (int)k;
         g.ref_buf[g.n] = ref_buffer(&ref_pl, pb->tensor, false);
         g.scale_buf[g.n] = ref_buffer(&ref_pl, pb->tensor, true);
-        g.count[g.n] = (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
+        g.count[g.n] =
+            (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
         g.offset[g.n] = g.span;
         g.span += g.count[g.n];
         g.n++;
@@ -778,7 +966,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     }
     for (uint32_t r = 0; r < BENCH_SETS; r++)
         for (int k = 0; k < g.n; k++)
-            pick_indices(s, sub_pl.buffers[g.sub_buf[k]].count, indices + r * g.span + g.offset[k], g.count[k]);
+            pick_indices(s, sub_pl.buffers[g.sub_buf[k]].count, indices + r * g.span + g.offset[k],
+                         g.count[k]);
 
     /* The reference's values at those indices, per input set. */
     for (uint32_t r = 0; r < BENCH_SETS; r++) {
@@ -788,9 +977,11 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
 
         to_run_plan(&ref_pl, s->seed, base + r, &rq.plan);
         for (int k = 0; k < g.n; k++) {
-            rq.plan.gather[rq.plan.n_gather++] = (struct run_gather){g.ref_buf[k], g.offset[k], g.count[k]};
+            rq.plan.gather[rq.plan.n_gather++] =
+                (struct run_gather){g.ref_buf[k], g.offset[k], g.count[k]};
             if (g.scale_buf[k] >= 0)
-                rq.plan.gather[rq.plan.n_gather++] = (struct run_gather){g.scale_buf[k], g.offset[k], g.count[k]};
+                rq.plan.gather[rq.plan.n_gather++] =
+                    (struct run_gather){g.scale_buf[k], g.offset[k], g.count[k]};
         }
         rq.indices = indices + r * g.span;
         rq.n_indices = g.span;
@@ -802,15 +993,16 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
             goto out;
         }
         if (res.reply.fail.status != RUN_OK) {
-            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s", c->name,
-                         res.reply.fail.error, res.reply.fail.message);
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s",
+                         c->name, res.reply.fail.error, res.reply.fail.message);
             run_result_release(&res);
             goto out;
         }
         for (int k = 0; k < g.n && rc == BW_OK; k++) {
             size_t bytes = g.count[k] * 8;
             if (pos + bytes > res.data_len) {
-                rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered values");
+                rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                             "reference runner returned too few gathered values");
                 break;
             }
             if (dtype_is_float(s->p->tensors[g.tensor[k]].dtype))
@@ -820,7 +1012,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
             pos += bytes;
             if (g.scale_buf[k] >= 0) {
                 if (pos + bytes > res.data_len) {
-                    rc = bw_fail(cause, BW_ERR_PROTOCOL, "reference runner returned too few gathered scales");
+                    rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                                 "reference runner returned too few gathered scales");
                     break;
                 }
                 memcpy(ref_scales + r * g.span + g.offset[k], res.data + pos, bytes);
@@ -835,7 +1028,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     /* Time the submission. */
     to_run_plan(&sub_pl, s->seed, base, &brq.plan);
     for (int k = 0; k < g.n; k++)
-        brq.plan.gather[brq.plan.n_gather++] = (struct run_gather){g.sub_buf[k], g.offset[k], g.count[k]};
+        brq.plan.gather[brq.plan.n_gather++] =
+            (struct run_gather){g.sub_buf[k], g.offset[k], g.count[k]};
     brq.sets = BENCH_SETS;
     brq.min_samples = BW_BENCH_MIN_SAMPLES;
     brq.max_samples = BW_BENCH_MAX_SAMPLES;
@@ -846,22 +1040,26 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     brq.indices = indices;
     brq.n_indices = BENCH_SETS * g.span;
     rc = runner_bench(s->sub_runner, &brq, &bres,
-                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000, &why);
+                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) + 4 * s->p->run_ms + 20000,
+                      &why);
     if (rc == BW_ERR_TIMEOUT) {
         *verdict = VERDICT_TIME_LIMIT;
-        set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name, s->p->run_ms);
+        set_message(s->res, "benchmark %s: a timed run did not finish within %d ms", c->name,
+                    s->p->run_ms);
         runner_free(s->sub_runner);
         s->sub_runner = NULL;
         rc = BW_OK;
         goto out;
     }
     if (rc) {
-        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name, why ? why : bw_strerror(rc));
+        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name,
+                why ? why : bw_strerror(rc));
         goto out;
     }
     if (brep->fail.status != RUN_OK) {
         *verdict = verdict_of_failure(&sub_pl, &brep->fail, &fake);
-        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name, (long long)brep->fail.sample,
+        set_message(s->res, "benchmark %s, timed run %lld: %s", c->name,
+                    (long long)brep->fail.sample,
                     fake.message ? fake.message : run_status_name(brep->fail.status));
         if (brep->fail.status == RUN_CUDA_ERROR) {
             runner_free(s->sub_runner);
@@ -877,7 +1075,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         size_t pos = 0;
 
         if ((size_t)(smp + 1) * brep->bytes_per_sample > bres.gathered_len) {
-            rc = bw_fail(cause, BW_ERR_PROTOCOL, "runner returned fewer gathered samples than timed runs");
+            rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                         "runner returned fewer gathered samples than timed runs");
             goto out;
         }
         for (int q = 0; q < brep->n_poison; q++) {
@@ -885,8 +1084,9 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
             uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
             if (bad && dtype_is_float(pb->dtype)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(s->res, "benchmark %s, timed run %u: %llu element%s of %s never written", c->name, smp,
-                            (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
+                set_message(s->res,
+                            "benchmark %s, timed run %u: %llu element%s of %s never written",
+                            c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
             }
         }
         for (int k = 0; k < g.n && *verdict == VERDICT_ACCEPTED; k++) {
@@ -918,8 +1118,9 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
                 goto out;
             if (!compare_passed(&rep)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                set_message(s->res, "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong", c->name,
-                            smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
+                set_message(
+                    s->res, "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
+                    c->name, smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
             }
         }
     }
@@ -930,8 +1131,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
     {
         struct stats_summary st;
         struct shape_score sc;
-        struct roofline roof = {s->cfg->gpu.copy_gbps, s->cfg->gpu.fp32_tflops, s->cfg->gpu.fp16_tflops,
-                                s->cfg->gpu.bf16_tflops};
+        struct roofline roof = {s->cfg->gpu.copy_gbps, s->cfg->gpu.fp32_tflops,
+                                s->cfg->gpu.fp16_tflops, s->cfg->gpu.bf16_tflops};
         struct expr_binding vars[BW_MAX_SIZES];
         struct expr_scope scope;
         double bytes = 0, flops = 0;
@@ -940,7 +1141,8 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         if (rc)
             goto out;
         problem_case_scope(s->p, c, vars, &scope);
-        if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) || expr_eval_real(s->p->flops, &scope, &flops, cause)) {
+        if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) ||
+            expr_eval_real(s->p->flops, &scope, &flops, cause)) {
             rc = bw_wrap(cause, BW_ERR_INTERNAL, "problem.json bytes/flops for %s", c->name);
             goto out;
         }
@@ -955,13 +1157,17 @@ static int bench_one(struct session *s, size_t b, size_t config, struct bench_ou
         bo->tflops = score_tflops(flops, st.median);
         bo->clock_mhz = (int)brep->clock_mhz[1];
         free(bo->stop);
-        bo->stop = strdup(brep->stop == BENCH_STOP_RSE ? "rse" : brep->stop == BENCH_STOP_MAX_SAMPLES ? "max" : "budget");
-        if (s->cfg->gpu.calibrated && score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
+        bo->stop = strdup(brep->stop == BENCH_STOP_RSE           ? "rse"
+                          : brep->stop == BENCH_STOP_MAX_SAMPLES ? "max"
+                                                                 : "budget");
+        if (s->cfg->gpu.calibrated &&
+            score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
             bo->sol_pct = sc.sol_pct;
             if (sc.impossible) {
                 *verdict = VERDICT_WRONG_ANSWER;
                 set_message(s->res,
-                            "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this GPU: the "
+                            "benchmark %s: %.4f ms is below the physical floor of %.4f ms for this "
+                            "GPU: the "
                             "kernel cannot have done the work",
                             c->name, st.median, sc.floor_ms);
             }
@@ -1021,9 +1227,10 @@ static int run_benchmarks(struct session *s, char **cause)
         best.name = strdup(s->p->benchmarks[b].name);
         r->benches[b] = best;
         r->n_benches = b + 1;
-        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench", "index", (json_int_t)b,
-                                "of", (json_int_t)s->p->n_benchmarks, "name", best.name, "median_ms", best.median_ms,
-                                "gbps", best.gbps, "tflops", best.tflops, "sol_pct", best.sol_pct));
+        emit(s->opts, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench",
+                                "index", (json_int_t)b, "of", (json_int_t)s->p->n_benchmarks,
+                                "name", best.name, "median_ms", best.median_ms, "gbps", best.gbps,
+                                "tflops", best.tflops, "sol_pct", best.sol_pct));
     }
     return BW_OK;
 }
@@ -1031,8 +1238,8 @@ static int run_benchmarks(struct session *s, char **cause)
 /* ---- the pipeline ------------------------------------------------------------- */
 
 /* Compiles every configuration of `pg`, two compilers at a time. */
-static int compile_all(const struct judge_config *cfg, struct program *pg, const char *source, size_t len,
-                       const char *filename, char **cause)
+static int compile_all(const struct judge_config *cfg, struct program *pg, const char *source,
+                       size_t len, const char *filename, char **cause)
 {
     struct compile_job_arg *jobs = calloc(pg->n_configs, sizeof(*jobs));
     pthread_t *threads = calloc(pg->n_configs, sizeof(*threads));
@@ -1047,7 +1254,8 @@ static int compile_all(const struct judge_config *cfg, struct program *pg, const
     }
     for (size_t c = 0; c < pg->n_configs; c += 2) {
         for (size_t k = c; k < c + 2 && k < pg->n_configs; k++) {
-            jobs[k] = (struct compile_job_arg){cfg, source, len, filename, pg, k, &pg->builds[k], 0, NULL};
+            jobs[k] = (struct compile_job_arg){cfg, source,         len, filename, pg,
+                                               k,   &pg->builds[k], 0,   NULL};
             started[k] = pthread_create(&threads[k], NULL, compile_one, &jobs[k]) == 0;
             if (!started[k])
                 compile_one(&jobs[k]);
@@ -1076,9 +1284,10 @@ static void collect_kernels(struct judge_result *r, const struct compile_result 
     for (size_t k = 0; k < cr->n_kernels; k++) {
         const struct kernel_usage *u = &cr->kernels[k];
         json_array_append_new(r->kernels,
-                              json_pack("{s:s, s:i, s:i, s:I, s:I, s:I, s:I}", "name", u->name, "registers",
-                                        u->registers, "barriers", u->barriers, "smem_bytes", (json_int_t)u->smem_bytes,
-                                        "stack_bytes", (json_int_t)u->stack_bytes, "spill_store_bytes",
+                              json_pack("{s:s, s:i, s:i, s:I, s:I, s:I, s:I}", "name", u->name,
+                                        "registers", u->registers, "barriers", u->barriers,
+                                        "smem_bytes", (json_int_t)u->smem_bytes, "stack_bytes",
+                                        (json_int_t)u->stack_bytes, "spill_store_bytes",
                                         (json_int_t)u->spill_store_bytes, "spill_load_bytes",
                                         (json_int_t)u->spill_load_bytes));
     }
@@ -1088,7 +1297,8 @@ static void collect_kernels(struct judge_result *r, const struct compile_result 
 static void take_diags(struct judge_result *r, const struct compile_result *cr)
 {
     for (size_t i = 0; i < cr->diags.n; i++)
-        diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s", cr->diags.items[i].msg);
+        diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s",
+                       cr->diags.items[i].msg);
 }
 
 /* Everything compiled in the background while the runners start. */
@@ -1101,14 +1311,28 @@ struct build_job {
     double ms;
 };
 
+static void *build_reference(void *arg)
+{
+    struct build_job *j = arg;
+    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu",
+                            &j->ref_cause);
+    return NULL;
+}
+
+/* Compiles the submission and, at the same time, the reference. */
 static void *build_thread(void *arg)
 {
     struct build_job *j = arg;
     double t = now_ms();
+    pthread_t ref;
+    bool ref_started = pthread_create(&ref, NULL, build_reference, j) == 0;
 
     j->rc = compile_all(j->s->cfg, &j->s->sub, j->source, j->len, "submission.cu", &j->cause);
     j->ms = now_ms() - t;
-    j->ref_rc = compile_all(j->s->cfg, &j->s->ref, j->ref_source, j->ref_len, "reference.cu", &j->ref_cause);
+    if (ref_started)
+        pthread_join(ref, NULL);
+    else
+        build_reference(j);
     return NULL;
 }
 
@@ -1123,8 +1347,9 @@ static int reference_prepare(struct session *s, char **source, size_t *len, char
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     rc = read_file(path, BW_MAX_SOURCE_BYTES, source, len, cause);
     if (rc == BW_OK && program_parse(&s->ref, s->p, *source, *len, PLAN_REFERENCE, &diags))
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path, diags.n ? diags.items[0].line : 0,
-                     diags.n ? diags.items[0].column : 0, diags.n ? diags.items[0].msg : "invalid directives");
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path,
+                     diags.n ? diags.items[0].line : 0, diags.n ? diags.items[0].column : 0,
+                     diags.n ? diags.items[0].msg : "invalid directives");
     diag_list_release(&diags);
     free(path);
     return rc;
@@ -1139,15 +1364,19 @@ static int reference_check(struct session *s, char **cause)
 
     if (!cr->ok)
         return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu does not compile: %s",
-                       cr->failure ? cr->failure : cr->diags.n ? cr->diags.items[0].msg : "see its log");
+                       cr->failure   ? cr->failure
+                       : cr->diags.n ? cr->diags.items[0].msg
+                                     : "see its log");
     if (check_signatures(s->p, &s->ref, cr, PLAN_REFERENCE, &diags))
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu line %d: %s", diags.n ? diags.items[0].line : 0,
-                     diags.n ? diags.items[0].msg : "bad launch");
+        rc =
+            bw_fail(cause, BW_ERR_INTERNAL, "reference.cu line %d: %s",
+                    diags.n ? diags.items[0].line : 0, diags.n ? diags.items[0].msg : "bad launch");
     diag_list_release(&diags);
     return rc;
 }
 
-static int init_result(struct judge_result *r, const struct problem *p, const struct judge_config *cfg)
+static int init_result(struct judge_result *r, const struct problem *p,
+                       const struct judge_config *cfg)
 {
     memset(r, 0, sizeof(*r));
     r->gpu = cfg->gpu;
@@ -1213,8 +1442,9 @@ static void review_builds(struct session *s)
     }
 }
 
-int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source, size_t len,
-                     const struct judge_options *opts, struct judge_result *out, char **cause)
+int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source,
+                     size_t len, const struct judge_options *opts, struct judge_result *out,
+                     char **cause)
 {
     struct session s = {.cfg = cfg, .p = p, .opts = opts, .res = out};
     struct build_job build = {.s = &s, .source = source, .len = len};
@@ -1222,6 +1452,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     int ref_start = BW_OK, sub_start = BW_OK, rc;
     pthread_t builder;
     bool building = false, passed;
+    double tests_t0;
 
     s.t0 = now_ms();
     rc = init_result(out, p, cfg);
@@ -1237,7 +1468,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     /* 1. Directives and names: a Compile Error at its line and column. */
     if (program_parse(&s.sub, p, source, len, PLAN_SUBMISSION, &out->diags)) {
         out->verdict = VERDICT_COMPILE_ERROR;
-        set_message(out, "%s", out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
+        set_message(out, "%s",
+                    out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
         goto done;
     }
     rc = reference_prepare(&s, &ref_source, &build.ref_len, &why);
@@ -1254,8 +1486,10 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     if (!building)
         build_thread(&build);
     if (cfg->have_gpu) {
+        double t = now_ms();
         ref_start = start_runner(cfg, &s.ref_runner, &ref_why);
         sub_start = start_runner(cfg, &s.sub_runner, &sub_why);
+        out->runners_ms = now_ms() - t;
     }
     if (building)
         pthread_join(builder, NULL);
@@ -1267,40 +1501,54 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         goto fail;
     }
     review_builds(&s);
-    emit(opts, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok", out->verdict != VERDICT_COMPILE_ERROR,
-                         "ms", out->compile_ms, "kernels", out->kernels ? out->kernels : json_null()));
+    emit(opts, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok",
+                         out->verdict != VERDICT_COMPILE_ERROR, "ms", out->compile_ms, "kernels",
+                         out->kernels ? out->kernels : json_null()));
     if (out->verdict == VERDICT_COMPILE_ERROR)
         goto done;
     if (build.ref_rc || reference_check(&s, &why)) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "the problem's reference failed: %s",
-                    build.ref_rc ? (build.ref_cause ? build.ref_cause : bw_strerror(build.ref_rc)) : why);
+                    build.ref_rc ? (build.ref_cause ? build.ref_cause : bw_strerror(build.ref_rc))
+                                 : why);
         goto done;
     }
     if (!cfg->have_gpu) {
         out->executed = false;
-        set_message(out, "compiled; running needs a GPU (%s)", cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
+        set_message(out, "compiled; running needs a GPU (%s)",
+                    cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
         goto done;
     }
 
     /* 3. Runners: a failure to start one is the judge's, not the learner's. */
     if (ref_start || sub_start) {
         out->verdict = VERDICT_JUDGE_ERROR;
-        set_message(out, "could not start a GPU runner: %s", ref_why ? ref_why : sub_why ? sub_why : "unknown");
+        set_message(out, "could not start a GPU runner: %s",
+                    ref_why   ? ref_why
+                    : sub_why ? sub_why
+                              : "unknown");
         goto done;
+    }
+    if (strcmp(runner_gpu(s.sub_runner)->uuid, cfg->gpu.uuid) != 0) {
+        /* The cached figures belong to another GPU: keep judging, score nothing. */
+        log_warn("the GPU's cached figures are for %s but this is %s: run `judged calibrate`",
+                 cfg->gpu.uuid, runner_gpu(s.sub_runner)->uuid);
+        out->gpu.calibrated = false;
     }
     {
         struct run_failure fail;
         rc = load_program(s.ref_runner, &s.ref, 0, &fail, &why);
         if (rc || fail.status != RUN_OK) {
             out->verdict = VERDICT_JUDGE_ERROR;
-            set_message(out, "loading reference.cu failed: %s", rc ? (why ? why : bw_strerror(rc)) : fail.message);
+            set_message(out, "loading reference.cu failed: %s",
+                        rc ? (why ? why : bw_strerror(rc)) : fail.message);
             goto done;
         }
     }
     out->executed = true;
 
     /* 4. Tests, for every configuration, each in a fresh submission runner. */
+    tests_t0 = now_ms();
     for (size_t c = 0; c < s.sub.n_configs; c++) {
         if (c > 0) {
             runner_free(s.sub_runner);
@@ -1319,6 +1567,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
             }
         }
         rc = run_tests(&s, c, &passed, &why);
+        out->tests_ms = now_ms() - tests_t0;
         if (rc)
             goto judge_error;
         if (!passed) {
@@ -1330,18 +1579,20 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     /* 5. Timing (Submit). */
     out->verdict = VERDICT_ACCEPTED;
     if (!(opts && opts->tests_only) && p->n_benchmarks > 0) {
-        double sols[BW_MAX_BENCHMARKS];
+        double sols[BW_MAX_BENCHMARKS], bench_t0 = now_ms();
         rc = run_benchmarks(&s, &why);
+        out->bench_ms = now_ms() - bench_t0;
         if (rc)
             goto judge_error;
         if (out->verdict != VERDICT_ACCEPTED)
             goto done;
         for (size_t b = 0; b < out->n_benches; b++)
             sols[b] = out->benches[b].sol_pct;
-        out->score = cfg->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
+        out->score = out->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
     }
-    set_message(out, "all %zu tests passed%s", p->n_tests,
-                (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
+    set_message(
+        out, "all %zu tests passed%s", p->n_tests,
+        (opts && opts->tests_only) || !p->n_benchmarks ? "" : " and every timed run was checked");
     goto done;
 
 judge_error:
@@ -1367,8 +1618,8 @@ fail:
         return rc;
     }
     out->total_ms = now_ms() - s.t0;
-    emit(opts, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict", verdict_code(out->verdict), "message",
-                         out->message));
+    emit(opts, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict", verdict_code(out->verdict),
+                         "message", out->message));
     return BW_OK;
 }
 
@@ -1424,16 +1675,16 @@ static int dump_case(struct session *s, size_t i, const char *dir, char **cause)
             json_decref(shape);
             goto out;
         }
-        json_array_append_new(tensors, json_pack("{s:s, s:s, s:o, s:s, s:s}", "name", pb->name, "dtype",
-                                                 dtype_name(pb->dtype), "shape", shape, "role", dump_role(pb, s->p),
-                                                 "file", file));
+        json_array_append_new(tensors, json_pack("{s:s, s:s, s:o, s:s, s:s}", "name", pb->name,
+                                                 "dtype", dtype_name(pb->dtype), "shape", shape,
+                                                 "role", dump_role(pb, s->p), "file", file));
     }
     for (size_t k = 0; k < s->p->n_sizes; k++)
         json_object_set_new(sizes, s->p->size_names[k], json_integer(c->sizes[k]));
     for (size_t k = 0; k < s->p->n_scalars; k++)
         json_object_set_new(scalars, s->p->scalars[k].name, json_real(c->scalars[k]));
-    meta = json_pack("{s:s, s:I, s:O, s:O, s:O}", "name", c->name, "index", (json_int_t)i, "sizes", sizes, "scalars",
-                     scalars, "tensors", tensors);
+    meta = json_pack("{s:s, s:I, s:O, s:O, s:O}", "name", c->name, "index", (json_int_t)i, "sizes",
+                     sizes, "scalars", scalars, "tensors", tensors);
     text = meta ? json_dumps(meta, JSON_INDENT(2)) : NULL;
     {
         char *path = path_join(dir, "case.json");
@@ -1451,8 +1702,8 @@ out:
     return rc;
 }
 
-int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed, const char *out_dir,
-               uint64_t max_case_bytes, size_t *dumped, char **cause)
+int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed,
+               const char *out_dir, uint64_t max_case_bytes, size_t *dumped, char **cause)
 {
     struct session s = {.cfg = cfg, .p = p};
     char *ref_source = NULL;
@@ -1462,7 +1713,8 @@ int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t
 
     *dumped = 0;
     if (!cfg->have_gpu)
-        return bw_fail(cause, BW_ERR_NODEVICE, "dumping cases runs the reference: it needs a GPU (%s)",
+        return bw_fail(cause, BW_ERR_NODEVICE,
+                       "dumping cases runs the reference: it needs a GPU (%s)",
                        cfg->no_gpu_reason ? cfg->no_gpu_reason : "none here");
     s.seed = seed ? seed : fresh_seed();
     rc = reference_prepare(&s, &ref_source, &ref_len, cause);
@@ -1483,7 +1735,8 @@ int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t
         uint64_t bytes = 0;
         char name[32], *dir;
 
-        if (plan_build(p, &s.ref.dirs, s.ref.tune_values[0], &p->tests[i], PLAN_REFERENCE, &pl, NULL))
+        if (plan_build(p, &s.ref.dirs, s.ref.tune_values[0], &p->tests[i], PLAN_REFERENCE, &pl,
+                       NULL))
             continue;
         for (size_t b = 0; b < pl.n_buffers; b++)
             bytes += plan_buffer_bytes(&pl.buffers[b]);
@@ -1531,54 +1784,86 @@ static void arch_for(int major, int minor, char *out, size_t cap)
     snprintf(out, cap, "sm_%d%d%s", major, minor, major >= 9 ? "a" : "");
 }
 
-static char *calibration_path(const struct judge_config *cfg)
+/*
+ * The GPU's properties and measured limits are cached in
+ * cache_dir/gpu-<device>.json for a day, so a one-shot `judged check` does not
+ * start a runner (and measure the GPU) before judging: it only starts the two
+ * it judges with, and judge_submission() compares their GPU's UUID with the
+ * cached one.
+ */
+#define GPU_CACHE_SECONDS 86400
+
+static char *gpu_cache_path(const struct judge_config *cfg)
 {
-    char name[128];
-    if (!cfg->cache_dir || !cfg->gpu.uuid[0])
+    char name[64];
+    if (!cfg->cache_dir)
         return NULL;
-    snprintf(name, sizeof(name), "calibration-%s.json", cfg->gpu.uuid);
+    snprintf(name, sizeof(name), "gpu-%d.json", cfg->device);
     return path_join(cfg->cache_dir, name);
 }
 
-/* Reads cached figures measured on this GPU with this driver less than a day ago. */
-static bool calibration_load(struct judge_config *cfg)
+static void copy_string(char *dst, size_t cap, json_t *v)
 {
-    char *path = calibration_path(cfg), *text = NULL;
+    snprintf(dst, cap, "%s", json_string_value(v) ? json_string_value(v) : "");
+}
+
+static bool gpu_cache_load(struct judge_config *cfg)
+{
+    char *path = gpu_cache_path(cfg), *text = NULL;
+    struct gpu_info *g = &cfg->gpu;
     json_t *j = NULL;
     bool ok = false;
 
     if (!path || read_file(path, 65536, &text, NULL, NULL))
         goto out;
     j = json_loads(text, 0, NULL);
-    if (!j || strcmp(json_string_value(json_object_get(j, "driver")) ?: "", cfg->gpu.driver) != 0 ||
-        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > 86400)
+    if (!j ||
+        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > GPU_CACHE_SECONDS)
         goto out;
-    cfg->gpu.copy_gbps = json_number_value(json_object_get(j, "copy_gbps"));
-    cfg->gpu.fp32_tflops = json_number_value(json_object_get(j, "fp32_tflops"));
-    cfg->gpu.fp16_tflops = json_number_value(json_object_get(j, "fp16_tflops"));
-    cfg->gpu.bf16_tflops = json_number_value(json_object_get(j, "bf16_tflops"));
-    ok = cfg->gpu.copy_gbps > 0 && cfg->gpu.fp32_tflops > 0;
+    copy_string(g->name, sizeof(g->name), json_object_get(j, "name"));
+    copy_string(g->uuid, sizeof(g->uuid), json_object_get(j, "uuid"));
+    copy_string(g->cc, sizeof(g->cc), json_object_get(j, "cc"));
+    copy_string(g->driver, sizeof(g->driver), json_object_get(j, "driver"));
+    copy_string(g->arch, sizeof(g->arch), json_object_get(j, "arch"));
+    g->sm_count = (int)json_integer_value(json_object_get(j, "sm_count"));
+    g->memory_bytes = (uint64_t)json_integer_value(json_object_get(j, "memory_bytes"));
+    g->l2_bytes = (uint64_t)json_integer_value(json_object_get(j, "l2_bytes"));
+    g->max_clock_mhz = (int)json_integer_value(json_object_get(j, "max_clock_mhz"));
+    g->copy_gbps = json_number_value(json_object_get(j, "copy_gbps"));
+    g->fp32_tflops = json_number_value(json_object_get(j, "fp32_tflops"));
+    g->fp16_tflops = json_number_value(json_object_get(j, "fp16_tflops"));
+    g->bf16_tflops = json_number_value(json_object_get(j, "bf16_tflops"));
+    g->calibrated = g->copy_gbps > 0 && g->fp32_tflops > 0;
+    ok = g->name[0] && g->uuid[0] && g->arch[0] && g->calibrated;
+    if (cfg->arch)
+        snprintf(g->arch, sizeof(g->arch), "%s", cfg->arch);
 out:
+    if (!ok)
+        memset(&cfg->gpu, 0, sizeof(cfg->gpu));
     json_decref(j);
     free(text);
     free(path);
     return ok;
 }
 
-static void calibration_save(const struct judge_config *cfg)
+static void gpu_cache_save(const struct judge_config *cfg)
 {
-    char *path = calibration_path(cfg), *text;
+    const struct gpu_info *g = &cfg->gpu;
+    char *path = gpu_cache_path(cfg), *text;
     json_t *j;
 
     if (!path)
         return;
     mkdir(cfg->cache_dir, 0755);
-    j = json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "gpu", cfg->gpu.name, "driver", cfg->gpu.driver,
-                  "measured_at", (json_int_t)time(NULL), "copy_gbps", cfg->gpu.copy_gbps, "fp32_tflops",
-                  cfg->gpu.fp32_tflops, "fp16_tflops", cfg->gpu.fp16_tflops, "bf16_tflops", cfg->gpu.bf16_tflops);
+    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:I, s:f, s:f, s:f, s:f}", "name",
+                  g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch,
+                  "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes",
+                  (json_int_t)g->l2_bytes, "max_clock_mhz", g->max_clock_mhz, "measured_at",
+                  (json_int_t)time(NULL), "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops,
+                  "fp16_tflops", g->fp16_tflops, "bf16_tflops", g->bf16_tflops);
     text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
     if (text && write_file_atomic(path, text, strlen(text), NULL) != BW_OK)
-        log_warn("cannot cache the GPU calibration in %s", path);
+        log_warn("cannot cache the GPU's figures in %s", path);
     free(text);
     json_decref(j);
     free(path);
@@ -1597,6 +1882,10 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     free(cfg->no_gpu_reason);
     cfg->no_gpu_reason = NULL;
     memset(&cfg->gpu, 0, sizeof(cfg->gpu));
+    if (!recalibrate && gpu_cache_load(cfg)) {
+        cfg->have_gpu = true;
+        return BW_OK;
+    }
     snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch ? cfg->arch : "sm_90a");
 
     rc = start_runner(cfg, &r, &why);
@@ -1625,11 +1914,6 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     cfg->gpu.max_clock_mhz = g->max_clock_mhz;
     cfg->have_gpu = true;
 
-    if (!recalibrate && calibration_load(cfg)) {
-        cfg->gpu.calibrated = true;
-        runner_free(r);
-        return BW_OK;
-    }
     rc = runner_calibrate(r, &cal, &fail, BW_RUNNER_CALIBRATE_MS, &why);
     runner_free(r);
     if (rc || fail.status != RUN_OK) {
@@ -1642,7 +1926,7 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
     cfg->gpu.fp16_tflops = cal.fp16_tensor_tflops;
     cfg->gpu.bf16_tflops = cal.bf16_tensor_tflops;
     cfg->gpu.calibrated = true;
-    calibration_save(cfg);
+    gpu_cache_save(cfg);
     return BW_OK;
 }
 
@@ -1658,24 +1942,28 @@ static json_t *gpu_json(const struct gpu_info *g)
 {
     if (!g->name[0])
         return json_null();
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:f}", "name", g->name, "uuid",
-                     g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch, "sm_count", g->sm_count,
-                     "memory_bytes", (json_int_t)g->memory_bytes, "l2_bytes", (json_int_t)g->l2_bytes, "calibrated",
-                     g->calibrated, "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops",
-                     g->fp16_tflops, "bf16_tflops", g->bf16_tflops);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:f}", "name",
+                     g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch", g->arch,
+                     "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes,
+                     "l2_bytes", (json_int_t)g->l2_bytes, "calibrated", g->calibrated, "copy_gbps",
+                     g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops", g->fp16_tflops,
+                     "bf16_tflops", g->bf16_tflops);
 }
 
 json_t *judge_result_json(const struct judge_result *r)
 {
-    json_t *j = json_object(), *tests = json_array(), *benches = json_array(), *diags = json_array();
+    json_t *j = json_object(), *tests = json_array(), *benches = json_array(),
+           *diags = json_array();
     char seed[24];
 
     for (size_t i = 0; i < r->diags.n; i++)
-        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line, "column",
-                                               r->diags.items[i].column, "message", r->diags.items[i].msg));
+        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line,
+                                               "column", r->diags.items[i].column, "message",
+                                               r->diags.items[i].msg));
     for (size_t i = 0; i < r->n_tests; i++) {
         const struct test_outcome *t = &r->tests[i];
-        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict", verdict_code(t->verdict), "ms", t->ms);
+        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict",
+                               verdict_code(t->verdict), "ms", t->ms);
         if (t->message)
             json_object_set_new(tj, "message", json_string(t->message));
         if (t->detail)
@@ -1684,12 +1972,13 @@ json_t *judge_result_json(const struct judge_result *r)
     }
     for (size_t i = 0; i < r->n_benches; i++) {
         const struct bench_outcome *b = &r->benches[i];
-        json_array_append_new(benches,
-                              json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
-                                        b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms", b->min_ms,
-                                        "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms, "rse", b->rse,
-                                        "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct, "clock_mhz",
-                                        b->clock_mhz, "stop", b->stop ? b->stop : ""));
+        json_array_append_new(
+            benches,
+            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
+                      b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms",
+                      b->min_ms, "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms,
+                      "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
+                      "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
     }
     snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)r->seed);
     json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));
@@ -1705,6 +1994,10 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "gpu", gpu_json(&r->gpu));
     json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
     json_object_set_new(j, "total_ms", json_real(r->total_ms));
+    json_object_set_new(j, "timing",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
+                                  "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
+                                  r->bench_ms, "total_ms", r->total_ms));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

@@ -44,25 +44,26 @@
 struct gpu_info {
     char name[128];
     char uuid[64];
-    char cc[16];       /* compute capability, "9.0" */
+    char cc[16]; /* compute capability, "9.0" */
     char driver[32];
-    char arch[16];     /* NVRTC target used, "sm_90a" */
+    char arch[16]; /* NVRTC target used, "sm_90a" */
     int sm_count;
     uint64_t memory_bytes;
     uint64_t l2_bytes;
     int max_clock_mhz;
-    double copy_gbps;      /* device-to-device copy, bytes read + written per second / 1e9 */
-    double fp32_tflops;    /* FFMA peak */
-    double fp16_tflops;    /* tensor-core fp16 peak (fp32 accumulate) */
-    double bf16_tflops;    /* tensor-core bf16 peak (fp32 accumulate) */
-    bool calibrated;       /* the four figures above were measured */
+    double copy_gbps;   /* device-to-device copy, bytes read + written per second / 1e9 */
+    double fp32_tflops; /* FFMA peak */
+    double fp16_tflops; /* tensor-core fp16 peak (fp32 accumulate) */
+    double bf16_tflops; /* tensor-core bf16 peak (fp32 accumulate) */
+    bool calibrated;    /* the four figures above were measured */
 };
 
 /* Long-lived settings of a judge (a CLI run or a worker). Read-only while judging. */
 struct judge_config {
-    int device;            /* CUDA device ordinal */
-    const char *arch;      /* NVRTC target; NULL: from the GPU (sm_90a on Hopper), "sm_90a" without one */
-    bool no_sandbox;       /* diagnostics only: run children without namespaces/seccomp */
+    int device; /* CUDA device ordinal */
+    const char
+        *arch;       /* NVRTC target; NULL: from the GPU (sm_90a on Hopper), "sm_90a" without one */
+    bool no_sandbox; /* diagnostics only: run children without namespaces/seccomp */
     const char *cache_dir; /* where compiled references and calibration are cached; NULL: none */
     struct gpu_info gpu;   /* filled by judge_probe_gpu() */
     bool have_gpu;         /* judge_probe_gpu() found a usable GPU */
@@ -72,27 +73,27 @@ struct judge_config {
 typedef void (*judge_event_fn)(json_t *event /* borrowed */, void *arg);
 
 struct judge_options {
-    bool tests_only;       /* Run: tests only; Submit: tests, then timing */
-    uint64_t seed;         /* secret input seed; 0: a fresh random one */
+    bool tests_only;         /* Run: tests only; Submit: tests, then timing */
+    uint64_t seed;           /* secret input seed; 0: a fresh random one */
     judge_event_fn on_event; /* optional */
     void *event_arg;
 };
 
 struct test_outcome {
-    char *name;            /* owned: the case's name, e.g. "N=127" */
-    enum verdict verdict;  /* VERDICT_NONE when not run (an earlier test failed) */
-    char *message;         /* owned: one line for people; NULL when accepted */
-    json_t *detail;        /* new reference or NULL: mismatch report per output, CUDA error, ... */
-    double ms;             /* untimed wall time of the plan, for information */
+    char *name;           /* owned: the case's name, e.g. "N=127" */
+    enum verdict verdict; /* VERDICT_NONE when not run (an earlier test failed) */
+    char *message;        /* owned: one line for people; NULL when accepted */
+    json_t *detail;       /* new reference or NULL: mismatch report per output, CUDA error, ... */
+    double ms;            /* untimed wall time of the plan, for information */
 };
 
 struct bench_outcome {
-    char *name;            /* owned */
+    char *name; /* owned */
     int samples;
     double median_ms, min_ms, max_ms, p10_ms, p90_ms, rse;
     double gbps, tflops, sol_pct;
     int clock_mhz;
-    char *stop;            /* owned: why sampling stopped: "rse", "max", "budget" */
+    char *stop; /* owned: why sampling stopped: "rse", "max", "budget" */
 };
 
 struct judge_result {
@@ -101,12 +102,16 @@ struct judge_result {
     struct diag_list diags; /* directive and compiler errors/warnings, by line and column */
     char *compile_log;      /* owned: NVRTC's log, capped */
     json_t *kernels;        /* new reference: per-kernel registers, smem, spills, or NULL */
-    struct test_outcome *tests;   size_t n_tests;
-    struct bench_outcome *benches; size_t n_benches;
-    double score;           /* geometric mean of the shapes' speed-of-light %, 0 without timing */
-    bool executed;          /* false: no GPU here, stopped after compiling */
-    struct gpu_info gpu;    /* the GPU that ran it (copied from the config) */
+    struct test_outcome *tests;
+    size_t n_tests;
+    struct bench_outcome *benches;
+    size_t n_benches;
+    double score;        /* geometric mean of the shapes' speed-of-light %, 0 without timing */
+    bool executed;       /* false: no GPU here, stopped after compiling */
+    struct gpu_info gpu; /* the GPU that ran it (copied from the config) */
     double compile_ms, total_ms;
+    double runners_ms;         /* waiting for the runners to start CUDA, after compiling */
+    double tests_ms, bench_ms; /* wall time of the tests, of the timing */
     uint64_t seed;
 };
 
@@ -138,8 +143,8 @@ void judge_result_release(struct judge_result *r);
  * role and file). The independent oracle (tests/oracle/) reads them.
  * *dumped counts the cases written. Needs a GPU (BW_ERR_NODEVICE without).
  */
-int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed, const char *out_dir,
-               uint64_t max_case_bytes, size_t *dumped, char **cause);
+int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed,
+               const char *out_dir, uint64_t max_case_bytes, size_t *dumped, char **cause);
 
 /* The whole result as JSON (a new reference): what `judged check --json`
  * prints and the worker sends to the server. */

@@ -1,6 +1,7 @@
 /*
  * judged - the Blockwise GPU worker and its command-line tools.
  *
+ *   judged --server URL --token-file F --gpu N    the worker: pull jobs from blockwise-server
  *   judged check [options] PROBLEM_DIR FILE.cu    judge one file, print the verdict
  *   judged validate [options] PROBLEM_DIR...      prove a problem directory by its controls
  *   judged calibrate [options]                    measure this GPU's limits and print them
@@ -12,6 +13,7 @@
  * 2 bad usage or a directory that does not load, 4 compile-only (no GPU).
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +29,14 @@
 #include "common/util.h"
 #include "judge/judge.h"
 #include "judge/report.h"
+#include "judge/worker.h"
 #include "common/banned.h"
 
 enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXIT_NO_GPU = 4 };
 
 static const char usage_text[] =
-    "usage: judged check [options] PROBLEM_DIR FILE.cu\n"
+    "usage: judged --server URL --token-file FILE [--gpu N] [options]   (the worker)\n"
+    "       judged check [options] PROBLEM_DIR FILE.cu\n"
     "       judged validate [options] PROBLEM_DIR...\n"
     "       judged calibrate [options]\n"
     "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference outputs\n"
@@ -66,12 +70,12 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, struct cli *cli)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},       {"tests-only", no_argument, NULL, 't'},
-        {"progress", no_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},         {"tests-only", no_argument, NULL, 't'},
+        {"progress", no_argument, NULL, 'p'},     {"seed", required_argument, NULL, 's'},
         {"device", required_argument, NULL, 'd'}, {"arch", required_argument, NULL, 'a'},
-        {"cache", required_argument, NULL, 'c'}, {"recalibrate", no_argument, NULL, 'r'},
-        {"no-sandbox", no_argument, NULL, 'n'}, {"log-level", required_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"cache", required_argument, NULL, 'c'},  {"recalibrate", no_argument, NULL, 'r'},
+        {"no-sandbox", no_argument, NULL, 'n'},   {"log-level", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     enum log_level level = LOG_WARN;
     int c;
@@ -81,29 +85,43 @@ static int parse_options(int argc, char **argv, struct cli *cli)
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case 'j': cli->json = true; break;
-        case 't': cli->tests_only = true; break;
-        case 'p': cli->progress = true; break;
-        case 'r': cli->recalibrate = true; break;
-        case 'n': cli->cfg.no_sandbox = true; break;
+        case 'j':
+            cli->json = true;
+            break;
+        case 't':
+            cli->tests_only = true;
+            break;
+        case 'p':
+            cli->progress = true;
+            break;
+        case 'r':
+            cli->recalibrate = true;
+            break;
+        case 'n':
+            cli->cfg.no_sandbox = true;
+            break;
         case 's':
             errno = 0;
             cli->seed = strtoull(optarg, &end, 16);
             if (errno || *end || !*optarg || cli->seed == 0) {
-                fprintf(stderr, "judged: --seed: expected a non-zero hexadecimal number, got \"%s\"\n", optarg);
+                fprintf(stderr,
+                        "judged: --seed: expected a non-zero hexadecimal number, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             break;
         case 'd':
             if (!parse_i64(optarg, &v) || v < 0 || v > 255) {
-                fprintf(stderr, "judged: --device: expected a device ordinal 0..255, got \"%s\"\n", optarg);
+                fprintf(stderr, "judged: --device: expected a device ordinal 0..255, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             cli->cfg.device = (int)v;
             break;
         case 'a':
             if (strncmp(optarg, "sm_", 3) != 0 || strlen(optarg) > 10) {
-                fprintf(stderr, "judged: --arch: expected a target like sm_90a, got \"%s\"\n", optarg);
+                fprintf(stderr, "judged: --arch: expected a target like sm_90a, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             cli->cfg.arch = optarg;
@@ -114,12 +132,18 @@ static int parse_options(int argc, char **argv, struct cli *cli)
             break;
         case 'l':
             if (!log_level_parse(optarg, &level)) {
-                fprintf(stderr, "judged: --log-level: expected debug, info, warn or error, got \"%s\"\n", optarg);
+                fprintf(stderr,
+                        "judged: --log-level: expected debug, info, warn or error, got \"%s\"\n",
+                        optarg);
                 return -1;
             }
             break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
         }
     }
     log_init("judged", level, LOG_FORMAT_TEXT);
@@ -265,16 +289,17 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
                 status = EXIT_REJECTED;
         }
         if (!cli->json) {
-            printf("  %-4s %-28s expected %-17s got %-17s", ok ? "ok" : "FAIL", ctl->file, verdict_name(ctl->expect),
-                   got);
+            printf("  %-4s %-28s expected %-17s got %-17s", ok ? "ok" : "FAIL", ctl->file,
+                   verdict_name(ctl->expect), got);
             if (r.n_benches)
                 printf(" score %.1f", r.score);
             if (!ok && r.message)
                 printf("  (%s)", r.message);
             printf("\n");
         }
-        json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected", verdict_code(ctl->expect),
-                                "got", r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok);
+        json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected",
+                                verdict_code(ctl->expect), "got",
+                                r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok);
         json_object_set_new(row, "result", judge_result_json(&r));
         json_array_append_new(rows, row);
         judge_result_release(&r);
@@ -305,7 +330,8 @@ static int cmd_validate(int argc, char **argv, struct cli *cli)
         return EXIT_JUDGE;
     }
     if (!cli->cfg.have_gpu && !cli->json)
-        printf("no GPU (%s): compiling only\n", cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+        printf("no GPU (%s): compiling only\n",
+               cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
     all = json_object();
     for (int i = first; i < argc; i++) {
         int s = validate_one(cli, argv[i], all);
@@ -347,11 +373,13 @@ static int cmd_dump(int argc, char **argv, struct cli *cli)
         return EXIT_USAGE;
     }
     if (judge_probe_gpu(&cli->cfg, false, &cause) ||
-        judge_dump(&cli->cfg, p, cli->seed, argv[first + 1], DUMP_MAX_CASE_BYTES, &dumped, &cause)) {
+        judge_dump(&cli->cfg, p, cli->seed, argv[first + 1], DUMP_MAX_CASE_BYTES, &dumped,
+                   &cause)) {
         fprintf(stderr, "judged: %s\n", cause ? cause : "dump failed");
         status = cli->cfg.have_gpu ? EXIT_JUDGE : EXIT_NO_GPU;
     } else {
-        printf("%s: %zu of %zu test cases written to %s\n", p->id, dumped, p->n_tests, argv[first + 1]);
+        printf("%s: %zu of %zu test cases written to %s\n", p->id, dumped, p->n_tests,
+               argv[first + 1]);
     }
     free(cause);
     problem_free(p);
@@ -371,11 +399,163 @@ static int cmd_calibrate(int argc, char **argv, struct cli *cli)
         return EXIT_JUDGE;
     }
     if (!cli->cfg.have_gpu) {
-        fprintf(stderr, "judged: no GPU: %s\n", cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+        fprintf(stderr, "judged: no GPU: %s\n",
+                cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
         return EXIT_NO_GPU;
     }
     report_print_gpu(stdout, &cli->cfg.gpu);
     return 0;
+}
+
+static volatile sig_atomic_t worker_stop;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    worker_stop = 1;
+}
+
+/* Reads a token file: one line, at most 256 bytes, surrounding blanks dropped. */
+static char *read_token(const char *path)
+{
+    char *text = NULL, *cause = NULL, *start, *end;
+
+    if (read_file(path, 4096, &text, NULL, &cause)) {
+        fprintf(stderr, "judged: --token-file: %s\n", cause);
+        free(cause);
+        return NULL;
+    }
+    for (start = text; *start == ' ' || *start == '\t' || *start == '\n' || *start == '\r'; start++)
+        ;
+    end = start + strlen(start);
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
+        *--end = '\0';
+    if (!*start || strlen(start) > 256 || strchr(start, '\n')) {
+        fprintf(stderr, "judged: --token-file %s: expected one token on one line\n", path);
+        free(text);
+        return NULL;
+    }
+    memmove(text, start, strlen(start) + 1);
+    return text;
+}
+
+/* The worker: `judged --server URL --token-file F [--gpu N] [options]`. */
+static int cmd_worker(int argc, char **argv, struct cli *cli)
+{
+    static const struct option longopts[] = {
+        {"server", required_argument, NULL, 'S'},
+        {"token-file", required_argument, NULL, 'T'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"cache", required_argument, NULL, 'c'},
+        {"log-level", required_argument, NULL, 'l'},
+        {"no-sandbox", no_argument, NULL, 'n'},
+        {"grace", required_argument, NULL, 'G'},
+        {"recalibrate", no_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct worker_config wc = {.grace_s = 30, .max_backoff_s = 60, .stop = &worker_stop};
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    const char *token_file = NULL;
+    enum log_level level = LOG_INFO;
+    char *token = NULL, *cause = NULL;
+    int c, status;
+    int64_t v;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'S':
+            wc.server = optarg;
+            break;
+        case 'T':
+            token_file = optarg;
+            break;
+        case 'g':
+            if (!parse_i64(optarg, &v) || v < 0 || v > 255) {
+                fprintf(stderr, "judged: --gpu: expected a device ordinal 0..255, got \"%s\"\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            cli->cfg.device = (int)v;
+            break;
+        case 'c':
+            free(cli->cache_dir);
+            cli->cache_dir = strdup(optarg);
+            break;
+        case 'l':
+            if (!log_level_parse(optarg, &level)) {
+                fprintf(stderr, "judged: --log-level: expected debug, info, warn or error\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'n':
+            cli->cfg.no_sandbox = true;
+            break;
+        case 'r':
+            cli->recalibrate = true;
+            break;
+        case 'G':
+            if (!parse_i64(optarg, &v) || v < 0 || v > 3600) {
+                fprintf(stderr, "judged: --grace: expected seconds 0..3600, got \"%s\"\n", optarg);
+                return EXIT_USAGE;
+            }
+            wc.grace_s = (int)v;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (!wc.server || !token_file || optind != argc) {
+        fprintf(stderr,
+                "judged: the worker needs --server URL and --token-file FILE (and no operands)\n");
+        return EXIT_USAGE;
+    }
+    if (strncmp(wc.server, "http://", 7) != 0 && strncmp(wc.server, "https://", 8) != 0) {
+        fprintf(stderr, "judged: --server: expected an http:// or https:// URL, got \"%s\"\n",
+                wc.server);
+        return EXIT_USAGE;
+    }
+    log_init("judged", level, LOG_FORMAT_TEXT);
+    token = read_token(token_file);
+    if (!token)
+        return EXIT_USAGE;
+    wc.token = token;
+    if (!cli->cache_dir) {
+        const char *home = getenv("HOME");
+        cli->cache_dir = path_join(home && *home ? home : "/tmp", ".cache/blockwise");
+    }
+    cli->cfg.cache_dir = cli->cache_dir;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* A worker always measures its GPU when it starts: its figures are what it registers with. */
+    if (judge_probe_gpu(&cli->cfg, true, &cause)) {
+        log_error("cannot probe the GPU: %s", cause ? cause : "unknown");
+        status = EXIT_JUDGE;
+        goto out;
+    }
+    if (cli->cfg.have_gpu)
+        log_info("GPU %d: %s, copy %.0f GB/s, fp32 %.1f TFLOP/s", cli->cfg.device,
+                 cli->cfg.gpu.name, cli->cfg.gpu.copy_gbps, cli->cfg.gpu.fp32_tflops);
+    else
+        log_warn("no GPU (%s): this worker compiles; running waits for a GPU worker",
+                 cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+    if (worker_run(&wc, &cli->cfg, &cause)) {
+        log_error("worker stopped: %s", cause ? cause : "unknown");
+        status = EXIT_JUDGE;
+    } else {
+        status = EXIT_ACCEPTED;
+    }
+out:
+    free(cause);
+    free(token);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -388,7 +568,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(argv[1], "check") == 0)
+    if (strncmp(argv[1], "--server", 8) == 0 || strncmp(argv[1], "--token-file", 12) == 0 ||
+        strncmp(argv[1], "--gpu", 5) == 0)
+        status = cmd_worker(argc, argv, &cli);
+    else if (strcmp(argv[1], "check") == 0)
         status = cmd_check(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "validate") == 0)
         status = cmd_validate(argc - 1, argv + 1, &cli);

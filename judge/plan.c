@@ -10,12 +10,12 @@
 
 /* Launch limits of every CUDA GPU since compute capability 3.0; the device's
  * own smem limit is checked by the runner when it launches. */
-#define GRID_X_MAX 2147483647LL
-#define GRID_YZ_MAX 65535LL
-#define BLOCK_XY_MAX 1024LL
-#define BLOCK_Z_MAX 64LL
+#define GRID_X_MAX        2147483647LL
+#define GRID_YZ_MAX       65535LL
+#define BLOCK_XY_MAX      1024LL
+#define BLOCK_Z_MAX       64LL
 #define BLOCK_THREADS_MAX 1024LL
-#define SMEM_MAX (256LL * 1024)
+#define SMEM_MAX          (256LL * 1024)
 
 enum name_kind {
     NAME_NONE,
@@ -44,15 +44,16 @@ static int scale_tensor(const struct problem *p, const char *name)
         return -1;
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
-        if (ts->role != ROLE_IN && ts->tol.acc > 0 && strlen(ts->name) == n - (sizeof(suffix) - 1) &&
+        if (ts->role != ROLE_IN && ts->tol.acc > 0 &&
+            strlen(ts->name) == n - (sizeof(suffix) - 1) &&
             strncmp(ts->name, name, n - (sizeof(suffix) - 1)) == 0)
             return (int)t;
     }
     return -1;
 }
 
-static struct name_ref resolve(const struct problem *p, const struct directives *d, enum plan_side side,
-                               const char *name)
+static struct name_ref resolve(const struct problem *p, const struct directives *d,
+                               enum plan_side side, const char *name)
 {
     struct name_ref r = {NAME_NONE, -1};
     int i;
@@ -78,7 +79,8 @@ static struct name_ref resolve(const struct problem *p, const struct directives 
 }
 
 /* A comma-separated list of the names an argument may use, for messages. */
-static void describe_names(const struct problem *p, const struct directives *d, char *out, size_t cap)
+static void describe_names(const struct problem *p, const struct directives *d, char *out,
+                           size_t cap)
 {
     size_t len = 0;
     out[0] = '\0';
@@ -121,13 +123,14 @@ static void check_expr_name(const char *name, void *arg)
     if (r.kind == NAME_NONE)
         diag_list_addf(ec->diags, ec->line, ec->column, "unknown name '%s' in %s", name, ec->what);
     else
-        diag_list_addf(ec->diags, ec->line, ec->column,
-                       "'%s' cannot be used in %s: expressions may use sizes, @const and @tune names",
-                       name, ec->what);
+        diag_list_addf(
+            ec->diags, ec->line, ec->column,
+            "'%s' cannot be used in %s: expressions may use sizes, @const and @tune names", name,
+            ec->what);
 }
 
-static int check_expr(const struct problem *p, const struct directives *d, const struct expr *e, int line,
-                      int column, const char *what, struct diag_list *diags)
+static int check_expr(const struct problem *p, const struct directives *d, const struct expr *e,
+                      int line, int column, const char *what, struct diag_list *diags)
 {
     struct expr_check ec = {p, d, diags, line, column, what, BW_OK};
     if (e)
@@ -146,7 +149,8 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
         struct name_ref r = resolve(p, d, side, d->scratches[k].name);
         if (r.kind != NAME_SCRATCH) {
             diag_list_addf(diags, d->scratches[k].line, d->scratches[k].column,
-                           "@scratch name '%s' is already a name of the problem", d->scratches[k].name);
+                           "@scratch name '%s' is already a name of the problem",
+                           d->scratches[k].name);
             rc = BW_ERR_INVALID;
         }
         if (check_expr(p, d, d->scratches[k].count, d->scratches[k].line, d->scratches[k].column,
@@ -156,16 +160,16 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
     for (size_t k = 0; k < d->n_consts; k++) {
         struct name_ref r = resolve(p, d, side, d->consts[k].name);
         if (r.kind != NAME_CONST) {
-            diag_list_addf(diags, d->consts[k].line, 1, "@const name '%s' is already a name of the problem",
-                           d->consts[k].name);
+            diag_list_addf(diags, d->consts[k].line, 1,
+                           "@const name '%s' is already a name of the problem", d->consts[k].name);
             rc = BW_ERR_INVALID;
         }
     }
     for (size_t k = 0; k < d->n_tunes; k++) {
         struct name_ref r = resolve(p, d, side, d->tunes[k].name);
         if (r.kind != NAME_TUNE) {
-            diag_list_addf(diags, d->tunes[k].line, 1, "@tune name '%s' is already a name of the problem",
-                           d->tunes[k].name);
+            diag_list_addf(diags, d->tunes[k].line, 1,
+                           "@tune name '%s' is already a name of the problem", d->tunes[k].name);
             rc = BW_ERR_INVALID;
         }
     }
@@ -189,7 +193,8 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
             r = resolve(p, d, side, arg->name);
             if (r.kind == NAME_NONE) {
                 diag_list_addf(diags, arg->line, arg->column,
-                               "unknown argument '%s' (this problem's names: %s)", arg->name, names);
+                               "unknown argument '%s' (this problem's names: %s)", arg->name,
+                               names);
                 rc = BW_ERR_INVALID;
             }
         }
@@ -208,8 +213,9 @@ struct case_scope {
     struct expr_scope scope;
 };
 
-static void case_scope_init(struct case_scope *cs, const struct problem *p, const struct directives *d,
-                            const int64_t *tune_values, const struct problem_case *c)
+static void case_scope_init(struct case_scope *cs, const struct problem *p,
+                            const struct directives *d, const int64_t *tune_values,
+                            const struct problem_case *c)
 {
     size_t n = 0;
     for (size_t s = 0; s < p->n_sizes; s++)
@@ -217,14 +223,16 @@ static void case_scope_init(struct case_scope *cs, const struct problem *p, cons
     for (size_t k = 0; k < d->n_consts && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++)
         cs->vars[n++] = (struct expr_binding){d->consts[k].name, d->consts[k].value};
     for (size_t k = 0; k < d->n_tunes && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++)
-        cs->vars[n++] = (struct expr_binding){d->tunes[k].name, tune_values ? tune_values[k] : d->tunes[k].values[0]};
+        cs->vars[n++] = (struct expr_binding){d->tunes[k].name,
+                                              tune_values ? tune_values[k] : d->tunes[k].values[0]};
     cs->scope.vars = cs->vars;
     cs->scope.n = n;
 }
 
 /* Evaluates an optional expression (NULL means `dflt`) into [lo, hi]. */
-static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi, const struct expr_scope *scope,
-                    const char *what, int line, const char *case_name, int64_t *out, char **cause)
+static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi,
+                    const struct expr_scope *scope, const char *what, int line,
+                    const char *case_name, int64_t *out, char **cause)
 {
     char *why = NULL;
     int64_t v = dflt;
@@ -236,8 +244,9 @@ static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi, 
         return rc;
     }
     if (v < lo || v > hi)
-        return bw_fail(cause, BW_ERR_INVALID, "line %d: %s%s is %lld for case %s (allowed %lld..%lld)", line,
-                       what, e ? expr_text(e) : "", (long long)v, case_name, (long long)lo, (long long)hi);
+        return bw_fail(
+            cause, BW_ERR_INVALID, "line %d: %s%s is %lld for case %s (allowed %lld..%lld)", line,
+            what, e ? expr_text(e) : "", (long long)v, case_name, (long long)lo, (long long)hi);
     *out = v;
     return BW_OK;
 }
@@ -250,8 +259,9 @@ static int add_buffer(struct plan *pl, struct plan_buffer b, char **cause)
     return BW_OK;
 }
 
-static int build_buffers(const struct problem *p, const struct directives *d, const struct expr_scope *scope,
-                         const struct problem_case *c, enum plan_side side, struct plan *pl, char **cause)
+static int build_buffers(const struct problem *p, const struct directives *d,
+                         const struct expr_scope *scope, const struct problem_case *c,
+                         enum plan_side side, struct plan *pl, char **cause)
 {
     int64_t scratch_cap = (int64_t)BW_MAX_SCRATCH_BYTES, scratch_total = 0;
     int rc;
@@ -264,9 +274,15 @@ static int build_buffers(const struct problem *p, const struct directives *d, co
         if (rc)
             return rc;
         switch (ts->role) {
-        case ROLE_IN: b.role = PLAN_IN; break;
-        case ROLE_INOUT: b.role = PLAN_INOUT; break;
-        case ROLE_OUT: b.role = PLAN_OUT; break;
+        case ROLE_IN:
+            b.role = PLAN_IN;
+            break;
+        case ROLE_INOUT:
+            b.role = PLAN_INOUT;
+            break;
+        case ROLE_OUT:
+            b.role = PLAN_OUT;
+            break;
         }
         if (b.role != PLAN_OUT) {
             rc = problem_gen_spec(p, t, c, &b.gen, cause);
@@ -282,7 +298,8 @@ static int build_buffers(const struct problem *p, const struct directives *d, co
     if (side == PLAN_REFERENCE) {
         for (size_t t = 0; t < p->n_tensors; t++) {
             const struct tensor_spec *ts = &p->tensors[t];
-            struct plan_buffer b = {.dtype = DTYPE_FP64, .role = PLAN_OUT, .tensor = (int)t, .is_scale = true};
+            struct plan_buffer b = {
+                .dtype = DTYPE_FP64, .role = PLAN_OUT, .tensor = (int)t, .is_scale = true};
             if (ts->role == ROLE_IN || ts->tol.acc <= 0)
                 continue;
             snprintf(pl->scale_names[t], sizeof(pl->scale_names[t]), "%s_scale", ts->name);
@@ -296,24 +313,27 @@ static int build_buffers(const struct problem *p, const struct directives *d, co
     if (p->scratch_bytes) {
         char *why = NULL;
         if (expr_eval_int(p->scratch_bytes, scope, &scratch_cap, &why)) {
-            rc = bw_fail(cause, BW_ERR_INTERNAL, "problem limits.scratch_bytes for case %s: %s", c->name,
-                         why ? why : "evaluation failed");
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "problem limits.scratch_bytes for case %s: %s",
+                         c->name, why ? why : "evaluation failed");
             free(why);
             return rc;
         }
     }
     for (size_t k = 0; k < d->n_scratches; k++) {
         const struct scratch *s = &d->scratches[k];
-        struct plan_buffer b = {.name = s->name, .dtype = s->dtype, .role = PLAN_SCRATCH, .tensor = -1};
+        struct plan_buffer b = {
+            .name = s->name, .dtype = s->dtype, .role = PLAN_SCRATCH, .tensor = -1};
         int64_t bytes;
 
-        rc = eval_dim(s->count, 1, 1, INT64_MAX, scope, "@scratch size ", s->line, c->name, &b.count, cause);
+        rc = eval_dim(s->count, 1, 1, INT64_MAX, scope, "@scratch size ", s->line, c->name,
+                      &b.count, cause);
         if (rc)
             return rc;
-        if (!i64_mul(b.count, (int64_t)dtype_size(s->dtype), &bytes) || !i64_add(scratch_total, bytes, &scratch_total) ||
-            scratch_total > scratch_cap)
+        if (!i64_mul(b.count, (int64_t)dtype_size(s->dtype), &bytes) ||
+            !i64_add(scratch_total, bytes, &scratch_total) || scratch_total > scratch_cap)
             return bw_fail(cause, BW_ERR_LIMIT,
-                           "line %d: @scratch buffers need more than this problem's cap of %lld bytes for case %s",
+                           "line %d: @scratch buffers need more than this problem's cap of %lld "
+                           "bytes for case %s",
                            s->line, (long long)scratch_cap, c->name);
         rc = add_buffer(pl, b, cause);
         if (rc)
@@ -339,9 +359,10 @@ static int buffer_of(const struct plan *pl, struct name_ref r)
     return -1;
 }
 
-static int build_arg(const struct problem *p, const struct directives *d, const int64_t *tune_values,
-                     const struct problem_case *c, enum plan_side side, const struct launch_arg *la,
-                     const struct plan *pl, struct plan_arg *out, char **cause)
+static int build_arg(const struct problem *p, const struct directives *d,
+                     const int64_t *tune_values, const struct problem_case *c, enum plan_side side,
+                     const struct launch_arg *la, const struct plan *pl, struct plan_arg *out,
+                     char **cause)
 {
     struct name_ref r;
 
@@ -360,7 +381,8 @@ static int build_arg(const struct problem *p, const struct directives *d, const 
         out->kind = PLAN_ARG_BUF;
         out->buf = buffer_of(pl, r);
         if (out->buf < 0)
-            return bw_fail(cause, BW_ERR_INTERNAL, "line %d: no buffer for '%s'", la->line, la->name);
+            return bw_fail(cause, BW_ERR_INTERNAL, "line %d: no buffer for '%s'", la->line,
+                           la->name);
         return BW_OK;
     case NAME_SIZE:
         out->kind = PLAN_ARG_I64;
@@ -369,12 +391,30 @@ static int build_arg(const struct problem *p, const struct directives *d, const 
     case NAME_SCALAR: {
         double v = c->scalars[r.index];
         switch (p->scalars[r.index].dtype) {
-        case DTYPE_FP32: out->kind = PLAN_ARG_F32; out->f = v; break;
-        case DTYPE_FP64: out->kind = PLAN_ARG_F64; out->f = v; break;
-        case DTYPE_INT32: out->kind = PLAN_ARG_I32; out->i = (int64_t)v; break;
-        case DTYPE_UINT32: out->kind = PLAN_ARG_U32; out->i = (int64_t)v; break;
-        case DTYPE_UINT64: out->kind = PLAN_ARG_U64; out->i = (int64_t)v; break;
-        default: out->kind = PLAN_ARG_I64; out->i = (int64_t)v; break;
+        case DTYPE_FP32:
+            out->kind = PLAN_ARG_F32;
+            out->f = v;
+            break;
+        case DTYPE_FP64:
+            out->kind = PLAN_ARG_F64;
+            out->f = v;
+            break;
+        case DTYPE_INT32:
+            out->kind = PLAN_ARG_I32;
+            out->i = (int64_t)v;
+            break;
+        case DTYPE_UINT32:
+            out->kind = PLAN_ARG_U32;
+            out->i = (int64_t)v;
+            break;
+        case DTYPE_UINT64:
+            out->kind = PLAN_ARG_U64;
+            out->i = (int64_t)v;
+            break;
+        default:
+            out->kind = PLAN_ARG_I64;
+            out->i = (int64_t)v;
+            break;
         }
         return BW_OK;
     }
@@ -416,19 +456,22 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
         pl->kernel = ln->kernel;
         pl->line = ln->line;
         for (int k = 0; k < 3; k++) {
-            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs.scope, gname[k], ln->line, c->name, &v, cause);
+            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs.scope, gname[k], ln->line, c->name, &v,
+                          cause);
             if (rc)
                 return rc;
             pl->grid[k] = (uint32_t)v;
-            rc = eval_dim(ln->block[k], 1, 1, bmax[k], &cs.scope, bname[k], ln->line, c->name, &v, cause);
+            rc = eval_dim(ln->block[k], 1, 1, bmax[k], &cs.scope, bname[k], ln->line, c->name, &v,
+                          cause);
             if (rc)
                 return rc;
             pl->block[k] = (uint32_t)v;
             threads *= v;
         }
         if (threads > BLOCK_THREADS_MAX)
-            return bw_fail(cause, BW_ERR_INVALID, "line %d: a block of %lld threads for case %s (max %lld)",
-                           ln->line, (long long)threads, c->name, BLOCK_THREADS_MAX);
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "line %d: a block of %lld threads for case %s (max %lld)", ln->line,
+                           (long long)threads, c->name, BLOCK_THREADS_MAX);
         rc = eval_dim(ln->smem, 0, 0, SMEM_MAX, &cs.scope, "smem = ", ln->line, c->name, &v, cause);
         if (rc)
             return rc;

@@ -32,13 +32,14 @@ enum plan_role { PLAN_IN, PLAN_INOUT, PLAN_OUT, PLAN_SCRATCH };
 #define PLAN_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH)
 
 struct plan_buffer {
-    const char *name; /* borrowed from the problem or the directives; "<out>_scale" is owned by the plan */
+    const char
+        *name; /* borrowed from the problem or the directives; "<out>_scale" is owned by the plan */
     enum dtype dtype;
     enum plan_role role;
-    int64_t count;        /* elements */
-    int tensor;           /* problem tensor index, or -1 for scratch */
-    bool is_scale;        /* the reference's "<out>_scale" of tensor `tensor` */
-    struct gen_spec gen;  /* PLAN_IN / PLAN_INOUT only */
+    int64_t count;       /* elements */
+    int tensor;          /* problem tensor index, or -1 for scratch */
+    bool is_scale;       /* the reference's "<out>_scale" of tensor `tensor` */
+    struct gen_spec gen; /* PLAN_IN / PLAN_INOUT only */
 };
 
 enum plan_arg_kind {
@@ -54,9 +55,9 @@ enum plan_arg_kind {
 
 struct plan_arg {
     enum plan_arg_kind kind;
-    int buf;       /* PLAN_ARG_BUF: index into plan.buffers */
-    int64_t i;     /* integer kinds */
-    double f;      /* float kinds */
+    int buf;          /* PLAN_ARG_BUF: index into plan.buffers */
+    int64_t i;        /* integer kinds */
+    double f;         /* float kinds */
     const char *name; /* borrowed: the name written in @launch, or NULL for a literal */
 };
 
@@ -80,7 +81,8 @@ struct plan {
 /*
  * Checks that every name used by `d` resolves for `side` of problem `p`
  * (args, expressions of grid/block/smem/scratch) and that names of @const,
- * @tune and @scratch do not collide with the problem's names. Appends one diag per problem to *diags; returns BW_OK or BW_ERR_INVALID.
+ * @tune and @scratch do not collide with the problem's names. Appends one diag per problem to
+ * *diags; returns BW_OK or BW_ERR_INVALID.
  */
 int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
                struct diag_list *diags);

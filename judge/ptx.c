@@ -50,7 +50,9 @@ static int parse_param(const char **sp, struct ptx_param *out, char **cause)
                 isdigit((unsigned char)w[1])) {
                 int bits = (int)strtol(w + 1, NULL, 10);
                 size = bits / 8;
-                kind = w[0] == 'f' ? PTX_PARAM_FLOAT : w[0] == 'b' ? PTX_PARAM_BYTES : PTX_PARAM_INT;
+                kind = w[0] == 'f'   ? PTX_PARAM_FLOAT
+                       : w[0] == 'b' ? PTX_PARAM_BYTES
+                                     : PTX_PARAM_INT;
                 typed = true;
             }
             s = w + n;
@@ -66,7 +68,8 @@ static int parse_param(const char **sp, struct ptx_param *out, char **cause)
         }
     }
     if (!typed || size <= 0 || count <= 0)
-        return bw_fail(cause, BW_ERR_INVALID, "unreadable PTX parameter \"%.*s\"", (int)(end - *sp), *sp);
+        return bw_fail(cause, BW_ERR_INVALID, "unreadable PTX parameter \"%.*s\"", (int)(end - *sp),
+                       *sp);
     out->kind = kind;
     out->size = size * count;
     *sp = end;
@@ -101,13 +104,13 @@ int ptx_parse_entries(const char *ptx, struct ptx_entries *out, char **cause)
                     break;
                 }
                 if (strncmp(s, ".param", 6) != 0) {
-                    rc = bw_fail(cause, BW_ERR_INVALID, "unexpected text in the parameters of PTX entry %s",
-                                 e.name);
+                    rc = bw_fail(cause, BW_ERR_INVALID,
+                                 "unexpected text in the parameters of PTX entry %s", e.name);
                     goto fail;
                 }
                 if (e.n_params == PTX_MAX_PARAMS) {
-                    rc = bw_fail(cause, BW_ERR_LIMIT, "kernel %s has more than %d parameters", e.name,
-                                 PTX_MAX_PARAMS);
+                    rc = bw_fail(cause, BW_ERR_LIMIT, "kernel %s has more than %d parameters",
+                                 e.name, PTX_MAX_PARAMS);
                     goto fail;
                 }
                 s += 6;

@@ -6,10 +6,10 @@
 #include "common/banned.h"
 
 #define C_RESET "\033[0m"
-#define C_BOLD "\033[1m"
+#define C_BOLD  "\033[1m"
 #define C_GREEN "\033[32m"
-#define C_RED "\033[31m"
-#define C_DIM "\033[2m"
+#define C_RED   "\033[31m"
+#define C_DIM   "\033[2m"
 
 static const char *col(bool color, const char *code)
 {
@@ -25,7 +25,9 @@ void report_print_gpu(FILE *f, const struct gpu_info *g)
     fprintf(f, "gpu       %s (cc %s, %d SMs, %s, driver %s)\n", g->name, g->cc, g->sm_count,
             g->arch[0] ? g->arch : "?", g->driver[0] ? g->driver : "?");
     if (g->calibrated)
-        fprintf(f, "limits    copy %.0f GB/s, fp32 %.1f TFLOP/s, fp16 tensor %.0f TFLOP/s, bf16 tensor %.0f TFLOP/s\n",
+        fprintf(f,
+                "limits    copy %.0f GB/s, fp32 %.1f TFLOP/s, fp16 tensor %.0f TFLOP/s, bf16 "
+                "tensor %.0f TFLOP/s\n",
                 g->copy_gbps, g->fp32_tflops, g->fp16_tflops, g->bf16_tflops);
 }
 
@@ -50,7 +52,8 @@ static void print_index(FILE *f, json_t *idx)
         return;
     }
     fputc('[', f);
-    json_array_foreach(idx, i, v) fprintf(f, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+    json_array_foreach (idx, i, v)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
     fputc(']', f);
 }
 
@@ -70,20 +73,21 @@ static void print_detail(FILE *f, json_t *detail)
         return;
     }
     outputs = json_object_get(detail, "outputs");
-    json_array_foreach(outputs, i, o)
-    {
+    json_array_foreach (outputs, i, o) {
         json_t *first = json_object_get(o, "first"), *m;
         long long bad = json_integer_value(json_object_get(o, "mismatches"));
         if (bad == 0)
             continue;
-        fprintf(f, "      output %s: %lld of %lld elements wrong; max abs error %.3g, max rel error %.3g\n",
+        fprintf(f,
+                "      output %s: %lld of %lld elements wrong; max abs error %.3g, max rel error "
+                "%.3g\n",
                 json_string_value(json_object_get(o, "name")), bad,
                 (long long)json_integer_value(json_object_get(o, "checked")),
                 json_number_value(json_object_get(o, "max_abs_err")),
                 json_number_value(json_object_get(o, "max_rel_err")));
-        fprintf(f, "        %-20s %-16s %-16s %-12s %s\n", "index", "expected", "got", "abs err", "why");
-        json_array_foreach(first, j, m)
-        {
+        fprintf(f, "        %-20s %-16s %-16s %-12s %s\n", "index", "expected", "got", "abs err",
+                "why");
+        json_array_foreach (first, j, m) {
             fprintf(f, "        ");
             print_index(f, json_object_get(m, "index"));
             fprintf(f, "%*s", 4, "");
@@ -111,13 +115,13 @@ void report_print(FILE *f, const struct problem *p, const char *file, const stru
     for (i = 0; i < r->diags.n; i++)
         fprintf(f, "%s:%d:%d: %s\n", file, r->diags.items[i].line, r->diags.items[i].column,
                 r->diags.items[i].msg);
-    if (r->verdict == VERDICT_COMPILE_ERROR && r->compile_log && r->compile_log[0] && r->diags.n == 0)
+    if (r->verdict == VERDICT_COMPILE_ERROR && r->compile_log && r->compile_log[0] &&
+        r->diags.n == 0)
         fprintf(f, "%s\n", r->compile_log);
     if (r->compile_ms > 0)
-        fprintf(f, "compile   %s in %.0f ms\n", r->verdict == VERDICT_COMPILE_ERROR ? "failed" : "ok",
-                r->compile_ms);
-    json_array_foreach(r->kernels, i, k)
-    {
+        fprintf(f, "compile   %s in %.0f ms\n",
+                r->verdict == VERDICT_COMPILE_ERROR ? "failed" : "ok", r->compile_ms);
+    json_array_foreach (r->kernels, i, k) {
         fprintf(f, "  kernel %s: %lld registers, %lld B shared, %lld B stack, %lld B spilled\n",
                 json_string_value(json_object_get(k, "name")),
                 (long long)json_integer_value(json_object_get(k, "registers")),
@@ -144,24 +148,25 @@ void report_print(FILE *f, const struct problem *p, const char *file, const stru
                 fprintf(f, "  %sok%s   %s\n", col(color, C_GREEN), col(color, C_RESET), t->name);
                 continue;
             }
-            fprintf(f, "  %s%-4s%s %s: %s\n", col(color, C_RED), verdict_code(t->verdict), col(color, C_RESET),
-                    t->name, t->message ? t->message : verdict_name(t->verdict));
+            fprintf(f, "  %s%-4s%s %s: %s\n", col(color, C_RED), verdict_code(t->verdict),
+                    col(color, C_RESET), t->name,
+                    t->message ? t->message : verdict_name(t->verdict));
             print_detail(f, t->detail);
         }
         if (run < r->n_tests)
-            fprintf(f, "  %s%zu tests not run after the first failure%s\n", col(color, C_DIM), r->n_tests - run,
-                    col(color, C_RESET));
+            fprintf(f, "  %s%zu tests not run after the first failure%s\n", col(color, C_DIM),
+                    r->n_tests - run, col(color, C_RESET));
     }
     if (r->n_benches) {
         fprintf(f, "timing    median of n runs, L2 flushed before each\n");
-        fprintf(f, "  %-22s %10s %10s %14s %5s %9s %9s %7s\n", "shape", "median", "min", "p10-p90", "n", "GB/s",
-                "TFLOP/s", "SoL %");
+        fprintf(f, "  %-22s %10s %10s %14s %5s %9s %9s %7s\n", "shape", "median", "min", "p10-p90",
+                "n", "GB/s", "TFLOP/s", "SoL %");
         for (i = 0; i < r->n_benches; i++) {
             const struct bench_outcome *b = &r->benches[i];
             char spread[32];
             snprintf(spread, sizeof(spread), "%.3f-%.3f", b->p10_ms, b->p90_ms);
-            fprintf(f, "  %-22s %8.3fms %8.3fms %14s %5d %9.1f %9.2f %7.1f\n", b->name, b->median_ms, b->min_ms,
-                    spread, b->samples, b->gbps, b->tflops, b->sol_pct);
+            fprintf(f, "  %-22s %8.3fms %8.3fms %14s %5d %9.1f %9.2f %7.1f\n", b->name,
+                    b->median_ms, b->min_ms, spread, b->samples, b->gbps, b->tflops, b->sol_pct);
         }
     }
     if (!r->executed && r->verdict == VERDICT_NONE) {
@@ -186,7 +191,8 @@ void report_print_event(FILE *f, json_t *event)
     if (!ev)
         return;
     if (strcmp(ev, "test") == 0)
-        fprintf(f, "  test %lld/%lld %s: %s\n", (long long)json_integer_value(json_object_get(event, "index")) + 1,
+        fprintf(f, "  test %lld/%lld %s: %s\n",
+                (long long)json_integer_value(json_object_get(event, "index")) + 1,
                 (long long)json_integer_value(json_object_get(event, "of")),
                 json_string_value(json_object_get(event, "name")),
                 json_string_value(json_object_get(event, "verdict")));

@@ -418,11 +418,21 @@ static int call(struct runner *r, json_t *req, int req_fd, const char *reply_typ
     return BW_OK;
 }
 
-/* After a reply: a runner that lost its context exits by itself; reap it. */
+/* After a reply: a runner that lost its context exits by itself; reap it,
+ * and notice any other runner that has exited since it answered. */
 static void after_reply(struct runner *r, const struct run_failure *f)
 {
-    if (f->status == RUN_CUDA_ERROR)
+    int status = 0;
+
+    if (f->status == RUN_CUDA_ERROR) {
         reap(r, RUNNER_REAP_MS);
+        return;
+    }
+    if (r->pid > 0 && waitpid(r->pid, &status, WNOHANG) == r->pid) {
+        describe_status(r, status);
+        r->pid = 0;
+        drain_log(r);
+    }
 }
 
 /* A reply to an unknown request ("error") becomes a RUN_ERROR status of reply_type. */

@@ -25,7 +25,9 @@
 #define CLOCK_KERNEL_NS 10000000ull /* 10 ms of the clock kernel when NVML is absent */
 
 /* Calibration sizes: one kernel or copy takes ~10-20 ms on an H200. */
-#define CAL_COPY_BYTES     (2ull << 30) /* bytes copied (read + written: twice that moved) */
+#define CAL_COPY_BYTES                                                                             \
+    (1ull << 30) /* bytes copied (read + written: twice that moved); 2 x 2 GiB failed with         \
+                    CONTEXT_IS_DESTROYED in the runner on the H200 (not in a bare driver test) */
 #define CAL_COPY_MIN_BYTES (256ull << 20)
 #define CAL_FFMA_ITERS     (1 << 18)
 #define CAL_MMA_ITERS      (1 << 17)
@@ -48,6 +50,7 @@ struct runner_exec {
     CUevent ev[2 * BW_MAX_LAUNCHES + 2];
     int n_events;
     bool broken;
+    CUresult last_error; /* the last failing driver call's result */
 };
 
 /* One device allocation: [guard][data: bytes][guard]. */
@@ -58,18 +61,19 @@ struct dev_buffer {
 };
 
 /* A plan made ready on the device: resolved kernels, marshalled arguments
- * per input set, and the buffers (in and inout buffers once per set). */
+ * per input set, and the buffers (in and inout buffers once per set; out and
+ * scratch buffers only in set 0). argv holds each argument's value
+ * little-endian in 8 bytes; params[r][l] points into argv[r][l]. */
 struct plan_state {
     const struct run_plan *plan;
     int sets;
-    struct dev_buffer buf[BW_MAX_BUFFERS]
-                         [BW_MAX_BENCH_SETS]; /* [buffer][set]; out, scratch: set 0 */
+    struct dev_buffer buf[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
     uint64_t in_hash[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
     CUfunction fn[BW_MAX_LAUNCHES];
     uint32_t param_bytes[BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
-    uint64_t argv[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES]
-                 [BW_MAX_LAUNCH_ARGS]; /* little-endian values */
+    uint64_t argv[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
     void *params[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
+    bool launched; /* a kernel of the plan has been launched */
 };
 
 /* A failed driver call of the harness: marks the context broken when the
@@ -83,6 +87,7 @@ static int xfail(struct runner_exec *x, CUresult rc, char **cause, const char *f
 
     if (cuda_error_is_sticky(rc))
         x->broken = true;
+    x->last_error = rc;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
@@ -163,9 +168,9 @@ static CUresult poison_launch(const struct runner_exec *x, const struct dev_buff
 }
 
 static CUresult gather_launch(const struct runner_exec *x, CUdeviceptr src, unsigned int elem_size,
-                              CUdeviceptr idx, uint64_t n, CUdeviceptr dst)
+                              CUdeviceptr idx, uint64_t n, CUdeviceptr dst, uint64_t count)
 {
-    void *params[] = {&src, &elem_size, &idx, &n, &dst};
+    void *params[] = {&src, &elem_size, &idx, &n, &dst, &count};
     return launch_over(x, x->h.gather, n, params);
 }
 
@@ -888,6 +893,7 @@ static int plan_launch(struct runner_exec *x, struct plan_state *st, int r, bool
         }
         if (sync_each && (rc = cu.cuEventRecord(start, NULL)) != CUDA_SUCCESS)
             return xfail(x, rc, cause, "cuEventRecord");
+        st->launched = true;
         rc = cu.cuLaunchKernel(st->fn[l], L->grid[0], L->grid[1], L->grid[2], L->block[0],
                                L->block[1], L->block[2], L->smem, NULL, st->params[r][l], NULL);
         if (rc != CUDA_SUCCESS) {
@@ -991,7 +997,8 @@ static int plan_gather(struct runner_exec *x, struct plan_state *st, int r, CUde
         CUresult rc;
         if (g->count > 0) {
             rc = gather_launch(x, st->buf[g->buf][set].data, es,
-                               idx + ((uint64_t)r * span + g->offset) * 8, g->count, dst + at);
+                               idx + ((uint64_t)r * span + g->offset) * 8, g->count, dst + at,
+                               p->buffers[g->buf].count);
             if (rc != CUDA_SUCCESS)
                 return xfail(x, rc, cause, "gathering output %s", p->buffers[g->buf].name);
         }
@@ -1028,6 +1035,24 @@ static int memfd_from_device(struct runner_exec *x, const char *name, CUdevicept
 close_memfd:
     close(m);
     return rc;
+}
+
+/*
+ * A harness call that failed with a sticky error after the plan's kernels
+ * ran is the kernels' doing: they can write anywhere in the context (our
+ * indices, results, other allocations), and only they ran untrusted code.
+ * Turns such a failure (rc) into a cuda_error in *fail.
+ */
+static int blame_kernels(struct runner_exec *x, const struct plan_state *st, int rc,
+                         struct run_failure *fail, char **cause)
+{
+    if (rc == BW_OK || !x->broken || !st->launched)
+        return rc;
+    set_failure(fail, RUN_CUDA_ERROR, x->last_error, -1,
+                "the judge's checks after the kernels hit %s: a kernel wrote outside its buffers "
+                "(%s)",
+                cuda_error_name(x->last_error), cause && *cause ? *cause : "no detail");
+    return BW_OK;
 }
 
 /* --- run ------------------------------------------------------------------------------ */
@@ -1155,6 +1180,7 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
         rc = return_full(x, st, reply, out_fd, cause);
 
 free_state:
+    rc = blame_kernels(x, st, rc, &reply->fail, cause);
     plan_free(x, st);
     free(st);
     return rc;
@@ -1346,6 +1372,7 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
         rc = memfd_from_device(x, "gathered", d.gathered, bps * reply->n_samples, out_fd, cause);
 
 free_state:
+    rc = blame_kernels(x, st, rc, &reply->fail, cause);
     bench_dev_free(x, &d);
     plan_free(x, st);
     free(st);
@@ -1384,7 +1411,8 @@ static int median_ms(const struct timed_op *op, const char *what, double *out, c
     double t[CAL_REPEATS];
     CUresult rc;
 
-    if ((rc = timed_op_issue(op)) != CUDA_SUCCESS || (rc = cu.cuCtxSynchronize()) != CUDA_SUCCESS)
+    if ((rc = timed_op_issue(op)) != CUDA_SUCCESS ||
+        (rc = cu.cuStreamSynchronize(NULL)) != CUDA_SUCCESS)
         return xfail(x, rc, cause, "calibration: %s (warm-up)", what);
     for (int i = 0; i < CAL_REPEATS; i++) {
         float ms = 0;

@@ -705,8 +705,7 @@ int load_reply_from_json(const json_t *j, struct load_reply *r, char **cause)
     if (json_object_size(ks) > BW_MAX_LAUNCHES)
         return bw_fail(cause, BW_ERR_INVALID, "loaded.kernels: %zu kernels, more than asked for",
                        json_object_size(ks));
-    json_object_foreach(ks, name, ko)
-    {
+    json_object_foreach (ks, name, ko) {
         struct kernel_info *k = &r->kernels[r->n_kernels];
         json_t *params;
         size_t n;
@@ -921,8 +920,7 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
         return bw_fail(cause, BW_ERR_INVALID, "%s: expected an object", path);
     if ((rc = get_str(j, "name", path, false, a->name, sizeof(a->name), cause)))
         return rc;
-    json_object_foreach((json_t *)j, key, v)
-    {
+    json_object_foreach ((json_t *)j, key, v) {
         if (strcmp(key, "name") == 0)
             continue;
         for (int k = RUN_ARG_BUF; k <= RUN_ARG_INT; k++) {

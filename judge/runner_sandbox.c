@@ -156,8 +156,8 @@ static unsigned long keep_flags(const struct statvfs *sv)
 /* Remounts every mount of this namespace read-only, parents first (the
  * order of /proc/self/mountinfo), except procfs: cuInit fails with
  * CUDA_ERROR_OPERATING_SYSTEM when /proc is read-only (seen on the H200
- * machine with driver 580; scripts/diag/cuinit-ro.sh shows it), and /proc
- * holds no files a learner's device code could reach anyway. Mounts this
+ * machine with driver 580; scripts/diag/cuinit-ro.sh shows it); see
+ * protect_proc() for what in /proc is made read-only instead. Mounts this
  * process cannot reach (EACCES, ENOENT: covered or unreadable) cannot be
  * reached by the runner either and are skipped, as bubblewrap does. */
 static int remount_all_readonly(char **cause)
@@ -188,7 +188,7 @@ static int remount_all_readonly(char **cause)
         if (fstype && strcmp(fstype, "autofs") == 0)
             continue; /* statvfs would trigger the automount */
         if (fstype && strcmp(fstype, "proc") == 0)
-            continue; /* the CUDA driver writes under /proc while it starts */
+            continue; /* the CUDA driver writes under /proc while it starts: protect_proc() */
         unescape_mountinfo(mp);
         if (statvfs(mp, &sv) < 0) {
             if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)
@@ -205,6 +205,35 @@ static int remount_all_readonly(char **cause)
     }
     fclose(f);
     return rc;
+}
+
+/*
+ * /proc stays writable: NVIDIA drivers from 570 on write their threads' names
+ * to /proc/self/task/TID/comm during cuInit and treat a refusal as a fatal
+ * "operating system" error (CUDA error 304). What in /proc reaches beyond
+ * this process is made read-only instead, by binding each path onto itself
+ * and remounting the binding read-only, as container runtimes do.
+ */
+static int protect_proc(char **cause)
+{
+    static const char *const paths[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+                                        "/proc/bus", "/proc/fs"};
+
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+        struct statvfs sv;
+        if (access(paths[i], F_OK) < 0)
+            continue;
+        if (mount(paths[i], paths[i], NULL, MS_BIND | MS_REC, NULL) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "bind %s onto itself: %s", paths[i],
+                           strerror(errno));
+        if (statvfs(paths[i], &sv) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "statvfs %s: %s", paths[i], strerror(errno));
+        if (mount(NULL, paths[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | keep_flags(&sv), NULL) <
+            0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "remount %s read-only: %s", paths[i],
+                           strerror(errno));
+    }
+    return BW_OK;
 }
 
 int runner_sandbox_namespaces(char **cause)
@@ -229,7 +258,9 @@ int runner_sandbox_namespaces(char **cause)
         return rc;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "make / recursively private: %s", strerror(errno));
-    return remount_all_readonly(cause);
+    if ((rc = remount_all_readonly(cause)))
+        return rc;
+    return protect_proc(cause);
 }
 
 /* --- step 5: seccomp --------------------------------------------------------------- */
@@ -293,9 +324,6 @@ int runner_sandbox_seccomp(char **cause)
         {"prlimit64", EPERM, 1, SCMP_A0_32(SCMP_CMP_NE, 0)},
         {"move_pages", EPERM, 1, SCMP_A0_32(SCMP_CMP_NE, 0)},
         {"migrate_pages", EPERM, 1, SCMP_A0_32(SCMP_CMP_NE, 0)},
-        {"open", EPERM, 1, SCMP_A1_32(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)},
-        {"openat", EPERM, 1, SCMP_A2_32(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)},
-        {"creat", EPERM, 0, {0}},
         {"openat2", ENOSYS, 0, {0}},
         {"name_to_handle_at", EPERM, 0, {0}},
         {"open_by_handle_at", EPERM, 0, {0}},

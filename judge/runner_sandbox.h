@@ -27,7 +27,9 @@ int runner_sandbox_rlimits(char **cause);
 
 /* unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) with the caller's uid and
  * gid mapped, then every mount remounted read-only (device nodes stay usable:
- * a read-only mount does not stop writes to a device). Must run while the
+ * a read-only mount does not stop writes to a device) except /proc, which the
+ * driver writes thread names to; /proc/sys, /proc/sysrq-trigger, /proc/irq,
+ * /proc/bus and /proc/fs are made read-only instead. Must run while the
  * process has one thread. */
 int runner_sandbox_namespaces(char **cause);
 
@@ -38,10 +40,10 @@ int runner_sandbox_namespaces(char **cause);
  * CLONE_THREAD (clone3 gets ENOSYS so glibc falls back to clone, whose flags
  * seccomp can see), sockets other than AF_UNIX, connect/bind/listen, ptrace
  * and process_vm_*, mount and namespace calls, bpf, perf_event_open, keyctl,
- * io_uring, userfaultfd, signals and rlimits aimed at other processes, and
- * open/openat/creat that would create a file (O_CREAT; openat2 gets ENOSYS).
- * Paths cannot be filtered (seccomp cannot read memory): the read-only mounts
- * are what stop writes to existing files.
+ * io_uring, userfaultfd, signals and rlimits aimed at other processes
+ * (openat2 gets ENOSYS). Opens are not filtered: seccomp cannot read paths,
+ * and the driver opens /proc files for writing (fopen "w" sets O_CREAT), so
+ * the read-only mounts of runner_sandbox_namespaces() are what stop writes.
  */
 int runner_sandbox_seccomp(char **cause);
 

@@ -76,6 +76,12 @@ static int set_rlimit(int resource, const char *name, rlim_t soft, rlim_t hard, 
     return BW_OK;
 }
 
+static void exit_on_cpu_limit(int sig)
+{
+    (void)sig;
+    _exit(SANDBOX_EXIT_CPU_LIMIT);
+}
+
 int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
 {
     int rc;
@@ -84,11 +90,18 @@ int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
         return rc;
     if ((rc = set_rlimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_bytes, l->fsize_bytes, cause)))
         return rc;
-    /* soft = hard: the kernel sends SIGKILL, which pid 1 of a namespace cannot ignore
-     * (it would ignore SIGXCPU, having no handler for it). */
-    if (l->cpu_s > 0 &&
-        (rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s, cause)))
-        return rc;
+    /* The soft limit's SIGXCPU ends the process with SANDBOX_EXIT_CPU_LIMIT (through a
+     * handler: pid 1 of a namespace ignores it otherwise); the hard limit's SIGKILL,
+     * a second later, is the backstop. */
+    if (l->cpu_s > 0) {
+        struct sigaction sa = {.sa_handler = exit_on_cpu_limit};
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGXCPU, &sa, NULL) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "sigaction(SIGXCPU): %s", strerror(errno));
+        if ((rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1,
+                             cause)))
+            return rc;
+    }
     if (l->as_bytes > 0 &&
         (rc = set_rlimit(RLIMIT_AS, "RLIMIT_AS", l->as_bytes, l->as_bytes, cause)))
         return rc;
@@ -154,17 +167,26 @@ int sandbox_unshare(char **cause)
     for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
         if (unshare(more[i].flag) < 0)
             return bw_fail(cause, BW_ERR_SANDBOX, "unshare(%s): %s", more[i].name, strerror(errno));
+    /* The new UTS namespace starts with the host's name. */
+    if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "sethostname: %s", strerror(errno));
     return BW_OK;
 }
 
-/* The parent half of sandbox_enter_pid_namespace: wait, then end like the child. */
-static void mirror_child_and_exit(pid_t child)
+/*
+ * The parent half of sandbox_enter_pid_namespace: wait, then end like the
+ * child. It keeps only `alive`, the write end of a pipe whose closing tells
+ * the child that this process is gone.
+ */
+static _Noreturn void mirror_child_and_exit(pid_t child, int alive)
 {
     struct rlimit zero = {0, 0};
     sigset_t all;
     int status;
 
-    syscall(SYS_close_range, 0U, ~0U, 0);
+    if (alive > 0)
+        syscall(SYS_close_range, 0U, (unsigned)alive - 1, 0);
+    syscall(SYS_close_range, (unsigned)alive + 1, ~0U, 0);
     setrlimit(RLIMIT_CORE, &zero);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     while (waitpid(child, &status, 0) < 0)
@@ -186,15 +208,31 @@ static void mirror_child_and_exit(pid_t child)
 
 int sandbox_enter_pid_namespace(char **cause)
 {
-    pid_t pid = fork();
+    struct pollfd hup;
+    int alive[2];
+    pid_t pid;
 
-    if (pid < 0)
+    if (pipe2(alive, O_CLOEXEC) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "pipe: %s", strerror(errno));
+    pid = fork();
+    if (pid < 0) {
+        close(alive[0]);
+        close(alive[1]);
         return bw_fail(cause, BW_ERR_SANDBOX, "fork into the pid namespace: %s", strerror(errno));
-    if (pid > 0)
-        mirror_child_and_exit(pid);
-    /* pid 1 of the new namespace: its parent is outside, so getppid() is 0. */
+    }
+    if (pid > 0) {
+        close(alive[0]);
+        mirror_child_and_exit(pid, alive[1]);
+    }
+    /* pid 1 of the new namespace: its parent is outside, so getppid() says 0 and
+     * cannot tell whether the parent died before the prctl; the pipe can. */
+    close(alive[1]);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+    hup = (struct pollfd){.fd = alive[0], .events = POLLIN};
+    if (poll(&hup, 1, 0) != 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "the parent died while entering the pid namespace");
+    close(alive[0]);
     return BW_OK;
 }
 
@@ -224,40 +262,75 @@ static const unsigned long locked_down = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 int sandbox_make_root(const struct sandbox_bind *binds, size_t n_binds, char **cause)
 {
     const char *base = SANDBOX_ROOT_BASE;
-    char path[PATH_MAX];
-    int rc;
+    char path[PATH_MAX], source[64];
+    int fds[SANDBOX_MAX_BINDS];
+    size_t n_open = 0;
+    int rc = BW_OK;
 
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "mount(/, MS_REC|MS_PRIVATE): %s", strerror(errno));
-    if (mount("tmpfs", base, "tmpfs", locked_down, "size=64k,nr_inodes=64,mode=0755") < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "mount(tmpfs on %s): %s", base, strerror(errno));
+    if (n_binds > SANDBOX_MAX_BINDS)
+        return bw_fail(cause, BW_ERR_INTERNAL, "%zu binds, over %d", n_binds, SANDBOX_MAX_BINDS);
+    /* Sources are opened first: the tmpfs over SANDBOX_ROOT_BASE may hide them. */
+    for (; n_open < n_binds; n_open++) {
+        fds[n_open] = open(binds[n_open].source, O_PATH | O_CLOEXEC);
+        if (fds[n_open] < 0) {
+            rc = bw_fail(cause, BW_ERR_SANDBOX, "open(%s): %s", binds[n_open].source,
+                         strerror(errno));
+            goto close_sources;
+        }
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(/, MS_REC|MS_PRIVATE): %s", strerror(errno));
+        goto close_sources;
+    }
+    if (mount("tmpfs", base, "tmpfs", locked_down, "size=64k,nr_inodes=64,mode=0755") < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(tmpfs on %s): %s", base, strerror(errno));
+        goto close_sources;
+    }
     for (size_t i = 0; i < n_binds; i++) {
         const char *target = binds[i].target;
-        if (target[0] != '/' || strstr(target, ".."))
-            return bw_fail(cause, BW_ERR_INTERNAL, "bind target %s is not a plain absolute path",
-                           target);
+        if (target[0] != '/' || strstr(target, "..")) {
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "bind target %s is not a plain absolute path",
+                         target);
+            goto close_sources;
+        }
         if ((rc = make_dirs(base, target, cause)))
-            return rc;
+            goto close_sources;
         snprintf(path, sizeof(path), "%s%s", base, target);
-        if (mount(binds[i].source, path, NULL, MS_BIND, NULL) < 0)
-            return bw_fail(cause, BW_ERR_SANDBOX, "mount(bind %s on %s): %s", binds[i].source,
-                           target, strerror(errno));
-        if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_down, NULL) < 0)
-            return bw_fail(cause, BW_ERR_SANDBOX, "mount(remount %s read-only): %s", target,
-                           strerror(errno));
+        snprintf(source, sizeof(source), "/proc/self/fd/%d", fds[i]);
+        if (mount(source, path, NULL, MS_BIND, NULL) < 0) {
+            rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(bind %s on %s): %s", binds[i].source, target,
+                         strerror(errno));
+            goto close_sources;
+        }
+        if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_down, NULL) < 0) {
+            rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(remount %s read-only): %s", target,
+                         strerror(errno));
+            goto close_sources;
+        }
     }
-    if (chdir(base) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "chdir(%s): %s", base, strerror(errno));
+    if (chdir(base) < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "chdir(%s): %s", base, strerror(errno));
+        goto close_sources;
+    }
     /* pivot_root(".", ".") stacks the old root on the new one; detaching "." drops it. */
-    if (syscall(SYS_pivot_root, ".", ".") < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "pivot_root: %s", strerror(errno));
-    if (umount2(".", MNT_DETACH) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "umount2(old root): %s", strerror(errno));
-    if (chdir("/") < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "chdir(/): %s", strerror(errno));
+    if (syscall(SYS_pivot_root, ".", ".") < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "pivot_root: %s", strerror(errno));
+        goto close_sources;
+    }
+    if (umount2(".", MNT_DETACH) < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "umount2(old root): %s", strerror(errno));
+        goto close_sources;
+    }
+    if (chdir("/") < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "chdir(/): %s", strerror(errno));
+        goto close_sources;
+    }
     if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_down, NULL) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "mount(remount / read-only): %s", strerror(errno));
-    return BW_OK;
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(remount / read-only): %s", strerror(errno));
+close_sources:
+    while (n_open > 0)
+        close(fds[--n_open]);
+    return rc;
 }
 
 int sandbox_drop_privileges(char **cause)
@@ -526,6 +599,8 @@ static int spawn(struct sandbox_job *job, int result_w, int output_w, char **cau
     if (request >= 0)
         posix_spawn_file_actions_adddup2(&fa, request, SANDBOX_FD_REQUEST);
     posix_spawn_file_actions_adddup2(&fa, result_w, SANDBOX_FD_RESULT);
+    /* Whatever else the caller has open without O_CLOEXEC stays out. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, SANDBOX_FD_RESULT + 1);
     sigemptyset(&none);
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &none);

@@ -54,23 +54,31 @@ int sandbox_new_session(char **cause);
 int sandbox_close_fds(int first, char **cause);
 
 struct sandbox_limits {
-    long cpu_s;         /* RLIMIT_CPU in s, soft = hard: SIGKILL when spent; 0 = leave */
+    long cpu_s;         /* RLIMIT_CPU in s (see sandbox_set_rlimits); 0 = leave */
     rlim_t as_bytes;    /* RLIMIT_AS; 0 = leave (never for anything that loads CUDA) */
     rlim_t fsize_bytes; /* RLIMIT_FSIZE (0 = no file may grow) */
     long nofile;        /* RLIMIT_NOFILE; 0 = leave */
     long nproc; /* RLIMIT_NPROC (tasks of the uid in the current user namespace); 0 = leave */
 };
-/* Sets the limits; RLIMIT_CORE is always 0. Limits can only go down. */
+/*
+ * Sets the limits; RLIMIT_CORE is always 0. Limits can only go down. When the
+ * CPU limit is spent the process exits with SANDBOX_EXIT_CPU_LIMIT (a SIGXCPU
+ * handler; the hard limit's SIGKILL a second later is the backstop), so the
+ * parent tells it apart from other deaths without guessing from rusage.
+ */
+#define SANDBOX_EXIT_CPU_LIMIT 152 /* 128 + SIGXCPU, as a shell would show it */
 int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause);
 
 /*
  * Enters a new user namespace that maps only the caller's uid and gid (to
  * themselves; setgroups denied), then new mount, network, IPC, UTS and pid
- * namespaces owned by it. The caller is not itself in the new pid namespace:
+ * namespaces owned by it (the host name there is SANDBOX_HOSTNAME). The
+ * caller is not itself in the new pid namespace:
  * call sandbox_enter_pid_namespace() next. On failure the message names the
  * namespace that could not be created: a host without unprivileged user
  * namespaces fails here, and the caller must not go on unsandboxed.
  */
+#define SANDBOX_HOSTNAME "sandbox"
 int sandbox_unshare(char **cause);
 
 /*
@@ -80,8 +88,8 @@ int sandbox_unshare(char **cause);
  * the same signal re-raised): it never returns, unless the fork fails.
  *
  * Being pid 1 matters: signals from inside the namespace that have no handler
- * are ignored (abort() then ends in SIGSEGV; SIGXCPU would be ignored, hence
- * sandbox_set_rlimits' soft = hard CPU limit, which ends in SIGKILL).
+ * are ignored (abort() then ends in SIGSEGV; SIGXCPU needs the handler
+ * sandbox_set_rlimits installs).
  */
 int sandbox_enter_pid_namespace(char **cause);
 
@@ -99,6 +107,7 @@ struct sandbox_bind {
  * directory is "/". Needs sandbox_unshare() first.
  */
 #define SANDBOX_ROOT_BASE "/tmp"
+#define SANDBOX_MAX_BINDS 8
 int sandbox_make_root(const struct sandbox_bind *binds, size_t n_binds, char **cause);
 
 /* Drops every capability (effective, permitted, inheritable, ambient and the

@@ -12,6 +12,7 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 packages=(
     build-essential pkg-config git ca-certificates curl
+    jq                   # server tests read JSON replies
     libjansson-dev       # JSON everywhere (problem.json, API, worker protocol)
     libcurl4-openssl-dev # judged's HTTP client to the server
     libseccomp-dev       # syscall filters of the compile and run sandboxes

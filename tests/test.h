@@ -18,7 +18,8 @@
 typedef void (*test_fn)(void);
 
 void test_register(const char *name, test_fn fn);
-void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void test_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void test_skip(const char *why);
 /* True once the current test has failed; lets a test stop early. */
 bool test_failed(void);

@@ -152,15 +152,17 @@ extern "C" __global__ void bw_poison_count(const void *p, u64 n, unsigned int el
 // ---------------------------------------------------------------------------
 // dst[j] = src[idx[j]] for n elements of elem_size bytes, byte by byte (dst
 // may sit at any byte offset of the gather area). The host has checked every
-// index against the source's element count.
+// index against the source's `count` elements, but the indices live in device
+// memory a learner's kernel can write: an index out of range gives 0xFF bytes
+// (poison) instead of a fault.
 extern "C" __global__ void bw_gather(const unsigned char *src, unsigned int elem_size,
-                                     const long long *idx, u64 n, unsigned char *dst)
+                                     const long long *idx, u64 n, unsigned char *dst, u64 count)
 {
     for (u64 j = bw_thread_index(); j < n; j += bw_thread_count()) {
-        const unsigned char *s = src + (u64)idx[j] * elem_size;
+        u64 k = (u64)idx[j];
         unsigned char *d = dst + j * elem_size;
         for (unsigned int b = 0; b < elem_size; b++)
-            d[b] = s[b];
+            d[b] = k < count ? src[k * elem_size + b] : 0xFF;
     }
 }
 

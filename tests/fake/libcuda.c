@@ -23,6 +23,7 @@
  */
 #include <cuda.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,6 +59,8 @@ static const struct {
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
      "an illegal memory access was encountered"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_OPERATING_SYSTEM, "CUDA_ERROR_OPERATING_SYSTEM",
+     "OS call failed or operation not supported on this OS"},
 };
 
 static CUresult fake_cuGetErrorName(CUresult rc, const char **s)
@@ -115,9 +118,24 @@ static void *driver_thread(void *arg)
 
 static CUresult fake_cuInit(unsigned int flags)
 {
+    char path[64];
     pthread_t t;
+    int fd;
+
     (void)flags;
-    pthread_create(&t, NULL, driver_thread, NULL);
+    if (pthread_create(&t, NULL, driver_thread, NULL) != 0)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    /* Like drivers from 570 on: name the thread through /proc, and fail with
+     * CUDA_ERROR_OPERATING_SYSTEM (304) when that is refused. */
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", (long)gettid());
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    if (write(fd, "fake-cuda", 9) != 9) {
+        close(fd);
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    }
+    close(fd);
     return CUDA_SUCCESS;
 }
 
@@ -211,11 +229,6 @@ static CUresult fake_cuCtxSetCurrent(CUcontext c)
 {
     (void)c;
     return CUDA_SUCCESS;
-}
-
-static CUresult fake_cuCtxSynchronize(void)
-{
-    return sync_point();
 }
 
 static CUresult fake_cuCtxResetPersistingL2Cache(void)
@@ -447,7 +460,7 @@ static const struct {
     const char *name;
     enum fake_kind kind;
     int n_params;
-    int param_bytes[5];
+    int param_bytes[6];
     bool harness;
 } kernels[] = {
     {"bw_generate", K_GENERATE, 5, {8, 8, (int)sizeof(struct gen_spec), 8, 4}, true},
@@ -455,7 +468,7 @@ static const struct {
     {"bw_guard_fill", K_GUARD_FILL, 4, {8, 8, 4, 4}, true},
     {"bw_guard_check", K_GUARD_CHECK, 5, {8, 8, 4, 4, 8}, true},
     {"bw_poison_count", K_POISON, 4, {8, 8, 4, 8}, true},
-    {"bw_gather", K_GATHER, 5, {8, 4, 8, 8, 8}, true},
+    {"bw_gather", K_GATHER, 6, {8, 4, 8, 8, 8, 8}, true},
     {"bw_clock", K_CLOCK, 2, {8, 8}, true},
     {"bw_copy", K_BWCOPY, 3, {8, 8, 8}, true},
     {"bw_ffma", K_FFMA, 4, {8, 4, 4, 4}, true},
@@ -686,9 +699,14 @@ static void run_gather(void **params)
     const long long *idx = P(const long long *, 2);
     uint64_t n = P(uint64_t, 3);
     unsigned char *dst = P(unsigned char *, 4);
+    uint64_t count = P(uint64_t, 5);
 
-    for (uint64_t j = 0; j < n; j++)
-        memcpy(dst + j * es, src + (uint64_t)idx[j] * es, es);
+    for (uint64_t j = 0; j < n; j++) {
+        if ((uint64_t)idx[j] < count)
+            memcpy(dst + j * es, src + (uint64_t)idx[j] * es, es);
+        else
+            memset(dst + j * es, 0xFF, es);
+    }
 }
 
 static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -730,8 +748,8 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         break;
     case K_BWCOPY: /* calibration copies are big: their bytes are not backed here */
         if (!is_big(P(CUdeviceptr, 1)))
-            memmove((void *)(uintptr_t)P(CUdeviceptr, 1), (const void *)(uintptr_t)P(CUdeviceptr, 0),
-                    (size_t)P(uint64_t, 2) * 16);
+            memmove((void *)(uintptr_t)P(CUdeviceptr, 1),
+                    (const void *)(uintptr_t)P(CUdeviceptr, 0), (size_t)P(uint64_t, 2) * 16);
         else
             usleep(1000);
         break;
@@ -817,7 +835,7 @@ static const struct {
     FAKE_FN(cuDevicePrimaryCtxRetain),
     FAKE_FN(cuDevicePrimaryCtxRelease),
     FAKE_FN(cuCtxSetCurrent),
-    FAKE_FN(cuCtxSynchronize),
+
     FAKE_FN(cuCtxResetPersistingL2Cache),
     FAKE_FN(cuModuleLoadData),
     FAKE_FN(cuModuleUnload),

@@ -19,5 +19,8 @@ int fuzz_expr_one(const uint8_t *data, size_t size);
 int fuzz_directive_one(const uint8_t *data, size_t size);
 /* Writes the input as problem.json of a temp problem directory, then loads it. */
 int fuzz_problem_one(const uint8_t *data, size_t size);
+/* The first byte picks a server request-body parser (server/bodies.h), the
+ * rest is the body. */
+int fuzz_request_one(const uint8_t *data, size_t size);
 
 #endif

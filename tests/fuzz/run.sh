@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     from the repository root
 #
-# SECONDS per target (default 30); TARGETs among expr, directive, problem
+# SECONDS per target (default 30); TARGETs among expr, directive, problem, request
 # (default all). Builds into build-fuzz/ with clang -fsanitize=fuzzer,address,undefined.
 # New inputs go to build-fuzz/corpus-TARGET/ (the seed corpus in
 # tests/fuzz/corpus/TARGET/ is only read); a crash leaves its input as
@@ -14,7 +14,7 @@ set -eu
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(expr directive problem)
+[ ${#targets[@]} -gt 0 ] || targets=(expr directive problem request)
 out=build-fuzz
 mkdir -p "$out"
 CC=${CLANG:-clang}
@@ -22,11 +22,14 @@ CC=${CLANG:-clang}
 # loader needs jansson.
 deps=(common/expr.c common/directive.c common/dtype.c common/buf.c common/error.c common/util.c)
 problem_deps=(common/problem.c common/tolerance.c common/verdict.c)
+# The server's request bodies (server/bodies.h) and the JSON error writer.
+request_deps=(server/api.c server/bodies.c server/http.c server/arena.c common/verdict.c common/log.c)
 status=0
 for t in "${targets[@]}"; do
     bin=$out/fuzz_$t
     extra=()
     [ "$t" = problem ] && extra=("${problem_deps[@]}" -ljansson)
+    [ "$t" = request ] && extra=("${request_deps[@]}" -ljansson -lmicrohttpd)
     "$CC" -g -O1 -std=c11 -D_GNU_SOURCE -DBW_FUZZ_MAIN -I. \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
         -o "$bin" "tests/fuzz/fuzz_$t.c" "${deps[@]}" "${extra[@]}" -lm

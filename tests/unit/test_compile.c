@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -41,6 +42,8 @@
 #include "judge/compile.h"
 #include "judge/sandbox.h"
 #include "common/banned.h"
+
+#include "tests/fuzz/fuzz_compile_log.c"
 
 #define HOSTILE_DIR "tests/hostile/compile"
 #define CANARY      "bw-canary-5b1e0d9c"
@@ -187,6 +190,36 @@ TEST(wire_request_round_trip)
     CHECK_INT_EQ(job.rq.mem_bytes, 123456789);
     compile_job_release(&job);
     free(cause);
+}
+
+TEST(wire_write_matches_put)
+{
+    static const char cubin[] = "\177ELF\0\n binary \nend 0\n";
+    struct compile_field f;
+    struct buf b;
+    char data[256];
+    size_t pos = 0;
+    int fds[2];
+
+    CHECK(pipe(fds) == 0);
+    CHECK_INT_EQ(compile_wire_write(fds[1], "nvrtc", "NVRTC_SUCCESS", 13), BW_OK);
+    CHECK_INT_EQ(compile_wire_write(fds[1], "cubin", cubin, sizeof(cubin) - 1), BW_OK);
+    CHECK_INT_EQ(compile_wire_write(fds[1], "end", "", 0), BW_OK);
+    close(fds[1]);
+    ssize_t n = read(fds[0], data, sizeof(data));
+    close(fds[0]);
+    buf_init(&b, 256);
+    compile_wire_puts(&b, "nvrtc", "NVRTC_SUCCESS");
+    compile_wire_put(&b, "cubin", cubin, sizeof(cubin) - 1);
+    compile_wire_end(&b);
+    CHECK(n > 0 && (size_t)n == b.len && memcmp(data, b.data, b.len) == 0);
+    CHECK_INT_EQ(compile_wire_next(data, (size_t)n, &pos, &f, NULL), 1);
+    CHECK_STR_EQ(f.key, "nvrtc");
+    CHECK_INT_EQ(compile_wire_next(data, (size_t)n, &pos, &f, NULL), 1);
+    CHECK(f.len == sizeof(cubin) - 1 && memcmp(f.value, cubin, f.len) == 0);
+    CHECK_INT_EQ(compile_wire_next(data, (size_t)n, &pos, &f, NULL), 0);
+    CHECK_INT_EQ(pos, (size_t)n);
+    buf_release(&b);
 }
 
 TEST(wire_rejects_malformed_records)
@@ -451,6 +484,37 @@ TEST(log_cap_keeps_ptxas)
     buf_release(&out);
 }
 
+/* The fuzz corpus (seeds and whatever the fuzzer found) keeps its properties. */
+TEST(log_fuzz_corpus_replay)
+{
+    const char *dir = "tests/fuzz/corpus/compile_log";
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int count = 0;
+
+    if (!d)
+        SKIP("run from the repository root");
+    while ((e = readdir(d)) != NULL) {
+        char *path, *data = NULL, *cause = NULL;
+        size_t len;
+        if (e->d_name[0] == '.')
+            continue;
+        path = path_join(dir, e->d_name);
+        if (path && read_file(path, 1 << 20, &data, &len, &cause) == BW_OK) {
+            CHECK_MSG(fuzz_compile_log_one((const uint8_t *)data, len) == 0,
+                      "%s violates a fuzz property", path);
+            count++;
+        } else {
+            CHECK_MSG(false, "cannot read %s: %s", e->d_name, cause ? cause : "?");
+        }
+        free(data);
+        free(cause);
+        free(path);
+    }
+    closedir(d);
+    CHECK(count >= 10);
+}
+
 /* ---- real compiles ---------------------------------------------------------------------- */
 
 static const char vector_add[] =
@@ -696,6 +760,12 @@ TEST(compile_request_errors_are_judge_errors)
     rq.arch = "sm_90a; rm";
     CHECK_INT_EQ(compile_with(rq, vector_add, &r, &cause), BW_ERR_INVALID);
     compile_result_release(&r);
+    if (compiler() && sandbox_works()) {
+        rq.arch = "sm_10"; /* well formed, but no NVRTC of ours knows it */
+        CHECK_INT_EQ(compile_with(rq, vector_add, &r, &cause), BW_ERR_INVALID);
+        CHECK_CONTAINS(cause, "NVRTC refused the architecture");
+        compile_result_release(&r);
+    }
     rq.arch = NULL;
     rq.options = reserved;
     rq.n_options = 1;
@@ -770,6 +840,79 @@ TEST(compile_sandbox_unavailable_is_reported)
     CHECK_MSG(n > 0, "no answer from the test child (status %d)", status);
     CHECK_CONTAINS(msg, "-10|0|compile sandbox unavailable: unshare namespaces: "
                         "unshare(CLONE_NEWUSER): Operation not permitted");
+}
+
+/* Counts live processes whose argv[0] is `exe` (compile_run passes the full path). Reads
+ * cmdline, not the exe link: the compile child is not dumpable, so only root could read that. */
+static int count_processes(const char *exe)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+
+    if (!proc)
+        return -1;
+    while ((e = readdir(proc)) != NULL) {
+        char path[300], argv0[PATH_MAX] = {0};
+        FILE *f;
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+        f = fopen(path, "re");
+        if (!f)
+            continue;
+        size_t len = fread(argv0, 1, sizeof(argv0) - 1, f);
+        fclose(f);
+        n += len > 0 && strcmp(argv0, exe) == 0;
+    }
+    closedir(proc);
+    return n;
+}
+
+/* A judge that dies mid-compile takes its compile child (and the pid namespace) along. */
+TEST(compile_child_dies_with_the_judge)
+{
+    static const char burn[] =
+        "__device__ constexpr unsigned long spin(unsigned long n)\n"
+        "{ unsigned long s = 0; for (unsigned long i = 0; i < n; i++) s += i * i ^ s; return s; }\n"
+        "template <int I> struct Burn { static_assert(spin((1UL << 18) + I) != 1, \"\");\n"
+        "    static constexpr int v = Burn<I - 1>::v + 1; };\n"
+        "template <> struct Burn<0> { static constexpr int v = 0; };\n"
+        "__device__ int z = Burn<190>::v;\n";
+    int before, during, after;
+    pid_t judge;
+
+    NEED_COMPILER();
+    /* Several rounds: the kill lands at a different point of the child's set-up each time. */
+    for (int round = 0; round < 4; round++) {
+        during = 0;
+        after = -1;
+        before = count_processes(compiler());
+        judge = fork();
+        if (judge == 0) {
+            struct compile_request rq = {.wall_ms = 60000, .cpu_s = 60};
+            struct compile_result r;
+            compile_with(rq, burn, &r, NULL);
+            _exit(0);
+        }
+        for (int i = 0; i < 200 && during < before + 2; i++) {
+            usleep(round * 1000);
+            during = count_processes(compiler());
+        }
+        kill(judge, SIGKILL);
+        waitpid(judge, NULL, 0);
+        for (int i = 0; i < 100; i++) {
+            after = count_processes(compiler());
+            if (after <= before)
+                break;
+            usleep(20000);
+        }
+        CHECK_MSG(during >= before + 2,
+                  "the compile child and its pid-namespace child never ran "
+                  "(%d before, %d during)",
+                  before, during);
+        CHECK_MSG(after <= before, "%d compile processes outlived the judge", after - before);
+    }
 }
 
 /* ---- hostile programs -------------------------------------------------------------------- */

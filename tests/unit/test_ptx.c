@@ -8,11 +8,12 @@
 #include "judge/ptx.h"
 #include "common/banned.h"
 
-static const char canned[] = "//\n.version 9.0\n.target sm_90a\n"
-                             ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .f32 k_param_1,\n"
-                             "\t.param .align 8 .b8 k_param_2[16],\n\t.param .u16 k_param_3\n)\n{\n ret;\n}\n"
-                             ".visible .entry _Z7mangledPf(\n\t.param .u64 _Z7mangledPf_param_0\n)\n{ ret; }\n"
-                             ".visible .entry empty()\n{ ret; }\n";
+static const char canned[] =
+    "//\n.version 9.0\n.target sm_90a\n"
+    ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .f32 k_param_1,\n"
+    "\t.param .align 8 .b8 k_param_2[16],\n\t.param .u16 k_param_3\n)\n{\n ret;\n}\n"
+    ".visible .entry _Z7mangledPf(\n\t.param .u64 _Z7mangledPf_param_0\n)\n{ ret; }\n"
+    ".visible .entry empty()\n{ ret; }\n";
 
 TEST(ptx_parses_params_by_kind_and_size)
 {
@@ -50,7 +51,8 @@ TEST(ptx_rejects_garbage_params)
 
 TEST(ptx_from_real_nvrtc)
 {
-    const char *src = "extern \"C\" __global__ void add(const float *x, long long n, float eps, int m) {}\n";
+    const char *src =
+        "extern \"C\" __global__ void add(const float *x, long long n, float eps, int m) {}\n";
     nvrtcProgram prog;
     const char *opts[] = {"--gpu-architecture=sm_90a"};
     size_t size = 0;

@@ -109,8 +109,10 @@ static const char gpu_kernels[] =
     "{ long long i = I; if (i < n / 2) out[i] = 0.0f; }\n"
     "extern \"C\" __global__ void fault(float *out)\n"
     "{ if (I == 0) *(volatile float *)16 = 1.0f; }\n"
+    /* reads global memory through a volatile pointer, so the loop cannot be
+     * deleted; out is poisoned (NaN), so it never ends */
     "extern \"C\" __global__ void hang(float *out)\n"
-    "{ volatile int forever = 1; while (forever) { } }\n"
+    "{ volatile float *p = out; while (p[0] != 12345.0f) { } }\n"
     "extern \"C\" __global__ void int_param(float *out, int n)\n"
     "{ long long i = I; if (i < n) out[i] = (float)i; }\n"
     "extern \"C\" __global__ void scale_inout(float *xy, long long n)\n"
@@ -178,7 +180,7 @@ static bool setup_fake(struct backend *b, char *why, size_t cap)
             status = -1;
         }
         if (status != 0) {
-            snprintf(reason, sizeof(reason), "cannot build the fake driver: %s", out);
+            snprintf(reason, sizeof(reason), "cannot build the fake driver: %.400s", out);
             state = -1;
         } else {
             snprintf(env, sizeof(env), "LD_LIBRARY_PATH=%s", dir);
@@ -221,7 +223,7 @@ static bool compile_kernels(int major, int minor, void **cubin, size_t *len, cha
         nvrtcGetProgramLogSize(prog, &log_len);
         if (log_len < sizeof(log))
             nvrtcGetProgramLog(prog, log);
-        snprintf(why, cap, "NVRTC (%s): %s: %s", arch, nvrtcGetErrorString(rc), log);
+        snprintf(why, cap, "NVRTC (%s): %s: %.700s", arch, nvrtcGetErrorString(rc), log);
         nvrtcDestroyProgram(&prog);
         return false;
     }
@@ -236,7 +238,36 @@ static bool compile_kernels(int major, int minor, void **cubin, size_t *len, cha
     return true;
 }
 
-/* Probes the GPU once with a real runner and compiles the kernels for it. */
+/* What the GPU probe found: whether the sandboxed runner starts, and why not. */
+static char sandbox_failure[1024];
+static bool gpu_without_sandbox; /* the sandboxed runner failed, the plain one works */
+
+/* Starts a runner with opt and describes its GPU; BW_OK or the start's failure in why. */
+static int probe_gpu(const struct runner_options *opt, struct gpu_props *props, char *why,
+                     size_t cap)
+{
+    struct runner *r = NULL;
+    char *cause = NULL;
+    int rc = runner_start(opt, &r, &cause);
+
+    if (rc == BW_ERR_NODEVICE)
+        snprintf(why, cap, "no GPU: %s", cause ? cause : "");
+    else if (rc)
+        snprintf(why, cap, "the runner%s does not start on this GPU: %s: %s",
+                 opt->no_sandbox ? " (--no-sandbox)" : "", bw_strerror(rc), cause ? cause : "");
+    else
+        *props = *runner_gpu(r);
+    free(cause);
+    runner_free(r);
+    return rc;
+}
+
+/*
+ * Probes the GPU once with a real runner and compiles the kernels for it.
+ * When the sandboxed runner cannot start but the unsandboxed one can, the GPU
+ * scenarios run without the sandbox (so one GPU session still tests the
+ * rest) and gpu_sandboxed_runner_starts fails with the reason.
+ */
 static bool setup_gpu(struct backend *b, char *why, size_t cap)
 {
     static int state;
@@ -255,34 +286,36 @@ static bool setup_gpu(struct backend *b, char *why, size_t cap)
     b->opt.path = runner_binary();
     b->opt.no_sandbox = getenv("BLOCKWISE_NO_SANDBOX") != NULL;
     if (state == 0) {
-        struct runner *r = NULL;
-        char *cause = NULL;
-        int rc = runner_start(&b->opt, &r, &cause);
+        struct gpu_props g;
+        int rc = probe_gpu(&b->opt, &g, reason, sizeof(reason));
+
         state = -1;
-        if (rc == BW_ERR_NODEVICE) {
-            snprintf(reason, sizeof(reason), "no GPU: %s", cause ? cause : "");
-        } else if (rc) {
-            snprintf(reason, sizeof(reason), "the runner does not start on this GPU: %s: %s",
-                     bw_strerror(rc), cause ? cause : "");
-        } else {
-            const struct gpu_props *g = runner_gpu(r);
+        if (rc && !b->opt.no_sandbox) {
+            snprintf(sandbox_failure, sizeof(sandbox_failure), "%s", reason);
+            b->opt.no_sandbox = true;
+            if (probe_gpu(&b->opt, &g, reason, sizeof(reason)) == BW_OK) {
+                gpu_without_sandbox = true;
+                rc = BW_OK;
+                printf("  info: the sandboxed runner fails (%s); GPU tests run with --no-sandbox\n",
+                       sandbox_failure);
+            }
+        }
+        if (rc == BW_OK) {
             printf("  info: %s, cc %d.%d, %d SMs, %.1f GiB, L2 %.1f MiB, driver %d, max clock %d "
                    "MHz, smem opt-in %d, nvml %s, %s\n",
-                   g->name, g->cc_major, g->cc_minor, g->sm_count,
-                   (double)g->memory_bytes / (1 << 30), (double)g->l2_bytes / (1 << 20),
-                   g->driver_version, g->max_clock_mhz, g->smem_per_block_optin,
-                   g->nvml ? "yes" : "no", g->uuid);
-            if (compile_kernels(g->cc_major, g->cc_minor, &cubin, &cubin_len, reason,
-                                sizeof(reason)))
+                   g.name, g.cc_major, g.cc_minor, g.sm_count, (double)g.memory_bytes / (1 << 30),
+                   (double)g.l2_bytes / (1 << 20), g.driver_version, g.max_clock_mhz,
+                   g.smem_per_block_optin, g.nvml ? "yes" : "no", g.uuid);
+            if (compile_kernels(g.cc_major, g.cc_minor, &cubin, &cubin_len, reason, sizeof(reason)))
                 state = 1;
         }
-        free(cause);
-        runner_free(r);
     }
     if (state < 0) {
         snprintf(why, cap, "%s", reason);
         return false;
     }
+    if (gpu_without_sandbox)
+        b->opt.no_sandbox = true;
     b->image = cubin;
     b->image_len = cubin_len;
     return true;
@@ -476,7 +509,9 @@ static double generated_tolerance(enum dtype dt, double want)
 {
     switch (dt) {
     case DTYPE_FP64:
-        return ldexp(fabs(want), -48) + 0x1p-1074;
+        /* Box-Muller and loguniform go through log/cos/exp, which differ in the last bits
+         * between glibc and CUDA; mean + std * z can cancel, so allow an absolute part. */
+        return ldexp(fabs(want), -44) + 0x1p-50;
     case DTYPE_FP32:
         return ldexp(fabs(want), -23) + 0x1p-149;
     case DTYPE_FP16:
@@ -1383,15 +1418,7 @@ SCENARIO(bench_copy)
     CHECK_INT_EQ(res.reply.bytes_per_sample, 16);
     CHECK_INT_EQ(res.gathered_len, 16ull * res.reply.n_samples);
     {
-        float *x[2] = {
-            host_generate(
-                &(struct gen_spec){
-                    .kind = GEN_UNIFORM, .dtype = DTYPE_FP32, .a = -1, .b = 1, .row_len = 1},
-                0xBE4C4, 100, n),
-            host_generate(
-                &(struct gen_spec){
-                    .kind = GEN_UNIFORM, .dtype = DTYPE_FP32, .a = -1, .b = 1, .row_len = 1},
-                0xBE4C4, 101, n)};
+        struct gen_spec gx = gen(GEN_UNIFORM, DTYPE_FP32, 0, -1, 1);
         double sorted[60], median, gbps;
         uint32_t ns = res.reply.n_samples;
 
@@ -1403,7 +1430,11 @@ SCENARIO(bench_copy)
             CHECK_MSG(res.reply.poison[s] == 0, "sample %u: %llu poisoned", s,
                       (unsigned long long)res.reply.poison[s]);
             for (int k = 0; res.gathered && k < 4; k++) {
-                float want = x[set][idx[set * 4 + k]];
+                float want;
+                /* the element of input set `set` (case 100 + set) at the index */
+                dtype_store(
+                    DTYPE_FP32, &want,
+                    gen_value_at(&gx, 0xBE4C4, 100 + (uint32_t)set, (uint64_t)idx[set * 4 + k]).f);
                 if (memcmp(&g[k], &want, 4) != 0) {
                     CHECK_MSG(0, "sample %u (set %d) gathered[%d] = %g, want %g", s, set, k, g[k],
                               want);
@@ -1433,8 +1464,6 @@ SCENARIO(bench_copy)
             CHECK_MSG(res.reply.clock_mhz[1] > 300 && res.reply.clock_mhz[1] < 4000,
                       "SM clock %.0f MHz", res.reply.clock_mhz[1]);
         }
-        free(x[0]);
-        free(x[1]);
     }
 free_all:
     bench_result_release(&res);
@@ -1448,12 +1477,12 @@ SCENARIO(bench_failures)
     struct bench_result res;
     int64_t *idx = NULL;
     struct runner *r = start(b);
-    uint64_t n = 4096;
+    uint64_t n = 4000; /* not a multiple of the block: the overrun thread exists */
 
     memset(&res, 0, sizeof(res));
     if (!r || !load(b, r, kernels, NULL))
         goto free_all;
-    /* Unwritten elements are counted in every sample. */
+    /* A write past the end during timing is a guard violation naming its sample. */
     if (bench_copy(b, r, "tail_overrun", n, 1, &res, &idx))
         expect_status(&res.reply.fail, RUN_GUARD_VIOLATION);
     CHECK_MSG(res.reply.fail.in_warmup || res.reply.fail.sample >= 0, "no sample named");
@@ -1504,7 +1533,8 @@ SCENARIO(bench_counts_poison_and_restores_inout)
     CHECK_INT_EQ(rc, BW_OK);
     if (!rc && expect_status(&res.reply.fail, RUN_OK)) {
         CHECK_INT_EQ(res.reply.n_samples, 5);
-        CHECK_INT_EQ(res.reply.stop, BENCH_STOP_MAX_SAMPLES);
+        /* "rse" when five equal event times give a spread of 0 */
+        CHECK(res.reply.stop == BENCH_STOP_MAX_SAMPLES || res.reply.stop == BENCH_STOP_RSE);
         for (uint32_t s = 0; s < res.reply.n_samples; s++)
             CHECK_INT_EQ(res.reply.poison[s], 1001 - 500);
     }
@@ -1595,6 +1625,50 @@ SCENARIO(a_runner_that_dies_is_reported)
     CHECK(!runner_alive(r));
     run_result_release(&res);
     free(cause);
+    runner_free(r);
+}
+
+/* --- GPU only ----------------------------------------------------------------------------- */
+
+/* The GPU tests' kernels compile here too (NVRTC needs no GPU), so a slip in
+ * them shows before a GPU session. */
+TEST(runner_test_kernels_compile_with_nvrtc)
+{
+    char why[1024] = "";
+    void *cubin = NULL;
+    size_t len = 0;
+
+    CHECK_MSG(compile_kernels(9, 0, &cubin, &len, why, sizeof(why)), "%s", why);
+    CHECK(len > 0);
+    free(cubin);
+}
+
+TEST(gpu_sandboxed_runner_starts)
+{
+    struct backend b;
+
+    if (!use_backend(&b, GPU))
+        return;
+    CHECK_MSG(!gpu_without_sandbox, "%s", sandbox_failure);
+}
+
+TEST(gpu_no_sandbox_runner_works)
+{
+    struct run_request req;
+    struct run_result res;
+    struct backend b;
+    struct runner *r;
+
+    if (!use_backend(&b, GPU))
+        return;
+    b.opt.no_sandbox = true;
+    r = start(&b);
+    if (r && load(&b, r, all_small, NULL)) {
+        vector_add_plan(&req, 1 << 20, 12);
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK))
+            check_vector_add(&req, &res);
+        run_result_release(&res);
+    }
     runner_free(r);
 }
 
@@ -1738,7 +1812,6 @@ static void seccomp_child(int out)
     say(out, "kill_parent", kill(getppid(), 0));
     say(out, "kill_self", kill(getpid(), 0));
     say(out, "ptrace", (int)ptrace(PTRACE_ATTACH, getppid(), NULL, NULL));
-    say(out, "open_create", open("/tmp/bw-seccomp-probe", O_WRONLY | O_CREAT, 0600));
     say(out, "open_devnull", open("/dev/null", O_RDWR));
     m = memfd_create("probe", MFD_CLOEXEC);
     say(out, "memfd", m >= 0 ? ftruncate(m, 1 << 20) : -1);
@@ -1762,7 +1835,6 @@ TEST(sandbox_seccomp_denies_and_allows)
     CHECK_CONTAINS(text, "kill_parent=Operation not permitted");
     CHECK_CONTAINS(text, "kill_self=ok");
     CHECK_CONTAINS(text, "ptrace=Operation not permitted");
-    CHECK_CONTAINS(text, "open_create=Operation not permitted");
     CHECK_CONTAINS(text, "open_devnull=ok");
     CHECK_CONTAINS(text, "memfd=ok");
     CHECK_CONTAINS(text, "pthread=ok");
@@ -1783,6 +1855,8 @@ static void namespace_child(int out)
     say(out, "create", open("/tmp/bw-namespace-probe", O_WRONLY | O_CREAT, 0600));
     say(out, "devnull", open("/dev/null", O_WRONLY));
     say(out, "read_existing", open(probe_path, O_RDONLY));
+    say(out, "proc_comm", open("/proc/self/comm", O_WRONLY));
+    say(out, "proc_sys", open("/proc/sys/vm/drop_caches", O_WRONLY));
     {
         int s = socket(AF_INET, SOCK_DGRAM, 0);
         struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(9)};
@@ -1813,6 +1887,8 @@ TEST(sandbox_namespaces_make_everything_read_only)
     CHECK_CONTAINS(text, "create=Read-only file system");
     CHECK_CONTAINS(text, "devnull=ok");
     CHECK_CONTAINS(text, "read_existing=ok");
+    CHECK_CONTAINS(text, "proc_comm=ok"); /* the driver names its threads there */
+    CHECK_MSG(text && !strstr(text, "proc_sys=ok"), "/proc/sys is writable: %s", text ? text : "");
     CHECK_CONTAINS(text, "connect_outside=Network is unreachable");
     free(text);
     unlink(probe_path);

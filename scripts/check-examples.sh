@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh - the main job (make run): build, then judge each problem's example
+# check-examples.sh - build, then judge each problem's example
 # submission (its solution.cu) with judged check. Without a GPU, judged
 # compiles and says that running needs one.
 set -u

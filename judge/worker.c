@@ -1,0 +1,681 @@
+#include "worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "judge.h"
+#include "common/buf.h"
+#include "common/bundle.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/problem.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+#define WORKER_VERSION "1"
+#define PROBLEM_CACHE  16
+#define POST_EVERY_MS  250.0
+
+struct cached_problem {
+    char hash[65];
+    struct problem *p; /* owned */
+    uint64_t used;
+};
+
+struct worker {
+    const struct worker_config *wc;
+    struct judge_config *jc;
+    CURL *curl;
+    char *base;      /* owned: server URL without a trailing slash */
+    char *authz;     /* owned: "Authorization: Bearer ..." */
+    char *cache_dir; /* owned: where bundles go */
+    int heartbeat_s;
+    int lease_s;
+    int backoff_s;
+    struct cached_problem problems[PROBLEM_CACHE];
+    uint64_t tick;
+    bool abort_on_stop; /* the request in flight may be cut short by a stop */
+};
+
+/* What the judge thread shares with the main thread. */
+struct job_run {
+    pthread_mutex_t lock;
+    json_t *events; /* array of pending events (new references) */
+    bool finished;
+    int rc;
+    char *cause;
+    struct judge_result result;
+    /* inputs, owned by the main thread until the run is joined or abandoned */
+    struct judge_config *jc;
+    const struct problem *p;
+    char *source;
+    size_t len;
+    struct judge_options opts;
+};
+
+static bool stopping(const struct worker *w)
+{
+    return w->wc->stop && *w->wc->stop;
+}
+
+/* Sleeps up to `s` seconds, waking early when asked to stop. */
+static void nap(const struct worker *w, double s)
+{
+    double until = now_ms() + s * 1000.0;
+    while (!stopping(w) && now_ms() < until)
+        usleep(100 * 1000);
+}
+
+static void backoff(struct worker *w, const char *why)
+{
+    log_warn("worker: %s; retrying in %d s", why, w->backoff_s);
+    nap(w, w->backoff_s);
+    w->backoff_s =
+        w->backoff_s * 2 > w->wc->max_backoff_s ? w->wc->max_backoff_s : w->backoff_s * 2;
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+    struct buf *b = arg;
+    if (buf_append(b, data, size * n) < 0)
+        return 0; /* over the cap: curl fails the transfer */
+    return size * n;
+}
+
+/* Aborts a transfer (a claim long-poll) when the worker is told to stop. */
+static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)d;
+    const struct worker *w = arg;
+    return w->abort_on_stop && stopping(w) ? 1 : 0;
+}
+
+/*
+ * One HTTP exchange. method "GET" or "POST" (body: JSON, borrowed; NULL: none).
+ * Returns BW_OK with *status set whenever the server answered (any status);
+ * BW_ERR_IO when it could not be reached. The reply body is in *reply (new;
+ * "" when empty), capped at `max` bytes.
+ */
+static int exchange(struct worker *w, const char *method, const char *path, json_t *body,
+                    long timeout_s, size_t max, long *status, char **reply, char **cause)
+{
+    char *url = NULL, *text = NULL;
+    struct buf in;
+    struct curl_slist *headers = NULL;
+    int rc = BW_OK;
+    buf_init(&in, max);
+    size_t n = strlen(w->base) + strlen(path) + 1;
+    url = malloc(n);
+    if (!url)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    snprintf(url, n, "%s%s", w->base, path);
+    if (body) {
+        text = json_dumps(body, JSON_COMPACT);
+        if (!text) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            goto out_url;
+        }
+    }
+    headers = curl_slist_append(headers, w->authz);
+    headers = curl_slist_append(headers, "Content-Type: application/json");
+    headers = curl_slist_append(headers, "Expect:");
+    CURL *c = w->curl;
+    curl_easy_reset(c);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "judged/" WORKER_VERSION);
+    if (strcmp(method, "POST") == 0) {
+        curl_easy_setopt(c, CURLOPT_POST, 1L);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, text ? text : "");
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(text ? strlen(text) : 0));
+    }
+    CURLcode cr = curl_easy_perform(c);
+    if (cr != CURLE_OK) {
+        rc = bw_fail(cause, BW_ERR_IO, "%s %s: %s", method, path, curl_easy_strerror(cr));
+        goto out_headers;
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    *reply = buf_detach(&in);
+    if (!*reply)
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+out_headers:
+    curl_slist_free_all(headers);
+    buf_release(&in);
+    free(text);
+out_url:
+    free(url);
+    return rc;
+}
+
+/* As exchange() for a JSON reply: *reply is the parsed body (new) or NULL. */
+static int exchange_json(struct worker *w, const char *method, const char *path, json_t *body,
+                         long timeout_s, long *status, json_t **reply, char **cause)
+{
+    char *text = NULL;
+    *reply = NULL;
+    int rc = exchange(w, method, path, body, timeout_s, 1 << 20, status, &text, cause);
+    if (rc < 0)
+        return rc;
+    if (*text)
+        *reply = json_loads(text, 0, NULL);
+    free(text);
+    return BW_OK;
+}
+
+/* The server's error message in a reply, or "HTTP N". */
+static const char *error_text(json_t *reply, long status, char *tmp, size_t n)
+{
+    const char *m = json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
+    if (m)
+        return m;
+    snprintf(tmp, n, "HTTP %ld", status);
+    return tmp;
+}
+
+static json_t *gpu_json(const struct gpu_info *g)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:f, s:f, s:f, s:f, s:b}",
+                     "name", g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch",
+                     g->arch, "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes,
+                     "l2_bytes", (json_int_t)g->l2_bytes, "max_clock_mhz", g->max_clock_mhz,
+                     "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops",
+                     g->fp16_tflops, "bf16_tflops", g->bf16_tflops, "calibrated", g->calibrated);
+}
+
+/* Registers until it works; BW_ERR_INVALID when the token is refused. */
+static int do_register(struct worker *w, char **cause)
+{
+    char host[256] = "";
+    if (w->wc->hostname)
+        snprintf(host, sizeof(host), "%s", w->wc->hostname);
+    else if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
+        snprintf(host, sizeof(host), "unknown");
+    json_t *body = json_pack("{s:s, s:s, s:b}", "hostname", host, "version", WORKER_VERSION,
+                             "can_execute", w->jc->have_gpu);
+    if (body && w->jc->have_gpu)
+        json_object_set_new(body, "gpu", gpu_json(&w->jc->gpu));
+    if (!body)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    int rc = BW_OK;
+    while (!stopping(w)) {
+        long status = 0;
+        json_t *reply = NULL;
+        char *err = NULL, tmp[32];
+        w->abort_on_stop = true;
+        rc = exchange_json(w, "POST", "/api/judge/register", body, 30, &status, &reply, &err);
+        w->abort_on_stop = false;
+        if (rc == BW_OK && status == 200) {
+            json_int_t lease = json_integer_value(json_object_get(reply, "lease_seconds"));
+            json_int_t hb = json_integer_value(json_object_get(reply, "heartbeat_seconds"));
+            w->lease_s = lease > 0 ? (int)lease : 120;
+            w->heartbeat_s = hb > 0 ? (int)hb : 30;
+            size_t n = json_array_size(json_object_get(reply, "reclaimed"));
+            log_info("worker: registered with %s as %s (%s)%s", w->base,
+                     json_string_value(json_object_get(json_object_get(reply, "worker"), "name")),
+                     w->jc->have_gpu ? w->jc->gpu.name : "compile only, no GPU",
+                     n ? "; the jobs held before a restart went back to the queue" : "");
+            json_decref(reply);
+            free(err);
+            w->backoff_s = 1;
+            rc = BW_OK;
+            break;
+        }
+        if (rc == BW_OK && (status == 401 || status == 403)) {
+            rc = bw_fail(cause, BW_ERR_INVALID, "the server refused the worker token: %s",
+                         error_text(reply, status, tmp, sizeof(tmp)));
+            json_decref(reply);
+            free(err);
+            break;
+        }
+        char why[512];
+        snprintf(why, sizeof(why), "register: %s",
+                 rc < 0 ? err : error_text(reply, status, tmp, sizeof(tmp)));
+        json_decref(reply);
+        free(err);
+        rc = BW_OK;
+        backoff(w, why);
+    }
+    json_decref(body);
+    return rc;
+}
+
+/* The problem of a bundle hash, fetched and unpacked if needed; borrowed.
+ * A bundle lives in cache_dir/bundles/HASH/ID/ (the loader wants the
+ * directory named after the problem). */
+static const struct problem *get_problem(struct worker *w, const char *hash, const char *id,
+                                         char **cause)
+{
+    struct cached_problem *slot = &w->problems[0];
+    for (int i = 0; i < PROBLEM_CACHE; i++) {
+        if (w->problems[i].p && strcmp(w->problems[i].hash, hash) == 0) {
+            w->problems[i].used = ++w->tick;
+            return w->problems[i].p;
+        }
+        if (w->problems[i].used < slot->used)
+            slot = &w->problems[i];
+    }
+    if (!bundle_hash_ok(hash) || !bundle_path_ok(id) || strchr(id, '/')) {
+        bw_fail(cause, BW_ERR_PROTOCOL, "bad bundle hash \"%.70s\" or problem \"%.70s\"", hash, id);
+        return NULL;
+    }
+    char dir[4096], hashdir[4096];
+    if (strlen(w->cache_dir) > 3000) {
+        bw_fail(cause, BW_ERR_INVALID, "cache directory path too long");
+        return NULL;
+    }
+    snprintf(hashdir, sizeof(hashdir), "%s/bundles/%.64s", w->cache_dir, hash);
+    snprintf(dir, sizeof(dir), "%.3100s/%.255s", hashdir, id);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        char path[128], *text = NULL;
+        long status = 0;
+        snprintf(path, sizeof(path), "/api/judge/bundles/%s", hash);
+        int rc = exchange(w, "GET", path, NULL, 120, BW_MAX_BUNDLE_BYTES, &status, &text, cause);
+        if (rc < 0)
+            return NULL;
+        if (status != 200) {
+            bw_fail(cause, BW_ERR_IO, "bundle %.12s: HTTP %ld", hash, status);
+            free(text);
+            return NULL;
+        }
+        char parent[4096];
+        snprintf(parent, sizeof(parent), "%s/bundles", w->cache_dir);
+        mkdir(w->cache_dir, 0755);
+        mkdir(parent, 0755);
+        mkdir(hashdir, 0755);
+        rc = bundle_unpack(text, strlen(text), hash, dir, cause);
+        free(text);
+        if (rc < 0)
+            return NULL;
+        log_info("worker: bundle %.12s cached in %s", hash, dir);
+    }
+    struct problem *p = problem_load(dir, cause);
+    if (!p)
+        return NULL;
+    problem_free(slot->p);
+    snprintf(slot->hash, sizeof(slot->hash), "%s", hash);
+    slot->p = p;
+    slot->used = ++w->tick;
+    return p;
+}
+
+/* The job's seed: a decimal uint64 (the server draws 63 bits, but the whole
+ * range is accepted). */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s || strlen(s) > 20)
+        return false;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static void on_event(json_t *event, void *arg)
+{
+    struct job_run *run = arg;
+    json_t *copy = json_deep_copy(event);
+    if (!copy)
+        return;
+    pthread_mutex_lock(&run->lock);
+    if (json_array_size(run->events) < BW_MAX_SSE_EVENTS)
+        json_array_append_new(run->events, copy);
+    else
+        json_decref(copy);
+    pthread_mutex_unlock(&run->lock);
+}
+
+static void *judge_thread(void *arg)
+{
+    struct job_run *run = arg;
+    char *cause = NULL;
+    int rc =
+        judge_submission(run->jc, run->p, run->source, run->len, &run->opts, &run->result, &cause);
+    pthread_mutex_lock(&run->lock);
+    run->rc = rc;
+    run->cause = cause;
+    run->finished = true;
+    pthread_mutex_unlock(&run->lock);
+    return NULL;
+}
+
+enum post_outcome { POST_OK, POST_LOST, POST_RETRY };
+
+/* Posts the pending events (possibly none: a heartbeat). */
+static enum post_outcome post_progress(struct worker *w, const char *lease, struct job_run *run)
+{
+    json_t *batch = json_array();
+    pthread_mutex_lock(&run->lock);
+    while (json_array_size(run->events) > 0 && json_array_size(batch) < BW_MAX_EVENTS_PER_POST) {
+        json_array_append(batch, json_array_get(run->events, 0));
+        json_array_remove(run->events, 0);
+    }
+    pthread_mutex_unlock(&run->lock);
+    char path[128];
+    snprintf(path, sizeof(path), "/api/judge/leases/%s/progress", lease);
+    json_t *body = json_pack("{s:o}", "events", batch);
+    long status = 0;
+    json_t *reply = NULL;
+    char *err = NULL;
+    int rc = exchange_json(w, "POST", path, body, 30, &status, &reply, &err);
+    json_decref(body);
+    json_decref(reply);
+    enum post_outcome out = rc < 0                           ? POST_RETRY
+                            : status == 200                  ? POST_OK
+                            : status == 409 || status == 404 ? POST_LOST
+                                                             : POST_RETRY;
+    if (out == POST_RETRY)
+        log_warn("worker: progress for lease %s: %s", lease, err ? err : "server error");
+    free(err);
+    return out;
+}
+
+/* Posts a final message (result, internal-error, release) until the server
+ * has it or the lease is gone. */
+static enum post_outcome post_final(struct worker *w, const char *lease, const char *what,
+                                    json_t *body)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "/api/judge/leases/%s/%s", lease, what);
+    for (int tries = 0;; tries++) {
+        long status = 0;
+        json_t *reply = NULL;
+        char *err = NULL, tmp[32];
+        int rc = exchange_json(w, "POST", path, body, 60, &status, &reply, &err);
+        if (rc == BW_OK && (status == 200 || status == 204)) {
+            json_decref(reply);
+            return POST_OK;
+        }
+        if (rc == BW_OK && (status == 409 || status == 404)) {
+            log_warn("worker: %s for lease %s: %s", what, lease,
+                     error_text(reply, status, tmp, sizeof(tmp)));
+            json_decref(reply);
+            return POST_LOST;
+        }
+        if (rc == BW_OK && status >= 400 && status < 500) {
+            log_error("worker: %s for lease %s refused: %s", what, lease,
+                      error_text(reply, status, tmp, sizeof(tmp)));
+            json_decref(reply);
+            return POST_LOST;
+        }
+        char why[512];
+        snprintf(why, sizeof(why), "%s for lease %s: %s", what, lease,
+                 rc < 0 ? err : error_text(reply, status, tmp, sizeof(tmp)));
+        json_decref(reply);
+        free(err);
+        /* A stopping worker still tries a few times: the result is precious. */
+        if (stopping(w) && tries >= 3)
+            return POST_RETRY;
+        backoff(w, why);
+        if (stopping(w))
+            w->backoff_s = 1;
+    }
+}
+
+static void internal_error(struct worker *w, const char *lease, const char *message)
+{
+    json_t *body = json_pack("{s:s}", "message", message ? message : "unknown error");
+    if (body)
+        post_final(w, lease, "internal-error", body);
+    json_decref(body);
+}
+
+/* Runs one claimed job to its end. Returns true when the job is over
+ * (result, internal error, release); false when it was abandoned on stop. */
+static bool run_job(struct worker *w, json_t *job)
+{
+    const char *lease = json_string_value(json_object_get(job, "lease"));
+    const char *hash = json_string_value(json_object_get(job, "bundle"));
+    const char *source = json_string_value(json_object_get(job, "source"));
+    const char *mode = json_string_value(json_object_get(job, "mode"));
+    const char *seed_s = json_string_value(json_object_get(job, "seed"));
+    const char *problem_id = json_string_value(json_object_get(job, "problem"));
+    json_int_t id = json_integer_value(json_object_get(job, "submission"));
+    uint64_t seed = 0;
+    if (!lease || !hash || !source || !mode || !problem_id ||
+        (seed_s && !parse_u64(seed_s, &seed))) {
+        log_error("worker: malformed job from the server");
+        if (lease)
+            internal_error(w, lease, "the worker received a malformed job");
+        return true;
+    }
+    log_info("worker: submission %lld: judging (%s, lease %s)", (long long)id, mode, lease);
+    char *cause = NULL;
+    const struct problem *p = get_problem(w, hash, problem_id, &cause);
+    if (!p) {
+        log_error("worker: submission %lld: problem bundle %.12s: %s", (long long)id, hash, cause);
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "problem bundle %.12s: %s", hash, cause ? cause : "error");
+        internal_error(w, lease, msg);
+        free(cause);
+        return true;
+    }
+    struct job_run *run = calloc(1, sizeof(*run));
+    if (!run) {
+        internal_error(w, lease, "out of memory");
+        return true;
+    }
+    pthread_mutex_init(&run->lock, NULL);
+    run->events = json_array();
+    run->jc = w->jc;
+    run->p = p;
+    run->source = strdup(source);
+    run->len = strlen(source);
+    run->opts.tests_only = strcmp(mode, "run") == 0;
+    run->opts.seed = seed;
+    run->opts.on_event = on_event;
+    run->opts.event_arg = run;
+    pthread_t th;
+    if (!run->events || !run->source || pthread_create(&th, NULL, judge_thread, run) != 0) {
+        internal_error(w, lease, "cannot start the judge thread");
+        json_decref(run->events);
+        free(run->source);
+        free(run);
+        return true;
+    }
+    double last_post = now_ms(), stop_seen = 0;
+    bool lost = false, finished = false;
+    for (;;) {
+        usleep(50 * 1000);
+        pthread_mutex_lock(&run->lock);
+        finished = run->finished;
+        size_t pending = json_array_size(run->events);
+        pthread_mutex_unlock(&run->lock);
+        if (finished)
+            break;
+        double now = now_ms();
+        if (stopping(w)) {
+            if (stop_seen == 0) {
+                stop_seen = now;
+                log_info("worker: submission %lld: stopping; waiting up to %d s for the job",
+                         (long long)id, w->wc->grace_s);
+            } else if (now - stop_seen > w->wc->grace_s * 1000.0) {
+                log_warn("worker: submission %lld: not done within %d s; giving it back",
+                         (long long)id, w->wc->grace_s);
+                json_t *body = json_object();
+                if (!lost)
+                    post_final(w, lease, "release", body);
+                json_decref(body);
+                /* The judge thread still holds run, p and jc: leave them be
+                 * (the process is exiting), and keep p out of the cache that
+                 * worker_release frees. */
+                for (int i = 0; i < PROBLEM_CACHE; i++) {
+                    if (w->problems[i].p == p)
+                        w->problems[i].p = NULL;
+                }
+                pthread_detach(th);
+                return false;
+            }
+        }
+        bool due = (pending > 0 && now - last_post >= POST_EVERY_MS) ||
+                   now - last_post >= w->heartbeat_s * 1000.0;
+        if (due && !lost) {
+            enum post_outcome o = post_progress(w, lease, run);
+            if (o == POST_LOST) {
+                lost = true;
+                log_warn("worker: submission %lld: lease %s lost; the result will be dropped",
+                         (long long)id, lease);
+            }
+            last_post = now_ms();
+        }
+    }
+    pthread_join(th, NULL);
+    while (!lost && json_array_size(run->events) > 0) {
+        if (post_progress(w, lease, run) != POST_OK)
+            break;
+    }
+    if (!lost && run->rc < 0) {
+        log_error("worker: submission %lld: the judge failed: %s", (long long)id,
+                  run->cause ? run->cause : bw_strerror(run->rc));
+        internal_error(w, lease, run->cause ? run->cause : bw_strerror(run->rc));
+    } else if (!lost) {
+        json_t *result = judge_result_json(&run->result);
+        json_t *body = result ? json_pack("{s:o}", "result", result) : NULL;
+        if (!body) {
+            internal_error(w, lease, "out of memory building the result");
+        } else if (post_final(w, lease, "result", body) == POST_OK) {
+            log_info("worker: submission %lld: %s%s", (long long)id,
+                     verdict_code(run->result.verdict),
+                     run->result.executed ? "" : " (compiled only; no GPU here)");
+        }
+        json_decref(body);
+    }
+    judge_result_release(&run->result);
+    free(run->cause);
+    free(run->source);
+    json_decref(run->events);
+    pthread_mutex_destroy(&run->lock);
+    free(run);
+    return true;
+}
+
+static void worker_release(struct worker *w)
+{
+    for (int i = 0; i < PROBLEM_CACHE; i++)
+        problem_free(w->problems[i].p);
+    if (w->curl)
+        curl_easy_cleanup(w->curl);
+    free(w->base);
+    free(w->authz);
+    free(w->cache_dir);
+}
+
+int worker_run(const struct worker_config *wc, struct judge_config *jc, char **cause)
+{
+    struct worker w;
+    struct worker_config defaults = *wc;
+    memset(&w, 0, sizeof(w));
+    if (defaults.grace_s <= 0)
+        defaults.grace_s = 30;
+    if (defaults.max_backoff_s <= 0)
+        defaults.max_backoff_s = 60;
+    w.wc = &defaults;
+    w.jc = jc;
+    w.backoff_s = 1;
+    w.heartbeat_s = 30;
+    if (!wc->server || !wc->token || strncmp(wc->token, "bww_", 4) != 0)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "a server URL and a worker token (bww_...) are needed");
+    const char *dir = wc->cache_dir ? wc->cache_dir : jc->cache_dir;
+    if (!dir)
+        return bw_fail(cause, BW_ERR_INVALID, "a cache directory is needed for problem bundles");
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+        return bw_fail(cause, BW_ERR_SYSTEM, "curl_global_init failed");
+    w.base = strdup(wc->server);
+    w.cache_dir = strdup(dir);
+    size_t n = strlen(wc->token) + 32;
+    w.authz = malloc(n);
+    w.curl = curl_easy_init();
+    int rc = BW_OK;
+    if (!w.base || !w.cache_dir || !w.authz || !w.curl) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(w.authz, n, "Authorization: Bearer %s", wc->token);
+    size_t bl = strlen(w.base);
+    while (bl > 0 && w.base[bl - 1] == '/')
+        w.base[--bl] = '\0';
+    if (mkdir(w.cache_dir, 0755) != 0 && errno != EEXIST) {
+        rc = bw_fail(cause, BW_ERR_IO, "cache directory %s: %s", w.cache_dir, strerror(errno));
+        goto out;
+    }
+    rc = do_register(&w, cause);
+    int jobs = 0;
+    json_t *claim = json_object();
+    if (claim && wc->claim_wait_s > 0)
+        json_object_set_new(claim, "wait", json_integer(wc->claim_wait_s));
+    while (rc == BW_OK && !stopping(&w)) {
+        long status = 0;
+        json_t *reply = NULL;
+        char *err = NULL, tmp[32];
+        w.abort_on_stop = true;
+        int xr = exchange_json(&w, "POST", "/api/judge/claim", claim, 330, &status, &reply, &err);
+        w.abort_on_stop = false;
+        if (stopping(&w)) {
+            if (xr == BW_OK && status == 200)
+                post_final(&w, json_string_value(json_object_get(reply, "lease")), "release",
+                           claim);
+            json_decref(reply);
+            free(err);
+            break;
+        }
+        if (xr == BW_OK && status == 200 && json_is_object(reply)) {
+            w.backoff_s = 1;
+            bool over = run_job(&w, reply);
+            json_decref(reply);
+            if (!over || (wc->max_jobs > 0 && ++jobs >= wc->max_jobs))
+                break;
+            continue;
+        }
+        if (xr == BW_OK && status == 204) {
+            w.backoff_s = 1;
+            continue;
+        }
+        if (xr == BW_OK && status == 409) {
+            /* The server forgot us (a fresh database, a restart): register again. */
+            json_decref(reply);
+            rc = do_register(&w, cause);
+            continue;
+        }
+        char why[512];
+        snprintf(why, sizeof(why), "claim: %s",
+                 xr < 0 ? err : error_text(reply, status, tmp, sizeof(tmp)));
+        bool outage = xr < 0 || status >= 500;
+        json_decref(reply);
+        free(err);
+        backoff(&w, why);
+        if (outage && !stopping(&w))
+            rc = do_register(&w, cause);
+    }
+    json_decref(claim);
+out:
+    worker_release(&w);
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,14 @@
+// SiLU: y[i] = x[i] * sigmoid(x[i]) = x[i] / (1 + exp(-x[i])) for 0 <= i < N.
+//
+// The judge launches silu as the @launch line below says: one thread per
+// element, BLOCK threads per block, enough blocks to cover all N elements.
+// N is a 64-bit integer and need not be a multiple of BLOCK.
+//
+// @const BLOCK=256
+// @launch silu grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, y, N)
+
+extern "C" __global__ void silu(const float* x, float* y, long long n)
+{
+    // TODO: compute this thread's element index i (64-bit), and if it is
+    // inside the vector, write y[i]. expf(float) is the fp32 exponential.
+}

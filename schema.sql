@@ -1,0 +1,165 @@
+-- schema.sql - the one schema of blockwise-server (SQLite, WAL mode).
+--
+-- This file is a list of migrations. Each starts with a line "-- migration N"
+-- (N = 1, 2, ... in order) and is applied once, inside one transaction, when
+-- the database's PRAGMA user_version is below N; the server then sets
+-- user_version = N. A released migration is never edited: a change to the
+-- schema is a new migration appended at the end. The server embeds this file
+-- at build time (server/db.c), so a binary always carries the schema it needs.
+--
+-- Times are integer seconds since the Unix epoch (UTC) unless a column says
+-- _ms. Secrets (session ids, API and worker tokens) are stored only as their
+-- BLAKE2b hash (hex); passwords as libsodium argon2id strings.
+
+-- migration 1
+CREATE TABLE users (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE,
+    password      TEXT NOT NULL,                -- crypto_pwhash_str (argon2id)
+    role          TEXT NOT NULL DEFAULT 'learner'
+                  CHECK (role IN ('learner', 'instructor', 'admin')),
+    created_at    INTEGER NOT NULL,
+    disabled      INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE sessions (
+    id_hash       TEXT PRIMARY KEY,             -- hash of the cookie value
+    user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    csrf          TEXT NOT NULL,                -- the synchronizer token (not secret from its owner)
+    created_at    INTEGER NOT NULL,
+    expires_at    INTEGER NOT NULL
+);
+CREATE INDEX sessions_user ON sessions(user_id);
+
+CREATE TABLE api_tokens (
+    id            INTEGER PRIMARY KEY,
+    token_hash    TEXT NOT NULL UNIQUE,
+    user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    name          TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    last_used_at  INTEGER
+);
+
+CREATE TABLE problems (
+    id            TEXT PRIMARY KEY,             -- the directory name
+    title         TEXT NOT NULL,
+    hash          TEXT NOT NULL,                -- content hash of the loaded directory
+    loaded_at     INTEGER NOT NULL,
+    disabled      INTEGER NOT NULL DEFAULT 0,   -- set by repeated internal errors or an admin
+    disabled_reason TEXT,
+    error_streak  INTEGER NOT NULL DEFAULT 0    -- internal errors since its last good result
+);
+
+-- Every version of every problem's files that a submission may name.
+CREATE TABLE bundles (
+    hash          TEXT PRIMARY KEY,
+    problem_id    TEXT NOT NULL,
+    data          BLOB NOT NULL,                -- the bundle JSON served to workers
+    created_at    INTEGER NOT NULL
+);
+
+CREATE TABLE workers (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE,
+    token_hash    TEXT NOT NULL UNIQUE,
+    created_at    INTEGER NOT NULL,
+    registered_at INTEGER,
+    last_seen_at  INTEGER,
+    hostname      TEXT,
+    version       TEXT,
+    gpu           TEXT,                         -- JSON: struct gpu_info as the worker reported it
+    gpu_name      TEXT,
+    can_execute   INTEGER NOT NULL DEFAULT 0,   -- 0: compile-only (no GPU on that machine)
+    disabled      INTEGER NOT NULL DEFAULT 0,
+    disabled_reason TEXT,
+    error_streak  INTEGER NOT NULL DEFAULT 0    -- internal errors since its last good result
+);
+
+-- state: queued -> judging -> done; judging -> queued on an expired or
+-- released lease; done -> queued on a rejudge. Leases are kept as history.
+CREATE TABLE submissions (
+    id            INTEGER PRIMARY KEY,
+    user_id       INTEGER NOT NULL REFERENCES users(id),
+    problem_id    TEXT NOT NULL,
+    problem_hash  TEXT NOT NULL,                -- the bundle this submission is judged against
+    mode          TEXT NOT NULL CHECK (mode IN ('run', 'submit')),
+    source        TEXT NOT NULL,
+    seed          INTEGER NOT NULL,             -- secret input seed (never shown before the verdict)
+    state         TEXT NOT NULL DEFAULT 'queued'
+                  CHECK (state IN ('queued', 'judging', 'done')),
+    needs_gpu     INTEGER NOT NULL DEFAULT 0,   -- compiled on a compile-only worker; waits for a GPU
+    attempts      INTEGER NOT NULL DEFAULT 0,   -- leases granted so far
+    created_at    INTEGER NOT NULL,
+    queued_at     INTEGER NOT NULL,             -- last time it entered the queue
+    judged_at     INTEGER,
+    verdict       TEXT,                         -- verdict code ("AC"), NULL until done
+    message       TEXT,
+    score         REAL,
+    time_ms       REAL,                         -- geometric mean of the shapes' median times
+    worker_id     INTEGER REFERENCES workers(id),
+    gpu_name      TEXT,
+    result        TEXT                          -- the worker's full result JSON
+);
+CREATE INDEX submissions_queue ON submissions(state, needs_gpu, id);
+CREATE INDEX submissions_user ON submissions(user_id, id);
+CREATE INDEX submissions_user_mode ON submissions(user_id, mode, created_at);
+CREATE INDEX submissions_problem ON submissions(problem_id, id);
+
+CREATE TABLE leases (
+    id            TEXT PRIMARY KEY,             -- random, given to the worker; keys idempotent posts
+    submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    worker_id     INTEGER NOT NULL REFERENCES workers(id),
+    attempt       INTEGER NOT NULL,
+    state         TEXT NOT NULL DEFAULT 'active'
+                  CHECK (state IN ('active', 'done', 'expired', 'released', 'failed', 'lost')),
+    created_at    INTEGER NOT NULL,
+    expires_at    INTEGER NOT NULL,
+    ended_at      INTEGER,
+    reason        TEXT
+);
+CREATE INDEX leases_active ON leases(state, expires_at);
+CREATE INDEX leases_worker ON leases(worker_id, state);
+CREATE INDEX leases_submission ON leases(submission_id);
+
+CREATE TABLE test_results (
+    submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+    idx           INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    verdict       TEXT,
+    message       TEXT,
+    ms            REAL,
+    PRIMARY KEY (submission_id, idx)
+);
+
+CREATE TABLE bench_results (
+    submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+    idx           INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    samples       INTEGER,
+    median_ms     REAL, min_ms REAL, max_ms REAL,
+    gbps          REAL, tflops REAL, sol_pct REAL,
+    clock_mhz     INTEGER,
+    PRIMARY KEY (submission_id, idx)
+);
+
+-- The best Accepted Submit per user, problem and GPU model (maintained on
+-- every stored result and rebuilt for a problem after a rejudge).
+CREATE TABLE best (
+    user_id       INTEGER NOT NULL REFERENCES users(id),
+    problem_id    TEXT NOT NULL,
+    gpu_name      TEXT NOT NULL,
+    submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    score         REAL NOT NULL,
+    time_ms       REAL NOT NULL,
+    at            INTEGER NOT NULL,
+    PRIMARY KEY (user_id, problem_id, gpu_name)
+);
+CREATE INDEX best_board ON best(problem_id, gpu_name, time_ms);
+
+-- Solved = at least one Accepted (Run or Submit), on any GPU.
+CREATE TABLE solved (
+    user_id       INTEGER NOT NULL REFERENCES users(id),
+    problem_id    TEXT NOT NULL,
+    first_at      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, problem_id)
+);

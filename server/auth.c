@@ -1,0 +1,549 @@
+#include "auth.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "arena.h"
+#include "bodies.h"
+#include "db.h"
+#include "http.h"
+#include "server.h"
+#include "submissions.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+static const char *const role_names[] = {"learner", "instructor", "admin"};
+
+const char *auth_role_name(enum user_role r)
+{
+    return role_names[r];
+}
+
+bool auth_role_parse(const char *s, enum user_role *out)
+{
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(s, role_names[i]) == 0) {
+            *out = (enum user_role)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool auth_username_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 3 || n > BW_MAX_USERNAME)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
+            return false;
+    }
+    return true;
+}
+
+bool auth_password_ok(const char *pw, const char **why)
+{
+    size_t n = strlen(pw);
+    if (n < BW_MIN_PASSWORD) {
+        *why = "shorter than 8 bytes";
+        return false;
+    }
+    if (n > BW_MAX_PASSWORD) {
+        *why = "longer than 256 bytes";
+        return false;
+    }
+    return true;
+}
+
+void auth_new_token(const char *prefix, char out[AUTH_TOKEN_CHARS])
+{
+    unsigned char raw[32];
+    randombytes_buf(raw, sizeof(raw));
+    size_t p = strlen(prefix);
+    memcpy(out, prefix, p);
+    sodium_bin2base64(out + p, AUTH_TOKEN_CHARS - p, raw, sizeof(raw),
+                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+}
+
+void auth_token_hash(const char *token, char hex[65])
+{
+    unsigned char h[32];
+    crypto_generichash(h, sizeof(h), (const unsigned char *)token, strlen(token), NULL, 0);
+    sodium_bin2hex(hex, 65, h, sizeof(h));
+}
+
+int auth_hash_password(const struct server_config *cfg, const char *pw, char **out, char **cause)
+{
+    char *h = malloc(crypto_pwhash_STRBYTES);
+    if (!h)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    if (crypto_pwhash_str(h, pw, strlen(pw), (unsigned long long)cfg->pwhash_ops,
+                          (size_t)cfg->pwhash_mem_kib * 1024) != 0) {
+        free(h);
+        return bw_fail(cause, BW_ERR_NOMEM, "password hashing ran out of memory");
+    }
+    *out = h;
+    return BW_OK;
+}
+
+static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
+static char dummy_hash[crypto_pwhash_STRBYTES];
+
+static void make_dummy(void)
+{
+    if (crypto_pwhash_str(dummy_hash, "not a password", 14, crypto_pwhash_OPSLIMIT_INTERACTIVE,
+                          crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0)
+        dummy_hash[0] = '\0';
+}
+
+bool auth_check_password(const char *hash, const char *pw)
+{
+    if (!hash) {
+        /* Spend the same time as a real check, so that a sign-in does not
+         * tell which user names exist. */
+        pthread_once(&dummy_once, make_dummy);
+        if (dummy_hash[0] && crypto_pwhash_str_verify(dummy_hash, pw, strlen(pw)) == 0)
+            log_error("auth: the dummy password matched");
+        return false;
+    }
+    return crypto_pwhash_str_verify(hash, pw, strlen(pw)) == 0;
+}
+
+int auth_create_user(struct db_conn *c, const struct server_config *cfg, const char *name,
+                     const char *password, enum user_role role, int64_t *id, char **cause)
+{
+    char *hash = NULL;
+    int rc = auth_hash_password(cfg, password, &hash, cause);
+    if (rc < 0)
+        return rc;
+    rc = db_run(c, cause, "INSERT INTO users(name, password, role, created_at) VALUES (?,?,?,?)",
+                "ttti", name, hash, auth_role_name(role), (int64_t)time(NULL));
+    free(hash);
+    if (rc == BW_ERR_INVALID)
+        return bw_fail(cause, BW_ERR_INVALID, "user name \"%s\" is taken", name);
+    if (rc == BW_OK && id)
+        *id = db_last_id(c);
+    return rc;
+}
+
+/* Fills who from a users row (id, name, role, disabled); false if disabled. */
+static bool load_user(struct db_stmt *st, struct principal *who)
+{
+    who->kind = PRINCIPAL_USER;
+    who->id = db_col_i64(st, 0);
+    snprintf(who->name, sizeof(who->name), "%s", db_col_text(st, 1));
+    if (!auth_role_parse(db_col_text(st, 2), &who->role))
+        who->role = USER_LEARNER;
+    return db_col_i64(st, 3) == 0;
+}
+
+static int db_unavailable(struct http_response *res, char *cause)
+{
+    log_error("auth: database: %s", cause ? cause : "error");
+    free(cause);
+    return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
+}
+
+int auth_identify(struct http_request *req, struct http_response *res, struct principal *who)
+{
+    struct server *s = req->app;
+    memset(who, 0, sizeof(*who));
+    who->kind = PRINCIPAL_ANON;
+    const char *authz = http_header(req, "Authorization");
+    const char *cookie = http_cookie(req, AUTH_SESSION_COOKIE);
+    char hash[65];
+    char *cause = NULL;
+    int status = 0;
+    if (authz) {
+        if (strncmp(authz, "Bearer ", 7) != 0)
+            return api_reply_error(res, 401, "unauthorized", NULL,
+                                   "Authorization: expected \"Bearer TOKEN\"");
+        const char *token = authz + 7;
+        bool worker = strncmp(token, "bww_", 4) == 0;
+        if (strlen(token) >= AUTH_TOKEN_CHARS || (!worker && strncmp(token, "bwu_", 4) != 0))
+            return api_reply_error(res, 401, "unauthorized", NULL, "unknown or revoked token");
+        auth_token_hash(token, hash);
+        struct db_conn *c = db_acquire(s->db);
+        struct db_stmt *st = NULL;
+        int rc = worker ? db_prepare(c, &st, &cause,
+                                     "SELECT id, name, disabled FROM workers WHERE token_hash = ?",
+                                     "t", hash)
+                        : db_prepare(c, &st, &cause,
+                                     "SELECT u.id, u.name, u.role, u.disabled FROM api_tokens t "
+                                     "JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
+                                     "t", hash);
+        if (rc == BW_OK)
+            rc = db_step(st, &cause);
+        if (rc == DB_ROW && worker) {
+            who->kind = PRINCIPAL_WORKER;
+            who->id = db_col_i64(st, 0);
+            snprintf(who->name, sizeof(who->name), "%s", db_col_text(st, 1));
+            /* A disabled worker still identifies itself: the worker API
+             * answers it with worker_disabled instead of claiming work. */
+        } else if (rc == DB_ROW) {
+            if (!load_user(st, who))
+                status = api_reply_error(res, 403, "forbidden", NULL, "this account is disabled");
+        } else if (rc == DB_DONE) {
+            status = api_reply_error(res, 401, "unauthorized", NULL, "unknown or revoked token");
+        }
+        db_finish(st);
+        if (rc == DB_ROW && !worker && status == 0)
+            db_run(c, NULL, "UPDATE api_tokens SET last_used_at = ? WHERE token_hash = ?", "it",
+                   (int64_t)time(NULL), hash);
+        db_release(s->db, c);
+        if (rc < 0)
+            return db_unavailable(res, cause);
+        return status;
+    }
+    if (cookie && *cookie) {
+        if (strlen(cookie) >= AUTH_TOKEN_CHARS)
+            return 0; /* junk cookie: anonymous */
+        auth_token_hash(cookie, hash);
+        struct db_conn *c = db_acquire(s->db);
+        struct db_stmt *st = NULL;
+        int rc = db_prepare(c, &st, &cause,
+                            "SELECT u.id, u.name, u.role, u.disabled, s.csrf FROM sessions s "
+                            "JOIN users u ON u.id = s.user_id "
+                            "WHERE s.id_hash = ? AND s.expires_at > ?",
+                            "ti", hash, (int64_t)time(NULL));
+        if (rc == BW_OK)
+            rc = db_step(st, &cause);
+        if (rc == DB_ROW && load_user(st, who)) {
+            who->via_cookie = true;
+            snprintf(who->csrf, sizeof(who->csrf), "%s", db_col_text(st, 4));
+        } else if (rc == DB_ROW) {
+            memset(who, 0, sizeof(*who));
+        }
+        db_finish(st);
+        db_release(s->db, c);
+        if (rc < 0)
+            return db_unavailable(res, cause);
+    }
+    return 0;
+}
+
+static bool changes_state(enum http_method m)
+{
+    return m == HTTP_POST || m == HTTP_PUT || m == HTTP_DELETE;
+}
+
+int auth_access(struct http_request *req, struct http_response *res, unsigned access)
+{
+    struct principal *who = arena_alloc(req->arena, sizeof(*who));
+    if (!who)
+        return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+    req->who = who;
+    if (req->body.len > 0) {
+        const char *ct = http_header(req, "Content-Type");
+        if (!ct || strncmp(ct, "application/json", 16) != 0)
+            return api_reply_error(res, 415, "unsupported_media_type", NULL,
+                                   "request bodies must be Content-Type: application/json");
+    }
+    int status = auth_identify(req, res, who);
+    if (status)
+        return status;
+    if (access == ACCESS_PUBLIC)
+        goto csrf;
+    if (access == ACCESS_WORKER) {
+        if (who->kind == PRINCIPAL_WORKER)
+            return 0;
+        if (who->kind == PRINCIPAL_USER)
+            return api_reply_error(res, 403, "forbidden", NULL,
+                                   "this endpoint is for judge workers (a worker token)");
+        return api_reply_error(res, 401, "unauthorized", NULL, "a worker token is required");
+    }
+    if (who->kind == PRINCIPAL_WORKER)
+        return api_reply_error(res, 403, "forbidden", NULL, "a worker token cannot act as a user");
+    if (who->kind == PRINCIPAL_ANON)
+        return api_reply_error(res, 401, "unauthorized", NULL, "sign in first");
+    if (access == ACCESS_INSTRUCTOR && who->role < USER_INSTRUCTOR)
+        return api_reply_error(res, 403, "forbidden", NULL, "instructors only");
+    if (access == ACCESS_ADMIN && who->role < USER_ADMIN)
+        return api_reply_error(res, 403, "forbidden", NULL, "admins only");
+csrf:
+    if (who->via_cookie && changes_state(req->method)) {
+        const char *token = http_header(req, "X-CSRF-Token");
+        size_t n = strlen(who->csrf);
+        if (!token || strlen(token) != n || sodium_memcmp(token, who->csrf, n) != 0)
+            return api_reply_error(res, 403, "csrf", NULL,
+                                   "missing or wrong X-CSRF-Token for this session");
+    }
+    return 0;
+}
+
+const struct principal *auth_who(const struct http_request *req)
+{
+    return req->who;
+}
+
+/* Creates a session for user `id` and sets the cookie; fills csrf. */
+static int start_session(struct http_request *req, struct http_response *res, struct db_conn *c,
+                         int64_t id, char csrf[AUTH_TOKEN_CHARS], char **cause)
+{
+    struct server *s = req->app;
+    char token[AUTH_TOKEN_CHARS], hash[65];
+    auth_new_token("", token);
+    auth_new_token("", csrf);
+    auth_token_hash(token, hash);
+    int64_t now = (int64_t)time(NULL);
+    int64_t life = (int64_t)s->cfg->session_hours * 3600;
+    int rc = db_run(c, cause,
+                    "INSERT INTO sessions(id_hash, user_id, csrf, created_at, expires_at) "
+                    "VALUES (?,?,?,?,?)",
+                    "titii", hash, id, csrf, now, now + life);
+    if (rc < 0)
+        return rc;
+    char *cookie = arena_printf(req->arena, "%s=%s; Path=/; Max-Age=%lld; HttpOnly; SameSite=Lax%s",
+                                AUTH_SESSION_COOKIE, token, (long long)life,
+                                s->cfg->cookie_secure ? "; Secure" : "");
+    if (!cookie || http_add_header(req, res, "Set-Cookie", cookie) < 0)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    return BW_OK;
+}
+
+static json_t *user_json(int64_t id, const char *name, enum user_role role)
+{
+    return json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name", name, "role",
+                     auth_role_name(role));
+}
+
+int auth_h_signup(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct api_error e;
+    struct body_credentials b;
+    const char *why = NULL;
+    if (!s->cfg->signup)
+        return api_reply_error(res, 403, "signup_closed", NULL,
+                               "sign-up is switched off on this server; ask an admin");
+    json_t *j = body_parse_credentials(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    if (!auth_username_ok(b.name)) {
+        json_decref(j);
+        return api_reply_error(res, 400, "invalid", "name",
+                               "name: 3 to 32 of a-z 0-9 _ . - starting with a letter or digit");
+    }
+    if (!auth_password_ok(b.password, &why)) {
+        json_decref(j);
+        return api_reply_error(res, 400, "invalid", "password", "password: %s", why);
+    }
+    char *cause = NULL;
+    char csrf[AUTH_TOKEN_CHARS];
+    int64_t id = 0;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = auth_create_user(c, s->cfg, b.name, b.password, USER_LEARNER, &id, &cause);
+    if (rc == BW_OK)
+        rc = start_session(req, res, c, id, csrf, &cause);
+    db_release(s->db, c);
+    int status;
+    if (rc == BW_ERR_INVALID) {
+        status = api_reply_error(res, 409, "conflict", "name", "name: \"%s\" is taken", b.name);
+    } else if (rc < 0) {
+        status = db_unavailable(res, cause);
+        cause = NULL;
+    } else {
+        log_info("auth: user %s signed up", b.name);
+        status = api_json(
+            res, 201,
+            json_pack("{s:o, s:s}", "user", user_json(id, b.name, USER_LEARNER), "csrf", csrf));
+    }
+    free(cause);
+    json_decref(j);
+    return status;
+}
+
+int auth_h_signin(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct api_error e;
+    struct body_credentials b;
+    json_t *j = body_parse_credentials(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    char *cause = NULL, *hash = NULL;
+    struct principal who = {0};
+    bool enabled = false;
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, &cause,
+                        "SELECT id, name, role, disabled, password FROM users WHERE name = ?", "t",
+                        b.name);
+    if (rc == BW_OK)
+        rc = db_step(st, &cause);
+    if (rc == DB_ROW) {
+        enabled = load_user(st, &who);
+        hash = db_col_strdup(st, 4);
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc < 0) {
+        json_decref(j);
+        return db_unavailable(res, cause);
+    }
+    /* Hash outside the connection: argon2id takes tens of milliseconds. */
+    bool ok = auth_check_password(hash, b.password);
+    free(hash);
+    int status;
+    if (!ok) {
+        status = api_reply_error(res, 401, "bad_credentials", NULL, "wrong user name or password");
+    } else if (!enabled) {
+        status = api_reply_error(res, 403, "forbidden", NULL, "this account is disabled");
+    } else {
+        char csrf[AUTH_TOKEN_CHARS];
+        c = db_acquire(s->db);
+        rc = start_session(req, res, c, who.id, csrf, &cause);
+        db_release(s->db, c);
+        if (rc < 0) {
+            status = db_unavailable(res, cause);
+            cause = NULL;
+        } else {
+            status = api_json(res, 200,
+                              json_pack("{s:o, s:s}", "user", user_json(who.id, who.name, who.role),
+                                        "csrf", csrf));
+        }
+    }
+    free(cause);
+    json_decref(j);
+    return status;
+}
+
+int auth_h_signout(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const char *cookie = http_cookie(req, AUTH_SESSION_COOKIE);
+    if (cookie && strlen(cookie) < AUTH_TOKEN_CHARS) {
+        char hash[65];
+        auth_token_hash(cookie, hash);
+        struct db_conn *c = db_acquire(s->db);
+        db_run(c, NULL, "DELETE FROM sessions WHERE id_hash = ?", "t", hash);
+        db_release(s->db, c);
+    }
+    http_add_header(req, res, "Set-Cookie",
+                    AUTH_SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
+    return http_text(res, 204, NULL, "", 0);
+}
+
+int auth_h_me(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    json_t *quota = NULL;
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = submissions_quota_json(s, c, who->id, &quota, &cause);
+    db_release(s->db, c);
+    if (rc < 0)
+        return db_unavailable(res, cause);
+    json_t *body =
+        json_pack("{s:o, s:o, s:o}", "user", user_json(who->id, who->name, who->role), "csrf",
+                  who->via_cookie ? json_string(who->csrf) : json_null(), "quota", quota);
+    return api_json(res, 200, body);
+}
+
+int auth_h_token_create(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    struct api_error e;
+    struct body_name b;
+    json_t *j = body_parse_name(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    char token[AUTH_TOKEN_CHARS], hash[65];
+    char *cause = NULL;
+    auth_new_token("bwu_", token);
+    auth_token_hash(token, hash);
+    struct db_conn *c = db_acquire(s->db);
+    int64_t count = 0;
+    int rc = db_get_i64(c, &count, &cause, "SELECT COUNT(*) FROM api_tokens WHERE user_id = ?", "i",
+                        who->id);
+    if (rc == BW_OK && count >= 20) {
+        db_release(s->db, c);
+        json_decref(j);
+        return api_reply_error(res, 409, "conflict", NULL,
+                               "at most 20 API tokens per user; delete one first");
+    }
+    if (rc == BW_OK)
+        rc =
+            db_run(c, &cause,
+                   "INSERT INTO api_tokens(token_hash, user_id, name, created_at) VALUES (?,?,?,?)",
+                   "titi", hash, who->id, b.name, (int64_t)time(NULL));
+    int64_t id = db_last_id(c);
+    db_release(s->db, c);
+    int status;
+    if (rc < 0) {
+        status = db_unavailable(res, cause);
+    } else {
+        status = api_json(
+            res, 201,
+            json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name", b.name, "token", token));
+    }
+    json_decref(j);
+    return status;
+}
+
+int auth_h_token_list(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    char *cause = NULL;
+    json_t *list = json_array();
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, &cause,
+                        "SELECT id, name, created_at, last_used_at FROM api_tokens "
+                        "WHERE user_id = ? ORDER BY id",
+                        "i", who->id);
+    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
+        json_array_append_new(
+            list, json_pack("{s:I, s:s, s:I, s:o}", "id", (json_int_t)db_col_i64(st, 0), "name",
+                            db_col_text(st, 1), "created_at", (json_int_t)db_col_i64(st, 2),
+                            "last_used_at",
+                            db_col_null(st, 3) ? json_null() : json_integer(db_col_i64(st, 3))));
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc < 0) {
+        json_decref(list);
+        return db_unavailable(res, cause);
+    }
+    return api_json(res, 200, json_pack("{s:o}", "tokens", list));
+}
+
+int auth_h_token_delete(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    int64_t id;
+    if (!parse_i64(req->params[0], &id) || id < 1)
+        return api_reply_error(res, 404, "not_found", NULL, "no such token");
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    int rc =
+        db_run(c, &cause, "DELETE FROM api_tokens WHERE id = ? AND user_id = ?", "ii", id, who->id);
+    int changed = db_changes(c);
+    db_release(s->db, c);
+    if (rc < 0)
+        return db_unavailable(res, cause);
+    if (changed == 0)
+        return api_reply_error(res, 404, "not_found", NULL, "no such token");
+    return http_text(res, 204, NULL, "", 0);
+}
+
+void auth_expire_sessions(struct db_conn *c)
+{
+    db_run(c, NULL, "DELETE FROM sessions WHERE expires_at <= ?", "i", (int64_t)time(NULL));
+}

@@ -1,0 +1,62 @@
+/*
+ * config.h - blockwise-server's configuration: parsed once, validated, then
+ * read-only and passed explicitly.
+ *
+ * The file is lines of "key = value"; '#' starts a comment; blank lines are
+ * ignored; values may be double-quoted. Every key is listed in config.c's
+ * table with its type, range and default, and documented in
+ * deploy/blockwise.conf and docs/operations.md. Command-line flags set the
+ * same keys and win over the file.
+ */
+#ifndef BW_SERVER_CONFIG_H
+#define BW_SERVER_CONFIG_H
+
+#include <stdbool.h>
+
+#include "common/log.h"
+
+struct server_config {
+    char *listen;            /* owned: address to bind, "127.0.0.1" */
+    int port;                /* TCP port */
+    char *db_path;           /* owned: the SQLite file */
+    char *problems_dir;      /* owned */
+    char *web_dir;           /* owned: static files; "" serves none */
+    int threads;             /* HTTP worker threads */
+    int max_connections;     /* open connections at once, SSE streams included */
+    int conn_timeout_s;      /* idle connection timeout (not while suspended) */
+    bool signup;             /* anyone may create a learner account */
+    int session_hours;       /* session cookie lifetime */
+    bool cookie_secure;      /* add Secure to the cookie (behind TLS) */
+    int quota_run;           /* Run submissions per user per quota window */
+    int quota_submit;        /* Submit submissions per user per quota window */
+    int quota_window_s;      /* sliding window of the two quotas above */
+    int quota_in_flight;     /* a user's submissions queued or judging at once */
+    int lease_s;             /* a worker's lease lasts this long without a heartbeat */
+    int claim_wait_s;        /* longest wait of one claim long-poll */
+    int sse_heartbeat_s;     /* comment line sent on an idle event stream */
+    int worker_error_limit;  /* internal errors in a row that disable a worker */
+    int problem_error_limit; /* internal errors in a row that disable a problem */
+    int pwhash_ops;          /* argon2id opslimit (libsodium) */
+    int pwhash_mem_kib;      /* argon2id memlimit in KiB */
+    char *metrics_token;     /* owned: bearer token required by /metrics; "" none */
+    enum log_level log_level;
+    enum log_format log_format;
+};
+
+/* Fills defaults. Release with config_release. */
+void config_init(struct server_config *c);
+void config_release(struct server_config *c);
+
+/* Sets one key from text ("port", "8080"); BW_ERR_INVALID names the key. */
+int config_set(struct server_config *c, const char *key, const char *value, char **cause);
+
+/* Reads a config file; errors are "FILE:LINE: reason". */
+int config_load_file(struct server_config *c, const char *path, char **cause);
+
+/* Cross-field checks after everything was set. */
+int config_validate(const struct server_config *c, char **cause);
+
+/* Writes every key with its value, one "key = value" a line, into a *new* string. */
+char *config_dump(const struct server_config *c);
+
+#endif

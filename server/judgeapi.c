@@ -1,0 +1,537 @@
+#include "judgeapi.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api.h"
+#include "arena.h"
+#include "auth.h"
+#include "bodies.h"
+#include "db.h"
+#include "http.h"
+#include "metrics.h"
+#include "queue.h"
+#include "server.h"
+#include "sse.h"
+#include "common/bundle.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+struct waiter {
+    struct http_conn *conn;
+    double deadline_ms;
+    bool suspended;
+    struct waiter *next;
+};
+
+struct claim_waiters {
+    pthread_mutex_t lock;
+    uint64_t gen; /* bumped by every notify */
+    struct waiter *head;
+    unsigned n;
+    bool closing;
+};
+
+struct claim_state {
+    struct waiter w;
+    int64_t wait_s;
+};
+
+struct claim_waiters *claims_new(void)
+{
+    struct claim_waiters *cw = calloc(1, sizeof(*cw));
+    if (cw)
+        pthread_mutex_init(&cw->lock, NULL);
+    return cw;
+}
+
+void claims_free(struct claim_waiters *cw)
+{
+    if (!cw)
+        return;
+    pthread_mutex_destroy(&cw->lock);
+    free(cw);
+}
+
+/* Wakes the waiters that `pred` selects; call with the lock held. */
+static void wake_where(struct claim_waiters *cw, bool all, double now)
+{
+    struct waiter **p = &cw->head;
+    while (*p) {
+        struct waiter *w = *p;
+        if (all || w->deadline_ms <= now) {
+            *p = w->next;
+            cw->n--;
+            w->suspended = false;
+            http_resume(w->conn);
+            continue;
+        }
+        p = &w->next;
+    }
+}
+
+void claims_notify(struct claim_waiters *cw)
+{
+    pthread_mutex_lock(&cw->lock);
+    cw->gen++;
+    wake_where(cw, true, 0);
+    pthread_mutex_unlock(&cw->lock);
+}
+
+void claims_tick(struct claim_waiters *cw)
+{
+    pthread_mutex_lock(&cw->lock);
+    wake_where(cw, false, now_ms());
+    pthread_mutex_unlock(&cw->lock);
+}
+
+void claims_shutdown(struct claim_waiters *cw)
+{
+    pthread_mutex_lock(&cw->lock);
+    cw->closing = true;
+    wake_where(cw, true, 0);
+    pthread_mutex_unlock(&cw->lock);
+}
+
+unsigned claims_waiting(struct claim_waiters *cw)
+{
+    pthread_mutex_lock(&cw->lock);
+    unsigned n = cw->n;
+    pthread_mutex_unlock(&cw->lock);
+    return n;
+}
+
+void judgeapi_queue_changed(struct server *s)
+{
+    atomic_store(&s->queue_dirty, true);
+    claims_notify(s->claims);
+    server_poke(s);
+}
+
+static int db_trouble(struct http_response *res, const char *what, char *cause)
+{
+    log_error("judge api: %s: %s", what, cause ? cause : "error");
+    free(cause);
+    return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
+}
+
+static const char *lease_param(struct http_request *req)
+{
+    const char *id = req->params[0];
+    size_t n = strlen(id);
+    if (n < 3 || n >= 48 || strncmp(id, "l_", 2) != 0)
+        return NULL;
+    for (size_t i = 2; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_'))
+            return NULL;
+    }
+    return id;
+}
+
+int judgeapi_h_register(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    struct api_error e;
+    struct body_register b;
+    json_t *j = body_parse_register(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    char *gpu = b.gpu ? json_dumps(b.gpu, JSON_COMPACT) : NULL;
+    char *cause = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int64_t now = (int64_t)time(NULL);
+    struct db_conn *c = db_acquire(s->db);
+    int rc =
+        db_run(c, &cause,
+               "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
+               "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
+               "iitttt"
+               "Ii",
+               now, now, b.hostname, b.version, gpu, b.gpu_name, b.can_execute ? 1 : 0, who->id);
+    if (rc == BW_OK)
+        rc = queue_reclaim_worker(c, who->id, &ids, &n, &cause);
+    db_release(s->db, c);
+    free(gpu);
+    if (rc < 0) {
+        json_decref(j);
+        return db_trouble(res, "register", cause);
+    }
+    json_t *held = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(held, json_integer(ids[i]));
+        log_warn("judge api: submission %lld: worker %s restarted while judging it; requeued",
+                 (long long)ids[i], who->name);
+    }
+    free(ids);
+    if (n)
+        judgeapi_queue_changed(s);
+    log_info("judge api: worker %s registered from %s (%s)", who->name, b.hostname,
+             b.can_execute ? (b.gpu_name[0] ? b.gpu_name : "gpu") : "compile only");
+    json_decref(j);
+    return api_json(res, 200,
+                    json_pack("{s:{s:I, s:s}, s:o, s:i, s:i, s:i}", "worker", "id",
+                              (json_int_t)who->id, "name", who->name, "reclaimed", held,
+                              "lease_seconds", s->cfg->lease_s, "heartbeat_seconds",
+                              s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1, "claim_wait",
+                              s->cfg->claim_wait_s));
+}
+
+static json_t *job_json(const struct server *s, const struct job *job)
+{
+    char seed[32];
+    snprintf(seed, sizeof(seed), "%llu", (unsigned long long)job->seed);
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "lease", job->lease,
+                     "submission", (json_int_t)job->submission, "problem", job->problem, "bundle",
+                     job->hash, "mode", job->submit ? "submit" : "run", "source", job->source,
+                     "seed", seed, "attempt", job->attempt, "lease_seconds", s->cfg->lease_s,
+                     "heartbeat_seconds", s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1);
+}
+
+int judgeapi_h_claim(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    struct claim_state *cs = req->state;
+    char *cause = NULL;
+    if (!cs) {
+        struct api_error e;
+        struct body_claim b;
+        json_t *j = body_parse_claim(req->body.data, req->body.len, &b, &e);
+        if (!j)
+            return api_error_response(res, &e);
+        json_decref(j);
+        cs = arena_alloc(req->arena, sizeof(*cs));
+        if (!cs)
+            return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+        cs->wait_s =
+            b.wait_s < 0 || b.wait_s > s->cfg->claim_wait_s ? s->cfg->claim_wait_s : b.wait_s;
+        cs->w.conn = req->conn;
+        cs->w.deadline_ms = now_ms() + (double)cs->wait_s * 1000.0;
+        req->state = cs;
+    }
+    for (;;) {
+        if (atomic_load(&s->stopping))
+            return http_text(res, 204, NULL, "", 0);
+        /* A worker that went away while this claim waited must not be
+         * handed a job it will never see (its lease would only expire). */
+        if (req->calls > 1 && http_peer_closed(req->conn))
+            return http_text(res, 204, NULL, "", 0);
+        pthread_mutex_lock(&s->claims->lock);
+        uint64_t gen = s->claims->gen;
+        pthread_mutex_unlock(&s->claims->lock);
+
+        struct db_conn *c = db_acquire(s->db);
+        int64_t can_execute = 0, disabled = 0, registered = 0;
+        struct db_stmt *st = NULL;
+        int rc = db_prepare(c, &st, &cause,
+                            "SELECT can_execute, disabled, registered_at IS NOT NULL "
+                            "FROM workers WHERE id = ?",
+                            "i", who->id);
+        if (rc == BW_OK && (rc = db_step(st, &cause)) == DB_ROW) {
+            can_execute = db_col_i64(st, 0);
+            disabled = db_col_i64(st, 1);
+            registered = db_col_i64(st, 2);
+        }
+        db_finish(st);
+        struct job job;
+        memset(&job, 0, sizeof(job));
+        if (rc >= 0 && !disabled && registered) {
+            db_run(c, NULL, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii",
+                   (int64_t)time(NULL), who->id);
+            rc = queue_claim(c, who->id, can_execute != 0, s->cfg->lease_s, &job, &cause);
+        }
+        db_release(s->db, c);
+        if (rc < 0)
+            return db_trouble(res, "claim", cause);
+        if (disabled)
+            return api_reply_error(res, 403, "worker_disabled", NULL,
+                                   "this worker is disabled; an admin must enable it");
+        if (!registered)
+            return api_reply_error(res, 409, "not_registered", NULL,
+                                   "register before claiming work");
+        if (rc == 1) {
+            log_info("judge api: submission %lld: claimed by worker %s (attempt %d)",
+                     (long long)job.submission, who->name, job.attempt);
+            json_t *ev = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)job.submission,
+                                   "state", "judging", "worker", who->name, "attempt", job.attempt);
+            sse_publish(s->hub, job.submission, "judging", ev, false);
+            json_decref(ev);
+            atomic_store(&s->queue_dirty, true);
+            int st2 = api_json(res, 200, job_json(s, &job));
+            job_release(&job);
+            return st2;
+        }
+        /* Nothing to do: wait, unless the wait is over. */
+        if (now_ms() >= cs->w.deadline_ms)
+            return http_text(res, 204, NULL, "", 0);
+        pthread_mutex_lock(&s->claims->lock);
+        if (s->claims->gen != gen || s->claims->closing) {
+            pthread_mutex_unlock(&s->claims->lock);
+            continue; /* something happened meanwhile: look again */
+        }
+        cs->w.suspended = true;
+        cs->w.next = s->claims->head;
+        s->claims->head = &cs->w;
+        s->claims->n++;
+        http_suspend(req->conn);
+        pthread_mutex_unlock(&s->claims->lock);
+        return HTTP_SUSPENDED;
+    }
+}
+
+int judgeapi_h_progress(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    const char *lease = lease_param(req);
+    if (!lease)
+        return api_reply_error(res, 404, "not_found", NULL, "no such lease");
+    struct api_error e;
+    struct body_progress b;
+    json_t *j = body_parse_progress(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    char *cause = NULL;
+    int64_t submission = 0;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_heartbeat(c, who->id, lease, s->cfg->lease_s, &submission, &cause);
+    db_release(s->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        json_decref(j);
+        int st = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
+        free(cause);
+        return st;
+    }
+    if (rc < 0) {
+        json_decref(j);
+        return db_trouble(res, "progress", cause);
+    }
+    size_t i;
+    json_t *ev;
+    json_array_foreach (b.events, i, ev) {
+        const char *name = json_string_value(json_object_get(ev, "event"));
+        /* The worker may not end the stream: only a stored result does. */
+        if (strcmp(name, "done") == 0)
+            continue;
+        json_object_set_new(ev, "id", json_integer(submission));
+        sse_publish(s->hub, submission, name, ev, false);
+    }
+    json_decref(j);
+    return api_json(res, 200, json_pack("{s:i}", "lease_seconds", s->cfg->lease_s));
+}
+
+static json_t *done_json(int64_t id, enum verdict v, const char *message, double score,
+                         double time_ms)
+{
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:f}", "id", (json_int_t)id, "state", "done",
+                     "verdict", verdict_code(v), "verdict_name", verdict_name(v), "message",
+                     message ? message : "", "score", score, "time_ms", time_ms);
+}
+
+int judgeapi_h_result(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    const char *lease = lease_param(req);
+    if (!lease)
+        return api_reply_error(res, 404, "not_found", NULL, "no such lease");
+    struct api_error e;
+    struct body_result *b = malloc(sizeof(*b));
+    if (!b)
+        return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+    json_t *j = body_parse_result(req->body.data, req->body.len, b, &e);
+    if (!j) {
+        free(b);
+        return api_error_response(res, &e);
+    }
+    char *text = json_dumps(b->result, JSON_COMPACT);
+    char *cause = NULL;
+    struct stored out;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = text ? queue_store_result(c, who->id, lease, b, text, &out, &cause)
+                  : bw_fail(&cause, BW_ERR_NOMEM, "out of memory");
+    db_release(s->db, c);
+    free(text);
+    int status;
+    if (rc == BW_ERR_NOTFOUND) {
+        status = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
+        free(cause);
+    } else if (rc < 0) {
+        status = db_trouble(res, "result", cause);
+    } else if (out.outcome == STORED_BEFORE) {
+        status = api_json(res, 200, json_pack("{s:b, s:b}", "stored", 1, "duplicate", 1));
+    } else if (out.outcome == WAITING_FOR_GPU) {
+        log_info("judge api: submission %lld: compiled by worker %s; waiting for a GPU worker",
+                 (long long)out.submission, who->name);
+        json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)out.submission, "state",
+                               "queued", "message", "compiled; waiting for a GPU worker");
+        sse_publish(s->hub, out.submission, "waiting_for_gpu", ev, false);
+        json_decref(ev);
+        judgeapi_queue_changed(s);
+        status = api_json(res, 200, json_pack("{s:b, s:b}", "stored", 1, "duplicate", 0));
+    } else {
+        log_info("judge api: submission %lld: %s by worker %s", (long long)out.submission,
+                 verdict_code(out.verdict), who->name);
+        json_t *ev = done_json(out.submission, out.verdict, b->message, out.score, out.time_ms);
+        sse_publish(s->hub, out.submission, "done", ev, true);
+        json_decref(ev);
+        metrics_verdict(s->metrics, out.verdict, (double)(time(NULL) - out.created_at));
+        status = api_json(res, 200, json_pack("{s:b, s:b}", "stored", 1, "duplicate", 0));
+    }
+    json_decref(j);
+    free(b);
+    return status;
+}
+
+int judgeapi_h_internal_error(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    const char *lease = lease_param(req);
+    if (!lease)
+        return api_reply_error(res, 404, "not_found", NULL, "no such lease");
+    struct api_error e;
+    struct body_internal_error b;
+    json_t *j = body_parse_internal_error(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    char *cause = NULL;
+    struct failure f;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_fail(c, who->id, lease, b.message, b.problem_fault, s->cfg->worker_error_limit,
+                        s->cfg->problem_error_limit, &f, &cause);
+    db_release(s->db, c);
+    int status;
+    if (rc == BW_ERR_NOTFOUND) {
+        status = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
+        free(cause);
+    } else if (rc < 0) {
+        status = db_trouble(res, "internal-error", cause);
+    } else {
+        log_warn("judge api: submission %lld: internal error on worker %s: %s",
+                 (long long)f.submission, who->name, b.message);
+        if (f.worker_disabled)
+            log_error("judge api: worker %s disabled after %d internal errors in a row", who->name,
+                      s->cfg->worker_error_limit);
+        if (f.problem_disabled)
+            log_error("judge api: problem %s disabled after repeated internal errors", f.problem);
+        if (f.judge_error) {
+            json_t *ev = done_json(f.submission, VERDICT_JUDGE_ERROR, b.message, 0, 0);
+            sse_publish(s->hub, f.submission, "done", ev, true);
+            json_decref(ev);
+            metrics_verdict(s->metrics, VERDICT_JUDGE_ERROR, -1);
+        } else {
+            json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)f.submission, "state",
+                                   "queued", "message", "the judge failed; trying again");
+            sse_publish(s->hub, f.submission, "requeued", ev, false);
+            json_decref(ev);
+        }
+        judgeapi_queue_changed(s);
+        status =
+            api_json(res, 200,
+                     json_pack("{s:b, s:b, s:b}", "judge_error", f.judge_error, "worker_disabled",
+                               f.worker_disabled, "problem_disabled", f.problem_disabled));
+    }
+    json_decref(j);
+    return status;
+}
+
+int judgeapi_h_release(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    const char *lease = lease_param(req);
+    if (!lease)
+        return api_reply_error(res, 404, "not_found", NULL, "no such lease");
+    char *cause = NULL;
+    int64_t submission = 0;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_release(c, who->id, lease, &submission, &cause);
+    db_release(s->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        int st = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
+        free(cause);
+        return st;
+    }
+    if (rc < 0)
+        return db_trouble(res, "release", cause);
+    log_info("judge api: submission %lld: given back by worker %s", (long long)submission,
+             who->name);
+    json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)submission, "state", "queued",
+                           "message", "the worker stopped; waiting for another");
+    sse_publish(s->hub, submission, "requeued", ev, false);
+    json_decref(ev);
+    judgeapi_queue_changed(s);
+    return http_text(res, 204, NULL, "", 0);
+}
+
+int judgeapi_h_bundle(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const char *hash = req->params[0];
+    if (!bundle_hash_ok(hash))
+        return api_reply_error(res, 404, "not_found", NULL, "no such bundle");
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, &cause, "SELECT data FROM bundles WHERE hash = ?", "t", hash);
+    int status = 0;
+    if (rc == BW_OK && (rc = db_step(st, &cause)) == DB_ROW) {
+        size_t len = 0;
+        const void *data = db_col_blob(st, 0, &len);
+        status = http_text(res, 200, "application/json", data, len);
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc < 0)
+        return db_trouble(res, "bundle", cause);
+    if (rc == DB_DONE)
+        return api_reply_error(res, 404, "not_found", NULL, "no such bundle");
+    http_add_header(req, res, "Cache-Control", "public, max-age=31536000, immutable");
+    return status;
+}
+
+void judgeapi_expire(struct server *s)
+{
+    int64_t *ids = NULL, *done = NULL;
+    size_t n = 0, n_done = 0;
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_expire(c, (int64_t)time(NULL), &ids, &n, &done, &n_done, &cause);
+    db_release(s->db, c);
+    if (rc < 0) {
+        log_error("judge api: expiring leases: %s", cause ? cause : "error");
+        free(cause);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        log_warn("judge api: submission %lld: lease expired; requeued", (long long)ids[i]);
+        json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)ids[i], "state", "queued",
+                               "message", "the worker stopped answering; waiting for another");
+        sse_publish(s->hub, ids[i], "requeued", ev, false);
+        json_decref(ev);
+    }
+    for (size_t i = 0; i < n_done; i++) {
+        log_error("judge api: submission %lld: Judge Error after %d attempts", (long long)done[i],
+                  BW_JUDGE_ATTEMPTS);
+        json_t *ev = done_json(done[i], VERDICT_JUDGE_ERROR,
+                               "judging failed 3 times: the worker stopped answering", 0, 0);
+        sse_publish(s->hub, done[i], "done", ev, true);
+        json_decref(ev);
+        metrics_verdict(s->metrics, VERDICT_JUDGE_ERROR, -1);
+    }
+    if (n || n_done)
+        judgeapi_queue_changed(s);
+    free(ids);
+    free(done);
+}

@@ -1,0 +1,325 @@
+/*
+ * blockwise-server - the web server of Blockwise (a thin main over server/).
+ *
+ *   blockwise-server [OPTIONS]                       serve
+ *   blockwise-server [OPTIONS] --check-config        check the configuration, print it, exit
+ *   blockwise-server [OPTIONS] create-admin USER     create (or promote) an admin account
+ *   blockwise-server [OPTIONS] create-worker NAME    create a judged worker and print its token
+ *
+ * OPTIONS: -c/--config FILE, --listen ADDR, --port N, --database FILE,
+ * --problems DIR, --web DIR, --set KEY=VALUE (any config key), --log-level L,
+ * --log-json, --password-file F (create-admin; else the first line of stdin),
+ * --token-file F (create-worker: write the token there, mode 0600).
+ *
+ * Signals: SIGTERM/SIGINT stop gracefully (streams and long-polls end,
+ * requests in flight finish, the database is checkpointed); SIGHUP reloads
+ * problems/. Exit status: 0 ok, 1 runtime failure, 2 bad usage or config.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "admin.h"
+#include "auth.h"
+#include "config.h"
+#include "db.h"
+#include "server.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: blockwise-server [-c FILE] [--listen ADDR] [--port N] [--database FILE]\n"
+          "                        [--problems DIR] [--web DIR] [--set KEY=VALUE]...\n"
+          "                        [--log-level LEVEL] [--log-json]\n"
+          "                        [--check-config | create-admin USER [--password-file F]\n"
+          "                         | create-worker NAME [--token-file F]]\n",
+          f);
+}
+
+struct args {
+    const char *config;
+    const char *command; /* NULL: serve */
+    const char *command_arg;
+    const char *password_file;
+    const char *token_file;
+    bool check;
+};
+
+/* Flags that name a config key directly. */
+static const struct {
+    const char *flag, *key;
+} key_flags[] = {
+    {"--listen", "listen"},     {"--port", "port"}, {"--database", "database"},
+    {"--problems", "problems"}, {"--web", "web"},   {"--log-level", "log_level"},
+    {"--threads", "threads"},
+};
+
+static int parse_args(int argc, char **argv, struct server_config *cfg, struct args *a,
+                      char **cause)
+{
+    /* The config file first, so that flags win over it wherever they are. */
+    for (int i = 1; i < argc; i++) {
+        if ((strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) && i + 1 < argc)
+            a->config = argv[++i];
+    }
+    if (a->config) {
+        int rc = config_load_file(cfg, a->config, cause);
+        if (rc < 0)
+            return rc;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        bool done = false;
+        for (size_t k = 0; k < sizeof(key_flags) / sizeof(key_flags[0]) && !done; k++) {
+            if (strcmp(arg, key_flags[k].flag) == 0) {
+                if (!next)
+                    return bw_fail(cause, BW_ERR_INVALID, "%s needs a value", arg);
+                int rc = config_set(cfg, key_flags[k].key, next, cause);
+                if (rc < 0)
+                    return rc;
+                i++;
+                done = true;
+            }
+        }
+        if (done)
+            continue;
+        if (strcmp(arg, "-c") == 0 || strcmp(arg, "--config") == 0) {
+            i++;
+        } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--check-config") == 0) {
+            a->check = true;
+        } else if (strcmp(arg, "--log-json") == 0) {
+            cfg->log_format = LOG_FORMAT_JSON;
+        } else if (strcmp(arg, "--set") == 0 && next) {
+            char *copy = strdup(next);
+            char *eq = copy ? strchr(copy, '=') : NULL;
+            if (!eq) {
+                free(copy);
+                return bw_fail(cause, BW_ERR_INVALID, "--set: expected KEY=VALUE, got \"%s\"",
+                               next);
+            }
+            *eq = '\0';
+            int rc = config_set(cfg, copy, eq + 1, cause);
+            free(copy);
+            if (rc < 0)
+                return rc;
+            i++;
+        } else if (strcmp(arg, "--password-file") == 0 && next) {
+            a->password_file = next;
+            i++;
+        } else if (strcmp(arg, "--token-file") == 0 && next) {
+            a->token_file = next;
+            i++;
+        } else if ((strcmp(arg, "create-admin") == 0 || strcmp(arg, "create-worker") == 0) &&
+                   !a->command) {
+            if (!next)
+                return bw_fail(cause, BW_ERR_INVALID, "%s needs a name", arg);
+            a->command = arg;
+            a->command_arg = next;
+            i++;
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else {
+            return bw_fail(cause, BW_ERR_INVALID, "unknown argument \"%s\"", arg);
+        }
+    }
+    return config_validate(cfg, cause);
+}
+
+/* Reads the first line of a file (or stdin when path is NULL) into a *new* string. */
+static int read_secret(const char *path, char **out, char **cause)
+{
+    FILE *f = path ? fopen(path, "r") : stdin;
+    if (!f)
+        return bw_fail(cause, BW_ERR_IO, "%s: %s", path, strerror(errno));
+    char line[512];
+    bool ok = fgets(line, sizeof(line), f) != NULL;
+    if (path)
+        fclose(f);
+    if (!ok)
+        return bw_fail(cause, BW_ERR_INVALID, "no password given (%s is empty)",
+                       path ? path : "standard input");
+    line[strcspn(line, "\r\n")] = '\0';
+    *out = strdup(line);
+    sodium_memzero(line, sizeof(line));
+    return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+}
+
+static int create_admin(const struct server_config *cfg, const struct args *a, char **cause)
+{
+    if (!auth_username_ok(a->command_arg))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "user name \"%s\": 3 to 32 of a-z 0-9 _ . - starting with a letter or digit",
+                       a->command_arg);
+    if (!a->password_file && isatty(STDIN_FILENO))
+        fprintf(stderr, "password for %s: ", a->command_arg);
+    char *pw = NULL;
+    const char *why = NULL;
+    int rc = read_secret(a->password_file, &pw, cause);
+    if (rc < 0)
+        return rc;
+    if (!auth_password_ok(pw, &why)) {
+        rc = bw_fail(cause, BW_ERR_INVALID, "password: %s", why);
+        goto out_pw;
+    }
+    struct db *db = NULL;
+    rc = db_open(cfg->db_path, 1, &db, cause);
+    if (rc < 0)
+        goto out_pw;
+    struct db_conn *c = db_acquire(db);
+    int64_t id = 0;
+    rc = auth_create_user(c, cfg, a->command_arg, pw, USER_ADMIN, &id, cause);
+    if (rc == BW_ERR_INVALID) {
+        /* It exists: make it an admin and set the password. */
+        char *hash = NULL;
+        free(*cause);
+        *cause = NULL;
+        rc = auth_hash_password(cfg, pw, &hash, cause);
+        if (rc == BW_OK)
+            rc = db_run(c, cause, "UPDATE users SET role = 'admin', password = ? WHERE name = ?",
+                        "tt", hash, a->command_arg);
+        free(hash);
+        if (rc == BW_OK)
+            printf("user %s is now an admin (password reset)\n", a->command_arg);
+    } else if (rc == BW_OK) {
+        printf("admin %s created\n", a->command_arg);
+    }
+    db_release(db, c);
+    db_close(db);
+out_pw:
+    sodium_memzero(pw, strlen(pw));
+    free(pw);
+    return rc;
+}
+
+static int create_worker(const struct server_config *cfg, const struct args *a, char **cause)
+{
+    struct db *db = NULL;
+    char token[AUTH_TOKEN_CHARS];
+    int64_t id = 0;
+    int rc = db_open(cfg->db_path, 1, &db, cause);
+    if (rc < 0)
+        return rc;
+    struct db_conn *c = db_acquire(db);
+    rc = admin_create_worker(c, a->command_arg, token, &id, cause);
+    db_release(db, c);
+    db_close(db);
+    if (rc < 0)
+        return rc;
+    if (a->token_file) {
+        int fd = open(a->token_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        size_t n = strlen(token);
+        if (fd < 0 || write(fd, token, n) != (ssize_t)n || write(fd, "\n", 1) != 1) {
+            rc = bw_fail(cause, BW_ERR_IO, "%s: %s", a->token_file, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return rc;
+        }
+        close(fd);
+        printf("worker %s created (id %lld); token written to %s\n", a->command_arg, (long long)id,
+               a->token_file);
+    } else {
+        printf("%s\n", token);
+    }
+    return BW_OK;
+}
+
+/* Many event streams need many descriptors: raise the soft limit to the hard one. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static int serve(const struct server_config *cfg)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    /* Blocked before any thread starts, so every thread inherits the mask
+     * and only sigwait below sees them. */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    raise_nofile();
+    struct server *s = NULL;
+    char *cause = NULL;
+    if (server_start(cfg, &s, &cause) < 0) {
+        log_error("server: cannot start: %s", cause);
+        free(cause);
+        return 1;
+    }
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig == SIGHUP) {
+            log_info("server: SIGHUP: reloading problems");
+            server_reload(s);
+            continue;
+        }
+        log_info("server: %s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        break;
+    }
+    server_stop(s);
+    log_info("server: stopped");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct server_config cfg;
+    struct args a = {0};
+    char *cause = NULL;
+    int status = 0;
+    config_init(&cfg);
+    log_init("blockwise-server", LOG_INFO, LOG_FORMAT_TEXT);
+    if (sodium_init() < 0) {
+        log_error("libsodium failed to initialise");
+        return 1;
+    }
+    if (parse_args(argc, argv, &cfg, &a, &cause) < 0) {
+        fprintf(stderr, "blockwise-server: %s\n", cause);
+        usage(stderr);
+        free(cause);
+        config_release(&cfg);
+        return 2;
+    }
+    log_init("blockwise-server", cfg.log_level, cfg.log_format);
+    if (a.check) {
+        char *dump = config_dump(&cfg);
+        fputs(dump ? dump : "", stdout);
+        free(dump);
+        printf("configuration OK\n");
+    } else if (a.command && strcmp(a.command, "create-admin") == 0) {
+        if (create_admin(&cfg, &a, &cause) < 0) {
+            fprintf(stderr, "blockwise-server: create-admin: %s\n", cause);
+            status = 1;
+        }
+    } else if (a.command) {
+        if (create_worker(&cfg, &a, &cause) < 0) {
+            fprintf(stderr, "blockwise-server: create-worker: %s\n", cause);
+            status = 1;
+        }
+    } else {
+        status = serve(&cfg);
+    }
+    free(cause);
+    config_release(&cfg);
+    return status;
+}

@@ -1,0 +1,195 @@
+#include "metrics.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "db.h"
+#include "http.h"
+#include "judgeapi.h"
+#include "problems.h"
+#include "server.h"
+#include "sse.h"
+#include "common/buf.h"
+#include "common/banned.h"
+
+static const double buckets[] = {1, 2, 5, 10, 30, 60, 120, 300, 600, 1800};
+#define N_BUCKETS  (sizeof(buckets) / sizeof(buckets[0]))
+#define N_VERDICTS (VERDICT_JUDGE_ERROR + 1)
+
+struct metrics {
+    pthread_mutex_t lock;
+    uint64_t requests[6]; /* by status class 1xx..5xx (index 1..5) */
+    uint64_t verdicts[N_VERDICTS];
+    uint64_t latency_le[N_BUCKETS + 1]; /* cumulative at scrape; per-bucket here */
+    double latency_sum;
+    uint64_t latency_count;
+    uint64_t submissions[2]; /* run, submit */
+    time_t started;
+};
+
+struct metrics *metrics_new(void)
+{
+    struct metrics *m = calloc(1, sizeof(*m));
+    if (m) {
+        pthread_mutex_init(&m->lock, NULL);
+        m->started = time(NULL);
+    }
+    return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+void metrics_request(struct metrics *m, int status)
+{
+    int cls = status / 100;
+    if (cls < 1 || cls > 5)
+        cls = 5;
+    pthread_mutex_lock(&m->lock);
+    m->requests[cls]++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_verdict(struct metrics *m, enum verdict v, double latency_s)
+{
+    pthread_mutex_lock(&m->lock);
+    if ((int)v >= 0 && (int)v < (int)N_VERDICTS)
+        m->verdicts[v]++;
+    if (latency_s >= 0) {
+        size_t i = 0;
+        while (i < N_BUCKETS && latency_s > buckets[i])
+            i++;
+        m->latency_le[i]++;
+        m->latency_sum += latency_s;
+        m->latency_count++;
+    }
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_submission(struct metrics *m, bool submit)
+{
+    pthread_mutex_lock(&m->lock);
+    m->submissions[submit ? 1 : 0]++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+static int64_t count(struct db_conn *c, const char *sql, int64_t arg)
+{
+    int64_t v = 0;
+    if (db_get_i64(c, &v, NULL, sql, "i", arg) < 0)
+        return -1;
+    return v;
+}
+
+int metrics_h_get(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    if (s->cfg->metrics_token[0]) {
+        const char *authz = http_header(req, "Authorization");
+        size_t n = strlen(s->cfg->metrics_token);
+        if (!authz || strncmp(authz, "Bearer ", 7) != 0 || strlen(authz + 7) != n ||
+            sodium_memcmp(authz + 7, s->cfg->metrics_token, n) != 0)
+            return api_reply_error(res, 401, "unauthorized", NULL,
+                                   "/metrics needs the configured metrics_token");
+    }
+    struct metrics snap;
+    pthread_mutex_lock(&s->metrics->lock);
+    snap = *s->metrics;
+    pthread_mutex_unlock(&s->metrics->lock);
+
+    int64_t now = (int64_t)time(NULL);
+    struct db_conn *c = db_acquire(s->db);
+    int64_t queued =
+        count(c, "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND ? >= 0", 0);
+    int64_t judging = count(c, "SELECT COUNT(*) FROM leases WHERE state = 'active' AND ? >= 0", 0);
+    int64_t alive =
+        count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",
+              now - s->cfg->lease_s);
+    int64_t disabled = count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND ? >= 0", 0);
+    int64_t oldest = count(c,
+                           "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
+                           "WHERE state = 'queued' AND ? >= 0",
+                           0);
+    db_release(s->db, c);
+    struct problem_set *set = problems_get(s->problems);
+    size_t loaded = set->n, failed = set->n_failed;
+    problems_put(s->problems, set);
+
+    struct buf b;
+    buf_init(&b, 1 << 20);
+    buf_puts(&b, "# HELP blockwise_queue_length Submissions waiting for a worker.\n"
+                 "# TYPE blockwise_queue_length gauge\n");
+    buf_addf(&b, "blockwise_queue_length %lld\n", (long long)queued);
+    buf_puts(&b, "# HELP blockwise_queue_oldest_seconds Age of the oldest queued submission.\n"
+                 "# TYPE blockwise_queue_oldest_seconds gauge\n");
+    buf_addf(&b, "blockwise_queue_oldest_seconds %lld\n",
+             (long long)(oldest > 0 ? now - oldest : 0));
+    buf_puts(&b, "# HELP blockwise_judging Submissions being judged (active leases).\n"
+                 "# TYPE blockwise_judging gauge\n");
+    buf_addf(&b, "blockwise_judging %lld\n", (long long)judging);
+    buf_puts(&b, "# HELP blockwise_workers_alive Enabled workers seen within one lease.\n"
+                 "# TYPE blockwise_workers_alive gauge\n");
+    buf_addf(&b, "blockwise_workers_alive %lld\n", (long long)alive);
+    buf_puts(&b, "# HELP blockwise_workers_disabled Workers disabled by errors or an admin.\n"
+                 "# TYPE blockwise_workers_disabled gauge\n");
+    buf_addf(&b, "blockwise_workers_disabled %lld\n", (long long)disabled);
+    buf_puts(&b, "# HELP blockwise_workers_waiting Claims waiting for work right now.\n"
+                 "# TYPE blockwise_workers_waiting gauge\n");
+    buf_addf(&b, "blockwise_workers_waiting %u\n", claims_waiting(s->claims));
+    buf_puts(&b, "# HELP blockwise_event_streams Open submission event streams.\n"
+                 "# TYPE blockwise_event_streams gauge\n");
+    buf_addf(&b, "blockwise_event_streams %zu\n", sse_streams(s->hub));
+    buf_puts(&b, "# HELP blockwise_problems Problems served, and directories that failed to load.\n"
+                 "# TYPE blockwise_problems gauge\n");
+    buf_addf(&b, "blockwise_problems{state=\"loaded\"} %zu\n", loaded);
+    buf_addf(&b, "blockwise_problems{state=\"failed\"} %zu\n", failed);
+    buf_puts(&b, "# HELP blockwise_submissions_total Submissions accepted, by mode.\n"
+                 "# TYPE blockwise_submissions_total counter\n");
+    buf_addf(&b, "blockwise_submissions_total{mode=\"run\"} %llu\n",
+             (unsigned long long)snap.submissions[0]);
+    buf_addf(&b, "blockwise_submissions_total{mode=\"submit\"} %llu\n",
+             (unsigned long long)snap.submissions[1]);
+    buf_puts(&b, "# HELP blockwise_verdicts_total Verdicts stored, by verdict.\n"
+                 "# TYPE blockwise_verdicts_total counter\n");
+    for (int v = VERDICT_ACCEPTED; v < (int)N_VERDICTS; v++)
+        buf_addf(&b, "blockwise_verdicts_total{verdict=\"%s\"} %llu\n",
+                 verdict_code((enum verdict)v), (unsigned long long)snap.verdicts[v]);
+    buf_puts(&b, "# HELP blockwise_judging_latency_seconds From submission to stored verdict.\n"
+                 "# TYPE blockwise_judging_latency_seconds histogram\n");
+    uint64_t cum = 0;
+    for (size_t i = 0; i < N_BUCKETS; i++) {
+        cum += snap.latency_le[i];
+        buf_addf(&b, "blockwise_judging_latency_seconds_bucket{le=\"%g\"} %llu\n", buckets[i],
+                 (unsigned long long)cum);
+    }
+    cum += snap.latency_le[N_BUCKETS];
+    buf_addf(&b, "blockwise_judging_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
+             (unsigned long long)cum);
+    buf_addf(&b, "blockwise_judging_latency_seconds_sum %g\n", snap.latency_sum);
+    buf_addf(&b, "blockwise_judging_latency_seconds_count %llu\n",
+             (unsigned long long)snap.latency_count);
+    buf_puts(&b, "# HELP blockwise_http_requests_total HTTP requests answered, by status class.\n"
+                 "# TYPE blockwise_http_requests_total counter\n");
+    for (int k = 1; k <= 5; k++)
+        buf_addf(&b, "blockwise_http_requests_total{code=\"%dxx\"} %llu\n", k,
+                 (unsigned long long)snap.requests[k]);
+    buf_puts(&b, "# HELP blockwise_start_time_seconds When the server started.\n"
+                 "# TYPE blockwise_start_time_seconds gauge\n");
+    buf_addf(&b, "blockwise_start_time_seconds %lld\n", (long long)snap.started);
+    int status = http_text(res, 200, "text/plain; version=0.0.4; charset=utf-8",
+                           b.data ? b.data : "", b.len);
+    buf_release(&b);
+    return status;
+}

@@ -1,0 +1,30 @@
+/*
+ * metrics.h - counters for /metrics (Prometheus text format 0.0.4).
+ *
+ * Counters live in memory since the process started (Prometheus handles
+ * restarts); gauges (queue length, judging, workers alive, streams) are read
+ * at scrape time from the database and the hub. Names are prefixed
+ * "blockwise_" and documented in docs/operations.md.
+ */
+#ifndef BW_SERVER_METRICS_H
+#define BW_SERVER_METRICS_H
+
+#include "common/verdict.h"
+
+struct metrics;
+struct http_request;
+struct http_response;
+
+struct metrics *metrics_new(void);
+void metrics_free(struct metrics *m);
+
+/* A request finished with `status`. */
+void metrics_request(struct metrics *m, int status);
+/* A verdict was stored; `latency_s` from submission to verdict (< 0: not observed). */
+void metrics_verdict(struct metrics *m, enum verdict v, double latency_s);
+/* A submission was accepted into the queue. */
+void metrics_submission(struct metrics *m, bool submit);
+
+int metrics_h_get(struct http_request *req, struct http_response *res);
+
+#endif

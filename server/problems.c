@@ -1,0 +1,396 @@
+#include "problems.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <md4c-html.h>
+
+#include "api.h"
+#include "bodies.h"
+#include "db.h"
+#include "http.h"
+#include "server.h"
+#include "common/buf.h"
+#include "common/bundle.h"
+#include "common/dtype.h"
+#include "common/error.h"
+#include "common/expr.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/problem.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+struct problem_set_holder {
+    pthread_mutex_t lock;
+    struct problem_set *cur;
+};
+
+static void html_out(const MD_CHAR *text, MD_SIZE size, void *arg)
+{
+    struct buf *b = arg;
+    if (buf_append(b, text, size) < 0)
+        b->max = 0; /* mark as failed; later appends fail too */
+}
+
+char *problems_markdown_html(const char *md, size_t len)
+{
+    struct buf b;
+    buf_init(&b, BW_MAX_STATEMENT_HTML_BYTES);
+    unsigned flags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_LATEXMATHSPANS |
+                     MD_FLAG_NOHTML | MD_FLAG_PERMISSIVEURLAUTOLINKS;
+    if (md_html(md, (MD_SIZE)len, html_out, &b, flags, MD_HTML_FLAG_SKIP_UTF8_BOM) != 0 ||
+        b.max == 0) {
+        buf_release(&b);
+        return NULL;
+    }
+    return buf_detach(&b);
+}
+
+static const char *role_name(enum tensor_role r)
+{
+    return r == ROLE_IN ? "in" : r == ROLE_OUT ? "out" : "inout";
+}
+
+static const char *peak_name(enum peak_kind k)
+{
+    switch (k) {
+    case PEAK_FP32:
+        return "fp32";
+    case PEAK_FP16_TENSOR:
+        return "fp16_tensor";
+    case PEAK_BF16_TENSOR:
+        return "bf16_tensor";
+    default:
+        return "none";
+    }
+}
+
+static json_t *summary_json(const struct problem_entry *e)
+{
+    const struct problem *p = e->p;
+    return json_pack("{s:s, s:i, s:s, s:i, s:s}", "id", p->id, "number", p->number, "title",
+                     p->title, "step", p->step, "hash", e->hash);
+}
+
+/* Builds the detail JSON of one problem; NULL with *cause on failure. */
+static char *detail_json(const struct problem_entry *e, size_t *len, char **cause)
+{
+    const struct problem *p = e->p;
+    char *md = NULL, *starter = NULL, *html = NULL, *text = NULL;
+    size_t md_len = 0, starter_len = 0;
+    char *md_path = path_join(p->dir, "statement.md");
+    char *starter_path = path_join(p->dir, "starter.cu");
+    if (!md_path || !starter_path) {
+        bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if (read_file(md_path, BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0 ||
+        read_file(starter_path, BW_MAX_SOURCE_BYTES, &starter, &starter_len, cause) < 0)
+        goto out;
+    html = problems_markdown_html(md, md_len);
+    if (!html) {
+        bw_fail(cause, BW_ERR_LIMIT, "%s: rendered HTML over %d bytes or not renderable", md_path,
+                BW_MAX_STATEMENT_HTML_BYTES);
+        goto out;
+    }
+    json_t *sizes = json_array(), *scalars = json_array(), *tensors = json_array(),
+           *benches = json_array();
+    for (size_t i = 0; i < p->n_sizes; i++)
+        json_array_append_new(sizes, json_string(p->size_names[i]));
+    for (size_t i = 0; i < p->n_scalars; i++)
+        json_array_append_new(scalars, json_pack("{s:s, s:s, s:s, s:f}", "name", p->scalars[i].name,
+                                                 "dtype", dtype_name(p->scalars[i].dtype), "c_type",
+                                                 dtype_c_name(p->scalars[i].dtype), "default",
+                                                 p->scalars[i].value));
+    for (size_t i = 0; i < p->n_tensors; i++) {
+        const struct tensor_spec *t = &p->tensors[i];
+        json_t *shape = json_array();
+        for (int d = 0; d < t->ndim; d++)
+            json_array_append_new(shape, json_string(expr_text(t->shape[d])));
+        char ctype[64];
+        snprintf(ctype, sizeof(ctype), "%s%s*", t->role == ROLE_IN ? "const " : "",
+                 dtype_c_name(t->dtype));
+        json_array_append_new(tensors,
+                              json_pack("{s:s, s:s, s:s, s:o, s:s}", "name", t->name, "dtype",
+                                        dtype_name(t->dtype), "role", role_name(t->role), "shape",
+                                        shape, "c_type", ctype));
+    }
+    for (size_t i = 0; i < p->n_benchmarks; i++) {
+        json_t *bs = json_object();
+        for (size_t k = 0; k < p->n_sizes; k++)
+            json_object_set_new(bs, p->size_names[k], json_integer(p->benchmarks[i].sizes[k]));
+        json_array_append_new(benches,
+                              json_pack("{s:s, s:o}", "name", p->benchmarks[i].name, "sizes", bs));
+    }
+    json_t *doc =
+        json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:s, s:{s:i}}", "problem",
+                  summary_json(e), "statement_html", html, "starter", starter, "sizes", sizes,
+                  "scalars", scalars, "tensors", tensors, "tests", (int)p->n_tests, "benchmarks",
+                  benches, "peak", peak_name(p->peak), "limits", "run_ms", p->run_ms);
+    if (!doc) {
+        bw_fail(cause, BW_ERR_INVALID, "%s: statement or starter is not UTF-8 text", p->dir);
+        goto out;
+    }
+    text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    if (!text)
+        bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    else
+        *len = strlen(text);
+out:
+    free(md_path);
+    free(starter_path);
+    free(md);
+    free(starter);
+    free(html);
+    return text;
+}
+
+static void entry_release(struct problem_entry *e)
+{
+    problem_free(e->p);
+    free(e->detail_json);
+}
+
+void problems_set_unref_unlocked(struct problem_set *set)
+{
+    if (!set || --set->refs > 0)
+        return;
+    for (size_t i = 0; i < set->n; i++)
+        entry_release(&set->v[i]);
+    for (size_t i = 0; i < set->n_failed; i++) {
+        free(set->failed[i].dir);
+        free(set->failed[i].error);
+    }
+    free(set->v);
+    free(set->failed);
+    free(set->list_json);
+    free(set);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const struct problem_entry *x = a, *y = b;
+    if (x->p->number != y->p->number)
+        return x->p->number < y->p->number ? -1 : 1;
+    return strcmp(x->p->id, y->p->id);
+}
+
+static int add_failure(struct problem_set *set, const char *dir, const char *error)
+{
+    struct problem_failure *f = realloc(set->failed, (set->n_failed + 1) * sizeof(*f));
+    if (!f)
+        return BW_ERR_NOMEM;
+    set->failed = f;
+    f[set->n_failed].dir = strdup(dir);
+    f[set->n_failed].error = strdup(error ? error : "unknown error");
+    set->n_failed++;
+    log_error("problems: %s: not served: %s", dir, error ? error : "unknown error");
+    return BW_OK;
+}
+
+/* Stores the bundle and the problem row. */
+static int record(struct db *db, const struct problem_entry *e, const char *bundle, size_t len,
+                  char **cause)
+{
+    struct db_conn *c = db_acquire(db);
+    int64_t now = (int64_t)time(NULL);
+    int rc = db_begin(c, cause);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "INSERT OR IGNORE INTO bundles(hash, problem_id, data, created_at) "
+                    "VALUES (?,?,?,?)",
+                    "ttbi", e->hash, e->p->id, bundle, len, now);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "INSERT INTO problems(id, title, hash, loaded_at) VALUES (?,?,?,?) "
+                    "ON CONFLICT(id) DO UPDATE SET title = excluded.title, hash = excluded.hash, "
+                    "loaded_at = excluded.loaded_at",
+                    "ttti", e->p->id, e->p->title, e->hash, now);
+    if (rc == BW_OK)
+        rc = db_commit(c, cause);
+    else
+        db_rollback(c);
+    db_release(db, c);
+    return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int problems_load(const char *dir, struct db *db, struct problem_set **out, char **cause)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return bw_fail(cause, BW_ERR_IO, "problems directory %s: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n_names = 0;
+    struct dirent *de;
+    int rc = BW_OK;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char **grown = realloc(names, (n_names + 1) * sizeof(*names));
+        if (!grown || !(grown[n_names] = strdup(de->d_name))) {
+            names = grown ? grown : names;
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            break;
+        }
+        names = grown;
+        n_names++;
+    }
+    closedir(d);
+    struct problem_set *set = calloc(1, sizeof(*set));
+    if (!set && rc == BW_OK)
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    if (rc == BW_OK) {
+        set->refs = 1;
+        set->v = calloc(n_names ? n_names : 1, sizeof(*set->v));
+        if (!set->v)
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    if (names)
+        qsort(names, n_names, sizeof(*names), name_cmp);
+    for (size_t i = 0; rc == BW_OK && i < n_names; i++) {
+        char *path = path_join(dir, names[i]);
+        struct stat st;
+        if (!path) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            free(path);
+            continue;
+        }
+        char *err = NULL, *bundle = NULL;
+        size_t bundle_len = 0;
+        struct problem_entry e = {0};
+        e.p = problem_load(path, &err);
+        if (e.p && !body_problem_id_ok(e.p->id))
+            bw_fail(&err, BW_ERR_INVALID, "%s: id \"%s\" is not [a-z0-9-]", path, e.p->id);
+        else if (e.p && problems_find(set, e.p->id))
+            bw_fail(&err, BW_ERR_INVALID, "%s: id \"%s\" is used twice", path, e.p->id);
+        else if (e.p && bundle_pack(path, e.p->id, &bundle, &bundle_len, e.hash, &err) == BW_OK &&
+                 (e.detail_json = detail_json(&e, &e.detail_len, &err)) != NULL &&
+                 record(db, &e, bundle, bundle_len, &err) == BW_OK) {
+            set->v[set->n++] = e;
+            e.p = NULL;
+            e.detail_json = NULL;
+            log_info("problems: loaded %s (%s) hash %.12s", set->v[set->n - 1].p->id,
+                     set->v[set->n - 1].p->title, set->v[set->n - 1].hash);
+        }
+        if (e.p || err) {
+            if (add_failure(set, path, err) < 0)
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            entry_release(&e);
+        }
+        free(bundle);
+        free(err);
+        free(path);
+    }
+    for (size_t i = 0; i < n_names; i++)
+        free(names[i]);
+    free(names);
+    if (rc == BW_OK) {
+        qsort(set->v, set->n, sizeof(*set->v), entry_cmp);
+        json_t *list = json_array();
+        for (size_t i = 0; i < set->n; i++)
+            json_array_append_new(list, summary_json(&set->v[i]));
+        json_t *doc = json_pack("{s:o}", "problems", list);
+        set->list_json = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+        json_decref(doc);
+        if (!set->list_json)
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        else
+            set->list_len = strlen(set->list_json);
+    }
+    if (rc < 0) {
+        problems_set_unref_unlocked(set);
+        return rc;
+    }
+    *out = set;
+    return BW_OK;
+}
+
+struct problem_set_holder *problems_holder_new(struct problem_set *initial)
+{
+    struct problem_set_holder *h = calloc(1, sizeof(*h));
+    if (!h)
+        return NULL;
+    pthread_mutex_init(&h->lock, NULL);
+    h->cur = initial;
+    return h;
+}
+
+void problems_holder_free(struct problem_set_holder *h)
+{
+    if (!h)
+        return;
+    problems_set_unref_unlocked(h->cur);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+void problems_swap(struct problem_set_holder *h, struct problem_set *set)
+{
+    pthread_mutex_lock(&h->lock);
+    struct problem_set *old = h->cur;
+    h->cur = set;
+    problems_set_unref_unlocked(old);
+    pthread_mutex_unlock(&h->lock);
+}
+
+struct problem_set *problems_get(struct problem_set_holder *h)
+{
+    pthread_mutex_lock(&h->lock);
+    struct problem_set *set = h->cur;
+    set->refs++;
+    pthread_mutex_unlock(&h->lock);
+    return set;
+}
+
+void problems_put(struct problem_set_holder *h, struct problem_set *set)
+{
+    pthread_mutex_lock(&h->lock);
+    problems_set_unref_unlocked(set);
+    pthread_mutex_unlock(&h->lock);
+}
+
+const struct problem_entry *problems_find(const struct problem_set *set, const char *id)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        if (strcmp(set->v[i].p->id, id) == 0)
+            return &set->v[i];
+    }
+    return NULL;
+}
+
+int problems_h_list(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct problem_set *set = problems_get(s->problems);
+    int status = http_text(res, 200, "application/json", set->list_json, set->list_len);
+    problems_put(s->problems, set);
+    return status;
+}
+
+int problems_h_get(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct problem_set *set = problems_get(s->problems);
+    const struct problem_entry *e = problems_find(set, req->params[0]);
+    int status = e ? http_text(res, 200, "application/json", e->detail_json, e->detail_len)
+                   : api_reply_error(res, 404, "not_found", NULL, "no problem \"%s\"",
+                                     body_problem_id_ok(req->params[0]) ? req->params[0] : "?");
+    problems_put(s->problems, set);
+    return status;
+}

@@ -1,0 +1,76 @@
+/*
+ * problems.h - the problems the server serves, loaded from problems/.
+ *
+ * A problem set is every subdirectory of the problems directory that
+ * problem_load() accepts, each with its content hash (common/bundle.h), its
+ * statement rendered to HTML with md4c (math spans kept for KaTeX as
+ * <x-equation> elements), its starter, and the JSON of the list and detail
+ * endpoints rendered once at load. A directory that fails to load is
+ * reported (log and admin API) and not served; the rest are. Each loaded
+ * version's bundle is stored in the database, so a submission queued before
+ * a reload is still judged against the files it was submitted for.
+ *
+ * Sets are immutable and reference-counted: a reload (SIGHUP) builds a new
+ * set and swaps it in; requests holding the old one finish with it.
+ */
+#ifndef BW_SERVER_PROBLEMS_H
+#define BW_SERVER_PROBLEMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct db;
+struct http_request;
+struct http_response;
+struct problem;
+
+struct problem_entry {
+    struct problem *p; /* owned */
+    char hash[65];
+    char *detail_json; /* owned: the detail endpoint's body */
+    size_t detail_len;
+};
+
+struct problem_failure {
+    char *dir;   /* owned */
+    char *error; /* owned */
+};
+
+struct problem_set {
+    int refs; /* guarded by the holder's lock */
+    struct problem_entry *v;
+    size_t n;
+    struct problem_failure *failed;
+    size_t n_failed;
+    char *list_json; /* owned: the list endpoint's body */
+    size_t list_len;
+};
+
+struct problem_set_holder;
+
+/* Loads every problem under `dir` and records bundles and problems in the
+ * database. Fails only when `dir` itself cannot be read; broken problems go
+ * to set->failed. *out is new (refs = 1). */
+int problems_load(const char *dir, struct db *db, struct problem_set **out, char **cause);
+void problems_set_unref_unlocked(struct problem_set *set);
+
+struct problem_set_holder *problems_holder_new(struct problem_set *initial /* stolen */);
+void problems_holder_free(struct problem_set_holder *h);
+/* Replaces the current set (the new one is stolen). */
+void problems_swap(struct problem_set_holder *h, struct problem_set *set);
+/* The current set with a reference; give it back with problems_put. */
+struct problem_set *problems_get(struct problem_set_holder *h);
+void problems_put(struct problem_set_holder *h, struct problem_set *set);
+
+/* Borrowed from set; NULL if not served. */
+const struct problem_entry *problems_find(const struct problem_set *set, const char *id);
+
+/* Renders Markdown to a *new* HTML string (NULL if over the cap or out of memory). */
+char *problems_markdown_html(const char *md, size_t len);
+
+int problems_h_list(struct http_request *req, struct http_response *res);
+int problems_h_get(struct http_request *req, struct http_response *res);
+
+#endif

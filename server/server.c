@@ -1,0 +1,271 @@
+#include "server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "api.h"
+#include "auth.h"
+#include "db.h"
+#include "files.h"
+#include "http.h"
+#include "judgeapi.h"
+#include "metrics.h"
+#include "problems.h"
+#include "queue.h"
+#include "scores.h"
+#include "sse.h"
+#include "submissions.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+#define SMALL_BODY 4096
+
+static int h_health(struct http_request *req, struct http_response *res)
+{
+    (void)req;
+    return api_json(res, 200, json_pack("{s:b, s:i}", "ok", 1, "schema", db_schema_latest()));
+}
+
+/* The judging capacity for the web app: whether submissions will wait, and
+ * on which GPUs they would run. */
+static int h_status(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct queue_status q;
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_status(c, (int64_t)time(NULL), s->cfg->lease_s, &q, &cause);
+    db_release(s->db, c);
+    if (rc < 0) {
+        log_error("server: status: %s", cause ? cause : "database error");
+        free(cause);
+        return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
+    }
+    json_t *gpus = json_array();
+    for (size_t i = 0; i < q.n_gpus; i++)
+        json_array_append_new(gpus, json_string(q.gpus[i]));
+    return api_json(res, 200,
+                    json_pack("{s:{s:I, s:I, s:I}, s:{s:I, s:I, s:o}}", "queue", "queued",
+                              (json_int_t)q.queued, "waiting_for_gpu", (json_int_t)q.waiting_gpu,
+                              "judging", (json_int_t)q.judging, "workers", "alive",
+                              (json_int_t)q.workers, "gpu", (json_int_t)q.gpu_workers, "gpus",
+                              gpus));
+}
+
+static const struct route routes[] = {
+    {HTTP_GET, "/api/health", h_health, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/api/status", h_status, 0, ACCESS_USER},
+    {HTTP_POST, "/api/auth/signup", auth_h_signup, SMALL_BODY, ACCESS_PUBLIC},
+    {HTTP_POST, "/api/auth/signin", auth_h_signin, SMALL_BODY, ACCESS_PUBLIC},
+    {HTTP_POST, "/api/auth/signout", auth_h_signout, SMALL_BODY, ACCESS_PUBLIC},
+    {HTTP_GET, "/api/me", auth_h_me, 0, ACCESS_USER},
+    {HTTP_GET, "/api/me/scores", scores_h_mine, 0, ACCESS_USER},
+    {HTTP_GET, "/api/tokens", auth_h_token_list, 0, ACCESS_USER},
+    {HTTP_POST, "/api/tokens", auth_h_token_create, SMALL_BODY, ACCESS_USER},
+    {HTTP_DELETE, "/api/tokens/{}", auth_h_token_delete, 0, ACCESS_USER},
+    {HTTP_GET, "/api/problems", problems_h_list, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/api/problems/{}", problems_h_get, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/api/problems/{}/leaderboard", scores_h_leaderboard, 0, ACCESS_PUBLIC},
+    {HTTP_POST, "/api/submissions", submissions_h_create, BW_MAX_BODY_BYTES, ACCESS_USER},
+    {HTTP_GET, "/api/submissions", submissions_h_list, 0, ACCESS_USER},
+    {HTTP_GET, "/api/submissions/{}", submissions_h_get, 0, ACCESS_USER},
+    {HTTP_GET, "/api/submissions/{}/events", submissions_h_events, 0, ACCESS_USER},
+    {HTTP_GET, "/api/gradebook.csv", scores_h_gradebook, 0, ACCESS_INSTRUCTOR},
+    {HTTP_GET, "/api/admin/workers", admin_h_workers, 0, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/workers", admin_h_worker_create, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/workers/{}/enabled", admin_h_worker_enable, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_GET, "/api/admin/queue", admin_h_queue, 0, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/rejudge", admin_h_rejudge, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_GET, "/api/admin/problems", admin_h_problems, 0, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/problems/{}/enabled", admin_h_problem_enable, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/reload", admin_h_reload, 0, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/users/{}/role", admin_h_user_role, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_POST, "/api/judge/register", judgeapi_h_register, 64 * 1024, ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/claim", judgeapi_h_claim, SMALL_BODY, ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/leases/{}/progress", judgeapi_h_progress, 1024 * 1024, ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/leases/{}/result", judgeapi_h_result, BW_MAX_RESULT_BODY_BYTES,
+     ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/leases/{}/internal-error", judgeapi_h_internal_error, 16 * 1024,
+     ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/leases/{}/release", judgeapi_h_release, SMALL_BODY, ACCESS_WORKER},
+    {HTTP_GET, "/api/judge/bundles/{}", judgeapi_h_bundle, 0, ACCESS_WORKER},
+    {HTTP_GET, "/metrics", metrics_h_get, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/*", files_h_get, 0, ACCESS_PUBLIC},
+};
+
+static void on_done(void *app, const struct http_request *req, int status)
+{
+    struct server *s = app;
+    metrics_request(s->metrics, status ? status : 500);
+    double ms = now_ms() - req->started_ms;
+    if (status >= 500 || status == 0)
+        log_warn("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method), req->path,
+                 status, ms, req->remote);
+    else
+        log_debug("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method), req->path,
+                  status, ms, req->remote);
+}
+
+void server_poke(struct server *s)
+{
+    pthread_mutex_lock(&s->tick_lock);
+    pthread_cond_signal(&s->tick_cond);
+    pthread_mutex_unlock(&s->tick_lock);
+}
+
+static void tell_positions(struct server *s)
+{
+    size_t n_watched = 0, n = 0;
+    int64_t *watched = sse_watched(s->hub, &n_watched);
+    free(watched);
+    if (!n_watched)
+        return;
+    int64_t *ids = NULL;
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = queue_ids(c, &ids, &n, &cause);
+    db_release(s->db, c);
+    if (rc < 0) {
+        log_error("server: queue positions: %s", cause ? cause : "error");
+        free(cause);
+        return;
+    }
+    sse_positions(s->hub, ids, n);
+    free(ids);
+}
+
+static void *ticker(void *arg)
+{
+    struct server *s = arg;
+    time_t last_sweep = 0;
+    while (!atomic_load(&s->stopping)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_mutex_lock(&s->tick_lock);
+        if (!atomic_load(&s->stopping))
+            pthread_cond_timedwait(&s->tick_cond, &s->tick_lock, &until);
+        pthread_mutex_unlock(&s->tick_lock);
+        if (atomic_load(&s->stopping))
+            break;
+        judgeapi_expire(s);
+        claims_tick(s->claims);
+        sse_tick(s->hub, s->cfg->sse_heartbeat_s);
+        if (atomic_exchange(&s->queue_dirty, false))
+            tell_positions(s);
+        time_t now = time(NULL);
+        if (now - last_sweep >= 300) {
+            struct db_conn *c = db_acquire(s->db);
+            auth_expire_sessions(c);
+            db_release(s->db, c);
+            last_sweep = now;
+        }
+    }
+    return NULL;
+}
+
+int server_start(const struct server_config *cfg, struct server **out, char **cause)
+{
+    struct server *s = calloc(1, sizeof(*s));
+    if (!s)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    s->cfg = cfg;
+    pthread_mutex_init(&s->tick_lock, NULL);
+    pthread_cond_init(&s->tick_cond, NULL);
+    struct problem_set *set = NULL;
+    int rc = db_open(cfg->db_path, cfg->threads + 2, &s->db, cause);
+    if (rc == BW_OK)
+        rc = problems_load(cfg->problems_dir, s->db, &set, cause);
+    if (rc == BW_OK) {
+        s->problems = problems_holder_new(set);
+        s->hub = sse_hub_new();
+        s->claims = claims_new();
+        s->metrics = metrics_new();
+        if (!s->problems || !s->hub || !s->claims || !s->metrics) {
+            if (!s->problems)
+                problems_set_unref_unlocked(set);
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        }
+    }
+    if (rc == BW_OK) {
+        struct http_options o = {cfg->listen, cfg->port, cfg->threads, cfg->max_connections,
+                                 cfg->conn_timeout_s};
+        rc = http_start(&o, routes, sizeof(routes) / sizeof(routes[0]), auth_access, on_done, s,
+                        &s->http, cause);
+    }
+    if (rc == BW_OK) {
+        if (pthread_create(&s->ticker, NULL, ticker, s) != 0)
+            rc = bw_fail(cause, BW_ERR_SYSTEM, "cannot start the ticker thread");
+        else
+            s->ticker_started = true;
+    }
+    if (rc < 0) {
+        server_stop(s);
+        return rc;
+    }
+    atomic_store(&s->queue_dirty, true);
+    log_info("server: listening on %s port %d, database %s (schema %d), %zu problems (%zu failed)",
+             cfg->listen, http_port(s->http), cfg->db_path, db_schema_latest(), set->n,
+             set->n_failed);
+    *out = s;
+    return BW_OK;
+}
+
+void server_stop(struct server *s)
+{
+    if (!s)
+        return;
+    atomic_store(&s->stopping, true);
+    if (s->http)
+        http_quiesce(s->http);
+    if (s->claims)
+        claims_shutdown(s->claims);
+    if (s->hub)
+        sse_shutdown(s->hub);
+    if (s->ticker_started) {
+        server_poke(s);
+        pthread_join(s->ticker, NULL);
+    }
+    /* Let resumed streams and claims write their last bytes. */
+    for (int i = 0; s->http && i < 200; i++) {
+        if ((!s->hub || sse_streams(s->hub) == 0) && (!s->claims || claims_waiting(s->claims) == 0))
+            break;
+        usleep(10 * 1000);
+    }
+    http_stop(s->http);
+    sse_hub_free(s->hub);
+    claims_free(s->claims);
+    metrics_free(s->metrics);
+    problems_holder_free(s->problems);
+    db_close(s->db);
+    pthread_mutex_destroy(&s->tick_lock);
+    pthread_cond_destroy(&s->tick_cond);
+    free(s);
+}
+
+void server_reload(struct server *s)
+{
+    struct problem_set *set = NULL;
+    char *cause = NULL;
+    if (problems_load(s->cfg->problems_dir, s->db, &set, &cause) < 0) {
+        log_error("server: reload: %s; keeping the problems loaded before", cause);
+        free(cause);
+        return;
+    }
+    log_info("server: reloaded problems: %zu served, %zu failed", set->n, set->n_failed);
+    problems_swap(s->problems, set);
+    judgeapi_queue_changed(s);
+}
+
+int server_port(const struct server *s)
+{
+    return http_port(s->http);
+}

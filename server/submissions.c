@@ -1,0 +1,392 @@
+#include "submissions.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "arena.h"
+#include "auth.h"
+#include "bodies.h"
+#include "db.h"
+#include "http.h"
+#include "judgeapi.h"
+#include "metrics.h"
+#include "problems.h"
+#include "queue.h"
+#include "server.h"
+#include "sse.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+#define IN_FLIGHT_RETRY_S 10
+
+struct quota_use {
+    int64_t used, oldest; /* in the window; oldest created_at (0 if none) */
+};
+
+static int window_use(struct db_conn *c, int64_t user, const char *mode, int64_t since,
+                      struct quota_use *q, char **cause)
+{
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT COUNT(*), COALESCE(MIN(created_at), 0) FROM submissions "
+                        "WHERE user_id = ? AND mode = ? AND created_at > ?",
+                        "iti", user, mode, since);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        q->used = db_col_i64(st, 0);
+        q->oldest = db_col_i64(st, 1);
+        rc = BW_OK;
+    }
+    db_finish(st);
+    return rc < 0 ? rc : BW_OK;
+}
+
+static int in_flight(struct db_conn *c, int64_t user, int64_t *n, char **cause)
+{
+    return db_get_i64(c, n, cause,
+                      "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND state != 'done'", "i",
+                      user);
+}
+
+static json_t *window_json(const struct quota_use *q, int limit, int window, int64_t now)
+{
+    int64_t left = limit - q->used;
+    int64_t resets = q->oldest ? q->oldest + window - now : 0;
+    return json_pack("{s:i, s:I, s:I, s:i, s:I}", "limit", limit, "used", (json_int_t)q->used,
+                     "remaining", (json_int_t)(left > 0 ? left : 0), "window_seconds", window,
+                     "resets_in_seconds", (json_int_t)(resets > 0 ? resets : 0));
+}
+
+int submissions_quota_json(struct server *s, struct db_conn *c, int64_t user, json_t **out,
+                           char **cause)
+{
+    int64_t now = (int64_t)time(NULL), flying = 0;
+    int64_t since = now - s->cfg->quota_window_s;
+    struct quota_use run = {0}, sub = {0};
+    int rc = window_use(c, user, "run", since, &run, cause);
+    if (rc == BW_OK)
+        rc = window_use(c, user, "submit", since, &sub, cause);
+    if (rc == BW_OK)
+        rc = in_flight(c, user, &flying, cause);
+    if (rc < 0)
+        return rc;
+    *out = json_pack("{s:o, s:o, s:{s:i, s:I}}", "run",
+                     window_json(&run, s->cfg->quota_run, s->cfg->quota_window_s, now), "submit",
+                     window_json(&sub, s->cfg->quota_submit, s->cfg->quota_window_s, now),
+                     "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)flying);
+    return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+}
+
+static int db_trouble(struct http_response *res, const char *what, char *cause)
+{
+    log_error("submissions: %s: %s", what, cause ? cause : "error");
+    free(cause);
+    return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
+}
+
+static int too_many(struct http_request *req, struct http_response *res, int64_t retry,
+                    const char *message)
+{
+    char value[32];
+    snprintf(value, sizeof(value), "%lld", (long long)(retry > 0 ? retry : 1));
+    http_add_header(req, res, "Retry-After", value);
+    return api_reply_error(res, 429, "quota", NULL, "%s", message);
+}
+
+int submissions_h_create(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    struct api_error e;
+    struct body_submission b;
+    json_t *j = body_parse_submission(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    struct problem_set *set = problems_get(s->problems);
+    const struct problem_entry *pe = problems_find(set, b.problem);
+    char hash[65];
+    if (pe)
+        snprintf(hash, sizeof(hash), "%s", pe->hash);
+    problems_put(s->problems, set);
+    if (!pe) {
+        int st = api_reply_error(res, 404, "not_found", "problem", "problem: no problem \"%s\"",
+                                 b.problem);
+        json_decref(j);
+        return st;
+    }
+    const char *mode = b.submit ? "submit" : "run";
+    int limit = b.submit ? s->cfg->quota_submit : s->cfg->quota_run;
+    int64_t now = (int64_t)time(NULL), flying = 0, disabled = 0, id = 0, pos = 0, seed = 0;
+    struct quota_use q = {0};
+    char *cause = NULL;
+    int status = 0;
+    randombytes_buf(&seed, sizeof(seed));
+    seed &= INT64_MAX;
+    if (seed == 0)
+        seed = 1;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = db_begin(c, &cause);
+    if (rc == BW_OK)
+        rc = db_get_i64(c, &disabled, &cause, "SELECT disabled FROM problems WHERE id = ?", "t",
+                        b.problem);
+    if (rc == BW_OK)
+        rc = in_flight(c, who->id, &flying, &cause);
+    if (rc == BW_OK)
+        rc = window_use(c, who->id, mode, now - s->cfg->quota_window_s, &q, &cause);
+    if (rc == BW_OK) {
+        if (disabled)
+            status = api_reply_error(res, 409, "problem_disabled", "problem",
+                                     "problem: \"%s\" is disabled until an admin looks at it",
+                                     b.problem);
+        else if (flying >= s->cfg->quota_in_flight) {
+            char msg[160];
+            snprintf(msg, sizeof(msg),
+                     "at most %d of your submissions may wait or be judged at once",
+                     s->cfg->quota_in_flight);
+            status = too_many(req, res, IN_FLIGHT_RETRY_S, msg);
+        } else if (q.used >= limit) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "%s quota used up: %d per %d seconds", mode, limit,
+                     s->cfg->quota_window_s);
+            status = too_many(req, res, q.oldest + s->cfg->quota_window_s - now, msg);
+        }
+    }
+    if (rc == BW_OK && status == 0)
+        rc = db_run(c, &cause,
+                    "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
+                    "seed, created_at, queued_at) VALUES (?,?,?,?,?,?,?,?)",
+                    "itttt"
+                    "iii",
+                    who->id, b.problem, hash, mode, b.source, seed, now, now);
+    if (rc == BW_OK && status == 0) {
+        id = db_last_id(c);
+        rc = db_commit(c, &cause);
+    } else {
+        db_rollback(c);
+    }
+    json_t *quota = NULL;
+    if (rc == BW_OK && status == 0)
+        rc = queue_position(c, id, &pos, &cause);
+    if (rc == BW_OK && status == 0)
+        rc = submissions_quota_json(s, c, who->id, &quota, &cause);
+    db_release(s->db, c);
+    if (rc < 0) {
+        json_decref(j);
+        json_decref(quota);
+        if (id) {
+            /* Committed: the submission is safe; only the extras failed. */
+            log_warn("submissions: submission %lld: created, but %s", (long long)id,
+                     cause ? cause : "reading its position failed");
+            free(cause);
+            return api_json(res, 201,
+                            json_pack("{s:I, s:s}", "id", (json_int_t)id, "state", "queued"));
+        }
+        return db_trouble(res, "create", cause);
+    }
+    if (status) {
+        json_decref(j);
+        return status;
+    }
+    log_info("submissions: submission %lld: %s %s by %s", (long long)id, mode, b.problem,
+             who->name);
+    metrics_submission(s->metrics, b.submit);
+    json_t *ev = json_pack("{s:I, s:s, s:I}", "id", (json_int_t)id, "state", "queued", "position",
+                           (json_int_t)pos);
+    sse_publish(s->hub, id, "queued", ev, false);
+    json_decref(ev);
+    judgeapi_queue_changed(s);
+    char *loc = arena_printf(req->arena, "/api/submissions/%lld", (long long)id);
+    if (loc)
+        http_add_header(req, res, "Location", loc);
+    status = api_json(res, 201,
+                      json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)id, "problem",
+                                b.problem, "mode", mode, "state", "queued", "position",
+                                (json_int_t)pos, "quota", quota));
+    json_decref(j);
+    return status;
+}
+
+/* Loads submission `id` if the principal may read it; 404 otherwise. Sets
+ * *row to the prepared row (caller finishes it). */
+static int load_visible(struct db_conn *c, const struct principal *who, int64_t id,
+                        struct db_stmt **row, char **cause)
+{
+    int rc = db_prepare(c, row, cause,
+                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, "
+                        "s.message, s.score, s.time_ms, s.created_at, s.judged_at, s.gpu_name, "
+                        "s.attempts, s.source, s.result, s.user_id, s.needs_gpu "
+                        "FROM submissions s JOIN users u ON u.id = s.user_id WHERE s.id = ? "
+                        "AND (s.user_id = ? OR ?)",
+                        "iiI", id, who->id, who->role >= USER_INSTRUCTOR ? 1 : 0);
+    if (rc < 0)
+        return rc;
+    rc = db_step(*row, cause);
+    if (rc == DB_DONE) {
+        db_finish(*row);
+        *row = NULL;
+        return BW_ERR_NOTFOUND;
+    }
+    return rc < 0 ? rc : BW_OK;
+}
+
+static json_t *opt_real(struct db_stmt *st, int col)
+{
+    return db_col_null(st, col) ? json_null() : json_real(db_col_double(st, col));
+}
+
+static json_t *opt_int(struct db_stmt *st, int col)
+{
+    return db_col_null(st, col) ? json_null() : json_integer(db_col_i64(st, col));
+}
+
+/* The summary of a row from load_visible or the list query (same columns 0..12). */
+static json_t *summary(struct db_stmt *st, int64_t pos)
+{
+    const char *v = db_col_null(st, 5) ? NULL : db_col_text(st, 5);
+    enum verdict verdict = v ? verdict_parse(v) : VERDICT_NONE;
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I}", "id",
+                     (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
+                     db_col_text(st, 2), "mode", db_col_text(st, 3), "state", db_col_text(st, 4),
+                     "verdict", v ? json_string(v) : json_null(), "verdict_name",
+                     v ? json_string(verdict_name(verdict)) : json_null(), "message",
+                     db_col_null(st, 6) ? json_null() : json_string(db_col_text(st, 6)), "score",
+                     opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at",
+                     (json_int_t)db_col_i64(st, 9), "judged_at", opt_int(st, 10), "gpu",
+                     db_col_null(st, 11) ? json_null() : json_string(db_col_text(st, 11)),
+                     "position", (json_int_t)pos);
+}
+
+static int parse_id(const char *s, int64_t *id)
+{
+    return parse_i64(s, id) && *id > 0 ? BW_OK : BW_ERR_INVALID;
+}
+
+int submissions_h_get(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    int64_t id, pos = 0;
+    if (parse_id(req->params[0], &id) < 0)
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = queue_position(c, id, &pos, &cause);
+    if (rc == BW_OK)
+        rc = load_visible(c, who, id, &st, &cause);
+    json_t *body = NULL;
+    if (rc == BW_OK) {
+        body = summary(st, pos);
+        json_object_set_new(body, "attempts", json_integer(db_col_i64(st, 12)));
+        json_object_set_new(body, "source", json_string(db_col_text(st, 13)));
+        json_object_set_new(body, "waiting_for_gpu",
+                            json_boolean(db_col_i64(st, 16) != 0 && pos > 0));
+        json_t *result = NULL;
+        if (!db_col_null(st, 14))
+            result = json_loads(db_col_text(st, 14), 0, NULL);
+        json_object_set_new(body, "result", result ? result : json_null());
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    }
+    if (rc < 0)
+        return db_trouble(res, "read", cause);
+    return api_json(res, 200, body);
+}
+
+int submissions_h_list(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    const char *problem = http_query(req, "problem");
+    const char *user = http_query(req, "user");
+    const char *limit_s = http_query(req, "limit");
+    const char *before_s = http_query(req, "before");
+    int64_t limit = 50, before = INT64_MAX;
+    if (limit_s && (!parse_i64(limit_s, &limit) || limit < 1 || limit > BW_MAX_LIST_LIMIT))
+        return api_reply_error(res, 400, "invalid", "limit", "limit: expected 1..%d",
+                               BW_MAX_LIST_LIMIT);
+    if (before_s && (!parse_i64(before_s, &before) || before < 1))
+        return api_reply_error(res, 400, "invalid", "before", "before: expected a submission id");
+    if (problem && !body_problem_id_ok(problem))
+        return api_reply_error(res, 400, "invalid", "problem", "problem: not a problem id");
+    if (user && !auth_username_ok(user) && strcmp(user, "*") != 0)
+        return api_reply_error(res, 400, "invalid", "user", "user: not a user name");
+    bool everyone = user && strcmp(user, "*") == 0;
+    if (user && who->role < USER_INSTRUCTOR && (everyone || strcmp(user, who->name) != 0))
+        return api_reply_error(res, 403, "forbidden", "user",
+                               "only instructors list other users' submissions");
+    char *cause = NULL;
+    json_t *list = json_array();
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, &cause,
+                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, "
+                        "s.message, s.score, s.time_ms, s.created_at, s.judged_at, s.gpu_name, "
+                        "s.attempts FROM submissions s JOIN users u ON u.id = s.user_id "
+                        "WHERE s.id < ? AND (? IS NULL OR s.problem_id = ?) "
+                        "AND (? OR (? IS NULL AND s.user_id = ?) OR u.name = ?) "
+                        "ORDER BY s.id DESC LIMIT ?",
+                        "itt"
+                        "Itit"
+                        "i",
+                        before, problem, problem, everyone ? 1 : 0, everyone ? "*" : user, who->id,
+                        user ? user : "", limit);
+    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
+        json_array_append_new(list, summary(st, 0));
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc < 0) {
+        json_decref(list);
+        return db_trouble(res, "list", cause);
+    }
+    return api_json(res, 200, json_pack("{s:o}", "submissions", list));
+}
+
+int submissions_h_events(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    int64_t id, pos = 0, last_id = -1;
+    if (parse_id(req->params[0], &id) < 0)
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    const char *last = http_header(req, "Last-Event-ID");
+    if (last && (!parse_i64(last, &last_id) || last_id < 0))
+        last_id = -1;
+    char *cause = NULL;
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = queue_position(c, id, &pos, &cause);
+    if (rc == BW_OK)
+        rc = load_visible(c, who, id, &st, &cause);
+    json_t *snap = NULL;
+    bool done = false;
+    if (rc == BW_OK) {
+        snap = summary(st, pos);
+        done = strcmp(db_col_text(st, 4), "done") == 0;
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    }
+    if (rc < 0)
+        return db_trouble(res, "events", cause);
+    int status = sse_open(s->hub, req, res, id, snap, done, last_id);
+    json_decref(snap);
+    if (status != 200)
+        return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+    return status;
+}

@@ -1,0 +1,37 @@
+/*
+ * submissions.h - learners' submissions: create (Run or Submit) under
+ * quotas, read, list, and the live event stream of one.
+ *
+ * Quotas are per user: Run and Submit each have a count per sliding window
+ * (quota_run, quota_submit per quota_window seconds), and at most
+ * quota_in_flight submissions may be queued or judging at once. They are
+ * counted from the submissions table inside the same transaction that
+ * inserts, so concurrent posts cannot slip past them. A refused submission
+ * gets 429 with Retry-After (seconds until a slot frees up; an estimate for
+ * in-flight). The insert is committed before 201 is answered.
+ *
+ * A learner reads only their own submissions; instructors and admins read
+ * everyone's. Others get 404, not 403, so ids do not leak existence.
+ */
+#ifndef BW_SERVER_SUBMISSIONS_H
+#define BW_SERVER_SUBMISSIONS_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct db_conn;
+struct http_request;
+struct http_response;
+struct server;
+
+/* The user's quota state as JSON (a new reference in *out). */
+int submissions_quota_json(struct server *s, struct db_conn *c, int64_t user, json_t **out,
+                           char **cause);
+
+int submissions_h_create(struct http_request *req, struct http_response *res);
+int submissions_h_get(struct http_request *req, struct http_response *res);
+int submissions_h_list(struct http_request *req, struct http_response *res);
+int submissions_h_events(struct http_request *req, struct http_response *res);
+
+#endif

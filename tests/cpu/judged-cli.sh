@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# judged-cli.sh - `judged check` and `judged validate` end to end on a machine
+# without a GPU: real NVRTC in the real sandbox, real problem directories.
+#   tests/cpu/judged-cli.sh BUILD
+set -u
+build=${1:-build}
+judged=$build/bin/judged
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+# When this machine has a GPU the verdicts differ; this suite is for the CPU path.
+if [ -e /dev/nvidia0 ]; then
+    echo "  skip: a GPU is present (tests/gpu covers this machine)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+export HOME=$tmp # no cached GPU figures
+
+# A directive error: Compile Error at its line and column, exit 1.
+cat >"$tmp/bad-directive.cu" <<'CU'
+// @launch vector_add grid=(cdiv(N, 256) block=(256) args=(A, B, C, N)
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, long long n) {}
+CU
+"$judged" check --json problems/vector-add "$tmp/bad-directive.cu" >"$tmp/out.json"
+rc=$?
+[ $rc -eq 1 ] && [ "$(json "$tmp/out.json" 'd["verdict"]')" = CE ] &&
+    [ "$(json "$tmp/out.json" 'd["diagnostics"][0]["line"]')" = 1 ] && ok "directive error is CE at line 1 (exit $rc)" ||
+    bad "directive error: exit $rc, $(head -c 300 "$tmp/out.json")"
+
+# A C++ error: Compile Error with NVRTC's diagnostic at the learner's line.
+cat >"$tmp/syntax.cu" <<'CU'
+// @launch vector_add grid=(cdiv(N, 256)) block=(256) args=(A, B, C, N)
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, long long n)
+{
+    c[0] = a[0] + undeclared;
+}
+CU
+"$judged" check --json problems/vector-add "$tmp/syntax.cu" >"$tmp/out.json"
+rc=$?
+[ $rc -eq 1 ] && [ "$(json "$tmp/out.json" 'd["diagnostics"][0]["line"]')" = 4 ] &&
+    json "$tmp/out.json" 'd["diagnostics"][0]["message"]' | grep -q undeclared && ok "NVRTC error mapped to line 4" ||
+    bad "syntax error: exit $rc, $(head -c 400 "$tmp/out.json")"
+
+# An int parameter where the problem passes int64: Compile Error before any GPU.
+"$judged" check --json problems/vector-add tests/hostile/run/wrong-param-width.cu >"$tmp/out.json"
+rc=$?
+[ $rc -eq 1 ] && json "$tmp/out.json" 'd["message"]' | grep -q "4 bytes" && ok "parameter width mismatch found from PTX" ||
+    bad "param width: exit $rc, $(json "$tmp/out.json" 'd["message"]')"
+
+# A missing extern "C": a clear message.
+sed 's/extern "C" //' problems/vector-add/solution.cu >"$tmp/mangled.cu"
+"$judged" check --json problems/vector-add "$tmp/mangled.cu" >"$tmp/out.json"
+json "$tmp/out.json" 'd["message"]' | grep -q 'extern "C"' && ok "missing extern \"C\" explained" ||
+    bad "mangled: $(json "$tmp/out.json" 'd["message"]')"
+
+# A correct solution compiles; without a GPU: exit 4 and a clear message.
+"$judged" check problems/vector-add problems/vector-add/solution.cu >"$tmp/out.txt"
+rc=$?
+[ $rc -eq 4 ] && grep -q "running needs a GPU" "$tmp/out.txt" && grep -q "registers" "$tmp/out.txt" &&
+    ok "solution compiles, resources shown, execution needs a GPU (exit 4)" || bad "solution: exit $rc: $(cat "$tmp/out.txt")"
+
+# Bad input: a missing problem directory, a missing file, bad options: exit 2 with a message.
+"$judged" check problems/nope "$tmp/syntax.cu" 2>"$tmp/err.txt"
+rc=$?
+[ $rc -eq 2 ] && grep -q "problems/nope" "$tmp/err.txt" && ok "missing problem directory (exit 2)" || bad "missing problem: exit $rc"
+"$judged" check problems/vector-add "$tmp/none.cu" 2>"$tmp/err.txt"
+rc=$?
+[ $rc -eq 2 ] && grep -q "none.cu" "$tmp/err.txt" && ok "missing source file (exit 2)" || bad "missing file: exit $rc"
+"$judged" check --seed zz problems/vector-add "$tmp/syntax.cu" 2>"$tmp/err.txt"
+rc=$?
+[ $rc -eq 2 ] && grep -q "hexadecimal" "$tmp/err.txt" && ok "bad --seed (exit 2)" || bad "bad seed: exit $rc"
+mkfifo "$tmp/fifo.cu"
+timeout 10 "$judged" check problems/vector-add "$tmp/fifo.cu" 2>"$tmp/err.txt"
+rc=$?
+[ $rc -eq 2 ] && grep -q "not a regular file" "$tmp/err.txt" && ok "a FIFO as the source is refused (exit 2)" || bad "fifo: exit $rc"
+
+# validate without a GPU compiles every control of every problem: exit 4.
+"$judged" validate problems/vector-add problems/softmax problems/sgemm >"$tmp/val.txt"
+rc=$?
+[ $rc -eq 4 ] && ! grep -q FAIL "$tmp/val.txt" && ok "validate compiles every control (exit 4)" || bad "validate: exit $rc: $(grep FAIL "$tmp/val.txt")"
+
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" -eq 0 ]

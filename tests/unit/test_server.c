@@ -1,0 +1,607 @@
+/* Tests of the server's modules without sockets: config, routes, JSON
+ * helpers, bundles and hashes, the database and its migrations, the queue's
+ * leases, auth helpers, static paths, Markdown, the problem set. */
+#include "tests/test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/bundle.h"
+#include "common/error.h"
+#include "common/sha256.h"
+#include "common/util.h"
+#include "server/api.h"
+#include "server/arena.h"
+#include "server/auth.h"
+#include "server/bodies.h"
+#include "server/config.h"
+#include "server/db.h"
+#include "server/files.h"
+#include "server/http.h"
+#include "server/problems.h"
+#include "server/queue.h"
+#include "common/banned.h"
+
+/* A fresh temporary directory (new string). */
+static char *temp_dir(void)
+{
+    char tmpl[] = "/tmp/bw-test-server.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+TEST(config_file_flags_and_errors)
+{
+    struct server_config c;
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "s.conf");
+    const char *text = "# comment\n\nport = 9000  # trailing\nsignup = no\n"
+                       "database = \"/var/lib/blockwise/db # not a comment\"\n";
+    CHECK_INT_EQ(write_file_atomic(path, text, strlen(text), &cause), BW_OK);
+    config_init(&c);
+    CHECK_INT_EQ(config_load_file(&c, path, &cause), BW_OK);
+    CHECK_INT_EQ(c.port, 9000);
+    CHECK(!c.signup);
+    CHECK_STR_EQ(c.db_path, "/var/lib/blockwise/db # not a comment");
+    CHECK_INT_EQ(config_set(&c, "lease", "0", &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "lease: \"0\" is not an integer in 1..3600");
+    CHECK_INT_EQ(config_set(&c, "nope", "1", &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "unknown key \"nope\"");
+    CHECK_INT_EQ(config_set(&c, "claim_wait", "200", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "claim_wait");
+    char *dump = config_dump(&c);
+    CHECK_CONTAINS(dump, "port = 9000\n");
+    free(dump);
+    config_release(&c);
+
+    const char *bad = "port = 80\nthreads\n";
+    CHECK_INT_EQ(write_file_atomic(path, bad, strlen(bad), &cause), BW_OK);
+    config_init(&c);
+    CHECK_INT_EQ(config_load_file(&c, path, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "s.conf:2: expected \"key = value\"");
+    config_release(&c);
+    free(cause);
+    free(path);
+    rm_rf(dir);
+    free(dir);
+}
+
+static int h_dummy(struct http_request *req, struct http_response *res)
+{
+    (void)req;
+    (void)res;
+    return 200;
+}
+
+TEST(routes_404_405_params_and_fallback)
+{
+    static const struct route routes[] = {
+        {HTTP_GET, "/api/problems", h_dummy, 0, 0},
+        {HTTP_GET, "/api/problems/{}", h_dummy, 0, 0},
+        {HTTP_POST, "/api/submissions", h_dummy, 10, 0},
+        {HTTP_GET, "/api/submissions/{}/events", h_dummy, 0, 0},
+        {HTTP_GET, "/*", h_dummy, 0, 0},
+    };
+    size_t n = sizeof(routes) / sizeof(routes[0]);
+    struct arena *a = arena_new();
+    const char *params[HTTP_MAX_PARAMS];
+    int np = 0, status = 0;
+    const char *allow = NULL;
+    const struct route *r = http_route_match(routes, n, HTTP_GET, "/api/problems/softmax", a,
+                                             params, &np, &status, &allow);
+    CHECK(r == &routes[1]);
+    CHECK_INT_EQ(np, 1);
+    CHECK_STR_EQ(params[0], "softmax");
+    r = http_route_match(routes, n, HTTP_HEAD, "/api/submissions/7/events", a, params, &np, &status,
+                         &allow);
+    CHECK(r == &routes[3]);
+    CHECK_STR_EQ(params[0], "7");
+    r = http_route_match(routes, n, HTTP_DELETE, "/api/problems", a, params, &np, &status, &allow);
+    CHECK(r == NULL);
+    CHECK_INT_EQ(status, 405);
+    CHECK_STR_EQ(allow, "GET, HEAD");
+    r = http_route_match(routes, n, HTTP_GET, "/api/submissions", a, params, &np, &status, &allow);
+    CHECK(r == &routes[4]); /* GET falls back to the static files */
+    r = http_route_match(routes, n, HTTP_PUT, "/api/nowhere", a, params, &np, &status, &allow);
+    CHECK(r == NULL);
+    CHECK_INT_EQ(status, 404); /* the catch-all does not make it a 405 */
+    r = http_route_match(routes, n, HTTP_GET, "/api/problems/", a, params, &np, &status, &allow);
+    CHECK(r == &routes[4]); /* "{}" never matches an empty segment */
+    CHECK_STR_EQ(params[0], "api/problems/");
+    arena_free(a);
+}
+
+TEST(arena_caps_and_strings)
+{
+    struct arena *a = arena_new();
+    char *s = arena_printf(a, "%s-%d", "x", 42);
+    CHECK_STR_EQ(s, "x-42");
+    CHECK(arena_alloc(a, ARENA_MAX_BYTES + 1) == NULL);
+    for (int i = 0; i < 100; i++)
+        CHECK(arena_alloc(a, 10000) != NULL);
+    CHECK(((uintptr_t)arena_alloc(a, 3) & 15) == 0);
+    arena_free(a);
+    arena_free(NULL);
+}
+
+TEST(json_depth_and_errors)
+{
+    CHECK(api_json_depth_ok("{\"a\":[[1]]}", 11, 3));
+    CHECK(!api_json_depth_ok("{\"a\":[[[1]]]}", 13, 3));
+    CHECK(api_json_depth_ok("{\"a\":\"[[[[[[[[\"}", 16, 2)); /* brackets in strings */
+    CHECK(api_json_depth_ok("{\"a\":\"\\\"[[[[\"}", 14, 2));
+    struct api_error e;
+    CHECK(api_parse_object("", 0, 4, &e) == NULL);
+    CHECK_STR_EQ(e.code, "bad_json");
+    CHECK(api_parse_object("{\"a\":1,\"a\":2}", 13, 4, &e) == NULL);
+    CHECK_CONTAINS(e.message, "duplicate");
+    api_fail(&e, 400, "invalid", "f\xff\n", "bad \x01 \xc3");
+    CHECK_STR_EQ(e.field, "f??");
+    CHECK_STR_EQ(e.message, "bad ? ?");
+}
+
+TEST(bodies_validate_fields)
+{
+    struct api_error e;
+    struct body_submission s;
+    const char *ok = "{\"problem\":\"vector-add\",\"mode\":\"submit\",\"source\":\"abc\"}";
+    json_t *j = body_parse_submission(ok, strlen(ok), &s, &e);
+    CHECK(j != NULL);
+    CHECK(s.submit);
+    CHECK_INT_EQ(s.source_len, 3);
+    json_decref(j);
+    const char *bad = "{\"problem\":\"vector-add\",\"mode\":\"submit\"}";
+    CHECK(body_parse_submission(bad, strlen(bad), &s, &e) == NULL);
+    CHECK_INT_EQ(e.status, 400);
+    CHECK_STR_EQ(e.field, "source");
+    struct body_rejudge r;
+    const char *both = "{\"submission\":3,\"problem\":\"x\"}";
+    CHECK(body_parse_rejudge(both, strlen(both), &r, &e) == NULL);
+    CHECK(body_problem_id_ok("sgemm-2"));
+    CHECK(!body_problem_id_ok("Sgemm"));
+    CHECK(!body_problem_id_ok(""));
+    CHECK(!body_problem_id_ok(".."));
+}
+
+TEST(sha256_known_answers)
+{
+    struct sha256 s;
+    char hex[65];
+    sha256_init(&s);
+    sha256_final_hex(&s, hex);
+    CHECK_STR_EQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    sha256_init(&s);
+    sha256_update(&s, "abc", 3);
+    sha256_final_hex(&s, hex);
+    CHECK_STR_EQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256_init(&s);
+    for (const char *p = two; *p; p++)
+        sha256_update(&s, p, 1); /* byte by byte crosses block edges */
+    sha256_final_hex(&s, hex);
+    CHECK_STR_EQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST(bundle_round_trip_and_tamper)
+{
+    char *cause = NULL, *text = NULL, hash[65], hash2[65];
+    size_t len = 0;
+    const char *src = "tests/fixtures/problems/vector-add";
+    CHECK_INT_EQ(bundle_pack(src, "vector-add", &text, &len, hash, &cause), BW_OK);
+    CHECK(bundle_hash_ok(hash));
+    char *dir = temp_dir();
+    char *dest = path_join(dir, hash);
+    CHECK_INT_EQ(bundle_unpack(text, len, hash, dest, &cause), BW_OK);
+    char *again = NULL;
+    CHECK_INT_EQ(bundle_pack(dest, "vector-add", &again, &len, hash2, &cause), BW_OK);
+    CHECK_STR_EQ(hash, hash2); /* the unpacked copy hashes the same */
+    char *f = path_join(dest, "wrong/noop.cu");
+    struct stat st;
+    CHECK(stat(f, &st) == 0 && S_ISREG(st.st_mode));
+    /* A changed byte is caught; nothing is written. */
+    char *bad = strdup(text);
+    char *data = strstr(bad, "\"data\":\"");
+    data[8] = data[8] == 'A' ? 'B' : 'A';
+    char *dest2 = path_join(dir, "tampered");
+    CHECK_INT_EQ(bundle_unpack(bad, strlen(bad), hash, dest2, &cause), BW_ERR_PROTOCOL);
+    CHECK_CONTAINS(cause, "does not match");
+    CHECK(stat(dest2, &st) != 0);
+    const char *evil = "{\"format\":1,\"files\":[{\"path\":\"../x\",\"data\":\"\"}]}";
+    CHECK_INT_EQ(bundle_unpack(evil, strlen(evil), hash, dest2, &cause), BW_ERR_PROTOCOL);
+    CHECK(!bundle_path_ok("a/../b"));
+    CHECK(!bundle_path_ok("/abs"));
+    CHECK(!bundle_path_ok(".hidden"));
+    CHECK(!bundle_path_ok("a//b"));
+    CHECK(!bundle_path_ok("a/b/c/d/e"));
+    CHECK(bundle_path_ok("wrong/noop.cu"));
+    free(bad);
+    free(dest2);
+    free(f);
+    free(again);
+    free(dest);
+    free(text);
+    free(cause);
+    rm_rf(dir);
+    free(dir);
+}
+
+TEST(db_migrates_once_and_keeps_data)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "x.db");
+    struct db *db = NULL;
+    CHECK(db_schema_latest() >= 1);
+    CHECK_CONTAINS(db_schema_text(), "-- migration 1");
+    CHECK_INT_EQ(db_open(path, 2, &db, &cause), BW_OK);
+    struct db_conn *c = db_acquire(db);
+    int64_t v = 0;
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "PRAGMA user_version", ""), BW_OK);
+    CHECK_INT_EQ(v, db_schema_latest());
+    struct db_stmt *st = NULL;
+    CHECK_INT_EQ(db_prepare(c, &st, &cause, "PRAGMA journal_mode", ""), BW_OK);
+    CHECK_INT_EQ(db_step(st, &cause), DB_ROW);
+    CHECK_STR_EQ(db_col_text(st, 0), "wal");
+    db_finish(st);
+    CHECK_INT_EQ(db_run(c, &cause,
+                        "INSERT INTO users(name, password, role, created_at) VALUES (?,?,?,?)",
+                        "ttti", "u1", "x", "learner", (int64_t)1),
+                 BW_OK);
+    /* A constraint failure is BW_ERR_INVALID with SQLite's words. */
+    CHECK_INT_EQ(db_run(c, &cause,
+                        "INSERT INTO users(name, password, role, created_at) VALUES (?,?,?,?)",
+                        "ttti", "u1", "x", "learner", (int64_t)1),
+                 BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "UNIQUE");
+    CHECK_INT_EQ(db_run(c, &cause,
+                        "INSERT INTO users(name, password, role, created_at) "
+                        "VALUES ('u2','x','root',1)",
+                        ""),
+                 BW_ERR_INVALID);
+    db_release(db, c);
+    db_close(db);
+    /* Reopening applies nothing again and keeps the rows. */
+    CHECK_INT_EQ(db_open(path, 1, &db, &cause), BW_OK);
+    c = db_acquire(db);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM users", ""), BW_OK);
+    CHECK_INT_EQ(v, 1);
+    /* A database from a newer server is refused. */
+    CHECK_INT_EQ(db_exec(c, "PRAGMA user_version = 999", &cause), BW_OK);
+    db_release(db, c);
+    db_close(db);
+    CHECK_INT_EQ(db_open(path, 1, &db, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "newer than this server");
+    free(cause);
+    free(path);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* A database with one user, one problem, one worker and `n` submissions. */
+static struct db *queue_fixture(const char *path, int n)
+{
+    char *cause = NULL;
+    struct db *db = NULL;
+    if (db_open(path, 1, &db, &cause) < 0) {
+        free(cause);
+        return NULL;
+    }
+    struct db_conn *c = db_acquire(db);
+    db_exec(c,
+            "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
+            "INSERT INTO problems(id, title, hash, loaded_at) VALUES ('p','P','h',1);"
+            "INSERT INTO workers(name, token_hash, created_at, registered_at, can_execute) "
+            "VALUES ('w','t',1,1,1);"
+            "INSERT INTO workers(name, token_hash, created_at, registered_at, can_execute) "
+            "VALUES ('cpu','t2',1,1,0);",
+            NULL);
+    for (int i = 0; i < n; i++)
+        db_run(c, NULL,
+               "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, seed, "
+               "created_at, queued_at) VALUES (1,'p','h','submit','src',7,1,1)",
+               "");
+    db_release(db, c);
+    return db;
+}
+
+TEST(queue_lease_lifecycle)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 2);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    struct job j1, j2, none;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(j1.submission, 1);
+    CHECK_INT_EQ(j1.attempt, 1);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j2, &cause), 1);
+    CHECK_INT_EQ(j2.submission, 2);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &none, &cause), 0);
+    int64_t pos = -1, sub = 0;
+    CHECK_INT_EQ(queue_position(c, 1, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 0);
+    CHECK_INT_EQ(queue_heartbeat(c, 1, j1.lease, 60, &sub, &cause), BW_OK);
+    CHECK_INT_EQ(sub, 1);
+    CHECK_INT_EQ(queue_heartbeat(c, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
+
+    struct body_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_ACCEPTED;
+    r->executed = true;
+    r->message = "";
+    r->gpu_name = "H200";
+    r->score = 50;
+    r->n_benches = 2;
+    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
+    r->benches[1] = (struct body_bench){.name = "b", .median_ms = 4.0};
+    struct stored out;
+    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(out.outcome, STORED);
+    CHECK(out.time_ms > 1.99 && out.time_ms < 2.01); /* geometric mean of 1 and 4 */
+    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(out.outcome, STORED_BEFORE);
+    int64_t best = 0;
+    CHECK_INT_EQ(db_get_i64(c, &best, &cause, "SELECT COUNT(*) FROM best", ""), BW_OK);
+    CHECK_INT_EQ(best, 1);
+
+    /* Lease 2 expires: requeued; the stale lease cannot post. */
+    int64_t *ids = NULL, *done = NULL;
+    size_t n = 0, nd = 0;
+    CHECK_INT_EQ(queue_expire(c, INT64_MAX / 2, &ids, &n, &done, &nd, &cause), BW_OK);
+    CHECK_INT_EQ(n, 1);
+    CHECK_INT_EQ(nd, 0);
+    CHECK_INT_EQ(ids[0], 2);
+    free(ids);
+    free(done);
+    CHECK_INT_EQ(queue_store_result(c, 1, j2.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
+    /* Released: not counted. Failed twice more: Judge Error. */
+    struct job j3;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(j3.attempt, 2);
+    CHECK_INT_EQ(queue_release(c, 1, j3.lease, &sub, &cause), BW_OK);
+    struct failure f;
+    job_release(&j3);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(j3.attempt, 2);
+    CHECK_INT_EQ(queue_fail(c, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
+    CHECK(!f.judge_error);
+    job_release(&j3);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(j3.attempt, 3);
+    CHECK_INT_EQ(queue_fail(c, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
+    CHECK(f.judge_error);
+    int64_t je = 0;
+    CHECK_INT_EQ(db_get_i64(c, &je, &cause,
+                            "SELECT COUNT(*) FROM submissions WHERE verdict = 'JE' "
+                            "AND message LIKE '%boom%'",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(je, 1);
+    job_release(&j3);
+    job_release(&j1);
+    job_release(&j2);
+    free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+TEST(queue_compile_only_waits_for_gpu)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 1);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    struct job j;
+    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    struct body_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_NONE;
+    r->executed = false;
+    r->message = "";
+    r->gpu_name = "";
+    struct stored out;
+    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 0); /* not for a compile-only worker */
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);  /* a GPU worker takes it */
+    CHECK_INT_EQ(j.attempt, 1);
+    job_release(&j);
+    free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+TEST(queue_status_counts_queue_and_live_workers)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 3);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    struct queue_status q;
+    /* Nobody has asked for work yet: no live worker. */
+    CHECK_INT_EQ(queue_status(c, 1000, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.queued, 3);
+    CHECK_INT_EQ(q.waiting_gpu, 0);
+    CHECK_INT_EQ(q.judging, 0);
+    CHECK_INT_EQ(q.workers, 0);
+    CHECK_INT_EQ(q.gpu_workers, 0);
+    CHECK_INT_EQ(q.n_gpus, 0);
+    CHECK_INT_EQ(
+        db_run(c, &cause, "UPDATE workers SET last_seen_at = ?", "i", (int64_t)time(NULL) - 10),
+        BW_OK);
+    CHECK_INT_EQ(db_exec(c, "UPDATE workers SET gpu_name = 'NVIDIA H200' WHERE name = 'w'", &cause),
+                 BW_OK);
+    /* The compile-only worker compiles one while the GPU worker takes another. */
+    struct job j, k;
+    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    struct body_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_NONE;
+    r->message = "";
+    r->gpu_name = "";
+    struct stored out;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &k, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
+    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.queued, 2);
+    CHECK_INT_EQ(q.waiting_gpu, 1);
+    CHECK_INT_EQ(q.judging, 1);
+    CHECK_INT_EQ(q.workers, 2);
+    CHECK_INT_EQ(q.gpu_workers, 1);
+    CHECK_INT_EQ(q.n_gpus, 1);
+    CHECK_STR_EQ(q.gpus[0], "NVIDIA H200");
+    /* Disabled workers and workers silent for longer than a lease do not count. */
+    CHECK_INT_EQ(db_exec(c, "UPDATE workers SET disabled = 1 WHERE name = 'w'", &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.workers, 1);
+    CHECK_INT_EQ(q.gpu_workers, 0);
+    CHECK_INT_EQ(q.n_gpus, 0);
+    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL) + 7200, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.workers, 0);
+    job_release(&j);
+    job_release(&k);
+    free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+TEST(auth_helpers)
+{
+    CHECK(sodium_init() >= 0);
+    CHECK(auth_username_ok("alice"));
+    CHECK(auth_username_ok("a.b-c_9"));
+    CHECK(!auth_username_ok("ab"));
+    CHECK(!auth_username_ok("Alice"));
+    CHECK(!auth_username_ok("_alice"));
+    CHECK(!auth_username_ok("al ice"));
+    const char *why = NULL;
+    CHECK(!auth_password_ok("short", &why));
+    CHECK(auth_password_ok("long enough", &why));
+    char t1[AUTH_TOKEN_CHARS], t2[AUTH_TOKEN_CHARS], h1[65], h2[65];
+    auth_new_token("bww_", t1);
+    auth_new_token("bww_", t2);
+    CHECK(strncmp(t1, "bww_", 4) == 0 && strlen(t1) == 47);
+    CHECK(strcmp(t1, t2) != 0);
+    auth_token_hash(t1, h1);
+    auth_token_hash(t1, h2);
+    CHECK_STR_EQ(h1, h2);
+    CHECK(bundle_hash_ok(h1));
+    struct server_config cfg;
+    config_init(&cfg);
+    cfg.pwhash_ops = 1;
+    cfg.pwhash_mem_kib = 8192;
+    char *hash = NULL, *cause = NULL;
+    CHECK_INT_EQ(auth_hash_password(&cfg, "correct horse", &hash, &cause), BW_OK);
+    CHECK(strncmp(hash, "$argon2id$", 10) == 0);
+    CHECK(auth_check_password(hash, "correct horse"));
+    CHECK(!auth_check_password(hash, "wrong horse"));
+    CHECK(!auth_check_password(NULL, "anything"));
+    free(hash);
+    config_release(&cfg);
+}
+
+TEST(static_paths_and_types)
+{
+    CHECK(files_path_ok(""));
+    CHECK(files_path_ok("index.html"));
+    CHECK(files_path_ok("assets/app.3f2a.js"));
+    CHECK(files_path_ok("docs/"));
+    CHECK(!files_path_ok("../etc/passwd"));
+    CHECK(!files_path_ok("a/../../b"));
+    CHECK(!files_path_ok(".git/config"));
+    CHECK(!files_path_ok("a//b"));
+    CHECK(!files_path_ok("a\\b"));
+    CHECK_STR_EQ(files_content_type("x/app.js"), "text/javascript; charset=utf-8");
+    CHECK_STR_EQ(files_content_type("index.html"), "text/html; charset=utf-8");
+    CHECK_STR_EQ(files_content_type("a.b/noext"), "application/octet-stream");
+}
+
+TEST(markdown_keeps_math_and_drops_html)
+{
+    const char *md = "# T\n\nSum $a_i * b_i$ and\n\n$$x^2$$\n\n<script>alert(1)</script>\n";
+    char *html = problems_markdown_html(md, strlen(md));
+    CHECK_CONTAINS(html, "<h1>T</h1>");
+    CHECK_CONTAINS(html, "<x-equation>a_i * b_i</x-equation>");
+    CHECK_CONTAINS(html, "<x-equation type=\"display\">x^2</x-equation>");
+    CHECK(html && !strstr(html, "<script>"));
+    free(html);
+}
+
+TEST(problem_set_loads_and_reports_failures)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *probs = path_join(dir, "problems");
+    char *dbp = path_join(dir, "p.db");
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p '%s/broken' && cp -r tests/fixtures/problems/vector-add '%s/' && "
+             "echo '{' > '%s/broken/problem.json'",
+             probs, probs, probs);
+    CHECK(system(cmd) == 0);
+    struct db *db = NULL;
+    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    struct problem_set *set = NULL;
+    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    if (set) {
+        CHECK_INT_EQ(set->n, 1);
+        CHECK_INT_EQ(set->n_failed, 1);
+        CHECK_CONTAINS(set->failed[0].dir, "broken");
+        const struct problem_entry *e = problems_find(set, "vector-add");
+        CHECK(e != NULL);
+        CHECK_CONTAINS(set->list_json, "\"vector-add\"");
+        CHECK_CONTAINS(e ? e->detail_json : NULL, "\"c_type\":\"const float*\"");
+        struct db_conn *c = db_acquire(db);
+        int64_t n = 0;
+        CHECK_INT_EQ(db_get_i64(c, &n, &cause, "SELECT COUNT(*) FROM bundles WHERE hash = ?", "t",
+                                e ? e->hash : ""),
+                     BW_OK);
+        CHECK_INT_EQ(n, 1);
+        db_release(db, c);
+        problems_set_unref_unlocked(set);
+    }
+    CHECK_INT_EQ(problems_load("/nonexistent/problems", db, &set, &cause), BW_ERR_IO);
+    db_close(db);
+    free(cause);
+    free(probs);
+    free(dbp);
+    rm_rf(dir);
+    free(dir);
+}

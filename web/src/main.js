@@ -1,0 +1,257 @@
+// main.js - the app's shell: header (who, role, quotas, theme), banners
+// (server unreachable, no worker, no GPU worker), and a hash router that
+// mounts one page at a time into <main>.
+//
+// Pages are modules with `render(ctx)` returning {el, title, destroy?, update?}.
+// The path and the sign-in pages are in the first load; the others (editor,
+// KaTeX, admin) are loaded when first visited.
+import "./styles.css";
+import { connection } from "./api.js";
+import { h, replace } from "./dom.js";
+import { duration } from "./format.js";
+import * as authPage from "./pages/auth.js";
+import * as pathPage from "./pages/path.js";
+import { session } from "./session.js";
+import { currentTheme, toggleTheme } from "./theme.js";
+
+const ROUTES = [
+  { re: /^\/$/, page: () => pathPage, nav: "path" },
+  { re: /^\/signin$/, page: () => authPage, mode: "signin" },
+  { re: /^\/signup$/, page: () => authPage, mode: "signup" },
+  { re: /^\/p\/([a-z0-9-]+)(?:\/(statement|history|leaderboard))?$/, page: () => import("./pages/problem.js"), nav: "path", keys: ["id", "tab"] },
+  { re: /^\/s\/([0-9]+)$/, page: () => import("./pages/submission.js"), keys: ["id"], auth: true },
+  { re: /^\/history$/, page: () => import("./pages/history.js"), nav: "history", auth: true },
+  { re: /^\/teach$/, page: () => import("./pages/teach.js"), nav: "teach", auth: true, role: "instructor" },
+  { re: /^\/admin$/, page: () => import("./pages/admin.js"), nav: "admin", auth: true, role: "admin" },
+];
+
+const app = document.getElementById("app");
+const header = h("header", { class: "top" });
+const banners = h("div", { class: "banners", role: "status", "aria-live": "polite" });
+const main = h("main", { id: "main", tabindex: "-1" });
+replace(app, header, banners, main, h("footer", null, "Blockwise: GPU kernels, judged on real hardware"));
+
+let current = null; /* {route, key, page} */
+let rendering = 0;
+
+export function navigate(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function parse() {
+  const raw = location.hash.replace(/^#/, "") || "/";
+  const [path, q] = raw.split("?");
+  return { path: path || "/", query: new URLSearchParams(q || "") };
+}
+
+async function route() {
+  const { path, query } = parse();
+  const r = ROUTES.find((x) => x.re.test(path));
+  const token = ++rendering;
+  if (!r) return mount(null, notFound("There is no page at " + path + "."));
+  const m = r.re.exec(path);
+  const params = {};
+  (r.keys || []).forEach((k, i) => (params[k] = m[i + 1]));
+  if (r.auth && !session.me) {
+    location.replace("#/signin?next=" + encodeURIComponent(path));
+    return;
+  }
+  setNav(r.nav);
+  if (r.role && !session.atLeast(r.role)) return mount(null, notFound(`This page is for ${r.role}s.`));
+  const ctx = { path, params, query, mode: r.mode, session, navigate };
+  /* Same page module and same key (a problem's tabs): let it update in place. */
+  const key = r.re.source + "|" + (params.id || "") + "|" + (r.mode || "");
+  if (current && current.key === key && current.page.update && current.page.update(ctx)) return;
+  unmount();
+  replace(main, h("p", { class: "loading" }, "Loading…"));
+  let page;
+  try {
+    const mod = await r.page();
+    page = await mod.render(ctx);
+  } catch (e) {
+    page = { el: problemBox(e), title: "Error" };
+  }
+  if (token !== rendering) {
+    if (page.destroy) page.destroy();
+    return;
+  }
+  mount(key, page);
+}
+
+function unmount() {
+  if (current && current.page.destroy) current.page.destroy();
+  current = null;
+}
+
+function mount(key, page) {
+  unmount();
+  current = { key, page };
+  replace(main, page.el);
+  main.className = page.wide ? "wide" : "";
+  document.title = (page.title ? page.title + " · " : "") + "Blockwise";
+  if (!main.contains(document.activeElement)) main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+  if (page.mounted) page.mounted();
+}
+
+function notFound(text) {
+  return { el: h("div", { class: "card" }, h("h1", null, "Not here"), h("p", null, text), h("a", { href: "#/" }, "Back to the path")), title: "Not found" };
+}
+
+function problemBox(e) {
+  const offline = e && e.code === "network";
+  return h(
+    "div",
+    { class: "card" },
+    h("h1", null, offline ? "The server is not answering" : "Something went wrong"),
+    h("p", { class: "error" }, (e && e.message) || String(e)),
+    h("button", { onclick: () => route() }, "Try again"),
+  );
+}
+
+/* ---- the header ----------------------------------------------------------- */
+let navCurrent = null;
+function setNav(name) {
+  navCurrent = name || null;
+  renderHeader();
+}
+
+function quotaChip(label, w, title) {
+  const cls = w.remaining === 0 ? "none" : w.remaining <= Math.max(1, Math.floor(w.limit / 5)) ? "low" : "";
+  return h("span", { class: cls, title, dataset: { quota: label.toLowerCase() } }, `${label} ${w.remaining}/${w.limit}`);
+}
+
+function renderHeader() {
+  const me = session.me;
+  const link = (href, name, text) => h("a", { href, "aria-current": navCurrent === name ? "page" : null }, text);
+  const nav = h(
+    "nav",
+    { class: "nav", "aria-label": "Main" },
+    link("#/", "path", "Path"),
+    me ? link("#/history", "history", "My submissions") : null,
+    session.atLeast("instructor") ? link("#/teach", "teach", "Teach") : null,
+    session.atLeast("admin") ? link("#/admin", "admin", "Admin") : null,
+  );
+  const theme = currentTheme();
+  const themeBtn = h(
+    "button",
+    {
+      class: "theme",
+      "aria-label": theme === "dark" ? "Switch to the light theme" : "Switch to the dark theme",
+      title: "Light or dark theme",
+      onclick: () => {
+        toggleTheme();
+        renderHeader();
+      },
+    },
+    theme === "dark" ? "☀ Light" : "☾ Dark",
+  );
+  let who;
+  if (me) {
+    const q = me.quota;
+    const win = (w, what) =>
+      `${what}: ${w.used} of ${w.limit} used in the last ${duration(w.window_seconds)}` +
+      (w.used && w.resets_in_seconds ? `; one more in ${duration(w.resets_in_seconds)}` : "");
+    who = h(
+      "div",
+      { class: "who" },
+      h(
+        "div",
+        { class: "quota", "aria-label": "Remaining quotas" },
+        quotaChip("Run", q.run, win(q.run, "Runs")),
+        quotaChip("Submit", q.submit, win(q.submit, "Submits")),
+        h(
+          "span",
+          { title: `Submissions waiting or being judged: ${q.in_flight.used} of at most ${q.in_flight.limit}`, dataset: { quota: "in-flight" } },
+          `In flight ${q.in_flight.used}/${q.in_flight.limit}`,
+        ),
+      ),
+      h("span", { class: "user" }, h("strong", { "data-user": me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),
+      themeBtn,
+      h(
+        "button",
+        {
+          onclick: async () => {
+            try {
+              await session.signout();
+            } catch (e) {
+              /* signed out locally anyway */
+            }
+            navigate("#/signin");
+          },
+        },
+        "Sign out",
+      ),
+    );
+  } else {
+    who = h("div", { class: "who" }, themeBtn, h("a", { class: "button", href: "#/signin" }, "Sign in"), h("a", { class: "button primary", href: "#/signup" }, "Sign up"));
+  }
+  replace(header, h("a", { class: "brand", href: "#/" }, h("img", { src: "/favicon.svg", alt: "" }), "Blockwise"), nav, who);
+  renderBanners();
+}
+
+function renderBanners() {
+  const out = [];
+  if (connection.state === "down")
+    out.push(
+      h(
+        "div",
+        { class: "banner bad", "data-banner": "offline" },
+        "The Blockwise server is not answering. Your code is kept in this browser; the page reconnects by itself when the server is back.",
+      ),
+    );
+  const st = session.status;
+  if (session.me && st && connection.state === "up") {
+    if (st.workers.alive === 0)
+      out.push(
+        h(
+          "div",
+          { class: "banner warn", "data-banner": "no-worker" },
+          "No judge worker is connected. Runs and submits are kept in the queue" +
+            (st.queue.queued ? ` (${st.queue.queued} waiting)` : "") +
+            " and judged when a worker connects.",
+        ),
+      );
+    else if (st.workers.gpu === 0)
+      out.push(
+        h(
+          "div",
+          { class: "banner warn", "data-banner": "no-gpu" },
+          "No GPU worker is connected: submissions are compiled now (compile errors come back at once), then wait in the queue for a GPU" +
+            (st.queue.waiting_for_gpu ? ` (${st.queue.waiting_for_gpu} waiting)` : "") +
+            ".",
+        ),
+      );
+  }
+  replace(banners, out);
+}
+
+session.on(() => renderHeader());
+connection.on(async (state) => {
+  renderBanners();
+  if (state !== "up") return;
+  await session.load().catch(() => {});
+  /* Pages that hold work (the editor, a live result) reconnect by
+   * themselves; the others are simply drawn again. */
+  if (current && !current.page.keep) route();
+});
+window.addEventListener("hashchange", route);
+/* The skip link: the hash is the router's, so focus <main> by hand. */
+const skip = document.querySelector(".skip");
+if (skip)
+  skip.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    main.focus();
+  });
+
+(async () => {
+  renderHeader();
+  try {
+    await session.load();
+  } catch (e) {
+    /* the banner says the server is down; pages show their own errors */
+  }
+  session.startPolling();
+  route();
+})();

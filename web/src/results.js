@@ -1,0 +1,590 @@
+// results.js - one submission's results, live and final: the stages (queued,
+// compiling, tests, timing), every event as it arrives, then the verdict with
+// what it means: compile errors (also put in the editor), the failing test
+// with its sizes and mismatch table or runtime error, per-kernel resources,
+// timings as a table and a chart against the worker GPU's measured limits.
+import { get, watchSubmission } from "./api.js";
+import { solChart } from "./chart.js";
+import { h, replace, table } from "./dom.js";
+import { failureText, severity, VERDICT_HELP } from "./explain.js";
+import * as f from "./format.js";
+import { session } from "./session.js";
+
+const BAD = new Set(["WA", "CE", "RE", "TLE", "MV", "IM"]);
+
+/*
+ * new ResultView({problem, editor, onDone})
+ *   problem: GET /api/problems/{id} (benchmark sizes, peak kind); may be null
+ *   editor:  {showDiagnostics, clearDiagnostics, goTo} or null
+ *   onDone(submission): called with the full submission once judged
+ * .el is the view; .follow(summary) watches a submission until done,
+ * .showFinal(full) shows a judged one; .destroy() stops watching.
+ */
+export class ResultView {
+  constructor(opts) {
+    this.problem = opts.problem || null;
+    this.editor = opts.editor || null;
+    this.onDone = opts.onDone || null;
+    this.standalone = !!opts.standalone; /* on the submission's own page: no link to it */
+    this.stop = null;
+    this.el = h("section", { class: "results", "aria-label": "Results" });
+  }
+
+  destroy() {
+    if (this.stop) this.stop();
+    this.stop = null;
+  }
+
+  /* Starts following submission `sub` ({id, mode, state, position}). */
+  follow(sub) {
+    this.destroy();
+    this.final = false;
+    this.sub = sub;
+    this.tests = [];
+    this.benches = [];
+    this.kernels = null;
+    this.nTests = this.problem ? this.problem.tests : 0;
+    this.nEvents = 0;
+    this.stage = "queued";
+    this.failedStage = null;
+    this.waitingGpu = false;
+    this.build();
+    if (sub.waiting_for_gpu) {
+      /* compiled earlier by a compile-only worker (GET /api/submissions/{id} says so) */
+      this.waitingGpu = true;
+      this.setStage("gpu");
+      this.say(this.gpuWaitShort(sub.position));
+      this.renderWaiting();
+    } else {
+      this.setStage("queued");
+      this.say(sub.position ? `Queued: position ${sub.position}.` : "Queued.");
+    }
+    this.stop = watchSubmission(sub.id, (name, data) => this.handle(name, data));
+  }
+
+  build() {
+    const sub = this.sub;
+    this.stagesEl = h("ol", { class: "stages", "aria-label": "Stages" });
+    this.statusEl = h("p", { class: "status", "aria-live": "polite", "data-status": "" });
+    this.testbarEl = h("div", { class: "testbar", "aria-hidden": "true" });
+    this.verdictEl = h("div");
+    this.bodyEl = h("div");
+    this.eventsEl = h("ol", { class: "events", "aria-label": "Events" });
+    this.eventsCount = h("span", null, "0");
+    this.eventsBox = h("details", { class: "events-box", open: true, hidden: true }, h("summary", null, "Events (", this.eventsCount, ")"), this.eventsEl);
+    replace(
+      this.el,
+      h(
+        "div",
+        { class: "row" },
+        h("h2", { style: "margin: 0" }, `${sub.mode === "submit" ? "Submit" : "Run"} #${sub.id}`),
+        h("span", { class: "spacer" }),
+        this.standalone ? null : h("a", { href: `#/s/${sub.id}`, class: "small" }, "Open this submission"),
+      ),
+      this.stagesEl,
+      this.statusEl,
+      this.testbarEl,
+      this.verdictEl,
+      this.bodyEl,
+      this.eventsBox,
+    );
+    this.renderTestbar();
+  }
+
+  stageList() {
+    const s = [
+      ["queued", "Queued"],
+      ["compiling", "Compiling"],
+    ];
+    if (this.waitingGpu) s.push(["gpu", "Waiting for a GPU"]);
+    s.push(["tests", "Tests"]);
+    if (this.sub.mode === "submit") s.push(["timing", "Timing"]);
+    s.push(["done", "Done"]);
+    return s;
+  }
+
+  setStage(stage, failed) {
+    this.stage = stage;
+    if (failed) this.failedStage = stage;
+    const order = this.stageList().map((x) => x[0]);
+    const at = order.indexOf(stage);
+    const failedAt = this.failedStage ? order.indexOf(this.failedStage) : -1;
+    replace(
+      this.stagesEl,
+      this.stageList().map(([k, label], i) => {
+        let cls = "";
+        if (this.failedStage === k) cls = "failed";
+        else if (k === "done" && stage === "done") cls = "done";
+        else if (failedAt >= 0 && i > failedAt) cls = ""; /* never reached */
+        else if (i < at) cls = "done";
+        else if (i === at) cls = "active";
+        return h("li", { class: cls, "aria-current": i === at ? "step" : null, dataset: { stage: k } }, label);
+      }),
+    );
+  }
+
+  say(text) {
+    this.statusEl.textContent = text;
+  }
+
+  logEvent(name, data) {
+    this.nEvents++;
+    this.eventsBox.hidden = false;
+    this.eventsCount.textContent = String(this.nEvents);
+    const t = new Date();
+    const stamp = t.toTimeString().slice(0, 8);
+    const li = h("li", { class: "new", dataset: { event: name } }, `${stamp} ${name} ${brief(name, data)}`);
+    this.eventsEl.appendChild(li);
+    this.eventsEl.scrollTop = this.eventsEl.scrollHeight;
+  }
+
+  handle(name, data) {
+    if (name === "connection") {
+      if (data.state === "lost") this.say("The connection to the server was lost; reconnecting…");
+      else if (data.state === "closed") this.say("The event stream was closed by the server; reload the page to see the result.");
+      return;
+    }
+    this.logEvent(name, data);
+    switch (name) {
+      case "state":
+        if (data.state === "queued") {
+          this.setStage("queued");
+          this.say(data.position ? `Queued: position ${data.position}.` : "Queued.");
+        } else if (data.state === "judging") {
+          this.setStage("compiling");
+          this.say("Being judged…");
+        }
+        break;
+      case "queued":
+        this.setStage(this.waitingGpu ? "gpu" : "queued");
+        this.say(this.waitingGpu ? this.gpuWaitShort(data.position) : data.position ? `Queued: position ${data.position}.` : "Queued.");
+        break;
+      case "judging":
+        /* After a compile-only worker, a GPU worker compiles again: the
+         * page stays at "Waiting for a GPU" until the tests start. */
+        this.setStage(this.waitingGpu ? "gpu" : "compiling");
+        this.say(`Taken by worker ${data.worker}${data.attempt > 1 ? ` (attempt ${data.attempt})` : ""}.`);
+        break;
+      case "compiling":
+        this.setStage(this.waitingGpu ? "gpu" : "compiling");
+        this.say("Compiling…");
+        break;
+      case "compiled":
+        if (data.kernels) this.kernels = data.kernels;
+        if (data.ok) {
+          this.setStage(this.waitingGpu ? "gpu" : "tests");
+          this.say(`Compiled in ${f.ms(data.ms)}.`);
+          this.renderLive();
+        } else {
+          this.setStage("compiling", true);
+          this.say("The source does not compile.");
+        }
+        break;
+      case "test": {
+        if (this.stage === "gpu") replace(this.verdictEl);
+        this.setStage("tests");
+        if (data.of) this.nTests = data.of;
+        this.tests[data.index] = data;
+        const ok = data.verdict === "AC";
+        if (!ok) this.setStage("tests", true);
+        this.say(`Test ${data.index + 1} of ${data.of}: ${data.name} — ${f.verdictName(data.verdict)}.`);
+        this.renderTestbar();
+        break;
+      }
+      case "bench":
+        this.setStage("timing");
+        this.benches[data.index] = data;
+        this.say(`Timed shape ${data.index + 1} of ${data.of}: ${data.name} in ${f.ms(data.median_ms)} (${f.pct(data.sol_pct)} of the speed of light).`);
+        this.renderLive();
+        break;
+      case "waiting_for_gpu":
+        this.waitingGpu = true;
+        this.setStage("gpu");
+        this.say(this.gpuWaitShort());
+        this.renderWaiting();
+        break;
+      case "requeued":
+        this.setStage(this.waitingGpu ? "gpu" : "queued");
+        this.say("The worker stopped before finishing; your submission is back in the queue and will be judged again.");
+        break;
+      case "done":
+        this.setStage("done", BAD.has(data.verdict) ? this.failedStageFor(data.verdict) : null);
+        this.say(`${f.verdictName(data.verdict)}${data.message ? ": " + data.message : ""}`);
+        this.finish(data);
+        break;
+      default:
+        break;
+    }
+  }
+
+  failedStageFor(v) {
+    if (v === "CE") return this.failedStage || "compiling";
+    return this.failedStage || "tests";
+  }
+
+  gpuWaitShort(position) {
+    return "Compiled; waiting for a GPU worker" + (position ? ` (position ${position} in the queue).` : ".");
+  }
+
+  gpuWaitText(position) {
+    const st = session.status;
+    const none = st && st.workers && st.workers.gpu === 0;
+    return (
+      "It compiles. Now waiting for a GPU worker to run the tests" +
+      (position ? ` (position ${position} in the queue)` : "") +
+      (none ? ": no GPU worker is connected at the moment, so it waits until one connects." : ".")
+    );
+  }
+
+  renderWaiting() {
+    replace(
+      this.verdictEl,
+      h(
+        "div",
+        { class: "verdict-card wait", "data-waiting": "gpu" },
+        h("div", { class: "big" }, "Compiled — waiting for a GPU"),
+        h("p", null, this.gpuWaitText()),
+        h("p", { class: "muted small" }, "You can leave this page: the result is kept with the submission (My submissions)."),
+      ),
+    );
+    this.renderLive();
+  }
+
+  renderTestbar() {
+    const n = this.nTests || 0;
+    this.testbarEl.hidden = this.final && !this.tests.some((t) => t && t.verdict && t.verdict !== "NJ");
+    const cells = [];
+    for (let i = 0; i < n; i++) {
+      const t = this.tests[i];
+      const cls = !t || t.verdict === "NJ" || !t.verdict ? "" : t.verdict === "AC" ? "AC" : "bad";
+      cells.push(h("span", { class: cls, title: t ? `${t.name}: ${t.verdict === "NJ" ? "not run" : f.verdictName(t.verdict)}` : `test ${i + 1}` }));
+    }
+    replace(this.testbarEl, cells);
+  }
+
+  /* What is known before the final result: kernels and timed shapes. */
+  renderLive() {
+    replace(
+      this.bodyEl,
+      this.kernels && this.kernels.length ? kernelsSection(this.kernels) : null,
+      this.benches.length ? benchSection(this.benches.filter(Boolean), this.problem, null, true) : null,
+    );
+  }
+
+  async finish(summary) {
+    let full;
+    try {
+      full = await get(`/submissions/${this.sub.id}`);
+    } catch (e) {
+      replace(this.verdictEl, verdictCard(summary, null, this.sub.mode));
+      return;
+    }
+    this.showFinal(full, true);
+    session.load().catch(() => {});
+    session.refreshStatus();
+    if (this.onDone) this.onDone(full);
+  }
+
+  /* A judged (or still queued) submission, from GET /api/submissions/{id}. */
+  showFinal(full, live, opts = {}) {
+    this.final = true;
+    if (!live) {
+      this.sub = full;
+      this.tests = [];
+      this.benches = [];
+      this.nTests = full.result ? full.result.tests.length : 0;
+      this.nEvents = 0;
+      this.failedStage = null;
+      this.build();
+    }
+    const r = full.result;
+    if (r) {
+      this.nTests = r.tests.length;
+      r.tests.forEach((t, i) => (this.tests[i] = t));
+      this.renderTestbar();
+      const v = full.verdict;
+      if (v === "CE") this.failedStage = "compiling";
+      else if (BAD.has(v)) this.failedStage = "tests";
+    }
+    this.setStage(full.state === "done" ? "done" : this.stage);
+    this.say(full.state === "done" ? `${f.verdictName(full.verdict)}${full.message ? ": " + full.message : ""}` : this.statusEl.textContent);
+    replace(this.verdictEl, verdictCard(full, r, full.mode));
+    if (!r) return;
+    const parts = [];
+    if (r.diagnostics && r.diagnostics.length) parts.push(diagnosticsSection(r.diagnostics, this.editor));
+    /* Into the editor unless it holds other code now (a result shown again later). */
+    if (this.editor && opts.diagnostics !== false) {
+      if (r.diagnostics && r.diagnostics.length) this.editor.showDiagnostics(r.diagnostics);
+      else this.editor.clearDiagnostics();
+    }
+    const failed = r.tests.findIndex((t) => t.verdict !== "AC" && t.verdict !== "NJ" && t.verdict !== "");
+    if (failed >= 0) parts.push(failureSection(r.tests[failed], failed, r.tests.length));
+    if (r.kernels && r.kernels.length) parts.push(kernelsSection(r.kernels));
+    if (r.benches && r.benches.length) parts.push(benchSection(r.benches, this.problem, r.gpu, false));
+    else if (r.gpu && r.executed) parts.push(gpuLine(r.gpu, this.problem, false));
+    if (r.tests.some((t) => t.verdict && t.verdict !== "NJ")) parts.push(testsSection(r.tests));
+    if (r.compile_log && r.compile_log.trim())
+      parts.push(h("details", null, h("summary", null, "Compiler output"), h("pre", { class: "log" }, r.compile_log)));
+    if (r.timing) parts.push(timingLine(r.timing));
+    replace(this.bodyEl, parts);
+  }
+}
+
+/* Text with `code` spans (the judge's hints use them). */
+export function rich(text) {
+  return String(text)
+    .split(/(`[^`]+`)/)
+    .map((part) => (part.length > 2 && part.startsWith("`") && part.endsWith("`") ? h("code", null, part.slice(1, -1)) : part));
+}
+
+/* One line per event for the log. */
+export function brief(name, d) {
+  switch (name) {
+    case "state":
+      return d.state + (d.position ? ` #${d.position}` : "");
+    case "queued":
+      return d.position ? `position ${d.position}` : "";
+    case "judging":
+      return `${d.worker || ""}${d.attempt ? " attempt " + d.attempt : ""}`;
+    case "compiled":
+      return `${d.ok ? "ok" : "failed"} ${f.ms(d.ms)}`;
+    case "test":
+      return `${d.index + 1}/${d.of} ${d.name} ${d.verdict}${d.ms !== undefined ? " " + f.ms(d.ms) : ""}`;
+    case "bench":
+      return `${d.index + 1}/${d.of} ${d.name} ${f.ms(d.median_ms)} ${f.pct(d.sol_pct)}`;
+    case "waiting_for_gpu":
+      return d.message || "";
+    case "done":
+      return `${d.verdict}${d.message ? " " + d.message : ""}`;
+    default:
+      return "";
+  }
+}
+
+function verdictCard(sub, r, mode) {
+  const v = sub.verdict;
+  if (!v) return null;
+  const cls = v === "AC" ? "AC" : v === "JE" ? "JE" : "bad";
+  const rows = [];
+  if (v === "AC" && mode === "submit" && sub.score)
+    rows.push(h("p", null, "Speed of light: ", h("strong", { "data-score": "" }, f.pct(sub.score)), ` (geometric mean over the benchmark shapes), time ${f.ms(sub.time_ms)}.`));
+  if (v === "AC" && mode === "run") rows.push(h("p", { class: "muted" }, "Run checks correctness only. Submit to be timed and scored."));
+  return h(
+    "div",
+    { class: `verdict-card ${cls}`, "data-verdict": v },
+    h("div", { class: "big" }, h("span", { class: `verdict ${v}` }, v), " ", f.verdictName(v)),
+    sub.message ? h("p", null, sub.message) : null,
+    h("p", { class: "muted small" }, VERDICT_HELP[v] || ""),
+    rows,
+  );
+}
+
+function diagnosticsSection(diags, editor) {
+  return h(
+    "section",
+    { "aria-label": "Compile errors" },
+    h("h3", null, "Errors and warnings"),
+    h(
+      "ul",
+      { class: "diags" },
+      diags.map((d) => {
+        const sev = severity(d.message);
+        const where = d.line > 0 ? `${d.line}:${d.column}` : "file";
+        return h(
+          "li",
+          { class: `sev-${sev}`, dataset: { line: String(d.line), column: String(d.column) } },
+          editor && d.line > 0
+            ? h("button", { onclick: () => editor.goTo(d.line, d.column), title: `Go to line ${d.line}, column ${d.column}` }, where)
+            : h("span", { class: "mono small" }, where),
+          " ",
+          h("span", { class: `sev-${sev}` }, d.message),
+        );
+      }),
+    ),
+  );
+}
+
+function failureSection(t, i, n) {
+  const sz = f.testSizes(t.name);
+  const parts = [
+    h("h3", null, `Failed test: ${t.name}`),
+    h("p", { class: "muted small" }, `Test ${i + 1} of ${n}. `, t.message || ""),
+  ];
+  if (sz.sizes.length)
+    parts.push(table(["Size", { text: "Value", num: true }], sz.sizes.map((s) => [h("code", null, s.name), f.int(Number(s.value))]), { class: "compact sizes", caption: "Sizes of the failing test" }));
+  const d = t.detail || {};
+  if (d.kind === "mismatch") {
+    for (const o of d.outputs || []) if (o.mismatches > 0) parts.push(mismatchTable(o));
+  } else {
+    const x = failureText(t);
+    parts.push(h("p", null, h("strong", null, x.title)), x.text ? h("p", null, x.text) : null, x.hint ? h("p", { class: "notice", "data-hint": "" }, "What it most likely means: ", rich(x.hint)) : null);
+  }
+  return h("section", { class: "failure", "aria-label": "The failing test" }, parts);
+}
+
+function tolText(tol) {
+  if (!tol) return "";
+  if (tol.exact) return "exact (bit for bit)";
+  const p = [];
+  if (tol.atol) p.push(`atol ${f.value(tol.atol)}`);
+  if (tol.rtol) p.push(`rtol ${f.value(tol.rtol)}`);
+  if (tol.acc) p.push(`acc ${f.value(tol.acc)}`);
+  return p.join(", ");
+}
+
+export function mismatchTable(o) {
+  const exact = o.tolerance && o.tolerance.exact;
+  const rows = (o.first || []).map((m) => [
+    h("code", null, f.index(m.index, m.flat)),
+    h("span", { title: m.rounded !== undefined ? `reference in fp64: ${f.value(m.expected)}` : null }, f.value(m.rounded !== undefined ? m.rounded : m.expected)),
+    f.value(m.got),
+    f.value(m.abs_err),
+    f.value(m.rel_err),
+    m.reason || "",
+  ]);
+  return h(
+    "div",
+    { class: "mismatch", "data-output": o.name },
+    h(
+      "p",
+      null,
+      h("strong", null, `Output ${o.name}`),
+      ` (${o.dtype}): ${f.int(o.mismatches)} of ${f.int(o.count)} elements differ`,
+      o.checked !== o.count ? ` (${f.int(o.checked)} checked)` : "",
+      `. Tolerance: ${tolText(o.tolerance)}.`,
+      o.max_abs_at ? ` Largest error ${f.value(o.max_abs_err)} at ${f.index(o.max_abs_at.index, o.max_abs_at.flat)}.` : "",
+    ),
+    table(
+      ["Index", { text: exact ? "Expected" : "Expected", num: true }, { text: "Got", num: true }, { text: "Abs. error", num: true }, { text: "Rel. error", num: true }, "Why"],
+      rows,
+      { class: "compact", caption: `First mismatches of ${o.name}` },
+    ),
+    (o.first || []).length < o.mismatches ? h("p", { class: "muted small" }, `The first ${(o.first || []).length} are shown.`) : null,
+  );
+}
+
+function kernelsSection(kernels) {
+  const rows = kernels.map((k) => {
+    const spills = (k.spill_store_bytes || 0) + (k.spill_load_bytes || 0);
+    return {
+      attrs: spills ? { class: "warnrow", title: "registers spilled to local memory: slower loads and stores" } : { dataset: { kernel: k.name } },
+      cells: [
+        h("code", null, k.name),
+        f.int(k.registers),
+        f.bytes(k.smem_bytes),
+        f.bytes(k.stack_bytes),
+        spills ? `${f.bytes(k.spill_store_bytes)} / ${f.bytes(k.spill_load_bytes)}` : "none",
+        f.int(k.barriers),
+      ],
+    };
+  });
+  return h(
+    "section",
+    { class: "kernels", "aria-label": "Kernel resources" },
+    h("h3", null, "Resources per kernel"),
+    table(
+      ["Kernel", { text: "Registers", num: true }, { text: "Shared mem.", num: true }, { text: "Stack", num: true }, { text: "Spills", num: true }, { text: "Barriers", num: true }],
+      rows,
+      { class: "compact", caption: "Registers, shared memory and spills of each kernel" },
+    ),
+    h("p", { class: "muted small" }, "Registers per thread, static shared memory per block, stack per thread; spills are bytes stored / loaded to local memory per thread (none is best)."),
+  );
+}
+
+/* The peak the problem is scored against, from the GPU's figures. */
+function peakOf(problem, gpu) {
+  if (!problem || !gpu) return null;
+  switch (problem.peak) {
+    case "fp32":
+      return { name: "FP32", tflops: gpu.fp32_tflops };
+    case "fp16_tensor":
+      return { name: "FP16 tensor", tflops: gpu.fp16_tflops };
+    case "bf16_tensor":
+      return { name: "BF16 tensor", tflops: gpu.bf16_tflops };
+    default:
+      return null;
+  }
+}
+
+/* GB/s or TFLOP/s: the one nearer its limit (the bound that decides the speed of light). */
+function throughput(b, problem, gpu) {
+  const peak = peakOf(problem, gpu);
+  const memFrac = gpu && gpu.copy_gbps ? b.gbps / gpu.copy_gbps : 1;
+  const flopFrac = peak && peak.tflops ? b.tflops / peak.tflops : -1;
+  if (flopFrac > memFrac) return { text: f.tflops(b.tflops), bound: "compute" };
+  return { text: f.gbps(b.gbps), bound: "memory" };
+}
+
+function benchSection(benches, problem, gpu, live) {
+  const shapes = {};
+  for (const b of (problem && problem.benchmarks) || []) shapes[b.name] = b.sizes;
+  const sizeText = (name) =>
+    shapes[name]
+      ? Object.entries(shapes[name])
+          .map(([k, v]) => `${k}=${f.int(v)}`)
+          .join(", ")
+      : "";
+  const rows = benches.map((b) => [
+    h("span", null, b.name, sizeText(b.name) && sizeText(b.name) !== b.name ? h("span", { class: "sub" }, sizeText(b.name)) : null),
+    f.ms(b.median_ms),
+    b.p10_ms !== undefined ? h("span", { class: "nowrap", title: `${f.int(b.samples)} samples, stopped by ${b.stop || "?"}` }, `${f.ms(b.p10_ms)} – ${f.ms(b.p90_ms)}`) : "…",
+    f.gbps(b.gbps),
+    f.tflops(b.tflops),
+    h("strong", null, f.pct(b.sol_pct)),
+  ]);
+  const chart = solChart(
+    benches.map((b) => ({ label: b.name, pct: b.sol_pct, text: `${f.ms(b.median_ms)} · ${throughput(b, problem, gpu).text} · ${f.pct(b.sol_pct)}` })),
+    { limitLabel: "100% = speed of light" },
+  );
+  return h(
+    "section",
+    { class: "benches", "aria-label": "Timings" },
+    h("h3", null, live ? "Timings so far" : "Timings"),
+    table(
+      ["Shape", { text: "Median", num: true }, { text: "p10 – p90", num: true }, { text: "Bandwidth", num: true }, { text: "Compute", num: true }, { text: h("abbr", { title: "speed of light: the measured limits' time over yours" }, "SoL"), num: true }],
+      rows,
+      { class: "compact", caption: "Time per benchmark shape" },
+    ),
+    h("figure", { class: "chart", style: "margin: 0.75rem 0" }, chart, h("figcaption", { class: "muted small" }, "Speed of light per shape: the time the GPU's measured limits allow for the compulsory work, divided by your time.")),
+    gpu ? gpuLine(gpu, problem, true) : null,
+  );
+}
+
+export function gpuLine(gpu, problem, timed) {
+  const peak = peakOf(problem, gpu);
+  const limits = [`copy ${f.gbps(gpu.copy_gbps)}`];
+  if (peak) limits.push(`${peak.name} ${f.tflops(peak.tflops)}`);
+  else if (gpu.fp32_tflops) limits.push(`FP32 ${f.tflops(gpu.fp32_tflops)}`);
+  return h(
+    "p",
+    { class: "gpu small", "data-gpu": gpu.name },
+    timed ? "Timed on " : "Run on ",
+    h("strong", null, gpu.name),
+    gpu.sm_count ? ` (${gpu.sm_count} SMs${gpu.driver ? ", driver " + gpu.driver : ""})` : "",
+    `. Limits measured on this GPU: ${limits.join(", ")}`,
+    gpu.calibrated ? "." : " (not calibrated: nominal figures).",
+  );
+}
+
+function testsSection(tests) {
+  const passed = tests.filter((t) => t.verdict === "AC").length;
+  const run = tests.filter((t) => t.verdict && t.verdict !== "NJ").length;
+  return h(
+    "details",
+    { class: "tests" },
+    h("summary", null, `Tests: ${passed} of ${tests.length} passed` + (run < tests.length ? ` (${tests.length - run} not run)` : "")),
+    table(
+      ["#", "Test", "Verdict", { text: "Time", num: true }],
+      tests.map((t, i) => [String(i + 1), t.name, h("span", { class: `verdict ${t.verdict}` }, t.verdict === "NJ" ? "not run" : t.verdict), t.verdict === "NJ" ? "" : f.ms(t.ms)]),
+      { class: "compact", caption: "Every test" },
+    ),
+  );
+}
+
+function timingLine(t) {
+  const p = [`compile ${f.ms(t.compile_ms)}`];
+  if (t.tests_ms) p.push(`tests ${f.ms(t.tests_ms)}`);
+  if (t.bench_ms) p.push(`timing ${f.ms(t.bench_ms)}`);
+  p.push(`total ${f.ms(t.total_ms)}`);
+  return h("p", { class: "muted small" }, "Judge time: " + p.join(", ") + ".");
+}

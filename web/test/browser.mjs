@@ -1,0 +1,678 @@
+// browser.mjs - the web app in headless Chromium against the real server and
+// a real judged worker (compile-only: no GPU here). Run by tests/cpu/browser.sh,
+// which prepares the configuration, the admin and the worker tokens and passes
+// them in the environment (BW_*). Prints "N passed, N failed, N skipped" last.
+//
+// The story: a learner signs up (by keyboard), opens a problem, runs a kernel
+// with a compile error while no worker is connected (it waits, and says so),
+// the worker connects and the events arrive, the error shows in the editor at
+// its line; the quota goes down; a correct kernel compiles and waits for a
+// GPU; a fake GPU worker (test/fake-worker.mjs) then judges a Submit (live
+// tests and timings, the chart), a Wrong Answer (mismatch table) and a Runtime
+// Error (explained). History and diff, leaderboard, the path's progress.
+// Another learner cannot reach the first one's code. The server goes away and
+// comes back. Admin and instructor pages. A narrow screen in the dark theme.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { FakeWorker, FAKE_GPU } from "./fake-worker.mjs";
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`${k} is not set (run tests/cpu/browser.sh)`);
+  return v;
+};
+const BASE = env("BW_BASE");
+/* How many problems the server serves: the tests count on every one being listed. */
+let PROBLEMS = 0;
+const TMP = env("BW_TMP");
+const ROOT = env("BW_ROOT");
+const ART = env("BW_ARTIFACTS");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let passed = 0,
+  failed = 0,
+  skipped = 0;
+const children = new Set();
+
+function track(child) {
+  children.add(child);
+  fs.appendFileSync(path.join(TMP, "pids"), child.pid + "\n");
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+function startServer() {
+  const log = fs.openSync(path.join(TMP, "server.log"), "a");
+  const child = track(spawn(env("BW_SERVER"), ["-c", env("BW_CONF")], { cwd: ROOT, stdio: ["ignore", log, log] }));
+  return waitHealthy().then(() => child);
+}
+async function waitHealthy() {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(BASE + "/api/health");
+      if (r.ok) return;
+    } catch (e) {
+      /* not yet */
+    }
+    await sleep(50);
+  }
+  throw new Error("the server did not start");
+}
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (!child || child.exitCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+}
+function startWorker() {
+  const log = fs.openSync(path.join(TMP, "judged.log"), "a");
+  return track(
+    spawn(
+      env("BW_JUDGED"),
+      ["--server", BASE, "--token-file", env("BW_WORKER_TOKEN"), "--gpu", "0", "--cache", process.env.BW_JUDGED_CACHE || path.join(TMP, "judged-cache"), "--log-level", "info"],
+      { cwd: ROOT, stdio: ["ignore", log, log], env: { ...process.env, HOME: TMP } },
+    ),
+  );
+}
+
+async function test(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}\n     ${String((e && e.stack) || e).split("\n").slice(0, 6).join("\n     ")}`);
+  }
+}
+function check(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+/* ---- page helpers ---- */
+/* A whole-page screenshot (from the top, so sticky parts sit where they
+ * belong), or with `at`, the viewport with that element scrolled into view. */
+async function shot(page, name, at) {
+  if (at) {
+    await page.locator(at).first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page.evaluate(() => window.scrollBy(0, -70));
+    await page.screenshot({ path: path.join(ART, `${name}.png`) });
+    return;
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(ART, `${name}.png`), fullPage: true });
+}
+async function text(page, sel) {
+  return (await page.locator(sel).first().textContent({ timeout: 10000 })) || "";
+}
+async function waitText(page, sel, re, timeout = 20000) {
+  await page.waitForFunction(
+    ([s, src, flags]) => {
+      const el = document.querySelector(s);
+      return el && new RegExp(src, flags).test(el.textContent);
+    },
+    [sel, re.source, re.flags],
+    { timeout },
+  );
+}
+async function setEditor(page, source) {
+  await page.locator(".editor .cm-content").first().click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(source);
+  const got = await editorText(page);
+  check(got === source, `the editor holds what was typed (got ${JSON.stringify(got.slice(0, 80))}...)`);
+}
+async function editorText(page) {
+  return page.evaluate(() => Array.from(document.querySelectorAll(".editor .cm-content .cm-line")).map((l) => l.textContent).join("\n"));
+}
+async function currentSubmission(page) {
+  const h = await text(page, ".results h2");
+  const m = /#(\d+)/.exec(h);
+  check(m, `the results name their submission (${h})`);
+  return Number(m[1]);
+}
+async function quota(page, which) {
+  return text(page, `[data-quota="${which}"]`);
+}
+async function signOut(page) {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForSelector("form.form");
+}
+async function signIn(page, name, password) {
+  await page.goto(BASE + "/#/signin");
+  await page.fill("#name", name);
+  await page.fill("#password", password);
+  await page.press("#password", "Enter");
+  await page.waitForSelector(`[data-user="${name}"]`);
+}
+
+const CE_SOURCE = `// @const BLOCK=256
+// @launch vector_add grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(A, B, C, N)
+
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, long long n)
+{
+    long long i = (long long)blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[j];
+}`;
+
+async function launch() {
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "bw-chromium-"));
+  const context = await chromium.launchPersistentContext(userDir, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 800 },
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(15000);
+  page.on("dialog", (d) => d.accept());
+  return { context, page, userDir };
+}
+
+/*
+ * On the GPU machine (BW_MODE=gpu, tests/gpu/web.sh): the real judged runs
+ * the kernels. A learner submits the reference solution (Accepted, timed,
+ * the chart against the measured limits), an off-by-one kernel (Wrong
+ * Answer, the mismatch table) and a kernel without its tail mask (Memory
+ * Violation, explained). The submissions are saved as JSON next to the
+ * screenshots, for tests/cpu/browser.sh to replay (BW_GPU_RESULTS).
+ */
+async function gpuMain() {
+  fs.mkdirSync(ART, { recursive: true });
+  let server = await startServer();
+  const worker = startWorker();
+  const { context, page, userDir } = await launch();
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  const read = (f) => fs.readFileSync(path.join(ROOT, "problems/vector-add", f), "utf8").replace(/\n+$/, "");
+  const save = async (id, name) => {
+    const r = await page.request.get(`${BASE}/api/submissions/${id}`);
+    fs.writeFileSync(path.join(ART, name), JSON.stringify(await r.json(), null, 1));
+  };
+  const runAndWait = async (source, submit, verdict) => {
+    await setEditor(page, source);
+    const before = (await page.locator(".results h2").count()) ? await currentSubmission(page) : 0;
+    await page.keyboard.press(submit ? "Control+Shift+Enter" : "Control+Enter");
+    await page.waitForFunction((prev) => {
+      const h = document.querySelector(".results h2");
+      return h && /#(\d+)/.exec(h.textContent) && /#(\d+)/.exec(h.textContent)[1] !== String(prev);
+    }, before);
+    const id = await currentSubmission(page);
+    await page.waitForSelector(`.verdict-card[data-verdict]`, { timeout: 300000 });
+    const got = await page.getAttribute(".verdict-card[data-verdict]", "data-verdict");
+    check(got === verdict, `verdict ${verdict} (got ${got}: ${await text(page, ".verdict-card")})`);
+    return id;
+  };
+  try {
+    await test("sign up; the GPU worker connects (after calibrating)", async () => {
+      await page.goto(BASE + "/#/signup");
+      await page.fill("#name", "gpu-learner");
+      await page.fill("#password", "gpu-learner-password");
+      await page.press("#password", "Enter");
+      await page.waitForSelector('[data-user="gpu-learner"]');
+      const until = Date.now() + 300000;
+      let st = null;
+      while (Date.now() < until) {
+        st = await (await page.request.get(`${BASE}/api/status`)).json();
+        if (st.workers.gpu > 0) break;
+        await sleep(1000);
+      }
+      check(st && st.workers.gpu > 0, "a GPU worker is alive: " + JSON.stringify(st));
+    });
+    await test("Submit the solution: tests and timings live, the chart against the GPU's measured limits", async () => {
+      await page.goto(`${BASE}/#/p/vector-add`);
+      await page.waitForSelector(".editor .cm-content");
+      const id = await runAndWait(read("solution.cu"), true, "AC");
+      const events = await page.$$eval(".events li", (ls) => ls.map((l) => l.dataset.event));
+      check(events.includes("test") && events.includes("bench"), "tests and shapes arrived live: " + events.join(" "));
+      check((await page.locator(".chart svg rect.bar").count()) === 2, "two bars");
+      const gpu = await text(page, ".benches [data-gpu]");
+      check(/Limits measured on this GPU: copy/.test(gpu), "the GPU and its limits: " + gpu);
+      check((await page.locator('.kernels td code').count()) >= 1, "the kernel's resources");
+      await save(id, "vector-add-submit.json");
+      await shot(page, "gpu-01-accepted-timings", ".results");
+    });
+    await test("a Wrong Answer: the failing test's sizes and the mismatch table", async () => {
+      const id = await runAndWait(read("wrong/one_short.cu"), false, "WA");
+      check((await page.locator(".failure table.sizes tbody tr").count()) >= 1, "the failing test's sizes");
+      check((await page.locator(".mismatch tbody tr").count()) >= 1, "mismatch rows");
+      await save(id, "vector-add-wrong.json");
+      await shot(page, "gpu-02-wrong-answer", ".results");
+    });
+    await test("a Memory Violation is explained", async () => {
+      const id = await runAndWait(read("wrong/no_mask.cu"), false, "MV");
+      check(/past the end/.test(await text(page, ".failure")), "it says where: " + (await text(page, ".failure")));
+      await save(id, "vector-add-mv.json");
+      await shot(page, "gpu-03-memory-violation", ".results");
+    });
+    await test("the leaderboard and the path", async () => {
+      await page.click("#tab-leaderboard");
+      await page.waitForSelector(".leaderboard tr.current");
+      await page.goto(`${BASE}/#/`);
+      await page.waitForSelector('li[data-problem="vector-add"][data-status="solved"]');
+      await shot(page, "gpu-04-path");
+      check(pageErrors.length === 0, "page errors: " + pageErrors.join(" | "));
+    });
+  } finally {
+    await context.close().catch(() => {});
+    fs.rmSync(userDir, { recursive: true, force: true });
+    await stopChild(worker);
+    await stopChild(server);
+  }
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+async function main() {
+  if (process.env.BW_MODE === "gpu") return gpuMain();
+  fs.mkdirSync(ART, { recursive: true });
+  let server = await startServer();
+  let worker = null;
+  const { context, page, userDir } = await launch();
+  const outside = [];
+  page.on("request", (r) => {
+    const u = r.url();
+    if (!u.startsWith(BASE) && !u.startsWith("data:") && !u.startsWith("blob:")) outside.push(u);
+  });
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) pageErrors.push("CSP: " + m.text());
+  });
+  const fake = new FakeWorker(BASE, fs.readFileSync(env("BW_FAKE_TOKEN"), "utf8").trim());
+  const ids = {};
+  const problem = await (await fetch(BASE + "/api/problems/vector-add")).json();
+  const solution = fs.readFileSync(path.join(ROOT, "problems/vector-add/solution.cu"), "utf8").replace(/\n+$/, "");
+  const wrong = fs.readFileSync(path.join(ROOT, "problems/vector-add/wrong/one_short.cu"), "utf8").replace(/\n+$/, "");
+  let testNames = [];
+
+  try {
+    PROBLEMS = (await (await fetch(BASE + "/api/problems")).json()).problems.length;
+    await test("the path loads from the server alone, signed out", async () => {
+      await page.goto(BASE + "/");
+      await page.waitForSelector('[data-problem="vector-add"]');
+      check((await page.locator("section.step").count()) === 8, "eight steps");
+      check((await page.locator("li[data-problem]").count()) === PROBLEMS, `all ${PROBLEMS} problems`);
+      check(/Create an account/.test(await text(page, "main")), "an invitation to sign up");
+      await shot(page, "01-path-signed-out");
+    });
+
+    await test("sign up by keyboard only; the form explains a refusal", async () => {
+      await page.goto(BASE + "/#/signup");
+      await page.waitForSelector("#name:focus");
+      await page.keyboard.type("alice");
+      await page.keyboard.press("Tab");
+      await page.keyboard.type("short");
+      await page.keyboard.press("Enter");
+      await waitText(page, "form [role=alert]", /at least 8 characters/);
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("alice-password");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector('[data-user="alice"]');
+      check(/learner/.test(await text(page, ".top .role")), "the role is shown");
+      check((await quota(page, "run")) === "Run 10/10", "a full run quota: " + (await quota(page, "run")));
+      check((await quota(page, "submit")) === "Submit 5/5", "a full submit quota");
+    });
+
+    await test("no worker connected: a banner says submissions wait", async () => {
+      await page.waitForSelector('[data-banner="no-worker"]');
+    });
+
+    await test("the path shows the eight steps, statuses and progress", async () => {
+      await page.goto(BASE + "/#/");
+      await page.waitForSelector('li[data-problem="vector-add"][data-status="new"]');
+      check(new RegExp(`0 of ${PROBLEMS}`).test(await text(page, "#progress-text")), "no problem solved yet");
+      await shot(page, "02-path");
+    });
+
+    await test("a problem: statement with KaTeX, signature table, starter code in the editor", async () => {
+      await page.click('li[data-problem="vector-add"] a');
+      await page.waitForSelector(".editor .cm-content");
+      check((await page.locator(".statement .katex").count()) > 3, "math is typeset");
+      check((await page.locator(".statement x-equation").count()) === 0, "no TeX left untypeset");
+      check((await page.locator(".statement .katex-display").count()) >= 1, "display math");
+      const sig = await text(page, "table.signature");
+      for (const n of ["A", "B", "C", "N", "const float*", "long long"]) check(sig.includes(n), `the signature lists ${n}`);
+      check(/N = 268,435,456/.test(await text(page, "table.benchmarks")), "the benchmark sizes");
+      check((await editorText(page)) === problem.starter, "the editor holds the starter");
+      check((await page.locator(".cm-cuda").count()) > 0, "CUDA words are highlighted");
+      await shot(page, "03-problem");
+    });
+
+    await test("Run a compile error with no worker: queued, and the page says why it waits", async () => {
+      await setEditor(page, CE_SOURCE);
+      await page.keyboard.press("Control+Enter");
+      await page.waitForSelector('.events li[data-event="state"]');
+      ids.ce = await currentSubmission(page);
+      await waitText(page, ".results .status", /Queued/);
+      check((await page.locator('.stages li[data-stage="queued"].active').count()) === 1, "the queued stage is current");
+      await page.waitForFunction(() => document.querySelector('[data-quota="run"]').textContent === "Run 9/10");
+      check(/In flight 1\/4/.test(await quota(page, "in-flight")), "one submission in flight");
+    });
+
+    await test("the worker connects: events arrive live, Compile Error at its line in the editor", async () => {
+      worker = startWorker();
+      await page.waitForSelector('.verdict-card[data-verdict="CE"]', { timeout: 60000 });
+      const events = await page.$$eval(".events li", (ls) => ls.map((l) => l.dataset.event));
+      for (const e of ["state", "judging", "compiling", "compiled", "done"]) check(events.includes(e), `event ${e} arrived (${events.join(" ")})`);
+      check(events.indexOf("judging") < events.indexOf("compiled") && events.indexOf("compiled") < events.indexOf("done"), "in order");
+      await page.waitForSelector(".cm-lintRange-error");
+      const line = await page.evaluate(() => {
+        const r = document.querySelector(".cm-lintRange-error");
+        const l = r.closest(".cm-line");
+        return Array.from(l.parentNode.children).indexOf(l) + 1;
+      });
+      check(line === 7, `the error is marked on line 7 (got ${line})`);
+      check((await page.locator('.diags li[data-line="7"]').count()) >= 1, "the diagnostics list names line 7");
+      await page.click('.diags li[data-line="7"] button');
+      const active = await page.evaluate(() => {
+        const l = document.querySelector(".cm-activeLine");
+        return Array.from(l.parentNode.children).indexOf(l) + 1;
+      });
+      check(active === 7, `clicking the diagnostic moves the cursor to line 7 (got ${active})`);
+      check((await page.locator(".cm-lint-marker-error").count()) >= 1, "a marker in the gutter");
+      check(!(await page.locator(".testbar").isVisible()), "no test squares: no test ran");
+      const r = await (await page.request.get(`${BASE}/api/submissions/${ids.ce}`)).json();
+      testNames = r.result.tests.map((t) => t.name);
+      check(testNames.length === problem.tests, "the result lists every test");
+      await shot(page, "04-compile-error");
+      await shot(page, "04b-compile-error-results", ".results");
+    });
+
+    await test("with a compile-only worker the banner says jobs wait for a GPU", async () => {
+      await page.waitForSelector('[data-banner="no-gpu"]', { timeout: 15000 });
+    });
+
+    await test("the draft and the last result survive a reload; Reset brings the starter back", async () => {
+      await page.reload();
+      await page.waitForSelector(".editor .cm-content");
+      check((await editorText(page)).includes("b[j]"), "the draft came back");
+      await page.waitForSelector('.verdict-card[data-verdict="CE"]'); /* the last result, shown again */
+      await page.waitForSelector(".cm-lintRange-error");
+      await page.click('[data-action="reset"]');
+      await page.waitForSelector(".cm-lintRange-error", { state: "detached" });
+      await page.waitForFunction((s) => Array.from(document.querySelectorAll(".editor .cm-line")).map((l) => l.textContent).join("\n") === s, problem.starter);
+    });
+
+    await test("Run a correct kernel: it compiles, then waits for a GPU, clearly", async () => {
+      await setEditor(page, solution);
+      await page.click('[data-action="run"]');
+      await page.waitForSelector('.events li[data-event="state"]');
+      ids.run = await currentSubmission(page);
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      await waitText(page, ".results .status", /waiting for a GPU worker/);
+      check((await page.locator('.stages li[data-stage="gpu"].active').count()) === 1, "the stage says so");
+      check((await page.locator('.stages li[data-stage="compiling"].done').count()) === 1, "compiling is done");
+      check(/no GPU worker is connected/.test(await text(page, '[data-waiting="gpu"]')), "it says none is connected");
+      check((await page.locator(".kernels td code").first().textContent()) === "vector_add", "the kernel's resources from the compile");
+      check((await quota(page, "run")) === "Run 8/10", "the run quota went down again");
+      await shot(page, "05-waiting-for-gpu", ".results");
+    });
+
+    await test("a GPU worker judges the Run (tests only)", async () => {
+      await fake.register();
+      await fake.judge(ids.run, "AC", { tests: testNames, benches: problem.benchmarks });
+      await page.waitForSelector('.verdict-card[data-verdict="AC"]', { timeout: 20000 });
+      check(/Submit to be timed/.test(await text(page, ".verdict-card")), "a Run says it was not timed");
+      check((await page.locator(".testbar span.AC").count()) === testNames.length, "every test square is green");
+    });
+
+    await test("Submit: tests and timings arrive live; the chart against the GPU's measured limits", async () => {
+      await page.keyboard.press("Control+Shift+Enter");
+      await page.waitForFunction((prev) => /#(\d+)/.exec(document.querySelector(".results h2").textContent)[1] !== String(prev), ids.run);
+      ids.submit = await currentSubmission(page);
+      check(/Submit/.test(await text(page, ".results h2")), "the results say Submit");
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      const judging = fake.judge(ids.submit, "AC", { tests: testNames, benches: problem.benchmarks });
+      await page.waitForSelector('.events li[data-event="test"]', { timeout: 20000 });
+      await page.waitForSelector('.events li[data-event="bench"]', { timeout: 20000 });
+      await judging;
+      await page.waitForSelector('.verdict-card[data-verdict="AC"] [data-score]', { timeout: 20000 });
+      check((await page.locator(".benches tbody tr").count()) === problem.benchmarks.length, "one row per shape");
+      check((await page.locator(".chart svg rect.bar").count()) === problem.benchmarks.length, "one bar per shape");
+      const gpu = await text(page, ".benches [data-gpu]");
+      check(gpu.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(gpu), "the GPU and its measured limits are named: " + gpu);
+      check(/TB\/s/.test(await text(page, ".chart svg")), "the bars carry the bandwidth");
+      check((await quota(page, "submit")) === "Submit 4/5", "the submit quota went down");
+      await shot(page, "06-accepted-timings", ".results");
+    });
+
+    await test("a Wrong Answer shows the failing test, its sizes and the mismatch table", async () => {
+      await setEditor(page, wrong);
+      await page.click('[data-action="run"]');
+      await page.waitForFunction((prev) => /#(\d+)/.exec(document.querySelector(".results h2").textContent)[1] !== String(prev), ids.submit);
+      ids.wa = await currentSubmission(page);
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      const failAt = testNames.findIndex((n) => /N=127$/.test(n));
+      await fake.judge(ids.wa, "WA", { tests: testNames, benches: problem.benchmarks, failAt });
+      await page.waitForSelector('.verdict-card[data-verdict="WA"]', { timeout: 20000 });
+      check((await text(page, ".failure h3")).includes(testNames[failAt]), "the failing test is named");
+      check(/N\s*127/.test(await text(page, ".failure table.sizes")), "its sizes are listed");
+      check((await page.locator('.mismatch[data-output="C"] tbody tr').count()) === 3, "three mismatch rows");
+      check(/nan/.test(await text(page, '.mismatch[data-output="C"] tbody')), "NaN outputs are shown as such");
+      check((await page.locator(".testbar span.bad").count()) === 1, "one red square");
+      await shot(page, "07-wrong-answer", ".results");
+    });
+
+    await test("a Runtime Error is explained", async () => {
+      await page.click('[data-action="run"]');
+      await page.waitForFunction((prev) => /#(\d+)/.exec(document.querySelector(".results h2").textContent)[1] !== String(prev), ids.wa);
+      ids.re = await currentSubmission(page);
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      await fake.judge(ids.re, "RE", { tests: testNames, benches: problem.benchmarks, failAt: 3 });
+      await page.waitForSelector('.verdict-card[data-verdict="RE"]', { timeout: 20000 });
+      check(/index past the end/.test(await text(page, ".failure [data-hint]")), "an illegal address is explained");
+      await shot(page, "08-runtime-error", ".results");
+    });
+
+    await test("my submissions: the list and a diff between two", async () => {
+      await page.click("#tab-history");
+      await page.waitForSelector(`tr[data-submission="${ids.ce}"]`);
+      check((await page.locator(".history tbody tr").count()) === 5, "five submissions");
+      await page.check(`tr[data-submission="${ids.ce}"] input`);
+      await page.check(`tr[data-submission="${ids.run}"] input`);
+      await page.click('[data-action="compare"]');
+      await page.waitForSelector(`[data-diff="${ids.ce}-${ids.run}"]`);
+      check((await page.locator(".diff tr.add").count()) > 0 && (await page.locator(".diff tr.del").count()) > 0, "added and removed lines");
+      check((await editorText(page)) === wrong, "the editor was left alone");
+      await shot(page, "09-history-diff");
+    });
+
+    await test("the leaderboard per GPU model", async () => {
+      await page.click("#tab-leaderboard");
+      await page.waitForSelector(`.leaderboard [data-gpu="${FAKE_GPU.name}"]`);
+      check(/alice \(you\)/.test(await text(page, ".leaderboard tr.current")), "my row is marked");
+    });
+
+    await test("the path: solved, best score, progress", async () => {
+      await page.goto(BASE + "/#/");
+      await page.waitForSelector('li[data-problem="vector-add"][data-status="solved"]');
+      check(/%/.test(await text(page, 'li[data-problem="vector-add"] .score')), "the best score");
+      check(new RegExp(`1 of ${PROBLEMS}`).test(await text(page, "#progress-text")), "one problem solved");
+    });
+
+    await test("another learner cannot reach alice's code", async () => {
+      await signOut(page);
+      await page.goto(BASE + "/#/signup");
+      await page.fill("#name", "bob");
+      await page.fill("#password", "bob-password");
+      await page.press("#password", "Enter");
+      await page.waitForSelector('[data-user="bob"]');
+      await page.goto(`${BASE}/#/s/${ids.submit}`);
+      await page.waitForSelector(`[data-missing="${ids.submit}"]`);
+      check((await page.locator(".cm-content").count()) === 0, "no code on the page");
+      const codes = await page.evaluate(async (id) => {
+        const a = await fetch(`/api/submissions/${id}`);
+        const b = await fetch(`/api/submissions?user=alice`);
+        const c = await fetch(`/api/submissions/${id}/events`);
+        return [a.status, b.status, c.status, await a.text()];
+      }, ids.submit);
+      check(codes[0] === 404 && codes[2] === 404, `404 for the submission and its events (${codes[0]}, ${codes[2]})`);
+      check(codes[1] === 403, `listing alice's submissions is refused (${codes[1]})`);
+      check(!codes[3].includes("vector_add"), "no source in the answer");
+      await page.goto(`${BASE}/#/history`);
+      await page.waitForSelector(".history-view");
+      await sleep(300);
+      check((await page.locator(".history tbody tr").count()) === 0, "bob has no submissions");
+      await page.goto(`${BASE}/#/p/vector-add/leaderboard`);
+      await page.waitForSelector(".leaderboard table");
+      check((await page.locator(".leaderboard a").count()) === 0, "no link to alice's submission");
+      /* bob runs a correct kernel: compiled, it waits for a GPU (the admin's queue shows it) */
+      await page.click("#tab-statement");
+      await setEditor(page, solution);
+      await page.click('[data-action="run"]');
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      ids.bob = await currentSubmission(page);
+    });
+
+    await test("the server goes away and comes back: the page says so, then recovers", async () => {
+      await stopChild(server);
+      await page.goto(`${BASE}/#/`).catch(() => {});
+      await page.evaluate(() => (location.hash = "#/history"));
+      await page.waitForSelector('[data-banner="offline"]', { timeout: 15000 });
+      await shot(page, "10-server-unreachable");
+      server = await startServer();
+      await page.waitForSelector('[data-banner="offline"]', { state: "detached", timeout: 20000 });
+      await page.waitForSelector('[data-user="bob"]');
+      await page.waitForSelector(`.history tr[data-submission="${ids.bob}"]`); /* the page was drawn again */
+    });
+
+    await test("admin: workers with their GPU and figures, the queue, problems; make bob an instructor", async () => {
+      await signOut(page);
+      await signIn(page, "admin", env("BW_ADMIN_PASSWORD"));
+      await page.goto(`${BASE}/#/admin`);
+      await page.waitForSelector('tr[data-worker="local-cpu"]');
+      check(/compile-only/.test(await text(page, 'tr[data-worker="local-cpu"]')), "the local worker is compile-only");
+      check(/alive/.test(await text(page, 'tr[data-worker="local-cpu"]')), "and alive");
+      const g = await text(page, 'tr[data-worker="fake-gpu"]');
+      check(g.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(g), "the GPU worker's model and figures: " + g);
+      check((await page.locator("table.problems tbody tr").count()) === PROBLEMS, `all ${PROBLEMS} problems`);
+      check(/compiled, needs a GPU/.test(await text(page, `table.queue tr[data-submission="${ids.bob}"]`)), "bob's run waits in the queue for a GPU");
+      check(/served/.test(await text(page, 'table.problems tr[data-problem="vector-add"]')), "vector-add is served");
+      await page.fill("#role-user", "bob");
+      await page.selectOption("#role-role", "instructor");
+      await page.click('form:has(#role-user) button[type="submit"]');
+      await waitText(page, "main [role=alert]", /bob is now instructor/);
+      await shot(page, "11-admin");
+      await page.click('tr[data-problem="softmax"] button:has-text("Disable")');
+      await page.waitForSelector('tr[data-problem="softmax"] .verdict.WA');
+      await page.click('tr[data-problem="softmax"] button:has-text("Enable")');
+      await page.waitForSelector('tr[data-problem="softmax"] .verdict.AC');
+    });
+
+    await test("admin reads alice's submission and can rejudge it", async () => {
+      await page.goto(`${BASE}/#/s/${ids.wa}`);
+      await page.waitForSelector(".editor.readonly .cm-content");
+      check((await editorText(page)) === wrong, "alice's code");
+      check((await page.locator('[data-action="rejudge"]').count()) === 1, "a rejudge button");
+    });
+
+    await test("instructor: the gradebook and any learner's submissions", async () => {
+      await signOut(page);
+      await signIn(page, "bob", "bob-password");
+      check((await page.locator('.nav a[href="#/teach"]').count()) === 1, "a Teach link");
+      await page.goto(`${BASE}/#/teach`);
+      await page.waitForSelector("table.gradebook");
+      const gb = await text(page, "table.gradebook");
+      check(gb.includes("alice") && gb.includes("vector-add") && gb.includes("yes"), "alice solved vector-add");
+      check((await page.getAttribute('a[href="/api/gradebook.csv"]', "download")) === "gradebook.csv", "a CSV download");
+      await page.waitForSelector(`.history tr[data-submission="${ids.ce}"]`);
+      await shot(page, "12-teach");
+      await page.goto(`${BASE}/#/s/${ids.ce}`);
+      await page.waitForSelector(".editor.readonly .cm-content");
+      check((await editorText(page)) === CE_SOURCE, "an instructor reads alice's code");
+    });
+
+    await test("narrow screen, dark theme: readable, no sideways scrolling", async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${BASE}/#/p/vector-add`);
+      await page.waitForSelector(".editor .cm-content");
+      await page.waitForSelector('[data-waiting="gpu"]'); /* bob's run, still waiting for a GPU, shown again */
+      await page.getByRole("button", { name: /dark theme/ }).click();
+      check((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "the dark theme is on");
+      const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(over <= 1, `no sideways scrolling (${over}px too wide)`);
+      await page.screenshot({ path: path.join(ART, "13-problem-narrow-dark.png") });
+      await shot(page, "13b-editor-narrow-dark", ".problem > .right");
+      await page.reload();
+      await page.waitForSelector(".editor .cm-content");
+      check((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "the theme is remembered");
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(`${BASE}/#/s/${ids.submit}`);
+      await page.waitForSelector(".benches svg");
+      await shot(page, "14-submission-dark");
+      await page.getByRole("button", { name: /light theme/ }).click();
+    });
+
+    const recorded = process.env.BW_GPU_RESULTS;
+    if (recorded && fs.existsSync(path.join(recorded, "vector-add-submit.json"))) {
+      /* Results recorded on the H200 by tests/gpu/web.sh, replayed through the
+       * worker API so that the pages show what the real GPU measured. */
+      const ac = JSON.parse(fs.readFileSync(path.join(recorded, "vector-add-submit.json"), "utf8"));
+      const wa = JSON.parse(fs.readFileSync(path.join(recorded, "vector-add-wrong.json"), "utf8"));
+      await test("results recorded on the GPU machine: Accepted with its chart, Wrong Answer with its table", async () => {
+        await fake.judge(ids.bob, "AC", { tests: testNames, benches: problem.benchmarks }); /* the queue's oldest */
+        await signOut(page);
+        await signIn(page, "alice", "alice-password");
+        await page.goto(`${BASE}/#/p/vector-add`);
+        await page.waitForSelector(".editor .cm-content");
+        await setEditor(page, ac.source.replace(/\n+$/, ""));
+        await page.keyboard.press("Control+Shift+Enter");
+        await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+        await fake.replay(await currentSubmission(page), ac.result);
+        await page.waitForSelector('.verdict-card[data-verdict="AC"] [data-score]', { timeout: 20000 });
+        check((await text(page, ".benches [data-gpu]")).includes(ac.result.gpu.name), "the GPU is named");
+        await shot(page, "15-gpu-accepted-timings", ".results");
+        await setEditor(page, wa.source.replace(/\n+$/, ""));
+        await page.keyboard.press("Control+Enter");
+        await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+        await fake.replay(await currentSubmission(page), wa.result);
+        await page.waitForSelector('.verdict-card[data-verdict="WA"]', { timeout: 20000 });
+        check((await page.locator(".mismatch tbody tr").count()) > 0, "a mismatch table");
+        await shot(page, "16-gpu-wrong-answer", ".results");
+      });
+    } else {
+      skipped++;
+      console.log("skip results recorded on the GPU machine (set BW_GPU_RESULTS to the directory tests/gpu/web.sh wrote)");
+    }
+
+    await test("nothing was fetched from outside the server; no script errors", async () => {
+      check(outside.length === 0, "outside requests: " + outside.slice(0, 5).join(", "));
+      check(pageErrors.length === 0, "page errors: " + pageErrors.slice(0, 5).join(" | "));
+    });
+  } finally {
+    await context.close().catch(() => {});
+    fs.rmSync(userDir, { recursive: true, force: true });
+    await stopChild(worker);
+    await stopChild(server);
+  }
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+for (const sig of ["SIGTERM", "SIGINT"])
+  process.on(sig, () => {
+    for (const c of children) c.kill("SIGTERM");
+    process.exit(1);
+  });
+
+main().catch((e) => {
+  console.log(`FAIL the browser tests stopped: ${(e && e.stack) || e}`);
+  for (const c of children) c.kill("SIGTERM");
+  console.log(`${passed} passed, ${failed + 1} failed, ${skipped} skipped`);
+  process.exitCode = 1;
+});
