@@ -98,7 +98,8 @@ extern "C" __global__ void bw_hash(const unsigned char *p, u64 nbytes, u64 *out)
 // ---------------------------------------------------------------------------
 // Guard bands: `bytes` bytes just before a buffer's data (band 0) and just
 // after its last byte (band 1), each byte a hash of (salt, band, position) so
-// that no constant and no copy of another band matches.
+// that no constant and no copy of another band matches; the host mixes the
+// buffer's address into the salt, so no copy of another buffer's band does.
 static __device__ __forceinline__ unsigned char bw_guard_byte(unsigned int salt, unsigned int band,
                                                               unsigned int k)
 {

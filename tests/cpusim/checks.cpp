@@ -10,7 +10,8 @@
 #include <cstring>
 #include <vector>
 
-namespace {
+namespace
+{
 
 struct ctx {
     const struct problem *p;
@@ -137,6 +138,51 @@ std::string check_online_softmax(const ctx &x)
     return "";
 }
 
+/* P27 / P30: attention per row in fp64: O, O_scale = sum_j p_ij |V_jd|, LSE. */
+std::string check_attention(const ctx &x, bool lse)
+{
+    const long long B = x.size("B"), H = x.size("H"), Sq = x.size("Sq"), Skv = x.size("Skv"),
+                    D = x.size("D");
+    const double scale = (double)(float)x.scalar("scale");
+    const bool causal = x.scalar("causal") != 0;
+    std::vector<double> s(Skv);
+    for (long long bh = 0; bh < B * H; bh++)
+        for (long long i = 0; i < Sq; i++) {
+            double m = -INFINITY;
+            for (long long j = 0; j < Skv; j++) {
+                double dot = 0;
+                for (long long d = 0; d < D; d++)
+                    dot += x.in("Q", (bh * Sq + i) * D + d) * x.in("K", (bh * Skv + j) * D + d);
+                s[j] = (causal && j > i) ? -INFINITY : scale * dot;
+                m = std::fmax(m, s[j]);
+            }
+            double l = 0;
+            for (long long j = 0; j < Skv; j++)
+                l += std::exp(s[j] - m);
+            for (long long d = 0; d < D; d++) {
+                double o = 0, sc = 0;
+                for (long long j = 0; j < Skv; j++) {
+                    const double p = std::exp(s[j] - m) / l, v = x.in("V", (bh * Skv + j) * D + d);
+                    o += p * v;
+                    sc += p * std::fabs(v);
+                }
+                const long long e = (bh * Sq + i) * D + d;
+                std::string msg = near("O", e, x.out("O")[e], o, 1e-10, sc);
+                if (msg.empty())
+                    msg = near("O_scale", e, x.out("O_scale")[e], sc, 1e-10);
+                if (!msg.empty())
+                    return msg;
+            }
+            if (lse) {
+                std::string msg =
+                    near("LSE", bh * Sq + i, x.out("LSE")[bh * Sq + i], m + std::log(l), 1e-12, 1);
+                if (!msg.empty())
+                    return msg;
+            }
+        }
+    return "";
+}
+
 } // namespace
 
 std::string sim_check_reference(const struct problem *p, const struct problem_case *c,
@@ -144,6 +190,10 @@ std::string sim_check_reference(const struct problem *p, const struct problem_ca
 {
     ctx x{p, c, bufs};
     const std::string id = p->id;
+    if (id == "flash-attention")
+        return check_attention(x, true);
+    if (id == "sdpa")
+        return check_attention(x, false);
     if (id == "online-softmax")
         return check_online_softmax(x);
     if (id == "rope")

@@ -514,7 +514,8 @@ inline void sim_ldmatrix(unsigned (&r)[4], const void *p, bool trans)
     for (int m = 0; m < 4; m++) {
         uint16_t lo, hi;
         if (!trans) {
-            const unsigned char *row = (const unsigned char *)(uintptr_t)w.slot[8 * m + lane / 4][0];
+            const unsigned char *row =
+                (const unsigned char *)(uintptr_t)w.slot[8 * m + lane / 4][0];
             std::memcpy(&lo, row + 4 * (lane % 4), 2);
             std::memcpy(&hi, row + 4 * (lane % 4) + 2, 2);
         } else {

@@ -9,12 +9,12 @@
 #include "common/gen.h"
 #include "judge/kernels/gen_value.h"
 
-void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index,
-                  void *out, long long count);
+void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index, void *out,
+                  long long count);
 
 /* Writes `count` elements of g->dtype to out. */
-void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index,
-                  void *out, long long count)
+void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index, void *out,
+                  long long count)
 {
     const enum dtype t = (enum dtype)g->dtype;
     const size_t es = dtype_size(t);

@@ -33,8 +33,8 @@ extern "C" {
 #include "common/problem.h"
 #include "judge/compare.h"
 #include "judge/plan.h"
-void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index,
-                  void *out, long long count);
+void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index, void *out,
+                  long long count);
 }
 
 #include "cuda_sim.h"
@@ -93,8 +93,8 @@ static void parse_directives(const char *path, struct directives *d)
     struct diag_list diags = {};
     if (directives_parse(src.data(), src.size(), d, &diags)) {
         for (size_t i = 0; i < diags.n; i++)
-            std::fprintf(stderr, "%s:%d:%d: %s\n", path, diags.items[i].line,
-                         diags.items[i].column, diags.items[i].msg);
+            std::fprintf(stderr, "%s:%d:%d: %s\n", path, diags.items[i].line, diags.items[i].column,
+                         diags.items[i].msg);
         std::exit(2);
     }
     diag_list_release(&diags);
@@ -110,7 +110,9 @@ static void make_buffers(const struct plan &pl, unsigned long long seed, unsigne
         bufs[b].init(plan_buffer_bytes(&pb));
         if (pb.role == PLAN_IN || pb.role == PLAN_INOUT) {
             struct gen_spec g = pb.gen;
-            g.dtype = (uint32_t)pb.dtype; /* as the judge: the buffer's dtype (fp64 on the reference side) */
+            g.dtype =
+                (uint32_t)
+                    pb.dtype; /* as the judge: the buffer's dtype (fp64 on the reference side) */
             sim_generate(&g, seed, case_index, bufs[b].p, pb.count);
         } else if (pb.role == PLAN_OUT) {
             std::memset(bufs[b].p, 0xFF, bufs[b].bytes);
@@ -174,7 +176,8 @@ int main(int argc, char **argv)
             seed = std::strtoull(argv[i + 1], nullptr, 0);
     }
     if (!dir || !ref_path || !sub_path) {
-        std::fprintf(stderr, "usage: %s --problem DIR --ref FILE --sub FILE [--cases LIST] [--seed S]\n",
+        std::fprintf(stderr,
+                     "usage: %s --problem DIR --ref FILE --sub FILE [--cases LIST] [--seed S]\n",
                      argv[0]);
         return 2;
     }

@@ -10,7 +10,8 @@
  * margin, the mistakes fail. Inputs come from a local generator with the
  * problems' distributions (the distribution matters here, not the bits).
  *
- *   tolerance [PROBLEM...]     (default: all; ends with "N passed, N failed, 0 skipped")
+ *   tolerance [--quick] [PROBLEM...]   (default: all problems, full sizes; --quick takes
+ *                                      seconds; ends with "N passed, N failed, 0 skipped")
  *
  * Build: g++ -std=c++20 -O2 -ffp-contract=off -I. tests/cpusim/tolerance.cpp
  *        build/libcommon.a -o build/cpusim/tolerance
@@ -32,6 +33,7 @@ extern "C" {
 }
 
 static int n_pass, n_fail;
+static bool quick; /* --quick: smaller shapes, for the CPU suite */
 
 static void expect(bool ok, const std::string &what)
 {
@@ -115,7 +117,7 @@ static void rope()
     std::printf("\n# P28 rope: |o - r| <= 1e-5 + 2^-7 |r| + 1e-6 S, S = |x1 c| + |x2 s|\n");
     score fp32, fma32, tables_bf16, math_bf16;
     for (int data = 0; data < 2; data++)
-        for (long long i = 0; i < 4000000; i++) {
+        for (long long i = 0; i < (quick ? 200000 : 4000000); i++) {
             const double sd = data ? 100 : 1;
             const float x1 = bf16(data ? uniform(-sd, sd) : normal(0, sd));
             const float x2 = bf16(data ? uniform(-sd, sd) : normal(0, sd));
@@ -129,8 +131,9 @@ static void rope()
                 fma32.add(bf16(std::fma(a, c, sg * (b * s))), r, bound);
                 const float cb = bf16(c), sb = bf16(s);
                 tables_bf16.add(bf16(a * cb + sg * (b * sb)), r, bound);
-                math_bf16.add(bf16((double)bf16((double)a * cb) + sg * (double)bf16((double)b * sb)),
-                              r, bound);
+                math_bf16.add(
+                    bf16((double)bf16((double)a * cb) + sg * (double)bf16((double)b * sb)), r,
+                    bound);
             }
         }
     std::printf("  fp32, one rounding to bf16   %s\n", fp32.text().c_str());
@@ -246,9 +249,16 @@ static void online_softmax()
         const char *data;
         long long rows, n;
     };
-    const shape shapes[] = {{"randn2", 2, 16777216}, {"randn2", 4, 1048576}, {"randn2", 16, 65536},
-                            {"uniform100", 2, 1048577}, {"huge_spike", 2, 1048576},
-                            {"neginf", 2, 1000003}};
+    const shape full[] = {{"randn2", 2, 16777216},    {"randn2", 4, 1048576},
+                          {"randn2", 16, 65536},      {"uniform100", 2, 1048577},
+                          {"huge_spike", 2, 1048576}, {"neginf", 2, 1000003}};
+    const shape small[] = {{"randn2", 1, 1048576},
+                           {"uniform100", 1, 65537},
+                           {"huge_spike", 1, 262144},
+                           {"neginf", 1, 100003}};
+    std::vector<shape> shapes(full, full + 6);
+    if (quick)
+        shapes.assign(small, small + 4);
     score sol_all, naive_all, seq_all, norescale_all, nomax_all;
     for (const shape &sh : shapes) {
         score sol, naive, seq, norescale, nomax;
@@ -309,8 +319,11 @@ static void online_softmax()
         std::printf("    no rescale (control)      %s\n", norescale.text().c_str());
         std::printf("    no max (control)          %s\n", nomax.text().c_str());
         for (auto *p : {&sol_all, &naive_all, &seq_all, &norescale_all, &nomax_all}) {
-            const score &q = p == &sol_all ? sol : p == &naive_all ? naive : p == &seq_all ? seq
-                             : p == &norescale_all ? norescale : nomax;
+            const score &q = p == &sol_all         ? sol
+                             : p == &naive_all     ? naive
+                             : p == &seq_all       ? seq
+                             : p == &norescale_all ? norescale
+                                                   : nomax;
             p->worst = std::fmax(p->worst, q.worst);
             p->fails += q.fails;
             p->n += q.n;
@@ -323,16 +336,223 @@ static void online_softmax()
     expect(nomax_all.fails > 0, "online-softmax: no max fails");
 }
 
+/* ---- P27 sdpa and P30 flash-attention --------------------------------------------- */
+
+/* One head: Q [S][D], K, V [S][D] as fp16 values (held in float). */
+struct head {
+    int S, D;
+    std::vector<float> q, k, v;
+};
+
+static void attention(bool flash)
+{
+    std::printf("\n# P%d %s: |O - r| <= 1e-4 + 2^-10 |r| + 2^-9 sum_j p_ij |V_jd|%s\n",
+                flash ? 30 : 27, flash ? "flash-attention" : "sdpa",
+                flash ? "; |LSE - r| <= 1e-3 + 1e-5 |r|" : "");
+    struct cfg {
+        int S, D;
+        double scale, std;
+        bool causal;
+    };
+    const cfg full[] = {{1024, 64, 0.125, 1, false},
+                        {1024, 128, 1.3, 1, false},
+                        {2048, 64, 0.125, 1, true},
+                        {1000, 64, 0.125, 0.5, true},
+                        {4097, 128, 0.08838834764831845, 1, true},
+                        {1025, 128, 1.3, 1, true},
+                        {257, 32, 0.5, 1, false},
+                        {512, 16, 0.25, 1, true}};
+    const cfg small[] = {{1024, 128, 1.3, 1, false},
+                         {1025, 128, 1.3, 1, true},
+                         {512, 16, 0.25, 1, true},
+                         {257, 32, 0.5, 1, false}};
+    std::vector<cfg> cfgs(full, full + 8);
+    if (quick)
+        cfgs.assign(small, small + 4);
+    score all_fa, all_unf, all_p16, all_s16, all_diag, all_norescale, all_lse, all_lse2;
+    double ratio_rule_worst = 0;
+    for (const cfg &c : cfgs) {
+        head h{c.S, c.D, {}, {}, {}};
+        for (auto *t : {&h.q, &h.k, &h.v}) {
+            t->resize((size_t)c.S * c.D);
+            for (auto &x : *t)
+                x = fp16(normal(0, c.std));
+        }
+        const float scalef = (float)c.scale;
+        const float sl2 = scalef * 1.4426950408889634f;
+        score fa, unf, p16, s16, diag, norescale, lse, lse2;
+        double err_fa = 0, err_base = 0;
+        std::vector<double> sd(c.S);
+        std::vector<float> sf(c.S);
+        for (int i = 0; i < c.S; i++) {
+            const int kv = c.causal ? i + 1 : c.S;
+            double m = -INFINITY;
+            for (int j = 0; j < c.S; j++) {
+                double dot = 0;
+                float dotf = 0;
+                for (int d = 0; d < c.D; d++) {
+                    dot += (double)h.q[i * c.D + d] * h.k[j * c.D + d];
+                    dotf += h.q[i * c.D + d] * h.k[j * c.D + d]; /* fp32 accumulation */
+                }
+                sd[j] = j < kv ? (double)scalef * dot : -INFINITY;
+                sf[j] = j < kv ? dotf : -INFINITY;
+                m = std::fmax(m, sd[j]);
+            }
+            double l = 0;
+            for (int j = 0; j < kv; j++)
+                l += std::exp(sd[j] - m);
+            /* flash: tiles of 64 keys, scores in log2 units, online rescale, P in fp16 */
+            float mr = -INFINITY, lr = 0, mr_b = -INFINITY, lr_b = 0;
+            std::vector<float> acc(c.D, 0.0f), acc_b(c.D, 0.0f);
+            for (int j0 = 0; j0 < kv; j0 += 64) {
+                const int j1 = std::min(kv, j0 + 64);
+                float mx = -INFINITY;
+                for (int j = j0; j < j1; j++)
+                    mx = fmaxf(mx, sf[j]);
+                for (int variant = 0; variant < 2; variant++) {
+                    float &M = variant ? mr_b : mr, &L = variant ? lr_b : lr;
+                    std::vector<float> &A = variant ? acc_b : acc;
+                    const float mn = fmaxf(M, mx * sl2);
+                    const float alpha = cuda_exp2(M - mn);
+                    M = mn;
+                    L *= alpha;
+                    if (!variant) /* variant 1: the accumulator is not rescaled */
+                        for (auto &a : A)
+                            a *= alpha;
+                    for (int j = j0; j < j1; j++) {
+                        const float pj = cuda_exp2(std::fma(sf[j], sl2, -mn));
+                        L += pj;
+                        const float p_h = fp16(pj);
+                        for (int d = 0; d < c.D; d++)
+                            A[d] += p_h * h.v[j * c.D + d];
+                    }
+                }
+            }
+            /* unfused: fp32 scores, exp(s - m) / l in fp32, P in fp32, in fp16, or S in fp16 */
+            float mf = -INFINITY, ms = -INFINITY;
+            for (int j = 0; j < kv; j++) {
+                mf = fmaxf(mf, sf[j] * scalef);
+                ms = fmaxf(ms, fp16(sf[j] * scalef));
+            }
+            float lf = 0, ls = 0;
+            for (int j = 0; j < kv; j++) {
+                lf += cuda_exp(sf[j] * scalef - mf);
+                ls += cuda_exp(fp16(sf[j] * scalef) - ms);
+            }
+            /* off-by-one causal mask: keys j < i only */
+            double m_diag = -INFINITY, l_diag = 0;
+            const int kv_diag = c.causal ? i : c.S;
+            for (int j = 0; j < kv_diag; j++)
+                m_diag = std::fmax(m_diag, sd[j]);
+            for (int j = 0; j < kv_diag; j++)
+                l_diag += std::exp(sd[j] - m_diag);
+            std::vector<double> pd(kv), pdiag(kv_diag);
+            std::vector<float> pu(kv), ph(kv), pss(kv);
+            for (int j = 0; j < kv; j++) {
+                pd[j] = std::exp(sd[j] - m) / l;
+                pu[j] = cuda_exp(sf[j] * scalef - mf) / lf;
+                ph[j] = fp16(pu[j]);
+                pss[j] = fp16(cuda_exp(fp16(sf[j] * scalef) - ms) / ls);
+            }
+            for (int j = 0; j < kv_diag; j++)
+                pdiag[j] = std::exp(sd[j] - m_diag) / l_diag;
+            for (int d = 0; d < c.D; d++) {
+                double o = 0, S = 0, od = 0;
+                float ou = 0, op = 0, os = 0;
+                for (int j = 0; j < kv; j++) {
+                    const float vv = h.v[j * c.D + d];
+                    o += pd[j] * vv;
+                    S += pd[j] * std::fabs(vv);
+                    ou += pu[j] * vv;
+                    op += ph[j] * vv;
+                    os += pss[j] * vv;
+                    if (j < kv_diag)
+                        od += pdiag[j] * vv;
+                }
+                const double bound = 1e-4 + 0x1p-10 * std::fabs(o) + 0x1p-9 * S;
+                const double ofa = fp16(acc[d] * (1.0f / lr));
+                fa.add(ofa, o, bound);
+                unf.add(fp16(ou), o, bound);
+                p16.add(fp16(op), o, bound);
+                s16.add(fp16(os), o, bound);
+                diag.add(kv_diag ? fp16(od) : NAN, o, bound);
+                norescale.add(fp16(acc_b[d] * (1.0f / lr_b)), o, bound);
+                err_fa = std::fmax(err_fa, std::fabs(ofa - o));
+                err_base = std::fmax(err_base, std::fabs(fp16(op) - o));
+            }
+            const double lse_ref = m + std::log(l);
+            const double lse_fa = (mr + log2f(lr)) * 0.6931471805599453f;
+            lse.add((float)lse_fa, lse_ref, 1e-3 + 1e-5 * std::fabs(lse_ref));
+            lse2.add((float)(lse_fa * 1.4426950408889634), lse_ref,
+                     1e-3 + 1e-5 * std::fabs(lse_ref));
+        }
+        /* flash-attn's rule: max error <= 2 x the low-precision baseline's (+ 1e-3 floor) */
+        ratio_rule_worst = std::fmax(ratio_rule_worst, err_fa / (2 * err_base + 1e-3));
+        std::printf("  S=%d D=%d scale %g std %g %s\n", c.S, c.D, c.scale, c.std,
+                    c.causal ? "causal" : "full");
+        std::printf("    flash (tiles, online, P fp16)   %s\n", fa.text().c_str());
+        std::printf("    unfused fp32                    %s\n", unf.text().c_str());
+        std::printf("    unfused, P in fp16              %s\n", p16.text().c_str());
+        std::printf("    scores stored in fp16 (control) %s\n", s16.text().c_str());
+        if (c.causal)
+            std::printf("    causal mask j >= i (control)    %s\n", diag.text().c_str());
+        std::printf("    O not rescaled (control)        %s\n", norescale.text().c_str());
+        if (flash) {
+            std::printf("    LSE, flash                      %s\n", lse.text().c_str());
+            std::printf("    LSE in log2 (control)           %s\n", lse2.text().c_str());
+        }
+        std::printf("    max |O - r|: flash %.3g, fp16-P baseline %.3g\n", err_fa, err_base);
+        auto fold = [](score &a, const score &b) {
+            a.worst = std::fmax(a.worst, b.worst);
+            a.fails += b.fails;
+            a.n += b.n;
+        };
+        fold(all_fa, fa);
+        fold(all_unf, unf);
+        fold(all_p16, p16);
+        fold(all_s16, s16);
+        if (c.causal)
+            fold(all_diag, diag);
+        fold(all_norescale, norescale);
+        fold(all_lse, lse);
+        fold(all_lse2, lse2);
+    }
+    std::printf(
+        "  flash-attn's 2x-baseline rule: worst flash error / (2 x baseline + 1e-3) = %.3g\n",
+        ratio_rule_worst);
+    const char *id = flash ? "flash-attention" : "sdpa";
+    expect(all_fa.worst < 0.5 && all_unf.worst < 0.5 && all_p16.worst < 0.5,
+           std::string(id) + ": fp32 pipelines pass with 2x margin, P in fp16 included");
+    expect(all_s16.fails > 0, std::string(id) + ": scores stored in fp16 fail");
+    expect(all_diag.fails > 0, std::string(id) + ": the off-by-one causal mask fails");
+    expect(all_norescale.fails > 0, std::string(id) + ": an accumulator without rescaling fails");
+    if (flash) {
+        expect(all_lse.worst < 0.5, "flash-attention: LSE passes with 2x margin");
+        expect(all_lse2.fails > all_lse2.n / 2, "flash-attention: a log2 LSE fails");
+    }
+}
+
 int main(int argc, char **argv)
 {
+    int named = 0;
+    for (int i = 1; i < argc; i++) {
+        if (std::strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else
+            named++;
+    }
     auto want = [&](const char *id) {
-        if (argc < 2)
+        if (named == 0)
             return true;
         for (int i = 1; i < argc; i++)
             if (std::strcmp(argv[i], id) == 0)
                 return true;
         return false;
     };
+    if (want("sdpa"))
+        attention(false);
+    if (want("flash-attention"))
+        attention(true);
     if (want("online-softmax"))
         online_softmax();
     if (want("rope"))

@@ -111,12 +111,20 @@ struct emu_barrier {
     unsigned long generation = 0;
 };
 
+/* One warp's rendezvous: each lane writes its inputs, the last lane to
+ * arrive computes every lane's outputs, then all read theirs. Inputs and
+ * outputs are separate, so a lane that runs ahead into the next collective
+ * cannot overwrite results a slower lane has yet to read. */
 struct emu_warp_slots {
     emu_barrier bar;
     const void *ptr[32];
-    unsigned u[32][4];
-    float f[32][4];
-    unsigned long long ull[32];
+    unsigned in_u[32][8];
+    float in_f[32][4];
+    unsigned long long in_ull[32];
+    unsigned in_src[32];
+    unsigned out_u[32][4];
+    float out_f[32][4];
+    unsigned long long out_ull[32];
 };
 
 struct emu_state_t {
@@ -196,6 +204,24 @@ inline emu_warp_slots &emu_full_warp(const char *what)
     return w;
 }
 
+/* Arrives at the warp's rendezvous; the last lane to arrive runs all()
+ * (computing every lane's outputs from every lane's inputs) before the
+ * others are released. */
+template <class F> inline void emu_collective(emu_warp_slots &w, F &&all)
+{
+    emu_barrier &b = w.bar;
+    unsigned long g = b.generation;
+    emu_state.progress = true;
+    if (++b.arrived >= b.expected) {
+        all();
+        b.arrived = 0;
+        b.generation++;
+        return;
+    }
+    while (b.generation == g)
+        emu_yield();
+}
+
 inline void emu_fiber_main()
 {
     emu_fiber *f = emu_state.cur;
@@ -210,6 +236,8 @@ inline void emu_fiber_main()
     f->groups.clear();
     f->done = true;
     emu_drop(emu_state.block_bar);
+    if (emu_state.warps[f->lin / 32].bar.arrived > 0)
+        emu_die("a lane exited while the rest of its warp waits at a warp-wide instruction");
     emu_drop(emu_state.warps[f->lin / 32].bar);
     _longjmp(emu_state.sched, 1);
 }
@@ -303,12 +331,16 @@ template <class T> inline T emu_shfl(T v, unsigned src_lane)
 {
     static_assert(sizeof(T) <= 8, "shuffle of at most 8 bytes");
     emu_warp_slots &w = emu_full_warp("warp shuffle with exited lanes");
+    const unsigned l = emu_lane();
     unsigned long long bits = 0;
     std::memcpy(&bits, &v, sizeof(T));
-    w.ull[emu_lane()] = bits;
-    emu_arrive_wait(w.bar);
-    bits = w.ull[src_lane & 31u];
-    emu_arrive_wait(w.bar);
+    w.in_ull[l] = bits;
+    w.in_src[l] = src_lane & 31u;
+    emu_collective(w, [&] {
+        for (unsigned q = 0; q < 32; q++)
+            w.out_ull[q] = w.in_ull[w.in_src[q]];
+    });
+    bits = w.out_ull[l];
     T r;
     std::memcpy(&r, &bits, sizeof(T));
     return r;
@@ -531,20 +563,23 @@ inline void emu_ldsm(unsigned *r, int count, const void *row, bool trans)
     if ((uintptr_t)row & 15)
         emu_die("ldmatrix row address not 16-byte aligned");
     w.ptr[l] = row;
-    emu_arrive_wait(w.bar);
-    for (int j = 0; j < count; j++) {
-        unsigned short h[2];
-        for (int e = 0; e < 2; e++) {
-            const unsigned short *p;
-            if (!trans)
-                p = (const unsigned short *)w.ptr[8 * j + l / 4] + 2 * (l % 4) + e;
-            else
-                p = (const unsigned short *)w.ptr[8 * j + 2 * (l % 4) + e] + l / 4;
-            h[e] = *p;
-        }
-        r[j] = (unsigned)h[0] | ((unsigned)h[1] << 16);
-    }
-    emu_arrive_wait(w.bar);
+    emu_collective(w, [&] {
+        for (unsigned q = 0; q < 32; q++)
+            for (int j = 0; j < count; j++) {
+                unsigned short h[2];
+                for (int e = 0; e < 2; e++) {
+                    const unsigned short *p;
+                    if (!trans)
+                        p = (const unsigned short *)w.ptr[8 * j + q / 4] + 2 * (q % 4) + e;
+                    else
+                        p = (const unsigned short *)w.ptr[8 * j + 2 * (q % 4) + e] + q / 4;
+                    h[e] = *p;
+                }
+                w.out_u[q][j] = (unsigned)h[0] | ((unsigned)h[1] << 16);
+            }
+    });
+    for (int j = 0; j < count; j++)
+        r[j] = w.out_u[l][j];
 }
 inline void ldsm_x4(unsigned r[4], const void *row)
 {
@@ -611,73 +646,86 @@ inline float emu_to_f32_rz(double v)
 /* mma.sync.aligned.m16n8k16.row.col, A 16x16 row, B 16x8 col, per lane
  * (g = lane/4, t = lane%4): a[0] = A[g][2t..2t+1], a[1] = A[g+8][2t..],
  * a[2] = A[g][2t+8..], a[3] = A[g+8][2t+8..]; b[0] = B[2t..2t+1][g],
- * b[1] = B[2t+8..2t+9][g]; c[0..1] = C[g][2t..2t+1], c[2..3] = C[g+8][2t..]. */
-inline void emu_mma_gather(const unsigned a[4], const unsigned b[2], double A[16][16],
-                           double B[16][8], emu_warp_slots *&wp)
+ * b[1] = B[2t+8..2t+9][g]; c[0..1] = C[g][2t..2t+1], c[2..3] = C[g+8][2t..].
+ * Gathers every lane's fragments (in_u[lane][0..5]) into A and B. */
+inline void emu_mma_operands(const emu_warp_slots &w, double A[16][16], double B[16][8])
 {
-    emu_warp_slots &w = emu_full_warp("mma.sync with exited lanes");
-    wp = &w;
-    const unsigned l = emu_lane();
-    for (int i = 0; i < 4; i++)
-        w.u[l][i] = a[i];
-    std::memcpy(&w.f[l][0], &b[0], 4);
-    std::memcpy(&w.f[l][1], &b[1], 4);
-    emu_arrive_wait(w.bar);
+    auto half_of = [](unsigned reg, int e) {
+        return emu_half_bits_to_double((unsigned short)(e ? reg >> 16 : reg & 0xffffu));
+    };
     for (unsigned q = 0; q < 32; q++) {
         unsigned g = q / 4, t = q % 4;
         for (int e = 0; e < 2; e++) {
-            auto half_of = [&](unsigned reg) {
-                return emu_half_bits_to_double((unsigned short)(e ? reg >> 16 : reg & 0xffffu));
-            };
-            A[g][2 * t + e] = half_of(w.u[q][0]);
-            A[g + 8][2 * t + e] = half_of(w.u[q][1]);
-            A[g][2 * t + 8 + e] = half_of(w.u[q][2]);
-            A[g + 8][2 * t + 8 + e] = half_of(w.u[q][3]);
-            unsigned b0, b1;
-            std::memcpy(&b0, &w.f[q][0], 4);
-            std::memcpy(&b1, &w.f[q][1], 4);
-            B[2 * t + e][g] = half_of(b0);
-            B[2 * t + 8 + e][g] = half_of(b1);
+            A[g][2 * t + e] = half_of(w.in_u[q][0], e);
+            A[g + 8][2 * t + e] = half_of(w.in_u[q][1], e);
+            A[g][2 * t + 8 + e] = half_of(w.in_u[q][2], e);
+            A[g + 8][2 * t + 8 + e] = half_of(w.in_u[q][3], e);
+            B[2 * t + e][g] = half_of(w.in_u[q][4], e);
+            B[2 * t + 8 + e][g] = half_of(w.in_u[q][5], e);
         }
     }
-    emu_arrive_wait(w.bar);
 }
 
 inline void mma_16816(float c[4], const unsigned a[4], const unsigned b[2])
 {
-    double A[16][16], B[16][8];
-    emu_warp_slots *w;
-    emu_mma_gather(a, b, A, B, w);
-    const unsigned l = emu_lane(), g = l / 4, t = l % 4;
+    emu_warp_slots &w = emu_full_warp("mma.sync with exited lanes");
+    const unsigned l = emu_lane();
     for (int i = 0; i < 4; i++) {
-        unsigned row = g + 8 * (i / 2), col = 2 * t + (i % 2);
-        double col_b[16];
-        for (int k = 0; k < 16; k++)
-            col_b[k] = B[k][col];
-        c[i] = emu_to_f32_rz(emu_fused_dot_add(A[row], col_b, 16, (double)c[i]));
+        w.in_u[l][i] = a[i];
+        w.in_f[l][i] = c[i];
     }
+    w.in_u[l][4] = b[0];
+    w.in_u[l][5] = b[1];
+    emu_collective(w, [&] {
+        double A[16][16], B[16][8];
+        emu_mma_operands(w, A, B);
+        for (unsigned q = 0; q < 32; q++)
+            for (int i = 0; i < 4; i++) {
+                unsigned row = q / 4 + 8 * (i / 2), col = 2 * (q % 4) + (i % 2);
+                double col_b[16];
+                for (int k = 0; k < 16; k++)
+                    col_b[k] = B[k][col];
+                w.out_f[q][i] =
+                    emu_to_f32_rz(emu_fused_dot_add(A[row], col_b, 16, (double)w.in_f[q][i]));
+            }
+    });
+    for (int i = 0; i < 4; i++)
+        c[i] = w.out_f[l][i];
 }
 
 /* The fp16-accumulator form (.f16.f16.f16.f16): c[0] = C[g][2t..2t+1] and
  * c[1] = C[g+8][2t..], packed halves, rounded to nearest even per mma. */
 inline void mma_16816_f16acc(unsigned c[2], const unsigned a[4], const unsigned b[2])
 {
-    double A[16][16], B[16][8];
-    emu_warp_slots *w;
-    emu_mma_gather(a, b, A, B, w);
-    const unsigned l = emu_lane(), g = l / 4, t = l % 4;
-    for (int i = 0; i < 2; i++) {
-        unsigned short out[2];
-        for (int e = 0; e < 2; e++) {
-            unsigned row = g + 8 * i, col = 2 * t + e;
-            double col_b[16];
-            for (int k = 0; k < 16; k++)
-                col_b[k] = B[k][col];
-            double cin = emu_half_bits_to_double((unsigned short)(e ? c[i] >> 16 : c[i] & 0xffffu));
-            out[e] = emu_double_to_half_bits(emu_fused_dot_add(A[row], col_b, 16, cin));
-        }
-        c[i] = (unsigned)out[0] | ((unsigned)out[1] << 16);
-    }
+    emu_warp_slots &w = emu_full_warp("mma.sync with exited lanes");
+    const unsigned l = emu_lane();
+    for (int i = 0; i < 4; i++)
+        w.in_u[l][i] = a[i];
+    w.in_u[l][4] = b[0];
+    w.in_u[l][5] = b[1];
+    w.in_u[l][6] = c[0];
+    w.in_u[l][7] = c[1];
+    emu_collective(w, [&] {
+        double A[16][16], B[16][8];
+        emu_mma_operands(w, A, B);
+        for (unsigned q = 0; q < 32; q++)
+            for (int i = 0; i < 2; i++) {
+                unsigned short out[2];
+                for (int e = 0; e < 2; e++) {
+                    unsigned row = q / 4 + 8 * i, col = 2 * (q % 4) + e;
+                    double col_b[16];
+                    for (int k = 0; k < 16; k++)
+                        col_b[k] = B[k][col];
+                    unsigned reg = w.in_u[q][6 + i];
+                    double cin =
+                        emu_half_bits_to_double((unsigned short)(e ? reg >> 16 : reg & 0xffffu));
+                    out[e] = emu_double_to_half_bits(emu_fused_dot_add(A[row], col_b, 16, cin));
+                }
+                w.out_u[q][i] = (unsigned)out[0] | ((unsigned)out[1] << 16);
+            }
+    });
+    c[0] = w.out_u[l][0];
+    c[1] = w.out_u[l][1];
 }
 
 /* ---- calling kernels with run-time arguments ---------------------------- */

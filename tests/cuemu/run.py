@@ -474,7 +474,7 @@ def judge_file(runner, path, expected, cases):
         for (n, _), v in zip(tunes, combo):
             if n:
                 defines[n] = v
-        if runner.args.config and not re.search(runner.args.config, label):
+        if label and runner.args.config and not re.search(runner.args.config, label):
             continue
         exe, err = build(path, source, d, defines)
         if err:

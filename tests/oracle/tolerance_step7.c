@@ -380,7 +380,8 @@ int main(int argc, char **argv)
 {
     full_mode = argc > 1 && strcmp(argv[1], "--full") == 0;
 
-    /* P21, P22 and P24 share the rule and the fp16 output. */
+    /* P21, P22 and P24 share the rule and the fp16 output; their test shapes
+     * (and two benchmark shapes each, sampled). */
     const struct rule mm = {1e-6, 0x1p-10, 1e-4, true};
     const struct shape p21[] = {
         {1, 8, 8, -1, 1},          {7, 8, 16, -1, 1},          {17, 24, 40, -1, 1},
@@ -392,28 +393,55 @@ int main(int argc, char **argv)
     };
     const enum variant good[] = {V_MMA_F32, V_FFMA};
     const enum variant bad[] = {V_MMA_F16, V_HFMA};
-    matmul_problem("autotuned-matmul (P21), grouped-matmul (P22)", &mm, p21,
-                   (int)(sizeof(p21) / sizeof(p21[0])), good, 2, bad, 2);
+    matmul_problem("autotuned-matmul (P21)", &mm, p21, (int)(sizeof(p21) / sizeof(p21[0])), good, 2,
+                   bad, 2);
+
+    const struct shape p22[] = {
+        {1, 8, 8, -1, 1},
+        {129, 136, 40, -1, 1},
+        {300, 520, 72, -1, 1},
+        {1000, 1000, 64, -1, 1},
+        {1300, 392, 40, 0, 1},
+        {2049, 136, 64, -1, 1},
+        {1000, 264, 128, -1, 1},
+        {640, 1024, 520, -1, 1},
+        {257, 4096, 8, -1, 1},
+        {255, 264, 72, -1, 1},
+        {1000, 1000, 1000, -1, 1},
+        {1, 4096, 4096, -1, 1},
+        {4096, 8, 4096, -1, 1},
+        {1500, 1200, 8192, -1, 1},
+        {16384, 16384, 4096, -1, 1},
+        {16384, 16384, 8192, -1, 1},
+    };
+    matmul_problem("grouped-matmul (P22)", &mm, p22, (int)(sizeof(p22) / sizeof(p22[0])), good, 2,
+                   bad, 2);
 
     const struct shape p24[] = {
-        {1, 1, 1, -1, 1},       {7, 129, 1, -1, 1},        {1, 7, 129, -1, 1},
-        {129, 7, 1000, -1, 1},  {1000, 129, 7, -1, 1},     {257, 263, 1000, -1, 1},
-        {129, 1000, 129, 0, 1}, {8192, 8192, 8192, -1, 1},
+        {1, 1, 1, -1, 1},          {17, 24, 40, -1, 1},      {33, 7, 129, -1, 1},
+        {129, 136, 72, -1, 1},     {127, 129, 131, -1, 1},   {7, 129, 1000, -1, 1},
+        {1000, 129, 7, -1, 1},     {257, 263, 64, -1, 1},    {100, 200, 520, -1, 1},
+        {1, 7, 129, -1, 1},        {129, 1, 7, -1, 1},       {64, 64, 64, -1, 1},
+        {65, 72, 96, -1, 1},       {33, 40, 48, -1, 1},      {129, 1000, 129, 0, 1},
+        {1000, 1000, 1000, -1, 1}, {512, 1032, 2048, -1, 1}, {8192, 8192, 8192, -1, 1},
     };
     matmul_problem("block-pointer-matmul (P24)", &mm, p24, (int)(sizeof(p24) / sizeof(p24[0])),
                    good, 2, bad, 2);
 
-    /* P23: fp32 output, a tighter acc term; the solution splits K. */
-    const struct rule sk = {1e-6, 0, 1e-5, false};
+    /* P23: fp32 output, a tighter acc term; the solution splits K (chunks
+     * rounded up to 32, as its tiles), SPLIT_K from its @tune list. */
+    const struct rule sk = {1e-6, 0, 2e-5, false};
     const struct shape p23[] = {
-        {1, 8, 8, -1, 1},       {3, 8, 1000, -1, 1},        {16, 16, 100024, -1, 1},
-        {64, 64, 65536, -1, 1}, {100, 200, 40000, -1, 1},   {256, 256, 524288, -1, 1},
-        {3, 8, 1000, 0, 1},     {128, 128, 1048576, -1, 1}, {512, 512, 131072, -1, 1},
+        {1, 8, 8, -1, 1},          {3, 8, 1000, -1, 1},        {3, 8, 512, 0, 1},
+        {17, 24, 520, 0, 1},       {16, 16, 100024, -1, 1},    {64, 64, 65536, -1, 1},
+        {100, 200, 40000, -1, 1},  {129, 136, 24008, -1, 1},   {1, 4096, 8200, -0.0625, 0.0625},
+        {256, 256, 524288, -1, 1}, {128, 128, 1048576, -1, 1}, {512, 512, 131072, -1, 1},
+        {64, 4096, 65536, -1, 1},
     };
     const enum variant sk_good[] = {V_SPLIT_MMA, V_MMA_F32, V_FFMA};
     const enum variant sk_bad[] = {V_MMA_F16};
     for (int s = 0; s < 2; s++) {
-        split_k = s == 0 ? 7 : 128;
+        split_k = s == 0 ? 7 : 256;
         char id[64];
         snprintf(id, sizeof(id), "split-k-matmul (P23), SPLIT_K = %d", split_k);
         matmul_problem(id, &sk, p23, (int)(sizeof(p23) / sizeof(p23[0])), sk_good, 3, sk_bad, 1);

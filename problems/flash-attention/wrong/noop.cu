@@ -1,0 +1,13 @@
+// Negative control: writes nothing (O and LSE keep their NaN poison).
+// Expected verdict: Wrong Answer.
+//
+// @launch flash_attn grid=(1) block=(32) args=(Q, K, V, O, LSE, scale, causal, B, H, Sq, Skv, D)
+
+#include <cuda_fp16.h>
+
+extern "C" __global__ void flash_attn(const __half* Q, const __half* K, const __half* V,
+                                      __half* O, float* LSE, float scale, int causal,
+                                      long long B, long long H, long long Sq, long long Skv,
+                                      long long D)
+{
+}

@@ -1,0 +1,27 @@
+// Negative control: the tail handled by rounding up. Each thread adds one
+// uint4 for i < cdiv(N, 8), so the last group reads and writes a whole uint4
+// even when only N % 8 of its elements exist: up to 7 halves (14 bytes) past
+// the end of C, into the judge's guard band. Expected verdict: Memory
+// Violation.
+//
+// @launch vadd grid=(cdiv(N, 8 * 256)) block=(256) args=(A, B, C, N)
+
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ unsigned add2(unsigned a, unsigned b)
+{
+    const __half2 s =
+        __hadd2(*reinterpret_cast<const __half2 *>(&a), *reinterpret_cast<const __half2 *>(&b));
+    return *reinterpret_cast<const unsigned *>(&s);
+}
+
+extern "C" __global__ void vadd(const __half *A, const __half *B, __half *C, long long n)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (n + 7) / 8) {
+        const uint4 a = reinterpret_cast<const uint4 *>(A)[i];
+        const uint4 b = reinterpret_cast<const uint4 *>(B)[i];
+        reinterpret_cast<uint4 *>(C)[i] =
+            make_uint4(add2(a.x, b.x), add2(a.y, b.y), add2(a.z, b.z), add2(a.w, b.w));
+    }
+}
