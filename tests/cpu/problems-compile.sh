@@ -1,102 +1,62 @@
 #!/usr/bin/env bash
-# problems-compile.sh - every .cu of every problem compiles for sm_90a, and the
-# shipped solutions do not spill registers.
+# problems-compile.sh - every problem loads, every control of every problem
+# compiles with the judge's own path (directives, NVRTC in the compile sandbox
+# for sm_90a, every @tune combination, kernel signatures checked against the
+# @launch lines), and the shipped solutions spill no registers.
 #
 #   tests/cpu/problems-compile.sh BUILD [PROBLEM...]
 #
-# Compiles like the judge does, as far as nvcc can: device code only, straight
-# to a cubin for sm_90a, FTZ off and no fast math, each "// @const NAME=INT"
-# passed as -DNAME=INT, each "// @flags" option passed through, and one build
-# per combination of the "// @tune NAME=(v1, v2, ...)" values. It also
-# checks that every kernel named by an @launch is an extern "C" __global__
-# entry of the cubin. Needs nvcc (skips without it). Ends with
-# "N passed, N failed, N skipped".
+# It runs `judged validate --json` with no GPU, which stops each control after
+# compiling ("compiled"), and reads the per-kernel resource report. One test
+# per control. Ends with "N passed, N failed, N skipped".
 set -u
 build=${1:-build}
 shift || true
-nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
-cuda_inc=${CUDA_HOME:-/usr/local/cuda}/include
-pass=0 fail=0 skip=0
-log_dir=$build/test-logs/problems-compile
-mkdir -p "$log_dir"
-
-if ! [ -x "$nvcc" ]; then
-    echo "skip: no nvcc at $nvcc"
+judged=$build/bin/judged
+if [ -e /dev/nvidia0 ]; then
+    echo "  skip: a GPU is present (tests/gpu/validate.sh covers this machine)"
     echo "0 passed, 0 failed, 1 skipped"
     exit 0
 fi
-
 problems=("$@")
-if [ ${#problems[@]} -eq 0 ]; then
-    for d in problems/*/; do
-        [ -f "$d/problem.json" ] && problems+=("$(basename "$d")")
-    done
-fi
-
-for p in "${problems[@]}"; do
-    dir=problems/$p
-    for f in "$dir"/*.cu "$dir"/wrong/*.cu; do
-        [ -f "$f" ] || continue
-        name=${f#problems/}
-        defs=()
-        while read -r def; do
-            defs+=("-D$def")
-        done < <(sed -nE 's@^[[:space:]]*//[[:space:]]*\@const[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)=(-?[0-9]+).*@\1=\2@p' "$f")
-        flags=()
-        while read -r fl; do
-            # shellcheck disable=SC2206
-            flags+=($fl)
-        done < <(sed -nE 's@^[[:space:]]*//[[:space:]]*\@flags[[:space:]]+(.*)$@\1@p' "$f")
-        # One build per @tune combination (each value as -DNAME=VALUE), as the judge does.
-        while IFS= read -r tune; do
-            label=
-            [ -n "$tune" ] && label=" [$(sed -e 's/-D//g' -e 's/ /,/g' <<<"$tune")]"
-            log=$log_dir/$(tr '/ ,=' '____' <<<"$name$label").log
-            # shellcheck disable=SC2086 # $tune is a list of -D options
-            if ! "$nvcc" -cubin -arch=sm_90a -std=c++17 -I"$cuda_inc" -I"$cuda_inc/cccl" \
-                -ftz=false -prec-div=true -prec-sqrt=true -fmad=true -Xptxas -v "${defs[@]}" $tune \
-                "${flags[@]}" "$f" -o "$log_dir/out.cubin" </dev/null >"$log" 2>&1; then
-                echo "FAIL $name$label: does not compile"
-                sed 's/^/    | /' "$log" | head -20
-                fail=$((fail + 1))
-                continue
-            fi
-            missing=
-            for k in $(sed -nE 's@^[[:space:]]*//[[:space:]]*\@launch[[:space:]]+([A-Za-z_][A-Za-z0-9_]*).*@\1@p' "$f"); do
-                # An unmangled entry name proves the kernel is extern "C" __global__.
-                if ! grep -q "Compiling entry function '$k'" "$log"; then
-                    missing="$missing $k"
-                fi
-            done
-            if [ -n "$missing" ]; then
-                echo "FAIL $name$label: @launch names no extern \"C\" __global__ kernel:$missing"
-                fail=$((fail + 1))
-                continue
-            fi
-            if [ "$(basename "$f")" = solution.cu ] &&
-                grep -Eq '[1-9][0-9]* bytes spill (stores|loads)' "$log"; then
-                echo "FAIL $name$label: the solution spills registers"
-                grep -E 'spill|registers' "$log" | sed 's/^/    | /'
-                fail=$((fail + 1))
-                continue
-            fi
-            res=$(grep -E 'Used [0-9]+ registers' "$log" | sed -E 's/.*(Used [0-9]+ registers).*/\1/' | paste -sd, -)
-            echo "ok   $name$label ($res)"
-            pass=$((pass + 1))
-        done < <(python3 - "$f" <<'PY'
-import itertools, re, sys
-names, values = [], []
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*//\s*@tune\s+([A-Za-z_]\w*)\s*=\s*\((.*)\)\s*$", line)
-    if m:
-        names.append(m.group(1))
-        values.append([v.strip() for v in m.group(2).split(",")])
-for combo in itertools.product(*values):
-    print(" ".join(f"-D{n}={v}" for n, v in zip(names, combo)))
+[ ${#problems[@]} -eq 0 ] && mapfile -t problems < <(cd problems && ls -d */ | tr -d /)
+out=$build/test-logs/problems-compile.json
+mkdir -p "$(dirname "$out")"
+dirs=()
+for p in "${problems[@]}"; do dirs+=("problems/$p"); done
+HOME=$(mktemp -d) "$judged" validate --json "${dirs[@]}" >"$out" 2>"$out.err"
+python3 - "$out" "${problems[@]}" <<'PY'
+import json, sys
+path, wanted = sys.argv[1], sys.argv[2:]
+try:
+    data = json.load(open(path))
+except Exception as e:
+    print(f"FAIL judged validate gave no JSON: {e}")
+    print("0 passed, 1 failed, 0 skipped")
+    sys.exit(1)
+p = f = 0
+for pid in wanted:
+    if pid not in data:
+        f += 1
+        print(f"FAIL {pid}: did not load (see {path}.err)")
+        continue
+    for row in data[pid]:
+        r = row["result"]
+        name = f"{pid}/{row['file']}"
+        if row["got"] != "compiled":
+            f += 1
+            diag = (r.get("diagnostics") or [{}])[0]
+            print(f"FAIL {name}: {r.get('verdict_name')}: {r.get('message')} "
+                  f"(line {diag.get('line')}: {diag.get('message', '')})")
+            continue
+        spills = [k["name"] for k in r.get("kernels", [])
+                  if k.get("spill_store_bytes", 0) or k.get("spill_load_bytes", 0)]
+        if row["file"] == "solution.cu" and spills:
+            f += 1
+            print(f"FAIL {name}: the solution spills registers in {', '.join(spills)}")
+            continue
+        p += 1
+        print(f"ok   {name}")
+print(f"{p} passed, {f} failed, 0 skipped")
+sys.exit(1 if f else 0)
 PY
-        )
-    done
-done
-rm -f "$log_dir/out.cubin"
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
