@@ -74,6 +74,7 @@ struct plan_state {
     uint64_t argv[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
     void *params[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
     bool launched; /* a kernel of the plan has been launched */
+    uint32_t smem_granted[BW_MAX_LAUNCHES]; /* the dynamic smem limit set on fn[l]; 0: the default */
 };
 
 /* A failed driver call of the harness: marks the context broken when the
@@ -887,9 +888,16 @@ static int plan_launch(struct runner_exec *x, struct plan_state *st, int r, bool
     for (int l = 0; l < p->n_launches; l++) {
         const struct run_launch *L = &p->launches[l];
 
-        if (L->smem > SMEM_STATIC_MAX) {
+        /* Static plus dynamic shared memory above 48 KiB needs the
+         * kernel's dynamic limit raised, even when the dynamic part alone
+         * is below 48 KiB (seen on the H200: 41 KB dynamic + 16 KB static
+         * was refused with CUDA_ERROR_INVALID_VALUE). Set once per plan,
+         * so the timed launches carry no driver call. */
+        if (L->smem > 0 && st->smem_granted[l] != L->smem) {
             rc = cu.cuFuncSetAttribute(st->fn[l], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                        (int)L->smem);
+            if (rc == CUDA_SUCCESS)
+                st->smem_granted[l] = L->smem;
             if (rc != CUDA_SUCCESS) {
                 if (cuda_error_is_sticky(rc))
                     x->broken = true;
