@@ -74,7 +74,8 @@ struct plan_state {
     uint64_t argv[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
     void *params[BW_MAX_BENCH_SETS][BW_MAX_LAUNCHES][BW_MAX_LAUNCH_ARGS];
     bool launched; /* a kernel of the plan has been launched */
-    uint32_t smem_granted[BW_MAX_LAUNCHES]; /* the dynamic smem limit set on fn[l]; 0: the default */
+    uint32_t
+        smem_granted[BW_MAX_LAUNCHES]; /* the dynamic smem limit set on fn[l]; 0: the default */
 };
 
 /* A failed driver call of the harness: marks the context broken when the
