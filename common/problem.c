@@ -437,14 +437,22 @@ static void real_text(double v, char *out, size_t n)
 
 struct name_check {
     const struct problem *p;
-    const char *unknown; /* first name that is not a size */
+    const char *unknown; /* first name that is not a size (or an allowed scalar) */
+    bool int_scalars;    /* integer scalars are names too (bytes and FLOPs formulas) */
 };
+
+static bool is_int_scalar(const struct problem *p, const char *name)
+{
+    int k = problem_scalar_index(p, name);
+    return k >= 0 && !dtype_is_float(p->scalars[k].dtype);
+}
 
 static void check_size_name(const char *name, void *arg)
 {
     struct name_check *nc = arg;
 
-    if (!nc->unknown && problem_size_index(nc->p, name) < 0)
+    if (!nc->unknown && problem_size_index(nc->p, name) < 0 &&
+        !(nc->int_scalars && is_int_scalar(nc->p, name)))
         nc->unknown = name;
 }
 
@@ -453,16 +461,32 @@ static struct list size_list(const struct problem *p)
     return join((const char *const *)p->size_names, p->n_sizes);
 }
 
+static struct list formula_name_list(const struct problem *p)
+{
+    const char *names[BW_MAX_SIZES + BW_MAX_SCALARS];
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->n_sizes; i++)
+        names[n++] = p->size_names[i];
+    for (size_t i = 0; i < p->n_scalars; i++)
+        if (!dtype_is_float(p->scalars[i].dtype))
+            names[n++] = p->scalars[i].name;
+    return join(names, n);
+}
+
 /*
  * An expression of the sizes: a string, or a JSON integer (or, for real
  * formulas, any number). Integer expressions (shapes, bounds, scratch) must
- * not hold real literals.
+ * not hold real literals. With int_scalars the problem's integer scalars are
+ * names too (problem_formula_scope binds them): the bytes and FLOPs formulas,
+ * where a flag like causal changes the work.
  */
-static int as_expr(struct loader *ld, const char *path, json_t *v, bool real, struct expr **out)
+static int parse_expr(struct loader *ld, const char *path, json_t *v, bool real, bool int_scalars,
+                      struct expr **out)
 {
     char text[64], *inner = NULL;
     const char *src;
-    struct name_check nc = {ld->p, NULL};
+    struct name_check nc = {ld->p, NULL, int_scalars};
     struct expr *e;
 
     if (json_is_string(v)) {
@@ -493,12 +517,38 @@ static int as_expr(struct loader *ld, const char *path, json_t *v, bool real, st
     expr_each_name(e, check_size_name, &nc);
     if (nc.unknown) {
         struct shown name = quote(nc.unknown);
+        int k = problem_scalar_index(ld->p, nc.unknown);
+        int rc;
+        if (k >= 0) {
+            rc = int_scalars ? fail(ld, path,
+                                    "%s uses scalar %s, which is %s (only integer scalars may "
+                                    "appear here)",
+                                    quote(src).s, name.s, dtype_name(ld->p->scalars[k].dtype))
+                             : fail(ld, path,
+                                    "%s uses scalar %s (only the sizes, %s, may appear "
+                                    "here)",
+                                    quote(src).s, name.s, size_list(ld->p).s);
+            expr_free(e);
+            return rc;
+        }
         expr_free(e);
-        return fail(ld, path, "%s uses unknown name %s (sizes are %s)", quote(src).s, name.s,
-                    size_list(ld->p).s);
+        return fail(ld, path, "%s uses unknown name %s (%s are %s)", quote(src).s, name.s,
+                    int_scalars ? "sizes and integer scalars" : "sizes",
+                    int_scalars ? formula_name_list(ld->p).s : size_list(ld->p).s);
     }
     *out = e;
     return 0;
+}
+
+static int as_expr(struct loader *ld, const char *path, json_t *v, bool real, struct expr **out)
+{
+    return parse_expr(ld, path, v, real, false, out);
+}
+
+/* A bytes or FLOPs formula: real, of the sizes and the integer scalars. */
+static int as_formula(struct loader *ld, const char *path, json_t *v, struct expr **out)
+{
+    return parse_expr(ld, path, v, true, true, out);
 }
 
 /* ---- names ----------------------------------------------------------------------------- */
@@ -1484,9 +1534,9 @@ static int load_formulas(struct loader *ld, json_t *root)
     int rc;
 
     if ((rc = field(ld, "", root, "bytes", true, &f)) ||
-        (rc = as_expr(ld, "bytes", f, true, &p->bytes)) ||
+        (rc = as_formula(ld, "bytes", f, &p->bytes)) ||
         (rc = field(ld, "", root, "flops", true, &f)) ||
-        (rc = as_expr(ld, "flops", f, true, &p->flops)))
+        (rc = as_formula(ld, "flops", f, &p->flops)))
         return rc;
     if ((rc = field(ld, "", root, "peak", true, &f)) || (rc = as_string(ld, "peak", f, &peak)))
         return rc;
@@ -1616,12 +1666,15 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                         quote(c->name).s, (long long)s);
     }
     if (bench) {
+        struct expr_binding fvars[BW_MAX_SIZES + BW_MAX_SCALARS];
+        struct expr_scope fscope;
         double bytes, flops;
-        if ((rc = expr_eval_real(p->bytes, &scope, &bytes, &inner))) {
+        problem_formula_scope(p, c, fvars, &fscope);
+        if ((rc = expr_eval_real(p->bytes, &fscope, &bytes, &inner))) {
             bw_wrap(&inner, rc, "bytes %s", quote(expr_text(p->bytes)).s);
             goto inner_fail;
         }
-        if ((rc = expr_eval_real(p->flops, &scope, &flops, &inner))) {
+        if ((rc = expr_eval_real(p->flops, &fscope, &flops, &inner))) {
             bw_wrap(&inner, rc, "flops %s", quote(expr_text(p->flops)).s);
             goto inner_fail;
         }
@@ -1880,20 +1933,20 @@ static int load_goal_bandwidth(struct loader *ld, const char *path, json_t *goal
     int rc;
 
     if ((rc = field(ld, path, goal, "bytes", true, &f)) ||
-        (rc = as_expr(ld, bp.s, f, true, &g->bytes)) ||
+        (rc = as_formula(ld, bp.s, f, &g->bytes)) ||
         (rc = goal_number(ld, path, goal, "min_pct", true, 0, true, MIN_PCT_MAX, &g->min_pct)) ||
         (rc = load_goal_shapes(ld, path, goal, g)))
         return rc;
     for (size_t b = 0; b < ld->p->n_benchmarks; b++) {
         const struct problem_case *c = &ld->p->benchmarks[b];
-        struct expr_binding vars[BW_MAX_SIZES];
+        struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
         struct expr_scope scope;
         char *inner = NULL;
         double bytes;
 
         if (!g->shapes[b])
             continue;
-        problem_case_scope(ld->p, c, vars, &scope);
+        problem_formula_scope(ld->p, c, vars, &scope);
         if ((rc = expr_eval_real(g->bytes, &scope, &bytes, &inner))) {
             rc = fail_code(ld, rc, bp.s, "benchmark %s: %s", quote(c->name).s,
                            inner ? inner : "cannot evaluate");
@@ -2537,6 +2590,23 @@ void problem_case_scope(const struct problem *p, const struct problem_case *c,
     }
     scope->vars = vars;
     scope->n = p->n_sizes;
+}
+
+void problem_formula_scope(const struct problem *p, const struct problem_case *c,
+                           struct expr_binding *vars, struct expr_scope *scope)
+{
+    size_t n = p->n_sizes;
+
+    problem_case_scope(p, c, vars, scope);
+    for (size_t i = 0; i < p->n_scalars; i++) {
+        if (dtype_is_float(p->scalars[i].dtype))
+            continue;
+        /* integral and in range: the loader checks every case's value */
+        vars[n].name = p->scalars[i].name;
+        vars[n].value = (int64_t)c->scalars[i];
+        n++;
+    }
+    scope->n = n;
 }
 
 int problem_tensor_shape(const struct problem *p, size_t t, const struct problem_case *c,

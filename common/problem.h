@@ -36,8 +36,8 @@
  *      "scalars": {"eps": 1e-6}}     // optional per-case scalar values
  *   ],
  *   "benchmarks": [ {"name": "2^28", "sizes": {"N": 268435456}, "data": "uniform"} ],
- *   "bytes": "12*N",                 // compulsory traffic per run (expression of sizes)
- *   "flops": "N",                    // arithmetic per run (expression of sizes)
+ *   "bytes": "12*N",                 // compulsory traffic per run (sizes, integer scalars)
+ *   "flops": "N",                    // arithmetic per run (sizes, integer scalars)
  *   "peak": "fp32",                  // "fp32", "fp16_tensor", "bf16_tensor" or "none"
  *   "limits": {                      // optional
  *     "run_ms": 2000,                // wall limit of one plan run
@@ -91,8 +91,9 @@
  *              (> 0), optional "shapes";
  *   sass       "require" [PATTERN, ...] (opcode with modifiers, e.g.
  *              "LDG.E.128"), optional "kernels" [NAME, ...];
- *   bandwidth  "bytes" (a real expression of the sizes, > 0 on every shape it
- *              looks at), "min_pct" (0 < p <= 1000), optional "shapes";
+ *   bandwidth  "bytes" (a real expression of the sizes and integer scalars,
+ *              > 0 on every shape it looks at), "min_pct" (0 < p <= 1000),
+ *              optional "shapes";
  *   compare    "pairs" [{"shape": BENCH, "baseline": BENCH}, ...], "min_speedup";
  *   roofline   "min_pct" (0 < p <= 100): speed of light (the score's own
  *              figure: bytes, flops and peak of the problem), optional "shapes".
@@ -256,6 +257,13 @@ int problem_scalar_index(const struct problem *p, const char *name);
  * room for p->n_sizes bindings; the scope borrows names from p. */
 void problem_case_scope(const struct problem *p, const struct problem_case *c,
                         struct expr_binding *vars, struct expr_scope *scope);
+
+/* The scope of the bytes and FLOPs formulas (and bandwidth goals' bytes):
+ * the case's sizes and its integer scalars (e.g. causal = 0 or 1, so causal
+ * attention is charged the work it does). `vars` must have room for
+ * BW_MAX_SIZES + BW_MAX_SCALARS bindings. */
+void problem_formula_scope(const struct problem *p, const struct problem_case *c,
+                           struct expr_binding *vars, struct expr_scope *scope);
 
 /* Number of elements of tensor t in case c (product of its shape). */
 int problem_tensor_count(const struct problem *p, size_t t, const struct problem_case *c,

@@ -177,8 +177,15 @@ static enum compare_reason inf_reason(double v, enum compare_reason pos, enum co
 static enum compare_reason check_float(const struct compare_spec *s, const struct element *e,
                                        double g, double ref, double want, bool poison)
 {
+    /* The poison (every byte 0xFF) is itself a NaN, so where a NaN is
+     * expected an unwritten element would otherwise pass. The GPU never
+     * makes that bit pattern by arithmetic (its canonical NaN is 0x7FFF...,
+     * positive) nor by copying a generated input (NaN inputs are positive);
+     * only negating a NaN does, and that is reported as unwritten too: a
+     * false Wrong Answer that names its cause beats accepting a kernel that
+     * never stored its output. */
     if (isnan(want))
-        return isnan(g) ? CMP_OK : CMP_EXPECTED_NAN;
+        return poison ? CMP_POISON : isnan(g) ? CMP_OK : CMP_EXPECTED_NAN;
     if (isinf(want)) {
         if (g == want)
             return CMP_OK;

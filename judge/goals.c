@@ -255,7 +255,7 @@ int goal_eval_bandwidth(const struct goal_spec *g, const struct problem *p, cons
         return BW_OK;
     }
     for (size_t b = 0; b < p->n_benchmarks; b++) {
-        struct expr_binding vars[BW_MAX_SIZES];
+        struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
         struct expr_scope scope;
         char *why = NULL;
         double bytes, gbps, pct;
@@ -266,7 +266,7 @@ int goal_eval_bandwidth(const struct goal_spec *g, const struct problem *p, cons
             goal_outcome_set(out, GOAL_STATUS_SKIPPED, "%s was not timed", p->benchmarks[b].name);
             return BW_OK;
         }
-        problem_case_scope(p, &p->benchmarks[b], vars, &scope);
+        problem_formula_scope(p, &p->benchmarks[b], vars, &scope);
         if (expr_eval_real(g->bytes, &scope, &bytes, &why)) {
             goal_outcome_set(out, GOAL_STATUS_SKIPPED, "bytes on %s: %s", p->benchmarks[b].name,
                              why ? why : "cannot evaluate");

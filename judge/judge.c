@@ -1159,14 +1159,14 @@ static int bench_one(struct session *s, const struct program *pg, size_t b, size
         struct shape_score sc;
         struct roofline roof = {s->cfg->gpu.copy_gbps, s->cfg->gpu.fp32_tflops,
                                 s->cfg->gpu.fp16_tflops, s->cfg->gpu.bf16_tflops};
-        struct expr_binding vars[BW_MAX_SIZES];
+        struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
         struct expr_scope scope;
         double bytes = 0, flops = 0;
 
         rc = stats_summarize(brep->samples_ms, (int)brep->n_samples, &st, cause);
         if (rc)
             goto out;
-        problem_case_scope(s->p, c, vars, &scope);
+        problem_formula_scope(s->p, c, vars, &scope);
         if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) ||
             expr_eval_real(s->p->flops, &scope, &flops, cause)) {
             rc = bw_wrap(cause, BW_ERR_INTERNAL, "problem.json bytes/flops for %s", c->name);

@@ -117,12 +117,21 @@ TEST(compare_poison_detection)
     struct compare_spec s = fp32_spec(1e-5, 1e-5);
     struct compare_report r;
     CHECK_INT_EQ(compare_output(&s, got, ref, NULL, 4, &r, NULL), BW_OK);
-    /* poison where a NaN is expected cannot be told from a NaN: it passes */
-    CHECK_INT_EQ(r.mismatches, 2);
+    /* poison is caught where a value, an infinity and a NaN are expected:
+     * an unwritten element never passes as "NaN matches NaN" */
+    CHECK_INT_EQ(r.mismatches, 3);
     CHECK_STR_EQ(compare_reason_text(r.first[0].reason), "not written (poison)");
     CHECK_INT_EQ(r.first[0].flat, 1);
     CHECK_STR_EQ(compare_reason_text(r.first[1].reason), "not written (poison)");
+    CHECK_STR_EQ(compare_reason_text(r.first[2].reason), "not written (poison)");
+    CHECK_INT_EQ(r.first[2].flat, 3);
     CHECK(isnan(r.first[0].got.f));
+    /* any other NaN bit pattern (the GPU's canonical 0x7FFFFFFF, a copied
+     * input's 0x7FC00000, a negated 0xFFC00000) matches an expected NaN */
+    uint32_t nans[3] = {0x7FFFFFFFu, 0x7FC00000u, 0xFFC00000u};
+    double nan_refs[3] = {NAN, NAN, NAN};
+    CHECK_INT_EQ(compare_output(&s, nans, nan_refs, NULL, 3, &r, NULL), BW_OK);
+    CHECK(compare_passed(&r));
     /* a NaN that is not the poison pattern is reported as NaN */
     float nan_got = NAN;
     CHECK_INT_EQ(compare_output(&s, &nan_got, ref, NULL, 1, &r, NULL), BW_OK);

@@ -288,6 +288,36 @@ free_problem:
     problem_free(p);
 }
 
+TEST(formula_scope_binds_integer_scalars)
+{
+    struct problem *p = load_ok("ok-rowwise");
+    struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
+    struct expr_scope scope;
+    double flops = 0;
+
+    if (!p)
+        return;
+    /* flops is "5*M*N*k": "wide" sets k = 1, "tall" keeps the default 3 */
+    int w = case_index(p->benchmarks, p->n_benchmarks, "wide");
+    int t = case_index(p->benchmarks, p->n_benchmarks, "tall M=65536,N=64");
+    CHECK(w >= 0 && t >= 0);
+    if (w < 0 || t < 0)
+        goto free_problem;
+    problem_formula_scope(p, &p->benchmarks[w], vars, &scope);
+    CHECK_INT_EQ(scope.n, 3); /* M, N and k; never the fp32 eps */
+    CHECK_STR_EQ(scope.vars[2].name, "k");
+    CHECK_INT_EQ(expr_eval_real(p->flops, &scope, &flops, NULL), 0);
+    CHECK(flops == 5.0 * 4096 * 4096);
+    problem_formula_scope(p, &p->benchmarks[t], vars, &scope);
+    CHECK_INT_EQ(expr_eval_real(p->flops, &scope, &flops, NULL), 0);
+    CHECK(flops == 5.0 * 65536 * 64 * 3);
+    /* shapes still see the sizes only */
+    problem_case_scope(p, &p->benchmarks[t], vars, &scope);
+    CHECK_INT_EQ(scope.n, 2);
+free_problem:
+    problem_free(p);
+}
+
 TEST(rowwise_expansion_and_names)
 {
     static const char *const tests[] = {"rows M=1,N=1", "rows M=7,N=33", "M=1,N=1", "M=1,N=1024",
