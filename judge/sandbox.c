@@ -741,12 +741,16 @@ int sandbox_job_run(struct sandbox_job *job, char **cause)
         }
         if (i_result >= 0 && p[i_result].revents &&
             !drain(result_pipe[0], &job->result, &job->result_overflow)) {
-            close_fd(&result_pipe[0]);
+            /* Kill before closing: a writer that met a closed pipe first
+             * would die of SIGPIPE, or its shell would exit 141, and the
+             * job's end would depend on who won the race. */
             if (job->result_overflow) {
                 kill_group(job->pid);
                 killed = true;
+                close_fd(&result_pipe[0]);
                 break;
             }
+            close_fd(&result_pipe[0]);
         }
         if (i_output >= 0 && p[i_output].revents && !drain(output_pipe[0], &job->output, NULL))
             close_fd(&output_pipe[0]);
