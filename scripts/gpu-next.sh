@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# gpu-next.sh - the GPU work still outstanding (issues 4 and 5), in priority
+# order, for one device call of at most 600 s:
+#   1. P20 layernorm-backward: every control with timing, after the runner's
+#      dynamic shared-memory fix (its solution was a Runtime Error before);
+#   2. the learning-goal brackets of problems/NOTES.md: the kernels each goal
+#      must reject (naive.cu of P6, P13, P14, P15; unfused.cu of P16) and the
+#      solutions never timed (P20, P21, P30), with every goal's outcome;
+#   3. the web story with real kernels (tests/gpu/web.sh): its three results
+#      as JSON, which tests/cpu/browser.sh replays into the GPU screenshots
+#      (BW_GPU_RESULTS=<the fetched web-gpu folder> tests/cpu/browser.sh build).
+# The device returns at most 8 files, two folders deep: everything that
+# matters is in $OUT/summary.txt, $OUT/checks.json and $OUT/web-gpu/*.json.
+#   scripts/gpu-next.sh BUILD [BUDGET_S]     (from the repository root)
+set -u
+build=${1:-build}
+budget=${2:-560}
+out=${OUT:-/tmp/gpu-next}
+mkdir -p "$out"
+deadline=$((SECONDS + budget))
+left() { echo $((deadline - SECONDS)); }
+summary=$out/summary.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+exec > >(tee -a "$summary") 2>&1
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+echo "== 1. P20 layernorm-backward: validate with timing"
+OUT=$tmp scripts/gpu-validate-each.sh "$build" 150 layernorm-backward
+
+# check NAME PROBLEM FILE LIMIT_S: judged check --json, one line per result
+check() {
+    local name=$1 p=$2 f=$3 limit=$4
+    [ "$(left)" -gt $((limit / 2 + 20)) ] || { echo "  $name: skipped (time)"; return; }
+    [ "$limit" -lt "$(left)" ] || limit=$(($(left) - 10))
+    timeout -k 5 "$limit" "$build/bin/judged" check --json "problems/$p" "problems/$p/$f" \
+        >"$tmp/$name.json" 2>"$tmp/$name.err"
+    python3 - "$tmp/$name.json" "$name" <<'PY'
+import json, sys
+path, name = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(path))
+except Exception:
+    print(f"  {name:34s} no result (timed out or failed)"); sys.exit()
+shapes = "; ".join(f"{b['name']} {b['median_ms']:.4f} ms {b.get('sol_pct', 0):.1f}%"
+                   for b in r.get("benches", []))
+print(f"  {name:34s} {r['verdict']}, score {r.get('score', 0):.1f}: {shapes}")
+for g in r.get("goals", []):
+    print(f"      goal {g['name']}: {g['status']} - {g.get('detail', '')}")
+PY
+}
+echo "== 2. goal brackets and solutions not timed yet"
+check layernorm-backward.solution layernorm-backward solution.cu 90
+check dropout.naive dropout naive.cu 60
+check transpose.naive transpose naive.cu 60
+check gemv.naive gemv naive.cu 60
+check gemv.naive_warp_per_row gemv naive_warp_per_row.cu 60
+check sgemm.naive sgemm naive.cu 90
+check matmul-bias-relu.unfused matmul-bias-relu unfused.cu 90
+check flash-attention.solution flash-attention solution.cu 200
+check autotuned-matmul.solution autotuned-matmul solution.cu 200
+python3 - "$tmp" "$out/checks.json" <<'PY'
+import glob, json, os, sys
+merged = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    try:
+        merged[os.path.basename(f)[:-5]] = json.load(open(f))
+    except Exception:
+        pass
+json.dump(merged, open(sys.argv[2], "w"))
+PY
+
+echo "== 3. the web story with real kernels"
+if [ "$(left)" -gt 60 ]; then
+    OUT=$out timeout $(($(left) - 10)) tests/gpu/web.sh "$build" 2>&1 | tail -n 8
+else
+    echo "  skipped (time)"
+fi
+echo "== done with $(left) s left"
