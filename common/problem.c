@@ -519,22 +519,21 @@ static int parse_expr(struct loader *ld, const char *path, json_t *v, bool real,
         struct shown name = quote(nc.unknown);
         int k = problem_scalar_index(ld->p, nc.unknown);
         int rc;
-        if (k >= 0) {
-            rc = int_scalars ? fail(ld, path,
-                                    "%s uses scalar %s, which is %s (only integer scalars may "
-                                    "appear here)",
-                                    quote(src).s, name.s, dtype_name(ld->p->scalars[k].dtype))
-                             : fail(ld, path,
-                                    "%s uses scalar %s (only the sizes, %s, may appear "
-                                    "here)",
-                                    quote(src).s, name.s, size_list(ld->p).s);
-            expr_free(e);
-            return rc;
-        }
+        if (k >= 0 && int_scalars)
+            rc = fail(ld, path,
+                      "%s uses scalar %s, which is %s (only integer scalars may appear here)",
+                      quote(src).s, name.s, dtype_name(ld->p->scalars[k].dtype));
+        else if (k >= 0)
+            rc = fail(ld, path, "%s uses scalar %s (only the sizes, %s, may appear here)",
+                      quote(src).s, name.s, size_list(ld->p).s);
+        else if (int_scalars)
+            rc = fail(ld, path, "%s uses unknown name %s (sizes and integer scalars are %s)",
+                      quote(src).s, name.s, formula_name_list(ld->p).s);
+        else
+            rc = fail(ld, path, "%s uses unknown name %s (sizes are %s)", quote(src).s, name.s,
+                      size_list(ld->p).s);
         expr_free(e);
-        return fail(ld, path, "%s uses unknown name %s (%s are %s)", quote(src).s, name.s,
-                    int_scalars ? "sizes and integer scalars" : "sizes",
-                    int_scalars ? formula_name_list(ld->p).s : size_list(ld->p).s);
+        return rc;
     }
     *out = e;
     return 0;

@@ -10,7 +10,8 @@
 #      as JSON, which tests/cpu/browser.sh replays into the GPU screenshots
 #      (BW_GPU_RESULTS=<the fetched web-gpu folder> tests/cpu/browser.sh build).
 # The device returns at most 8 files, two folders deep: everything that
-# matters is in $OUT/summary.txt, $OUT/checks.json and $OUT/web-gpu/*.json.
+# matters is in $OUT/summary.txt, $OUT/checks.json, $OUT/web-gpu/*.json (3)
+# and $OUT/web-logs.tgz.
 #   scripts/gpu-next.sh BUILD [BUDGET_S]     (from the repository root)
 set -u
 build=${1:-build}
@@ -22,11 +23,6 @@ left() { echo $((deadline - SECONDS)); }
 summary=$out/summary.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-exec > >(tee -a "$summary") 2>&1
-
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-echo "== 1. P20 layernorm-backward: validate with timing"
-OUT=$tmp scripts/gpu-validate-each.sh "$build" 150 layernorm-backward
 
 # check NAME PROBLEM FILE LIMIT_S: judged check --json, one line per result
 check() {
@@ -49,6 +45,13 @@ for g in r.get("goals", []):
     print(f"      goal {g['name']}: {g['status']} - {g.get('detail', '')}")
 PY
 }
+
+# The steps, unindented for their here-documents; all output also in summary.txt.
+main() {
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+echo "== 1. P20 layernorm-backward: validate with timing"
+OUT=$tmp scripts/gpu-validate-each.sh "$build" 150 layernorm-backward
+
 echo "== 2. goal brackets and solutions not timed yet"
 check layernorm-backward.solution layernorm-backward solution.cu 90
 check dropout.naive dropout naive.cu 60
@@ -73,7 +76,11 @@ PY
 echo "== 3. the web story with real kernels"
 if [ "$(left)" -gt 60 ]; then
     OUT=$out timeout $(($(left) - 10)) tests/gpu/web.sh "$build" 2>&1 | tail -n 8
+    # the server's and worker's logs in one file: the machine returns 8 files
+    (cd "$out/web-gpu" && ls ./*.log >/dev/null 2>&1 && tar czf ../web-logs.tgz ./*.log && rm -f ./*.log)
 else
     echo "  skipped (time)"
 fi
 echo "== done with $(left) s left"
+}
+main 2>&1 | tee "$summary"
