@@ -77,7 +77,7 @@ echo "== 3. the web story with real kernels"
 if [ "$(left)" -gt 60 ]; then
     OUT=$out timeout $(($(left) - 10)) tests/gpu/web.sh "$build" 2>&1 | tail -n 8
     # the server's and worker's logs in one file: the machine returns 8 files
-    (cd "$out/web-gpu" && ls ./*.log >/dev/null 2>&1 && tar czf ../web-logs.tgz ./*.log && rm -f ./*.log)
+    [ -d "$out/web-gpu" ] && (cd "$out/web-gpu" && ls ./*.log >/dev/null 2>&1 && tar czf ../web-logs.tgz ./*.log && rm -f ./*.log)
 else
     echo "  skipped (time)"
 fi
