@@ -60,7 +60,7 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
 
 .SECONDARY:
 .PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems web
-all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(if $(shell command -v npm 2>/dev/null),web)
+all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(if $(shell command -v npm 2>/dev/null),web)
 
 # The web app (web/README.md): npm ci only when web/node_modules is missing
 # (so an offline machine with node_modules builds), then esbuild into web/dist.
@@ -96,6 +96,11 @@ $(BUILD)/obj/schema_blob.o: schema.sql
 $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBDIR_SYS)/%
 	@mkdir -p $(dir $@)
 	cp -L $< $@
+
+# The CPU comparison's throughput (make bench).
+$(BUILD)/tests/compare_bench: $(BUILD)/obj/tests/bench/compare_bench.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
 
 # The event-stream load generator of tests/bench/server.sh.
 $(BUILD)/tests/sse_load: tests/bench/sse_load.c

@@ -7,7 +7,8 @@
 #   3. accuracy: the same kernel and size timed independently (CuPy + events + L2 flush)
 #   4. calibration: the judge's copy bandwidth vs PyTorch's device-to-device copy
 #   5. speed-of-light % of every problem's solution at its benchmark shapes
-#   6. the server: tests/bench/server.sh
+#   6. the trusted comparison's throughput on this CPU (tests/bench/compare_bench.c)
+#   7. the server: tests/bench/server.sh
 set -u
 build=${1:-build}
 out=${OUT:-$build/bench}
@@ -82,6 +83,9 @@ for p in sorted(glob.glob(f"{out}/sol-*.json")):
     parts = ", ".join(f"{b['name']} {b['sol_pct']:.1f}%" for b in r.get("benches", []))
     print(f"SoL      {name}: {r.get('verdict', '?')} score {r.get('score', 0):.1f} ({parts})")
 PY
+
+echo "== trusted comparison on the CPU (part of every verdict's latency)" | tee -a "$log"
+"$build/tests/compare_bench" | tee -a "$log" "$out/summary.txt"
 
 echo "== server (problem list vs nginx, 2,000 event streams, 1,000 submissions)" | tee -a "$log"
 tests/bench/server.sh "$build" | tee -a "$out/summary.txt"

@@ -591,3 +591,114 @@ TEST(default_tolerances_torch_table)
         CHECK(atol == 0 && rtol == 0);
     }
 }
+
+/* xorshift64*: deterministic test data without libc's rand() */
+static uint64_t next_u64(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1DULL;
+}
+
+static bool same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+/*
+ * compare_chunk has a fast path for float outputs with a tolerance;
+ * compare_samples over every index in order runs the rule element by element.
+ * On data with every kind of element (close, outside the bound, NaN, +-inf,
+ * poison, zero references, acc scales, exact outputs) and chunks across the
+ * fast path's blocks, both must produce the same report bit for bit.
+ */
+TEST(compare_fast_path_matches_the_element_rule)
+{
+    static const enum dtype types[] = {DTYPE_FP32, DTYPE_FP64, DTYPE_FP16, DTYPE_BF16};
+    const int64_t n = 5000;
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    unsigned char *got = malloc((size_t)n * 8);
+    double *ref = malloc((size_t)n * sizeof(double)), *scale = malloc((size_t)n * sizeof(double));
+    struct compare_sample *samples = malloc((size_t)n * sizeof(*samples));
+
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+        /* mode 0: atol + rtol, 1: with acc, 2: exact */
+        for (int mode = 0; mode < 3; mode++) {
+            bool acc = mode == 1, exact = mode == 2;
+            struct compare_spec s = {.dtype = types[t],
+                                     .ref_dtype = DTYPE_FP64,
+                                     .exact = exact,
+                                     .atol = exact ? 0 : 1e-3,
+                                     .rtol = exact ? 0 : 1e-2,
+                                     .acc = acc ? 1e-3 : 0};
+            size_t size = dtype_size(s.dtype);
+            /* few misses, so the maxima come from the fast path too */
+            for (int64_t k = 0; k < n; k++) {
+                uint64_t u = next_u64(&x);
+                double r = (double)(int64_t)(u >> 11) / (double)(1LL << 52) - 0.5;
+                double g = exact ? dtype_round(s.dtype, r)
+                                 : r * (1 + 1e-3 * ((double)(u & 0xFF) / 255 - 0.5));
+                switch (u % 97) {
+                case 0:
+                    r = NAN;
+                    break;
+                case 1:
+                    r = INFINITY;
+                    break;
+                case 2:
+                    g = -INFINITY;
+                    break;
+                case 3:
+                    r = 0;
+                    g = 1e-4;
+                    break;
+                case 4:
+                    g = r + 0.5;
+                    break; /* a miss */
+                case 5:
+                    r = 0;
+                    break;
+                default:
+                    break;
+                }
+                ref[k] = r;
+                scale[k] = fabs(r) * 3;
+                dtype_store(s.dtype, got + (size_t)k * size, g);
+                if (u % 97 == 6)
+                    memset(got + (size_t)k * size, 0xFF, size);
+                samples[k].index = k;
+                memcpy(samples[k].got, got + (size_t)k * size, size);
+                samples[k].ref = ref[k];
+                samples[k].scale = scale[k];
+            }
+            struct compare_report fast, slow;
+            CHECK_INT_EQ(compare_begin(&s, n, &fast, NULL), BW_OK);
+            /* chunks of 1, 1023, 1025 and the rest: across FAST_BLOCK edges */
+            int64_t cuts[] = {0, 1, 1024, 2049, n};
+            for (int c = 0; c < 4; c++)
+                CHECK_INT_EQ(compare_chunk(&s, cuts[c], cuts[c + 1] - cuts[c],
+                                           got + (size_t)cuts[c] * size, ref + cuts[c],
+                                           acc ? scale + cuts[c] : NULL, &fast, NULL),
+                             BW_OK);
+            CHECK_INT_EQ(compare_samples(&s, samples, (size_t)n, n, &slow, NULL), BW_OK);
+            CHECK_INT_EQ(fast.checked, slow.checked);
+            CHECK_INT_EQ(fast.mismatches, slow.mismatches);
+            CHECK(fast.mismatches > 0);
+            CHECK_INT_EQ(fast.n_shown, slow.n_shown);
+            for (int i = 0; i < fast.n_shown; i++) {
+                CHECK_INT_EQ(fast.first[i].flat, slow.first[i].flat);
+                CHECK_INT_EQ(fast.first[i].reason, slow.first[i].reason);
+                CHECK(same_double(fast.first[i].abs_err, slow.first[i].abs_err));
+            }
+            CHECK_INT_EQ(fast.max_abs_at, slow.max_abs_at);
+            CHECK_INT_EQ(fast.max_rel_at, slow.max_rel_at);
+            CHECK(same_double(fast.max_abs_err, slow.max_abs_err));
+            CHECK(same_double(fast.max_rel_err, slow.max_rel_err));
+        }
+    }
+    free(got);
+    free(ref);
+    free(scale);
+    free(samples);
+}
