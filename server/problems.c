@@ -72,6 +72,83 @@ static const char *peak_name(enum peak_kind k)
     }
 }
 
+/* The shapes a goal looks at, by name; null when it looks at every benchmark. */
+static json_t *goal_shapes_json(const struct problem *p, const struct goal_spec *g)
+{
+    json_t *names = json_array();
+    size_t n = 0;
+    for (size_t b = 0; b < p->n_benchmarks; b++)
+        if (g->shapes[b]) {
+            json_array_append_new(names, json_string(p->benchmarks[b].name));
+            n++;
+        }
+    if (n == p->n_benchmarks) {
+        json_decref(names);
+        return json_null();
+    }
+    return names;
+}
+
+/*
+ * One learning goal as the problem page shows it before a submission: what
+ * is checked and the line to reach (docs/problem-format.md §9), the fields
+ * of its kind only. The page words it; the judge's outcome comes later.
+ */
+static json_t *goal_json(const struct problem *p, const struct goal_spec *g)
+{
+    json_t *j = json_pack("{s:s, s:s, s:s?}", "name", g->name, "kind", goal_kind_name(g->kind),
+                          "description", g->description);
+    switch (g->kind) {
+    case GOAL_AUTOTUNE:
+        json_object_set_new(j, "min_configs", json_integer(g->min_configs));
+        if (g->min_gain > 0)
+            json_object_set_new(j, "min_gain", json_real(g->min_gain));
+        break;
+    case GOAL_REBUILD: {
+        json_t *defs = json_object();
+        for (size_t i = 0; i < g->n_defines; i++)
+            json_object_set_new(defs, g->defines[i].name, json_integer(g->defines[i].value));
+        json_object_set_new(j, "const", defs);
+        json_object_set_new(j, "min_speedup", json_real(g->min_speedup));
+        json_object_set_new(j, "shapes", goal_shapes_json(p, g));
+        break;
+    }
+    case GOAL_SASS: {
+        json_t *req = json_array();
+        for (size_t i = 0; i < g->n_require; i++)
+            json_array_append_new(req, json_string(g->require[i]));
+        json_object_set_new(j, "require", req);
+        if (g->n_kernels) {
+            json_t *k = json_array();
+            for (size_t i = 0; i < g->n_kernels; i++)
+                json_array_append_new(k, json_string(g->kernels[i]));
+            json_object_set_new(j, "kernels", k);
+        }
+        break;
+    }
+    case GOAL_BANDWIDTH:
+        json_object_set_new(j, "bytes", json_string(expr_text(g->bytes)));
+        json_object_set_new(j, "min_pct", json_real(g->min_pct));
+        json_object_set_new(j, "shapes", goal_shapes_json(p, g));
+        break;
+    case GOAL_COMPARE: {
+        json_t *pairs = json_array();
+        for (size_t i = 0; i < g->n_pairs; i++)
+            json_array_append_new(
+                pairs, json_pack("{s:s, s:s}", "shape", p->benchmarks[g->pairs[i].shape].name,
+                                 "baseline", p->benchmarks[g->pairs[i].baseline].name));
+        json_object_set_new(j, "pairs", pairs);
+        json_object_set_new(j, "min_speedup", json_real(g->min_speedup));
+        break;
+    }
+    case GOAL_ROOFLINE:
+        json_object_set_new(j, "min_pct", json_real(g->min_pct));
+        json_object_set_new(j, "shapes", goal_shapes_json(p, g));
+        break;
+    }
+    return j;
+}
+
 static json_t *summary_json(const struct problem_entry *e)
 {
     const struct problem *p = e->p;
@@ -101,7 +178,9 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         goto out;
     }
     json_t *sizes = json_array(), *scalars = json_array(), *tensors = json_array(),
-           *benches = json_array();
+           *benches = json_array(), *goals = json_array();
+    for (size_t i = 0; i < p->n_goals; i++)
+        json_array_append_new(goals, goal_json(p, &p->goals[i]));
     for (size_t i = 0; i < p->n_sizes; i++)
         json_array_append_new(sizes, json_string(p->size_names[i]));
     for (size_t i = 0; i < p->n_scalars; i++)
@@ -129,11 +208,11 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         json_array_append_new(benches,
                               json_pack("{s:s, s:o}", "name", p->benchmarks[i].name, "sizes", bs));
     }
-    json_t *doc =
-        json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:s, s:{s:i}}", "problem",
-                  summary_json(e), "statement_html", html, "starter", starter, "sizes", sizes,
-                  "scalars", scalars, "tensors", tensors, "tests", (int)p->n_tests, "benchmarks",
-                  benches, "peak", peak_name(p->peak), "limits", "run_ms", p->run_ms);
+    json_t *doc = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:s, s:{s:i}, s:o}",
+                            "problem", summary_json(e), "statement_html", html, "starter", starter,
+                            "sizes", sizes, "scalars", scalars, "tensors", tensors, "tests",
+                            (int)p->n_tests, "benchmarks", benches, "peak", peak_name(p->peak),
+                            "limits", "run_ms", p->run_ms, "goals", goals);
     if (!doc) {
         bw_fail(cause, BW_ERR_INVALID, "%s: statement or starter is not UTF-8 text", p->dir);
         goto out;

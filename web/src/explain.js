@@ -125,6 +125,35 @@ export function goalKind(kind) {
   return KIND_TEXT[kind] || kind;
 }
 
+const on = (shapes) => (shapes && shapes.length ? ` on ${shapes.join(", ")}` : " on every benchmark shape");
+const times = (x) => `${Number(x).toFixed(2).replace(/\.?0+$/, "")}×`;
+
+/* What a goal asks for, in words, from the problem's own statement of it
+ * (GET /api/problems/{id} "goals"): shown before anything is submitted. */
+export function goalRequirement(g) {
+  switch (g.kind) {
+    case "autotune":
+      return (
+        `At least ${g.min_configs} \`@tune\` configurations, every one correct; the fastest is kept per shape` +
+        (g.min_gain ? ` and must beat the best single configuration by ${times(g.min_gain)}.` : " and the gain is reported.")
+      );
+    case "rebuild": {
+      const defs = Object.entries(g.const || {}).map(([k, v]) => `\`${k}=${v}\``).join(", ");
+      return `At least ${times(g.min_speedup)} faster than the same kernel rebuilt with ${defs}${on(g.shapes)}.`;
+    }
+    case "sass":
+      return `The machine code has ${(g.require || []).map((r) => `\`${r}\``).join(" and ")}` + (g.kernels ? ` in ${g.kernels.join(", ")}.` : ".");
+    case "bandwidth":
+      return `At least ${g.min_pct}% of the copy bandwidth measured on the GPU, counting \`${g.bytes}\` bytes per run${on(g.shapes)}.`;
+    case "compare":
+      return (g.pairs || []).map((q) => `${q.shape} at least ${times(g.min_speedup)} faster than ${q.baseline}`).join("; ") + ".";
+    case "roofline":
+      return `At least ${g.min_pct}% of speed of light${on(g.shapes)}.`;
+    default:
+      return "";
+  }
+}
+
 const num = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 
 /* The figures behind one goal, one line each (per shape, pair or pattern). */

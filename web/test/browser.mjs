@@ -350,7 +350,22 @@ async function main() {
       check(/N = 268,435,456/.test(await text(page, "table.benchmarks")), "the benchmark sizes");
       check((await editorText(page)) === problem.starter, "the editor holds the starter");
       check((await page.locator(".cm-cuda").count()) > 0, "CUDA words are highlighted");
+      check((await page.locator(".goals-preview").count()) === 0, "vector-add states no learning goal");
       await shot(page, "03-problem");
+    });
+
+    await test("a problem's learning goals are stated before anything is submitted", async () => {
+      await page.goto(BASE + "/#/p/vectorized-add");
+      await page.waitForSelector(".goals-preview li[data-goal]");
+      check((await page.locator(".goals-preview li[data-goal]").count()) === 2, "two goals");
+      const goals = await text(page, ".goals-preview");
+      check(/LDG\.E\.128/.test(goals) && /STG\.E\.128/.test(goals), "the SASS patterns: " + goals);
+      check(/At least 90% of the copy bandwidth/.test(goals), "the bandwidth line: " + goals);
+      check(/never change/.test(goals), "goals never change the verdict");
+      await page.locator(".goals-preview").scrollIntoViewIfNeeded();
+      await shot(page, "03b-problem-goals");
+      await page.goto(BASE + "/#/p/vector-add");
+      await page.waitForSelector(".editor .cm-content");
     });
 
     await test("Run a compile error with no worker: queued, and the page says why it waits", async () => {

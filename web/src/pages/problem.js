@@ -9,7 +9,8 @@ import { dropDraft, loadDraft, saveDraft } from "../drafts.js";
 import { createEditor, highlightBlocks } from "../editor.js";
 import { duration, int, ms } from "../format.js";
 import { typeset } from "../math.js";
-import { ResultView } from "../results.js";
+import { goalKind, goalRequirement } from "../explain.js";
+import { ResultView, rich } from "../results.js";
 import { stepTitle } from "../steps.js";
 import { historyView } from "./history.js";
 import { leaderboardView } from "./leaderboard.js";
@@ -239,6 +240,31 @@ function refusal(e, mode) {
   }
 }
 
+/* The learning goals checked on Submit, before anything is submitted. */
+function goalsPreview(goals) {
+  if (!goals.length) return null;
+  return h(
+    "section",
+    { class: "goals-preview", "aria-label": "Learning goals" },
+    h("h2", null, "Learning goals"),
+    h("p", { class: "muted small" }, "Checked on Submit and reported beside the verdict; they never change it or the score."),
+    h(
+      "ul",
+      { class: "goal-list" },
+      goals.map((g) =>
+        h(
+          "li",
+          { "data-goal": g.name },
+          h("strong", null, g.name),
+          h("span", { class: "muted small" }, ` (${goalKind(g.kind)})`),
+          g.description ? h("div", { class: "small" }, rich(g.description)) : null,
+          h("div", { class: "small muted" }, rich(goalRequirement(g))),
+        ),
+      ),
+    ),
+  );
+}
+
 const PEAKS = { fp32: "FP32 (FFMA)", fp16_tensor: "FP16 tensor cores", bf16_tensor: "BF16 tensor cores", none: "memory only" };
 
 function statementView(p) {
@@ -269,6 +295,7 @@ function statementView(p) {
     h("h2", null, "Signature and sizes"),
     sig,
     benches,
+    goalsPreview(p.goals || []),
     h(
       "p",
       { class: "muted small" },

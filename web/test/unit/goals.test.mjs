@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GOAL_STATUS, goalFigures, goalKind, goalSummary } from "../../src/explain.js";
+import { GOAL_STATUS, goalFigures, goalKind, goalRequirement, goalSummary } from "../../src/explain.js";
 
 /* Outcomes as judge_result_json writes them (judge/goals.c). */
 const goals = [
@@ -48,4 +48,25 @@ test("each kind's figures, one line each", () => {
     goalFigures({ kind: "autotune", shapes: [{ shape: "4096^3", best: "BM=128", best_ms: 0.2, worst: "BM=64", worst_ms: 0.3, gain: 1.5 }] }),
     ["4096^3: best BM=128 0.200 ms, worst BM=64 0.300 ms (1.50×)"],
   );
+});
+
+/* Goals as GET /api/problems/{id} states them (server/problems.c goal_json). */
+test("each kind's requirement in words, before anything is submitted", () => {
+  assert.equal(goalRequirement({ kind: "autotune", min_configs: 4 }), "At least 4 `@tune` configurations, every one correct; the fastest is kept per shape and the gain is reported.");
+  assert.equal(goalRequirement({ kind: "autotune", min_configs: 2, min_gain: 1.1 }), "At least 2 `@tune` configurations, every one correct; the fastest is kept per shape and must beat the best single configuration by 1.1×.");
+  assert.equal(
+    goalRequirement({ kind: "rebuild", const: { SPLIT_K: 1 }, min_speedup: 3, shapes: ["256x256x524288"] }),
+    "At least 3× faster than the same kernel rebuilt with `SPLIT_K=1` on 256x256x524288.",
+  );
+  assert.equal(goalRequirement({ kind: "sass", require: ["LDG.E.128", "STG.E.128"] }), "The machine code has `LDG.E.128` and `STG.E.128`.");
+  assert.equal(
+    goalRequirement({ kind: "bandwidth", bytes: "12*M*N", min_pct: 80, shapes: null }),
+    "At least 80% of the copy bandwidth measured on the GPU, counting `12*M*N` bytes per run on every benchmark shape.",
+  );
+  assert.equal(
+    goalRequirement({ kind: "compare", min_speedup: 1.03, pairs: [{ shape: "A GROUP_M=8", baseline: "A GROUP_M=1" }, { shape: "B GROUP_M=8", baseline: "B GROUP_M=1" }] }),
+    "A GROUP_M=8 at least 1.03× faster than A GROUP_M=1; B GROUP_M=8 at least 1.03× faster than B GROUP_M=1.",
+  );
+  assert.equal(goalRequirement({ kind: "roofline", min_pct: 32, shapes: ["16384x16384x256"] }), "At least 32% of speed of light on 16384x16384x256.");
+  assert.equal(goalRequirement({ kind: "new-kind" }), "");
 });
