@@ -5,9 +5,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/banned.h"
@@ -396,13 +398,104 @@ int compare_chunk(const struct compare_spec *s, int64_t first, int64_t n, const 
     return BW_OK;
 }
 
+/* One part of a parallel comparison: its own report, merged in order after. */
+struct compare_part {
+    const struct compare_spec *s;
+    int64_t first, n;
+    const void *got, *ref;
+    const double *scale;
+    struct compare_report r;
+    char *cause;
+    int rc;
+};
+
+static void *compare_part_run(void *arg)
+{
+    struct compare_part *pt = arg;
+    size_t size = dtype_size(pt->s->dtype);
+    pt->rc = compare_chunk(pt->s, pt->first, pt->n,
+                           (const unsigned char *)pt->got + (size_t)pt->first * size,
+                           (const unsigned char *)pt->ref + (size_t)pt->first * 8,
+                           pt->scale ? pt->scale + pt->first : NULL, &pt->r, &pt->cause);
+    return NULL;
+}
+
+/* Adds a later part's report to *dst as if its elements had followed. */
+static void merge_report(struct compare_report *dst, const struct compare_report *src)
+{
+    dst->checked += src->checked;
+    dst->mismatches += src->mismatches;
+    for (int i = 0; i < src->n_shown && dst->n_shown < BW_MISMATCHES_SHOWN; i++)
+        dst->first[dst->n_shown++] = src->first[i];
+    if (src->max_abs_at >= 0 && (dst->max_abs_at < 0 || src->max_abs_err > dst->max_abs_err)) {
+        dst->max_abs_err = src->max_abs_err;
+        dst->max_abs_at = src->max_abs_at;
+    }
+    if (src->max_rel_at >= 0 && (dst->max_rel_at < 0 || src->max_rel_err > dst->max_rel_err)) {
+        dst->max_rel_err = src->max_rel_err;
+        dst->max_rel_at = src->max_rel_at;
+    }
+}
+
+int compare_output_threads(const struct compare_spec *s, const void *got, const void *ref,
+                           const double *scale, int64_t count, int threads,
+                           struct compare_report *out, char **cause)
+{
+    struct compare_part parts[COMPARE_MAX_THREADS];
+    pthread_t tid[COMPARE_MAX_THREADS];
+    bool started[COMPARE_MAX_THREADS] = {false};
+    int rc = compare_begin(s, count, out, cause);
+
+    if (rc)
+        return rc;
+    if (threads > COMPARE_MAX_THREADS)
+        threads = COMPARE_MAX_THREADS;
+    if (threads <= 1 || count < threads)
+        return compare_chunk(s, 0, count, got, ref, scale, out, cause);
+    for (int t = 0; t < threads; t++) {
+        struct compare_part *pt = &parts[t];
+        *pt = (struct compare_part){.s = s, .got = got, .ref = ref, .scale = scale};
+        pt->first = count / threads * t;
+        pt->n = t == threads - 1 ? count - pt->first : count / threads;
+        pt->rc = compare_begin(s, count, &pt->r, &pt->cause);
+        /* part 0 runs here; a thread that cannot start runs here too */
+        if (pt->rc == 0 && t > 0)
+            started[t] = pthread_create(&tid[t], NULL, compare_part_run, pt) == 0;
+    }
+    if (parts[0].rc == 0)
+        compare_part_run(&parts[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else if (parts[t].rc == 0)
+            compare_part_run(&parts[t]);
+    }
+    for (int t = 0; t < threads; t++) {
+        if (parts[t].rc && !rc) {
+            rc = parts[t].rc;
+            if (cause) {
+                *cause = parts[t].cause;
+                parts[t].cause = NULL;
+            }
+        }
+        free(parts[t].cause);
+        if (!rc)
+            merge_report(out, &parts[t].r);
+    }
+    return rc;
+}
+
+static int online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > COMPARE_MAX_THREADS ? COMPARE_MAX_THREADS : (int)n;
+}
+
 int compare_output(const struct compare_spec *s, const void *got, const void *ref,
                    const double *scale, int64_t count, struct compare_report *out, char **cause)
 {
-    int rc = compare_begin(s, count, out, cause);
-    if (rc)
-        return rc;
-    return compare_chunk(s, 0, count, got, ref, scale, out, cause);
+    int threads = count < COMPARE_PARALLEL_MIN ? 1 : online_cpus();
+    return compare_output_threads(s, got, ref, scale, count, threads, out, cause);
 }
 
 int compare_samples(const struct compare_spec *s, const struct compare_sample *samples, size_t n,

@@ -120,9 +120,23 @@ int compare_begin(const struct compare_spec *s, int64_t count, struct compare_re
 int compare_chunk(const struct compare_spec *s, int64_t first, int64_t n, const void *got,
                   const void *ref, const double *scale, struct compare_report *r, char **cause);
 
-/* compare_begin + compare_chunk over the whole tensor. */
+/*
+ * compare_begin + compare_chunk over the whole tensor. A large tensor (at
+ * least COMPARE_PARALLEL_MIN elements) is split across up to
+ * COMPARE_MAX_THREADS threads, as many as there are CPUs online; the parts'
+ * reports are merged in order, so the report is the one a single pass makes,
+ * bit for bit (first mismatches, maxima at their first index).
+ */
 int compare_output(const struct compare_spec *s, const void *got, const void *ref,
                    const double *scale, int64_t count, struct compare_report *out, char **cause);
+
+#define COMPARE_PARALLEL_MIN (1 << 20)
+#define COMPARE_MAX_THREADS  8
+
+/* compare_output with `threads` parts (1: a single pass); for tests and benchmarks. */
+int compare_output_threads(const struct compare_spec *s, const void *got, const void *ref,
+                           const double *scale, int64_t count, int threads,
+                           struct compare_report *out, char **cause);
 
 /* One sampled element: its flat index, raw output bytes and reference. */
 struct compare_sample {

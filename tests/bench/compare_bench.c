@@ -3,7 +3,8 @@
  * (judge/compare.c), which runs on the CPU for every test case: P1's tests
  * alone compare 63 million elements, so it is part of the verdict latency.
  * Prints ns per element for fp32, fp16 and fp64 outputs with a tolerance and
- * for an exact fp32 output (P1's rule), median of 5 runs each.
+ * for an exact fp32 output (P1's rule), median of 5 runs each, in one thread
+ * and as compare_output splits it over this machine's CPUs.
  *
  *   build/tests/compare_bench [ELEMENTS]     (default 25,000,000)
  */
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/dtype.h"
 #include "judge/compare.h"
@@ -28,21 +30,35 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void run(const char *name, struct compare_spec s, const void *got, const double *ref,
-                int64_t n)
+/* Median ns per element of 5 comparisons with `threads` parts (0: as the judge does). */
+static double median_ns(struct compare_spec s, const void *got, const double *ref, int64_t n,
+                        int threads)
 {
     double ns[5];
     struct compare_report r;
     for (int k = 0; k < 5; k++) {
         double t0 = now_ns();
-        if (compare_output(&s, got, ref, NULL, n, &r, NULL) != 0 || r.mismatches != 0) {
-            printf("%-26s failed (%" PRId64 " mismatches)\n", name, r.mismatches);
-            return;
-        }
+        int rc = threads ? compare_output_threads(&s, got, ref, NULL, n, threads, &r, NULL)
+                         : compare_output(&s, got, ref, NULL, n, &r, NULL);
+        if (rc != 0 || r.mismatches != 0)
+            return -1;
         ns[k] = (now_ns() - t0) / (double)n;
     }
     qsort(ns, 5, sizeof(ns[0]), by_value);
-    printf("%-26s %6.2f ns/element  (%.0f M elements/s)\n", name, ns[2], 1e3 / ns[2]);
+    return ns[2];
+}
+
+static void run(const char *name, struct compare_spec s, const void *got, const double *ref,
+                int64_t n)
+{
+    double one = median_ns(s, got, ref, n, 1), all = median_ns(s, got, ref, n, 0);
+    if (one < 0 || all < 0) {
+        printf("%-14s failed: mismatches on equal data\n", name);
+        return;
+    }
+    printf("%-14s one thread %6.2f ns/element (%4.0f M/s); as judged (%ld CPUs) %6.2f ns/element "
+           "(%4.0f M/s)\n",
+           name, one, 1e3 / one, sysconf(_SC_NPROCESSORS_ONLN), all, 1e3 / all);
 }
 
 int main(int argc, char **argv)

@@ -606,14 +606,31 @@ static bool same_double(double a, double b)
     return memcmp(&a, &b, sizeof(a)) == 0;
 }
 
+static void check_same_report(const struct compare_report *a, const struct compare_report *b)
+{
+    CHECK_INT_EQ(a->checked, b->checked);
+    CHECK_INT_EQ(a->mismatches, b->mismatches);
+    CHECK_INT_EQ(a->n_shown, b->n_shown);
+    for (int i = 0; i < a->n_shown && i < b->n_shown; i++) {
+        CHECK_INT_EQ(a->first[i].flat, b->first[i].flat);
+        CHECK_INT_EQ(a->first[i].reason, b->first[i].reason);
+        CHECK(same_double(a->first[i].abs_err, b->first[i].abs_err));
+    }
+    CHECK_INT_EQ(a->max_abs_at, b->max_abs_at);
+    CHECK_INT_EQ(a->max_rel_at, b->max_rel_at);
+    CHECK(same_double(a->max_abs_err, b->max_abs_err));
+    CHECK(same_double(a->max_rel_err, b->max_rel_err));
+}
+
 /*
  * compare_chunk has a fast path for float outputs with a tolerance;
  * compare_samples over every index in order runs the rule element by element.
  * On data with every kind of element (close, outside the bound, NaN, +-inf,
  * poison, zero references, acc scales, exact outputs) and chunks across the
- * fast path's blocks, both must produce the same report bit for bit.
+ * fast path's blocks, both must produce the same report bit for bit; so must
+ * compare_output_threads, which splits the tensor and merges the parts.
  */
-TEST(compare_fast_path_matches_the_element_rule)
+TEST(compare_fast_path_and_threads_match_the_element_rule)
 {
     static const enum dtype types[] = {DTYPE_FP32, DTYPE_FP64, DTYPE_FP16, DTYPE_BF16};
     const int64_t n = 5000;
@@ -682,19 +699,16 @@ TEST(compare_fast_path_matches_the_element_rule)
                                            acc ? scale + cuts[c] : NULL, &fast, NULL),
                              BW_OK);
             CHECK_INT_EQ(compare_samples(&s, samples, (size_t)n, n, &slow, NULL), BW_OK);
-            CHECK_INT_EQ(fast.checked, slow.checked);
-            CHECK_INT_EQ(fast.mismatches, slow.mismatches);
             CHECK(fast.mismatches > 0);
-            CHECK_INT_EQ(fast.n_shown, slow.n_shown);
-            for (int i = 0; i < fast.n_shown; i++) {
-                CHECK_INT_EQ(fast.first[i].flat, slow.first[i].flat);
-                CHECK_INT_EQ(fast.first[i].reason, slow.first[i].reason);
-                CHECK(same_double(fast.first[i].abs_err, slow.first[i].abs_err));
+            check_same_report(&fast, &slow);
+            /* split across threads and merged: the same report again */
+            for (int threads = 2; threads <= COMPARE_MAX_THREADS + 1; threads += 3) {
+                struct compare_report par;
+                CHECK_INT_EQ(compare_output_threads(&s, got, ref, acc ? scale : NULL, n, threads,
+                                                    &par, NULL),
+                             BW_OK);
+                check_same_report(&par, &slow);
             }
-            CHECK_INT_EQ(fast.max_abs_at, slow.max_abs_at);
-            CHECK_INT_EQ(fast.max_rel_at, slow.max_rel_at);
-            CHECK(same_double(fast.max_abs_err, slow.max_abs_err));
-            CHECK(same_double(fast.max_rel_err, slow.max_rel_err));
         }
     }
     free(got);
