@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-next.sh - the GPU work still outstanding (issues 4 and 5), in priority
 # order, for one device call of at most 600 s:
+#   0. the verdict latency of P1's solution and the comparison's throughput;
 #   1. P20 layernorm-backward: every control with timing, after the runner's
 #      dynamic shared-memory fix (its solution was a Runtime Error before);
 #   2. the learning-goal brackets of problems/NOTES.md: the kernels each goal
@@ -49,6 +50,16 @@ PY
 # The steps, unindented for their here-documents; all output also in summary.txt.
 main() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+echo "== 0. verdict latency of P1's solution after the comparison's fast path (was 2.54 s tests-only, 2.43 s full)"
+p1=problems/vector-add
+"$build/bin/judged" check --tests-only "$p1" "$p1/solution.cu" >/dev/null 2>&1 # warm caches
+for mode in --tests-only --tests-only --tests-only --tests-only --tests-only full full full; do
+    s=$(date +%s.%N)
+    "$build/bin/judged" check $([ "$mode" = full ] || echo "$mode") --json "$p1" "$p1/solution.cu" >"$tmp/latency.json" 2>/dev/null
+    e=$(date +%s.%N)
+    python3 -c "import json; t=json.load(open('$tmp/latency.json')).get('timing', {}); print(f'  $mode {$e-$s:.3f} s wall; judge: ' + ', '.join(f'{k} {v:.0f}' for k, v in t.items()))"
+done
+"$build/tests/compare_bench" | sed 's/^/  /'
 echo "== 1. P20 layernorm-backward: validate with timing"
 OUT=$tmp scripts/gpu-validate-each.sh "$build" 150 layernorm-backward
 
