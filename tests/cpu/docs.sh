@@ -10,5 +10,10 @@ check "README names the two commands" grep -q 'make test' README.md
 for d in docs/*.md; do
     check "$d is referenced from README.md or another doc" grep -rqF "$(basename "$d")" README.md docs --exclude="$(basename "$d")"
 done
+for d in problems/*/; do
+    [ -f "$d/problem.json" ] || continue
+    id=$(basename "$d")
+    check "docs/speed-of-light.md has a row for $id (a figure or why not)" grep -qF "| $id |" docs/speed-of-light.md
+done
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
