@@ -4,12 +4,13 @@
 #   0. the verdict latency of P1's solution and the comparison's throughput;
 #   1. P20 layernorm-backward: every control with timing, after the runner's
 #      dynamic shared-memory fix (its solution was a Runtime Error before);
-#   2. the learning-goal brackets of problems/NOTES.md: the kernels each goal
-#      must reject (naive.cu of P6, P13, P14, P15; unfused.cu of P16) and the
-#      solutions never timed (P20, P21, P30), with every goal's outcome;
-#   3. the web story with real kernels (tests/gpu/web.sh): its three results
+#   2. the web story with real kernels (tests/gpu/web.sh): its three results
 #      as JSON, which tests/cpu/browser.sh replays into the GPU screenshots
-#      (BW_GPU_RESULTS=<the fetched web-gpu folder> tests/cpu/browser.sh build).
+#      (BW_GPU_RESULTS=<the fetched web-gpu folder> tests/cpu/browser.sh build);
+#   3. the learning-goal brackets of problems/NOTES.md: the kernels each goal
+#      must reject (naive.cu of P6, P13, P14, P15; unfused.cu of P16) and the
+#      solutions never timed (P20, P21, P30), with every goal's outcome
+#      (the figures go to docs/speed-of-light.md and NOTES' goal table).
 # The device returns at most 8 files, two folders deep: everything that
 # matters is in $OUT/summary.txt, $OUT/checks.json, $OUT/web-gpu/*.json (3)
 # and $OUT/web-logs.tgz.
@@ -63,8 +64,16 @@ done
 echo "== 1. P20 layernorm-backward: validate with timing"
 OUT=$tmp scripts/gpu-validate-each.sh "$build" 150 layernorm-backward
 
-echo "== 2. goal brackets and solutions not timed yet"
-check layernorm-backward.solution layernorm-backward solution.cu 90
+echo "== 2. the web story with real kernels"
+if [ "$(left)" -gt 160 ]; then
+    OUT=$out timeout 150 tests/gpu/web.sh "$build" 2>&1 | tail -n 8
+    # the server's and worker's logs in one file: the machine returns 8 files
+    [ -d "$out/web-gpu" ] && (cd "$out/web-gpu" && ls ./*.log >/dev/null 2>&1 && tar czf ../web-logs.tgz ./*.log && rm -f ./*.log)
+else
+    echo "  skipped (time)"
+fi
+
+echo "== 3. goal brackets and solutions not timed yet"
 check dropout.naive dropout naive.cu 60
 check transpose.naive transpose naive.cu 60
 check gemv.naive gemv naive.cu 60
@@ -84,14 +93,6 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
 json.dump(merged, open(sys.argv[2], "w"))
 PY
 
-echo "== 3. the web story with real kernels"
-if [ "$(left)" -gt 60 ]; then
-    OUT=$out timeout $(($(left) - 10)) tests/gpu/web.sh "$build" 2>&1 | tail -n 8
-    # the server's and worker's logs in one file: the machine returns 8 files
-    [ -d "$out/web-gpu" ] && (cd "$out/web-gpu" && ls ./*.log >/dev/null 2>&1 && tar czf ../web-logs.tgz ./*.log && rm -f ./*.log)
-else
-    echo "  skipped (time)"
-fi
 echo "== done with $(left) s left"
 }
 main 2>&1 | tee "$summary"
