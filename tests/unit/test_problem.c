@@ -318,6 +318,42 @@ free_problem:
     problem_free(p);
 }
 
+/* The attention problems charge a causal shape the S(S+1)/2 pairs it computes. */
+TEST(causal_attention_flops_count_the_pairs_computed)
+{
+    static const char *const dirs[] = {"problems/flash-attention", "problems/sdpa"};
+    for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+        char *cause = NULL;
+        struct problem *p = problem_load(dirs[d], &cause);
+        CHECK_MSG(p != NULL, "%s: %s", dirs[d], cause ? cause : "(no cause)");
+        free(cause);
+        if (!p)
+            continue;
+        int causal = problem_scalar_index(p, "causal"), s_q = problem_size_index(p, "Sq");
+        int checked = 0;
+        for (size_t b = 0; b < p->n_benchmarks && causal >= 0 && s_q >= 0; b++) {
+            const struct problem_case *c = &p->benchmarks[b];
+            struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
+            struct expr_scope scope;
+            struct problem_case full = *c;
+            double flops = 0, full_flops = 0, sq = (double)c->sizes[s_q];
+            if (c->scalars[causal] == 0)
+                continue;
+            full.scalars[causal] = 0;
+            problem_formula_scope(p, c, vars, &scope);
+            CHECK_INT_EQ(expr_eval_real(p->flops, &scope, &flops, NULL), 0);
+            problem_formula_scope(p, &full, vars, &scope);
+            CHECK_INT_EQ(expr_eval_real(p->flops, &scope, &full_flops, NULL), 0);
+            /* Sq = Skv on every causal benchmark: (S + 1) / (2 S) of the full work */
+            CHECK_MSG(fabs(flops / full_flops - (sq + 1) / (2 * sq)) < 1e-12, "%s %s: %g of %g",
+                      dirs[d], c->name, flops, full_flops);
+            checked++;
+        }
+        CHECK_MSG(checked > 0, "%s has causal benchmarks", dirs[d]);
+        problem_free(p);
+    }
+}
+
 TEST(rowwise_expansion_and_names)
 {
     static const char *const tests[] = {"rows M=1,N=1", "rows M=7,N=33", "M=1,N=1", "M=1,N=1024",
