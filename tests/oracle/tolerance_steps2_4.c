@@ -33,70 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_pass, n_fail;
-static bool full_mode;
-
-static void expect(bool ok, const char *what)
-{
-    if (ok) {
-        n_pass++;
-        printf("ok   %s\n", what);
-    } else {
-        n_fail++;
-        printf("FAIL %s\n", what);
-    }
-}
-
-/* --- random numbers ------------------------------------------------------- */
-
-static uint64_t rng_s[4];
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(void)
-{
-    uint64_t r = rotl(rng_s[1] * 5, 7) * 9;
-    uint64_t t = rng_s[1] << 17;
-    rng_s[2] ^= rng_s[0];
-    rng_s[3] ^= rng_s[1];
-    rng_s[1] ^= rng_s[2];
-    rng_s[0] ^= rng_s[3];
-    rng_s[2] ^= t;
-    rng_s[3] = rotl(rng_s[3], 45);
-    return r;
-}
-
-static void rng_seed(uint64_t seed)
-{
-    for (int i = 0; i < 4; i++) {
-        seed += 0x9E3779B97F4A7C15ull;
-        uint64_t z = seed;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        rng_s[i] = z ^ (z >> 31);
-    }
-}
-
-static double rng_unit(void)
-{
-    return (double)(rng_next() >> 11) * 0x1.0p-53;
-}
-
-static double rng_uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * rng_unit();
-}
-
-static double rng_normal(double mean, double std)
-{
-    double u1 = rng_unit(), u2 = rng_unit();
-    if (u1 < 1e-300)
-        u1 = 1e-300;
-    return mean + std * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
+#include "sim_common.h"
 
 static double rng_loguniform(double lo, double hi, bool sign)
 {
