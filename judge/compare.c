@@ -454,20 +454,19 @@ int compare_output_threads(const struct compare_spec *s, const void *got, const 
         return compare_chunk(s, 0, count, got, ref, scale, out, cause);
     for (int t = 0; t < threads; t++) {
         struct compare_part *pt = &parts[t];
-        *pt = (struct compare_part){.s = s, .got = got, .ref = ref, .scale = scale};
+        /* each part starts from the empty report compare_begin just made */
+        *pt = (struct compare_part){.s = s, .got = got, .ref = ref, .scale = scale, .r = *out};
         pt->first = count / threads * t;
         pt->n = t == threads - 1 ? count - pt->first : count / threads;
-        pt->rc = compare_begin(s, count, &pt->r, &pt->cause);
         /* part 0 runs here; a thread that cannot start runs here too */
-        if (pt->rc == 0 && t > 0)
+        if (t > 0)
             started[t] = pthread_create(&tid[t], NULL, compare_part_run, pt) == 0;
     }
-    if (parts[0].rc == 0)
-        compare_part_run(&parts[0]);
+    compare_part_run(&parts[0]);
     for (int t = 1; t < threads; t++) {
         if (started[t])
             pthread_join(tid[t], NULL);
-        else if (parts[t].rc == 0)
+        else
             compare_part_run(&parts[t]);
     }
     for (int t = 0; t < threads; t++) {
