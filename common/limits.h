@@ -82,7 +82,16 @@
 #define BW_RUNNER_NOFILE       256 /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
 #define BW_RUNNER_LOG_BYTES    (64 * 1024) /* runner stderr kept by the client, the rest dropped */
 #define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */
-#define BW_RUNNER_LOAD_MS      20000       /* one load request (module load, function attributes) */
+#define BW_RUNNER_LOAD_MS      30000       /* one load request (module load, function attributes) */
+
+/* --- judging: the steps' deadlines and design figures ---------------------- */
+#define BW_REFERENCE_TIME_FACTOR    10    /* the fp64 reference may take this many times run_ms */
+#define BW_REFERENCE_CASE_SLACK_MS  10000 /* plus this, per test case */
+#define BW_REFERENCE_BENCH_SLACK_MS 30000 /* plus this, per benchmark input set (large shapes) */
+#define BW_BENCH_OVERRUN_RUNS       4 /* a bench call may overrun its budget by this many runs */
+#define BW_BENCH_CALL_SLACK_MS      20000 /* plus this, before the runner is killed */
+#define BW_GPU_CACHE_SECONDS        86400 /* a `judged check` reuses a GPU's measured figures */
+#define BW_DUMP_MAX_CASE_BYTES      (256ULL << 20) /* `judged dump` skips larger test cases */
 
 /* --- timing ------------------------------------------------------------------- */
 #define BW_BENCH_MIN_SAMPLES 10    /* timed runs before the stop rule may stop */
@@ -93,6 +102,25 @@
 #define BW_L2_FLUSH_BYTES                                                                          \
     (256ULL << 20)          /* bytes written to flush L2 before each sample (>= 2x L2) */
 #define BW_FLOOR_MARGIN 0.9 /* a median below this fraction of the physical floor is rejected */
+#define BW_BENCH_SETS   2   /* input sets a benchmark rotates through (<= BW_MAX_BENCH_SETS) */
+#define BW_TENSOR_PEAK_HEADROOM                                                                    \
+    1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
+
+/* --- the judged worker ------------------------------------------------------ */
+#define BW_WORKER_GRACE_S       30 /* default --grace: on SIGTERM a job ending within it is finished */
+#define BW_WORKER_MAX_GRACE_S   3600 /* largest --grace */
+#define BW_WORKER_MAX_BACKOFF_S 60   /* longest wait between retries of a request to the server */
+#define BW_WORKER_LEASE_S       120 /* assumed lease when the server names none (heartbeat: a third) */
+#define BW_WORKER_CONNECT_S     10  /* connecting to the server */
+#define BW_WORKER_HTTP_S        30  /* one register or progress request */
+#define BW_WORKER_FINAL_HTTP_S  60  /* one post of a result, internal error or release */
+#define BW_WORKER_BUNDLE_HTTP_S 120 /* one problem bundle download */
+#define BW_MAX_CLAIM_WAIT_S     300 /* longest claim long-poll the server holds */
+#define BW_WORKER_CLAIM_HTTP_S  (BW_MAX_CLAIM_WAIT_S + 30) /* one claim request, the poll included \
+                                                            */
+#define BW_WORKER_REPLY_BYTES (1 << 20)                    /* one JSON reply from the server */
+#define BW_WORKER_PROBLEMS    16  /* problems a worker keeps loaded (bundles by hash) */
+#define BW_WORKER_POST_MS     250 /* progress events wait at most this long to be posted */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */

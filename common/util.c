@@ -99,6 +99,25 @@ close_fd:
     return rc;
 }
 
+int mkdirs(const char *path, char **cause)
+{
+    char dir[PATH_MAX];
+    size_t len = strlen(path);
+
+    if (len == 0 || len >= sizeof(dir))
+        return bw_fail(cause, BW_ERR_INVALID, "mkdir: bad path \"%.200s\"", path);
+    memcpy(dir, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (dir[i] != '/' && dir[i] != '\0')
+            continue;
+        dir[i] = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return bw_fail(cause, BW_ERR_IO, "mkdir %s: %s", dir, strerror(errno));
+        dir[i] = path[i];
+    }
+    return BW_OK;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, char **cause)
 {
     char tmp[PATH_MAX];

@@ -25,6 +25,10 @@ int read_file(const char *path, size_t max, char **out, size_t *len, char **caus
 /* Writes `len` bytes to path through a temporary file and rename(2). */
 int write_file_atomic(const char *path, const void *data, size_t len, char **cause);
 
+/* Creates directory `path` and any missing parents (mode 0755), as mkdir -p;
+ * an existing directory is fine. BW_ERR_IO names the one that failed. */
+int mkdirs(const char *path, char **cause);
+
 /* Returns a *new* string "a/b" (no doubled slash); NULL if out of memory. */
 char *path_join(const char *a, const char *b);
 

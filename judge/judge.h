@@ -22,6 +22,12 @@
  * (runner_client.h). Without a GPU the pipeline stops after step 2 and says
  * so (executed = false).
  *
+ * judge.c is the pipeline; each step is a module of its own: program.h
+ * (directives, builds, signatures), reference.h (the trusted side), tests.h,
+ * bench.h, goal_measure.h, with failure.h turning runner failures into
+ * verdicts and session.h the state they share. The result's JSON is
+ * report.h's; the GPU's figures gpu_info.h's.
+ *
  * Progress is reported as it happens through an optional callback with small
  * JSON events (the worker streams them to the server, the CLI prints them):
  *   {"event": "compiling"}
@@ -44,24 +50,7 @@
 #include "common/problem.h"
 #include "common/verdict.h"
 #include "judge/goals.h"
-
-/* What the worker measured on its GPU (DESIGN.md §4.5); zeros when unknown. */
-struct gpu_info {
-    char name[128];
-    char uuid[64];
-    char cc[16]; /* compute capability, "9.0" */
-    char driver[32];
-    char arch[16]; /* NVRTC target used, "sm_90a" */
-    int sm_count;
-    uint64_t memory_bytes;
-    uint64_t l2_bytes;
-    int max_clock_mhz;
-    double copy_gbps;   /* device-to-device copy, bytes read + written per second / 1e9 */
-    double fp32_tflops; /* FFMA peak */
-    double fp16_tflops; /* tensor-core fp16 peak (fp32 accumulate) */
-    double bf16_tflops; /* tensor-core bf16 peak (fp32 accumulate) */
-    bool calibrated;    /* the four figures above were measured */
-};
+#include "judge/gpu_info.h"
 
 /* Long-lived settings of a judge (a CLI run or a worker). Read-only while judging. */
 struct judge_config {
@@ -80,6 +69,8 @@ typedef void (*judge_event_fn)(json_t *event /* borrowed */, void *arg);
 struct judge_options {
     bool tests_only;         /* Run: tests only; Submit: tests, then timing */
     uint64_t seed;           /* secret input seed; 0: a fresh random one */
+    const char *job;         /* what log lines about this judging name ("submission 42", a
+                                file); NULL: the problem's id */
     judge_event_fn on_event; /* optional */
     void *event_arg;
 };
@@ -122,13 +113,10 @@ struct judge_result {
     double tests_ms, bench_ms; /* wall time of the tests, of the timing */
     double goals_ms;           /* wall time of the learning goals */
     uint64_t seed;
+    bool tests_only; /* judged as a Run: timing and goals were not asked for */
 };
 
-/* Finds the GPU (via a runner), its properties and, unless cached in
- * cfg->cache_dir and not `recalibrate`, measures its limits. Without a GPU,
- * returns BW_OK with have_gpu false and no_gpu_reason set: that is a normal
- * state of a compile-only machine. */
-int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause);
+/* Frees what judge_probe_gpu() (gpu_info.h) put in cfg. */
 void judge_config_release(struct judge_config *cfg);
 
 /*
@@ -142,21 +130,5 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
                      size_t len, const struct judge_options *opts, struct judge_result *out,
                      char **cause);
 void judge_result_release(struct judge_result *r);
-
-/*
- * Writes the test cases of `p` whose buffers total at most max_case_bytes to
- * out_dir/case-NNN/: the inputs as generated from `seed` (0: a fresh one),
- * in their dtypes, and the reference's outputs (fp64, or int64 for integer
- * outputs; "<out>_scale" too), each as raw little-endian NAME.bin, and
- * case.json describing them (name, sizes, scalars, tensors with dtype, shape,
- * role and file). The independent oracle (tests/oracle/) reads them.
- * *dumped counts the cases written. Needs a GPU (BW_ERR_NODEVICE without).
- */
-int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t seed,
-               const char *out_dir, uint64_t max_case_bytes, size_t *dumped, char **cause);
-
-/* The whole result as JSON (a new reference): what `judged check --json`
- * prints and the worker sends to the server. */
-json_t *judge_result_json(const struct judge_result *r);
 
 #endif

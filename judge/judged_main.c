@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/problem.h"
 #include "common/util.h"
+#include "judge/dump.h"
 #include "judge/judge.h"
 #include "judge/report.h"
 #include "judge/worker.h"
@@ -34,24 +35,33 @@
 
 enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXIT_NO_GPU = 4 };
 
-static const char usage_text[] =
-    "usage: judged --server URL --token-file FILE [--gpu N] [options]   (the worker)\n"
-    "       judged check [options] PROBLEM_DIR FILE.cu\n"
-    "       judged validate [options] PROBLEM_DIR...\n"
-    "       judged calibrate [options]\n"
-    "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference outputs\n"
-    "\n"
-    "options:\n"
-    "  --json            print the result as JSON (for tools)\n"
-    "  --tests-only      check correctness only, skip timing (a Run, not a Submit)\n"
-    "  --progress        print progress events as they happen (to stderr)\n"
-    "  --seed HEX        input seed (default: a fresh secret one)\n"
-    "  --device N        CUDA device ordinal (default 0)\n"
-    "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"
-    "  --cache DIR       cache for GPU calibration (default ~/.cache/blockwise)\n"
-    "  --recalibrate     measure the GPU again instead of using the cached figures\n"
-    "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"
-    "  --log-level L     debug, info, warn, error (default warn)\n";
+/* The usage text: a format taking the --grace range and default. */
+#define USAGE_TEXT                                                                                 \
+    "usage: judged --server URL --token-file FILE [--gpu N] [options]   (the worker)\n"            \
+    "       judged check [options] PROBLEM_DIR FILE.cu\n"                                          \
+    "       judged validate [options] PROBLEM_DIR...\n"                                            \
+    "       judged calibrate [options]\n"                                                          \
+    "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference "         \
+    "outputs\n"                                                                                    \
+    "\n"                                                                                           \
+    "options:\n"                                                                                   \
+    "  --json            print the result as JSON (for tools)\n"                                   \
+    "  --tests-only      check correctness only, skip timing (a Run, not a Submit)\n"              \
+    "  --progress        print progress events as they happen (to stderr)\n"                       \
+    "  --seed HEX        input seed (default: a fresh secret one)\n"                               \
+    "  --device N        CUDA device ordinal (default 0)\n"                                        \
+    "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"     \
+    "  --cache DIR       cache for GPU calibration (default ~/.cache/blockwise)\n"                 \
+    "  --recalibrate     measure the GPU again instead of using the cached figures\n"              \
+    "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"             \
+    "  --log-level L     debug, info, warn, error (default warn; the worker's: info)\n"            \
+    "\n"                                                                                           \
+    "worker options:\n"                                                                            \
+    "  --server URL      blockwise-server's base URL (http:// or https://)\n"                      \
+    "  --token-file F    the worker token (one line), from `blockwise-server create-worker`\n"     \
+    "  --gpu N           CUDA device ordinal to judge on (default 0)\n"                            \
+    "  --grace S         on SIGTERM, finish a job that ends within S seconds, else give it\n"      \
+    "                    back to the queue (1..%d, default %d)\n"
 
 struct cli {
     bool json, tests_only, progress, recalibrate;
@@ -62,7 +72,7 @@ struct cli {
 
 static void usage(FILE *f)
 {
-    fputs(usage_text, f);
+    fprintf(f, USAGE_TEXT, BW_WORKER_MAX_GRACE_S, BW_WORKER_GRACE_S);
 }
 
 /* Parses the options shared by every subcommand; returns the index of the
@@ -175,7 +185,7 @@ static int exit_for(const struct judge_result *r)
 
 static int cmd_check(int argc, char **argv, struct cli *cli)
 {
-    struct judge_options opts = {.tests_only = cli->tests_only, .seed = cli->seed};
+    struct judge_options opts = {0};
     struct judge_result result;
     struct problem *p;
     char *cause = NULL, *source = NULL;
@@ -190,6 +200,8 @@ static int cmd_check(int argc, char **argv, struct cli *cli)
         usage(stderr);
         return EXIT_USAGE;
     }
+    opts = (struct judge_options){
+        .tests_only = cli->tests_only, .seed = cli->seed, .job = argv[first + 1]};
     p = problem_load(argv[first], &cause);
     if (!p) {
         fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
@@ -254,7 +266,7 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
      * runs it first. A control expecting Accepted is timed unless --tests-only. */
     for (size_t i = 0; i < p->n_controls; i++) {
         const struct control *ctl = &p->controls[i];
-        struct judge_options opts = {.seed = cli->seed};
+        struct judge_options opts = {.seed = cli->seed, .job = ctl->file};
         struct judge_result r;
         char *path = path_join(p->dir, ctl->file), *source = NULL;
         size_t len;
@@ -353,10 +365,6 @@ static int cmd_validate(int argc, char **argv, struct cli *cli)
     return status;
 }
 
-/* Cases larger than this are not dumped: the oracle checks the shapes of the
- * tests, not the 100 MB ones. */
-#define DUMP_MAX_CASE_BYTES (256ULL << 20)
-
 static int cmd_dump(int argc, char **argv, struct cli *cli)
 {
     struct problem *p;
@@ -377,7 +385,7 @@ static int cmd_dump(int argc, char **argv, struct cli *cli)
         return EXIT_USAGE;
     }
     if (judge_probe_gpu(&cli->cfg, false, &cause) ||
-        judge_dump(&cli->cfg, p, cli->seed, argv[first + 1], DUMP_MAX_CASE_BYTES, &dumped,
+        judge_dump(&cli->cfg, p, cli->seed, argv[first + 1], BW_DUMP_MAX_CASE_BYTES, &dumped,
                    &cause)) {
         fprintf(stderr, "judged: %s\n", cause ? cause : "dump failed");
         status = cli->cfg.have_gpu ? EXIT_JUDGE : EXIT_NO_GPU;
@@ -458,7 +466,7 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct worker_config wc = {.grace_s = 30, .max_backoff_s = 60, .stop = &worker_stop};
+    struct worker_config wc = {.stop = &worker_stop}; /* worker.h's defaults */
     struct sigaction sa = {.sa_handler = on_stop_signal};
     const char *token_file = NULL;
     enum log_level level = LOG_INFO;
@@ -500,8 +508,9 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
             cli->recalibrate = true;
             break;
         case 'G':
-            if (!parse_i64(optarg, &v) || v < 0 || v > 3600) {
-                fprintf(stderr, "judged: --grace: expected seconds 0..3600, got \"%s\"\n", optarg);
+            if (!parse_i64(optarg, &v) || v < 1 || v > BW_WORKER_MAX_GRACE_S) {
+                fprintf(stderr, "judged: --grace: expected seconds 1..%d, got \"%s\"\n",
+                        BW_WORKER_MAX_GRACE_S, optarg);
                 return EXIT_USAGE;
             }
             wc.grace_s = (int)v;

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "judge/goals.h"
@@ -208,4 +209,62 @@ void report_print_event(FILE *f, json_t *event)
     else
         fprintf(f, "  %s\n", ev);
     fflush(f);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+json_t *judge_result_json(const struct judge_result *r)
+{
+    json_t *j = json_object(), *tests = json_array(), *benches = json_array(),
+           *diags = json_array(), *goals = json_array();
+    char seed[24];
+
+    for (size_t i = 0; i < r->diags.n; i++)
+        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line,
+                                               "column", r->diags.items[i].column, "message",
+                                               r->diags.items[i].msg));
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_outcome *t = &r->tests[i];
+        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict",
+                               verdict_code(t->verdict), "ms", t->ms);
+        if (t->message)
+            json_object_set_new(tj, "message", json_string(t->message));
+        if (t->detail)
+            json_object_set(tj, "detail", t->detail);
+        json_array_append_new(tests, tj);
+    }
+    for (size_t i = 0; i < r->n_benches; i++) {
+        const struct bench_outcome *b = &r->benches[i];
+        json_array_append_new(
+            benches,
+            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
+                      b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms",
+                      b->min_ms, "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms,
+                      "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
+                      "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
+    }
+    for (size_t i = 0; i < r->n_goals; i++)
+        json_array_append_new(goals, goal_outcome_json(&r->goals[i]));
+    snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)r->seed);
+    json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));
+    json_object_set_new(j, "verdict_name", json_string(verdict_name(r->verdict)));
+    json_object_set_new(j, "message", r->message ? json_string(r->message) : json_null());
+    json_object_set_new(j, "mode", json_string(r->tests_only ? "run" : "submit"));
+    json_object_set_new(j, "executed", json_boolean(r->executed));
+    json_object_set_new(j, "diagnostics", diags);
+    json_object_set_new(j, "compile_log", json_string(r->compile_log ? r->compile_log : ""));
+    json_object_set_new(j, "kernels", r->kernels ? json_incref(r->kernels) : json_array());
+    json_object_set_new(j, "tests", tests);
+    json_object_set_new(j, "benches", benches);
+    json_object_set_new(j, "score", json_real(r->score));
+    json_object_set_new(j, "goals", goals);
+    json_object_set_new(j, "gpu", gpu_info_json(&r->gpu));
+    json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
+    json_object_set_new(j, "total_ms", json_real(r->total_ms));
+    json_object_set_new(j, "timing",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
+                                  "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
+                                  r->bench_ms, "goals_ms", r->goals_ms, "total_ms", r->total_ms));
+    json_object_set_new(j, "seed", json_string(seed));
+    return j;
 }

@@ -1,9 +1,8 @@
 /*
- * report.h - a judge result for people: the table `judged check` prints.
- *
- * The JSON form (judge_result_json, declared in judge.h) is implemented here
- * too, so that both forms are written from one walk of struct judge_result
- * and cannot drift apart.
+ * report.h - a judge result shown: the table `judged check` prints for
+ * people, and the JSON that `judged check --json` prints and the worker sends
+ * to the server. Both forms live here, beside each other, so that a field
+ * added to struct judge_result is shown by both.
  */
 #ifndef BW_REPORT_H
 #define BW_REPORT_H
@@ -13,6 +12,12 @@
 
 #include "common/problem.h"
 #include "judge.h"
+
+/* The whole result as JSON (a *new* reference): verdict, verdict_name, message,
+ * mode ("run" or "submit"), executed, diagnostics, compile_log, kernels,
+ * tests, benches, score, goals, gpu (gpu_info_json), compile_ms, total_ms,
+ * timing, seed (16 hex digits). */
+json_t *judge_result_json(const struct judge_result *r);
 
 /* Prints the result as a readable report. `color` adds ANSI colours. */
 void report_print(FILE *f, const struct problem *p, const char *file, const struct judge_result *r,

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "judge.h"
+#include "report.h"
 #include "common/buf.h"
 #include "common/bundle.h"
 #include "common/error.h"
@@ -24,8 +25,6 @@
 #include "common/banned.h"
 
 #define WORKER_VERSION "1"
-#define PROBLEM_CACHE  16
-#define POST_EVERY_MS  250.0
 
 struct cached_problem {
     char hash[65];
@@ -43,7 +42,7 @@ struct worker {
     int heartbeat_s;
     int lease_s;
     int backoff_s;
-    struct cached_problem problems[PROBLEM_CACHE];
+    struct cached_problem problems[BW_WORKER_PROBLEMS];
     uint64_t tick;
     bool abort_on_stop; /* the request in flight may be cut short by a stop */
 };
@@ -61,6 +60,7 @@ struct job_run {
     const struct problem *p;
     char *source;
     size_t len;
+    char job[48]; /* "submission 42", what the judge's log lines name */
     struct judge_options opts;
 };
 
@@ -140,7 +140,7 @@ static int exchange(struct worker *w, const char *method, const char *path, json
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &in);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)BW_WORKER_CONNECT_S);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -175,7 +175,8 @@ static int exchange_json(struct worker *w, const char *method, const char *path,
 {
     char *text = NULL;
     *reply = NULL;
-    int rc = exchange(w, method, path, body, timeout_s, 1 << 20, status, &text, cause);
+    int rc =
+        exchange(w, method, path, body, timeout_s, BW_WORKER_REPLY_BYTES, status, &text, cause);
     if (rc < 0)
         return rc;
     if (*text)
@@ -194,16 +195,6 @@ static const char *error_text(json_t *reply, long status, char *tmp, size_t n)
     return tmp;
 }
 
-static json_t *gpu_json(const struct gpu_info *g)
-{
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:f, s:f, s:f, s:f, s:b}",
-                     "name", g->name, "uuid", g->uuid, "cc", g->cc, "driver", g->driver, "arch",
-                     g->arch, "sm_count", g->sm_count, "memory_bytes", (json_int_t)g->memory_bytes,
-                     "l2_bytes", (json_int_t)g->l2_bytes, "max_clock_mhz", g->max_clock_mhz,
-                     "copy_gbps", g->copy_gbps, "fp32_tflops", g->fp32_tflops, "fp16_tflops",
-                     g->fp16_tflops, "bf16_tflops", g->bf16_tflops, "calibrated", g->calibrated);
-}
-
 /* Registers until it works; BW_ERR_INVALID when the token is refused. */
 static int do_register(struct worker *w, char **cause)
 {
@@ -215,7 +206,7 @@ static int do_register(struct worker *w, char **cause)
     json_t *body = json_pack("{s:s, s:s, s:b}", "hostname", host, "version", WORKER_VERSION,
                              "can_execute", w->jc->have_gpu);
     if (body && w->jc->have_gpu)
-        json_object_set_new(body, "gpu", gpu_json(&w->jc->gpu));
+        json_object_set_new(body, "gpu", gpu_info_json(&w->jc->gpu));
     if (!body)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     int rc = BW_OK;
@@ -224,13 +215,14 @@ static int do_register(struct worker *w, char **cause)
         json_t *reply = NULL;
         char *err = NULL, tmp[32];
         w->abort_on_stop = true;
-        rc = exchange_json(w, "POST", "/api/judge/register", body, 30, &status, &reply, &err);
+        rc = exchange_json(w, "POST", "/api/judge/register", body, BW_WORKER_HTTP_S, &status,
+                           &reply, &err);
         w->abort_on_stop = false;
         if (rc == BW_OK && status == 200) {
             json_int_t lease = json_integer_value(json_object_get(reply, "lease_seconds"));
             json_int_t hb = json_integer_value(json_object_get(reply, "heartbeat_seconds"));
-            w->lease_s = lease > 0 ? (int)lease : 120;
-            w->heartbeat_s = hb > 0 ? (int)hb : 30;
+            w->lease_s = lease > 0 ? (int)lease : BW_WORKER_LEASE_S;
+            w->heartbeat_s = hb > 0 ? (int)hb : BW_WORKER_LEASE_S / 3;
             size_t n = json_array_size(json_object_get(reply, "reclaimed"));
             log_info("worker: registered with %s as %s (%s)%s", w->base,
                      json_string_value(json_object_get(json_object_get(reply, "worker"), "name")),
@@ -268,7 +260,7 @@ static const struct problem *get_problem(struct worker *w, const char *hash, con
                                          char **cause)
 {
     struct cached_problem *slot = &w->problems[0];
-    for (int i = 0; i < PROBLEM_CACHE; i++) {
+    for (int i = 0; i < BW_WORKER_PROBLEMS; i++) {
         if (w->problems[i].p && strcmp(w->problems[i].hash, hash) == 0) {
             w->problems[i].used = ++w->tick;
             return w->problems[i].p;
@@ -292,7 +284,8 @@ static const struct problem *get_problem(struct worker *w, const char *hash, con
         char path[128], *text = NULL;
         long status = 0;
         snprintf(path, sizeof(path), "/api/judge/bundles/%s", hash);
-        int rc = exchange(w, "GET", path, NULL, 120, BW_MAX_BUNDLE_BYTES, &status, &text, cause);
+        int rc = exchange(w, "GET", path, NULL, BW_WORKER_BUNDLE_HTTP_S, BW_MAX_BUNDLE_BYTES,
+                          &status, &text, cause);
         if (rc < 0)
             return NULL;
         if (status != 200) {
@@ -300,12 +293,9 @@ static const struct problem *get_problem(struct worker *w, const char *hash, con
             free(text);
             return NULL;
         }
-        char parent[4096];
-        snprintf(parent, sizeof(parent), "%s/bundles", w->cache_dir);
-        mkdir(w->cache_dir, 0755);
-        mkdir(parent, 0755);
-        mkdir(hashdir, 0755);
-        rc = bundle_unpack(text, strlen(text), hash, dir, cause);
+        rc = mkdirs(hashdir, cause);
+        if (rc == BW_OK)
+            rc = bundle_unpack(text, strlen(text), hash, dir, cause);
         free(text);
         if (rc < 0)
             return NULL;
@@ -383,7 +373,7 @@ static enum post_outcome post_progress(struct worker *w, const char *lease, stru
     long status = 0;
     json_t *reply = NULL;
     char *err = NULL;
-    int rc = exchange_json(w, "POST", path, body, 30, &status, &reply, &err);
+    int rc = exchange_json(w, "POST", path, body, BW_WORKER_HTTP_S, &status, &reply, &err);
     json_decref(body);
     json_decref(reply);
     enum post_outcome out = rc < 0                           ? POST_RETRY
@@ -407,7 +397,8 @@ static enum post_outcome post_final(struct worker *w, const char *lease, const c
         long status = 0;
         json_t *reply = NULL;
         char *err = NULL, tmp[32];
-        int rc = exchange_json(w, "POST", path, body, 60, &status, &reply, &err);
+        int rc =
+            exchange_json(w, "POST", path, body, BW_WORKER_FINAL_HTTP_S, &status, &reply, &err);
         if (rc == BW_OK && (status == 200 || status == 204)) {
             json_decref(reply);
             return POST_OK;
@@ -487,6 +478,8 @@ static bool run_job(struct worker *w, json_t *job)
     run->p = p;
     run->source = strdup(source);
     run->len = strlen(source);
+    snprintf(run->job, sizeof(run->job), "submission %lld", (long long)id);
+    run->opts.job = run->job;
     run->opts.tests_only = strcmp(mode, "run") == 0;
     run->opts.seed = seed;
     run->opts.on_event = on_event;
@@ -525,7 +518,7 @@ static bool run_job(struct worker *w, json_t *job)
                 /* The judge thread still holds run, p and jc: leave them be
                  * (the process is exiting), and keep p out of the cache that
                  * worker_release frees. */
-                for (int i = 0; i < PROBLEM_CACHE; i++) {
+                for (int i = 0; i < BW_WORKER_PROBLEMS; i++) {
                     if (w->problems[i].p == p)
                         w->problems[i].p = NULL;
                 }
@@ -533,7 +526,7 @@ static bool run_job(struct worker *w, json_t *job)
                 return false;
             }
         }
-        bool due = (pending > 0 && now - last_post >= POST_EVERY_MS) ||
+        bool due = (pending > 0 && now - last_post >= BW_WORKER_POST_MS) ||
                    now - last_post >= w->heartbeat_s * 1000.0;
         if (due && !lost) {
             enum post_outcome o = post_progress(w, lease, run);
@@ -577,7 +570,7 @@ static bool run_job(struct worker *w, json_t *job)
 
 static void worker_release(struct worker *w)
 {
-    for (int i = 0; i < PROBLEM_CACHE; i++)
+    for (int i = 0; i < BW_WORKER_PROBLEMS; i++)
         problem_free(w->problems[i].p);
     if (w->curl)
         curl_easy_cleanup(w->curl);
@@ -592,13 +585,13 @@ int worker_run(const struct worker_config *wc, struct judge_config *jc, char **c
     struct worker_config defaults = *wc;
     memset(&w, 0, sizeof(w));
     if (defaults.grace_s <= 0)
-        defaults.grace_s = 30;
+        defaults.grace_s = BW_WORKER_GRACE_S;
     if (defaults.max_backoff_s <= 0)
-        defaults.max_backoff_s = 60;
+        defaults.max_backoff_s = BW_WORKER_MAX_BACKOFF_S;
     w.wc = &defaults;
     w.jc = jc;
     w.backoff_s = 1;
-    w.heartbeat_s = 30;
+    w.heartbeat_s = BW_WORKER_LEASE_S / 3;
     if (!wc->server || !wc->token || strncmp(wc->token, "bww_", 4) != 0)
         return bw_fail(cause, BW_ERR_INVALID,
                        "a server URL and a worker token (bww_...) are needed");
@@ -621,8 +614,9 @@ int worker_run(const struct worker_config *wc, struct judge_config *jc, char **c
     size_t bl = strlen(w.base);
     while (bl > 0 && w.base[bl - 1] == '/')
         w.base[--bl] = '\0';
-    if (mkdir(w.cache_dir, 0755) != 0 && errno != EEXIST) {
-        rc = bw_fail(cause, BW_ERR_IO, "cache directory %s: %s", w.cache_dir, strerror(errno));
+    rc = mkdirs(w.cache_dir, cause);
+    if (rc) {
+        bw_wrap(cause, rc, "cache directory %s", w.cache_dir);
         goto out;
     }
     rc = do_register(&w, cause);
@@ -635,7 +629,8 @@ int worker_run(const struct worker_config *wc, struct judge_config *jc, char **c
         json_t *reply = NULL;
         char *err = NULL, tmp[32];
         w.abort_on_stop = true;
-        int xr = exchange_json(&w, "POST", "/api/judge/claim", claim, 330, &status, &reply, &err);
+        int xr = exchange_json(&w, "POST", "/api/judge/claim", claim, BW_WORKER_CLAIM_HTTP_S,
+                               &status, &reply, &err);
         w.abort_on_stop = false;
         if (stopping(&w)) {
             if (xr == BW_OK && status == 200)

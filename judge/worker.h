@@ -34,9 +34,9 @@ struct worker_config {
     const char *token;     /* the worker token, "bww_..." */
     const char *cache_dir; /* bundles are kept under cache_dir/bundles/; NULL: jc->cache_dir */
     const char *hostname;  /* NULL: gethostname() */
-    int grace_s;           /* SIGTERM: finish the job if it ends within this; default 30 */
-    int max_backoff_s;     /* longest wait between retries; default 60 */
-    int claim_wait_s;      /* long-poll length asked for; 0: the server's */
+    int grace_s;       /* SIGTERM: finish the job if it ends within this; 0: BW_WORKER_GRACE_S */
+    int max_backoff_s; /* longest wait between retries; 0: BW_WORKER_MAX_BACKOFF_S */
+    int claim_wait_s;  /* long-poll length asked for; 0: the server's */
     volatile sig_atomic_t *stop; /* nonzero: stop (see above); may be NULL */
     int max_jobs;                /* > 0: return after this many jobs (tests) */
 };

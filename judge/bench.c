@@ -1,0 +1,450 @@
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "judge/failure.h"
+#include "judge/reference.h"
+#include "judge/run_plan.h"
+#include "judge/score.h"
+#include "judge/session.h"
+#include "judge/stats.h"
+#include "judge/tests.h"
+#include "common/banned.h"
+
+/* Philox case indices of benchmark input sets: set r of benchmark b is
+ * BENCH_CASE_BASE + b * BENCH_CASE_STRIDE + r, so no benchmark input repeats
+ * a test's (tests count from 0, at most BW_MAX_CASES of them). */
+#define BENCH_CASE_BASE   4096u
+#define BENCH_CASE_STRIDE 16u
+
+/* Where the checked elements of a shape lie: output k's indices are
+ * indices[set * span + offset[k] .. + count[k]). */
+struct bench_checks {
+    int n; /* outputs checked */
+    int tensor[PLAN_MAX_BUFFERS];
+    int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
+    uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
+    uint64_t span;       /* indices per input set */
+    int64_t *indices;    /* owned: [BW_BENCH_SETS][span] */
+    double *ref_values;  /* owned: the reference at each index (float outputs) */
+    double *ref_scales;  /* owned: the reference's scale S at each index (acc outputs) */
+    int64_t *ref_ints;   /* owned: the reference at each index (integer outputs) */
+};
+
+static void checks_release(struct bench_checks *k)
+{
+    free(k->indices);
+    free(k->ref_values);
+    free(k->ref_scales);
+    free(k->ref_ints);
+    memset(k, 0, sizeof(*k));
+}
+
+/* Chooses the elements checked after every timed run of an output of `count`
+ * elements: all of them when few, else the first, the last and random others. */
+static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_t n)
+{
+    if ((uint64_t)count <= n) {
+        for (uint64_t j = 0; j < n; j++)
+            out[j] = (int64_t)j;
+        return;
+    }
+    out[0] = 0;
+    out[1] = count - 1;
+    for (uint64_t j = 2; j < n; j++)
+        out[j] = (int64_t)(session_pick(s) % (uint64_t)count);
+}
+
+/* Phase 2: the outputs to check, where their indices lie, and the indices. */
+static int checks_choose(struct session *s, const struct plan *sub_pl, const struct plan *ref_pl,
+                         struct bench_checks *k, char **cause)
+{
+    memset(k, 0, sizeof(*k));
+    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &sub_pl->buffers[b];
+        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
+            continue;
+        k->tensor[k->n] = pb->tensor;
+        k->sub_buf[k->n] = (int)b;
+        k->ref_buf[k->n] = reference_buffer(ref_pl, pb->tensor, false);
+        k->scale_buf[k->n] = reference_buffer(ref_pl, pb->tensor, true);
+        k->count[k->n] =
+            (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
+        k->offset[k->n] = k->span;
+        k->span += k->count[k->n];
+        k->n++;
+    }
+    k->indices = calloc(BW_BENCH_SETS * k->span, sizeof(*k->indices));
+    k->ref_values = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_values));
+    k->ref_scales = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_scales));
+    k->ref_ints = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_ints));
+    if (!k->indices || !k->ref_values || !k->ref_scales || !k->ref_ints)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark checks");
+    for (uint32_t r = 0; r < BW_BENCH_SETS; r++)
+        for (int o = 0; o < k->n; o++)
+            pick_indices(s, sub_pl->buffers[k->sub_buf[o]].count,
+                         k->indices + r * k->span + k->offset[o], k->count[o]);
+    return BW_OK;
+}
+
+/* Copies input set r's gathered reference values (and scales) out of a reply. */
+static int checks_take_reference(struct session *s, struct bench_checks *k, uint32_t r,
+                                 const struct run_result *res, char **cause)
+{
+    size_t pos = 0;
+
+    for (int o = 0; o < k->n; o++) {
+        size_t bytes = k->count[o] * 8;
+        uint64_t at = r * k->span + k->offset[o];
+        if (pos + bytes > res->data_len)
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "reference runner returned too few gathered values");
+        if (dtype_is_float(s->p->tensors[k->tensor[o]].dtype))
+            memcpy(k->ref_values + at, res->data + pos, bytes);
+        else
+            memcpy(k->ref_ints + at, res->data + pos, bytes);
+        pos += bytes;
+        if (k->scale_buf[o] >= 0) {
+            if (pos + bytes > res->data_len)
+                return bw_fail(cause, BW_ERR_PROTOCOL,
+                               "reference runner returned too few gathered scales");
+            memcpy(k->ref_scales + at, res->data + pos, bytes);
+            pos += bytes;
+        }
+    }
+    return BW_OK;
+}
+
+/* Phase 3: the reference's values at the checked elements, per input set. */
+static int checks_reference(struct session *s, const struct problem_case *c,
+                            const struct plan *ref_pl, uint32_t base, struct bench_checks *k,
+                            char **cause)
+{
+    for (uint32_t r = 0; r < BW_BENCH_SETS; r++) {
+        struct run_request rq = {.ret = RUN_RETURN_GATHER};
+        struct run_result res = {0};
+        int rc;
+
+        run_plan_from_plan(ref_pl, s->seed, base + r, &rq.plan);
+        for (int o = 0; o < k->n; o++) {
+            rq.plan.gather[rq.plan.n_gather++] =
+                (struct run_gather){k->ref_buf[o], k->offset[o], k->count[o]};
+            if (k->scale_buf[o] >= 0)
+                rq.plan.gather[rq.plan.n_gather++] =
+                    (struct run_gather){k->scale_buf[o], k->offset[o], k->count[o]};
+        }
+        rq.indices = k->indices + r * k->span;
+        rq.n_indices = k->span;
+        rc = runner_run(s->ref_runner, &rq, &res,
+                        s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_BENCH_SLACK_MS,
+                        cause);
+        if (rc) {
+            run_result_release(&res);
+            return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on benchmark %s", c->name);
+        }
+        if (res.reply.fail.status != RUN_OK) {
+            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s",
+                         c->name, res.reply.fail.error, res.reply.fail.message);
+            run_result_release(&res);
+            return rc;
+        }
+        rc = checks_take_reference(s, k, r, &res, cause);
+        run_result_release(&res);
+        if (rc)
+            return rc;
+    }
+    return BW_OK;
+}
+
+/* Phase 4: the timed samples, gathering the checked elements of each. */
+static int time_plan(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
+                     uint32_t base, const struct bench_checks *k, struct bench_result *bres,
+                     enum verdict *verdict, char **why_out, char **cause)
+{
+    struct bench_request brq = {0};
+    const struct bench_reply *brep = &bres->reply;
+    char *why = NULL;
+    int rc;
+
+    run_plan_from_plan(sub_pl, s->seed, base, &brq.plan);
+    for (int o = 0; o < k->n; o++)
+        brq.plan.gather[brq.plan.n_gather++] =
+            (struct run_gather){k->sub_buf[o], k->offset[o], k->count[o]};
+    brq.sets = BW_BENCH_SETS;
+    brq.min_samples = BW_BENCH_MIN_SAMPLES;
+    brq.max_samples = BW_BENCH_MAX_SAMPLES;
+    brq.target_rse = BW_BENCH_TARGET_RSE;
+    brq.budget_ms = BW_BENCH_BUDGET_MS;
+    brq.warmup_ms = BW_BENCH_WARMUP_MS;
+    brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
+    brq.indices = k->indices;
+    brq.n_indices = BW_BENCH_SETS * k->span;
+    rc = runner_bench(s->sub_runner, &brq, bres,
+                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) +
+                          BW_BENCH_OVERRUN_RUNS * s->p->run_ms + BW_BENCH_CALL_SLACK_MS,
+                      &why);
+    if (rc == BW_ERR_TIMEOUT) {
+        *verdict = VERDICT_TIME_LIMIT;
+        session_set_line(why_out, "benchmark %s: a timed run did not finish within %d ms",
+                         c->name, s->p->run_ms);
+        session_drop_sub_runner(s);
+        rc = BW_OK;
+    } else if (rc) {
+        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name,
+                why ? why : bw_strerror(rc));
+    } else if (brep->fail.status != RUN_OK) {
+        char *message = NULL;
+        json_t *detail = NULL;
+        *verdict = failure_verdict(sub_pl, &brep->fail, &message, &detail);
+        session_set_line(why_out, "benchmark %s, timed run %lld: %s", c->name,
+                         (long long)brep->fail.sample,
+                         message ? message : run_status_name(brep->fail.status));
+        if (brep->fail.status == RUN_CUDA_ERROR)
+            session_drop_sub_runner(s);
+        free(message);
+        json_decref(detail);
+    }
+    free(why);
+    return rc;
+}
+
+/* Phase 5, one output of one sample: its checked elements against the reference. */
+static int verify_output(struct session *s, const struct problem_case *c,
+                         const struct plan *sub_pl, const struct bench_checks *k, int o,
+                         uint32_t smp, const unsigned char *got, enum verdict *verdict,
+                         char **why_out, char **cause)
+{
+    const struct plan_buffer *pb = &sub_pl->buffers[k->sub_buf[o]];
+    size_t esize = dtype_size(pb->dtype);
+    uint32_t set = smp % BW_BENCH_SETS;
+    struct compare_sample *samples = calloc(k->count[o], sizeof(*samples));
+    struct compare_spec spec;
+    struct compare_report rep;
+    int64_t dims[BW_MAX_DIMS];
+    int rc;
+
+    if (!samples)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (uint64_t j = 0; j < k->count[o]; j++) {
+        uint64_t at = set * k->span + k->offset[o] + j;
+        samples[j].index = k->indices[at];
+        memcpy(samples[j].got, got + j * esize, esize);
+        samples[j].ref = k->ref_values[at];
+        samples[j].ref_i = k->ref_ints[at];
+        samples[j].scale = k->ref_scales[at];
+    }
+    rc = tests_compare_spec(s->p, (size_t)k->tensor[o], c, dims, &spec, cause);
+    if (rc == BW_OK)
+        rc = compare_samples(&spec, samples, k->count[o], pb->count, &rep, cause);
+    free(samples);
+    if (rc == BW_OK && !compare_passed(&rep)) {
+        *verdict = VERDICT_WRONG_ANSWER;
+        session_set_line(why_out,
+                         "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
+                         c->name, smp, (long long)rep.mismatches, (long long)rep.checked,
+                         pb->name);
+    }
+    return rc;
+}
+
+/* Phase 5: every timed output free of poison, and its checked elements right. */
+static int verify_samples(struct session *s, const struct problem_case *c,
+                          const struct plan *sub_pl, const struct bench_checks *k,
+                          const struct bench_result *bres, enum verdict *verdict, char **why_out,
+                          char **cause)
+{
+    const struct bench_reply *brep = &bres->reply;
+
+    for (uint32_t smp = 0; smp < brep->n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
+        const unsigned char *row = bres->gathered + (size_t)smp * brep->bytes_per_sample;
+        size_t pos = 0;
+
+        if ((size_t)(smp + 1) * brep->bytes_per_sample > bres->gathered_len)
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "runner returned fewer gathered samples than timed runs");
+        for (int q = 0; q < brep->n_poison; q++) {
+            const struct plan_buffer *pb = &sub_pl->buffers[brep->poison_buf[q]];
+            uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
+            if (bad && dtype_is_float(pb->dtype)) {
+                *verdict = VERDICT_WRONG_ANSWER;
+                session_set_line(why_out,
+                                 "benchmark %s, timed run %u: %llu element%s of %s never written",
+                                 c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s",
+                                 pb->name);
+            }
+        }
+        for (int o = 0; o < k->n && *verdict == VERDICT_ACCEPTED; o++) {
+            int rc = verify_output(s, c, sub_pl, k, o, smp, row + pos, verdict, why_out, cause);
+            if (rc)
+                return rc;
+            pos += k->count[o] * dtype_size(sub_pl->buffers[k->sub_buf[o]].dtype);
+        }
+    }
+    return BW_OK;
+}
+
+/* Phase 6: statistics and scores, and the physical floor. */
+static int score(struct session *s, const struct problem_case *c, const struct bench_reply *brep,
+                 struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
+{
+    const struct gpu_info *gpu = &s->cfg->gpu;
+    struct roofline roof = {gpu->copy_gbps, gpu->fp32_tflops, gpu->fp16_tflops, gpu->bf16_tflops};
+    struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
+    struct expr_scope scope;
+    struct stats_summary st;
+    struct shape_score sc;
+    double bytes = 0, flops = 0;
+    int rc;
+
+    rc = stats_summarize(brep->samples_ms, (int)brep->n_samples, &st, cause);
+    if (rc)
+        return rc;
+    problem_formula_scope(s->p, c, vars, &scope);
+    if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) ||
+        expr_eval_real(s->p->flops, &scope, &flops, cause))
+        return bw_wrap(cause, BW_ERR_INTERNAL, "problem.json bytes/flops for %s", c->name);
+    bo->samples = st.n;
+    bo->median_ms = st.median;
+    bo->min_ms = st.min;
+    bo->max_ms = st.max;
+    bo->p10_ms = st.p10;
+    bo->p90_ms = st.p90;
+    bo->rse = st.rse_median;
+    bo->gbps = score_gbps(bytes, st.median);
+    bo->tflops = score_tflops(flops, st.median);
+    bo->clock_mhz = (int)brep->clock_mhz[1];
+    free(bo->stop);
+    bo->stop = strdup(brep->stop == BENCH_STOP_RSE           ? "rse"
+                      : brep->stop == BENCH_STOP_MAX_SAMPLES ? "max"
+                                                             : "budget");
+    if (s->res->gpu.calibrated &&
+        score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
+        /* The physical floor uses the tensor peaks with headroom: the worker
+         * measures them with mma.sync, which wgmma outruns on Hopper, so a
+         * fast wgmma kernel must not look impossible. */
+        struct roofline ceiling = roof;
+        struct shape_score limit;
+        ceiling.fp16_tflops *= BW_TENSOR_PEAK_HEADROOM;
+        ceiling.bf16_tflops *= BW_TENSOR_PEAK_HEADROOM;
+        bo->sol_pct = sc.sol_pct;
+        if (score_shape(&ceiling, s->p->peak, bytes, flops, st.median, &limit, NULL) == BW_OK &&
+            limit.impossible) {
+            *verdict = VERDICT_WRONG_ANSWER;
+            session_set_line(why_out,
+                             "benchmark %s: %.4f ms is below the physical floor of %.4f ms for "
+                             "this GPU: the kernel cannot have done the work",
+                             c->name, st.median, limit.floor_ms);
+        }
+    }
+    return BW_OK;
+}
+
+int bench_shape(struct session *s, const struct program *pg, size_t b, size_t config,
+                struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
+{
+    const struct problem_case *c = &s->p->benchmarks[b];
+    uint32_t base = BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
+    struct plan sub_pl, ref_pl;
+    struct bench_checks k = {0};
+    struct bench_result bres = {0};
+    char *why = NULL;
+    int rc;
+
+    *verdict = VERDICT_ACCEPTED;
+    *why_out = NULL;
+    /* 1. Plans: an impossible launch for this shape is the learner's. */
+    if (plan_build(s->p, &pg->dirs, pg->tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+        *verdict = VERDICT_RUNTIME_ERROR;
+        session_set_line(why_out, "benchmark %s: %s", c->name, why ? why : "invalid launch");
+        free(why);
+        return BW_OK;
+    }
+    rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl, cause);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
+    rc = checks_choose(s, &sub_pl, &ref_pl, &k, cause);
+    if (rc == BW_OK)
+        rc = checks_reference(s, c, &ref_pl, base, &k, cause);
+    if (rc == BW_OK)
+        rc = time_plan(s, c, &sub_pl, base, &k, &bres, verdict, why_out, cause);
+    if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
+        rc = verify_samples(s, c, &sub_pl, &k, &bres, verdict, why_out, cause);
+    if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
+        rc = score(s, c, &bres.reply, bo, verdict, why_out, cause);
+    bench_result_release(&bres);
+    checks_release(&k);
+    return rc;
+}
+
+/* Times every configuration on benchmark b; the fastest goes to *best. */
+static int bench_configs(struct session *s, size_t b, struct bench_outcome *best, char **cause)
+{
+    struct judge_result *r = s->res;
+    bool have = false;
+
+    for (size_t cfg = 0; cfg < s->sub.n_configs; cfg++) {
+        struct bench_outcome bo = {0};
+        enum verdict v;
+        char *why = NULL;
+        int rc;
+
+        if (s->sub.n_configs > 1) {
+            struct run_failure fail;
+            rc = session_fresh_sub_runner(s, &s->sub, cfg, &fail, cause);
+            if (rc)
+                return rc;
+        }
+        rc = bench_shape(s, &s->sub, b, cfg, &bo, &v, &why, cause);
+        if (rc || v != VERDICT_ACCEPTED) {
+            free(bo.stop);
+            r->verdict = v;
+            if (why)
+                session_set_line(&r->message, "%s", why);
+            free(why);
+            return rc;
+        }
+        s->cfg_ms[cfg * s->p->n_benchmarks + b] = bo.median_ms;
+        if (!have || bo.median_ms < best->median_ms) {
+            free(best->stop);
+            *best = bo;
+            s->best_cfg[b] = cfg;
+            have = true;
+        } else {
+            free(bo.stop);
+        }
+    }
+    return BW_OK;
+}
+
+int bench_run(struct session *s, char **cause)
+{
+    struct judge_result *r = s->res;
+
+    free(s->cfg_ms);
+    s->cfg_ms = calloc(s->sub.n_configs * (s->p->n_benchmarks ? s->p->n_benchmarks : 1),
+                       sizeof(*s->cfg_ms));
+    if (!s->cfg_ms)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+
+    for (size_t b = 0; b < s->p->n_benchmarks; b++) {
+        struct bench_outcome best = {0};
+        int rc = bench_configs(s, b, &best, cause);
+
+        if (rc || r->verdict != VERDICT_ACCEPTED) {
+            free(best.stop);
+            return rc;
+        }
+        best.name = strdup(s->p->benchmarks[b].name);
+        r->benches[b] = best;
+        r->n_benches = b + 1;
+        session_emit(s, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench",
+                                  "index", (json_int_t)b, "of", (json_int_t)s->p->n_benchmarks,
+                                  "name", best.name, "median_ms", best.median_ms, "gbps",
+                                  best.gbps, "tflops", best.tflops, "sol_pct", best.sol_pct));
+    }
+    return BW_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * bench.h - the timing step of a Submit: every benchmark shape timed in the
+ * submission runner, every timed output checked, and the times turned into
+ * scores against the GPU's measured limits (DESIGN.md §4.4-4.5).
+ *
+ * One shape, in phases (bench.c, one function each):
+ *   1. plans: the submission's and the reference's for the shape;
+ *   2. checks: which elements of each output are checked after every timed
+ *      run (BW_CHECK_SAMPLES per output: the first, the last and secret
+ *      random others, per input set);
+ *   3. reference: the fp64 reference's values at exactly those elements,
+ *      per input set, from the reference runner (RUN_RETURN_GATHER);
+ *   4. timing: the runner's adaptive sampling (rotated input sets, outputs
+ *      re-poisoned, L2 flushed, events around the plan), gathering the
+ *      checked elements of every sample;
+ *   5. verification: every sample's outputs free of poison and its checked
+ *      elements within tolerance (a wrong timed run is Wrong Answer);
+ *   6. scores: statistics, GB/s, TFLOP/s, speed of light, and the physical
+ *      floor (a time no GPU could reach is Wrong Answer).
+ * Each @tune configuration is timed on each shape and the fastest kept per
+ * shape (s->best_cfg, s->cfg_ms for the autotune goal).
+ */
+#ifndef BW_BENCH_H
+#define BW_BENCH_H
+
+#include <stddef.h>
+
+#include "common/verdict.h"
+#include "judge/judge.h"
+#include "judge/program.h"
+
+struct session;
+
+/*
+ * Times configuration `config` of `pg` (the submission, or a rebuild of it)
+ * on benchmark b in s->sub_runner, which must hold that configuration's
+ * cubin, into *bo (its name is left to the caller). A timed run that failed
+ * its checks sets *verdict and a *new* one-line *why; a judge failure returns
+ * a negative code with the cause. After a time limit or a CUDA error the
+ * submission runner is gone (session_drop_sub_runner).
+ */
+int bench_shape(struct session *s, const struct program *pg, size_t b, size_t config,
+                struct bench_outcome *bo, enum verdict *verdict, char **why, char **cause);
+
+/*
+ * Times every configuration of s->sub on every benchmark into s->res->benches
+ * (the fastest configuration per shape), with a "bench" event per shape. A
+ * failed timed run sets s->res->verdict and its message and stops.
+ */
+int bench_run(struct session *s, char **cause);
+
+#endif

@@ -1,0 +1,293 @@
+#include "program.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "judge/ptx.h"
+#include "common/banned.h"
+
+/* Compiles at once: NVRTC is single-threaded per compile, and the judge's
+ * machine also runs the runners. */
+#define COMPILES_AT_ONCE 2
+
+int program_parse(struct program *pg, const struct problem *p, const char *source, size_t len,
+                  enum plan_side side, struct diag_list *diags)
+{
+    int rc;
+
+    memset(pg, 0, sizeof(*pg));
+    rc = directives_parse(source, len, &pg->dirs, diags);
+    if (rc)
+        return rc;
+    rc = plan_check(p, &pg->dirs, side, diags);
+    if (rc)
+        return rc;
+    pg->n_configs = directives_tune_count(&pg->dirs);
+    pg->builds = calloc(pg->n_configs, sizeof(*pg->builds));
+    pg->tune_values = calloc(pg->n_configs, sizeof(*pg->tune_values));
+    if (!pg->builds || !pg->tune_values)
+        return BW_ERR_NOMEM;
+    for (size_t c = 0; c < pg->n_configs; c++)
+        directives_tune_combo(&pg->dirs, c, pg->tune_values[c]);
+    return BW_OK;
+}
+
+void program_release(struct program *pg)
+{
+    for (size_t i = 0; i < pg->n_configs && pg->builds; i++)
+        compile_result_release(&pg->builds[i]);
+    free(pg->builds);
+    free(pg->tune_values);
+    directives_release(&pg->dirs);
+    memset(pg, 0, sizeof(*pg));
+}
+
+void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap)
+{
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (size_t k = 0; k < pg->dirs.n_tunes; k++) {
+        int n = snprintf(out + len, cap - len, "%s%s=%lld", k ? ", " : "", pg->dirs.tunes[k].name,
+                         (long long)pg->tune_values[cfg][k]);
+        if (n < 0 || (size_t)n >= cap - len)
+            return;
+        len += (size_t)n;
+    }
+}
+
+size_t program_kernels(const struct program *pg, const char **out, size_t cap)
+{
+    size_t n = 0;
+
+    for (size_t l = 0; l < pg->dirs.n_launches && n < cap; l++) {
+        bool seen = false;
+        for (size_t k = 0; k < n; k++)
+            seen |= strcmp(out[k], pg->dirs.launches[l].kernel) == 0;
+        if (!seen)
+            out[n++] = pg->dirs.launches[l].kernel;
+    }
+    return n;
+}
+
+/* ---- compiling ------------------------------------------------------------------ */
+
+struct compile_job_arg {
+    const struct program_target *target;
+    const char *source;
+    size_t len;
+    const char *filename;
+    struct program *pg;
+    size_t config;
+    int rc;
+    char *cause; /* owned */
+};
+
+/* Compiles one configuration: @const and @tune as -D macros, @flags as given. */
+static void *compile_one(void *arg)
+{
+    struct compile_job_arg *j = arg;
+    const struct directives *d = &j->pg->dirs;
+    char defs[BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS][BW_MAX_NAME + 32];
+    const char *opts[BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS + BW_MAX_FLAGS];
+    size_t n = 0;
+    struct compile_request rq = {0};
+
+    for (size_t k = 0; k < d->n_consts; k++) {
+        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->consts[k].name,
+                 (long long)d->consts[k].value);
+        opts[n] = defs[n];
+        n++;
+    }
+    for (size_t k = 0; k < d->n_tunes; k++) {
+        snprintf(defs[n], sizeof(defs[n]), "-D%s=%lld", d->tunes[k].name,
+                 (long long)j->pg->tune_values[j->config][k]);
+        opts[n] = defs[n];
+        n++;
+    }
+    for (size_t k = 0; k < d->n_flags; k++)
+        opts[n++] = d->flags[k];
+    rq.source = j->source;
+    rq.len = j->len;
+    rq.filename = j->filename;
+    rq.arch = j->target->arch;
+    rq.options = opts;
+    rq.n_options = n;
+    rq.no_sandbox = j->target->no_sandbox;
+    j->rc = compile_run(&rq, &j->pg->builds[j->config], &j->cause);
+    return NULL;
+}
+
+int program_compile(struct program *pg, const struct program_target *t, const char *source,
+                    size_t len, const char *filename, char **cause)
+{
+    struct compile_job_arg *jobs = calloc(pg->n_configs, sizeof(*jobs));
+    pthread_t *threads = calloc(pg->n_configs, sizeof(*threads));
+    bool *started = calloc(pg->n_configs, sizeof(*started));
+    int rc = BW_OK;
+
+    if (!jobs || !threads || !started) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t c = 0; c < pg->n_configs; c += COMPILES_AT_ONCE) {
+        for (size_t k = c; k < c + COMPILES_AT_ONCE && k < pg->n_configs; k++) {
+            jobs[k] = (struct compile_job_arg){t, source, len, filename, pg, k, 0, NULL};
+            started[k] = pthread_create(&threads[k], NULL, compile_one, &jobs[k]) == 0;
+            if (!started[k])
+                compile_one(&jobs[k]);
+        }
+        for (size_t k = c; k < c + COMPILES_AT_ONCE && k < pg->n_configs; k++)
+            if (started[k])
+                pthread_join(threads[k], NULL);
+    }
+    for (size_t k = 0; k < pg->n_configs; k++) {
+        if (jobs[k].rc && rc == BW_OK)
+            rc = bw_fail(cause, jobs[k].rc, "%s",
+                         jobs[k].cause ? jobs[k].cause : bw_strerror(jobs[k].rc));
+        free(jobs[k].cause);
+    }
+out:
+    free(jobs);
+    free(threads);
+    free(started);
+    return rc;
+}
+
+/* ---- signatures ------------------------------------------------------------------ */
+
+/* The width and kind a plan argument needs from its parameter; false for a
+ * literal, which takes the parameter's width. */
+static bool arg_needs(const struct plan_arg *pa, int *size, const char **want)
+{
+    switch (pa->kind) {
+    case PLAN_ARG_BUF:
+        *size = 8;
+        *want = "a pointer";
+        return true;
+    case PLAN_ARG_I64:
+    case PLAN_ARG_U64:
+        *size = 8;
+        *want = "a 64-bit integer (long long)";
+        return true;
+    case PLAN_ARG_I32:
+    case PLAN_ARG_U32:
+        *size = 4;
+        *want = "a 32-bit integer (int)";
+        return true;
+    case PLAN_ARG_F32:
+        *size = 4;
+        *want = "a float";
+        return true;
+    case PLAN_ARG_F64:
+        *size = 8;
+        *want = "a double";
+        return true;
+    case PLAN_ARG_INT:
+        break;
+    }
+    return false;
+}
+
+/* Checks the arguments of launch l (built as pl) against entry e. */
+static int check_args(const struct launch *ln, const struct plan_launch *pl,
+                      const struct ptx_entry *e, struct diag_list *diags)
+{
+    int rc = BW_OK;
+
+    for (size_t a = 0; a < ln->n_args; a++) {
+        const struct plan_arg *pa = &pl->args[a];
+        const struct ptx_param *pp = &e->params[a];
+        const char *want = NULL;
+        int size = 8;
+
+        if (!arg_needs(pa, &size, &want))
+            continue;
+        bool arg_float = pa->kind == PLAN_ARG_F32 || pa->kind == PLAN_ARG_F64;
+        bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) ||
+                        (pp->kind == PTX_PARAM_INT && arg_float);
+        if (pp->size != size || kind_bad) {
+            diag_list_addf(diags, ln->args[a].line, ln->args[a].column,
+                           "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the "
+                           "parameter is %d bytes%s",
+                           a + 1, pa->name ? pa->name : "?", ln->kernel, want, size, pp->size,
+                           pp->kind == PTX_PARAM_FLOAT ? " of floating point" : "");
+            rc = BW_ERR_INVALID;
+        }
+    }
+    return rc;
+}
+
+int program_check_signatures(const struct problem *p, const struct program *pg,
+                             const struct compile_result *cr, enum plan_side side,
+                             const char *job, struct diag_list *diags)
+{
+    struct ptx_entries entries;
+    struct plan pl;
+    bool have_plan;
+    char *cause = NULL;
+    int rc = BW_OK;
+
+    if (!cr->ptx)
+        return BW_OK;
+    if (ptx_parse_entries(cr->ptx, &entries, &cause)) {
+        log_warn("%s: cannot read kernel signatures from PTX: %s", job ? job : "judge",
+                 cause ? cause : "?");
+        free(cause);
+        return BW_OK;
+    }
+    have_plan = p->n_tests > 0 &&
+                plan_build(p, &pg->dirs, pg->tune_values[0], &p->tests[0], side, &pl, &cause) == 0;
+    free(cause);
+    for (size_t l = 0; l < pg->dirs.n_launches; l++) {
+        const struct launch *ln = &pg->dirs.launches[l];
+        const struct ptx_entry *e = ptx_find(&entries, ln->kernel);
+
+        if (!e) {
+            if (ptx_find_mangled(&entries, ln->kernel))
+                diag_list_addf(
+                    diags, ln->line, 1,
+                    "kernel '%s' has a C++ (mangled) name: declare it extern \"C\" __global__",
+                    ln->kernel);
+            else
+                diag_list_addf(diags, ln->line, 1,
+                               "no __global__ function named '%s' in the source", ln->kernel);
+            rc = BW_ERR_INVALID;
+            continue;
+        }
+        if ((size_t)e->n_params != ln->n_args) {
+            diag_list_addf(diags, ln->line, 1,
+                           "kernel '%s' takes %d parameter%s but @launch passes %zu argument%s",
+                           ln->kernel, e->n_params, e->n_params == 1 ? "" : "s", ln->n_args,
+                           ln->n_args == 1 ? "" : "s");
+            rc = BW_ERR_INVALID;
+            continue;
+        }
+        if (have_plan && check_args(ln, &pl.launches[l], e, diags))
+            rc = BW_ERR_INVALID;
+    }
+    ptx_entries_release(&entries);
+    return rc;
+}
+
+/* ---- loading ----------------------------------------------------------------------- */
+
+int program_load(struct runner *r, const struct program *pg, size_t config,
+                 struct run_failure *fail, char **cause)
+{
+    const char *kernels[BW_MAX_LAUNCHES];
+    size_t n = program_kernels(pg, kernels, BW_MAX_LAUNCHES);
+    struct load_reply reply;
+    int rc;
+
+    rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, kernels, (int)n,
+                     &reply, BW_RUNNER_LOAD_MS, cause);
+    if (rc)
+        return rc;
+    *fail = reply.fail;
+    return BW_OK;
+}

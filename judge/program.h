@@ -1,0 +1,93 @@
+/*
+ * program.h - one source made ready to run: its directives, one compiled
+ * build per @tune configuration, and its kernels' signatures checked against
+ * its @launch lines.
+ *
+ * Both sides of a judging are programs: the learner's submission and the
+ * problem's reference.cu. A program knows nothing of GPUs or test cases; the
+ * pipeline (judge.c) compiles it, reviews its builds and loads one of them
+ * into a runner.
+ *
+ * Life cycle: program_parse() (directives, names against the problem, the
+ * @tune combinations) -> program_compile() (every configuration, in the
+ * compile sandbox) -> program_check_signatures() per build -> program_load()
+ * of one configuration into a runner -> program_release().
+ */
+#ifndef BW_PROGRAM_H
+#define BW_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/directive.h"
+#include "common/limits.h"
+#include "common/problem.h"
+#include "judge/compile.h"
+#include "judge/plan.h"
+#include "judge/runner_client.h"
+
+struct program {
+    struct directives dirs;
+    size_t n_configs;              /* @tune combinations (1 without @tune) */
+    struct compile_result *builds; /* owned: one per configuration */
+    int64_t (*tune_values)[BW_MAX_TUNE_PARAMS]; /* owned: configuration c's @tune values */
+};
+
+/* What a compile needs besides the source: where and how to build. */
+struct program_target {
+    const char *arch; /* NVRTC target, "sm_90a" */
+    bool no_sandbox;  /* diagnostics only */
+};
+
+/*
+ * Parses a source's directives into *pg (zeroed first), checks their names
+ * against problem `p` for `side`, and lays out its @tune configurations (no
+ * builds yet). Directive errors go to *diags and give BW_ERR_INVALID;
+ * BW_ERR_NOMEM otherwise fails. Release *pg whatever the result.
+ */
+int program_parse(struct program *pg, const struct problem *p, const char *source, size_t len,
+                  enum plan_side side, struct diag_list *diags);
+
+/*
+ * Compiles every configuration of `pg` (pg->n_configs of them, two compilers
+ * at a time): @const and @tune values as -D macros, @flags as given, into
+ * pg->builds. Returns BW_OK when every compile ended, successfully or not
+ * (the builds say which); a negative code only when the judge could not
+ * compile at all (compile_run's judge failures).
+ */
+int program_compile(struct program *pg, const struct program_target *t, const char *source,
+                    size_t len, const char *filename, char **cause);
+
+/*
+ * Checks each @launch against the kernel signatures in build `cr`'s PTX: the
+ * kernel exists (extern "C"), the argument count matches, and each
+ * argument's width and kind fit the parameter (for the first test case of
+ * `p`: the kinds do not depend on the case). Problems go to *diags at the
+ * @launch line (and the argument's column); returns BW_OK or BW_ERR_INVALID.
+ * PTX that cannot be read is not an error here (the runner checks parameter
+ * sizes again before launching); `job` names the judging in that log line.
+ */
+int program_check_signatures(const struct problem *p, const struct program *pg,
+                             const struct compile_result *cr, enum plan_side side,
+                             const char *job, struct diag_list *diags);
+
+/* "BLOCK=128, SPLIT=2": configuration `cfg`'s @tune values, "" without @tune. */
+void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap);
+
+/* The distinct kernels pg's @launch lines name, in order of first use, into
+ * out[0..cap) (borrowed from pg); returns how many. */
+size_t program_kernels(const struct program *pg, const char **out, size_t cap);
+
+/*
+ * Loads configuration `config`'s cubin into runner `r` with the kernels its
+ * launches name. BW_OK when the runner answered: fail->status says whether
+ * the module loaded (a bad launch configuration of the learner's is a
+ * failure, not an error); negative when the runner could not be called.
+ */
+int program_load(struct runner *r, const struct program *pg, size_t config,
+                 struct run_failure *fail, char **cause);
+
+void program_release(struct program *pg);
+
+#endif

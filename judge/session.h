@@ -1,0 +1,72 @@
+/*
+ * session.h - the state of one judging (one source against one problem),
+ * shared by the steps of the pipeline. Internal to judge/: only the step
+ * modules include it (judge.c, reference.c, tests.c, bench.c, goal_measure.c,
+ * dump.c); everything outside sees judge.h.
+ *
+ * Ownership: a session borrows the config, the problem, the options, the
+ * result it fills and the source; it owns both programs, both runners and
+ * the per-configuration times, which judge.c frees when the judging ends.
+ * Runners: ref_runner runs only trusted code (reference.cu and the harness);
+ * sub_runner runs the learner's cubin, is replaced after anything that may
+ * have left its context unusable (a CUDA error, a time limit) and before
+ * each @tune configuration, and is never given a reference's outputs.
+ */
+#ifndef BW_SESSION_H
+#define BW_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/limits.h"
+#include "common/problem.h"
+#include "judge/judge.h"
+#include "judge/program.h"
+#include "judge/runner_client.h"
+
+struct session {
+    const struct judge_config *cfg;
+    const struct problem *p;
+    const struct judge_options *opts; /* may be NULL: defaults */
+    struct judge_result *res;
+    const char *job;    /* borrowed: what log lines about this judging name (never NULL) */
+    const char *source; /* borrowed: the submission, for the goals that rebuild it */
+    size_t len;
+    struct program sub, ref;
+    struct runner *ref_runner, *sub_runner;
+    uint64_t seed;
+    uint64_t pick_state; /* private stream for choosing checked elements */
+    double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
+    size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
+};
+
+/* Sends a progress event (stolen; NULL is ignored) to the options' callback. */
+void session_emit(const struct session *s, json_t *event);
+
+/* Where and how this judging compiles (the GPU's arch, or the configured one). */
+struct program_target session_target(const struct session *s);
+
+/* Starts a runner on the session's GPU; BW_ERR_NODEVICE etc. with the
+ * runner's reason in *cause. */
+int session_start_runner(const struct session *s, struct runner **out, char **cause);
+
+/* Replaces the submission runner with a fresh one holding configuration
+ * `config` of `pg`: BW_OK with *fail telling whether the cubin loaded. */
+int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t config,
+                             struct run_failure *fail, char **cause);
+
+/* Kills the submission runner (its context may be unusable); the next use starts a fresh one. */
+void session_drop_sub_runner(struct session *s);
+
+/* A fresh secret input seed (never 0). */
+uint64_t session_fresh_seed(void);
+
+/* The next number of the session's private splitmix64 stream. */
+uint64_t session_pick(struct session *s);
+
+/* Replaces *msg with a *new* formatted line (NULL when out of memory). */
+void session_set_line(char **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
