@@ -60,7 +60,7 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
 
 .SECONDARY:
 .PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems web
-all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(if $(shell command -v npm 2>/dev/null),web)
+all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(BUILD)/tests/fake/libcuda.so.1 $(if $(shell command -v npm 2>/dev/null),web)
 
 # The web app (web/README.md): npm ci only when web/node_modules is missing
 # (so an offline machine with node_modules builds), then esbuild into web/dist.
@@ -101,6 +101,13 @@ $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBD
 $(BUILD)/tests/compare_bench: $(BUILD)/obj/tests/bench/compare_bench.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
+
+# The fake CUDA driver (tests/fake/libcuda.c): the runner's host logic and the
+# whole judging pipeline on a machine without a GPU (test_runner, judge-fake.sh).
+$(BUILD)/tests/fake/libcuda.so.1: tests/fake/libcuda.c common/dtype.c common/dtype.h common/gen.h judge/kernels/gen_value.h
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O1 -std=c11 -D_GNU_SOURCE -fvisibility=hidden -I. -isystem $(CUDA_HOME)/include \
+	  -o $@ tests/fake/libcuda.c common/dtype.c -lm -lpthread
 
 # The event-stream load generator of tests/bench/server.sh.
 $(BUILD)/tests/sse_load: tests/bench/sse_load.c

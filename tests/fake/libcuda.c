@@ -13,8 +13,13 @@
  * vector_add, a tail overrun, a write before the start, a write to an input,
  * a partial writer, a fault (a sticky CUDA_ERROR_ILLEGAL_ADDRESS), a hang.
  *
- * A module image is the harness fatbin (recognised by its magic) or the text
- * "FAKECUBIN" followed by the kernel names it holds, one per line.
+ * A module image is the harness fatbin (recognised by its magic), the text
+ * "FAKECUBIN" followed by the kernel names it holds, one per line, or a real
+ * cubin (an ELF image, as NVRTC makes it: the judge's own compile path), which
+ * holds the learner kernels below whose names appear in its string table as
+ * ".text.NAME" sections. So `judged` can judge real sources end to end here:
+ * tests/cpu/judge-fake.sh and tests/fixtures/fake-gpu/, whose kernels are
+ * written in CUDA to do what their stand-ins here do.
  *
  * What this proves: the runner's messages, memfds, buffer layout, guard and
  * poison and hash logic, argument marshalling, bench loop, error paths and
@@ -454,6 +459,7 @@ enum fake_kind {
     K_NOOP1,      /* (void *p) */
     K_NOOP2,      /* (void *p, void *q) */
     K_SMEM,       /* (float *out, long long n): uses dynamic shared memory */
+    K_ADD_REF,    /* (const float *x, const float *y, double *out, long long n): fp64 sum */
 };
 
 static const struct {
@@ -487,6 +493,7 @@ static const struct {
     {"noop1", K_NOOP1, 1, {8}, false},
     {"noop2", K_NOOP2, 2, {8, 8}, false},
     {"smem_user", K_SMEM, 2, {8, 8}, false},
+    {"fake_add_ref", K_ADD_REF, 4, {8, 8, 8, 8}, false},
 };
 
 struct fake_module {
@@ -502,6 +509,38 @@ struct fake_function {
 
 static struct fake_function functions[sizeof(kernels) / sizeof(kernels[0])];
 
+/* The learner kernels whose ".text.NAME" section names a real cubin holds
+ * (its section header string table, found through the ELF64 header). */
+static void elf_kernels(const unsigned char *p, struct fake_module *mod)
+{
+    uint64_t shoff;
+    uint16_t shentsize, shnum, shstrndx;
+    uint64_t str_off, str_size;
+
+    memcpy(&shoff, p + 0x28, 8);
+    memcpy(&shentsize, p + 0x3A, 2);
+    memcpy(&shnum, p + 0x3C, 2);
+    memcpy(&shstrndx, p + 0x3E, 2);
+    if (shstrndx >= shnum || shentsize < 0x40)
+        return;
+    memcpy(&str_off, p + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
+    memcpy(&str_size, p + shoff + (uint64_t)shstrndx * shentsize + 0x20, 8);
+    for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]) && mod->n < FAKE_MAX_KERNELS; k++) {
+        char want[80];
+        int len;
+
+        if (kernels[k].harness)
+            continue;
+        len = snprintf(want, sizeof(want), ".text.%s", kernels[k].name);
+        for (uint64_t i = 0; i + (uint64_t)len < str_size; i++)
+            if ((i == 0 || p[str_off + i - 1] == '\0') &&
+                memcmp(p + str_off + i, want, (size_t)len + 1) == 0) {
+                snprintf(mod->names[mod->n++], 64, "%s", kernels[k].name);
+                break;
+            }
+    }
+}
+
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
 {
     const unsigned char *p = image;
@@ -513,6 +552,8 @@ static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
         mod->harness = true; /* the fatbin magic 0xBA55ED50 */
+    } else if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
+        elf_kernels(p, mod);
     } else if (strncmp(image, "FAKECUBIN\n", 10) == 0) {
         const char *s = (const char *)image + 10;
         while (*s && mod->n < FAKE_MAX_KERNELS) {
@@ -756,6 +797,11 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_FFMA:
     case K_MMA:
         usleep(2000);
+        break;
+    case K_ADD_REF:
+        n = P(long long, 3);
+        for (long long i = 0; i < n; i++)
+            P(double *, 2)[i] = (double)P(const float *, 0)[i] + (double)P(const float *, 1)[i];
         break;
     case K_VECTOR_ADD:
         n = P(long long, 3);

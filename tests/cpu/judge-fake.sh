@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# judge-fake.sh - the whole judging pipeline on a machine without a GPU: real
+# sources through real NVRTC in the real compile sandbox, the real runner in
+# its real sandbox, on the fake CUDA driver (tests/fake/libcuda.c), which runs
+# a C stand-in for each kernel it knows by name. Proves judge.c's steps —
+# tests, every @tune configuration, timing with checked outputs, scores,
+# learning goals — and every verdict a runner can cause, before a GPU is
+# involved. It cannot prove anything about real kernels or the real driver:
+# tests/gpu/ does that on the GPU machine.
+#   tests/cpu/judge-fake.sh BUILD
+set -u
+build=${1:-build}
+judged=$build/bin/judged
+fake=$build/tests/fake
+problem=tests/fixtures/fake-gpu/fake-add
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+# Each judged call has a deadline: a hang fails its check instead of the suite.
+jd() { timeout -k 5 120 "$judged" "$@"; }
+
+if [ ! -e "$fake/libcuda.so.1" ] || [ ! -x "$build/bin/blockwise-runner" ]; then
+    echo "  skip: needs make all ($fake/libcuda.so.1, $build/bin/blockwise-runner)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+# The runner is exec'd with an empty environment: a wrapper gives it the fake driver.
+cat >"$tmp/runner" <<SH
+#!/bin/sh
+LD_LIBRARY_PATH=$(realpath "$fake") exec $(realpath "$build/bin/blockwise-runner") "\$@"
+SH
+chmod +x "$tmp/runner"
+export BLOCKWISE_RUNNER=$tmp/runner HOME=$tmp
+
+# Every control gets its declared verdict, executed (not compile-only).
+jd validate --json "$problem" >"$tmp/validate.json" 2>"$tmp/validate.err"
+rc=$?
+if [ $rc -eq 0 ]; then
+    ok "validate: every control of fake-add gets its verdict on the fake driver"
+else
+    bad "validate exit $rc: $(json "$tmp/validate.json" '[(r["file"], r["got"], r["result"]["message"]) for r in d["fake-add"] if not r["ok"]]' 2>&1 | head -c 600) $(head -c 300 "$tmp/validate.err")"
+fi
+for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu; do
+    got=$(json "$tmp/validate.json" "[r['result']['executed'] for r in d['fake-add'] if r['file']=='$f'][0]" 2>/dev/null)
+    [ "$got" = True ] && ok "validate ran $f (executed)" || bad "validate did not execute $f: $got"
+done
+
+# A Submit: timed shapes, a score, the learning goals, every step's time.
+jd check --json --seed 1234abcd "$problem" "$problem/tuned.cu" >"$tmp/submit.json"
+rc=$?
+[ $rc -eq 0 ] && [ "$(json "$tmp/submit.json" 'd["verdict"]')" = AC ] && ok "tuned.cu Accepted (exit 0)" ||
+    bad "tuned.cu: exit $rc, $(head -c 400 "$tmp/submit.json")"
+[ "$(json "$tmp/submit.json" 'd["mode"]')" = submit ] && ok "a check without --tests-only is a Submit" ||
+    bad "mode: $(json "$tmp/submit.json" 'd.get("mode")')"
+[ "$(json "$tmp/submit.json" 'd["seed"]')" = 000000001234abcd ] && ok "--seed is the judging's seed" ||
+    bad "seed: $(json "$tmp/submit.json" 'd.get("seed")')"
+[ "$(json "$tmp/submit.json" '[b["name"] for b in d["benches"] if b["samples"] >= 10 and b["median_ms"] > 0]')" = "['2^15', '2^16']" ] &&
+    ok "both benchmark shapes timed (>= 10 samples each)" ||
+    bad "benches: $(json "$tmp/submit.json" 'd["benches"]' | head -c 400)"
+[ "$(json "$tmp/submit.json" 'd["gpu"]["calibrated"] and d["score"] > 0')" = True ] &&
+    ok "scored against the (fake) GPU's measured limits" ||
+    bad "score: $(json "$tmp/submit.json" '(d["score"], d["gpu"])' | head -c 300)"
+[ "$(json "$tmp/submit.json" '[(g["name"], g["status"]) for g in d["goals"]]')" = "[('autotune', 'passed'), ('block-128', 'passed'), ('sizes', 'passed')]" ] &&
+    ok "learning goals measured: autotune sweep, rebuild with BLOCK=128, shape compare" ||
+    bad "goals: $(json "$tmp/submit.json" '[(g["name"], g["status"], g["detail"]) for g in d["goals"]]' | head -c 600)"
+[ "$(json "$tmp/submit.json" 'len(d["tests"]) == 4 and all(t["verdict"] == "AC" for t in d["tests"])')" = True ] &&
+    ok "every test of both configurations passed" || bad "tests: $(json "$tmp/submit.json" 'd["tests"]' | head -c 300)"
+
+# A Run (--tests-only): tests, no timing, no goals.
+jd check --json --tests-only "$problem" "$problem/solution.cu" >"$tmp/run.json"
+rc=$?
+[ $rc -eq 0 ] && [ "$(json "$tmp/run.json" '(d["mode"], len(d["benches"]), len(d["goals"]), d["timing"]["bench_ms"])')" = "('run', 0, 0, 0.0)" ] &&
+    ok "--tests-only is a Run: no timing, no goals" ||
+    bad "--tests-only: exit $rc, $(json "$tmp/run.json" '(d.get("mode"), len(d["benches"]), len(d["goals"]))')"
+
+# The runner's findings, each with its words.
+check_verdict() { # FILE VERDICT WORDS
+    jd check --json --tests-only "$problem" "$problem/$1" >"$tmp/v.json"
+    local v m
+    v=$(json "$tmp/v.json" 'd["verdict"]')
+    m=$(json "$tmp/v.json" 'd["message"]')
+    if [ "$v" = "$2" ] && grep -q -- "$3" <<<"$m"; then ok "$1: $v, \"$m\""; else bad "$1: $v, \"$m\" (wanted $2, \"$3\")"; fi
+}
+check_verdict wrong/tail_overrun.cu MV "wrote past the end of out"
+check_verdict wrong/write_input.cu IM "the input x was changed"
+check_verdict wrong/fault.cu RE "CUDA_ERROR_ILLEGAL_ADDRESS in kernel fault"
+check_verdict wrong/hang.cu TLE "did not finish within 1000 ms"
+check_verdict wrong/partial.cu WA "test N=1:"
+check_verdict wrong/no_kernel.cu CE "no __global__ function named 'vector_add'"
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
