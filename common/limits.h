@@ -116,11 +116,12 @@
 #define BW_WORKER_FINAL_HTTP_S  60  /* one post of a result, internal error or release */
 #define BW_WORKER_BUNDLE_HTTP_S 120 /* one problem bundle download */
 #define BW_MAX_CLAIM_WAIT_S     300 /* longest claim long-poll the server holds */
-#define BW_WORKER_CLAIM_HTTP_S  (BW_MAX_CLAIM_WAIT_S + 30) /* one claim request, the poll included \
-                                                            */
-#define BW_WORKER_REPLY_BYTES (1 << 20)                    /* one JSON reply from the server */
-#define BW_WORKER_PROBLEMS    16  /* problems a worker keeps loaded (bundles by hash) */
-#define BW_WORKER_POST_MS     250 /* progress events wait at most this long to be posted */
+#define BW_WORKER_CLAIM_HTTP_S                                                                     \
+    (BW_MAX_CLAIM_WAIT_S + 30)          /* one claim request, the poll included                    \
+                                         */
+#define BW_WORKER_REPLY_BYTES (1 << 20) /* one JSON reply from the server */
+#define BW_WORKER_PROBLEMS    16        /* problems a worker keeps loaded (bundles by hash) */
+#define BW_WORKER_POST_MS     250       /* progress events wait at most this long to be posted */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */

@@ -28,11 +28,11 @@ struct bench_checks {
     int tensor[PLAN_MAX_BUFFERS];
     int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
     uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
-    uint64_t span;       /* indices per input set */
-    int64_t *indices;    /* owned: [BW_BENCH_SETS][span] */
-    double *ref_values;  /* owned: the reference at each index (float outputs) */
-    double *ref_scales;  /* owned: the reference's scale S at each index (acc outputs) */
-    int64_t *ref_ints;   /* owned: the reference at each index (integer outputs) */
+    uint64_t span;      /* indices per input set */
+    int64_t *indices;   /* owned: [BW_BENCH_SETS][span] */
+    double *ref_values; /* owned: the reference at each index (float outputs) */
+    double *ref_scales; /* owned: the reference's scale S at each index (acc outputs) */
+    int64_t *ref_ints;  /* owned: the reference at each index (integer outputs) */
 };
 
 static void checks_release(struct bench_checks *k)
@@ -189,8 +189,8 @@ static int time_plan(struct session *s, const struct problem_case *c, const stru
                       &why);
     if (rc == BW_ERR_TIMEOUT) {
         *verdict = VERDICT_TIME_LIMIT;
-        session_set_line(why_out, "benchmark %s: a timed run did not finish within %d ms",
-                         c->name, s->p->run_ms);
+        session_set_line(why_out, "benchmark %s: a timed run did not finish within %d ms", c->name,
+                         s->p->run_ms);
         session_drop_sub_runner(s);
         rc = BW_OK;
     } else if (rc) {
@@ -213,10 +213,10 @@ static int time_plan(struct session *s, const struct problem_case *c, const stru
 }
 
 /* Phase 5, one output of one sample: its checked elements against the reference. */
-static int verify_output(struct session *s, const struct problem_case *c,
-                         const struct plan *sub_pl, const struct bench_checks *k, int o,
-                         uint32_t smp, const unsigned char *got, enum verdict *verdict,
-                         char **why_out, char **cause)
+static int verify_output(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
+                         const struct bench_checks *k, int o, uint32_t smp,
+                         const unsigned char *got, enum verdict *verdict, char **why_out,
+                         char **cause)
 {
     const struct plan_buffer *pb = &sub_pl->buffers[k->sub_buf[o]];
     size_t esize = dtype_size(pb->dtype);
@@ -245,8 +245,7 @@ static int verify_output(struct session *s, const struct problem_case *c,
         *verdict = VERDICT_WRONG_ANSWER;
         session_set_line(why_out,
                          "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
-                         c->name, smp, (long long)rep.mismatches, (long long)rep.checked,
-                         pb->name);
+                         c->name, smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
     }
     return rc;
 }
@@ -271,10 +270,9 @@ static int verify_samples(struct session *s, const struct problem_case *c,
             uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
             if (bad && dtype_is_float(pb->dtype)) {
                 *verdict = VERDICT_WRONG_ANSWER;
-                session_set_line(why_out,
-                                 "benchmark %s, timed run %u: %llu element%s of %s never written",
-                                 c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s",
-                                 pb->name);
+                session_set_line(
+                    why_out, "benchmark %s, timed run %u: %llu element%s of %s never written",
+                    c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
             }
         }
         for (int o = 0; o < k->n && *verdict == VERDICT_ACCEPTED; o++) {
@@ -443,8 +441,8 @@ int bench_run(struct session *s, char **cause)
         r->n_benches = b + 1;
         session_emit(s, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench",
                                   "index", (json_int_t)b, "of", (json_int_t)s->p->n_benchmarks,
-                                  "name", best.name, "median_ms", best.median_ms, "gbps",
-                                  best.gbps, "tflops", best.tflops, "sol_pct", best.sol_pct));
+                                  "name", best.name, "median_ms", best.median_ms, "gbps", best.gbps,
+                                  "tflops", best.tflops, "sol_pct", best.sol_pct));
     }
     return BW_OK;
 }

@@ -24,8 +24,7 @@ static const char *dump_role(const struct plan_buffer *b, const struct problem *
 /* Writes buffer b of plan pl (its bytes at data) as dir/NAME.bin and appends
  * its description to `tensors`. */
 static int dump_buffer(struct session *s, const struct problem_case *c, const struct plan *pl,
-                       size_t b, const void *data, const char *dir, json_t *tensors,
-                       char **cause)
+                       size_t b, const void *data, const char *dir, json_t *tensors, char **cause)
 {
     const struct plan_buffer *pb = &pl->buffers[b];
     int64_t dims[BW_MAX_DIMS];
@@ -47,9 +46,9 @@ static int dump_buffer(struct session *s, const struct problem_case *c, const st
         json_decref(shape);
         return rc;
     }
-    json_array_append_new(tensors, json_pack("{s:s, s:s, s:o, s:s, s:s}", "name", pb->name,
-                                             "dtype", dtype_name(pb->dtype), "shape", shape,
-                                             "role", dump_role(pb, s->p), "file", file));
+    json_array_append_new(tensors, json_pack("{s:s, s:s, s:o, s:s, s:s}", "name", pb->name, "dtype",
+                                             dtype_name(pb->dtype), "shape", shape, "role",
+                                             dump_role(pb, s->p), "file", file));
     return BW_OK;
 }
 
@@ -103,8 +102,8 @@ static uint64_t case_bytes(const struct session *s, size_t i)
     struct plan pl;
     uint64_t bytes = 0;
 
-    if (plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], &s->p->tests[i], PLAN_REFERENCE,
-                   &pl, NULL))
+    if (plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], &s->p->tests[i], PLAN_REFERENCE, &pl,
+                   NULL))
         return UINT64_MAX;
     for (size_t b = 0; b < pl.n_buffers; b++)
         bytes += plan_buffer_bytes(&pl.buffers[b]);

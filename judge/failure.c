@@ -79,10 +79,10 @@ enum verdict failure_verdict(const struct plan *pl, const struct run_failure *f,
                             "hint", failure_cuda_hint(f->error));
         return VERDICT_RUNTIME_ERROR;
     case RUN_GUARD_VIOLATION:
-        *message = line("wrote %s the %s of %s (byte %lld %s it)", f->after ? "past" : "before",
-                        f->after ? "end" : "start", name,
-                        (long long)(f->after ? f->offset : -f->offset),
-                        f->after ? "after the start of" : "before");
+        *message =
+            line("wrote %s the %s of %s (byte %lld %s it)", f->after ? "past" : "before",
+                 f->after ? "end" : "start", name, (long long)(f->after ? f->offset : -f->offset),
+                 f->after ? "after the start of" : "before");
         *detail = json_pack(
             "{s:s, s:s, s:s, s:I, s:s}", "kind", "guard", "buffer", name, "where",
             f->after ? "after" : "before", "offset", (json_int_t)f->offset, "hint",

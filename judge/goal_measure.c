@@ -137,7 +137,7 @@ static int goal_sass(struct session *s, const struct goal_spec *g, struct goal_o
  * rebuilt kernel's, and which rebuilt configuration times it. */
 struct rebuild {
     const struct goal_spec *g;
-    char defs[512]; /* "SPLIT_K=1, BM=64", for messages */
+    char defs[512];   /* "SPLIT_K=1, BM=64", for messages */
     struct program v; /* the rebuilt configurations */
     double submitted[BW_MAX_BENCHMARKS], rebuilt[BW_MAX_BENCHMARKS];
     size_t combo_of[BW_MAX_BENCHMARKS]; /* SIZE_MAX: the submission already is that build */
@@ -266,8 +266,8 @@ static int rebuild_compile(struct session *s, struct rebuild *rb, struct goal_ou
 
 /* Times each rebuilt configuration on the shapes it stands for; a failed
  * load or timed run is the goal's outcome (*failed). */
-static int rebuild_time(struct session *s, struct rebuild *rb, struct goal_outcome *o,
-                        bool *failed, char **why)
+static int rebuild_time(struct session *s, struct rebuild *rb, struct goal_outcome *o, bool *failed,
+                        char **why)
 {
     *failed = false;
     for (size_t k = 0; k < rb->v.n_configs; k++) {
@@ -408,10 +408,10 @@ int goal_measure_all(struct session *s, char **cause)
             rc = goal_eval_roofline(g, p, sols, r->gpu.calibrated, o);
             break;
         }
-        session_emit(s, json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "event", "goal", "index",
-                                  (json_int_t)i, "of", (json_int_t)p->n_goals, "name", o->name,
-                                  "kind", goal_kind_name(o->kind), "status",
-                                  goal_status_name(o->status)));
+        session_emit(s,
+                     json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "event", "goal", "index",
+                               (json_int_t)i, "of", (json_int_t)p->n_goals, "name", o->name, "kind",
+                               goal_kind_name(o->kind), "status", goal_status_name(o->status)));
     }
     if (rc)
         return bw_fail(cause, rc, "learning goals: %s", bw_strerror(rc));

@@ -5,7 +5,7 @@
  * output cannot show: an autotuning sweep, a rebuild with a macro changed,
  * instructions in the machine code, achieved bandwidth under a bytes model,
  * two benchmark shapes against each other, speed of light on chosen shapes.
- * The judge (judge.c) runs them on Submit, after timing and only for an
+ * The judge (goal_measure.c) runs them on Submit, after timing and only for an
  * Accepted submission, and reports each outcome beside the verdict: a goal
  * never changes the verdict or the score.
  *

@@ -89,8 +89,8 @@ static bool cache_load(struct judge_config *cfg)
     if (!path || read_file(path, 65536, &text, NULL, NULL))
         goto out;
     j = json_loads(text, 0, NULL);
-    if (!j || time(NULL) - json_integer_value(json_object_get(j, "measured_at")) >
-                  BW_GPU_CACHE_SECONDS)
+    if (!j ||
+        time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > BW_GPU_CACHE_SECONDS)
         goto out;
     ok = gpu_info_from_json(j, &cfg->gpu) && cfg->gpu.calibrated;
     if (ok && cfg->arch)

@@ -208,8 +208,8 @@ static int check_args(const struct launch *ln, const struct plan_launch *pl,
         if (!arg_needs(pa, &size, &want))
             continue;
         bool arg_float = pa->kind == PLAN_ARG_F32 || pa->kind == PLAN_ARG_F64;
-        bool kind_bad = (pp->kind == PTX_PARAM_FLOAT && !arg_float) ||
-                        (pp->kind == PTX_PARAM_INT && arg_float);
+        bool kind_bad =
+            (pp->kind == PTX_PARAM_FLOAT && !arg_float) || (pp->kind == PTX_PARAM_INT && arg_float);
         if (pp->size != size || kind_bad) {
             diag_list_addf(diags, ln->args[a].line, ln->args[a].column,
                            "argument %zu '%s' of kernel '%s' is %s (%d bytes) but the "
@@ -223,8 +223,8 @@ static int check_args(const struct launch *ln, const struct plan_launch *pl,
 }
 
 int program_check_signatures(const struct problem *p, const struct program *pg,
-                             const struct compile_result *cr, enum plan_side side,
-                             const char *job, struct diag_list *diags)
+                             const struct compile_result *cr, enum plan_side side, const char *job,
+                             struct diag_list *diags)
 {
     struct ptx_entries entries;
     struct plan pl;

@@ -29,8 +29,8 @@
 
 struct program {
     struct directives dirs;
-    size_t n_configs;              /* @tune combinations (1 without @tune) */
-    struct compile_result *builds; /* owned: one per configuration */
+    size_t n_configs;                           /* @tune combinations (1 without @tune) */
+    struct compile_result *builds;              /* owned: one per configuration */
     int64_t (*tune_values)[BW_MAX_TUNE_PARAMS]; /* owned: configuration c's @tune values */
 };
 
@@ -69,8 +69,8 @@ int program_compile(struct program *pg, const struct program_target *t, const ch
  * sizes again before launching); `job` names the judging in that log line.
  */
 int program_check_signatures(const struct problem *p, const struct program *pg,
-                             const struct compile_result *cr, enum plan_side side,
-                             const char *job, struct diag_list *diags);
+                             const struct compile_result *cr, enum plan_side side, const char *job,
+                             struct diag_list *diags);
 
 /* "BLOCK=128, SPLIT=2": configuration `cfg`'s @tune values, "" without @tune. */
 void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap);

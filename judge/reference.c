@@ -54,8 +54,8 @@ int reference_check(struct session *s, char **cause)
     return rc;
 }
 
-int reference_case(struct session *s, const struct problem_case *c, uint32_t ci,
-                   bool with_inputs, struct plan *pl, struct expected *exp, char **cause)
+int reference_case(struct session *s, const struct problem_case *c, uint32_t ci, bool with_inputs,
+                   struct plan *pl, struct expected *exp, char **cause)
 {
     struct run_request rq = {.ret = RUN_RETURN_FULL};
     struct run_result *res = &exp->res;
@@ -123,8 +123,8 @@ static void *pipe_thread(void *arg)
         }
         rp->produced++;
         pthread_mutex_unlock(&rp->lock);
-        rc = reference_case(rp->s, &rp->s->p->tests[i], (uint32_t)i, false, &slot->plan,
-                            &slot->exp, &slot->cause);
+        rc = reference_case(rp->s, &rp->s->p->tests[i], (uint32_t)i, false, &slot->plan, &slot->exp,
+                            &slot->cause);
         pthread_mutex_lock(&rp->lock);
         slot->rc = rc;
         slot->ready = true;

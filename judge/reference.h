@@ -46,8 +46,8 @@ int reference_check(struct session *s, char **cause);
  * keeps its outputs in *exp, the plan it ran in *pl. with_inputs: the inputs
  * come back too (for dumping). Failures are the problem's: BW_ERR_INTERNAL.
  */
-int reference_case(struct session *s, const struct problem_case *c, uint32_t ci,
-                   bool with_inputs, struct plan *pl, struct expected *exp, char **cause);
+int reference_case(struct session *s, const struct problem_case *c, uint32_t ci, bool with_inputs,
+                   struct plan *pl, struct expected *exp, char **cause);
 
 /* The reference buffer holding the expected values (scale: the "<out>_scale")
  * of tensor t in plan ref_pl, or -1. */

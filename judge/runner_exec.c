@@ -60,11 +60,12 @@ struct dev_buffer {
     uint64_t bytes;
 };
 
-/* A plan made ready on the device: resolved kernels, marshalled arguments
+/* A plan staged on the device (not plan.h's struct plan, which the judge
+ * builds): resolved kernels, marshalled arguments
  * per input set, and the buffers (in and inout buffers once per set; out and
  * scratch buffers only in set 0). argv holds each argument's value
  * little-endian in 8 bytes; params[r][l] points into argv[r][l]. */
-struct plan_state {
+struct staged_plan {
     const struct run_plan *plan;
     int sets;
     struct dev_buffer buf[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
@@ -481,7 +482,7 @@ int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
 
 /* --- plans: resolve, allocate, fill, launch, check ---------------------------------- */
 
-static int copies_of(const struct plan_state *st, int b)
+static int copies_of(const struct staged_plan *st, int b)
 {
     enum run_role role = st->plan->buffers[b].role;
     return role == RUN_ROLE_IN || role == RUN_ROLE_INOUT ? st->sets : 1;
@@ -530,8 +531,8 @@ static uint32_t arg_bytes(enum run_arg_kind k)
  * parameters. A missing kernel is a launch error, a size mismatch an
  * arg_mismatch, both reported in *fail.
  */
-static int plan_resolve(struct runner_exec *x, struct plan_state *st, struct run_failure *fail,
-                        char **cause)
+static int staged_resolve(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail,
+                          char **cause)
 {
     const struct run_plan *p = st->plan;
 
@@ -595,7 +596,7 @@ static int plan_resolve(struct runner_exec *x, struct plan_state *st, struct run
 }
 
 /* Fills argv/params of set r (after the buffers are allocated). */
-static void plan_marshal(struct plan_state *st, int r)
+static void staged_marshal(struct staged_plan *st, int r)
 {
     const struct run_plan *p = st->plan;
 
@@ -650,7 +651,7 @@ static void plan_marshal(struct plan_state *st, int r)
     }
 }
 
-static void plan_free(struct runner_exec *x, struct plan_state *st)
+static void staged_free(struct runner_exec *x, struct staged_plan *st)
 {
     if (x->broken)
         return; /* the process exits; the driver frees everything */
@@ -663,7 +664,7 @@ static void plan_free(struct runner_exec *x, struct plan_state *st)
 }
 
 /* Allocates every buffer with its guards and fills the guards. */
-static int plan_alloc(struct runner_exec *x, struct plan_state *st, char **cause)
+static int staged_alloc(struct runner_exec *x, struct staged_plan *st, char **cause)
 {
     const struct run_plan *p = st->plan;
 
@@ -694,8 +695,8 @@ static int plan_alloc(struct runner_exec *x, struct plan_state *st, char **cause
 
 /* Generates the in and inout buffers of set r (case_index + r); with
  * inout_only, only the inout ones (they are restored before each bench run). */
-static int plan_generate(struct runner_exec *x, struct plan_state *st, int r, bool inout_only,
-                         char **cause)
+static int staged_generate(struct runner_exec *x, struct staged_plan *st, int r, bool inout_only,
+                           char **cause)
 {
     const struct run_plan *p = st->plan;
 
@@ -713,8 +714,8 @@ static int plan_generate(struct runner_exec *x, struct plan_state *st, int r, bo
 }
 
 /* Hashes every `in` buffer of every set into out[b][r]. */
-static int plan_hash_inputs(struct runner_exec *x, struct plan_state *st,
-                            uint64_t out[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS], char **cause)
+static int staged_hash_inputs(struct runner_exec *x, struct staged_plan *st,
+                              uint64_t out[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS], char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t slots[RESULT_SLOTS];
@@ -746,12 +747,12 @@ static int plan_hash_inputs(struct runner_exec *x, struct plan_state *st,
 }
 
 /* Compares the `in` buffers' hashes with those taken after generation. */
-static int plan_check_inputs(struct runner_exec *x, struct plan_state *st, struct run_failure *fail,
-                             char **cause)
+static int staged_check_inputs(struct runner_exec *x, struct staged_plan *st,
+                               struct run_failure *fail, char **cause)
 {
     uint64_t now[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
     const struct run_plan *p = st->plan;
-    int rc = plan_hash_inputs(x, st, now, cause);
+    int rc = staged_hash_inputs(x, st, now, cause);
 
     if (rc)
         return rc;
@@ -772,7 +773,7 @@ static int plan_check_inputs(struct runner_exec *x, struct plan_state *st, struc
 }
 
 /* Poisons outputs with 0xFF and zeroes scratch (set 0: they have one copy). */
-static int plan_reset_outputs(struct runner_exec *x, struct plan_state *st, char **cause)
+static int staged_reset_outputs(struct runner_exec *x, struct staged_plan *st, char **cause)
 {
     const struct run_plan *p = st->plan;
 
@@ -796,8 +797,8 @@ static int plan_reset_outputs(struct runner_exec *x, struct plan_state *st, char
  * Checks every guard band; the first violation (lowest buffer, then set)
  * goes to *fail. Slots [0, n_allocs) are used.
  */
-static int plan_check_guards(struct runner_exec *x, struct plan_state *st, struct run_failure *fail,
-                             char **cause)
+static int staged_check_guards(struct runner_exec *x, struct staged_plan *st,
+                               struct run_failure *fail, char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t codes[RESULT_SLOTS];
@@ -850,23 +851,23 @@ static int plan_check_guards(struct runner_exec *x, struct plan_state *st, struc
 /* Prepares st for plan p with `sets` input sets: resolve, allocate, generate,
  * hash. A kernel's failure goes to *fail (status set), a harness one to the
  * return code. */
-static int plan_setup(struct runner_exec *x, const struct run_plan *p, int sets,
-                      struct plan_state *st, struct run_failure *fail, char **cause)
+static int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets,
+                        struct staged_plan *st, struct run_failure *fail, char **cause)
 {
     int rc;
 
     st->plan = p;
     st->sets = sets;
-    if ((rc = plan_resolve(x, st, fail, cause)) || fail->status != RUN_OK)
+    if ((rc = staged_resolve(x, st, fail, cause)) || fail->status != RUN_OK)
         return rc;
-    if ((rc = plan_alloc(x, st, cause)))
+    if ((rc = staged_alloc(x, st, cause)))
         return rc;
     for (int r = 0; r < sets; r++) {
-        plan_marshal(st, r);
-        if ((rc = plan_generate(x, st, r, false, cause)))
+        staged_marshal(st, r);
+        if ((rc = staged_generate(x, st, r, false, cause)))
             return rc;
     }
-    return plan_hash_inputs(x, st, st->in_hash, cause);
+    return staged_hash_inputs(x, st, st->in_hash, cause);
 }
 
 /*
@@ -875,8 +876,8 @@ static int plan_setup(struct runner_exec *x, const struct run_plan *p, int sets,
  * event times to *ms; otherwise records events around the whole plan and
  * waits once (*ms = their time). Launch refusals and faults go to *fail.
  */
-static int plan_launch(struct runner_exec *x, struct plan_state *st, int r, bool sync_each,
-                       double *ms, struct run_failure *fail, char **cause)
+static int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool sync_each,
+                         double *ms, struct run_failure *fail, char **cause)
 {
     const struct run_plan *p = st->plan;
     CUevent start = x->ev[0], end = x->ev[1];
@@ -1003,8 +1004,8 @@ static int upload_indices(struct runner_exec *x, const int64_t *idx, uint64_t n,
 }
 
 /* Gathers set r's outputs into dst (the gather list's elements, back to back). */
-static int plan_gather(struct runner_exec *x, struct plan_state *st, int r, CUdeviceptr idx,
-                       CUdeviceptr dst, char **cause)
+static int staged_gather(struct runner_exec *x, struct staged_plan *st, int r, CUdeviceptr idx,
+                         CUdeviceptr dst, char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t span = run_plan_gather_span(p), at = 0;
@@ -1062,7 +1063,7 @@ close_memfd:
  * indices, results, other allocations), and only they ran untrusted code.
  * Turns such a failure (rc) into a cuda_error in *fail.
  */
-static int blame_kernels(struct runner_exec *x, const struct plan_state *st, int rc,
+static int blame_kernels(struct runner_exec *x, const struct staged_plan *st, int rc,
                          struct run_failure *fail, char **cause)
 {
     if (rc == BW_OK || !x->broken || !st->launched)
@@ -1077,7 +1078,7 @@ static int blame_kernels(struct runner_exec *x, const struct plan_state *st, int
 /* --- run ------------------------------------------------------------------------------ */
 
 /* Copies every out and inout buffer, back to back, into a new sealed memfd. */
-static int return_full(struct runner_exec *x, struct plan_state *st, struct run_reply *reply,
+static int return_full(struct runner_exec *x, struct staged_plan *st, struct run_reply *reply,
                        int *out_fd, char **cause)
 {
     const struct run_plan *p = st->plan;
@@ -1128,7 +1129,7 @@ close_memfd:
 }
 
 /* Gathers the requested elements into a new sealed memfd. */
-static int return_gather(struct runner_exec *x, struct plan_state *st,
+static int return_gather(struct runner_exec *x, struct staged_plan *st,
                          const struct run_request *req, struct run_reply *reply, int *out_fd,
                          char **cause)
 {
@@ -1155,7 +1156,7 @@ static int return_gather(struct runner_exec *x, struct plan_state *st,
         rc = xfail(x, crc, cause, "cuMemAlloc of %" PRIu64 " gathered bytes", bytes);
         goto free_dev;
     }
-    if ((rc = plan_gather(x, st, 0, idx, dst, cause)))
+    if ((rc = staged_gather(x, st, 0, idx, dst, cause)))
         goto free_dev;
     rc = memfd_from_device(x, "gathered", dst, bytes, out_fd, cause);
 
@@ -1172,7 +1173,7 @@ free_dev:
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause)
 {
-    struct plan_state *st;
+    struct staged_plan *st;
     int rc;
 
     memset(reply, 0, sizeof(*reply));
@@ -1181,17 +1182,17 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
     st = calloc(1, sizeof(*st));
     if (!st)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    if ((rc = plan_setup(x, &req->plan, 1, st, &reply->fail, cause)) ||
+    if ((rc = staged_setup(x, &req->plan, 1, st, &reply->fail, cause)) ||
         reply->fail.status != RUN_OK)
         goto free_state;
-    if ((rc = plan_reset_outputs(x, st, cause)))
+    if ((rc = staged_reset_outputs(x, st, cause)))
         goto free_state;
-    if ((rc = plan_launch(x, st, 0, true, &reply->ms, &reply->fail, cause)) ||
+    if ((rc = staged_launch(x, st, 0, true, &reply->ms, &reply->fail, cause)) ||
         reply->fail.status != RUN_OK)
         goto free_state;
-    if ((rc = plan_check_guards(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
+    if ((rc = staged_check_guards(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
         goto free_state;
-    if ((rc = plan_check_inputs(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
+    if ((rc = staged_check_inputs(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
         goto free_state;
     if (req->ret == RUN_RETURN_GATHER)
         rc = return_gather(x, st, req, reply, out_fd, cause);
@@ -1200,7 +1201,7 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
 
 free_state:
     rc = blame_kernels(x, st, rc, &reply->fail, cause);
-    plan_free(x, st);
+    staged_free(x, st);
     free(st);
     return rc;
 }
@@ -1220,7 +1221,7 @@ struct bench_dev {
  * (sample >= 0) also gather into slot `sample` and store the poison counts in
  * poison[n_poison]. Failures go to *fail.
  */
-static int bench_once(struct runner_exec *x, struct plan_state *st, const struct bench_dev *d,
+static int bench_once(struct runner_exec *x, struct staged_plan *st, const struct bench_dev *d,
                       int r, int64_t sample, uint64_t bytes_per_sample, double *ms,
                       uint64_t *poison, int n_poison, struct run_failure *fail, char **cause)
 {
@@ -1229,7 +1230,7 @@ static int bench_once(struct runner_exec *x, struct plan_state *st, const struct
     int rc, n_allocs = 0, k;
     CUresult crc;
 
-    if ((rc = plan_reset_outputs(x, st, cause)) || (rc = plan_generate(x, st, r, true, cause)))
+    if ((rc = staged_reset_outputs(x, st, cause)) || (rc = staged_generate(x, st, r, true, cause)))
         return rc;
     crc = cu.cuCtxResetPersistingL2Cache();
     if (crc != CUDA_SUCCESS && crc != CUDA_ERROR_NOT_SUPPORTED)
@@ -1241,9 +1242,9 @@ static int bench_once(struct runner_exec *x, struct plan_state *st, const struct
             CUDA_SUCCESS)
             return xfail(x, crc, cause, "flushing L2");
     }
-    if ((rc = plan_launch(x, st, r, false, ms, fail, cause)) || fail->status != RUN_OK)
+    if ((rc = staged_launch(x, st, r, false, ms, fail, cause)) || fail->status != RUN_OK)
         return rc;
-    if ((rc = plan_check_guards(x, st, fail, cause)) || fail->status != RUN_OK)
+    if ((rc = staged_check_guards(x, st, fail, cause)) || fail->status != RUN_OK)
         return rc;
     if (sample < 0)
         return BW_OK;
@@ -1264,8 +1265,8 @@ static int bench_once(struct runner_exec *x, struct plan_state *st, const struct
         k++;
     }
     if (bytes_per_sample > 0 &&
-        (rc = plan_gather(x, st, r, d->idx, d->gathered + (CUdeviceptr)sample * bytes_per_sample,
-                          cause)))
+        (rc = staged_gather(x, st, r, d->idx, d->gathered + (CUdeviceptr)sample * bytes_per_sample,
+                            cause)))
         return rc;
     if ((rc = read_slots(x, slots, n_allocs + n_poison, cause)))
         return rc;
@@ -1292,7 +1293,7 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
     const struct run_plan *p = &req->plan;
     uint64_t bps = run_plan_gather_bytes(p);
     struct bench_dev d = {0};
-    struct plan_state *st;
+    struct staged_plan *st;
     double t0, ms;
     const char *reason = NULL;
     int rc;
@@ -1321,7 +1322,7 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
         bench_reply_release(reply);
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     }
-    if ((rc = plan_setup(x, p, (int)req->sets, st, &reply->fail, cause)) ||
+    if ((rc = staged_setup(x, p, (int)req->sets, st, &reply->fail, cause)) ||
         reply->fail.status != RUN_OK)
         goto free_state;
     if ((rc = upload_indices(x, req->indices, run_plan_gather_span(p) * req->sets, &d.idx, cause)))
@@ -1380,7 +1381,7 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
                                                : BENCH_STOP_BUDGET;
 
     /* The inputs of every set must still be as generated. */
-    if ((rc = plan_check_inputs(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK) {
+    if ((rc = staged_check_inputs(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK) {
         if (!rc)
             snprintf(reply->fail.message + strlen(reply->fail.message),
                      sizeof(reply->fail.message) - strlen(reply->fail.message),
@@ -1393,7 +1394,7 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
 free_state:
     rc = blame_kernels(x, st, rc, &reply->fail, cause);
     bench_dev_free(x, &d);
-    plan_free(x, st);
+    staged_free(x, st);
     free(st);
     return rc;
 }
