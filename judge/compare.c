@@ -273,6 +273,7 @@ static int check_element(const struct compare_spec *s, const struct element *e,
     if (reason == CMP_OK)
         return BW_OK;
     r->mismatches++;
+    r->unwritten += reason == CMP_POISON;
     if (r->n_shown < BW_MISMATCHES_SHOWN) {
         struct compare_mismatch *m = &r->first[r->n_shown++];
         m->flat = e->flat;
@@ -425,6 +426,7 @@ static void merge_report(struct compare_report *dst, const struct compare_report
 {
     dst->checked += src->checked;
     dst->mismatches += src->mismatches;
+    dst->unwritten += src->unwritten;
     for (int i = 0; i < src->n_shown && dst->n_shown < BW_MISMATCHES_SHOWN; i++)
         dst->first[dst->n_shown++] = src->first[i];
     if (src->max_abs_at >= 0 && (dst->max_abs_at < 0 || src->max_abs_err > dst->max_abs_err)) {
@@ -740,6 +742,7 @@ json_t *compare_report_json(const struct compare_report *r, const char *name)
          set_new(o, "count", json_integer(r->count)) &&
          set_new(o, "checked", json_integer(r->checked)) &&
          set_new(o, "mismatches", json_integer(r->mismatches)) &&
+         set_new(o, "unwritten", json_integer(r->unwritten)) &&
          set_new(o, "tolerance", json_tolerance(r)) &&
          set_new(o, "max_abs_err", json_double(r->max_abs_err)) &&
          set_new(o, "max_rel_err", json_double(r->max_rel_err)) &&

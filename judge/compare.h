@@ -96,6 +96,7 @@ struct compare_report {
     int64_t count;      /* elements in the tensor */
     int64_t checked;    /* elements compared (all of them, or the samples) */
     int64_t mismatches; /* elements that failed */
+    int64_t unwritten;  /* of them, elements still holding the judge's poison (CMP_POISON) */
     int n_shown;        /* entries of first[] */
     struct compare_mismatch first[BW_MISMATCHES_SHOWN];
     double max_abs_err, max_rel_err; /* 0 when no element qualified */
@@ -175,7 +176,7 @@ int compare_report_format(const struct compare_report *r, const char *name, stru
 
 /*
  * The report as a *new* JSON object (what the web page shows): {"name",
- * "dtype", "count", "checked", "mismatches", "tolerance": {"exact"} or
+ * "dtype", "count", "checked", "mismatches", "unwritten", "tolerance": {"exact"} or
  * {"atol", "rtol", "acc"}, "max_abs_err", "max_rel_err", "max_abs_at",
  * "max_rel_at" ({"index": [...], "flat"} or null), "first": [{"index": [...],
  * "flat", "expected", "got", "abs_err", "rel_err", "reason"} + "rounded" for

@@ -33,6 +33,28 @@ int tests_compare_spec(const struct problem *p, size_t t, const struct problem_c
     return BW_OK;
 }
 
+void tests_mismatch_line(const struct compare_report *r, const char *name, char **message)
+{
+    long long bad = (long long)r->mismatches, count = (long long)r->count;
+
+    if (r->unwritten == r->count && count == 1)
+        session_set_line(message,
+                         "%s was never written (its element still holds the judge's "
+                         "0xFF poison)",
+                         name);
+    else if (r->unwritten == r->count)
+        session_set_line(message,
+                         "%s was never written (all %lld elements still hold the "
+                         "judge's 0xFF poison)",
+                         name, count);
+    else if (r->unwritten == r->mismatches)
+        session_set_line(message, "%lld of %lld elements of %s %s never written", bad, count, name,
+                         bad == 1 ? "was" : "were");
+    else
+        session_set_line(message, "%lld element%s of %s differ%s from the reference", bad,
+                         bad == 1 ? "" : "s", name, bad == 1 ? "s" : "");
+}
+
 /* Compares every output of a submission run with the expected outputs into t. */
 static int compare_case(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
                         const struct plan *ref_pl, const struct expected *exp,
@@ -41,7 +63,7 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     json_t *outputs = json_array();
     bool ok = true;
     int rc = BW_OK;
-    int64_t worst = 0;
+    struct compare_report worst = {0};
     const char *worst_name = NULL;
 
     for (int o = 0; o < res->reply.n_outputs; o++) {
@@ -76,8 +98,8 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
         json_array_append_new(outputs, compare_report_json(&rep, pb->name));
         if (!compare_passed(&rep)) {
             ok = false;
-            if (rep.mismatches > worst) {
-                worst = rep.mismatches;
+            if (rep.mismatches > worst.mismatches) {
+                worst = rep;
                 worst_name = pb->name;
             }
         }
@@ -89,8 +111,7 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     t->detail = json_pack("{s:s, s:o}", "kind", ok ? "match" : "mismatch", "outputs", outputs);
     t->verdict = ok ? VERDICT_ACCEPTED : VERDICT_WRONG_ANSWER;
     if (!ok)
-        session_set_line(&t->message, "%lld element%s of %s differ from the reference",
-                         (long long)worst, worst == 1 ? "" : "s", worst_name);
+        tests_mismatch_line(&worst, worst_name, &t->message);
     return BW_OK;
 }
 

@@ -40,4 +40,10 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause);
 int tests_compare_spec(const struct problem *p, size_t t, const struct problem_case *c,
                        int64_t *dims, struct compare_spec *spec, char **cause);
 
+/* The one line that says how output `name` failed its comparison r (*message,
+ * replaced by a new string): "out was never written (...)" when every element
+ * still holds the poison, "K of N elements of out were never written" when
+ * every mismatch is one, else "K elements of out differ from the reference". */
+void tests_mismatch_line(const struct compare_report *r, const char *name, char **message);
+
 #endif

@@ -120,6 +120,7 @@ TEST(compare_poison_detection)
     /* poison is caught where a value, an infinity and a NaN are expected:
      * an unwritten element never passes as "NaN matches NaN" */
     CHECK_INT_EQ(r.mismatches, 3);
+    CHECK_INT_EQ(r.unwritten, 3); /* every mismatch is an unwritten element */
     CHECK_STR_EQ(compare_reason_text(r.first[0].reason), "not written (poison)");
     CHECK_INT_EQ(r.first[0].flat, 1);
     CHECK_STR_EQ(compare_reason_text(r.first[1].reason), "not written (poison)");
@@ -136,6 +137,7 @@ TEST(compare_poison_detection)
     float nan_got = NAN;
     CHECK_INT_EQ(compare_output(&s, &nan_got, ref, NULL, 1, &r, NULL), BW_OK);
     CHECK_STR_EQ(compare_reason_text(r.first[0].reason), "got NaN");
+    CHECK_INT_EQ(r.unwritten, 0);
     /* fp16, bf16 and fp64 poison */
     uint16_t h = 0xFFFF;
     double one = 1;
@@ -610,6 +612,7 @@ static void check_same_report(const struct compare_report *a, const struct compa
 {
     CHECK_INT_EQ(a->checked, b->checked);
     CHECK_INT_EQ(a->mismatches, b->mismatches);
+    CHECK_INT_EQ(a->unwritten, b->unwritten);
     CHECK_INT_EQ(a->n_shown, b->n_shown);
     for (int i = 0; i < a->n_shown && i < b->n_shown; i++) {
         CHECK_INT_EQ(a->first[i].flat, b->first[i].flat);

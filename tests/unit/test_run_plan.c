@@ -26,9 +26,9 @@ TEST(run_plan_copies_buffers_launches_and_args)
     if (!p)
         SKIP("fixture does not load");
     CHECK_INT_EQ(program_parse(&pg, p, src, strlen(src), PLAN_SUBMISSION, &diags), BW_OK);
-    CHECK_INT_EQ(plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[2], PLAN_SUBMISSION, &pl,
-                            &cause),
-                 BW_OK);
+    CHECK_INT_EQ(
+        plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[2], PLAN_SUBMISSION, &pl, &cause),
+        BW_OK);
     run_plan_from_plan(&pl, 0xABCDEFull, 2, &rp);
     CHECK(rp.seed == 0xABCDEFull);
     CHECK_INT_EQ(rp.case_index, 2);

@@ -450,7 +450,12 @@ export function mismatchTable(o) {
       "p",
       null,
       h("strong", null, `Output ${o.name}`),
-      ` (${o.dtype}): ${f.int(o.mismatches)} of ${f.int(o.count)} elements differ`,
+      ` (${o.dtype}): `,
+      o.unwritten && o.unwritten === o.count
+        ? `never written: all ${f.int(o.count)} elements still hold the judge's 0xFF poison`
+        : o.unwritten && o.unwritten === o.mismatches
+          ? `${f.int(o.mismatches)} of ${f.int(o.count)} elements never written (they still hold the judge's 0xFF poison)`
+          : `${f.int(o.mismatches)} of ${f.int(o.count)} elements differ`,
       o.checked !== o.count ? ` (${f.int(o.checked)} checked)` : "",
       `. Tolerance: ${tolText(o.tolerance)}.`,
       o.max_abs_at ? ` Largest error ${f.value(o.max_abs_err)} at ${f.index(o.max_abs_at.index, o.max_abs_at.flat)}.` : "",
