@@ -62,6 +62,8 @@
 #define BW_COMPILE_MAX_OPTIONS  64  /* extra NVRTC options of one compile (flags, consts, tune) */
 #define BW_COMPILE_OPTION_BYTES 256 /* bytes in one extra NVRTC option */
 #define BW_COMPILE_OUTPUT_BYTES (16 * 1024)  /* compile child's stdout+stderr kept for diagnosis */
+#define BW_BUILD_CACHE_ENTRIES  64           /* compiled builds a judge keeps (build_cache.h) */
+#define BW_BUILD_CACHE_BYTES    (256 << 20)  /* their cubins, PTX and logs together */
 #define BW_SASS_WALL_MS         30000        /* wall-clock kill of one disassembly (sass goals) */
 #define BW_SASS_CPU_S           20           /* RLIMIT_CPU of the disassembler */
 #define BW_SASS_MEM_BYTES       (4ULL << 30) /* RLIMIT_AS of the disassembler */
@@ -107,6 +109,9 @@
     1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
 
 /* --- the judged worker ------------------------------------------------------ */
+#define BW_POOL_MAX_SPARES      8  /* submission runners a runner pool keeps started */
+#define BW_POOL_MAX_REFERENCES  16 /* reference runners a runner pool keeps (one per job slot) */
+#define BW_POOL_RETRY_MAX_S     30 /* longest back-off between failed runner starts */
 #define BW_WORKER_GRACE_S       30 /* default --grace: on SIGTERM a job ending within it is finished */
 #define BW_WORKER_MAX_GRACE_S   3600 /* largest --grace */
 #define BW_WORKER_MAX_BACKOFF_S 60   /* longest wait between retries of a request to the server */
@@ -116,12 +121,12 @@
 #define BW_WORKER_FINAL_HTTP_S  60  /* one post of a result, internal error or release */
 #define BW_WORKER_BUNDLE_HTTP_S 120 /* one problem bundle download */
 #define BW_MAX_CLAIM_WAIT_S     300 /* longest claim long-poll the server holds */
-#define BW_WORKER_CLAIM_HTTP_S                                                                     \
-    (BW_MAX_CLAIM_WAIT_S + 30)          /* one claim request, the poll included                    \
-                                         */
-#define BW_WORKER_REPLY_BYTES (1 << 20) /* one JSON reply from the server */
-#define BW_WORKER_PROBLEMS    16        /* problems a worker keeps loaded (bundles by hash) */
-#define BW_WORKER_POST_MS     250       /* progress events wait at most this long to be posted */
+#define BW_WORKER_CLAIM_HTTP_S  (BW_MAX_CLAIM_WAIT_S + 30) /* one claim, its long poll included */
+#define BW_WORKER_REPLY_BYTES   (1 << 20)                  /* one JSON reply from the server */
+#define BW_WORKER_PROBLEMS      16  /* problems a worker keeps loaded (bundles by hash) */
+#define BW_WORKER_POST_MS       250 /* progress events wait at most this long to be posted */
+#define BW_WORKER_MAX_SLOTS     8   /* jobs one worker judges at once (--slots) */
+#define BW_WORKER_SLOTS         1   /* default --slots (2+ not yet measured on the H200) */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */

@@ -365,10 +365,12 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     if (rc)
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
     rc = checks_choose(s, &sub_pl, &ref_pl, &k, cause);
+    session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
     if (rc == BW_OK)
         rc = checks_reference(s, c, &ref_pl, base, &k, cause);
     if (rc == BW_OK)
         rc = time_plan(s, c, &sub_pl, base, &k, &bres, verdict, why_out, cause);
+    session_gate_leave(s, true);
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
         rc = verify_samples(s, c, &sub_pl, &k, &bres, verdict, why_out, cause);
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)

@@ -66,6 +66,7 @@ struct compile_result {
     size_t n_kernels;
     double ms;       /* wall time of the whole compile, child start to reap */
     double nvrtc_ms; /* of nvrtcCompileProgram alone, as the child measured it */
+    bool from_cache; /* a copy of an earlier identical compile (build_cache.h) */
     char *failure;   /* owned; NULL, or why the compile could not finish: "compilation
                         exceeded the time limit of 30 s", the memory or CPU limit, "the
                         compiler crashed (SIGSEGV)", a cubin over its limit */

@@ -133,7 +133,7 @@ int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t
     if (rc == BW_OK)
         rc = reference_check(&s, cause);
     if (rc == BW_OK)
-        rc = session_start_runner(&s, &s.ref_runner, cause);
+        rc = session_take_reference(&s, cause);
     if (rc == BW_OK)
         rc = program_load(s.ref_runner, &s.ref, 0, &fail, cause);
     if (rc == BW_OK && fail.status != RUN_OK)
@@ -152,7 +152,7 @@ int judge_dump(const struct judge_config *cfg, const struct problem *p, uint64_t
         if (rc == BW_OK)
             (*dumped)++;
     }
-    runner_free(s.ref_runner);
+    session_return_reference(&s);
     program_release(&s.ref);
     free(ref_source);
     return rc;

@@ -159,10 +159,12 @@ static void review_builds(struct session *s)
 {
     struct judge_result *out = s->res;
 
+    out->compile_cached = s->sub.n_configs > 0;
     for (size_t c = 0; c < s->sub.n_configs; c++) {
         const struct compile_result *cr = &s->sub.builds[c];
         char cfgname[256];
 
+        out->compile_cached &= cr->from_cache;
         if (c == 0) {
             free(out->compile_log);
             out->compile_log = strdup(cr->log ? cr->log : "");
@@ -205,7 +207,7 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
         build_thread(b);
     if (s->cfg->have_gpu) {
         double t0 = now_ms();
-        if (session_start_runner(s, &s->ref_runner, start_why) == BW_OK &&
+        if (session_take_reference(s, start_why) == BW_OK &&
             session_start_runner(s, &s->sub_runner, &sub_why) != BW_OK) {
             free(*start_why);
             *start_why = sub_why ? sub_why : strdup("unknown");
@@ -414,7 +416,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         set_message(out, "%s", why ? why : bw_strerror(rc));
     }
 
-    runner_free(s->ref_runner);
+    session_return_reference(s);
     runner_free(s->sub_runner);
     program_release(&s->sub);
     program_release(&s->ref);

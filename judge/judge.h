@@ -52,16 +52,22 @@
 #include "judge/goals.h"
 #include "judge/gpu_info.h"
 
+struct runner_pool;
+struct build_cache;
+
 /* Long-lived settings of a judge (a CLI run or a worker). Read-only while judging. */
 struct judge_config {
     int device; /* CUDA device ordinal */
     const char
         *arch;       /* NVRTC target; NULL: from the GPU (sm_90a on Hopper), "sm_90a" without one */
     bool no_sandbox; /* diagnostics only: run children without namespaces/seccomp */
-    const char *cache_dir; /* where compiled references and calibration are cached; NULL: none */
-    struct gpu_info gpu;   /* filled by judge_probe_gpu() */
-    bool have_gpu;         /* judge_probe_gpu() found a usable GPU */
-    char *no_gpu_reason;   /* owned: why there is no GPU, when !have_gpu */
+    const char *cache_dir;    /* where compiled references and calibration are cached; NULL: none */
+    struct runner_pool *pool; /* borrowed: where runners come from, and whose GPU gate keeps
+                                 timing alone (runner_pool.h); NULL: each judging starts its own */
+    struct build_cache *builds; /* borrowed: compiled builds kept across judgings; NULL: none */
+    struct gpu_info gpu;        /* filled by judge_probe_gpu() */
+    bool have_gpu;              /* judge_probe_gpu() found a usable GPU */
+    char *no_gpu_reason;        /* owned: why there is no GPU, when !have_gpu */
 };
 
 typedef void (*judge_event_fn)(json_t *event /* borrowed */, void *arg);
@@ -113,7 +119,8 @@ struct judge_result {
     double tests_ms, bench_ms; /* wall time of the tests, of the timing */
     double goals_ms;           /* wall time of the learning goals */
     uint64_t seed;
-    bool tests_only; /* judged as a Run: timing and goals were not asked for */
+    bool tests_only;     /* judged as a Run: timing and goals were not asked for */
+    bool compile_cached; /* every build of the submission came from the build cache */
 };
 
 /* Frees what judge_probe_gpu() (gpu_info.h) put in cfg. */

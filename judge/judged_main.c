@@ -27,9 +27,11 @@
 #include "common/log.h"
 #include "common/problem.h"
 #include "common/util.h"
+#include "judge/build_cache.h"
 #include "judge/dump.h"
 #include "judge/judge.h"
 #include "judge/report.h"
+#include "judge/runner_pool.h"
 #include "judge/worker.h"
 #include "common/banned.h"
 
@@ -61,7 +63,9 @@ enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXI
     "  --token-file F    the worker token (one line), from `blockwise-server create-worker`\n"     \
     "  --gpu N           CUDA device ordinal to judge on (default 0)\n"                            \
     "  --grace S         on SIGTERM, finish a job that ends within S seconds, else give it\n"      \
-    "                    back to the queue (1..%d, default %d)\n"
+    "                    back to the queue (1..%d, default %d)\n"                                  \
+    "  --slots N         jobs judged at once on this GPU (1..%d, default %d): Runs overlap,\n"     \
+    "                    timing runs alone\n"
 
 struct cli {
     bool json, tests_only, progress, recalibrate;
@@ -72,7 +76,8 @@ struct cli {
 
 static void usage(FILE *f)
 {
-    fprintf(f, USAGE_TEXT, BW_WORKER_MAX_GRACE_S, BW_WORKER_GRACE_S);
+    fprintf(f, USAGE_TEXT, BW_WORKER_MAX_GRACE_S, BW_WORKER_GRACE_S, BW_WORKER_MAX_SLOTS,
+            BW_WORKER_SLOTS);
 }
 
 /* Parses the options shared by every subcommand; returns the index of the
@@ -166,6 +171,22 @@ static int parse_options(int argc, char **argv, struct cli *cli)
     return optind;
 }
 
+/* Keeps runners ready for the judgings ahead (none without a GPU): `slots`
+ * judgings at once, each with a reference runner and a spare submission runner. */
+static int start_pool(struct cli *cli, int slots, char **cause)
+{
+    struct runner_pool_options o = {
+        .device = cli->cfg.device,
+        .no_sandbox = cli->cfg.no_sandbox,
+        .spares = slots,
+        .references = slots,
+    };
+
+    if (!cli->cfg.have_gpu)
+        return BW_OK;
+    return runner_pool_new(&o, &cli->cfg.pool, cause);
+}
+
 static void print_event(json_t *event, void *arg)
 {
     (void)arg;
@@ -218,6 +239,11 @@ static int cmd_check(int argc, char **argv, struct cli *cli)
     }
     if (cli->progress) {
         opts.on_event = print_event;
+    }
+    if (start_pool(cli, 1, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start the runner pool");
+        status = EXIT_JUDGE;
+        goto free_source;
     }
     rc = judge_submission(&cli->cfg, p, source, len, &opts, &result, &cause);
     if (rc) {
@@ -348,6 +374,11 @@ static int cmd_validate(int argc, char **argv, struct cli *cli)
     if (!cli->cfg.have_gpu && !cli->json)
         printf("no GPU (%s): compiling only\n",
                cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+    if (start_pool(cli, 1, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start the runner pool");
+        free(cause);
+        return EXIT_JUDGE;
+    }
     all = json_object();
     for (int i = first; i < argc; i++) {
         int s = validate_one(cli, argv[i], all);
@@ -463,6 +494,7 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
         {"no-sandbox", no_argument, NULL, 'n'},
         {"grace", required_argument, NULL, 'G'},
         {"recalibrate", no_argument, NULL, 'r'},
+        {"slots", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -515,6 +547,14 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
             }
             wc.grace_s = (int)v;
             break;
+        case 'L':
+            if (!parse_i64(optarg, &v) || v < 1 || v > BW_WORKER_MAX_SLOTS) {
+                fprintf(stderr, "judged: --slots: expected 1..%d jobs at once, got \"%s\"\n",
+                        BW_WORKER_MAX_SLOTS, optarg);
+                return EXIT_USAGE;
+            }
+            wc.slots = (int)v;
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -559,6 +599,11 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
     else
         log_warn("no GPU (%s): this worker compiles; running waits for a GPU worker",
                  cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+    if (start_pool(cli, wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS, &cause)) {
+        log_error("%s", cause ? cause : "cannot start the runner pool");
+        status = EXIT_JUDGE;
+        goto out;
+    }
     if (worker_run(&wc, &cli->cfg, &cause)) {
         log_error("worker stopped: %s", cause ? cause : "unknown");
         status = EXIT_JUDGE;
@@ -577,6 +622,7 @@ int main(int argc, char **argv)
     int status;
 
     log_init("judged", LOG_WARN, LOG_FORMAT_TEXT);
+    cli.cfg.builds = build_cache_new(); /* NULL (out of memory): every build is compiled */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -600,6 +646,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    runner_pool_free(cli.cfg.pool);
+    build_cache_free(cli.cfg.builds);
     judge_config_release(&cli.cfg);
     free(cli.cache_dir);
     return status;

@@ -118,6 +118,16 @@ static void *compile_one(void *arg)
     rq.options = opts;
     rq.n_options = n;
     rq.no_sandbox = j->target->no_sandbox;
+    if (j->target->cache) {
+        char key[65];
+        build_cache_key(&rq, key);
+        if (build_cache_get(j->target->cache, key, &j->pg->builds[j->config]))
+            return NULL;
+        j->rc = compile_run(&rq, &j->pg->builds[j->config], &j->cause);
+        if (j->rc == BW_OK)
+            build_cache_put(j->target->cache, key, &j->pg->builds[j->config]);
+        return NULL;
+    }
     j->rc = compile_run(&rq, &j->pg->builds[j->config], &j->cause);
     return NULL;
 }

@@ -23,6 +23,7 @@
 #include "common/directive.h"
 #include "common/limits.h"
 #include "common/problem.h"
+#include "judge/build_cache.h"
 #include "judge/compile.h"
 #include "judge/plan.h"
 #include "judge/runner_client.h"
@@ -36,8 +37,9 @@ struct program {
 
 /* What a compile needs besides the source: where and how to build. */
 struct program_target {
-    const char *arch; /* NVRTC target, "sm_90a" */
-    bool no_sandbox;  /* diagnostics only */
+    const char *arch;          /* NVRTC target, "sm_90a" */
+    bool no_sandbox;           /* diagnostics only */
+    struct build_cache *cache; /* borrowed; NULL: every configuration is compiled */
 };
 
 /*
@@ -52,9 +54,9 @@ int program_parse(struct program *pg, const struct problem *p, const char *sourc
 /*
  * Compiles every configuration of `pg` (pg->n_configs of them, two compilers
  * at a time): @const and @tune values as -D macros, @flags as given, into
- * pg->builds. Returns BW_OK when every compile ended, successfully or not
- * (the builds say which); a negative code only when the judge could not
- * compile at all (compile_run's judge failures).
+ * pg->builds; a build in t->cache is copied instead of compiled again. Returns BW_OK when every
+ * compile ended, successfully or not (the builds say which); a negative code only when the judge
+ * could not compile at all (compile_run's judge failures).
  */
 int program_compile(struct program *pg, const struct program_target *t, const char *source,
                     size_t len, const char *filename, char **cause);

@@ -70,8 +70,10 @@ int reference_case(struct session *s, const struct problem_case *c, uint32_t ci,
         if (pl->buffers[b].role == PLAN_IN)
             pl->buffers[b].role = PLAN_INOUT;
     run_plan_from_plan(pl, s->seed, ci, &rq.plan);
+    session_gate_enter(s, false);
     rc = runner_run(s->ref_runner, &rq, res,
                     s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_CASE_SLACK_MS, cause);
+    session_gate_leave(s, false);
     if (rc) {
         expected_release(exp);
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on case %s", c->name);

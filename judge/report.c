@@ -260,6 +260,7 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "goals", goals);
     json_object_set_new(j, "gpu", gpu_info_json(&r->gpu));
     json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
+    json_object_set_new(j, "compile_cached", json_boolean(r->compile_cached));
     json_object_set_new(j, "total_ms", json_real(r->total_ms));
     json_object_set_new(j, "timing",
                         json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/util.h"
+#include "judge/runner_pool.h"
 #include "common/banned.h"
 
 void session_emit(const struct session *s, json_t *event)
@@ -22,6 +23,7 @@ struct program_target session_target(const struct session *s)
     struct program_target t = {
         .arch = s->cfg->gpu.arch[0] ? s->cfg->gpu.arch : s->cfg->arch,
         .no_sandbox = s->cfg->no_sandbox,
+        .cache = s->cfg->builds,
     };
     return t;
 }
@@ -29,7 +31,40 @@ struct program_target session_target(const struct session *s)
 int session_start_runner(const struct session *s, struct runner **out, char **cause)
 {
     struct runner_options opt = {.device = s->cfg->device, .no_sandbox = s->cfg->no_sandbox};
+
+    if (s->cfg->pool)
+        return runner_pool_take_submission(s->cfg->pool, out, cause);
     return runner_start(&opt, out, cause);
+}
+
+int session_take_reference(struct session *s, char **cause)
+{
+    struct runner_options opt = {.device = s->cfg->device, .no_sandbox = s->cfg->no_sandbox};
+
+    if (s->cfg->pool)
+        return runner_pool_take_reference(s->cfg->pool, &s->ref_runner, cause);
+    return runner_start(&opt, &s->ref_runner, cause);
+}
+
+void session_return_reference(struct session *s)
+{
+    if (s->cfg->pool)
+        runner_pool_return_reference(s->cfg->pool, s->ref_runner);
+    else
+        runner_free(s->ref_runner);
+    s->ref_runner = NULL;
+}
+
+void session_gate_enter(const struct session *s, bool exclusive)
+{
+    if (s->cfg->pool)
+        runner_pool_gate_enter(s->cfg->pool, exclusive);
+}
+
+void session_gate_leave(const struct session *s, bool exclusive)
+{
+    if (s->cfg->pool)
+        runner_pool_gate_leave(s->cfg->pool, exclusive);
 }
 
 int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t config,

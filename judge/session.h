@@ -15,6 +15,7 @@
 #ifndef BW_SESSION_H
 #define BW_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,9 +49,20 @@ void session_emit(const struct session *s, json_t *event);
 /* Where and how this judging compiles (the GPU's arch, or the configured one). */
 struct program_target session_target(const struct session *s);
 
-/* Starts a runner on the session's GPU; BW_ERR_NODEVICE etc. with the
- * runner's reason in *cause. */
+/* A fresh submission runner on the session's GPU (*new*): the pool's spare,
+ * or started now without a pool; BW_ERR_NODEVICE etc. with the reason. */
 int session_start_runner(const struct session *s, struct runner **out, char **cause);
+
+/* The reference runner (s->ref_runner): lent by the pool, or started now. */
+int session_take_reference(struct session *s, char **cause);
+
+/* Ends the session's use of its reference runner: back to the pool, or freed. */
+void session_return_reference(struct session *s);
+
+/* The pool's GPU gate around GPU work (no-op without a pool): shared while
+ * testing, exclusive while timing (runner_pool.h). */
+void session_gate_enter(const struct session *s, bool exclusive);
+void session_gate_leave(const struct session *s, bool exclusive);
 
 /* Replaces the submission runner with a fresh one holding configuration
  * `config` of `pg`: BW_OK with *fail telling whether the cubin loaded. */

@@ -169,7 +169,9 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     if (rc || !loaded)
         goto out;
     run_plan_from_plan(&sub_pl, s->seed, (uint32_t)i, &rq.plan);
+    session_gate_enter(s, false);
     rc = runner_run(s->sub_runner, &rq, &res, s->p->run_ms, &why);
+    session_gate_leave(s, false);
     if (rc == BW_ERR_TIMEOUT) {
         t->verdict = failure_timeout(s->p->run_ms, &t->message, &t->detail);
         session_drop_sub_runner(s);

@@ -30,20 +30,35 @@ struct cached_problem {
     char hash[65];
     struct problem *p; /* owned */
     uint64_t used;
+    int users; /* slots judging with it now: not evicted while > 0 */
 };
 
+/* What every slot shares: the server, the registration, the problem cache. */
 struct worker {
     const struct worker_config *wc;
     struct judge_config *jc;
-    CURL *curl;
-    char *base;      /* owned: server URL without a trailing slash */
-    char *authz;     /* owned: "Authorization: Bearer ..." */
-    char *cache_dir; /* owned: where bundles go */
+    char *base;                    /* owned: server URL without a trailing slash */
+    char *authz;                   /* owned: "Authorization: Bearer ..." */
+    char *cache_dir;               /* owned: where bundles go */
+    pthread_mutex_t register_lock; /* one registration at a time */
+    pthread_mutex_t lock;          /* guards everything below */
     int heartbeat_s;
     int lease_s;
-    int backoff_s;
     struct cached_problem problems[BW_WORKER_PROBLEMS];
     uint64_t tick;
+    int jobs;           /* jobs finished (for max_jobs) */
+    int busy;           /* slots judging a job now */
+    bool done;          /* max_jobs reached, or a slot abandoned a job: every slot returns */
+    int register_rc;    /* a failed re-registration (a refused token) ends the worker */
+    char *register_why; /* owned: its reason */
+};
+
+/* One job at a time: a thread with its own connection to the server. */
+struct slot {
+    struct worker *w;
+    int index;
+    CURL *curl;
+    int backoff_s;
     bool abort_on_stop; /* the request in flight may be cut short by a stop */
 };
 
@@ -64,25 +79,37 @@ struct job_run {
     struct judge_options opts;
 };
 
-static bool stopping(const struct worker *w)
+/* SIGTERM: finish or give back the job at hand, claim no more. */
+static bool stop_requested(const struct worker *w)
 {
     return w->wc->stop && *w->wc->stop;
 }
 
+/* No more claims: stopped, or max_jobs reached. */
+static bool stopping(struct worker *w)
+{
+    bool done;
+
+    pthread_mutex_lock(&w->lock);
+    done = w->done;
+    pthread_mutex_unlock(&w->lock);
+    return done || stop_requested(w);
+}
+
 /* Sleeps up to `s` seconds, waking early when asked to stop. */
-static void nap(const struct worker *w, double s)
+static void nap(struct worker *w, double s)
 {
     double until = now_ms() + s * 1000.0;
     while (!stopping(w) && now_ms() < until)
         usleep(100 * 1000);
 }
 
-static void backoff(struct worker *w, const char *why)
+static void backoff(struct slot *sl, const char *why)
 {
-    log_warn("worker: %s; retrying in %d s", why, w->backoff_s);
-    nap(w, w->backoff_s);
-    w->backoff_s =
-        w->backoff_s * 2 > w->wc->max_backoff_s ? w->wc->max_backoff_s : w->backoff_s * 2;
+    log_warn("worker: %s; retrying in %d s", why, sl->backoff_s);
+    nap(sl->w, sl->backoff_s);
+    sl->backoff_s =
+        sl->backoff_s * 2 > sl->w->wc->max_backoff_s ? sl->w->wc->max_backoff_s : sl->backoff_s * 2;
 }
 
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
@@ -100,8 +127,8 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl
     (void)b;
     (void)c;
     (void)d;
-    const struct worker *w = arg;
-    return w->abort_on_stop && stopping(w) ? 1 : 0;
+    struct slot *sl = arg;
+    return sl->abort_on_stop && stopping(sl->w) ? 1 : 0;
 }
 
 /*
@@ -110,9 +137,10 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl
  * BW_ERR_IO when it could not be reached. The reply body is in *reply (new;
  * "" when empty), capped at `max` bytes.
  */
-static int exchange(struct worker *w, const char *method, const char *path, json_t *body,
+static int exchange(struct slot *sl, const char *method, const char *path, json_t *body,
                     long timeout_s, size_t max, long *status, char **reply, char **cause)
 {
+    struct worker *w = sl->w;
     char *url = NULL, *text = NULL;
     struct buf in;
     struct curl_slist *headers = NULL;
@@ -133,7 +161,7 @@ static int exchange(struct worker *w, const char *method, const char *path, json
     headers = curl_slist_append(headers, w->authz);
     headers = curl_slist_append(headers, "Content-Type: application/json");
     headers = curl_slist_append(headers, "Expect:");
-    CURL *c = w->curl;
+    CURL *c = sl->curl;
     curl_easy_reset(c);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
@@ -144,7 +172,7 @@ static int exchange(struct worker *w, const char *method, const char *path, json
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, sl);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "judged/" WORKER_VERSION);
     if (strcmp(method, "POST") == 0) {
         curl_easy_setopt(c, CURLOPT_POST, 1L);
@@ -170,13 +198,13 @@ out_url:
 }
 
 /* As exchange() for a JSON reply: *reply is the parsed body (new) or NULL. */
-static int exchange_json(struct worker *w, const char *method, const char *path, json_t *body,
+static int exchange_json(struct slot *sl, const char *method, const char *path, json_t *body,
                          long timeout_s, long *status, json_t **reply, char **cause)
 {
     char *text = NULL;
     *reply = NULL;
     int rc =
-        exchange(w, method, path, body, timeout_s, BW_WORKER_REPLY_BYTES, status, &text, cause);
+        exchange(sl, method, path, body, timeout_s, BW_WORKER_REPLY_BYTES, status, &text, cause);
     if (rc < 0)
         return rc;
     if (*text)
@@ -196,8 +224,9 @@ static const char *error_text(json_t *reply, long status, char *tmp, size_t n)
 }
 
 /* Registers until it works; BW_ERR_INVALID when the token is refused. */
-static int do_register(struct worker *w, char **cause)
+static int do_register(struct slot *sl, char **cause)
 {
+    struct worker *w = sl->w;
     char host[256] = "";
     if (w->wc->hostname)
         snprintf(host, sizeof(host), "%s", w->wc->hostname);
@@ -214,15 +243,17 @@ static int do_register(struct worker *w, char **cause)
         long status = 0;
         json_t *reply = NULL;
         char *err = NULL, tmp[32];
-        w->abort_on_stop = true;
-        rc = exchange_json(w, "POST", "/api/judge/register", body, BW_WORKER_HTTP_S, &status,
+        sl->abort_on_stop = true;
+        rc = exchange_json(sl, "POST", "/api/judge/register", body, BW_WORKER_HTTP_S, &status,
                            &reply, &err);
-        w->abort_on_stop = false;
+        sl->abort_on_stop = false;
         if (rc == BW_OK && status == 200) {
             json_int_t lease = json_integer_value(json_object_get(reply, "lease_seconds"));
             json_int_t hb = json_integer_value(json_object_get(reply, "heartbeat_seconds"));
+            pthread_mutex_lock(&w->lock);
             w->lease_s = lease > 0 ? (int)lease : BW_WORKER_LEASE_S;
             w->heartbeat_s = hb > 0 ? (int)hb : BW_WORKER_LEASE_S / 3;
+            pthread_mutex_unlock(&w->lock);
             size_t n = json_array_size(json_object_get(reply, "reclaimed"));
             log_info("worker: registered with %s as %s (%s)%s", w->base,
                      json_string_value(json_object_get(json_object_get(reply, "worker"), "name")),
@@ -230,7 +261,7 @@ static int do_register(struct worker *w, char **cause)
                      n ? "; the jobs held before a restart went back to the queue" : "");
             json_decref(reply);
             free(err);
-            w->backoff_s = 1;
+            sl->backoff_s = 1;
             rc = BW_OK;
             break;
         }
@@ -247,68 +278,100 @@ static int do_register(struct worker *w, char **cause)
         json_decref(reply);
         free(err);
         rc = BW_OK;
-        backoff(w, why);
+        backoff(sl, why);
     }
     json_decref(body);
     return rc;
 }
 
-/* The problem of a bundle hash, fetched and unpacked if needed; borrowed.
+/* Takes a reference to the cached problem of a bundle hash, fetching and
+ * unpacking the bundle if needed (*entry: give it back with put_problem).
  * A bundle lives in cache_dir/bundles/HASH/ID/ (the loader wants the
- * directory named after the problem). */
-static const struct problem *get_problem(struct worker *w, const char *hash, const char *id,
-                                         char **cause)
+ * directory named after the problem). The whole look-up holds the worker's
+ * lock: two slots never unpack one bundle at once, and an entry in use is
+ * never evicted. */
+static const struct problem *get_problem(struct slot *sl, const char *hash, const char *id,
+                                         struct cached_problem **entry, char **cause)
 {
-    struct cached_problem *slot = &w->problems[0];
-    for (int i = 0; i < BW_WORKER_PROBLEMS; i++) {
-        if (w->problems[i].p && strcmp(w->problems[i].hash, hash) == 0) {
-            w->problems[i].used = ++w->tick;
-            return w->problems[i].p;
-        }
-        if (w->problems[i].used < slot->used)
-            slot = &w->problems[i];
-    }
+    struct worker *w = sl->w;
+    struct cached_problem *victim = NULL;
+    const struct problem *found = NULL;
+    struct problem *p = NULL;
+    char dir[4096], hashdir[4096];
+    struct stat st;
+
+    *entry = NULL;
     if (!bundle_hash_ok(hash) || !bundle_path_ok(id) || strchr(id, '/')) {
         bw_fail(cause, BW_ERR_PROTOCOL, "bad bundle hash \"%.70s\" or problem \"%.70s\"", hash, id);
         return NULL;
     }
-    char dir[4096], hashdir[4096];
     if (strlen(w->cache_dir) > 3000) {
         bw_fail(cause, BW_ERR_INVALID, "cache directory path too long");
         return NULL;
     }
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < BW_WORKER_PROBLEMS && !found; i++) {
+        struct cached_problem *c = &w->problems[i];
+        if (c->p && strcmp(c->hash, hash) == 0) {
+            c->used = ++w->tick;
+            c->users++;
+            *entry = c;
+            found = c->p;
+        } else if (c->users == 0 && (!victim || c->used < victim->used)) {
+            victim = c;
+        }
+    }
+    if (found)
+        goto out;
     snprintf(hashdir, sizeof(hashdir), "%s/bundles/%.64s", w->cache_dir, hash);
     snprintf(dir, sizeof(dir), "%.3100s/%.255s", hashdir, id);
-    struct stat st;
     if (stat(dir, &st) != 0) {
         char path[128], *text = NULL;
         long status = 0;
+        int rc;
+
         snprintf(path, sizeof(path), "/api/judge/bundles/%s", hash);
-        int rc = exchange(w, "GET", path, NULL, BW_WORKER_BUNDLE_HTTP_S, BW_MAX_BUNDLE_BYTES,
-                          &status, &text, cause);
-        if (rc < 0)
-            return NULL;
-        if (status != 200) {
-            bw_fail(cause, BW_ERR_IO, "bundle %.12s: HTTP %ld", hash, status);
-            free(text);
-            return NULL;
-        }
-        rc = mkdirs(hashdir, cause);
+        rc = exchange(sl, "GET", path, NULL, BW_WORKER_BUNDLE_HTTP_S, BW_MAX_BUNDLE_BYTES, &status,
+                      &text, cause);
+        if (rc == BW_OK && status != 200)
+            rc = bw_fail(cause, BW_ERR_IO, "bundle %.12s: HTTP %ld", hash, status);
+        if (rc == BW_OK)
+            rc = mkdirs(hashdir, cause);
         if (rc == BW_OK)
             rc = bundle_unpack(text, strlen(text), hash, dir, cause);
         free(text);
         if (rc < 0)
-            return NULL;
+            goto out;
         log_info("worker: bundle %.12s cached in %s", hash, dir);
     }
-    struct problem *p = problem_load(dir, cause);
-    if (!p)
-        return NULL;
-    problem_free(slot->p);
-    snprintf(slot->hash, sizeof(slot->hash), "%s", hash);
-    slot->p = p;
-    slot->used = ++w->tick;
-    return p;
+    p = problem_load(dir, cause);
+    if (!p || !victim) { /* no entry free (every one in use): the caller owns it alone */
+        found = p;
+        goto out;
+    }
+    problem_free(victim->p);
+    snprintf(victim->hash, sizeof(victim->hash), "%s", hash);
+    victim->p = p;
+    victim->used = ++w->tick;
+    victim->users = 1;
+    *entry = victim;
+    found = p;
+out:
+    pthread_mutex_unlock(&w->lock);
+    return found;
+}
+
+/* Gives back what get_problem() handed out: a cache entry's reference, or
+ * frees a problem that was loaded outside the cache. */
+static void put_problem(struct worker *w, struct cached_problem *entry, const struct problem *p)
+{
+    if (!entry) {
+        problem_free((struct problem *)p);
+        return;
+    }
+    pthread_mutex_lock(&w->lock);
+    entry->users--;
+    pthread_mutex_unlock(&w->lock);
 }
 
 /* The job's seed: a decimal uint64 (the server draws 63 bits, but the whole
@@ -358,7 +421,7 @@ static void *judge_thread(void *arg)
 enum post_outcome { POST_OK, POST_LOST, POST_RETRY };
 
 /* Posts the pending events (possibly none: a heartbeat). */
-static enum post_outcome post_progress(struct worker *w, const char *lease, struct job_run *run)
+static enum post_outcome post_progress(struct slot *sl, const char *lease, struct job_run *run)
 {
     json_t *batch = json_array();
     pthread_mutex_lock(&run->lock);
@@ -373,7 +436,7 @@ static enum post_outcome post_progress(struct worker *w, const char *lease, stru
     long status = 0;
     json_t *reply = NULL;
     char *err = NULL;
-    int rc = exchange_json(w, "POST", path, body, BW_WORKER_HTTP_S, &status, &reply, &err);
+    int rc = exchange_json(sl, "POST", path, body, BW_WORKER_HTTP_S, &status, &reply, &err);
     json_decref(body);
     json_decref(reply);
     enum post_outcome out = rc < 0                           ? POST_RETRY
@@ -388,7 +451,7 @@ static enum post_outcome post_progress(struct worker *w, const char *lease, stru
 
 /* Posts a final message (result, internal-error, release) until the server
  * has it or the lease is gone. */
-static enum post_outcome post_final(struct worker *w, const char *lease, const char *what,
+static enum post_outcome post_final(struct slot *sl, const char *lease, const char *what,
                                     json_t *body)
 {
     char path[128];
@@ -398,7 +461,7 @@ static enum post_outcome post_final(struct worker *w, const char *lease, const c
         json_t *reply = NULL;
         char *err = NULL, tmp[32];
         int rc =
-            exchange_json(w, "POST", path, body, BW_WORKER_FINAL_HTTP_S, &status, &reply, &err);
+            exchange_json(sl, "POST", path, body, BW_WORKER_FINAL_HTTP_S, &status, &reply, &err);
         if (rc == BW_OK && (status == 200 || status == 204)) {
             json_decref(reply);
             return POST_OK;
@@ -421,26 +484,28 @@ static enum post_outcome post_final(struct worker *w, const char *lease, const c
         json_decref(reply);
         free(err);
         /* A stopping worker still tries a few times: the result is precious. */
-        if (stopping(w) && tries >= 3)
+        if (stop_requested(sl->w) && tries >= 3)
             return POST_RETRY;
-        backoff(w, why);
-        if (stopping(w))
-            w->backoff_s = 1;
+        backoff(sl, why);
+        if (stop_requested(sl->w))
+            sl->backoff_s = 1;
     }
 }
 
-static void internal_error(struct worker *w, const char *lease, const char *message)
+static void internal_error(struct slot *sl, const char *lease, const char *message)
 {
     json_t *body = json_pack("{s:s}", "message", message ? message : "unknown error");
     if (body)
-        post_final(w, lease, "internal-error", body);
+        post_final(sl, lease, "internal-error", body);
     json_decref(body);
 }
 
 /* Runs one claimed job to its end. Returns true when the job is over
  * (result, internal error, release); false when it was abandoned on stop. */
-static bool run_job(struct worker *w, json_t *job)
+static bool run_job(struct slot *sl, json_t *job)
 {
+    struct worker *w = sl->w;
+    struct cached_problem *entry = NULL;
     const char *lease = json_string_value(json_object_get(job, "lease"));
     const char *hash = json_string_value(json_object_get(job, "bundle"));
     const char *source = json_string_value(json_object_get(job, "source"));
@@ -453,23 +518,24 @@ static bool run_job(struct worker *w, json_t *job)
         (seed_s && !parse_u64(seed_s, &seed))) {
         log_error("worker: malformed job from the server");
         if (lease)
-            internal_error(w, lease, "the worker received a malformed job");
+            internal_error(sl, lease, "the worker received a malformed job");
         return true;
     }
     log_info("worker: submission %lld: judging (%s, lease %s)", (long long)id, mode, lease);
     char *cause = NULL;
-    const struct problem *p = get_problem(w, hash, problem_id, &cause);
+    const struct problem *p = get_problem(sl, hash, problem_id, &entry, &cause);
     if (!p) {
         log_error("worker: submission %lld: problem bundle %.12s: %s", (long long)id, hash, cause);
         char msg[1024];
         snprintf(msg, sizeof(msg), "problem bundle %.12s: %s", hash, cause ? cause : "error");
-        internal_error(w, lease, msg);
+        internal_error(sl, lease, msg);
         free(cause);
         return true;
     }
     struct job_run *run = calloc(1, sizeof(*run));
     if (!run) {
-        internal_error(w, lease, "out of memory");
+        internal_error(sl, lease, "out of memory");
+        put_problem(w, entry, p);
         return true;
     }
     pthread_mutex_init(&run->lock, NULL);
@@ -486,13 +552,18 @@ static bool run_job(struct worker *w, json_t *job)
     run->opts.event_arg = run;
     pthread_t th;
     if (!run->events || !run->source || pthread_create(&th, NULL, judge_thread, run) != 0) {
-        internal_error(w, lease, "cannot start the judge thread");
+        internal_error(sl, lease, "cannot start the judge thread");
         json_decref(run->events);
         free(run->source);
         free(run);
+        put_problem(w, entry, p);
         return true;
     }
     double last_post = now_ms(), stop_seen = 0;
+    int heartbeat_s;
+    pthread_mutex_lock(&w->lock);
+    heartbeat_s = w->heartbeat_s;
+    pthread_mutex_unlock(&w->lock);
     bool lost = false, finished = false;
     for (;;) {
         usleep(50 * 1000);
@@ -503,7 +574,7 @@ static bool run_job(struct worker *w, json_t *job)
         if (finished)
             break;
         double now = now_ms();
-        if (stopping(w)) {
+        if (stop_requested(w)) {
             if (stop_seen == 0) {
                 stop_seen = now;
                 log_info("worker: submission %lld: stopping; waiting up to %d s for the job",
@@ -513,23 +584,19 @@ static bool run_job(struct worker *w, json_t *job)
                          (long long)id, w->wc->grace_s);
                 json_t *body = json_object();
                 if (!lost)
-                    post_final(w, lease, "release", body);
+                    post_final(sl, lease, "release", body);
                 json_decref(body);
                 /* The judge thread still holds run, p and jc: leave them be
-                 * (the process is exiting), and keep p out of the cache that
-                 * worker_release frees. */
-                for (int i = 0; i < BW_WORKER_PROBLEMS; i++) {
-                    if (w->problems[i].p == p)
-                        w->problems[i].p = NULL;
-                }
+                 * (the process is exiting); p's cache entry keeps its user,
+                 * so worker_release leaves p alone. */
                 pthread_detach(th);
                 return false;
             }
         }
         bool due = (pending > 0 && now - last_post >= BW_WORKER_POST_MS) ||
-                   now - last_post >= w->heartbeat_s * 1000.0;
+                   now - last_post >= heartbeat_s * 1000.0;
         if (due && !lost) {
-            enum post_outcome o = post_progress(w, lease, run);
+            enum post_outcome o = post_progress(sl, lease, run);
             if (o == POST_LOST) {
                 lost = true;
                 log_warn("worker: submission %lld: lease %s lost; the result will be dropped",
@@ -540,19 +607,19 @@ static bool run_job(struct worker *w, json_t *job)
     }
     pthread_join(th, NULL);
     while (!lost && json_array_size(run->events) > 0) {
-        if (post_progress(w, lease, run) != POST_OK)
+        if (post_progress(sl, lease, run) != POST_OK)
             break;
     }
     if (!lost && run->rc < 0) {
         log_error("worker: submission %lld: the judge failed: %s", (long long)id,
                   run->cause ? run->cause : bw_strerror(run->rc));
-        internal_error(w, lease, run->cause ? run->cause : bw_strerror(run->rc));
+        internal_error(sl, lease, run->cause ? run->cause : bw_strerror(run->rc));
     } else if (!lost) {
         json_t *result = judge_result_json(&run->result);
         json_t *body = result ? json_pack("{s:o}", "result", result) : NULL;
         if (!body) {
-            internal_error(w, lease, "out of memory building the result");
-        } else if (post_final(w, lease, "result", body) == POST_OK) {
+            internal_error(sl, lease, "out of memory building the result");
+        } else if (post_final(sl, lease, "result", body) == POST_OK) {
             log_info("worker: submission %lld: %s%s", (long long)id,
                      verdict_code(run->result.verdict),
                      run->result.executed ? "" : " (compiled only; no GPU here)");
@@ -565,97 +632,102 @@ static bool run_job(struct worker *w, json_t *job)
     json_decref(run->events);
     pthread_mutex_destroy(&run->lock);
     free(run);
+    put_problem(w, entry, p);
     return true;
 }
 
 static void worker_release(struct worker *w)
 {
     for (int i = 0; i < BW_WORKER_PROBLEMS; i++)
-        problem_free(w->problems[i].p);
-    if (w->curl)
-        curl_easy_cleanup(w->curl);
+        if (w->problems[i].users == 0)
+            problem_free(w->problems[i].p);
     free(w->base);
     free(w->authz);
     free(w->cache_dir);
+    free(w->register_why);
+    pthread_mutex_destroy(&w->lock);
+    pthread_mutex_destroy(&w->register_lock);
 }
 
-int worker_run(const struct worker_config *wc, struct judge_config *jc, char **cause)
+/* Registers again (one slot at a time). After an outage this is done only
+ * when no slot holds a job: registering gives back every lease the worker
+ * holds (the server's reclaim), which would cost a busy slot its job. */
+static void reregister(struct slot *sl, bool only_if_idle)
 {
-    struct worker w;
-    struct worker_config defaults = *wc;
-    memset(&w, 0, sizeof(w));
-    if (defaults.grace_s <= 0)
-        defaults.grace_s = BW_WORKER_GRACE_S;
-    if (defaults.max_backoff_s <= 0)
-        defaults.max_backoff_s = BW_WORKER_MAX_BACKOFF_S;
-    w.wc = &defaults;
-    w.jc = jc;
-    w.backoff_s = 1;
-    w.heartbeat_s = BW_WORKER_LEASE_S / 3;
-    if (!wc->server || !wc->token || strncmp(wc->token, "bww_", 4) != 0)
-        return bw_fail(cause, BW_ERR_INVALID,
-                       "a server URL and a worker token (bww_...) are needed");
-    const char *dir = wc->cache_dir ? wc->cache_dir : jc->cache_dir;
-    if (!dir)
-        return bw_fail(cause, BW_ERR_INVALID, "a cache directory is needed for problem bundles");
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
-        return bw_fail(cause, BW_ERR_SYSTEM, "curl_global_init failed");
-    w.base = strdup(wc->server);
-    w.cache_dir = strdup(dir);
-    size_t n = strlen(wc->token) + 32;
-    w.authz = malloc(n);
-    w.curl = curl_easy_init();
+    struct worker *w = sl->w;
+    char *why = NULL;
     int rc = BW_OK;
-    if (!w.base || !w.cache_dir || !w.authz || !w.curl) {
-        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    snprintf(w.authz, n, "Authorization: Bearer %s", wc->token);
-    size_t bl = strlen(w.base);
-    while (bl > 0 && w.base[bl - 1] == '/')
-        w.base[--bl] = '\0';
-    rc = mkdirs(w.cache_dir, cause);
+    bool busy;
+
+    pthread_mutex_lock(&w->register_lock);
+    pthread_mutex_lock(&w->lock);
+    busy = w->busy > 0;
+    pthread_mutex_unlock(&w->lock);
+    if (!(only_if_idle && busy))
+        rc = do_register(sl, &why);
+    pthread_mutex_unlock(&w->register_lock);
     if (rc) {
-        bw_wrap(cause, rc, "cache directory %s", w.cache_dir);
-        goto out;
+        pthread_mutex_lock(&w->lock);
+        w->done = true;
+        if (!w->register_rc) {
+            w->register_rc = rc;
+            w->register_why = why;
+            why = NULL;
+        }
+        pthread_mutex_unlock(&w->lock);
     }
-    rc = do_register(&w, cause);
-    int jobs = 0;
+    free(why);
+}
+
+/* One slot: claim, judge, report, until the worker stops. */
+static void *slot_thread(void *arg)
+{
+    struct slot *sl = arg;
+    struct worker *w = sl->w;
     json_t *claim = json_object();
-    if (claim && wc->claim_wait_s > 0)
-        json_object_set_new(claim, "wait", json_integer(wc->claim_wait_s));
-    while (rc == BW_OK && !stopping(&w)) {
+
+    if (claim && w->wc->claim_wait_s > 0)
+        json_object_set_new(claim, "wait", json_integer(w->wc->claim_wait_s));
+    while (claim && !stopping(w)) {
         long status = 0;
         json_t *reply = NULL;
         char *err = NULL, tmp[32];
-        w.abort_on_stop = true;
-        int xr = exchange_json(&w, "POST", "/api/judge/claim", claim, BW_WORKER_CLAIM_HTTP_S,
+        sl->abort_on_stop = true;
+        int xr = exchange_json(sl, "POST", "/api/judge/claim", claim, BW_WORKER_CLAIM_HTTP_S,
                                &status, &reply, &err);
-        w.abort_on_stop = false;
-        if (stopping(&w)) {
+        sl->abort_on_stop = false;
+        if (stopping(w)) {
             if (xr == BW_OK && status == 200)
-                post_final(&w, json_string_value(json_object_get(reply, "lease")), "release",
+                post_final(sl, json_string_value(json_object_get(reply, "lease")), "release",
                            claim);
             json_decref(reply);
             free(err);
             break;
         }
         if (xr == BW_OK && status == 200 && json_is_object(reply)) {
-            w.backoff_s = 1;
-            bool over = run_job(&w, reply);
+            bool over;
+            sl->backoff_s = 1;
+            pthread_mutex_lock(&w->lock);
+            w->busy++;
+            pthread_mutex_unlock(&w->lock);
+            over = run_job(sl, reply);
             json_decref(reply);
-            if (!over || (wc->max_jobs > 0 && ++jobs >= wc->max_jobs))
-                break;
+            pthread_mutex_lock(&w->lock);
+            w->busy--;
+            w->jobs++;
+            if (!over || (w->wc->max_jobs > 0 && w->jobs >= w->wc->max_jobs))
+                w->done = true; /* abandoned on stop, or enough jobs (tests) */
+            pthread_mutex_unlock(&w->lock);
             continue;
         }
         if (xr == BW_OK && status == 204) {
-            w.backoff_s = 1;
+            sl->backoff_s = 1;
             continue;
         }
         if (xr == BW_OK && status == 409) {
             /* The server forgot us (a fresh database, a restart): register again. */
             json_decref(reply);
-            rc = do_register(&w, cause);
+            reregister(sl, false);
             continue;
         }
         char why[512];
@@ -664,12 +736,95 @@ int worker_run(const struct worker_config *wc, struct judge_config *jc, char **c
         bool outage = xr < 0 || status >= 500;
         json_decref(reply);
         free(err);
-        backoff(&w, why);
-        if (outage && !stopping(&w))
-            rc = do_register(&w, cause);
+        backoff(sl, why);
+        if (outage && !stopping(w))
+            reregister(sl, true);
     }
     json_decref(claim);
+    return NULL;
+}
+
+int worker_run(const struct worker_config *wc, struct judge_config *jc, char **cause)
+{
+    struct worker w;
+    struct worker_config defaults = *wc;
+    struct slot slots[BW_WORKER_MAX_SLOTS];
+    pthread_t threads[BW_WORKER_MAX_SLOTS];
+    int n_slots, started = 0, rc = BW_OK;
+    const char *dir;
+    size_t n, bl;
+
+    memset(&w, 0, sizeof(w));
+    memset(slots, 0, sizeof(slots));
+    if (defaults.grace_s <= 0)
+        defaults.grace_s = BW_WORKER_GRACE_S;
+    if (defaults.max_backoff_s <= 0)
+        defaults.max_backoff_s = BW_WORKER_MAX_BACKOFF_S;
+    n_slots = defaults.slots > 0 ? defaults.slots : BW_WORKER_SLOTS;
+    if (n_slots > BW_WORKER_MAX_SLOTS)
+        return bw_fail(cause, BW_ERR_INVALID, "at most %d job slots (BW_WORKER_MAX_SLOTS)",
+                       BW_WORKER_MAX_SLOTS);
+    if (!wc->server || !wc->token || strncmp(wc->token, "bww_", 4) != 0)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "a server URL and a worker token (bww_...) are needed");
+    dir = wc->cache_dir ? wc->cache_dir : jc->cache_dir;
+    if (!dir)
+        return bw_fail(cause, BW_ERR_INVALID, "a cache directory is needed for problem bundles");
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+        return bw_fail(cause, BW_ERR_SYSTEM, "curl_global_init failed");
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_mutex_init(&w.register_lock, NULL);
+    w.wc = &defaults;
+    w.jc = jc;
+    w.heartbeat_s = BW_WORKER_LEASE_S / 3;
+    w.base = strdup(wc->server);
+    w.cache_dir = strdup(dir);
+    n = strlen(wc->token) + 32;
+    w.authz = malloc(n);
+    if (!w.base || !w.cache_dir || !w.authz) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(w.authz, n, "Authorization: Bearer %s", wc->token);
+    bl = strlen(w.base);
+    while (bl > 0 && w.base[bl - 1] == '/')
+        w.base[--bl] = '\0';
+    rc = mkdirs(w.cache_dir, cause);
+    if (rc) {
+        bw_wrap(cause, rc, "cache directory %s", w.cache_dir);
+        goto out;
+    }
+    for (int i = 0; i < n_slots; i++) {
+        slots[i] = (struct slot){.w = &w, .index = i, .curl = curl_easy_init(), .backoff_s = 1};
+        if (!slots[i].curl) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+    }
+    rc = do_register(&slots[0], cause);
+    if (rc == BW_OK && n_slots > 1)
+        log_info("worker: %d job slots", n_slots);
+    for (int i = 1; rc == BW_OK && i < n_slots; i++) {
+        if (pthread_create(&threads[i], NULL, slot_thread, &slots[i]) != 0) {
+            rc = bw_fail(cause, BW_ERR_SYSTEM, "cannot start job slot %d", i);
+            pthread_mutex_lock(&w.lock);
+            w.done = true;
+            pthread_mutex_unlock(&w.lock);
+            break;
+        }
+        started = i;
+    }
+    if (rc == BW_OK)
+        slot_thread(&slots[0]); /* slot 0 is this thread */
+    for (int i = 1; i <= started; i++)
+        pthread_join(threads[i], NULL);
+    if (rc == BW_OK && w.register_rc)
+        rc = bw_fail(cause, w.register_rc, "%s",
+                     w.register_why ? w.register_why : bw_strerror(w.register_rc));
 out:
+    for (int i = 0; i < n_slots; i++)
+        if (slots[i].curl)
+            curl_easy_cleanup(slots[i].curl);
     worker_release(&w);
     curl_global_cleanup();
     return rc;

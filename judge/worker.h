@@ -38,7 +38,8 @@ struct worker_config {
     int max_backoff_s; /* longest wait between retries; 0: BW_WORKER_MAX_BACKOFF_S */
     int claim_wait_s;  /* long-poll length asked for; 0: the server's */
     volatile sig_atomic_t *stop; /* nonzero: stop (see above); may be NULL */
-    int max_jobs;                /* > 0: return after this many jobs (tests) */
+    int max_jobs;                /* > 0: return after this many jobs in all (tests) */
+    int slots;                   /* jobs judged at once (threads); 0: BW_WORKER_SLOTS */
 };
 
 /* Runs until stopped (returns BW_OK) or until the server refuses the token

@@ -12,7 +12,8 @@ Every hard limit of Blockwise, generated from `common/limits.h` by
 names it in its error message.
 
 HEAD
-awk '
+# Lines continued with a backslash (clang-format wraps long ones) are joined first.
+sed -e ':a' -e '/\\$/N' -e 's/ *\\\n */ /' -e 'ta' common/limits.h | awk '
 /^\/\* --- / { t=$0; sub(/^\/\* --- /,"",t); sub(/ -+ *\*\/$/,"",t); printf "\n## %s\n\n| name | value | meaning |\n|---|---|---|\n", t; next }
 /^#define BW_/ && $2 !~ /_H$/ {
     name=$2; rest=$0; sub(/^#define [A-Z0-9_]+ +/,"",rest)
@@ -20,4 +21,4 @@ awk '
     comment=rest; if (comment ~ /\/\*/) { sub(/^.*\/\* */,"",comment); sub(/ *\*\/$/,"",comment) } else comment=""
     gsub(/\|/,"\\|",comment)
     printf "| `%s` | `%s` | %s |\n", name, value, comment
-}' common/limits.h
+}'

@@ -1,0 +1,197 @@
+#include "build_cache.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/sha256.h"
+#include "common/banned.h"
+
+struct build_entry {
+    char key[65];
+    struct compile_result r; /* owned */
+    size_t bytes;            /* what it costs the cache */
+    unsigned long used;      /* tick of the last use */
+};
+
+struct build_cache {
+    pthread_mutex_t lock;
+    struct build_entry entries[BW_BUILD_CACHE_ENTRIES];
+    int n;
+    size_t bytes;
+    unsigned long tick, hits, misses;
+};
+
+struct build_cache *build_cache_new(void)
+{
+    struct build_cache *c = calloc(1, sizeof(*c));
+
+    if (c)
+        pthread_mutex_init(&c->lock, NULL);
+    return c;
+}
+
+void build_cache_free(struct build_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n; i++)
+        compile_result_release(&c->entries[i].r);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* Hashes one field as its length and its bytes, so no two requests collide
+ * by moving bytes between fields. */
+static void put_field(struct sha256 *h, const void *data, size_t len)
+{
+    uint64_t n = len;
+
+    sha256_update(h, &n, sizeof(n));
+    sha256_update(h, data, len);
+}
+
+static void put_string(struct sha256 *h, const char *s)
+{
+    put_field(h, s ? s : "", s ? strlen(s) : 0);
+}
+
+void build_cache_key(const struct compile_request *rq, char key[65])
+{
+    struct sha256 h;
+    unsigned char sandboxed = !rq->no_sandbox;
+
+    sha256_init(&h);
+    put_string(&h, "blockwise-build-1");
+    put_field(&h, rq->source, rq->len);
+    put_string(&h, rq->filename);
+    put_string(&h, rq->arch);
+    for (size_t i = 0; i < rq->n_options; i++)
+        put_string(&h, rq->options[i]);
+    put_field(&h, &sandboxed, 1);
+    sha256_final_hex(&h, key);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* A deep copy of src into *dst; false when out of memory (dst released). */
+static bool copy_result(struct compile_result *dst, const struct compile_result *src)
+{
+    bool ok = true;
+
+    memset(dst, 0, sizeof(*dst));
+    dst->ok = src->ok;
+    dst->ms = src->ms;
+    dst->nvrtc_ms = src->nvrtc_ms;
+    if (src->cubin) {
+        dst->cubin = malloc(src->cubin_len ? src->cubin_len : 1);
+        ok = dst->cubin != NULL;
+        if (ok)
+            memcpy(dst->cubin, src->cubin, src->cubin_len);
+        dst->cubin_len = src->cubin_len;
+    }
+    dst->ptx = dup_or_null(src->ptx);
+    dst->log = dup_or_null(src->log);
+    dst->failure = dup_or_null(src->failure);
+    ok = ok && (!src->ptx || dst->ptx) && (!src->log || dst->log) &&
+         (!src->failure || dst->failure);
+    for (size_t i = 0; ok && i < src->diags.n; i++)
+        ok = diag_list_addf(&dst->diags, src->diags.items[i].line, src->diags.items[i].column,
+                            "%s", src->diags.items[i].msg) == BW_OK;
+    if (ok && src->n_kernels) {
+        dst->kernels = calloc(src->n_kernels, sizeof(*dst->kernels));
+        ok = dst->kernels != NULL;
+        for (size_t k = 0; ok && k < src->n_kernels; k++) {
+            dst->kernels[k] = src->kernels[k];
+            dst->kernels[k].name = dup_or_null(src->kernels[k].name);
+            ok = !src->kernels[k].name || dst->kernels[k].name;
+            dst->n_kernels = k + 1;
+        }
+    }
+    if (!ok)
+        compile_result_release(dst);
+    return ok;
+}
+
+static size_t cost(const struct compile_result *r)
+{
+    return r->cubin_len + (r->ptx ? strlen(r->ptx) : 0) + (r->log ? strlen(r->log) : 0) + 1024;
+}
+
+static struct build_entry *find(struct build_cache *c, const char key[65])
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->entries[i].key, key) == 0)
+            return &c->entries[i];
+    return NULL;
+}
+
+static void evict(struct build_cache *c, int i)
+{
+    c->bytes -= c->entries[i].bytes;
+    compile_result_release(&c->entries[i].r);
+    c->entries[i] = c->entries[--c->n];
+}
+
+bool build_cache_get(struct build_cache *c, const char key[65], struct compile_result *out)
+{
+    struct build_entry *e;
+    bool found = false;
+
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&c->lock);
+    e = find(c, key);
+    if (e && copy_result(out, &e->r)) {
+        e->used = ++c->tick;
+        out->from_cache = true;
+        found = true;
+    }
+    if (found)
+        c->hits++;
+    else
+        c->misses++;
+    pthread_mutex_unlock(&c->lock);
+    return found;
+}
+
+void build_cache_put(struct build_cache *c, const char key[65], const struct compile_result *r)
+{
+    struct build_entry fresh;
+    size_t bytes = cost(r);
+
+    if (r->failure || bytes > BW_BUILD_CACHE_BYTES || !copy_result(&fresh.r, r))
+        return;
+    snprintf(fresh.key, sizeof(fresh.key), "%s", key);
+    fresh.bytes = bytes;
+    pthread_mutex_lock(&c->lock);
+    if (find(c, key)) { /* another slot built it meanwhile */
+        pthread_mutex_unlock(&c->lock);
+        compile_result_release(&fresh.r);
+        return;
+    }
+    while (c->n > 0 && (c->n == BW_BUILD_CACHE_ENTRIES || c->bytes + bytes > BW_BUILD_CACHE_BYTES)) {
+        int oldest = 0;
+        for (int i = 1; i < c->n; i++)
+            if (c->entries[i].used < c->entries[oldest].used)
+                oldest = i;
+        evict(c, oldest);
+    }
+    fresh.used = ++c->tick;
+    c->entries[c->n++] = fresh;
+    c->bytes += bytes;
+    pthread_mutex_unlock(&c->lock);
+}
+
+void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned long *misses)
+{
+    pthread_mutex_lock(&c->lock);
+    *hits = c->hits;
+    *misses = c->misses;
+    pthread_mutex_unlock(&c->lock);
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# worker-fake.sh - blockwise-server and a judged worker that executes, on
+# loopback, without a GPU: the worker's runners use the fake CUDA driver
+# (tests/fake/libcuda.c, see tests/cpu/judge-fake.sh), so Runs and Submits go
+# through claim, bundle, compile, the runner pool, tests, timing and result,
+# as on a GPU worker. Checks:
+#   - a worker with --slots 2 judges a burst of Runs (learners at once), every
+#     one executed with the right verdict; a Runtime Error, a Time Limit and a
+#     Memory Violation in the burst cost nobody else their verdict;
+#   - a Submit in the burst is timed (its shapes run alone: the GPU gate);
+#   - identical sources in the burst are compiled once (compile_cached);
+#   - every job is judged exactly once.
+#   tests/cpu/worker-fake.sh BUILD
+set -u
+build=${1:-build}
+server_bin=$build/bin/blockwise-server
+judged_bin=$build/bin/judged
+fake=$build/tests/fake
+problem=tests/fixtures/fake-gpu/fake-add
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+check() {
+    local name=$1
+    shift
+    if eval "$@"; then ok "$name"; else bad "$name (${GOT:-})"; fi
+}
+for need in "$fake/libcuda.so.1" "$server_bin" "$judged_bin" "$build/bin/blockwise-runner"; do
+    [ -e "$need" ] || { echo "  skip: needs make all ($need)"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
+done
+for tool in curl jq; do
+    command -v $tool >/dev/null || { echo "  skip: $tool missing"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
+done
+
+T=$(mktemp -d /tmp/bw-worker-fake.XXXXXX)
+PORT=$((20000 + RANDOM % 20000))
+BASE=http://127.0.0.1:$PORT
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$(realpath "$fake")" \
+    "$(realpath "$build/bin/blockwise-runner")" >"$T/runner"
+chmod +x "$T/runner"
+cat >"$T/server.conf" <<CONF
+port = $PORT
+database = $T/db
+problems = tests/fixtures/fake-gpu
+web = ""
+pwhash_ops = 1
+pwhash_mem_kib = 8192
+lease = 20
+claim_wait = 2
+quota_in_flight = 50
+CONF
+"$server_bin" -c "$T/server.conf" create-worker fake --token-file "$T/w.token" >/dev/null
+SERVER= JUDGED=
+cleanup() {
+    [ -n "$JUDGED" ] && kill -KILL "$JUDGED" 2>/dev/null
+    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+    wait 2>/dev/null
+}
+finish() {
+    cleanup
+    if [ "$fail" -ne 0 ]; then
+        echo "--- server log"; tail -20 "$T/server.log"
+        echo "--- judged log"; tail -40 "$T/judged.log"
+    fi
+    rm -rf "$T"
+    echo "$pass passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ]
+    exit $?
+}
+trap 'cleanup; rm -rf "$T"' INT TERM
+
+"$server_bin" -c "$T/server.conf" >>"$T/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 100); do curl -s "$BASE/api/health" >/dev/null && break; sleep 0.05; done
+BLOCKWISE_RUNNER=$T/runner HOME=$T "$judged_bin" --server "$BASE" --token-file "$T/w.token" \
+    --gpu 0 --slots 2 --cache "$T/cache" >>"$T/judged.log" 2>&1 &
+JUDGED=$!
+
+signup() { # NAME
+    curl -s -c "$T/jar.$1" -H 'Content-Type: application/json' \
+        -d "{\"name\":\"$1\",\"password\":\"password-1\"}" "$BASE/api/auth/signup" |
+        jq -r .csrf >"$T/csrf.$1"
+}
+submit() { # USER FILE MODE -> id
+    jq -n --rawfile s "$2" --arg m "$3" '{problem: "fake-add", mode: $m, source: $s}' |
+        curl -s -m 10 -b "$T/jar.$1" -H "X-CSRF-Token: $(cat "$T/csrf.$1")" \
+            -H 'Content-Type: application/json' --data-binary @- "$BASE/api/submissions" | jq -r .id
+}
+get() { # USER ID JQ
+    curl -s -m 10 -b "$T/jar.$1" "$BASE/api/submissions/$2" | jq -r "$3"
+}
+wait_done() { # USER ID SECONDS
+    local end=$((SECONDS + $3))
+    while [ $SECONDS -lt $end ]; do
+        [ "$(get "$1" "$2" .state)" = done ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+for _ in $(seq 200); do grep -q 'registered' "$T/judged.log" && break; sleep 0.1; done
+GOT=$(grep -E 'registered|slots' "$T/judged.log" | head -2 | tr '\n' ' ')
+check "the worker registers with its (fake) GPU and 2 job slots" \
+    '[[ "$GOT" == *"2 job slots"* && "$GOT" != *"compile only"* ]]'
+
+# A burst: four learners, three Runs each, a fault, a hang and an overrun among them.
+declare -A want
+for u in ann bob cid dee; do signup $u; done
+ids=()
+for u in ann bob cid dee; do
+    for k in 1 2 3; do
+        file=$problem/solution.cu v=AC
+        [ "$u$k" = bob2 ] && file=$problem/wrong/fault.cu v=RE
+        [ "$u$k" = cid1 ] && file=$problem/wrong/hang.cu v=TLE
+        [ "$u$k" = dee3 ] && file=$problem/wrong/tail_overrun.cu v=MV
+        id=$(submit $u "$file" run)
+        ids+=("$u:$id")
+        want[$id]=$v
+    done
+done
+SUB=$(submit ann "$problem/tuned.cu" submit)
+all_done=yes wrong=""
+for e in "${ids[@]}" "ann:$SUB"; do
+    u=${e%%:*} id=${e#*:}
+    wait_done "$u" "$id" 120 || { all_done=no; wrong+=" $id:not-done"; continue; }
+    v=$(get "$u" "$id" .verdict)
+    x=$(get "$u" "$id" .result.executed)
+    w=${want[$id]:-AC}
+    [ "$v" = "$w" ] && [ "$x" = true ] || wrong+=" $id:$v/$x(want $w)"
+done
+GOT=$wrong
+check "every Run of the burst executed with its verdict (RE, TLE and MV cost nobody else theirs)" \
+    '[ "$all_done" = yes ] && [ -z "$wrong" ]'
+GOT=$(get ann "$SUB" '[.verdict, (.result.benches | length), (.result.goals | length)] | map(tostring) | join(" ")')
+check "the Submit in the burst was timed on both shapes with its goals" '[ "$GOT" = "AC 2 3" ]'
+GOT=$(for e in "${ids[@]}"; do get "${e%%:*}" "${e#*:}" .result.compile_cached; done | sort | uniq -c | tr -s ' ' | tr '\n' ',')
+check "identical sources were compiled once (the others reused the build)" '[[ "$GOT" == *" true"* ]]'
+GOT=$(grep -c 'judging (' "$T/judged.log")
+check "the worker judged every job once" '[ "$GOT" -eq 13 ]'
+finish

@@ -1,0 +1,139 @@
+/* Tests of judge/build_cache: builds kept by the SHA-256 of their request. */
+#include "tests/test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "judge/build_cache.h"
+#include "common/banned.h"
+
+/* A request for `source` with one option (*opt, the caller's storage) or none. */
+static struct compile_request request(const char *source, const char *const *opt)
+{
+    struct compile_request rq = {.source = source, .len = strlen(source), .arch = "sm_90a"};
+
+    rq.options = opt;
+    rq.n_options = opt ? 1 : 0;
+    return rq;
+}
+
+static struct compile_result built(const char *log, bool ok)
+{
+    struct compile_result r = {.ok = ok, .ms = 80};
+
+    r.log = strdup(log);
+    if (ok) {
+        r.cubin = malloc(4);
+        memcpy(r.cubin, "\x7f" "ELF", 4);
+        r.cubin_len = 4;
+        r.ptx = strdup(".entry k()");
+        r.kernels = calloc(1, sizeof(*r.kernels));
+        r.kernels[0].name = strdup("k");
+        r.kernels[0].registers = 16;
+        r.n_kernels = 1;
+    } else {
+        diag_list_addf(&r.diags, 3, 7, "error: expected a \";\"");
+    }
+    return r;
+}
+
+TEST(build_cache_key_changes_with_every_field)
+{
+    const char *o128[] = {"-DBLOCK=128"}, *o256[] = {"-DBLOCK=256"};
+    struct compile_request a = request("int x;", o128);
+    struct compile_request b = request("int x;", o256);
+    struct compile_request c = request("int y;", o128);
+    char ka[65], kb[65], kc[65], ka2[65], kd[65];
+
+    build_cache_key(&a, ka);
+    build_cache_key(&b, kb);
+    build_cache_key(&c, kc);
+    build_cache_key(&a, ka2);
+    CHECK_STR_EQ(ka, ka2);
+    CHECK(strcmp(ka, kb) != 0 && strcmp(ka, kc) != 0);
+    a.arch = "sm_80";
+    build_cache_key(&a, kd);
+    CHECK(strcmp(ka, kd) != 0);
+    a.arch = "sm_90a";
+    a.no_sandbox = true;
+    build_cache_key(&a, kd);
+    CHECK(strcmp(ka, kd) != 0);
+    CHECK_INT_EQ(strlen(ka), 64);
+}
+
+TEST(build_cache_returns_a_deep_copy)
+{
+    struct build_cache *c = build_cache_new();
+    struct compile_request rq = request("int x;", NULL);
+    struct compile_result r = built("log", true), got;
+    unsigned long hits, misses;
+    char key[65];
+
+    build_cache_key(&rq, key);
+    CHECK(!build_cache_get(c, key, &got));
+    build_cache_put(c, key, &r);
+    compile_result_release(&r); /* the cache kept its own copy */
+    CHECK(build_cache_get(c, key, &got));
+    CHECK(got.ok && got.from_cache && got.cubin_len == 4 && memcmp(got.cubin, "\x7f" "ELF", 4) == 0);
+    CHECK_STR_EQ(got.ptx, ".entry k()");
+    CHECK_STR_EQ(got.log, "log");
+    CHECK(got.n_kernels == 1 && strcmp(got.kernels[0].name, "k") == 0 &&
+          got.kernels[0].registers == 16);
+    compile_result_release(&got);
+    build_cache_counts(c, &hits, &misses);
+    CHECK_INT_EQ(hits, 1);
+    CHECK_INT_EQ(misses, 1);
+    build_cache_free(c);
+}
+
+TEST(build_cache_keeps_errors_but_not_limit_failures)
+{
+    struct build_cache *c = build_cache_new();
+    struct compile_request a = request("int x", NULL), b = request("template bomb", NULL);
+    struct compile_result ce = built("error", false), tle = built("", false), got;
+    char ka[65], kb[65];
+
+    build_cache_key(&a, ka);
+    build_cache_key(&b, kb);
+    build_cache_put(c, ka, &ce);
+    CHECK(build_cache_get(c, ka, &got));
+    CHECK(!got.ok && got.diags.n == 1 && got.diags.items[0].line == 3 &&
+          got.diags.items[0].column == 7);
+    compile_result_release(&got);
+    tle.failure = strdup("compilation exceeded the time limit of 30 s");
+    build_cache_put(c, kb, &tle);
+    CHECK(!build_cache_get(c, kb, &got)); /* the machine's load may have decided it */
+    compile_result_release(&ce);
+    compile_result_release(&tle);
+    build_cache_free(c);
+}
+
+TEST(build_cache_evicts_the_least_recently_used)
+{
+    struct build_cache *c = build_cache_new();
+    char keys[BW_BUILD_CACHE_ENTRIES + 1][65], src[32];
+    struct compile_result got;
+
+    for (int i = 0; i <= BW_BUILD_CACHE_ENTRIES; i++) {
+        struct compile_result r = built("log", true);
+        struct compile_request rq;
+        snprintf(src, sizeof(src), "int x%d;", i);
+        rq = request(src, NULL);
+        build_cache_key(&rq, keys[i]);
+        if (i == BW_BUILD_CACHE_ENTRIES) { /* full: use the oldest again, so the next goes */
+            CHECK(build_cache_get(c, keys[0], &got));
+            compile_result_release(&got);
+        }
+        build_cache_put(c, keys[i], &r);
+        compile_result_release(&r);
+    }
+    CHECK(build_cache_get(c, keys[0], &got));
+    compile_result_release(&got);
+    CHECK(!build_cache_get(c, keys[1], &got));
+    CHECK(build_cache_get(c, keys[BW_BUILD_CACHE_ENTRIES], &got));
+    compile_result_release(&got);
+    build_cache_free(c);
+}

@@ -1,0 +1,206 @@
+/*
+ * Tests of judge/runner_pool: runners started ahead by the pool's thread,
+ * spares never reused, reference runners lent and kept while alive, start
+ * failures handed to the waiter instead of a hang, and the GPU gate. The
+ * runners are the real blockwise-runner on the fake driver
+ * (BUILD/tests/fake/libcuda.so.1), through a wrapper script that gives it
+ * LD_LIBRARY_PATH (a runner is exec'd with an empty environment).
+ */
+#include "tests/test.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/util.h"
+#include "judge/runner_pool.h"
+#include "common/banned.h"
+
+/* Points BLOCKWISE_RUNNER at a wrapper running the real runner on the fake
+ * driver; false with a reason when the build lacks either. */
+static bool use_fake_runner(char *why, size_t cap)
+{
+    static char wrapper[PATH_MAX];
+    char *dir = exe_dir(), runner[PATH_MAX], fake[PATH_MAX], text[3 * PATH_MAX];
+
+    if (!dir) {
+        snprintf(why, cap, "cannot find the test's directory");
+        return false;
+    }
+    snprintf(runner, sizeof(runner), "%s/../bin/blockwise-runner", dir);
+    snprintf(fake, sizeof(fake), "%s/fake/libcuda.so.1", dir);
+    if (access(runner, X_OK) != 0 || access(fake, R_OK) != 0) {
+        snprintf(why, cap, "needs make all (%.200s and %.200s)", runner, fake);
+        free(dir);
+        return false;
+    }
+    snprintf(fake, sizeof(fake), "%s/fake", dir);
+    free(dir);
+    if (!wrapper[0]) {
+        snprintf(wrapper, sizeof(wrapper), "/tmp/bw-test-pool-%d.sh", (int)getpid());
+        snprintf(text, sizeof(text), "#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s \"$@\"\n", fake,
+                 runner);
+        if (write_file_atomic(wrapper, text, strlen(text), NULL) || chmod(wrapper, 0755)) {
+            snprintf(why, cap, "cannot write %.400s", wrapper);
+            return false;
+        }
+    }
+    setenv("BLOCKWISE_RUNNER", wrapper, 1);
+    return true;
+}
+
+TEST(pool_hands_out_fresh_submission_runners_and_refills)
+{
+    struct runner_pool_options o = {.spares = 2, .references = 1};
+    struct runner_pool *pool = NULL;
+    struct runner *a = NULL, *b = NULL, *c = NULL;
+    char why[512], *cause = NULL;
+
+    if (!use_fake_runner(why, sizeof(why)))
+        SKIP(why);
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    CHECK_INT_EQ(runner_pool_take_submission(pool, &a, &cause), BW_OK);
+    CHECK_INT_EQ(runner_pool_take_submission(pool, &b, &cause), BW_OK);
+    CHECK_INT_EQ(runner_pool_take_submission(pool, &c, &cause), BW_OK);
+    CHECK(a && b && c && a != b && b != c && a != c);
+    CHECK(runner_alive(a) && runner_alive(b) && runner_alive(c));
+    CHECK(runner_pid(a) != runner_pid(b));
+    /* three taken, one reference and (soon) two spares again: started >= 5 */
+    for (int i = 0; i < 200 && runner_pool_started(pool) < 6; i++)
+        usleep(10 * 1000);
+    CHECK(runner_pool_started(pool) >= 6);
+    runner_free(a);
+    runner_free(b);
+    runner_free(c);
+    runner_pool_free(pool);
+    free(cause);
+}
+
+TEST(pool_lends_a_reference_runner_and_replaces_a_dead_one)
+{
+    struct runner_pool_options o = {.spares = 0, .references = 1};
+    struct runner_pool *pool = NULL;
+    struct runner *r = NULL, *again = NULL;
+    char why[512], *cause = NULL;
+    pid_t first;
+
+    if (!use_fake_runner(why, sizeof(why)))
+        SKIP(why);
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    CHECK_INT_EQ(runner_pool_take_reference(pool, &r, &cause), BW_OK);
+    first = runner_pid(r);
+    runner_pool_return_reference(pool, r);
+    CHECK_INT_EQ(runner_pool_take_reference(pool, &again, &cause), BW_OK);
+    CHECK(again == r && runner_pid(again) == first); /* the same process, kept */
+    kill(first, SIGKILL);                           /* dies while lent */
+    usleep(100 * 1000);
+    runner_pool_return_reference(pool, again);      /* freed, not kept */
+    CHECK_INT_EQ(runner_pool_take_reference(pool, &r, &cause), BW_OK);
+    CHECK(r && runner_pid(r) != first && runner_alive(r));
+    runner_pool_return_reference(pool, r);
+    runner_pool_free(pool);
+    free(cause);
+}
+
+TEST(pool_start_failure_reaches_the_waiter)
+{
+    struct runner_pool_options o = {.spares = 1, .references = 0};
+    struct runner_pool *pool = NULL;
+    struct runner *r = NULL;
+    char *cause = NULL;
+    const char *old = getenv("BLOCKWISE_RUNNER");
+    char *saved = old ? strdup(old) : NULL;
+
+    setenv("BLOCKWISE_RUNNER", "/nonexistent/blockwise-runner", 1);
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    CHECK(runner_pool_take_submission(pool, &r, &cause) < 0);
+    CHECK(r == NULL);
+    CHECK_CONTAINS(cause, "/nonexistent/blockwise-runner");
+    free(cause);
+    cause = NULL;
+    CHECK(runner_pool_take_reference(pool, &r, &cause) < 0); /* a second waiter: the same */
+    runner_pool_free(pool);
+    free(cause);
+    cause = NULL;
+    if (saved)
+        setenv("BLOCKWISE_RUNNER", saved, 1);
+    else
+        unsetenv("BLOCKWISE_RUNNER");
+    free(saved);
+    CHECK_INT_EQ(runner_pool_new(&(struct runner_pool_options){.spares = 9}, &pool, &cause),
+                 BW_ERR_INVALID);
+    free(cause);
+}
+
+struct gate_probe {
+    struct runner_pool *pool;
+    int *inside; /* shared holders inside now */
+    int seen_with_writer;
+    bool *writer_in;
+    pthread_mutex_t *lock;
+};
+
+static void *shared_holder(void *arg)
+{
+    struct gate_probe *g = arg;
+
+    for (int i = 0; i < 50; i++) {
+        runner_pool_gate_enter(g->pool, false);
+        pthread_mutex_lock(g->lock);
+        (*g->inside)++;
+        if (*g->writer_in)
+            g->seen_with_writer++;
+        pthread_mutex_unlock(g->lock);
+        usleep(500);
+        pthread_mutex_lock(g->lock);
+        (*g->inside)--;
+        pthread_mutex_unlock(g->lock);
+        runner_pool_gate_leave(g->pool, false);
+    }
+    return NULL;
+}
+
+TEST(pool_gate_keeps_timing_alone)
+{
+    struct runner_pool_options o = {.spares = 0, .references = 0};
+    struct runner_pool *pool = NULL;
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int inside = 0, overlaps = 0;
+    bool writer_in = false;
+    struct gate_probe probes[3];
+    pthread_t th[3];
+    char *cause = NULL;
+
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    for (int i = 0; i < 3; i++) {
+        probes[i] = (struct gate_probe){pool, &inside, 0, &writer_in, &lock};
+        pthread_create(&th[i], NULL, shared_holder, &probes[i]);
+    }
+    for (int k = 0; k < 20; k++) {
+        runner_pool_gate_enter(pool, true);
+        pthread_mutex_lock(&lock);
+        writer_in = true;
+        overlaps += inside;
+        pthread_mutex_unlock(&lock);
+        usleep(1000);
+        pthread_mutex_lock(&lock);
+        overlaps += inside;
+        writer_in = false;
+        pthread_mutex_unlock(&lock);
+        runner_pool_gate_leave(pool, true);
+        usleep(300);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_INT_EQ(probes[i].seen_with_writer, 0);
+    }
+    CHECK_INT_EQ(overlaps, 0);
+    runner_pool_free(pool);
+    free(cause);
+}
