@@ -20,6 +20,8 @@
 #include "common/error.h"
 #include "common/util.h"
 #include "judge/sandbox.h"
+#include "judge/sandbox_job.h"
+#include "judge/spawn.h"
 #include "common/banned.h"
 
 /* Runs `sh -c script` as a job; returns sandbox_job_run's code. */
@@ -127,9 +129,9 @@ TEST(job_missing_program)
 
 TEST(signal_names)
 {
-    CHECK_STR_EQ(sandbox_signal_name(SIGSEGV), "SIGSEGV");
-    CHECK_STR_EQ(sandbox_signal_name(SIGSYS), "SIGSYS");
-    CHECK_STR_EQ(sandbox_signal_name(1000), "signal 1000");
+    CHECK_STR_EQ(spawn_signal_name(SIGSEGV), "SIGSEGV");
+    CHECK_STR_EQ(spawn_signal_name(SIGSYS), "SIGSYS");
+    CHECK_STR_EQ(spawn_signal_name(1000), "signal 1000");
 }
 
 /* ---- the child's steps ---------------------------------------------------------------- */
@@ -145,15 +147,18 @@ static const char *const probe_syscalls[] = {
 /* In a forked child: lock down, probe, report on `out`, then end as `end` says. */
 static _Noreturn void confined_probe(const char *dir, int out, enum probe_end end)
 {
-    struct sandbox_bind binds[] = {{dir, "/data/in"}};
+    struct sandbox_bind binds[] = {{.source = dir, .target = "/data/in"}};
     struct sandbox_limits limits = {.cpu_s = 5, .fsize_bytes = 0, .nofile = 16};
     struct buf b;
     char *cause = NULL, host[64] = {0}, text[16] = {0};
     int fd;
 
     buf_init(&b, 4096);
-    if (sandbox_unshare(&cause) || sandbox_enter_pid_namespace(&cause) ||
-        sandbox_set_rlimits(&limits, &cause) || sandbox_make_root(binds, 1, &cause)) {
+    if (sandbox_unshare(SANDBOX_NS_MOUNT | SANDBOX_NS_NET | SANDBOX_NS_IPC | SANDBOX_NS_UTS |
+                            SANDBOX_NS_PID,
+                        &cause) ||
+        sandbox_enter_pid_namespace(&cause) || sandbox_set_rlimits(&limits, &cause) ||
+        sandbox_make_root(binds, 1, &cause)) {
         dprintf(out, "setup failed: %s", cause);
         _exit(2);
     }
@@ -174,8 +179,8 @@ static _Noreturn void confined_probe(const char *dir, int out, enum probe_end en
     gethostname(host, sizeof(host) - 1);
     buf_addf(&b, " host=%s", host);
     if (sandbox_drop_privileges(&cause) ||
-        sandbox_seccomp(probe_syscalls, sizeof(probe_syscalls) / sizeof(probe_syscalls[0]),
-                        &cause)) {
+        sandbox_seccomp_allowlist(probe_syscalls,
+                                  sizeof(probe_syscalls) / sizeof(probe_syscalls[0]), &cause)) {
         dprintf(out, "lock-down failed: %s", cause);
         _exit(2);
     }
@@ -238,7 +243,7 @@ static void probe(enum probe_end end, const char *expect_report, int expect_sign
     CHECK_STR_EQ(report, expect_report);
     if (expect_signal)
         CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == expect_signal,
-                  "status %#x, expected death by %s", status, sandbox_signal_name(expect_signal));
+                  "status %#x, expected death by %s", status, spawn_signal_name(expect_signal));
     else
         CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
