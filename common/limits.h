@@ -91,6 +91,7 @@
 #define BW_SANDBOX_CLOSE_FDS    65536 /* fds closed one by one without close_range, /proc, NOFILE */
 #define BW_MOUNTINFO_LINE_BYTES 16384 /* one /proc/self/mountinfo line (longer: set-up fails) */
 #define BW_SPAWN_MAX_FDS        8     /* descriptors of a child's fixed fd layout (0 to N-1) */
+#define BW_SPAWN_STACK_BYTES    65536 /* stack of a spawned child until it execs */
 #define BW_JOB_POLL_MS          10    /* a job's exit is polled this often without pidfd_open */
 #define BW_COMPILE_RESULT_SLACK 4096  /* compile result record bytes beyond cubin and logs */
 #define BW_SASS_NOFILE          64    /* RLIMIT_NOFILE of the disassembler */

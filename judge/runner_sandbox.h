@@ -25,8 +25,8 @@ int runner_sandbox_process(int keep_max_fd, char **cause);
 
 /* RLIMIT_CORE 0, RLIMIT_FSIZE BW_MAX_RETURN_BYTES (memfds count against it),
  * RLIMIT_NOFILE BW_RUNNER_NOFILE. Never RLIMIT_AS: the driver reserves huge
- * virtual ranges. The runner stays dumpable: the driver writes its
- * /proc/self/task files, which a non-dumpable process does not own. */
+ * virtual ranges. Not sandbox_not_dumpable(): that is the compile child's
+ * policy only. */
 int runner_sandbox_rlimits(char **cause);
 
 /* New user (the caller's uid and gid mapped), mount and network namespaces,

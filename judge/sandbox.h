@@ -87,7 +87,7 @@ const char *sandbox_rlimit_name(int resource);
 int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause);
 
 /* Not dumpable: no core, no ptrace attach by the same uid, /proc/PID owned by
- * root. Not for the runner: the CUDA driver writes its /proc/self/task files. */
+ * root. The compile child's step; the runner does not take it. */
 int sandbox_not_dumpable(char **cause);
 
 /* ---- namespaces --------------------------------------------------------------------- */

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +132,49 @@ static _Noreturn void child(const struct spawn *s, int report, pid_t parent)
     child_failed(report, STEP_EXEC, errno, 0);
 }
 
+struct child_args {
+    const struct spawn *s;
+    int report;
+    pid_t parent;
+};
+
+static int child_main(void *arg)
+{
+    const struct child_args *a = arg;
+    child(a->s, a->report, a->parent);
+}
+
+/*
+ * Starts the child. Normally it shares our memory until it execs, on a stack
+ * of its own, while this thread waits (CLONE_VM | CLONE_VFORK, as glibc's
+ * posix_spawn does): the cost does not grow with judged's memory as fork's
+ * page-table copy does. The sanitizer build forks instead: instrumented code
+ * in a child that shares the parent's shadow memory is not supported.
+ */
+static pid_t start_child(struct child_args *a)
+{
+#ifdef BW_SANITIZE
+    pid_t pid = fork();
+    if (pid == 0)
+        child_main(a);
+    return pid;
+#else
+    void *stack = mmap(NULL, BW_SPAWN_STACK_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid_t pid;
+    int err;
+
+    if (stack == MAP_FAILED)
+        return -1;
+    pid = clone(child_main, (char *)stack + BW_SPAWN_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                a);
+    err = errno;
+    munmap(stack, BW_SPAWN_STACK_BYTES);
+    errno = err;
+    return pid;
+#endif
+}
+
 static bool layout_valid(const struct spawn *s)
 {
     if (s->n_fds < 0 || s->n_fds > BW_SPAWN_MAX_FDS)
@@ -142,10 +187,11 @@ static bool layout_valid(const struct spawn *s)
 
 int spawn_start(struct spawn *s, char **cause)
 {
+    struct child_args args = {.s = s, .parent = getpid()};
     struct report r;
     sigset_t all, old;
     int report[2], fork_errno;
-    pid_t parent = getpid(), pid;
+    pid_t pid;
     ssize_t n;
 
     s->pid = -1;
@@ -158,12 +204,9 @@ int spawn_start(struct spawn *s, char **cause)
     /* No handler of ours may run in the child before it resets them. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid = fork();
-    if (pid == 0) {
-        close(report[0]);
-        child(s, report[1], parent);
-    }
-    fork_errno = errno;
+    args.report = report[1];
+    pid = start_child(&args);
+    fork_errno = errno; /* valid only when pid < 0: the child may have set errno */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(report[1]);
     if (pid < 0) {

@@ -5,7 +5,10 @@
  *
  * Every child judged starts goes through spawn_start(): the compile child and
  * the disassembler (through sandbox_job.h, run to completion) and the runner
- * (runner_client.c, long-lived). In the child, between fork and exec, it:
+ * (runner_client.c, long-lived). The child shares judged's memory until it
+ * execs (clone with CLONE_VM | CLONE_VFORK on a stack of its own, as glibc's
+ * posix_spawn: the cost does not grow with judged's size; the sanitizer
+ * build forks). In the child, before exec, it:
  *   resets every signal to its default and unblocks them all,
  *   asks for SIGKILL when the thread that spawned it exits (PR_SET_PDEATHSIG,
  *     checked against the parent's pid, so a parent that died first is seen),
