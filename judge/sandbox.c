@@ -25,22 +25,38 @@
 
 /* ---- the process ------------------------------------------------------------------- */
 
-int sandbox_die_with_parent(pid_t parent, char **cause)
+int sandbox_die_with_parent_raw(pid_t parent)
 {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
-    if (parent > 0 && getppid() != parent)
+        return errno;
+    return parent > 0 && getppid() != parent ? ESRCH : 0;
+}
+
+int sandbox_die_with_parent(pid_t parent, char **cause)
+{
+    int err = sandbox_die_with_parent_raw(parent);
+
+    if (err == ESRCH)
         return bw_fail(cause, BW_ERR_SANDBOX, "the parent (pid %ld) is gone", (long)parent);
+    if (err)
+        return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(err));
     return BW_OK;
+}
+
+int sandbox_new_session_raw(void)
+{
+    /* A group leader already (spawn.h makes every child a session leader). */
+    if (getpgid(0) == getpid())
+        return 0;
+    return setsid() < 0 ? errno : 0;
 }
 
 int sandbox_new_session(char **cause)
 {
-    /* A group leader already (spawn.h makes every child a session leader). */
-    if (getpgid(0) == getpid())
-        return BW_OK;
-    if (setsid() < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "setsid: %s", strerror(errno));
+    int err = sandbox_new_session_raw();
+
+    if (err)
+        return bw_fail(cause, BW_ERR_SANDBOX, "setsid: %s", strerror(err));
     return BW_OK;
 }
 
@@ -318,12 +334,11 @@ int sandbox_unshare(unsigned namespaces, char **cause)
  */
 static _Noreturn void mirror_child_and_exit(pid_t child, int alive)
 {
-    struct rlimit zero = {0, 0};
     sigset_t all;
     int status;
 
     sandbox_close_fds_raw(0, alive);
-    setrlimit(RLIMIT_CORE, &zero);
+    lower_rlimit(RLIMIT_CORE, 0, 0);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
@@ -363,8 +378,8 @@ int sandbox_enter_pid_namespace(char **cause)
     /* pid 1 of the new namespace: its parent is outside, so getppid() says 0 and
      * cannot tell whether the parent died before the prctl; the pipe can. */
     close(alive[1]);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+    if (sandbox_die_with_parent(0, cause))
+        return BW_ERR_SANDBOX;
     hup = (struct pollfd){.fd = alive[0], .events = POLLIN};
     if (poll(&hup, 1, 0) != 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "the parent died while entering the pid namespace");

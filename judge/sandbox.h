@@ -41,10 +41,14 @@
  * before the prctl.
  */
 int sandbox_die_with_parent(pid_t parent, char **cause);
+/* The same, async-signal-safe: 0, an errno, or ESRCH when the parent is gone. */
+int sandbox_die_with_parent_raw(pid_t parent);
 
 /* Makes the process a session and process-group leader unless it already
  * leads its process group, so that the parent can kill the whole group. */
 int sandbox_new_session(char **cause);
+/* The same, async-signal-safe: 0 or an errno. */
+int sandbox_new_session_raw(void);
 
 /*
  * Closes every fd >= first: close_range(2), else (kernels before 5.9) each fd

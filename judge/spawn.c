@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,12 +84,10 @@ static _Noreturn void child(const struct spawn *s, int report, pid_t parent)
         struct sigaction dfl = {.sa_handler = SIG_DFL};
         sigaction(sig, &dfl, NULL); /* fails, harmlessly, for SIGKILL, SIGSTOP, glibc's own */
     }
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        child_failed(report, STEP_PARENT, errno, 0);
-    if (getppid() != parent)
-        _exit(127); /* the parent died before the prctl: nobody waits for this child */
-    if (setsid() < 0)
-        child_failed(report, STEP_SESSION, errno, 0);
+    if ((err = sandbox_die_with_parent_raw(parent)))
+        child_failed(report, STEP_PARENT, err, 0);
+    if ((err = sandbox_new_session_raw()))
+        child_failed(report, STEP_SESSION, err, 0);
 
     if ((report = dup_above(report, high)) < 0)
         _exit(127);
