@@ -100,6 +100,8 @@
 #define BW_SASS_FUNCTION_BYTES  1024  /* a function name, as a listing is scanned */
 #define BW_RUNNER_MAX_ENV       16    /* extra environment variables of a runner (fake driver) */
 #define BW_RUNNER_REAP_MS       5000  /* a runner that closed its socket must exit within this */
+#define BW_RUNNER_REAP_POLL_US  1000  /* how often a runner being reaped is looked at */
+#define BW_RUNNER_MAX_DEVICE    1024  /* --device N of a runner: 0 to this minus 1 */
 #define BW_RUNNER_REPLY_SEND_MS 60000 /* a runner reply unread this long: the runner exits */
 
 /* --- timing ------------------------------------------------------------------- */

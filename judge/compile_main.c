@@ -9,7 +9,10 @@
  *
  * The set-up is one linear list of named steps (below, `steps`), in the style
  * of ioi/isolate; the first that fails is reported back as an `error` record
- * and the process exits. docs/sandbox.md explains each step and what it
+ * and the process exits. This file is the compile child's policy: which
+ * primitives of judge/sandbox.h run, in which order, with which values (every
+ * namespace, a root of the CUDA headers only, the allowlist seccomp profile);
+ * the mechanisms are shared with the runner. docs/sandbox.md explains each step and what it
  * defends. --no-sandbox skips the isolation steps (namespaces, root, privileges,
  * seccomp) but keeps the rlimits: it exists to diagnose the sandbox itself,
  * and compile_run() never uses it unless the request asks.

@@ -108,7 +108,7 @@ static void reap(struct runner *r, int ms)
                 ;
             break;
         }
-        usleep(1000);
+        usleep(BW_RUNNER_REAP_POLL_US);
     }
     describe_status(r, status);
     r->pid = 0;

@@ -353,7 +353,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         int64_t v;
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && parse_i64(argv[i + 1], &v) &&
-            v >= 0 && v < 1024) {
+            v >= 0 && v < BW_RUNNER_MAX_DEVICE) {
             r.device = (int)v;
             i++;
         } else if (strcmp(argv[i], "--no-sandbox") == 0) {
