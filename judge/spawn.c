@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,9 +81,14 @@ static _Noreturn void child(const struct spawn *s, int report, pid_t parent)
     int moved[BW_SPAWN_MAX_FDS], devnull = -1, err, resource = -1;
     sigset_t none;
 
+    /* An ignored signal stays ignored across exec. glibc's sigaction refuses its own
+     * signals (32, 33) though a parent may have left them ignored: the kernel call does
+     * not (an all-zero kernel sigaction is SIG_DFL, whatever the field order). */
     for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction dfl = {.sa_handler = SIG_DFL};
-        sigaction(sig, &dfl, NULL); /* fails, harmlessly, for SIGKILL, SIGSTOP, glibc's own */
+        unsigned long kernel_dfl[8] = {0};
+        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, &dfl, NULL) < 0)
+            syscall(SYS_rt_sigaction, sig, kernel_dfl, NULL, (size_t)(NSIG - 1) / 8);
     }
     if ((err = sandbox_die_with_parent_raw(parent)))
         child_failed(report, STEP_PARENT, err, 0);
