@@ -95,6 +95,26 @@
 #define BW_GPU_CACHE_SECONDS        86400 /* a `judged check` reuses a GPU's measured figures */
 #define BW_DUMP_MAX_CASE_BYTES      (256ULL << 20) /* `judged dump` skips larger test cases */
 
+/* --- sandboxes and child processes ------------------------------------------ */
+#define BW_SANDBOX_ROOT_BYTES   65536 /* tmpfs of a sandbox's new root (it holds mount points) */
+#define BW_SANDBOX_ROOT_INODES  64    /* inodes of that tmpfs: the mount points' directories */
+#define BW_SANDBOX_MAX_MOUNTS   8     /* binds and tmpfs directories in one sandbox root */
+#define BW_SANDBOX_CLOSE_FDS    65536 /* fds closed one by one without close_range, /proc, NOFILE */
+#define BW_MOUNTINFO_LINE_BYTES 16384 /* one /proc/self/mountinfo line (longer: set-up fails) */
+#define BW_SPAWN_MAX_FDS        8     /* descriptors of a child's fixed fd layout (0 to N-1) */
+#define BW_SPAWN_STACK_BYTES    65536 /* stack of a spawned child until it execs */
+#define BW_JOB_POLL_MS          10    /* a job's exit is polled this often without pidfd_open */
+#define BW_COMPILE_RESULT_SLACK 4096  /* compile result record bytes beyond cubin and logs */
+#define BW_SASS_NOFILE          64    /* RLIMIT_NOFILE of the disassembler */
+#define BW_SASS_SHOWN_BYTES     400   /* of a failing disassembler's output, quoted in the error */
+#define BW_SASS_OPCODE_BYTES    96    /* an opcode with its modifiers, as a listing is scanned */
+#define BW_SASS_FUNCTION_BYTES  1024  /* a function name, as a listing is scanned */
+#define BW_RUNNER_MAX_ENV       16    /* extra environment variables of a runner (fake driver) */
+#define BW_RUNNER_REAP_MS       5000  /* a runner that closed its socket must exit within this */
+#define BW_RUNNER_REAP_POLL_US  1000  /* how often a runner being reaped is looked at */
+#define BW_RUNNER_MAX_DEVICE    1024  /* --device N of a runner: 0 to this minus 1 */
+#define BW_RUNNER_REPLY_SEND_MS 60000 /* a runner reply unread this long: the runner exits */
+
 /* --- timing ------------------------------------------------------------------- */
 #define BW_BENCH_MIN_SAMPLES 10    /* timed runs before the stop rule may stop */
 #define BW_BENCH_MAX_SAMPLES 500   /* timed runs per shape at most */

@@ -13,7 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "sandbox_job.h"
+#include "spawn.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -847,7 +848,7 @@ static int map_death(const struct sandbox_job *job, int cpu_s, unsigned long lon
         return set_failure(out, "the compiler was stopped: it made a forbidden system call");
     if (sig == SIGKILL)
         return set_failure(out, "the compiler was killed (SIGKILL), likely for memory");
-    return set_failure(out, "the compiler crashed (%s)", sandbox_signal_name(sig));
+    return set_failure(out, "the compiler crashed (%s)", spawn_signal_name(sig));
 }
 
 /* Reads the child's result record into *out. */
@@ -988,7 +989,8 @@ int compile_run(const struct compile_request *rq, struct compile_result *out, ch
     if (rq->no_sandbox)
         argv[argc++] = "--no-sandbox";
     argv[argc] = NULL;
-    sandbox_job_init(&job, sent.wall_ms, BW_MAX_CUBIN_BYTES + 4 * BW_COMPILE_LOG_BYTES + 4096,
+    sandbox_job_init(&job, sent.wall_ms,
+                     BW_MAX_CUBIN_BYTES + 4 * BW_COMPILE_LOG_BYTES + BW_COMPILE_RESULT_SLACK,
                      BW_COMPILE_OUTPUT_BYTES);
     job.path = compiler;
     job.argv = argv;

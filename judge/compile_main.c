@@ -9,7 +9,10 @@
  *
  * The set-up is one linear list of named steps (below, `steps`), in the style
  * of ioi/isolate; the first that fails is reported back as an `error` record
- * and the process exits. docs/sandbox.md explains each step and what it
+ * and the process exits. This file is the compile child's policy: which
+ * primitives of judge/sandbox.h run, in which order, with which values (every
+ * namespace, a root of the CUDA headers only, the allowlist seccomp profile);
+ * the mechanisms are shared with the runner. docs/sandbox.md explains each step and what it
  * defends. --no-sandbox skips the isolation steps (namespaces, root, privileges,
  * seccomp) but keeps the rlimits: it exists to diagnose the sandbox itself,
  * and compile_run() never uses it unless the request asks.
@@ -27,6 +30,7 @@
 
 #include "compile.h"
 #include "sandbox.h"
+#include "sandbox_job.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/limits.h"
@@ -35,6 +39,9 @@
 
 /* Where the CUDA headers appear inside the sandbox's root. */
 #define ROOT_INCLUDE "/cuda/include"
+/* Every namespace there is: NVRTC needs no network, IPC, host name or other processes. */
+#define NAMESPACES                                                                                 \
+    (SANDBOX_NS_MOUNT | SANDBOX_NS_NET | SANDBOX_NS_IPC | SANDBOX_NS_UTS | SANDBOX_NS_PID)
 /* Used when the headers are not beside libnvrtc (lib/../include). */
 #define FALLBACK_INCLUDE "/usr/local/cuda/include"
 
@@ -48,7 +55,7 @@ struct child {
 
 /* System calls NVRTC and this file need once the filter is on (found with strace -f;
  * open/openat read-only, clone for threads, tgkill and prlimit64 are added by
- * sandbox_seccomp() with their argument checks). */
+ * sandbox_seccomp_allowlist() with their argument checks). */
 static const char *const allowed_syscalls[] = {
     "read",
     "write",
@@ -235,7 +242,7 @@ static int step_preload_builtins(struct child *c, char **cause)
 static int step_unshare(struct child *c, char **cause)
 {
     (void)c;
-    return sandbox_unshare(cause);
+    return sandbox_unshare(NAMESPACES, cause);
 }
 
 static int step_enter_pid_namespace(struct child *c, char **cause)
@@ -254,16 +261,19 @@ static int step_rlimits(struct child *c, char **cause)
         /* Outside a user namespace RLIMIT_NPROC counts every process of the uid. */
         .nproc = c->sandbox ? BW_COMPILE_NPROC : 0,
     };
+    int rc;
 #ifdef BW_SANITIZE
     l.as_bytes = 0; /* AddressSanitizer reserves terabytes of address space */
 #endif
-    return sandbox_set_rlimits(&l, cause);
+    if ((rc = sandbox_set_rlimits(&l, cause)))
+        return rc;
+    return sandbox_not_dumpable(cause);
 }
 
 static int step_make_root(struct child *c, char **cause)
 {
-    struct sandbox_bind binds[] = {{c->include_dir, ROOT_INCLUDE}};
-    return sandbox_make_root(binds, 1, cause);
+    const struct sandbox_bind binds[] = {{.source = c->include_dir, .target = ROOT_INCLUDE}};
+    return sandbox_make_root(binds, sizeof(binds) / sizeof(binds[0]), cause);
 }
 
 static int step_drop_privileges(struct child *c, char **cause)
@@ -275,8 +285,8 @@ static int step_drop_privileges(struct child *c, char **cause)
 static int step_seccomp(struct child *c, char **cause)
 {
     (void)c;
-    return sandbox_seccomp(allowed_syscalls, sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]),
-                           cause);
+    return sandbox_seccomp_allowlist(allowed_syscalls,
+                                     sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]), cause);
 }
 
 static const struct step {

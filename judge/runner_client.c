@@ -7,19 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ipc.h"
+#include "spawn.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
 #include "common/banned.h"
 
-#define RUNNER_REAP_MS 5000 /* a runner that closed its socket must exit within this */
-#define MAX_EXTRA_ENV  16
+/* The runner's end of the socketpair, in its fd layout. */
+#define RUNNER_FD_SOCKET 3
 
 struct runner {
     pid_t pid;      /* 0 once reaped */
@@ -108,7 +108,7 @@ static void reap(struct runner *r, int ms)
                 ;
             break;
         }
-        usleep(1000);
+        usleep(BW_RUNNER_REAP_POLL_US);
     }
     describe_status(r, status);
     r->pid = 0;
@@ -120,7 +120,7 @@ static void kill_runner(struct runner *r)
 {
     if (r->pid > 0)
         kill(r->pid, SIGKILL);
-    reap(r, RUNNER_REAP_MS);
+    reap(r, BW_RUNNER_REAP_MS);
 }
 
 /* The error for a runner found dead (it closed the socket or the send
@@ -129,7 +129,7 @@ static int died(struct runner *r, const char *what, char **cause)
 {
     char last[200];
 
-    reap(r, RUNNER_REAP_MS);
+    reap(r, BW_RUNNER_REAP_MS);
     last_log_line(r, last, sizeof(last));
     return bw_fail(cause, BW_ERR_IO, "the runner died during %s: it %s%s%s", what, r->death,
                    last[0] ? "; its last words: " : "", last);
@@ -183,34 +183,6 @@ static char *runner_path(const struct runner_options *opt)
     return path;
 }
 
-/*
- * In the child between fork and exec: only async-signal-safe calls. Moves
- * the descriptors to 0-3 (by way of high numbers, so none is clobbered), marks
- * every other descriptor close-on-exec (the error pipe must live until exec)
- * and execs. On failure writes errno to err_fd.
- */
-static void child_exec(const char *path, char *const argv[], char *const envp[], int devnull,
-                       int log_fd, int sock, int err_fd)
-{
-    int in = fcntl(devnull, F_DUPFD, 10), out = log_fd >= 0 ? fcntl(log_fd, F_DUPFD, 10) : -1;
-    int s = fcntl(sock, F_DUPFD, 10), e;
-
-    if (in < 0 || s < 0 || (log_fd >= 0 && out < 0) || dup2(in, 0) < 0 || dup2(s, 3) < 0 ||
-        (out >= 0 && (dup2(out, 1) < 0 || dup2(out, 2) < 0)))
-        goto fail;
-#if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
-    syscall(SYS_close_range, 4u, ~0u, CLOSE_RANGE_CLOEXEC);
-#elif defined(SYS_close_range)
-    syscall(SYS_close_range, 4u, ~0u, 4u); /* CLOSE_RANGE_CLOEXEC */
-#endif
-    execve(path, argv, envp);
-fail:
-    e = errno;
-    if (write(err_fd, &e, sizeof(e)) < 0)
-        _exit(127);
-    _exit(127);
-}
-
 /* Reads the ready message and fills r->gpu, or returns the runner's reason. */
 static int await_ready(struct runner *r, int ms, char **cause)
 {
@@ -250,12 +222,11 @@ static int await_ready(struct runner *r, int ms, char **cause)
 int runner_start(const struct runner_options *opt, struct runner **out, char **cause)
 {
     char device[16], *path = NULL;
-    char *argv[6], *envp[MAX_EXTRA_ENV + 2];
-    int sv[2] = {-1, -1}, logp[2] = {-1, -1}, errp[2] = {-1, -1}, devnull = -1, argc = 0, envc = 0;
-    int rc, child_errno = 0;
+    char *argv[6], *envp[BW_RUNNER_MAX_ENV + 2];
+    int sv[2] = {-1, -1}, logp[2] = {-1, -1}, argc = 0, envc = 0;
+    struct spawn child;
     struct runner *r;
-    ssize_t n;
-    pid_t pid;
+    int rc;
 
     *out = NULL;
     r = calloc(1, sizeof(*r));
@@ -282,23 +253,18 @@ int runner_start(const struct runner_options *opt, struct runner **out, char **c
     argv[argc] = NULL;
     envp[envc++] = (char *)"CUDA_CACHE_DISABLE=1";
     for (int i = 0; opt->extra_env && opt->extra_env[i]; i++) {
-        if (envc > MAX_EXTRA_ENV) {
+        if (envc > BW_RUNNER_MAX_ENV) {
             rc = bw_fail(cause, BW_ERR_LIMIT, "more than %d extra environment variables",
-                         MAX_EXTRA_ENV);
+                         BW_RUNNER_MAX_ENV);
             goto fail;
         }
         envp[envc++] = (char *)opt->extra_env[i];
     }
     envp[envc] = NULL;
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
         (!opt->inherit_stderr && pipe2(logp, O_CLOEXEC) < 0)) {
         rc = bw_fail(cause, BW_ERR_SYSTEM, "runner pipes: %s", strerror(errno));
-        goto fail;
-    }
-    devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (devnull < 0) {
-        rc = bw_fail(cause, BW_ERR_SYSTEM, "open /dev/null: %s", strerror(errno));
         goto fail;
     }
     /* The runner never blocks on its log: past a full pipe, lines are lost. */
@@ -307,18 +273,20 @@ int runner_start(const struct runner_options *opt, struct runner **out, char **c
         rc = bw_fail(cause, BW_ERR_SYSTEM, "runner log pipe: %s", strerror(errno));
         goto fail;
     }
-    pid = fork();
-    if (pid < 0) {
-        rc = bw_fail(cause, BW_ERR_SYSTEM, "fork: %s", strerror(errno));
+    /* fd 3 is the socket and nothing else is open (docs/runner-protocol.md, Start). */
+    spawn_init(&child);
+    child.path = path;
+    child.argv = argv;
+    child.env = envp;
+    child.fds[0] = SPAWN_FD_NULL;
+    child.fds[1] = child.fds[2] = logp[1] >= 0 ? logp[1] : SPAWN_FD_INHERIT;
+    child.fds[RUNNER_FD_SOCKET] = sv[1];
+    child.n_fds = RUNNER_FD_SOCKET + 1;
+    if ((rc = spawn_start(&child, cause)))
         goto fail;
-    }
-    if (pid == 0)
-        child_exec(path, argv, envp, devnull, logp[1], sv[1], errp[1]);
-    r->pid = pid;
+    r->pid = child.pid;
     close(sv[1]);
     sv[1] = -1;
-    close(errp[1]);
-    errp[1] = -1;
     if (logp[1] >= 0)
         close(logp[1]);
     logp[1] = -1;
@@ -327,20 +295,9 @@ int runner_start(const struct runner_options *opt, struct runner **out, char **c
     r->log_fd = logp[0];
     logp[0] = -1;
 
-    /* The exec either worked (the pipe closes with nothing in it) or says why not. */
-    do
-        n = read(errp[0], &child_errno, sizeof(child_errno));
-    while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)sizeof(child_errno)) {
-        reap(r, RUNNER_REAP_MS);
-        rc = bw_fail(cause, BW_ERR_SYSTEM, "cannot exec %s: %s", path, strerror(child_errno));
-        goto fail;
-    }
     rc = await_ready(r, opt->start_ms > 0 ? opt->start_ms : BW_RUNNER_START_MS, cause);
     if (rc)
         goto fail;
-    close(errp[0]);
-    close(devnull);
     free(path);
     *out = r;
     return BW_OK;
@@ -351,11 +308,7 @@ fail:
             close(sv[i]);
         if (logp[i] >= 0)
             close(logp[i]);
-        if (errp[i] >= 0)
-            close(errp[i]);
     }
-    if (devnull >= 0)
-        close(devnull);
     free(path);
     runner_free(r);
     return rc;
@@ -425,7 +378,7 @@ static void after_reply(struct runner *r, const struct run_failure *f)
     int status = 0;
 
     if (f->status == RUN_CUDA_ERROR) {
-        reap(r, RUNNER_REAP_MS);
+        reap(r, BW_RUNNER_REAP_MS);
         return;
     }
     if (r->pid > 0 && waitpid(r->pid, &status, WNOHANG) == r->pid) {

@@ -3,8 +3,9 @@
  * with typed requests under a deadline, and kill it.
  *
  * judged never touches CUDA: every GPU action is a call on a runner, a fresh
- * process exec'd with an empty environment (CUDA_CACHE_DISABLE=1 only) and
- * one end of a socketpair as its fd 3 (docs/runner-protocol.md). The runner
+ * process started by spawn.h with an environment of CUDA_CACHE_DISABLE=1 only
+ * (plus extra_env), in its own process group, and one end of a socketpair as
+ * its fd 3 (docs/runner-protocol.md). The runner
  * binary is $BLOCKWISE_RUNNER when set (tests), else blockwise-runner next to
  * the current executable.
  *
@@ -19,8 +20,9 @@
  * with BW_ERR_IO. RUN_ERROR means the runner could not serve the request: a
  * Judge Error, never the learner's fault.
  *
- * Note: the runner has PR_SET_PDEATHSIG, which fires when the *thread* that
- * started it exits; start runners from a thread that outlives them.
+ * Note: the runner has PR_SET_PDEATHSIG (set by spawn.h before exec, and again
+ * by the runner), which fires when the *thread* that started it exits; start
+ * runners from a thread that outlives them.
  */
 #ifndef BW_RUNNER_CLIENT_H
 #define BW_RUNNER_CLIENT_H

@@ -29,12 +29,12 @@
 #include "runner_proto.h"
 #include "runner_sandbox.h"
 #include "common/error.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/banned.h"
 
 #define RUNNER_SOCKET_FD 3
-#define REPLY_SEND_MS    60000 /* judged reads replies at once; a stuck judged ends the runner */
 
 /* The harness kernels, embedded by the Makefile (judge/kernels/harness.cu). */
 extern const char harness_fatbin[];
@@ -119,7 +119,7 @@ static int send_json(struct runner *r, json_t *msg, int fd)
         log_error("cannot build a reply (out of memory)");
         return BW_ERR_NOMEM;
     }
-    rc = ipc_send(r->sock, msg, fd, ipc_deadline_in(REPLY_SEND_MS), &cause);
+    rc = ipc_send(r->sock, msg, fd, ipc_deadline_in(BW_RUNNER_REPLY_SEND_MS), &cause);
     if (rc)
         log_error("sending a reply: %s", cause ? cause : bw_strerror(rc));
     json_decref(msg);
@@ -353,7 +353,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         int64_t v;
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && parse_i64(argv[i + 1], &v) &&
-            v >= 0 && v < 1024) {
+            v >= 0 && v < BW_RUNNER_MAX_DEVICE) {
             r.device = (int)v;
             i++;
         } else if (strcmp(argv[i], "--no-sandbox") == 0) {

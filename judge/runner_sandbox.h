@@ -1,17 +1,20 @@
 /*
- * runner_sandbox.h - the confinement steps of a runner process, one function
- * per step (isolate-style), each failing with BW_ERR_SANDBOX and a message
- * that names the step and the system call.
+ * runner_sandbox.h - the runner's confinement policy: which of the sandbox.h
+ * primitives blockwise-runner applies, with which values, in which order.
+ * Each step fails with BW_ERR_SANDBOX and a message that names the system call.
  *
  * blockwise-runner calls them in this order (docs/runner-protocol.md, Start):
  *   runner_sandbox_process()    die with the parent, own session, only fds 0-3
  *   runner_sandbox_rlimits()    no core files, bounded file sizes and fds
  *   runner_sandbox_namespaces() new user, mount and network namespaces; every
- *                               mount read-only; no network but a down loopback
+ *                               mount read-only but /proc; no network but a
+ *                               down loopback
  *   (CUDA comes up here: the driver needs files and threads first)
- *   runner_sandbox_seccomp()    a syscall filter on every thread
+ *   runner_sandbox_seccomp()    a deny-list syscall filter on every thread
  * With --no-sandbox only the first two run. The steps are also called by the
- * unit tests in forked children, which check what each one forbids.
+ * unit tests in forked children, which check what each one forbids. The
+ * compile child's policy, stricter because NVRTC needs no device, is in
+ * compile_main.c; docs/sandbox.md says why they differ.
  */
 #ifndef BW_RUNNER_SANDBOX_H
 #define BW_RUNNER_SANDBOX_H
@@ -22,13 +25,14 @@ int runner_sandbox_process(int keep_max_fd, char **cause);
 
 /* RLIMIT_CORE 0, RLIMIT_FSIZE BW_MAX_RETURN_BYTES (memfds count against it),
  * RLIMIT_NOFILE BW_RUNNER_NOFILE. Never RLIMIT_AS: the driver reserves huge
- * virtual ranges. */
+ * virtual ranges. Not sandbox_not_dumpable(): that is the compile child's
+ * policy only. */
 int runner_sandbox_rlimits(char **cause);
 
-/* unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) with the caller's uid and
- * gid mapped, then every mount remounted read-only (device nodes stay usable:
- * a read-only mount does not stop writes to a device) except /proc, which the
- * driver writes thread names to; /proc/sys, /proc/sysrq-trigger, /proc/irq,
+/* New user (the caller's uid and gid mapped), mount and network namespaces,
+ * then every mount remounted read-only (device nodes stay usable: a read-only
+ * mount does not stop writes to a device) except /proc, which the driver
+ * writes thread names to; /proc/sys, /proc/sysrq-trigger, /proc/irq,
  * /proc/bus and /proc/fs are made read-only instead. Must run while the
  * process has one thread. */
 int runner_sandbox_namespaces(char **cause);

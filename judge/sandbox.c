@@ -6,9 +6,7 @@
 #include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,64 +14,196 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
-#include "common/util.h"
+#include "common/limits.h"
 #include "common/banned.h"
 
-/* ---- child side ------------------------------------------------------------ */
+/* ---- the process ------------------------------------------------------------------- */
+
+int sandbox_die_with_parent_raw(pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        return errno;
+    return parent > 0 && getppid() != parent ? ESRCH : 0;
+}
 
 int sandbox_die_with_parent(pid_t parent, char **cause)
 {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
-    if (parent > 0 && getppid() != parent)
+    int err = sandbox_die_with_parent_raw(parent);
+
+    if (err == ESRCH)
         return bw_fail(cause, BW_ERR_SANDBOX, "the parent (pid %ld) is gone", (long)parent);
+    if (err)
+        return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(err));
     return BW_OK;
+}
+
+int sandbox_new_session_raw(void)
+{
+    /* A group leader already (spawn.h makes every child a session leader). */
+    if (getpgid(0) == getpid())
+        return 0;
+    return setsid() < 0 ? errno : 0;
 }
 
 int sandbox_new_session(char **cause)
 {
-    if (getsid(0) == getpid())
-        return BW_OK;
-    if (setsid() < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "setsid: %s", strerror(errno));
+    int err = sandbox_new_session_raw();
+
+    if (err)
+        return bw_fail(cause, BW_ERR_SANDBOX, "setsid: %s", strerror(err));
     return BW_OK;
+}
+
+/* What getdents64(2) returns (glibc declares no such struct). */
+struct dirent64_raw {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* A decimal fd number, or -1. */
+static int fd_number(const char *s)
+{
+    long v = 0;
+
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > INT_MAX / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v > INT_MAX ? -1 : (int)v;
+}
+
+/* The fallback of kernels before 5.9: the fds listed in /proc/self/fd (read
+ * with getdents64, which needs no allocation), else every fd below the limit. */
+static void close_fds_slowly(int first, int keep)
+{
+    _Alignas(struct dirent64_raw) char entries[4096];
+    struct rlimit rl;
+    long end = BW_SANDBOX_CLOSE_FDS;
+    int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (dir >= 0) {
+        long n;
+        while ((n = syscall(SYS_getdents64, dir, entries, sizeof(entries))) > 0) {
+            for (long at = 0; at < n;) {
+                struct dirent64_raw *e = (struct dirent64_raw *)(entries + at);
+                int fd = fd_number(e->d_name);
+                if (fd >= first && fd != keep && fd != dir)
+                    close(fd);
+                at += e->d_reclen;
+            }
+        }
+        close(dir);
+        if (n == 0)
+            return;
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        end = rl.rlim_cur < (rlim_t)INT_MAX ? (long)rl.rlim_cur : INT_MAX;
+    for (long fd = first; fd < end; fd++)
+        if (fd != keep)
+            close((int)fd);
+}
+
+int sandbox_close_fds_raw(int first, int keep)
+{
+    long rc;
+
+    if (first < 0)
+        first = 0;
+    if (keep < first) {
+        rc = syscall(SYS_close_range, (unsigned)first, ~0U, 0);
+    } else {
+        rc = keep == first ? 0 : syscall(SYS_close_range, (unsigned)first, (unsigned)keep - 1, 0);
+        if (rc == 0 && keep < INT_MAX)
+            rc = syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0);
+    }
+    if (rc == 0)
+        return 0;
+    if (errno != ENOSYS)
+        return errno;
+    close_fds_slowly(first, keep);
+    return 0;
 }
 
 int sandbox_close_fds(int first, char **cause)
 {
-    if (syscall(SYS_close_range, (unsigned)first, ~0U, 0) == 0)
-        return BW_OK;
-    if (errno != ENOSYS)
-        return bw_fail(cause, BW_ERR_SANDBOX, "close_range(%d): %s", first, strerror(errno));
-    /* Kernels before 5.9: close up to the fd limit. */
-    long max = sysconf(_SC_OPEN_MAX);
-    for (long fd = first; fd < (max > 0 ? max : 65536); fd++)
-        close((int)fd);
+    int err = sandbox_close_fds_raw(first, -1);
+
+    if (err)
+        return bw_fail(cause, BW_ERR_SANDBOX, "close_range(%d): %s", first, strerror(err));
     return BW_OK;
 }
 
-static int set_rlimit(int resource, const char *name, rlim_t soft, rlim_t hard, char **cause)
+/* ---- resource limits ----------------------------------------------------------------- */
+
+const char *sandbox_rlimit_name(int resource)
+{
+    switch (resource) {
+    case RLIMIT_CORE:
+        return "RLIMIT_CORE";
+    case RLIMIT_FSIZE:
+        return "RLIMIT_FSIZE";
+    case RLIMIT_CPU:
+        return "RLIMIT_CPU";
+    case RLIMIT_AS:
+        return "RLIMIT_AS";
+    case RLIMIT_NOFILE:
+        return "RLIMIT_NOFILE";
+    case RLIMIT_NPROC:
+        return "RLIMIT_NPROC";
+    }
+    return "RLIMIT_?";
+}
+
+/* Sets one limit, never above a hard limit already there; 0 or an errno. */
+static int lower_rlimit(int resource, rlim_t soft, rlim_t hard)
 {
     struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
     struct rlimit old;
 
-    /* Limits only go down: keep a lower hard limit the parent already set. */
     if (getrlimit(resource, &old) == 0 && old.rlim_max != RLIM_INFINITY) {
         if (rl.rlim_max > old.rlim_max)
             rl.rlim_max = old.rlim_max;
         if (rl.rlim_cur > rl.rlim_max)
             rl.rlim_cur = rl.rlim_max;
     }
-    if (setrlimit(resource, &rl) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "setrlimit(%s, %llu): %s", name,
-                       (unsigned long long)soft, strerror(errno));
-    return BW_OK;
+    return setrlimit(resource, &rl) < 0 ? errno : 0;
+}
+
+int sandbox_apply_rlimits(const struct sandbox_limits *l, int *failed)
+{
+    struct {
+        int resource;
+        bool set;
+        rlim_t soft, hard;
+    } steps[] = {
+        {RLIMIT_CORE, true, 0, 0},
+        {RLIMIT_FSIZE, true, l->fsize_bytes, l->fsize_bytes},
+        {RLIMIT_CPU, l->cpu_s > 0, (rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1},
+        {RLIMIT_AS, l->as_bytes > 0, l->as_bytes, l->as_bytes},
+        {RLIMIT_NOFILE, l->nofile > 0, (rlim_t)l->nofile, (rlim_t)l->nofile},
+        {RLIMIT_NPROC, l->nproc > 0, (rlim_t)l->nproc, (rlim_t)l->nproc},
+    };
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        int err = steps[i].set ? lower_rlimit(steps[i].resource, steps[i].soft, steps[i].hard) : 0;
+        if (err) {
+            *failed = steps[i].resource;
+            return err;
+        }
+    }
+    return 0;
 }
 
 static void exit_on_cpu_limit(int sig)
@@ -82,14 +212,28 @@ static void exit_on_cpu_limit(int sig)
     _exit(SANDBOX_EXIT_CPU_LIMIT);
 }
 
+/* The soft value sandbox_apply_rlimits gives `resource`, for a message. */
+static unsigned long long rlimit_value(const struct sandbox_limits *l, int resource)
+{
+    switch (resource) {
+    case RLIMIT_FSIZE:
+        return (unsigned long long)l->fsize_bytes;
+    case RLIMIT_CPU:
+        return (unsigned long long)l->cpu_s;
+    case RLIMIT_AS:
+        return (unsigned long long)l->as_bytes;
+    case RLIMIT_NOFILE:
+        return (unsigned long long)l->nofile;
+    case RLIMIT_NPROC:
+        return (unsigned long long)l->nproc;
+    }
+    return 0;
+}
+
 int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
 {
-    int rc;
+    int failed = -1, err;
 
-    if ((rc = set_rlimit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, cause)))
-        return rc;
-    if ((rc = set_rlimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", l->fsize_bytes, l->fsize_bytes, cause)))
-        return rc;
     /* The soft limit's SIGXCPU ends the process with SANDBOX_EXIT_CPU_LIMIT (through a
      * handler: pid 1 of a namespace ignores it otherwise); the hard limit's SIGKILL,
      * a second later, is the backstop. */
@@ -98,24 +242,21 @@ int sandbox_set_rlimits(const struct sandbox_limits *l, char **cause)
         sigemptyset(&sa.sa_mask);
         if (sigaction(SIGXCPU, &sa, NULL) < 0)
             return bw_fail(cause, BW_ERR_SANDBOX, "sigaction(SIGXCPU): %s", strerror(errno));
-        if ((rc = set_rlimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1,
-                             cause)))
-            return rc;
     }
-    if (l->as_bytes > 0 &&
-        (rc = set_rlimit(RLIMIT_AS, "RLIMIT_AS", l->as_bytes, l->as_bytes, cause)))
-        return rc;
-    if (l->nofile > 0 && (rc = set_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", (rlim_t)l->nofile,
-                                          (rlim_t)l->nofile, cause)))
-        return rc;
-    if (l->nproc > 0 &&
-        (rc = set_rlimit(RLIMIT_NPROC, "RLIMIT_NPROC", (rlim_t)l->nproc, (rlim_t)l->nproc, cause)))
-        return rc;
-    /* Not dumpable: no core, no ptrace attach by the same uid, /proc/PID owned by root. */
+    if ((err = sandbox_apply_rlimits(l, &failed)))
+        return bw_fail(cause, BW_ERR_SANDBOX, "setrlimit(%s, %llu): %s",
+                       sandbox_rlimit_name(failed), rlimit_value(l, failed), strerror(err));
+    return BW_OK;
+}
+
+int sandbox_not_dumpable(char **cause)
+{
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_DUMPABLE): %s", strerror(errno));
     return BW_OK;
 }
+
+/* ---- namespaces ------------------------------------------------------------------------ */
 
 /* Writes a short text to a /proc file, as the uid/gid maps want it: one write. */
 static int write_proc(const char *path, const char *text, bool missing_ok, char **cause)
@@ -139,36 +280,49 @@ static int write_proc(const char *path, const char *text, bool missing_ok, char 
     return BW_OK;
 }
 
-int sandbox_unshare(char **cause)
+/* Maps the caller's ids, alone, in the user namespace it just entered. */
+static int map_ids(uid_t uid, gid_t gid, char **cause)
 {
-    static const struct {
-        int flag;
-        const char *name;
-    } more[] = {
-        {CLONE_NEWNS, "CLONE_NEWNS"},   {CLONE_NEWNET, "CLONE_NEWNET"},
-        {CLONE_NEWIPC, "CLONE_NEWIPC"}, {CLONE_NEWUTS, "CLONE_NEWUTS"},
-        {CLONE_NEWPID, "CLONE_NEWPID"},
-    };
-    uid_t uid = geteuid();
-    gid_t gid = getegid();
     char map[64];
     int rc;
 
-    if (unshare(CLONE_NEWUSER) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "unshare(CLONE_NEWUSER): %s", strerror(errno));
+    /* Kernels before 3.19 have no setgroups file, and no need of it. */
     if ((rc = write_proc("/proc/self/setgroups", "deny", true, cause)))
         return rc;
     snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)uid, (unsigned long)uid);
     if ((rc = write_proc("/proc/self/uid_map", map, false, cause)))
         return rc;
     snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)gid, (unsigned long)gid);
-    if ((rc = write_proc("/proc/self/gid_map", map, false, cause)))
+    return write_proc("/proc/self/gid_map", map, false, cause);
+}
+
+int sandbox_unshare(unsigned namespaces, char **cause)
+{
+    static const struct {
+        unsigned ns;
+        int flag;
+        const char *name;
+    } more[] = {
+        {SANDBOX_NS_MOUNT, CLONE_NEWNS, "CLONE_NEWNS"},
+        {SANDBOX_NS_NET, CLONE_NEWNET, "CLONE_NEWNET"},
+        {SANDBOX_NS_IPC, CLONE_NEWIPC, "CLONE_NEWIPC"},
+        {SANDBOX_NS_UTS, CLONE_NEWUTS, "CLONE_NEWUTS"},
+        {SANDBOX_NS_PID, CLONE_NEWPID, "CLONE_NEWPID"},
+    };
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    int rc;
+
+    if (unshare(CLONE_NEWUSER) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "unshare(CLONE_NEWUSER): %s", strerror(errno));
+    if ((rc = map_ids(uid, gid, cause)))
         return rc;
     for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
-        if (unshare(more[i].flag) < 0)
+        if ((namespaces & more[i].ns) && unshare(more[i].flag) < 0)
             return bw_fail(cause, BW_ERR_SANDBOX, "unshare(%s): %s", more[i].name, strerror(errno));
     /* The new UTS namespace starts with the host's name. */
-    if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
+    if ((namespaces & SANDBOX_NS_UTS) &&
+        sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "sethostname: %s", strerror(errno));
     return BW_OK;
 }
@@ -180,14 +334,11 @@ int sandbox_unshare(char **cause)
  */
 static _Noreturn void mirror_child_and_exit(pid_t child, int alive)
 {
-    struct rlimit zero = {0, 0};
     sigset_t all;
     int status;
 
-    if (alive > 0)
-        syscall(SYS_close_range, 0U, (unsigned)alive - 1, 0);
-    syscall(SYS_close_range, (unsigned)alive + 1, ~0U, 0);
-    setrlimit(RLIMIT_CORE, &zero);
+    sandbox_close_fds_raw(0, alive);
+    lower_rlimit(RLIMIT_CORE, 0, 0);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     while (waitpid(child, &status, 0) < 0)
         if (errno != EINTR)
@@ -227,13 +378,46 @@ int sandbox_enter_pid_namespace(char **cause)
     /* pid 1 of the new namespace: its parent is outside, so getppid() says 0 and
      * cannot tell whether the parent died before the prctl; the pipe can. */
     close(alive[1]);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+    if (sandbox_die_with_parent(0, cause))
+        return BW_ERR_SANDBOX;
     hup = (struct pollfd){.fd = alive[0], .events = POLLIN};
     if (poll(&hup, 1, 0) != 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "the parent died while entering the pid namespace");
     close(alive[0]);
     return BW_OK;
+}
+
+/* ---- the file system --------------------------------------------------------------------- */
+
+int sandbox_private_mounts(char **cause)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "mount(/, MS_REC|MS_PRIVATE): %s", strerror(errno));
+    return BW_OK;
+}
+
+/* The per-mount flags to keep when remounting: in a user namespace the kernel
+ * refuses to drop nosuid, nodev, noexec or the atime mode of an inherited
+ * mount, so they are restated. */
+static unsigned long locked_flags(const struct statvfs *sv)
+{
+    unsigned long f = 0;
+
+    if (sv->f_flag & ST_NOSUID)
+        f |= MS_NOSUID;
+    if (sv->f_flag & ST_NODEV)
+        f |= MS_NODEV;
+    if (sv->f_flag & ST_NOEXEC)
+        f |= MS_NOEXEC;
+    if (sv->f_flag & ST_NOATIME)
+        f |= MS_NOATIME;
+    if (sv->f_flag & ST_NODIRATIME)
+        f |= MS_NODIRATIME;
+    if (sv->f_flag & ST_RELATIME)
+        f |= MS_RELATIME;
+    if (!(sv->f_flag & (ST_NOATIME | ST_RELATIME)))
+        f |= MS_STRICTATIME;
+    return f;
 }
 
 /* mkdir -p of an absolute path below a base directory. */
@@ -259,55 +443,76 @@ static int make_dirs(const char *base, const char *target, char **cause)
 
 static const unsigned long locked_down = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
+/* Mounts one entry of the new root at base+target; `fd` is its opened source, or -1. */
+static int mount_entry(const char *base, const struct sandbox_bind *b, int fd, char **cause)
+{
+    unsigned long flags = MS_NOSUID | MS_NODEV | (b->exec ? 0 : MS_NOEXEC);
+    char path[PATH_MAX], source[64], options[64];
+    struct statvfs sv;
+    int rc;
+
+    if (b->target[0] != '/' || strstr(b->target, ".."))
+        return bw_fail(cause, BW_ERR_INTERNAL, "bind target %s is not a plain absolute path",
+                       b->target);
+    if (!b->source && b->tmpfs_bytes == 0)
+        return bw_fail(cause, BW_ERR_INTERNAL, "the tmpfs at %s has no size", b->target);
+    if ((rc = make_dirs(base, b->target, cause)))
+        return rc;
+    snprintf(path, sizeof(path), "%s%s", base, b->target);
+    if (!b->source) {
+        snprintf(options, sizeof(options), "size=%zu,mode=0700", b->tmpfs_bytes);
+        if (mount("tmpfs", path, "tmpfs", flags, options) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "mount(tmpfs on %s): %s", b->target,
+                           strerror(errno));
+        return BW_OK;
+    }
+    snprintf(source, sizeof(source), "/proc/self/fd/%d", fd);
+    if (mount(source, path, NULL, MS_BIND, NULL) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "mount(bind %s on %s): %s", b->source, b->target,
+                       strerror(errno));
+    /* An executable bind keeps what the host locked (a noexec host mount stays noexec). */
+    if (b->exec) {
+        if (statvfs(path, &sv) < 0)
+            return bw_fail(cause, BW_ERR_SANDBOX, "statvfs(%s): %s", b->target, strerror(errno));
+        flags |= locked_flags(&sv);
+    }
+    if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | flags, NULL) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "mount(remount %s read-only): %s", b->target,
+                       strerror(errno));
+    return BW_OK;
+}
+
 int sandbox_make_root(const struct sandbox_bind *binds, size_t n_binds, char **cause)
 {
     const char *base = SANDBOX_ROOT_BASE;
-    char path[PATH_MAX], source[64];
-    int fds[SANDBOX_MAX_BINDS];
+    char options[64];
+    int fds[BW_SANDBOX_MAX_MOUNTS];
     size_t n_open = 0;
     int rc = BW_OK;
 
-    if (n_binds > SANDBOX_MAX_BINDS)
-        return bw_fail(cause, BW_ERR_INTERNAL, "%zu binds, over %d", n_binds, SANDBOX_MAX_BINDS);
+    if (n_binds > BW_SANDBOX_MAX_MOUNTS)
+        return bw_fail(cause, BW_ERR_INTERNAL, "%zu binds, over %d", n_binds,
+                       BW_SANDBOX_MAX_MOUNTS);
     /* Sources are opened first: the tmpfs over SANDBOX_ROOT_BASE may hide them. */
     for (; n_open < n_binds; n_open++) {
-        fds[n_open] = open(binds[n_open].source, O_PATH | O_CLOEXEC);
-        if (fds[n_open] < 0) {
+        fds[n_open] = binds[n_open].source ? open(binds[n_open].source, O_PATH | O_CLOEXEC) : -1;
+        if (binds[n_open].source && fds[n_open] < 0) {
             rc = bw_fail(cause, BW_ERR_SANDBOX, "open(%s): %s", binds[n_open].source,
                          strerror(errno));
             goto close_sources;
         }
     }
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-        rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(/, MS_REC|MS_PRIVATE): %s", strerror(errno));
+    if ((rc = sandbox_private_mounts(cause)))
         goto close_sources;
-    }
-    if (mount("tmpfs", base, "tmpfs", locked_down, "size=64k,nr_inodes=64,mode=0755") < 0) {
+    snprintf(options, sizeof(options), "size=%d,nr_inodes=%d,mode=0755", BW_SANDBOX_ROOT_BYTES,
+             BW_SANDBOX_ROOT_INODES);
+    if (mount("tmpfs", base, "tmpfs", locked_down, options) < 0) {
         rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(tmpfs on %s): %s", base, strerror(errno));
         goto close_sources;
     }
-    for (size_t i = 0; i < n_binds; i++) {
-        const char *target = binds[i].target;
-        if (target[0] != '/' || strstr(target, "..")) {
-            rc = bw_fail(cause, BW_ERR_INTERNAL, "bind target %s is not a plain absolute path",
-                         target);
+    for (size_t i = 0; i < n_binds; i++)
+        if ((rc = mount_entry(base, &binds[i], fds[i], cause)))
             goto close_sources;
-        }
-        if ((rc = make_dirs(base, target, cause)))
-            goto close_sources;
-        snprintf(path, sizeof(path), "%s%s", base, target);
-        snprintf(source, sizeof(source), "/proc/self/fd/%d", fds[i]);
-        if (mount(source, path, NULL, MS_BIND, NULL) < 0) {
-            rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(bind %s on %s): %s", binds[i].source, target,
-                         strerror(errno));
-            goto close_sources;
-        }
-        if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_down, NULL) < 0) {
-            rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(remount %s read-only): %s", target,
-                         strerror(errno));
-            goto close_sources;
-        }
-    }
     if (chdir(base) < 0) {
         rc = bw_fail(cause, BW_ERR_SANDBOX, "chdir(%s): %s", base, strerror(errno));
         goto close_sources;
@@ -329,9 +534,103 @@ int sandbox_make_root(const struct sandbox_bind *binds, size_t n_binds, char **c
         rc = bw_fail(cause, BW_ERR_SANDBOX, "mount(remount / read-only): %s", strerror(errno));
 close_sources:
     while (n_open > 0)
-        close(fds[--n_open]);
+        if (fds[--n_open] >= 0)
+            close(fds[n_open]);
     return rc;
 }
+
+/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_mountinfo(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+            r[3] >= '0' && r[3] <= '7') {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+int sandbox_remount_readonly(const char *spare, char **cause)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char *line;
+    int rc = BW_OK;
+
+    if (!f)
+        return bw_fail(cause, BW_ERR_SANDBOX, "open /proc/self/mountinfo: %s", strerror(errno));
+    line = malloc(BW_MOUNTINFO_LINE_BYTES);
+    if (!line) {
+        fclose(f);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    while (fgets(line, BW_MOUNTINFO_LINE_BYTES, f)) {
+        char *save = NULL, *field, *mp = NULL, *fstype = NULL;
+        struct statvfs sv;
+        int i = 0;
+
+        /* A cut line would be parsed as two, and a mount could stay writable. */
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = bw_fail(cause, BW_ERR_SANDBOX,
+                         "a line of /proc/self/mountinfo is over BW_MOUNTINFO_LINE_BYTES (%d)",
+                         BW_MOUNTINFO_LINE_BYTES);
+            break;
+        }
+        /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER" */
+        for (field = strtok_r(line, " \n", &save); field; field = strtok_r(NULL, " \n", &save)) {
+            if (i == 4)
+                mp = field;
+            if (strcmp(field, "-") == 0) {
+                fstype = strtok_r(NULL, " \n", &save);
+                break;
+            }
+            i++;
+        }
+        if (!mp)
+            continue;
+        if (fstype && strcmp(fstype, "autofs") == 0)
+            continue; /* statvfs would trigger the automount */
+        if (fstype && spare && strcmp(fstype, spare) == 0)
+            continue;
+        unescape_mountinfo(mp);
+        if (statvfs(mp, &sv) < 0) {
+            if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)
+                continue;
+            rc = bw_fail(cause, BW_ERR_SANDBOX, "statvfs %s: %s", mp, strerror(errno));
+            break;
+        }
+        if (mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv), NULL) < 0) {
+            if (errno == EACCES || errno == ENOENT)
+                continue;
+            rc = bw_fail(cause, BW_ERR_SANDBOX, "remount %s read-only: %s", mp, strerror(errno));
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+int sandbox_bind_readonly(const char *path, char **cause)
+{
+    struct statvfs sv;
+
+    if (access(path, F_OK) < 0)
+        return BW_OK;
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "bind %s onto itself: %s", path, strerror(errno));
+    if (statvfs(path, &sv) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "statvfs %s: %s", path, strerror(errno));
+    if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv), NULL) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "remount %s read-only: %s", path, strerror(errno));
+    return BW_OK;
+}
+
+/* ---- privileges and system calls ----------------------------------------------------------- */
 
 int sandbox_drop_privileges(char **cause)
 {
@@ -354,6 +653,53 @@ int sandbox_drop_privileges(char **cause)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
     return BW_OK;
+}
+
+static uint32_t seccomp_action(enum sandbox_verdict v, int err)
+{
+    switch (v) {
+    case SANDBOX_ALLOW:
+        return SCMP_ACT_ALLOW;
+    case SANDBOX_FAIL:
+        return SCMP_ACT_ERRNO((uint32_t)err);
+    case SANDBOX_KILL:
+        break;
+    }
+    return SCMP_ACT_KILL_PROCESS;
+}
+
+int sandbox_seccomp_load(const struct sandbox_filter *f, char **cause)
+{
+    scmp_filter_ctx ctx = seccomp_init(seccomp_action(f->fallback, f->fallback_err));
+    int rc;
+
+    if (!ctx)
+        return bw_fail(cause, BW_ERR_SANDBOX, "seccomp_init failed");
+    if (f->all_threads && (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "seccomp: thread synchronisation: %s", strerror(-rc));
+        goto release;
+    }
+    for (size_t i = 0; i < f->n_rules; i++) {
+        const struct sandbox_rule *r = &f->rules[i];
+        int nr = seccomp_syscall_resolve_name(r->syscall);
+        if (nr == __NR_SCMP_ERROR)
+            continue; /* not a system call of this kernel or architecture */
+        rc =
+            seccomp_rule_add_array(ctx, seccomp_action(r->verdict, r->err), nr, r->n_args, r->args);
+        if (rc < 0) {
+            rc = bw_fail(cause, BW_ERR_SANDBOX, "seccomp rule for %s: %s", r->syscall,
+                         strerror(-rc));
+            goto release;
+        }
+    }
+    if ((rc = seccomp_load(ctx)) < 0) {
+        rc = bw_fail(cause, BW_ERR_SANDBOX, "seccomp_load: %s", strerror(-rc));
+        goto release;
+    }
+    rc = BW_OK;
+release:
+    seccomp_release(ctx);
+    return rc;
 }
 
 /* System calls no sandboxed work of ours ever makes: a try is an attack, and ends it. */
@@ -423,365 +769,57 @@ static const char *const killed_syscalls[] = {
     "seccomp",
 };
 
-static int seccomp_failed(scmp_filter_ctx ctx, const char *what, int rc, char **cause)
-{
-    seccomp_release(ctx);
-    return bw_fail(cause, BW_ERR_SANDBOX, "seccomp (%s): %s", what, strerror(-rc));
-}
+#define N_KILLED (sizeof(killed_syscalls) / sizeof(killed_syscalls[0]))
 
-int sandbox_seccomp(const char *const *allow, size_t n_allow, char **cause)
+int sandbox_seccomp_allowlist(const char *const *allow, size_t n_allow, char **cause)
 {
     const uint64_t write_flags = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_TMPFILE;
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
-    int rc, nr;
+    const uint64_t self = (uint64_t)getpid();
+    const struct sandbox_rule checked[] = {
+        /* Opening for reading only; the root is read-only anyway. */
+        {"openat", SANDBOX_ALLOW, 0, 1, {SCMP_A2_64(SCMP_CMP_MASKED_EQ, write_flags, 0)}},
+        {"open", SANDBOX_ALLOW, 0, 1, {SCMP_A1_64(SCMP_CMP_MASKED_EQ, write_flags, 0)}},
+        /* Threads only: a clone without CLONE_THREAD is a fork. */
+        {"clone",
+         SANDBOX_ALLOW,
+         0,
+         1,
+         {SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)}},
+        {"clone", SANDBOX_KILL, 0, 1, {SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)}},
+        /* clone3 passes its flags in memory, out of a filter's sight. */
+        {"clone3", SANDBOX_FAIL, ENOSYS, 0, {{0}}},
+        /* abort() signals itself; nothing else. */
+        {"tgkill", SANDBOX_ALLOW, 0, 1, {SCMP_A0_64(SCMP_CMP_EQ, self)}},
+        /* getrlimit through prlimit64(0, resource, NULL, old), and raising its own stack
+         * limit, which NVRTC does (up to the hard limits, which are what bind). */
+        {"prlimit64",
+         SANDBOX_ALLOW,
+         0,
+         2,
+         {SCMP_A0_64(SCMP_CMP_EQ, 0), SCMP_A2_64(SCMP_CMP_EQ, 0)}},
+        {"prlimit64",
+         SANDBOX_ALLOW,
+         0,
+         2,
+         {SCMP_A0_64(SCMP_CMP_EQ, 0), SCMP_A1_64(SCMP_CMP_EQ, RLIMIT_STACK)}},
+    };
+    const size_t n_checked = sizeof(checked) / sizeof(checked[0]);
+    struct sandbox_filter f = {.fallback = SANDBOX_FAIL, .fallback_err = EPERM};
+    struct sandbox_rule *rules = calloc(n_allow + N_KILLED + n_checked, sizeof(*rules));
+    size_t n = 0;
+    int rc;
 
-    if (!ctx)
-        return bw_fail(cause, BW_ERR_SANDBOX, "seccomp_init failed");
-    for (size_t i = 0; i < n_allow; i++) {
-        nr = seccomp_syscall_resolve_name(allow[i]);
-        if (nr == __NR_SCMP_ERROR)
-            continue;
-        if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) < 0)
-            return seccomp_failed(ctx, allow[i], rc, cause);
-    }
-    for (size_t i = 0; i < sizeof(killed_syscalls) / sizeof(killed_syscalls[0]); i++) {
-        nr = seccomp_syscall_resolve_name(killed_syscalls[i]);
-        if (nr == __NR_SCMP_ERROR)
-            continue;
-        if ((rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0)) < 0)
-            return seccomp_failed(ctx, killed_syscalls[i], rc, cause);
-    }
-    /* Opening for reading only; the root is read-only anyway. */
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-                          SCMP_A2_64(SCMP_CMP_MASKED_EQ, write_flags, 0));
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
-                              SCMP_A1_64(SCMP_CMP_MASKED_EQ, write_flags, 0));
-    if (rc < 0)
-        return seccomp_failed(ctx, "open", rc, cause);
-    /* Threads only: a clone without CLONE_THREAD is a fork. */
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-                          SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
-                              SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-    if (rc < 0)
-        return seccomp_failed(ctx, "clone", rc, cause);
-    /* clone3 passes its flags in memory, out of a filter's sight. */
-    if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0)
-        return seccomp_failed(ctx, "clone3", rc, cause);
-    /* abort() signals itself; nothing else. */
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-                          SCMP_A0_64(SCMP_CMP_EQ, (uint64_t)getpid()));
-    if (rc < 0)
-        return seccomp_failed(ctx, "tgkill", rc, cause);
-    /* getrlimit through prlimit64(0, resource, NULL, old), and raising its own stack
-     * limit, which NVRTC does (up to the hard limits, which are what bind). */
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0_64(SCMP_CMP_EQ, 0),
-                          SCMP_A2_64(SCMP_CMP_EQ, 0));
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2,
-                              SCMP_A0_64(SCMP_CMP_EQ, 0), SCMP_A1_64(SCMP_CMP_EQ, RLIMIT_STACK));
-    if (rc < 0)
-        return seccomp_failed(ctx, "prlimit64", rc, cause);
-    if ((rc = seccomp_load(ctx)) < 0)
-        return seccomp_failed(ctx, "load", rc, cause);
-    seccomp_release(ctx);
-    return BW_OK;
-}
-
-/* ---- parent side ------------------------------------------------------------- */
-
-void sandbox_job_init(struct sandbox_job *job, int wall_ms, size_t result_max, size_t output_max)
-{
-    memset(job, 0, sizeof(*job));
-    job->request_fd = -1;
-    job->wall_ms = wall_ms;
-    job->result_max = result_max;
-    job->output_max = output_max;
-    buf_init(&job->result, result_max);
-    buf_init(&job->output, output_max);
-    job->pid = -1;
-}
-
-void sandbox_job_release(struct sandbox_job *job)
-{
-    buf_release(&job->result);
-    buf_release(&job->output);
-}
-
-const char *sandbox_signal_name(int sig)
-{
-    static _Thread_local char name[32];
-    const char *abbrev = sigabbrev_np(sig);
-
-    if (abbrev)
-        snprintf(name, sizeof(name), "SIG%s", abbrev);
-    else
-        snprintf(name, sizeof(name), "signal %d", sig);
-    return name;
-}
-
-/* Moves fd to a number >= 5 (close-on-exec), so the child's dup2 list cannot clobber it. */
-static int fd_above_layout(int fd)
-{
-    int moved;
-
-    if (fd >= 5)
-        return fd;
-    moved = fcntl(fd, F_DUPFD_CLOEXEC, 5);
-    close(fd);
-    return moved;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
-static void kill_group(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-}
-
-/* Reads what is available from fd into b (kept up to b->max; the rest dropped). Returns false at
- * EOF. */
-static bool drain(int fd, struct buf *b, bool *overflow)
-{
-    char chunk[65536];
-
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof(chunk));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return errno == EAGAIN;
-        if (n == 0)
-            return false;
-        size_t room = b->max - b->len;
-        size_t keep = (size_t)n < room ? (size_t)n : room;
-        if (keep < (size_t)n && overflow)
-            *overflow = true;
-        if (keep && buf_append(b, chunk, keep) < 0 && overflow)
-            *overflow = true;
-        if (overflow && *overflow)
-            return false;
-    }
-}
-
-/*
- * fork and exec for a job with limits (posix_spawn cannot set rlimits). The
- * judge is multi-threaded: between fork and exec the child makes only
- * async-signal-safe system calls, and reports a failure by its exit status.
- */
-static int spawn_limited(struct sandbox_job *job, int devnull, int request, int result_w,
-                         int output_w, char **cause)
-{
-    static char *const empty_env[] = {NULL};
-    const struct sandbox_limits *l = job->limits;
-    sigset_t none;
-    pid_t pid;
-
-    if (access(job->path, X_OK) < 0)
-        return bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_SYSTEM,
-                       "cannot start %s: %s", job->path, strerror(errno));
-    sigemptyset(&none);
-    pid = fork();
-    if (pid < 0)
-        return bw_fail(cause, BW_ERR_SYSTEM, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        struct rlimit zero = {0, 0};
-        bool ok = true;
-
-        for (int sig = 1; sig < NSIG; sig++)
-            signal(sig, SIG_DFL);
-        ok &= setsid() >= 0;
-        ok &= dup2(devnull, 0) == 0 && dup2(output_w, 1) == 1 && dup2(output_w, 2) == 2;
-        if (request >= 0)
-            ok &= dup2(request, SANDBOX_FD_REQUEST) == SANDBOX_FD_REQUEST;
-        ok &= dup2(result_w, SANDBOX_FD_RESULT) == SANDBOX_FD_RESULT;
-        syscall(SYS_close_range, (unsigned)SANDBOX_FD_RESULT + 1, ~0U, 0);
-        ok &= setrlimit(RLIMIT_CORE, &zero) == 0;
-        ok &= setrlimit(RLIMIT_FSIZE, &(struct rlimit){l->fsize_bytes, l->fsize_bytes}) == 0;
-        if (l->cpu_s > 0)
-            ok &= setrlimit(RLIMIT_CPU, &(struct rlimit){(rlim_t)l->cpu_s, (rlim_t)l->cpu_s + 1}) ==
-                  0;
-        if (l->as_bytes > 0)
-            ok &= setrlimit(RLIMIT_AS, &(struct rlimit){l->as_bytes, l->as_bytes}) == 0;
-        if (l->nofile > 0)
-            ok &= setrlimit(RLIMIT_NOFILE,
-                            &(struct rlimit){(rlim_t)l->nofile, (rlim_t)l->nofile}) == 0;
-        if (l->nproc > 0)
-            ok &=
-                setrlimit(RLIMIT_NPROC, &(struct rlimit){(rlim_t)l->nproc, (rlim_t)l->nproc}) == 0;
-        ok &= sigprocmask(SIG_SETMASK, &none, NULL) == 0;
-        if (ok)
-            execve(job->path, job->argv, empty_env);
-        _exit(SANDBOX_EXIT_EXEC);
-    }
-    job->pid = pid;
-    return BW_OK;
-}
-
-static int spawn(struct sandbox_job *job, int result_w, int output_w, char **cause)
-{
-    static char *const empty_env[] = {NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    int devnull, err, rc = BW_OK;
-    int request = -1;
-
-    devnull = fd_above_layout(open("/dev/null", O_RDWR | O_CLOEXEC));
-    if (devnull < 0)
-        return bw_fail(cause, BW_ERR_SYSTEM, "open(/dev/null): %s", strerror(errno));
-    if (job->request_fd >= 0) {
-        request = fcntl(job->request_fd, F_DUPFD_CLOEXEC, 5);
-        if (request < 0) {
-            rc = bw_fail(cause, BW_ERR_SYSTEM, "dup(request fd): %s", strerror(errno));
-            goto close_devnull;
-        }
-    }
-    if (job->limits) {
-        rc = spawn_limited(job, devnull, request, result_w, output_w, cause);
-        if (rc)
-            job->pid = -1;
-        if (request >= 0)
-            close(request);
-        goto close_devnull;
-    }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_adddup2(&fa, devnull, 0);
-    posix_spawn_file_actions_adddup2(&fa, output_w, 1);
-    posix_spawn_file_actions_adddup2(&fa, output_w, 2);
-    if (request >= 0)
-        posix_spawn_file_actions_adddup2(&fa, request, SANDBOX_FD_REQUEST);
-    posix_spawn_file_actions_adddup2(&fa, result_w, SANDBOX_FD_RESULT);
-    /* Whatever else the caller has open without O_CLOEXEC stays out. */
-    posix_spawn_file_actions_addclosefrom_np(&fa, SANDBOX_FD_RESULT + 1);
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    err = posix_spawn(&job->pid, job->path, &fa, &attr, job->argv, empty_env);
-    if (err) {
-        job->pid = -1;
-        rc = bw_fail(cause, err == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_SYSTEM, "cannot start %s: %s",
-                     job->path, strerror(err));
-    }
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
-    if (request >= 0)
-        close(request);
-close_devnull:
-    close(devnull);
-    return rc;
-}
-
-int sandbox_job_run(struct sandbox_job *job, char **cause)
-{
-    int result_pipe[2] = {-1, -1}, output_pipe[2] = {-1, -1};
-    int pidfd = -1, rc;
-    bool exited = false, killed = false;
-    double start = now_ms(), deadline = start + job->wall_ms;
-
-    buf_reset(&job->result);
-    buf_reset(&job->output);
-    job->timed_out = job->result_overflow = false;
-    if (pipe2(result_pipe, O_CLOEXEC) < 0 || pipe2(output_pipe, O_CLOEXEC) < 0) {
-        rc = bw_fail(cause, BW_ERR_SYSTEM, "pipe: %s", strerror(errno));
-        goto close_pipes;
-    }
-    result_pipe[1] = fd_above_layout(result_pipe[1]);
-    output_pipe[1] = fd_above_layout(output_pipe[1]);
-    if (result_pipe[1] < 0 || output_pipe[1] < 0) {
-        rc = bw_fail(cause, BW_ERR_SYSTEM, "fcntl(F_DUPFD): %s", strerror(errno));
-        goto close_pipes;
-    }
-    if ((rc = spawn(job, result_pipe[1], output_pipe[1], cause)))
-        goto close_pipes;
-    close_fd(&result_pipe[1]);
-    close_fd(&output_pipe[1]);
-    fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
-    fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
-    pidfd = (int)syscall(SYS_pidfd_open, job->pid, 0);
-
-    while (result_pipe[0] >= 0 || output_pipe[0] >= 0 || !exited) {
-        struct pollfd p[3];
-        int n = 0, i_result = -1, i_output = -1, i_pid = -1;
-        double left = deadline - now_ms();
-        int timeout;
-
-        if (left <= 0) {
-            job->timed_out = true;
-            break;
-        }
-        timeout = left > 1e6 ? 1000000 : (int)left + 1;
-        if (result_pipe[0] >= 0)
-            p[i_result = n++] = (struct pollfd){.fd = result_pipe[0], .events = POLLIN};
-        if (output_pipe[0] >= 0)
-            p[i_output = n++] = (struct pollfd){.fd = output_pipe[0], .events = POLLIN};
-        if (!exited && pidfd >= 0)
-            p[i_pid = n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
-        else if (!exited && timeout > 10)
-            timeout = 10; /* no pidfd (kernel < 5.3): look at the child every 10 ms */
-        if (poll(p, (nfds_t)n, timeout) < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = bw_fail(cause, BW_ERR_SYSTEM, "poll: %s", strerror(errno));
-            kill_group(job->pid);
-            killed = true;
-            goto reap;
-        }
-        if (i_result >= 0 && p[i_result].revents &&
-            !drain(result_pipe[0], &job->result, &job->result_overflow)) {
-            /* Kill before closing: a writer that met a closed pipe first
-             * would die of SIGPIPE, or its shell would exit 141, and the
-             * job's end would depend on who won the race. */
-            if (job->result_overflow) {
-                kill_group(job->pid);
-                killed = true;
-                close_fd(&result_pipe[0]);
-                break;
-            }
-            close_fd(&result_pipe[0]);
-        }
-        if (i_output >= 0 && p[i_output].revents && !drain(output_pipe[0], &job->output, NULL))
-            close_fd(&output_pipe[0]);
-        if (i_pid >= 0 && p[i_pid].revents)
-            exited = true;
-        if (pidfd < 0 && !exited) {
-            siginfo_t si = {0};
-            if (waitid(P_PID, (id_t)job->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                si.si_pid == job->pid)
-                exited = true;
-        }
-    }
-    if (job->timed_out && !killed) {
-        kill_group(job->pid);
-        killed = true;
-    }
-    rc = BW_OK;
-reap:
-    while (wait4(job->pid, &job->status, 0, &job->rusage) < 0) {
-        if (errno != EINTR) {
-            rc = bw_fail(cause, BW_ERR_SYSTEM, "wait4(%ld): %s", (long)job->pid, strerror(errno));
-            break;
-        }
-    }
-    job->ms = now_ms() - start;
-    if (pidfd >= 0)
-        close(pidfd);
-close_pipes:
-    close_fd(&result_pipe[0]);
-    close_fd(&result_pipe[1]);
-    close_fd(&output_pipe[0]);
-    close_fd(&output_pipe[1]);
+    if (!rules)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_allow; i++)
+        rules[n++] = (struct sandbox_rule){.syscall = allow[i], .verdict = SANDBOX_ALLOW};
+    for (size_t i = 0; i < N_KILLED; i++)
+        rules[n++] = (struct sandbox_rule){.syscall = killed_syscalls[i], .verdict = SANDBOX_KILL};
+    for (size_t i = 0; i < n_checked; i++)
+        rules[n++] = checked[i];
+    f.rules = rules;
+    f.n_rules = n;
+    rc = sandbox_seccomp_load(&f, cause);
+    free(rules);
     return rc;
 }

@@ -14,13 +14,9 @@
 
 #include "common/error.h"
 #include "common/util.h"
-#include "judge/sandbox.h"
+#include "judge/sandbox_job.h"
+#include "judge/spawn.h"
 #include "common/banned.h"
-
-#define SASS_NOFILE      64   /* RLIMIT_NOFILE of the disassembler */
-#define SASS_SHOWN_BYTES 400  /* of a failing tool's output, in the cause */
-#define OPCODE_BYTES     96   /* an opcode with its modifiers, as scanned */
-#define FUNCTION_BYTES   1024 /* a function name, as scanned */
 
 /* ---- finding the tool -------------------------------------------------------------- */
 
@@ -138,10 +134,10 @@ int sass_disassemble(const struct sass_tool *tool, const void *cubin, size_t len
         .cpu_s = BW_SASS_CPU_S,
         .as_bytes = BW_SASS_MEM_BYTES,
         .fsize_bytes = 0,
-        .nofile = SASS_NOFILE,
+        .nofile = BW_SASS_NOFILE,
     };
     struct sandbox_job job;
-    char *dir = NULL, *file = NULL, shown[SASS_SHOWN_BYTES];
+    char *dir = NULL, *file = NULL, shown[BW_SASS_SHOWN_BYTES];
     char *argv[4];
     int rc, argc = 0;
 
@@ -172,10 +168,8 @@ int sass_disassemble(const struct sass_tool *tool, const void *cubin, size_t len
     } else if (WIFSIGNALED(job.status)) {
         int sig = WTERMSIG(job.status);
         rc = bw_fail(cause, sig == SIGXCPU || sig == SIGKILL ? BW_ERR_LIMIT : BW_ERR_INVALID,
-                     "%s was killed by %s%s", tool->path, sandbox_signal_name(sig),
+                     "%s was killed by %s%s", tool->path, spawn_signal_name(sig),
                      sig == SIGXCPU ? " (its CPU time limit)" : "");
-    } else if (WEXITSTATUS(job.status) == SANDBOX_EXIT_EXEC && job.output.len == 0) {
-        rc = bw_fail(cause, BW_ERR_SYSTEM, "%s could not be started with its limits", tool->path);
     } else if (WEXITSTATUS(job.status) != 0) {
         rc = bw_fail(cause, BW_ERR_INVALID, "%s exited with status %d: %s", tool->path,
                      WEXITSTATUS(job.status), shown[0] ? shown : "(no output)");
@@ -279,7 +273,7 @@ static const char *after_address(const char *line)
 
 int sass_scan(const char *listing, struct sass_scan *scan, char **cause)
 {
-    char function[FUNCTION_BYTES] = "", op[OPCODE_BYTES];
+    char function[BW_SASS_FUNCTION_BYTES] = "", op[BW_SASS_OPCODE_BYTES];
     bool in_code = false, counted = false;
     const char *line = listing;
 
@@ -296,7 +290,7 @@ int sass_scan(const char *listing, struct sass_scan *scan, char **cause)
         bool new_function = false;
 
         if (strncmp(s, ".section", 8) == 0 && (s[8] == ' ' || s[8] == '\t')) {
-            char name[FUNCTION_BYTES];
+            char name[BW_SASS_FUNCTION_BYTES];
             token(skip_blanks(s + 8), " \t\n,", name, sizeof(name));
             in_code = strncmp(name, ".text.", 6) == 0 && name[6];
             if (in_code) {

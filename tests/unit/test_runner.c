@@ -1726,6 +1726,54 @@ TEST(runner_spawn_failures)
     free(cause);
 }
 
+/* A stand-in runner (a shell script) reports what runner_start gave it, then dies with last
+ * words; the client's start-up must see it die and quote them. */
+TEST(runner_start_gives_the_layout_environment_and_group)
+{
+    static const char script[] =
+        "#!/bin/sh\n"
+        "{ for f in 0 1 2 3 4 5 6 7 8 9; do [ -e /proc/$$/fd/$f ] && printf 'fd%s ' $f; done\n"
+        "  printf 'in=%s ' \"$(readlink /proc/$$/fd/0)\"\n"
+        "  case \"$(readlink /proc/$$/fd/3)\" in socket:*) printf 'sock ';; esac\n"
+        "  [ \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ ] && printf 'leader '\n"
+        "  printf 'args=%s\\n' \"$*\"\n"
+        "  env | grep -v '^PWD=' | grep -v '^SHLVL=' | grep -v '^_=' | sort\n"
+        "} > \"$BW_PROBE_OUT\"\n"
+        "echo 'probe: done' >&2\n"
+        "exit 7\n";
+    char dir[] = "/tmp/bw-runner-probe-XXXXXX", path[PATH_MAX], out[PATH_MAX],
+         env_out[PATH_MAX + 16];
+    const char *extra[] = {env_out, NULL};
+    struct runner_options opt = {.device = 5, .start_ms = 5000, .extra_env = extra};
+    struct runner *r = NULL;
+    char *cause = NULL, *text = NULL, expect[2 * PATH_MAX];
+    size_t len = 0;
+
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/fake-runner", dir);
+    snprintf(out, sizeof(out), "%s/report", dir);
+    snprintf(env_out, sizeof(env_out), "BW_PROBE_OUT=%s", out);
+    CHECK(write_file_atomic(path, script, strlen(script), NULL) == BW_OK);
+    chmod(path, 0755);
+    opt.path = path;
+    setenv("BW_SECRET_CANARY", "bw-canary-in-judged", 1);
+    CHECK_INT_EQ(runner_start(&opt, &r, &cause), BW_ERR_IO);
+    CHECK_CONTAINS(cause, "exited with status 7; its last words: probe: done");
+    CHECK(r == NULL);
+    CHECK(read_file(out, 1 << 16, &text, &len, NULL) == BW_OK);
+    /* Exactly fds 0-3, and an environment of the two variables given, nothing of judged's. */
+    snprintf(expect, sizeof(expect),
+             "fd0 fd1 fd2 fd3 in=/dev/null sock leader args=--device 5\n"
+             "BW_PROBE_OUT=%s\nCUDA_CACHE_DISABLE=1\n",
+             out);
+    CHECK_STR_EQ(text, expect);
+    free(text);
+    free(cause);
+    unlink(out);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* --- the sandbox steps, in forked children --------------------------------------------------- */
 
 /* Runs fn in a forked child; its output lines are returned (new) and its exit status stored. */

@@ -1,15 +1,22 @@
 /*
- * Tests of judge/sandbox without NVRTC: the parent's job runner (fd layout,
- * empty environment, wall-clock kill of the whole group, result cap, output
- * cap) with small shell programs, and the child's set-up steps applied to a
- * forked test process, which then probes what it can still see and do.
+ * Tests of the sandbox mechanisms without NVRTC: the spawn helper (judge/spawn:
+ * fd layout, environment, signals, process group, rlimits, death with its
+ * parent, failures before exec), the job runner (judge/sandbox_job: fd
+ * layout, empty environment, wall-clock kill of the whole group, result cap,
+ * output cap) with small shell programs, and the child's set-up steps
+ * (judge/sandbox) applied to a forked test process, which then probes what it
+ * can still see and do. Every wait has a deadline of a few seconds.
  */
 #include "tests/test.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -20,6 +27,8 @@
 #include "common/error.h"
 #include "common/util.h"
 #include "judge/sandbox.h"
+#include "judge/sandbox_job.h"
+#include "judge/spawn.h"
 #include "common/banned.h"
 
 /* Runs `sh -c script` as a job; returns sandbox_job_run's code. */
@@ -127,9 +136,444 @@ TEST(job_missing_program)
 
 TEST(signal_names)
 {
-    CHECK_STR_EQ(sandbox_signal_name(SIGSEGV), "SIGSEGV");
-    CHECK_STR_EQ(sandbox_signal_name(SIGSYS), "SIGSYS");
-    CHECK_STR_EQ(sandbox_signal_name(1000), "signal 1000");
+    CHECK_STR_EQ(spawn_signal_name(SIGSEGV), "SIGSEGV");
+    CHECK_STR_EQ(spawn_signal_name(SIGSYS), "SIGSYS");
+    CHECK_STR_EQ(spawn_signal_name(1000), "signal 1000");
+}
+
+TEST(job_chosen_environment)
+{
+    char *env[] = {"TMPDIR=/work/tmp", "TRITON_CACHE_DIR=/work/cache", NULL};
+    struct sandbox_job job;
+
+    sandbox_job_init(&job, 10000, 4096, 4096);
+    job.env = env;
+    CHECK_INT_EQ(
+        run_sh(&job, "env | grep -v '^PWD=' | grep -v '^SHLVL=' | grep -v '^_=' | sort >&4", -1),
+        BW_OK);
+    CHECK(WIFEXITED(job.status) && WEXITSTATUS(job.status) == 0);
+    CHECK_STR_EQ(job.result.data, "TMPDIR=/work/tmp\nTRITON_CACHE_DIR=/work/cache\n");
+    sandbox_job_release(&job);
+}
+
+/* ---- the spawn helper ------------------------------------------------------------------- */
+
+#define SPAWN_WAIT_MS 5000 /* what a spawned test child gets before it is killed */
+
+/*
+ * Starts s with its fd 1 on a pipe and collects what the child writes there
+ * until it closes it or SPAWN_WAIT_MS pass (then the child is killed); reaps
+ * it into *status. Returns spawn_start's code (its cause printed).
+ */
+static int spawn_collect(struct spawn *s, char *out, size_t cap, int *status)
+{
+    int p[2], rc;
+    size_t got = 0;
+    double deadline = now_ms() + SPAWN_WAIT_MS;
+    char *cause = NULL;
+
+    out[0] = '\0';
+    *status = -1;
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return BW_ERR_SYSTEM;
+    s->fds[1] = p[1];
+    rc = spawn_start(s, &cause);
+    close(p[1]);
+    if (rc) {
+        printf("  spawn_start: %s\n", cause);
+        free(cause);
+        close(p[0]);
+        return rc;
+    }
+    for (;;) {
+        struct pollfd pf = {.fd = p[0], .events = POLLIN};
+        double left = deadline - now_ms();
+        ssize_t n;
+        if (left <= 0 || poll(&pf, 1, (int)left + 1) <= 0)
+            break;
+        n = read(p[0], out + got, cap - 1 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        out[got] = '\0';
+    }
+    close(p[0]);
+    if (now_ms() >= deadline)
+        spawn_kill_group(s->pid);
+    waitpid(s->pid, status, 0);
+    return BW_OK;
+}
+
+/* Runs fn(out) in a forked child; returns what it wrote (up to cap) after it ended. */
+static void in_child(void (*fn)(int out), char *text, size_t cap, int *status)
+{
+    int p[2];
+    size_t got = 0;
+    pid_t pid;
+
+    text[0] = '\0';
+    *status = -1;
+    if (pipe(p) < 0)
+        return;
+    pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        fn(p[1]);
+        _exit(0);
+    }
+    close(p[1]);
+    for (ssize_t n; (n = read(p[0], text + got, cap - 1 - got)) > 0;)
+        got += (size_t)n;
+    text[got] = '\0';
+    close(p[0]);
+    waitpid(pid, status, 0);
+}
+
+TEST(spawn_environment_is_empty_or_chosen)
+{
+    char *argv[] = {"/usr/bin/env", NULL}, *env[] = {"A=1", "B=two words", NULL}, out[4096];
+    struct spawn s;
+    int status;
+
+    setenv("BW_SECRET_CANARY", "bw-canary-in-the-parent", 1);
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    CHECK_INT_EQ(spawn_collect(&s, out, sizeof(out), &status), BW_OK);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_STR_EQ(out, "");
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    s.env = env;
+    CHECK_INT_EQ(spawn_collect(&s, out, sizeof(out), &status), BW_OK);
+    CHECK_STR_EQ(out, "A=1\nB=two words\n");
+}
+
+/* In a forked child: fds 3 and 4 hold files "A" and "B"; the layout swaps them, puts a socket
+ * at 5, leaves 6 closed, inherits 2, and 50 (no O_CLOEXEC) must not get through. */
+static _Noreturn void swap_layout_child(int out)
+{
+    static const char script[] =
+        "for f in 0 1 2 3 4 5 6 7 50; do [ -e /proc/$$/fd/$f ] && printf 'fd%s ' $f; done; "
+        "printf 'in=%s ' \"$(readlink /proc/$$/fd/0)\"; "
+        "printf '3=%s 4=%s ' \"$(cat <&3)\" \"$(cat <&4)\"; "
+        "case \"$(readlink /proc/$$/fd/5)\" in socket:*) printf 'sock ';; esac; "
+        "echo done";
+    char *argv[] = {"/bin/sh", "-c", (char *)script, NULL}, text[1024];
+    char a[] = "/tmp/bw-spawn-a-XXXXXX", b[] = "/tmp/bw-spawn-b-XXXXXX";
+    int fa = mkstemp(a), fb = mkstemp(b), sv[2], status;
+    struct spawn s;
+
+    /* The pipe to the test may be fd 3 or 4 itself: out of the way first. */
+    if (dup2(out, 30) != 30 || fa < 0 || fb < 0 || write(fa, "A", 1) != 1 ||
+        write(fb, "B", 1) != 1 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        _exit(2);
+    close(out);
+    out = 30;
+    unlink(a);
+    unlink(b);
+    lseek(fa, 0, SEEK_SET);
+    lseek(fb, 0, SEEK_SET);
+    if (dup2(fa, 3) != 3 || dup2(fb, 4) != 4 || dup2(fa, 50) != 50)
+        _exit(2);
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    s.fds[0] = SPAWN_FD_NULL;
+    s.fds[2] = SPAWN_FD_INHERIT;
+    s.fds[3] = 4;
+    s.fds[4] = 3;
+    s.fds[5] = sv[1];
+    s.fds[6] = SPAWN_FD_CLOSED;
+    s.n_fds = 7;
+    if (spawn_collect(&s, text, sizeof(text), &status) != BW_OK)
+        _exit(3);
+    dprintf(out, "%s", text);
+    _exit(0);
+}
+
+TEST(spawn_fd_layout)
+{
+    char text[1024] = {0};
+    int p[2], status = 0;
+    size_t got = 0;
+    pid_t pid;
+
+    CHECK(pipe(p) == 0);
+    pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        swap_layout_child(p[1]);
+    }
+    close(p[1]);
+    for (ssize_t n; (n = read(p[0], text + got, sizeof(text) - 1 - got)) > 0;)
+        got += (size_t)n;
+    close(p[0]);
+    waitpid(pid, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    CHECK_STR_EQ(text, "fd0 fd1 fd2 fd3 fd4 fd5 in=/dev/null 3=B 4=A sock done\n");
+}
+
+/* In a forked child: ignore SIGUSR1 and glibc's own signals 32 and 33 (through the kernel,
+ * as a parent outside glibc may leave them), block SIGUSR2, spawn cat of its own status. */
+static void signals_child(int out)
+{
+    char *argv[] = {"/bin/cat", "/proc/self/status", NULL}, text[8192], *line;
+    unsigned long kernel_ign[8] = {(unsigned long)SIG_IGN};
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigset_t usr2;
+    struct spawn s;
+    int status;
+
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    if (sigaction(SIGUSR1, &ign, NULL) < 0 || sigprocmask(SIG_BLOCK, &usr2, NULL) < 0 ||
+        syscall(SYS_rt_sigaction, 32, kernel_ign, NULL, (size_t)(NSIG - 1) / 8) < 0 ||
+        syscall(SYS_rt_sigaction, 33, kernel_ign, NULL, (size_t)(NSIG - 1) / 8) < 0)
+        _exit(2);
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    if (spawn_collect(&s, text, sizeof(text), &status) != BW_OK)
+        _exit(3);
+    for (line = strstr(text, "\nSig"); line; line = strstr(line + 1, "\nSig"))
+        if (strncmp(line + 1, "SigBlk", 6) == 0 || strncmp(line + 1, "SigIgn", 6) == 0)
+            dprintf(out, "%.24s\n", line + 1);
+}
+
+TEST(spawn_resets_signals)
+{
+    char text[256];
+    int status;
+
+    in_child(signals_child, text, sizeof(text), &status);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    CHECK_STR_EQ(text, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+}
+
+TEST(spawn_leads_its_own_group)
+{
+    char *argv[] = {"/bin/cat", "/proc/self/stat", NULL}, out[4096];
+    struct spawn s;
+    long pgrp = 0, session = 0;
+    const char *stat;
+    int status;
+
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    CHECK_INT_EQ(spawn_collect(&s, out, sizeof(out), &status), BW_OK);
+    /* /proc/self/stat: "PID (cat) STATE PPID PGRP SESSION ..." */
+    stat = strstr(out, "(cat) ");
+    if (stat && sscanf(stat + 6, "%*c %*d %ld %ld", &pgrp, &session) == 2) {
+        CHECK_INT_EQ(pgrp, s.pid);
+        CHECK_INT_EQ(session, s.pid);
+    } else {
+        CHECK_MSG(false, "no stat line in: %s", out);
+    }
+}
+
+TEST(spawn_sets_rlimits_before_exec)
+{
+    char *argv[] = {"/bin/cat", "/proc/self/limits", NULL}, out[8192];
+    const struct sandbox_limits limits = {
+        .cpu_s = 7, .as_bytes = 1ULL << 30, .fsize_bytes = 123, .nofile = 33, .nproc = 0};
+    struct spawn s;
+    int status;
+
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    s.limits = &limits;
+    CHECK_INT_EQ(spawn_collect(&s, out, sizeof(out), &status), BW_OK);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CONTAINS(out,
+                   "Max cpu time              7                    8                    seconds");
+    CHECK_CONTAINS(out,
+                   "Max file size             123                  123                  bytes");
+    CHECK_CONTAINS(out,
+                   "Max core file size        0                    0                    bytes");
+    CHECK_CONTAINS(out,
+                   "Max open files            33                   33                   files");
+    CHECK_CONTAINS(out,
+                   "Max address space         1073741824           1073741824           bytes");
+}
+
+TEST(spawn_failures_before_exec_are_reported)
+{
+    char *missing[] = {"/nonexistent/tool", NULL}, *dir[] = {"/tmp", NULL};
+    char *ok[] = {"/bin/true", NULL};
+    struct spawn s;
+    char *cause = NULL;
+
+    spawn_init(&s);
+    s.path = missing[0];
+    s.argv = missing;
+    CHECK_INT_EQ(spawn_start(&s, &cause), BW_ERR_NOTFOUND);
+    CHECK_STR_EQ(cause, "cannot start /nonexistent/tool: No such file or directory");
+    CHECK_INT_EQ(s.pid, -1);
+    spawn_init(&s);
+    s.path = dir[0];
+    s.argv = dir;
+    CHECK_INT_EQ(spawn_start(&s, &cause), BW_ERR_SYSTEM);
+    CHECK_STR_EQ(cause, "cannot start /tmp: Permission denied");
+    /* An fd of the layout that is not open: the child's step names the slot. */
+    spawn_init(&s);
+    s.path = ok[0];
+    s.argv = ok;
+    s.fds[1] = 987;
+    CHECK_INT_EQ(spawn_start(&s, &cause), BW_ERR_SYSTEM);
+    CHECK_STR_EQ(cause, "cannot start /bin/true: fd layout (fd 1): Bad file descriptor");
+    s.fds[1] = -7;
+    CHECK_INT_EQ(spawn_start(&s, &cause), BW_ERR_INVALID);
+    s.fds[1] = SPAWN_FD_NULL;
+    s.n_fds = BW_SPAWN_MAX_FDS + 1;
+    CHECK_INT_EQ(spawn_start(&s, &cause), BW_ERR_INVALID);
+    free(cause);
+    /* No child was left behind by any of them. */
+    CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+}
+
+/* In a forked child whose setrlimit is refused (a seccomp filter): the report names it. */
+static void refused_rlimit_child(int out)
+{
+    const struct sandbox_rule refuse = {"prlimit64", SANDBOX_FAIL, EPERM, 0, {{0}}};
+    const struct sandbox_rule refuse_old = {"setrlimit", SANDBOX_FAIL, EPERM, 0, {{0}}};
+    const struct sandbox_rule rules[] = {refuse, refuse_old};
+    const struct sandbox_filter f = {.fallback = SANDBOX_ALLOW, .rules = rules, .n_rules = 2};
+    const struct sandbox_limits limits = {.nofile = 10};
+    char *argv[] = {"/bin/true", NULL}, *cause = NULL;
+    struct spawn s;
+    int rc;
+
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sandbox_seccomp_load(&f, &cause))
+        _exit(2);
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    s.limits = &limits;
+    rc = spawn_start(&s, &cause);
+    dprintf(out, "%d %s", rc, cause ? cause : "");
+    _exit(0);
+}
+
+TEST(spawn_rlimit_failure_is_reported)
+{
+    char text[1024];
+    int status;
+
+    in_child(refused_rlimit_child, text, sizeof(text), &status);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    CHECK_STR_EQ(text,
+                 "-6 cannot start /bin/true: setrlimit(RLIMIT_CORE): Operation not permitted");
+}
+
+/* Whether pid is gone or a zombie (reparented children may wait a while for their reaper). */
+static bool dead(pid_t pid)
+{
+    char path[64], text[512] = {0}, *close_paren;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    f = fopen(path, "re");
+    if (!f)
+        return true;
+    if (!fgets(text, sizeof(text), f))
+        text[0] = '\0';
+    fclose(f);
+    close_paren = strrchr(text, ')');
+    return !close_paren || close_paren[2] == 'Z' || close_paren[2] == 'X';
+}
+
+/* The middle process: spawns a long sleep, says its pid, and dies. */
+static void spawn_sleeper_and_die(int out)
+{
+    char *argv[] = {"/bin/sleep", "30", NULL};
+    struct spawn s;
+
+    spawn_init(&s);
+    s.path = argv[0];
+    s.argv = argv;
+    if (spawn_start(&s, NULL))
+        _exit(2);
+    dprintf(out, "%ld", (long)s.pid);
+    _exit(0);
+}
+
+TEST(spawn_child_dies_with_its_parent)
+{
+    char text[64];
+    long pid = 0;
+    int status;
+    double deadline;
+
+    in_child(spawn_sleeper_and_die, text, sizeof(text), &status);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0 && parse_i64(text, &(int64_t){0}),
+              "status %#x, said \"%s\"", status, text);
+    pid = strtol(text, NULL, 10);
+    if (pid <= 0)
+        return;
+    deadline = now_ms() + SPAWN_WAIT_MS;
+    while (!dead((pid_t)pid) && now_ms() < deadline)
+        usleep(10000);
+    CHECK_MSG(dead((pid_t)pid), "the sleeper %ld outlived its parent", pid);
+    kill((pid_t)pid, SIGKILL); /* in case it did */
+}
+
+/* ---- closing descriptors without close_range ------------------------------------------ */
+
+/* In a forked child: close_range made ENOSYS (and, when `no_proc`, /proc unopenable). */
+static void close_fallback_child(int out, bool no_proc)
+{
+    const struct sandbox_rule rules[] = {
+        {"close_range", SANDBOX_FAIL, ENOSYS, 0, {{0}}},
+        {"openat", SANDBOX_FAIL, ENOENT, 0, {{0}}},
+        {"open", SANDBOX_FAIL, ENOENT, 0, {{0}}},
+    };
+    const struct sandbox_filter f = {
+        .fallback = SANDBOX_ALLOW, .rules = rules, .n_rules = no_proc ? 3 : 1};
+    struct rlimit rl = {.rlim_cur = 64, .rlim_max = 64};
+
+    /* The pipe to the test moves to 40; the loop fallback stops at RLIMIT_NOFILE, 64. */
+    if (dup2(out, 40) != 40 || dup2(out, 41) != 41 || dup2(out, 60) != 60 || dup2(0, 63) != 63)
+        _exit(2);
+    close(out);
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        sandbox_seccomp_load(&f, NULL))
+        _exit(2);
+    if (syscall(SYS_close_range, 50U, ~0U, 0) == 0 || errno != ENOSYS)
+        _exit(3);
+    /* Keeps 40 (the pipe to the test), closes 41, 60 and 63; 0-2 stay. */
+    if (sandbox_close_fds_raw(41, 40) != 0)
+        _exit(4);
+    dprintf(40, "%s%s%s%s%s", fcntl(40, F_GETFD) >= 0 ? "kept " : "lost ",
+            fcntl(41, F_GETFD) < 0 ? "41 " : "", fcntl(60, F_GETFD) < 0 ? "60 " : "",
+            fcntl(63, F_GETFD) < 0 ? "63 " : "", fcntl(2, F_GETFD) >= 0 ? "stderr" : "");
+    _exit(0);
+}
+
+static void close_fallback_proc(int out)
+{
+    close_fallback_child(out, false);
+}
+
+static void close_fallback_loop(int out)
+{
+    close_fallback_child(out, true);
+}
+
+TEST(close_fds_without_close_range)
+{
+    char text[256];
+    int status;
+
+    in_child(close_fallback_proc, text, sizeof(text), &status);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    CHECK_STR_EQ(text, "kept 41 60 63 stderr");
+    in_child(close_fallback_loop, text, sizeof(text), &status);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    CHECK_STR_EQ(text, "kept 41 60 63 stderr");
 }
 
 /* ---- the child's steps ---------------------------------------------------------------- */
@@ -145,15 +589,24 @@ static const char *const probe_syscalls[] = {
 /* In a forked child: lock down, probe, report on `out`, then end as `end` says. */
 static _Noreturn void confined_probe(const char *dir, int out, enum probe_end end)
 {
-    struct sandbox_bind binds[] = {{dir, "/data/in"}};
-    struct sandbox_limits limits = {.cpu_s = 5, .fsize_bytes = 0, .nofile = 16};
+    struct sandbox_bind binds[] = {
+        {.source = dir, .target = "/data/in"},
+        {.source = NULL, .target = "/work", .tmpfs_bytes = 64 * 1024},
+        {.source = dir, .target = "/data/exec", .exec = true},
+    };
+    struct sandbox_limits limits = {.cpu_s = 5, .fsize_bytes = 1 << 20, .nofile = 16};
     struct buf b;
-    char *cause = NULL, host[64] = {0}, text[16] = {0};
+    char *cause = NULL, host[64] = {0}, text[16] = {0}, block[4096] = {0};
+    struct stat st;
+    size_t written = 0;
     int fd;
 
     buf_init(&b, 4096);
-    if (sandbox_unshare(&cause) || sandbox_enter_pid_namespace(&cause) ||
-        sandbox_set_rlimits(&limits, &cause) || sandbox_make_root(binds, 1, &cause)) {
+    if (sandbox_unshare(SANDBOX_NS_MOUNT | SANDBOX_NS_NET | SANDBOX_NS_IPC | SANDBOX_NS_UTS |
+                            SANDBOX_NS_PID,
+                        &cause) ||
+        sandbox_enter_pid_namespace(&cause) || sandbox_set_rlimits(&limits, &cause) ||
+        sandbox_make_root(binds, sizeof(binds) / sizeof(binds[0]), &cause)) {
         dprintf(out, "setup failed: %s", cause);
         _exit(2);
     }
@@ -173,9 +626,31 @@ static _Noreturn void confined_probe(const char *dir, int out, enum probe_end en
     buf_addf(&b, " mkdir=%s", mkdir("/x", 0755) < 0 && errno == EROFS ? "erofs" : "allowed");
     gethostname(host, sizeof(host) - 1);
     buf_addf(&b, " host=%s", host);
+    /* The writable tmpfs: private, writable, and full at its size. */
+    buf_addf(&b, " work=%o", stat("/work", &st) == 0 ? (unsigned)(st.st_mode & 0777) : 0);
+    fd = open("/work/big", O_WRONLY | O_CREAT, 0600);
+    for (ssize_t n; fd >= 0 && (n = write(fd, block, sizeof(block))) > 0;)
+        written += (size_t)n;
+    buf_addf(&b, " fill=%s", fd >= 0 && errno == ENOSPC && written <= 64 * 1024 ? "enospc" : "?");
+    if (fd >= 0)
+        close(fd);
+    /* Mapping a file executable: refused on a plain bind, allowed on an exec one. */
+    for (int i = 0; i < 2; i++) {
+        void *m;
+        fd = open(i ? "/data/exec/hello.txt" : "/data/in/hello.txt", O_RDONLY);
+        m = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+        buf_addf(&b, " %s=%s", i ? "mapx_exec" : "mapx_in",
+                 m != MAP_FAILED  ? "ok"
+                 : errno == EPERM ? "eperm"
+                                  : strerror(errno));
+        if (m != MAP_FAILED)
+            munmap(m, 4096);
+        if (fd >= 0)
+            close(fd);
+    }
     if (sandbox_drop_privileges(&cause) ||
-        sandbox_seccomp(probe_syscalls, sizeof(probe_syscalls) / sizeof(probe_syscalls[0]),
-                        &cause)) {
+        sandbox_seccomp_allowlist(probe_syscalls,
+                                  sizeof(probe_syscalls) / sizeof(probe_syscalls[0]), &cause)) {
         dprintf(out, "lock-down failed: %s", cause);
         _exit(2);
     }
@@ -238,14 +713,14 @@ static void probe(enum probe_end end, const char *expect_report, int expect_sign
     CHECK_STR_EQ(report, expect_report);
     if (expect_signal)
         CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == expect_signal,
-                  "status %#x, expected death by %s", status, sandbox_signal_name(expect_signal));
+                  "status %#x, expected death by %s", status, spawn_signal_name(expect_signal));
     else
         CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
 
 static const char confined[] = "pid=1 passwd=absent proc=absent dev=absent tmp=absent read=hi "
-                               "create=erofs mkdir=erofs host=sandbox rdwr=eperm rdonly=allowed "
-                               "kill=eperm";
+                               "create=erofs mkdir=erofs host=sandbox work=700 fill=enospc "
+                               "mapx_in=eperm mapx_exec=ok rdwr=eperm rdonly=allowed kill=eperm";
 
 TEST(steps_confine_and_exit)
 {
