@@ -34,6 +34,7 @@ declare -A DEADLINE_S=(
     [test_compile]=300         # 16 s: every NVRTC flag spelling, compile cache, sandbox
     [test_runner]=300          # 10 s: the runner against the fake libcuda
     [test_worker]=300          # 6 s: two workers against a real server, a lease expiry
+    [judge-fake]=400           # 48 s: the whole pipeline on the fake CUDA driver
     [problems-compile]=1500    # 181 s: every problem's solutions through NVRTC
     [server]=400               # 38 s
     [browser]=300              # 26 s
