@@ -611,13 +611,13 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
         return BW_OK;
     for (size_t k = 0; k < (n_configs ? n_configs : 1); k++) {
         const int64_t *tv = tune_values && d->n_tunes ? tune_values[k] : NULL;
+        describe_tune(d, tv, config, sizeof(config));
         for (size_t i = 0; i < p->n_tests + p->n_benchmarks; i++) {
             const struct problem_case *c =
                 i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
             char *why = NULL;
             int64_t v = 0;
 
-            describe_tune(d, tv, config, sizeof(config));
             if (int_arg_value(p, d, side, tv, c, la, a, &v, &why)) {
                 diag_list_addf(diags, la->line, la->column, "%s%s%s",
                                why ? why : "evaluation failed", config[0] ? " with " : "", config);

@@ -104,7 +104,8 @@ TEST(plan_arg_expression_names_are_checked)
          39},
         {VECTOR_ADD, "// @launch k grid=(1) block=(1) args=(x, y, out, Q / 2)\n",
          "unknown name 'Q' in args=(...)", 50},
-        {LAYERNORM, "// @launch k grid=(1) block=(1) args=(X, gamma, beta, Y, mean, rstd, eps * 2)\n",
+        {LAYERNORM,
+         "// @launch k grid=(1) block=(1) args=(X, gamma, beta, Y, mean, rstd, eps * 2)\n",
          "'eps' is a scalar and cannot be part of an expression in args=(...) (expressions may "
          "use sizes, @const and @tune names): pass it alone",
          70},
@@ -136,7 +137,8 @@ TEST(plan_arg_expression_error_names_its_case)
     struct directives d;
     struct plan *pl = calloc(1, sizeof(*pl));
     char *cause = NULL;
-    if (!p || !pl || !parse_ok("// @launch k grid=(1) block=(1) args=(x, y, out, 100 / (N - 2))\n", &d)) {
+    if (!p || !pl ||
+        !parse_ok("// @launch k grid=(1) block=(1) args=(x, y, out, 100 / (N - 2))\n", &d)) {
         free(pl);
         problem_free(p);
         return;
@@ -173,8 +175,8 @@ static int int_arg(const struct problem *p, const char *src, size_t a, int bytes
     for (size_t k = 0; k < n; k++)
         directives_tune_combo(&d, k, tv[k]);
     CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
-    rc = plan_check_int_arg(p, &d, PLAN_SUBMISSION, (const int64_t(*)[BW_MAX_TUNE_PARAMS])tv, n,
-                            0, a, bytes, is_float, &diags);
+    rc = plan_check_int_arg(p, &d, PLAN_SUBMISSION, (const int64_t(*)[BW_MAX_TUNE_PARAMS])tv, n, 0,
+                            a, bytes, is_float, &diags);
     CHECK_INT_EQ(diags.n, rc == BW_OK ? 0 : 1);
     if (diags.n) {
         *msg = strdup(diags.items[0].msg);
@@ -309,7 +311,6 @@ TEST(plan_int_arg_overflow_is_a_compile_error)
     }
     judge_result_release(&res);
     if (judge_source(fits, &res))
-        CHECK_MSG(res.verdict != VERDICT_COMPILE_ERROR, "CE: %s",
-                  res.message ? res.message : "");
+        CHECK_MSG(res.verdict != VERDICT_COMPILE_ERROR, "CE: %s", res.message ? res.message : "");
     judge_result_release(&res);
 }
