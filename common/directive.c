@@ -597,8 +597,10 @@ static void launch_release(struct launch *l)
         expr_free(l->block[i]);
     }
     expr_free(l->smem);
-    for (i = 0; i < l->n_args; i++)
+    for (i = 0; i < l->n_args; i++) {
         free(l->args[i].name);
+        expr_free(l->args[i].expr);
+    }
     free(l->args);
     memset(l, 0, sizeof(*l));
 }
@@ -660,11 +662,23 @@ static size_t parse_dims(struct pstate *st, size_t open, const char *key, struct
     return close + 1;
 }
 
-/* One entry of args=(...) in line[a, b); false if reported. */
+/* True if line[pos, pos+n) is [+-]?[0-9]+. */
+static bool is_int_literal(const struct pstate *st, size_t pos, size_t n)
+{
+    size_t i = st->line[pos] == '-' || st->line[pos] == '+';
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (st->line[pos + i] < '0' || st->line[pos + i] > '9')
+            return false;
+    return true;
+}
+
+/* One entry of args=(...) in line[a, b): a name alone, an integer literal,
+ * or an integer expression. False if reported. */
 static bool parse_arg(struct pstate *st, size_t a, size_t b, char before, struct launch_arg *arg)
 {
     size_t first = skip_blanks(st, a), n;
-    char q[200];
 
     while (b > first && is_blank(st->line[b - 1]))
         b--;
@@ -682,16 +696,13 @@ static bool parse_arg(struct pstate *st, size_t a, size_t b, char before, struct
         arg->name = copy(st, first, n);
         return arg->name != NULL;
     }
-    if ((st->line[first] == '-' || (st->line[first] >= '0' && st->line[first] <= '9')) &&
-        word_len(st, first + (st->line[first] == '-')) == n - (st->line[first] == '-')) {
+    if (is_int_literal(st, first, n)) {
         arg->kind = LAUNCH_ARG_INTEGER;
         return parse_int_token(st, first, n, "the argument", &arg->value);
     }
-    err(st, first,
-        "expected a name or an integer literal in args=(...), got '%s' (expressions are not "
-        "allowed here: give the value a @const name or pass a size)",
-        quote(st, first, n, q, sizeof(q)));
-    return false;
+    arg->kind = LAUNCH_ARG_EXPR;
+    arg->expr = sub_expr(st, first, b, "an argument in args=(...)", before);
+    return arg->expr != NULL;
 }
 
 /* args=( with `open` at the '('. Returns the position after the value. */
@@ -731,7 +742,8 @@ static size_t parse_args(struct pstate *st, size_t open, struct launch *l)
             l->n_args++;
         } else {
             free(arg->name);
-            arg->name = NULL;
+            expr_free(arg->expr);
+            memset(arg, 0, sizeof(*arg));
         }
         start = end + 1;
     }
@@ -873,13 +885,192 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
 }
 
 /* ------------------------------------------------------------------------ */
+/* @scratch types                                                            */
+
+static const char *const type_list =
+    "a dtype: fp32, fp16, bf16, fp64, int8, uint8, int32, int64, uint32, uint64; or a C type: "
+    "float, double, half, __half, __nv_bfloat16, signed char, unsigned char, int, unsigned, "
+    "long long, unsigned long long, int8_t ... uint64_t";
+
+/* The C and CUDA names of each dtype, as NVRTC (LP64) sizes them. */
+static const struct {
+    const char *name;
+    enum dtype dtype;
+} c_types[] = {
+    {"float", DTYPE_FP32},
+    {"double", DTYPE_FP64},
+    {"half", DTYPE_FP16},
+    {"__half", DTYPE_FP16},
+    {"__nv_bfloat16", DTYPE_BF16},
+    {"nv_bfloat16", DTYPE_BF16},
+    {"signed char", DTYPE_INT8},
+    {"int8_t", DTYPE_INT8},
+    {"unsigned char", DTYPE_UINT8},
+    {"uint8_t", DTYPE_UINT8},
+    {"int", DTYPE_INT32},
+    {"signed", DTYPE_INT32},
+    {"signed int", DTYPE_INT32},
+    {"int32_t", DTYPE_INT32},
+    {"unsigned", DTYPE_UINT32},
+    {"unsigned int", DTYPE_UINT32},
+    {"uint32_t", DTYPE_UINT32},
+    {"long long", DTYPE_INT64},
+    {"long long int", DTYPE_INT64},
+    {"signed long long", DTYPE_INT64},
+    {"signed long long int", DTYPE_INT64},
+    {"int64_t", DTYPE_INT64},
+    {"unsigned long long", DTYPE_UINT64},
+    {"unsigned long long int", DTYPE_UINT64},
+    {"uint64_t", DTYPE_UINT64},
+};
+
+/* CUDA's vector types (float4, __half2, ...) by element type; NULL where
+ * the element type is not a dtype either. */
+static const struct {
+    const char *prefix;
+    const char *element;
+} vector_types[] = {
+    {"float", "float"},
+    {"double", "double"},
+    {"int", "int"},
+    {"uint", "unsigned"},
+    {"char", "signed char"},
+    {"uchar", "unsigned char"},
+    {"longlong", "long long"},
+    {"ulonglong", "unsigned long long"},
+    {"half", "half"},
+    {"__half", "__half"},
+    {"__nv_bfloat16", "__nv_bfloat16"},
+    {"nv_bfloat16", "nv_bfloat16"},
+    {"short", NULL},
+    {"ushort", NULL},
+    {"long", NULL},
+    {"ulong", NULL},
+};
+
+/* The words a C type may be spelled with several of ("unsigned long long"). */
+static bool is_type_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"signed", "unsigned", "long", "short", "int", "char"};
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strlen(words[i]) == n && memcmp(w, words[i], n) == 0)
+            return true;
+    return false;
+}
+
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if ((p == text || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return true;
+    return false;
+}
+
+/* Why a C type that is no dtype is refused (a message without position), or
+ * NULL if it is simply unknown. */
+static const char *type_refusal(const char *t, char *out, size_t size)
+{
+    size_t n = strlen(t);
+
+    if (has_word(t, "long") && !strstr(t, "long long")) {
+        snprintf(out, size,
+                 "'%s' is not accepted: it is 64-bit on Linux but 32-bit on Windows, and a "
+                 "buffer's size must not depend on where the code was written; write %s",
+                 t,
+                 has_word(t, "unsigned") ? "unsigned long long (uint64) or unsigned (uint32)"
+                                         : "long long (int64) or int (int32)");
+        return out;
+    }
+    if (strcmp(t, "char") == 0)
+        return "'char' is not accepted: whether it is signed is the compiler's choice; write "
+               "signed char (int8) or unsigned char (uint8)";
+    if (has_word(t, "short")) {
+        snprintf(out, size,
+                 "'%s' is 16-bit, and there is no 16-bit integer dtype: use int (int32), or half "
+                 "(fp16) for 16-bit floats",
+                 t);
+        return out;
+    }
+    if (strcmp(t, "bool") == 0)
+        return "'bool' is not a dtype: use unsigned char (uint8) or int (int32)";
+    if (n >= 2 && t[n - 1] >= '1' && t[n - 1] <= '4') {
+        for (size_t i = 0; i < sizeof(vector_types) / sizeof(vector_types[0]); i++) {
+            if (strlen(vector_types[i].prefix) != n - 1 ||
+                memcmp(t, vector_types[i].prefix, n - 1) != 0)
+                continue;
+            if (!vector_types[i].element)
+                snprintf(out, size, "'%s' is a vector type, and its element type is no dtype", t);
+            else
+                snprintf(out, size,
+                         "'%s' is a vector type, not a dtype: write %s[%c * COUNT] and cast the "
+                         "pointer in the kernel",
+                         t, vector_types[i].element, t[n - 1]);
+            return out;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Reads @scratch's type at pos (a word is there): a dtype name or a C type of
+ * one or more words. Copies its text (words joined by one blank) into text
+ * and sets *out, or reports and sets DTYPE_INVALID. Returns the position
+ * after the type.
+ */
+static size_t parse_scratch_type(struct pstate *st, size_t pos, char *text, size_t size,
+                                 enum dtype *out)
+{
+    size_t n = word_len(st, pos), end = pos + n, len = 0, words = 1;
+    char q[200], why[400];
+    const char *refusal;
+
+    *out = DTYPE_INVALID;
+    if (n < size) {
+        memcpy(text, st->line + pos, n);
+        len = n;
+    }
+    /* More words only after a word that C types are spelled with. */
+    while (len > 0 && words < 4 && is_type_word(st->line + end - n, n)) {
+        size_t next = skip_blanks(st, end), m = word_len(st, next);
+        if (m == 0 || !is_type_word(st->line + next, m) || len + 1 + m >= size)
+            break;
+        text[len++] = ' ';
+        memcpy(text + len, st->line + next, m);
+        len += m;
+        end = next + m;
+        n = m;
+        words++;
+    }
+    text[len] = '\0';
+    if (len == 0) {
+        err(st, pos, "unknown dtype '%s' (expected %s)", quote(st, pos, end - pos, q, sizeof(q)),
+            type_list);
+        return end;
+    }
+    *out = dtype_parse(text);
+    for (size_t i = 0; *out == DTYPE_INVALID && i < sizeof(c_types) / sizeof(c_types[0]); i++)
+        if (strcmp(text, c_types[i].name) == 0)
+            *out = c_types[i].dtype;
+    if (*out != DTYPE_INVALID)
+        return end;
+    refusal = type_refusal(text, why, sizeof(why));
+    if (refusal)
+        err(st, pos, "%s", refusal);
+    else
+        err(st, pos, "unknown dtype '%s' (expected %s)", quote(st, pos, end - pos, q, sizeof(q)),
+            type_list);
+    return end;
+}
+
+/* ------------------------------------------------------------------------ */
 /* @scratch, @const, @tune, @flags                                           */
 
 static void parse_scratch(struct pstate *st, size_t at, size_t pos)
 {
     struct scratch s = {0};
     size_t n, dt, dn, open, close;
-    char q[200], g[64], dtype[32];
+    char g[64], dtype[64];
 
     if (st->d->n_scratches >= BW_MAX_SCRATCH) {
         err(st, at, "more than %d @scratch buffers (BW_MAX_SCRATCH)", BW_MAX_SCRATCH);
@@ -902,20 +1093,15 @@ static void parse_scratch(struct pstate *st, size_t at, size_t pos)
         err(st, dt, "expected a blank after the scratch name, got %s", got(st, dt, g, sizeof(g)));
         goto free_name;
     }
-    dn = word_len(st, dt);
-    if (dn == 0) {
-        err(st, dt, "expected a dtype after the scratch name (%s), got %s", dtype_all_names(),
+    if (word_len(st, dt) == 0) {
+        err(st, dt, "expected a type after the scratch name (%s), got %s", type_list,
             got(st, dt, g, sizeof(g)));
         goto free_name;
     }
-    if (dn >= sizeof(dtype) ||
-        (memcpy(dtype, st->line + dt, dn), dtype[dn] = '\0', dtype_parse(dtype) == DTYPE_INVALID)) {
-        err(st, dt, "unknown dtype '%s' (expected %s)", quote(st, dt, dn, q, sizeof(q)),
-            dtype_all_names());
+    dn = parse_scratch_type(st, dt, dtype, sizeof(dtype), &s.dtype);
+    if (s.dtype == DTYPE_INVALID)
         goto free_name;
-    }
-    s.dtype = dtype_parse(dtype);
-    open = skip_blanks(st, dt + dn);
+    open = skip_blanks(st, dn);
     if (open >= st->len || st->line[open] != '[') {
         err(st, open, "expected '[' after the dtype (e.g. %s[cdiv(n, 256)]), got %s", dtype,
             got(st, open, g, sizeof(g)));

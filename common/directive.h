@@ -9,7 +9,7 @@
  * The directives (docs/submission-format.md is the learner-facing text):
  *
  *   // @launch KERNEL grid=(e[,e[,e]]) block=(e[,e[,e]]) [smem=e] args=(a, ...)
- *   // @scratch NAME DTYPE[e]
+ *   // @scratch NAME TYPE[e]
  *   // @const NAME=INT
  *   // @tune NAME=(v1, v2, ...)
  *   // @flags OPTION ...
@@ -24,9 +24,22 @@
  *
  * Expressions `e` are expr.h's (integer-valued here: a real literal is an
  * error); they may use the problem's size names, @const and @tune names.
- * `args` entries name the problem's tensors, sizes and scalars, @scratch
- * buffers, or are integer literals (possibly negative).
+ * `args` entries are a name alone (a tensor, size or scalar of the problem,
+ * a @scratch buffer, a @const or @tune name), an integer literal (possibly
+ * negative), or any other integer expression `e` (N / 2, cdiv(N, 2), (N)),
+ * evaluated per case like grid=. Literals and expressions take the width of
+ * the kernel's parameter (int or long long), checked against the PTX.
  * Launches run in file order on one stream (at most BW_MAX_LAUNCHES).
+ *
+ * @scratch's TYPE is a dtype name of dtype.h (fp32, int32, ...) or the C
+ * type a kernel declares for it, mapped to the dtype it means on the GPU
+ * (NVRTC's LP64): float, double, half/__half, __nv_bfloat16/nv_bfloat16,
+ * signed char, unsigned char, int/signed (int), unsigned (int), long long
+ * (int), unsigned long long (int), and <stdint.h>'s int8_t ... uint64_t.
+ * `long` is refused, saying why: it is 64-bit on Linux but 32-bit on Windows,
+ * and a buffer's size must not depend on where the source was written; so
+ * are `char` (signedness is the compiler's choice), `short` and `bool` (no
+ * such dtype) and vector types (float4: write float[4 * n]).
  *
  * Names of @const, @tune and @scratch are identifiers of at most BW_MAX_NAME
  * bytes, unique across the three. @const and @tune names also become macros
@@ -37,8 +50,8 @@
  *
  * Parsing is purely syntactic plus what can be known from the file alone
  * (duplicate names, flags outside the allowlist, expression syntax, caps).
- * Checking names against a problem is directive_check(); evaluating a plan
- * for one test case is the judge's plan module.
+ * Checking names against a problem is plan_check() and evaluating a plan for
+ * one case plan_build(), both of the judge's plan module (judge/plan.h).
  *
  * Every error is a struct diag with a 1-based line and column (columns count
  * bytes; a tab is one column) in the learner's file and a message saying what
@@ -74,12 +87,14 @@ int diag_list_addf(struct diag_list *l, int line, int column, const char *fmt, .
 enum launch_arg_kind {
     LAUNCH_ARG_NAME,    /* a tensor, size, scalar or scratch name: resolved per problem */
     LAUNCH_ARG_INTEGER, /* an integer literal; passed with the width of the kernel's parameter */
+    LAUNCH_ARG_EXPR,    /* an integer expression, evaluated per case; passed like a literal */
 };
 
 struct launch_arg {
     enum launch_arg_kind kind;
-    char *name;    /* owned; LAUNCH_ARG_NAME */
-    int64_t value; /* LAUNCH_ARG_INTEGER */
+    char *name;        /* owned; LAUNCH_ARG_NAME */
+    int64_t value;     /* LAUNCH_ARG_INTEGER */
+    struct expr *expr; /* owned; LAUNCH_ARG_EXPR (its text is expr_text()) */
     int line, column;
 };
 

@@ -108,6 +108,7 @@ struct expr_check {
     struct diag_list *diags;
     int line, column;
     const char *what;
+    bool is_arg; /* an expression in args=(...): messages say what to pass instead */
     int rc;
 };
 
@@ -122,6 +123,17 @@ static void check_expr_name(const char *name, void *arg)
     ec->rc = BW_ERR_INVALID;
     if (r.kind == NAME_NONE)
         diag_list_addf(ec->diags, ec->line, ec->column, "unknown name '%s' in %s", name, ec->what);
+    else if (ec->is_arg && r.kind != NAME_SCALAR)
+        diag_list_addf(ec->diags, ec->line, ec->column,
+                       "'%s' is a buffer and cannot be part of an expression in %s (expressions "
+                       "may use sizes, @const and @tune names): pass it alone and offset it in "
+                       "the kernel",
+                       name, ec->what);
+    else if (ec->is_arg)
+        diag_list_addf(ec->diags, ec->line, ec->column,
+                       "'%s' is a scalar and cannot be part of an expression in %s (expressions "
+                       "may use sizes, @const and @tune names): pass it alone",
+                       name, ec->what);
     else
         diag_list_addf(
             ec->diags, ec->line, ec->column,
@@ -132,9 +144,17 @@ static void check_expr_name(const char *name, void *arg)
 static int check_expr(const struct problem *p, const struct directives *d, const struct expr *e,
                       int line, int column, const char *what, struct diag_list *diags)
 {
-    struct expr_check ec = {p, d, diags, line, column, what, BW_OK};
+    struct expr_check ec = {p, d, diags, line, column, what, false, BW_OK};
     if (e)
         expr_each_name(e, check_expr_name, &ec);
+    return ec.rc;
+}
+
+static int check_arg_expr(const struct problem *p, const struct directives *d,
+                          const struct launch_arg *arg, struct diag_list *diags)
+{
+    struct expr_check ec = {p, d, diags, arg->line, arg->column, "args=(...)", true, BW_OK};
+    expr_each_name(arg->expr, check_expr_name, &ec);
     return ec.rc;
 }
 
@@ -188,6 +208,8 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
         for (size_t a = 0; a < ln->n_args; a++) {
             const struct launch_arg *arg = &ln->args[a];
             struct name_ref r;
+            if (arg->kind == LAUNCH_ARG_EXPR && check_arg_expr(p, d, arg, diags))
+                rc = BW_ERR_INVALID;
             if (arg->kind != LAUNCH_ARG_NAME)
                 continue;
             r = resolve(p, d, side, arg->name);
@@ -359,10 +381,25 @@ static int buffer_of(const struct plan *pl, struct name_ref r)
     return -1;
 }
 
+/* The value of an integer argument expression for one case. */
+static int eval_arg(const struct launch_arg *la, size_t index, const struct expr_scope *scope,
+                    const char *case_name, int64_t *out, char **cause)
+{
+    char *why = NULL;
+    int rc;
+
+    if (!expr_eval_int(la->expr, scope, out, &why))
+        return BW_OK;
+    rc = bw_fail(cause, BW_ERR_INVALID, "line %d: argument %zu (%s) for case %s: %s", la->line,
+                 index + 1, expr_text(la->expr), case_name, why ? why : "evaluation failed");
+    free(why);
+    return rc;
+}
+
 static int build_arg(const struct problem *p, const struct directives *d,
                      const int64_t *tune_values, const struct problem_case *c, enum plan_side side,
-                     const struct launch_arg *la, const struct plan *pl, struct plan_arg *out,
-                     char **cause)
+                     const struct expr_scope *scope, const struct launch_arg *la, size_t index,
+                     const struct plan *pl, struct plan_arg *out, char **cause)
 {
     struct name_ref r;
 
@@ -371,6 +408,11 @@ static int build_arg(const struct problem *p, const struct directives *d,
         out->kind = PLAN_ARG_INT;
         out->i = la->value;
         return BW_OK;
+    }
+    if (la->kind == LAUNCH_ARG_EXPR) {
+        out->kind = PLAN_ARG_INT;
+        out->name = expr_text(la->expr);
+        return eval_arg(la, index, scope, c->name, &out->i, cause);
     }
     out->name = la->name;
     r = resolve(p, d, side, la->name);
@@ -477,12 +519,123 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
             return rc;
         pl->smem = (uint32_t)v;
         for (size_t a = 0; a < ln->n_args; a++) {
-            rc = build_arg(p, d, tune_values, c, side, &ln->args[a], out, &pl->args[a], cause);
+            rc = build_arg(p, d, tune_values, c, side, &cs.scope, &ln->args[a], a, out,
+                           &pl->args[a], cause);
             if (rc)
                 return rc;
         }
         pl->n_args = ln->n_args;
         out->n_launches++;
+    }
+    return BW_OK;
+}
+
+/* "BM=128, BN=64" for @tune combination `values` ("" without @tune). */
+static void describe_tune(const struct directives *d, const int64_t *values, char *out, size_t cap)
+{
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (size_t k = 0; k < d->n_tunes && values; k++) {
+        int n = snprintf(out + len, cap - len, "%s%s=%lld", k ? ", " : "", d->tunes[k].name,
+                         (long long)values[k]);
+        if (n < 0 || (size_t)n >= cap - len)
+            return;
+        len += (size_t)n;
+    }
+}
+
+/* The value of integer argument `la` for case c and @tune values tv;
+ * BW_ERR_INVALID with *cause if an expression fails for it. */
+static int int_arg_value(const struct problem *p, const struct directives *d, enum plan_side side,
+                         const int64_t *tv, const struct problem_case *c,
+                         const struct launch_arg *la, size_t index, int64_t *out, char **cause)
+{
+    struct case_scope cs;
+    struct name_ref r;
+
+    switch (la->kind) {
+    case LAUNCH_ARG_INTEGER:
+        *out = la->value;
+        return BW_OK;
+    case LAUNCH_ARG_EXPR:
+        case_scope_init(&cs, p, d, tv, c);
+        return eval_arg(la, index, &cs.scope, c->name, out, cause);
+    case LAUNCH_ARG_NAME:
+        r = resolve(p, d, side, la->name);
+        if (r.kind == NAME_CONST)
+            *out = d->consts[r.index].value;
+        else if (r.kind == NAME_TUNE)
+            *out = tv ? tv[r.index] : d->tunes[r.index].values[0];
+        return BW_OK;
+    }
+    return BW_OK;
+}
+
+/* True if the argument is passed with the parameter's width (PLAN_ARG_INT). */
+static bool is_int_arg(const struct problem *p, const struct directives *d, enum plan_side side,
+                       const struct launch_arg *la)
+{
+    struct name_ref r;
+
+    if (la->kind != LAUNCH_ARG_NAME)
+        return true;
+    r = resolve(p, d, side, la->name);
+    return r.kind == NAME_CONST || r.kind == NAME_TUNE;
+}
+
+int plan_check_int_arg(const struct problem *p, const struct directives *d, enum plan_side side,
+                       const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs, size_t l,
+                       size_t a, int param_bytes, bool param_float, struct diag_list *diags)
+{
+    const struct launch *ln = &d->launches[l];
+    const struct launch_arg *la = &ln->args[a];
+    char text[BW_MAX_EXPR_BYTES + 8], config[512];
+
+    if (!is_int_arg(p, d, side, la))
+        return BW_OK;
+    if (la->kind == LAUNCH_ARG_INTEGER)
+        snprintf(text, sizeof(text), "%lld", (long long)la->value);
+    else
+        snprintf(text, sizeof(text), "%s",
+                 la->kind == LAUNCH_ARG_EXPR ? expr_text(la->expr) : la->name);
+    if (param_float || (param_bytes != 4 && param_bytes != 8)) {
+        diag_list_addf(diags, la->line, la->column,
+                       "argument %zu '%s' of kernel '%s' is an integer, passed as int or long "
+                       "long, but the parameter is %s%d bytes",
+                       a + 1, text, ln->kernel, param_float ? "floating point of " : "",
+                       param_bytes);
+        return BW_ERR_INVALID;
+    }
+    if (param_bytes == 8)
+        return BW_OK;
+    for (size_t k = 0; k < (n_configs ? n_configs : 1); k++) {
+        const int64_t *tv = tune_values && d->n_tunes ? tune_values[k] : NULL;
+        describe_tune(d, tv, config, sizeof(config));
+        for (size_t i = 0; i < p->n_tests + p->n_benchmarks; i++) {
+            const struct problem_case *c =
+                i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
+            char *why = NULL;
+            int64_t v = 0;
+
+            if (int_arg_value(p, d, side, tv, c, la, a, &v, &why)) {
+                diag_list_addf(diags, la->line, la->column, "%s%s%s",
+                               why ? why : "evaluation failed", config[0] ? " with " : "", config);
+                free(why);
+                return BW_ERR_INVALID;
+            }
+            if (v < INT32_MIN || v > INT32_MAX) {
+                diag_list_addf(diags, la->line, la->column,
+                               "argument %zu '%s' of kernel '%s' is %lld for case %s%s%s: more "
+                               "than its 4-byte parameter holds (an int: -2147483648 to "
+                               "2147483647); declare the parameter long long",
+                               a + 1, text, ln->kernel, (long long)v, c->name,
+                               config[0] ? " with " : "", config);
+                return BW_ERR_INVALID;
+            }
+            if (la->kind == LAUNCH_ARG_INTEGER)
+                return BW_OK; /* the same for every case */
+        }
     }
     return BW_OK;
 }

@@ -9,6 +9,9 @@
  * case and yields the buffers and launches a runner executes; an expression
  * that fails or gives an impossible launch for that case (grid 0, block over
  * 1024 threads, scratch over the cap) is reported with the case's sizes.
+ * plan_check_int_arg() checks, once the PTX is known, that an integer
+ * argument (literal, @const/@tune name, expression) fits its parameter in
+ * every case.
  *
  * The two sides differ only in output buffers: a submission's outputs have
  * the tensor's dtype; the reference's float outputs are fp64, its integer
@@ -95,6 +98,23 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
  */
 int plan_build(const struct problem *p, const struct directives *d, const int64_t *tune_values,
                const struct problem_case *c, enum plan_side side, struct plan *out, char **cause);
+
+/*
+ * Checks argument `a` of d->launches[l] when it is passed with the width of
+ * the kernel's parameter (plan kind PLAN_ARG_INT: an integer literal, a
+ * @const or @tune name, or an expression) against that parameter as the PTX
+ * declares it: `param_bytes` wide, floating point when `param_float`. Such an
+ * argument is an int (4 bytes, -2^31..2^31-1) or a long long (8 bytes); it is
+ * evaluated for every test and benchmark case of `p` under each of the
+ * `n_configs` @tune combinations (tune_values[k], one value per d->tunes[i];
+ * NULL without @tune), so an overflow of a 4-byte parameter is an error at
+ * the argument's line and column before anything runs, never a truncation.
+ * Other arguments pass. Appends one diag and returns BW_ERR_INVALID at the
+ * first problem; BW_OK otherwise.
+ */
+int plan_check_int_arg(const struct problem *p, const struct directives *d, enum plan_side side,
+                       const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs, size_t l,
+                       size_t a, int param_bytes, bool param_float, struct diag_list *diags);
 
 /* Bytes of buffer b (count * dtype size). */
 uint64_t plan_buffer_bytes(const struct plan_buffer *b);

@@ -204,9 +204,11 @@ static bool arg_needs(const struct plan_arg *pa, int *size, const char **want)
 }
 
 /* Checks the arguments of launch l (built as pl) against entry e. */
-static int check_args(const struct launch *ln, const struct plan_launch *pl,
-                      const struct ptx_entry *e, struct diag_list *diags)
+static int check_args(const struct problem *p, const struct program *pg, enum plan_side side,
+                      size_t l, const struct plan_launch *pl, const struct ptx_entry *e,
+                      struct diag_list *diags)
 {
+    const struct launch *ln = &pg->dirs.launches[l];
     int rc = BW_OK;
 
     for (size_t a = 0; a < ln->n_args; a++) {
@@ -215,8 +217,13 @@ static int check_args(const struct launch *ln, const struct plan_launch *pl,
         const char *want = NULL;
         int size = 8;
 
-        if (!arg_needs(pa, &size, &want))
+        if (!arg_needs(pa, &size, &want)) {
+            /* It takes the parameter's width: does it fit in every case? */
+            if (plan_check_int_arg(p, &pg->dirs, side, pg->tune_values, pg->n_configs, l, a,
+                                   pp->size, pp->kind == PTX_PARAM_FLOAT, diags))
+                rc = BW_ERR_INVALID;
             continue;
+        }
         bool arg_float = pa->kind == PLAN_ARG_F32 || pa->kind == PLAN_ARG_F64;
         bool kind_bad =
             (pp->kind == PTX_PARAM_FLOAT && !arg_float) || (pp->kind == PTX_PARAM_INT && arg_float);
@@ -277,7 +284,7 @@ int program_check_signatures(const struct problem *p, const struct program *pg,
             rc = BW_ERR_INVALID;
             continue;
         }
-        if (have_plan && check_args(ln, &pl.launches[l], e, diags))
+        if (have_plan && check_args(p, pg, side, l, &pl.launches[l], e, diags))
             rc = BW_ERR_INVALID;
     }
     ptx_entries_release(&entries);

@@ -7,12 +7,71 @@
 # Every test binary and script ends its output with "N passed, N failed, N skipped";
 # this script runs each, keeps its full log under BUILD/test-logs/, prints the
 # logs of the ones that failed, and ends with the sum in the same format.
+#
+# Every program runs under a wall-clock deadline (the table below), so a test
+# that hangs becomes a failure that names itself instead of a stuck run. A
+# unit-test binary is told its deadline (BW_TEST_DEADLINE_S, tests/test_main.c)
+# and reports the test case that was running when it passed; DEADLINE_GRACE_S
+# later `timeout` sends SIGTERM to the program's whole process group, and
+# DEADLINE_KILL_S after that SIGKILL. A timed-out program counts as a failure,
+# named, with its log tail.
 set -u
 suite=$1
 build=$2
 asan=${3:-}
 logs=$build/test-logs
 mkdir -p "$logs/asan"
+
+# ---- deadlines: the one place they are set ---------------------------------
+# Seconds per program, by the name it is logged under. Measured durations (in
+# the comments: two runs of `make test` on the 2-core development machine
+# while other engineers' builds and tests ran on it) are wall-clock seconds;
+# each deadline is about 5 times the slower figure or more, so only a hang
+# reaches it. ASan builds get ASAN_DEADLINE_FACTOR times the deadline.
+# BW_DEADLINE_S, when set, replaces every deadline, and BW_DEADLINE_GRACE_S
+# and BW_DEADLINE_KILL_S the two waits after it (tests/cpu/deadlines.sh uses
+# them to check this script in seconds; also handy to shorten a debugging run).
+declare -A DEADLINE_S=(
+    [test_compile]=300         # 16, 30 s (ASan 11, 36 s): NVRTC in the sandbox, every flag
+    [test_runner]=300          # 10, 23 s: the runner against the fake libcuda
+    [test_worker]=300          # 6, 13 s: two workers against a real server, a lease expiry
+    [problems-compile]=1800    # 181, 358 s: every problem's solutions through NVRTC
+    [server]=400               # 38, 80 s
+    [browser]=300              # 26, 58 s
+    [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
+    [dropout-philox]=300       # 18, 39 s
+    [step8-tolerance]=300      # 9, 32 s
+    [server_judged]=300        # 11, 29 s
+    [tolerance-oracle]=300     # 14, 24 s
+    [judged-cli]=300           # 20, 18 s
+    [tolerance-steps2-4]=300   # 11, 16 s
+    [cuda_host_equiv]=180      # 7, 14 s
+)
+DEFAULT_DEADLINE_S=180         # every other CPU program: 8 s at most (asan/test_directive)
+ASAN_DEADLINE_FACTOR=2
+DEADLINE_GRACE_S=${BW_DEADLINE_GRACE_S:-15} # after a unit binary's own deadline, before SIGTERM
+DEADLINE_KILL_S=${BW_DEADLINE_KILL_S:-10}   # after SIGTERM, before SIGKILL
+
+# deadline_of NAME: the deadline of the program logged as NAME, in seconds.
+deadline_of() {
+    local name=$1 base=${1#asan/} d
+    if [ -n "${BW_DEADLINE_S:-}" ]; then
+        echo "$BW_DEADLINE_S"
+        return
+    fi
+    if [ "$suite" = gpu ]; then
+        d=$GPU_DEADLINE_S
+    else
+        d=${DEADLINE_S[$base]:-$DEFAULT_DEADLINE_S}
+    fi
+    [ "$name" != "$base" ] && d=$((d * ASAN_DEADLINE_FACTOR))
+    echo "$d"
+}
+
+# The program running now (a `timeout` process): ^C or a TERM to this script
+# ends it too, instead of leaving it to run out its deadline.
+current=
+trap '[ -n "$current" ] && kill -TERM "$current" 2>/dev/null; echo "interrupted" >&2; exit 130' INT TERM
 
 total_pass=0 total_fail=0 total_skip=0
 failed_names=()
@@ -23,31 +82,48 @@ run() {
     shift
     local log=$logs/$name.log
     local start=$SECONDS
-    "$@" >"$log" 2>&1
+    local deadline timed_out=
+    deadline=$(deadline_of "$name")
+    BW_TEST_DEADLINE_S=$deadline timeout --kill-after="$DEADLINE_KILL_S" \
+        "$((deadline + DEADLINE_GRACE_S))" "$@" >"$log" 2>&1 </dev/null &
+    current=$!
+    # (bash's "Killed" notice for a SIGKILLed program is said below in words)
+    { wait "$current"; } 2>/dev/null
     local rc=$?
-    local line
+    current=
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        timed_out=1
+        echo "  $name: TIMED OUT: still running $((deadline + DEADLINE_GRACE_S)) s after it" \
+            "started (deadline ${deadline} s, tests/run-suite.sh);" \
+            "$([ "$rc" -eq 137 ] && echo "killed (SIGKILL)" || echo "stopped (SIGTERM)")"
+    fi
+    local line p=0 f=1 s=0
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-    if [ -z "$line" ]; then
+    if [ -n "$line" ]; then
+        p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+        f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+        s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
+        s=${s:-0}
+        # A program stopped at its deadline after its summary line (a shell
+        # suite's child left running) has one failure more than it said.
+        [ -n "$timed_out" ] && f=$((f + 1))
+    elif [ -z "$timed_out" ]; then
         # A program that died before its summary counts as one failure.
-        line="0 passed, 1 failed, 0 skipped"
         echo "  $name: no summary line (exit $rc); see $log"
     fi
-    local p f s
-    p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
-    f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
-    s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
-    s=${s:-0}
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1
         echo "  $name: exit status $rc with no failed test; counted as a failure"
     fi
+    line="$p passed, $f failed, $s skipped"
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
     total_skip=$((total_skip + s))
     printf '%-40s %s  (%ds)\n' "$name" "$line" $((SECONDS - start))
     if [ "$f" -ne 0 ]; then
-        failed_names+=("$name")
+        failed_names+=("$name${timed_out:+ (timed out)}")
         sed 's/^/    | /' "$log" | grep -v '^    | ok ' | tail -n 60
+        [ -n "$timed_out" ] && echo "    (log tail of $name, timed out: $log)"
     fi
 }
 
@@ -85,7 +161,9 @@ gpu)
 esac
 
 if [ ${#failed_names[@]} -gt 0 ]; then
-    echo "failed: ${failed_names[*]}"
+    list=${failed_names[0]}
+    for n in "${failed_names[@]:1}"; do list+=", $n"; done
+    echo "failed: $list"
 fi
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

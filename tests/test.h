@@ -7,6 +7,13 @@
  * contains argv[1]) and ends with the line "N passed, N failed, N skipped",
  * which tests/run-suite.sh adds up across binaries. Tests run from the
  * repository root, so they may open problems/ and tests/golden/ directly.
+ *
+ * A binary runs under one wall-clock deadline (BW_TEST_DEADLINE_S, set by
+ * tests/run-suite.sh; see test_main.c): a test still running when it passes
+ * is reported as "FAIL <name>: timed out" and counted as failed. So a test
+ * never waits for something unbounded: it polls for a state with a deadline
+ * of its own and fails with what it last saw. A test that forks a child that
+ * may outlive it (a server) makes the child die with it (PR_SET_PDEATHSIG).
  */
 #ifndef BW_TEST_H
 #define BW_TEST_H

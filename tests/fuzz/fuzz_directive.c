@@ -79,10 +79,25 @@ static int check_plan(const struct directives *d)
             if ((l->grid[k] && expr_is_real(l->grid[k])) ||
                 (l->block[k] && expr_is_real(l->block[k])))
                 return -1;
-        for (j = 0; j < l->n_args; j++)
-            if (l->args[j].kind == LAUNCH_ARG_NAME ? !is_identifier(l->args[j].name)
-                                                   : l->args[j].name != NULL)
+        for (j = 0; j < l->n_args; j++) {
+            const struct launch_arg *a = &l->args[j];
+            switch (a->kind) {
+            case LAUNCH_ARG_NAME:
+                if (!is_identifier(a->name) || a->expr)
+                    return -1;
+                break;
+            case LAUNCH_ARG_INTEGER:
+                if (a->name || a->expr)
+                    return -1;
+                break;
+            case LAUNCH_ARG_EXPR:
+                if (a->name || !a->expr || expr_is_real(a->expr))
+                    return -1;
+                break;
+            default:
                 return -1;
+            }
+        }
     }
     for (i = 0; i < d->n_scratches; i++)
         if (!is_identifier(d->scratches[i].name) || dtype_size(d->scratches[i].dtype) == 0 ||

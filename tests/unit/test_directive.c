@@ -151,6 +151,120 @@ TEST(directive_no_launch)
     one_error("// @launch k grid=(1) block=(1)\n", 1, 4, "@launch needs args=(...)");
 }
 
+/* Issue 12: the C type names a kernel declares are the dtypes they mean. */
+TEST(directive_scratch_c_types)
+{
+    static const struct {
+        const char *type;
+        enum dtype dtype;
+    } cases[] = {
+        {"float", DTYPE_FP32},
+        {"double", DTYPE_FP64},
+        {"half", DTYPE_FP16},
+        {"__half", DTYPE_FP16},
+        {"__nv_bfloat16", DTYPE_BF16},
+        {"nv_bfloat16", DTYPE_BF16},
+        {"signed char", DTYPE_INT8},
+        {"int8_t", DTYPE_INT8},
+        {"unsigned char", DTYPE_UINT8},
+        {"uint8_t", DTYPE_UINT8},
+        {"int", DTYPE_INT32},
+        {"signed", DTYPE_INT32},
+        {"signed int", DTYPE_INT32},
+        {"int32_t", DTYPE_INT32},
+        {"unsigned", DTYPE_UINT32},
+        {"unsigned int", DTYPE_UINT32},
+        {"uint32_t", DTYPE_UINT32},
+        {"long long", DTYPE_INT64},
+        {"long long int", DTYPE_INT64},
+        {"signed long long", DTYPE_INT64},
+        {"signed long long int", DTYPE_INT64},
+        {"int64_t", DTYPE_INT64},
+        {"unsigned long long", DTYPE_UINT64},
+        {"unsigned long long int", DTYPE_UINT64},
+        {"uint64_t", DTYPE_UINT64},
+        {"unsigned\t long  long ", DTYPE_UINT64}, /* any blanks between words and before '[' */
+        {"fp32", DTYPE_FP32},                     /* the dtype names still work */
+        {"bf16", DTYPE_BF16},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char src[256];
+        struct directives d;
+        struct diag_list l = {0};
+        snprintf(src, sizeof(src), LAUNCH "// @scratch stats %s[2 * M]\n", cases[i].type);
+        int rc = parse(src, &d, &l);
+        CHECK_MSG(rc == BW_OK, "'%s': %s", cases[i].type, l.n ? l.items[0].msg : "?");
+        if (rc == BW_OK) {
+            CHECK_MSG(d.scratches[0].dtype == cases[i].dtype, "'%s' is %s", cases[i].type,
+                      dtype_name(d.scratches[0].dtype));
+            CHECK_STR_EQ(expr_text(d.scratches[0].count), "2 * M");
+            directives_release(&d);
+        }
+        diag_list_release(&l);
+    }
+}
+
+/* Types that are no dtype are refused at the type, saying why and what to write. */
+TEST(directive_scratch_refused_types)
+{
+    one_error(LAUNCH "// @scratch s long[n]\n", 2, 15,
+              "'long' is not accepted: it is 64-bit on Linux but 32-bit on Windows");
+    one_error(LAUNCH "// @scratch s long[n]\n", 2, 15, "write long long (int64) or int (int32)");
+    one_error(LAUNCH "// @scratch s unsigned long[n]\n", 2, 15,
+              "write unsigned long long (uint64) or unsigned (uint32)");
+    one_error(LAUNCH "// @scratch s char[n]\n", 2, 15,
+              "write signed char (int8) or unsigned char (uint8)");
+    one_error(LAUNCH "// @scratch s short[n]\n", 2, 15, "no 16-bit integer dtype");
+    one_error(LAUNCH "// @scratch s float4[n]\n", 2, 15, "write float[4 * COUNT]");
+    one_error(LAUNCH "// @scratch s flaot[n]\n", 2, 15,
+              "unknown dtype 'flaot' (expected a dtype: fp32, fp16, bf16, fp64, int8, uint8, "
+              "int32, int64, uint32, uint64; or a C type: float, double, half, __half, "
+              "__nv_bfloat16, signed char, unsigned char, int, unsigned, long long, unsigned "
+              "long long, int8_t ... uint64_t)");
+    /* Only C's type words continue a type: "int n" is int, then a stray n. */
+    one_error(LAUNCH "// @scratch s int n[n]\n", 2, 19, "expected '[' after the dtype");
+}
+
+/* Issue 12: args=(A, B, C, 0, N / 2) - integer expressions in args, as in grid. */
+TEST(directive_args_expressions)
+{
+    const char *src = "// @launch k grid=(1) block=(1) args=(A, B, C, 0, N / 2, cdiv(N, 2), (N), "
+                      "-N, -3)\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse(src, &d, &l), BW_OK);
+    CHECK_INT_EQ(l.n, 0);
+    if (d.n_launches != 1)
+        return;
+    const struct launch *a = &d.launches[0];
+    CHECK_INT_EQ(a->n_args, 9);
+    CHECK(a->args[2].kind == LAUNCH_ARG_NAME && a->args[2].expr == NULL);
+    CHECK(a->args[3].kind == LAUNCH_ARG_INTEGER && a->args[3].value == 0);
+    CHECK(a->args[4].kind == LAUNCH_ARG_EXPR && a->args[4].name == NULL);
+    CHECK_STR_EQ(expr_text(a->args[4].expr), "N / 2");
+    CHECK_INT_EQ(a->args[4].column, 51);
+    CHECK_STR_EQ(expr_text(a->args[5].expr), "cdiv(N, 2)"); /* its comma does not split */
+    CHECK(a->args[6].kind == LAUNCH_ARG_EXPR);              /* (N): an expression, not a name */
+    CHECK(a->args[7].kind == LAUNCH_ARG_EXPR);
+    CHECK_STR_EQ(expr_text(a->args[7].expr), "-N");
+    CHECK(a->args[8].kind == LAUNCH_ARG_INTEGER && a->args[8].value == -3);
+    struct expr_binding vars[] = {{"N", 7}};
+    struct expr_scope scope = {vars, 1};
+    int64_t v = 0;
+    CHECK_INT_EQ(expr_eval_int(a->args[4].expr, &scope, &v, NULL), BW_OK);
+    CHECK_INT_EQ(v, 3);
+    directives_release(&d);
+
+    /* Errors point into the argument. */
+    one_error("// @launch k grid=(1) block=(1) args=(x, n / 2.5)\n", 1, 42,
+              "an argument in args=(...) must be an integer expression, got 'n / 2.5'");
+    one_error("// @launch k grid=(1) block=(1) args=(x, n + * 2)\n", 1, 46,
+              "expected a number, a name or '(', got '*'");
+    one_error("// @launch k grid=(1) block=(1) args=(x[1])\n", 1, 40,
+              "expected an operator (+ - * / %) or the end, got '['");
+}
+
 TEST(directive_error_positions)
 {
     one_error("// @launch k grid=(cdiv(n, 256) block=(256) args=(x)\n", 1, 53,
@@ -166,7 +280,8 @@ TEST(directive_error_positions)
     /* Tabs count as one column. */
     one_error("\t//\t@launch k grid=(1) block=(1)\targs=(x)\tsmem=(\n", 1, 49,
               "expected ')' to close the '(' of smem=");
-    one_error(LAUNCH "// @scratch ws fp8[n]\n", 2, 16, "unknown dtype 'fp8' (expected fp32");
+    one_error(LAUNCH "// @scratch ws fp8[n]\n", 2, 16,
+              "unknown dtype 'fp8' (expected a dtype: fp32");
     one_error(LAUNCH "// @const A=1\n// @tune A=(1, 2)\n", 3, 10,
               "duplicate name 'A': already defined by @const on line 2");
     one_error(LAUNCH "// @lanch\n", 2, 4,
@@ -605,6 +720,8 @@ static void dump_plan(const struct directives *d, struct buf *b)
         for (j = 0; j < l->n_args; j++) {
             if (l->args[j].kind == LAUNCH_ARG_NAME)
                 buf_addf(b, "%s%s", j ? ", " : "", l->args[j].name);
+            else if (l->args[j].kind == LAUNCH_ARG_EXPR)
+                buf_addf(b, "%sexpr{%s}", j ? ", " : "", expr_text(l->args[j].expr));
             else
                 buf_addf(b, "%s%lld", j ? ", " : "", (long long)l->args[j].value);
         }

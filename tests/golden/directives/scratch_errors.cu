@@ -1,5 +1,5 @@
 // @launch k grid=(1) block=(1) args=(x, ws)
-// @scratch ws float[n]
+// @scratch ws flaot[n]
 // @scratch ws fp32 n
 // @scratch ws fp32[n
 // @scratch ws fp32[]

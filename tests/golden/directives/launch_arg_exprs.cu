@@ -1,0 +1,7 @@
+// @launch k grid=(1) block=(1) args=(x, n +, out)
+// @launch k grid=(1) block=(1) args=(x, n / 2.5, out)
+// @launch k grid=(1) block=(1) args=(x[1], out)
+// @launch k grid=(1) block=(1) args=(x, cdiv(n), out)
+// @launch k grid=(1) block=(1) args=(x, (n, out)
+// @launch k grid=(1) block=(1) args=(x, n - - , out)
+// @launch k grid=(1) block=(1) args=(&x, out)

@@ -1,0 +1,316 @@
+/*
+ * judge/plan: directives bound to a problem and evaluated per case. Issue 12's
+ * integer expressions in args=(...): each is evaluated per case like grid=,
+ * takes its kernel parameter's width, and a value that overflows a 4-byte
+ * parameter in any case is a Compile Error at the argument (plan_check_int_arg,
+ * and end to end through judge_submission with real NVRTC, no GPU needed).
+ * Problems come from tests/fixtures/problems/vector-add (sizes N; tests N = 1,
+ * 2, 127, 128, 129, 100003; benchmark "2^24") and problems/layernorm-forward
+ * (sizes M, N and the scalar eps).
+ */
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/directive.h"
+#include "common/error.h"
+#include "common/problem.h"
+#include "common/util.h"
+#include "judge/judge.h"
+#include "judge/plan.h"
+#include "common/banned.h"
+
+#define VECTOR_ADD "tests/fixtures/problems/vector-add"
+#define LAYERNORM  "problems/layernorm-forward"
+
+static struct problem *load(const char *dir)
+{
+    char *cause = NULL;
+    struct problem *p = problem_load(dir, &cause);
+    CHECK_MSG(p != NULL, "%s: %s", dir, cause ? cause : "?");
+    free(cause);
+    return p;
+}
+
+/* Parses src into *d, failing the test (and returning false) on any diag. */
+static bool parse_ok(const char *src, struct directives *d)
+{
+    struct diag_list l = {0};
+    int rc = directives_parse(src, strlen(src), d, &l);
+    CHECK_MSG(rc == BW_OK, "%s: %s", src, l.n ? l.items[0].msg : "?");
+    diag_list_release(&l);
+    return rc == BW_OK;
+}
+
+/* The split plan of issue 12: two launches, each over half of the vector. */
+static const char split_plan[] =
+    "// @const BLOCK=256\n"
+    "// @launch vector_add grid=(max(1, cdiv(N / 2, BLOCK))) block=(BLOCK) "
+    "args=(x, y, out, 0, N / 2)\n"
+    "// @launch vector_add grid=(max(1, cdiv(N - N / 2, BLOCK))) block=(BLOCK) "
+    "args=(x, y, out, N / 2, N - N / 2)\n";
+
+TEST(plan_arg_expressions_are_evaluated_per_case)
+{
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+    if (!p || !parse_ok(split_plan, &d)) {
+        problem_free(p);
+        return;
+    }
+    CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+    CHECK_INT_EQ(diags.n, 0);
+    CHECK(p->n_tests >= 6);
+    for (size_t i = 0; i < p->n_tests + p->n_benchmarks; i++) {
+        const struct problem_case *c =
+            i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
+        int64_t n = c->sizes[0];
+        struct plan *pl = calloc(1, sizeof(*pl));
+        char *cause = NULL;
+        if (!pl)
+            break;
+        CHECK_MSG(plan_build(p, &d, NULL, c, PLAN_SUBMISSION, pl, &cause) == BW_OK, "case %s: %s",
+                  c->name, cause ? cause : "?");
+        free(cause);
+        CHECK_INT_EQ(pl->n_launches, 2);
+        const struct plan_arg *a = pl->launches[0].args, *b = pl->launches[1].args;
+        CHECK(a[3].kind == PLAN_ARG_INT && a[3].i == 0 && a[3].name == NULL);
+        CHECK(a[4].kind == PLAN_ARG_INT);
+        CHECK_INT_EQ(a[4].i, n / 2);
+        CHECK_STR_EQ(a[4].name, "N / 2"); /* the runner's messages name it so */
+        CHECK_INT_EQ(b[3].i, n / 2);
+        CHECK_INT_EQ(b[4].i, n - n / 2);
+        CHECK(b[0].kind == PLAN_ARG_BUF && b[2].kind == PLAN_ARG_BUF);
+        CHECK_INT_EQ(pl->launches[1].grid[0], (n - n / 2 + 255) / 256);
+        free(pl);
+    }
+    diag_list_release(&diags);
+    directives_release(&d);
+    problem_free(p);
+}
+
+/* Names in an argument expression follow grid='s rules, with messages for args. */
+TEST(plan_arg_expression_names_are_checked)
+{
+    static const struct {
+        const char *problem, *src, *msg;
+        int column;
+    } cases[] = {
+        {VECTOR_ADD, "// @launch k grid=(1) block=(1) args=(x + 1, y, out, N)\n",
+         "'x' is a buffer and cannot be part of an expression in args=(...) (expressions may use "
+         "sizes, @const and @tune names): pass it alone and offset it in the kernel",
+         39},
+        {VECTOR_ADD, "// @launch k grid=(1) block=(1) args=(x, y, out, Q / 2)\n",
+         "unknown name 'Q' in args=(...)", 50},
+        {LAYERNORM,
+         "// @launch k grid=(1) block=(1) args=(X, gamma, beta, Y, mean, rstd, eps * 2)\n",
+         "'eps' is a scalar and cannot be part of an expression in args=(...) (expressions may "
+         "use sizes, @const and @tune names): pass it alone",
+         70},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct problem *p = load(cases[i].problem);
+        struct directives d;
+        struct diag_list diags = {0};
+        if (!p || !parse_ok(cases[i].src, &d)) {
+            problem_free(p);
+            continue;
+        }
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+        CHECK_INT_EQ(diags.n, 1);
+        if (diags.n >= 1) {
+            CHECK_STR_EQ(diags.items[0].msg, cases[i].msg);
+            CHECK_INT_EQ(diags.items[0].line, 1);
+            CHECK_INT_EQ(diags.items[0].column, cases[i].column);
+        }
+        diag_list_release(&diags);
+        directives_release(&d);
+        problem_free(p);
+    }
+}
+
+TEST(plan_arg_expression_error_names_its_case)
+{
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct plan *pl = calloc(1, sizeof(*pl));
+    char *cause = NULL;
+    if (!p || !pl ||
+        !parse_ok("// @launch k grid=(1) block=(1) args=(x, y, out, 100 / (N - 2))\n", &d)) {
+        free(pl);
+        problem_free(p);
+        return;
+    }
+    CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[0], PLAN_SUBMISSION, pl, &cause), BW_OK);
+    free(cause);
+    cause = NULL;
+    CHECK_INT_EQ(pl->launches[0].args[3].i, -100); /* N = 1 */
+    CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[1], PLAN_SUBMISSION, pl, &cause),
+                 BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "line 1: argument 4 (100 / (N - 2)) for case ");
+    CHECK_CONTAINS(cause, p->tests[1].name);
+    CHECK_CONTAINS(cause, "division by zero");
+    free(cause);
+    free(pl);
+    directives_release(&d);
+    problem_free(p);
+}
+
+/* Checks argument `a` of launch 0 of src against a parameter; returns the rc
+ * and the first message (new) in *msg. */
+static int int_arg(const struct problem *p, const char *src, size_t a, int bytes, bool is_float,
+                   char **msg)
+{
+    struct directives d;
+    struct diag_list diags = {0};
+    int64_t tv[BW_MAX_TUNE_CONFIGS][BW_MAX_TUNE_PARAMS];
+    int rc;
+
+    *msg = NULL;
+    if (!parse_ok(src, &d))
+        return BW_ERR_INTERNAL;
+    size_t n = directives_tune_count(&d);
+    for (size_t k = 0; k < n; k++)
+        directives_tune_combo(&d, k, tv[k]);
+    CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+    rc = plan_check_int_arg(p, &d, PLAN_SUBMISSION, (const int64_t(*)[BW_MAX_TUNE_PARAMS])tv, n, 0,
+                            a, bytes, is_float, &diags);
+    CHECK_INT_EQ(diags.n, rc == BW_OK ? 0 : 1);
+    if (diags.n) {
+        *msg = strdup(diags.items[0].msg);
+        CHECK_INT_EQ(diags.items[0].line, d.launches[0].args[a].line);
+        CHECK_INT_EQ(diags.items[0].column, d.launches[0].args[a].column);
+    }
+    diag_list_release(&diags);
+    directives_release(&d);
+    return rc;
+}
+
+#define LN_LAUNCH "// @launch k grid=(1) block=(1) args=(X, gamma, beta, Y, mean, rstd, "
+
+TEST(plan_int_arg_must_fit_its_parameter)
+{
+    struct problem *p = load(LAYERNORM);
+    char *msg = NULL;
+    if (!p)
+        return;
+    /* M * N fits an int in every case; M * N * 8 does not for 65536x4096. */
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "M * N)\n", 6, 4, false, &msg), BW_OK);
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "M * N * 8)\n", 6, 4, false, &msg), BW_ERR_INVALID);
+    CHECK_STR_EQ(msg, "argument 7 'M * N * 8' of kernel 'k' is 2147483648 for case 65536x4096: "
+                      "more than its 4-byte parameter holds (an int: -2147483648 to 2147483647); "
+                      "declare the parameter long long");
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "M * N * 8)\n", 6, 8, false, &msg), BW_OK);
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "-M * N * 8)\n", 6, 8, false, &msg), BW_OK);
+    free(msg);
+    /* -2^31 still fits; one less does not. */
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "-2147483648)\n", 6, 4, false, &msg), BW_OK);
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "-2147483649)\n", 6, 4, false, &msg), BW_ERR_INVALID);
+    CHECK_CONTAINS(msg, "argument 7 '-2147483649' of kernel 'k' is -2147483649 for case ");
+    free(msg);
+    /* @const and @tune names take the parameter's width too. */
+    CHECK_INT_EQ(int_arg(p, "// @const BIG=3000000000\n" LN_LAUNCH "BIG)\n", 6, 4, false, &msg),
+                 BW_ERR_INVALID);
+    CHECK_CONTAINS(msg, "argument 7 'BIG' of kernel 'k' is 3000000000");
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, "// @tune T=(1, 64)\n" LN_LAUNCH "M * N * T / 8)\n", 6, 4, false, &msg),
+                 BW_ERR_INVALID);
+    CHECK_CONTAINS(msg, "is 2147483648 for case 65536x4096 with T=64: more than its 4-byte");
+    free(msg);
+    /* Names that are not integers of the parameter's width are left to the signature check. */
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "M)\n", 6, 4, false, &msg), BW_OK);
+    free(msg);
+    /* An integer cannot go to a floating-point or odd-sized parameter. */
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "N / 2)\n", 6, 4, true, &msg), BW_ERR_INVALID);
+    CHECK_STR_EQ(msg, "argument 7 'N / 2' of kernel 'k' is an integer, passed as int or long long, "
+                      "but the parameter is floating point of 4 bytes");
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, LN_LAUNCH "2)\n", 6, 2, false, &msg), BW_ERR_INVALID);
+    CHECK_CONTAINS(msg, "but the parameter is 2 bytes");
+    free(msg);
+    problem_free(p);
+}
+
+TEST(plan_int_arg_evaluation_error_is_reported)
+{
+    struct problem *p = load(VECTOR_ADD);
+    char *msg = NULL;
+    if (!p)
+        return;
+    CHECK_INT_EQ(int_arg(p, "// @launch k grid=(1) block=(1) args=(x, y, out, 100 / (N - 2))\n", 3,
+                         4, false, &msg),
+                 BW_ERR_INVALID);
+    CHECK_CONTAINS(msg, "line 1: argument 4 (100 / (N - 2)) for case ");
+    CHECK_CONTAINS(msg, "division by zero");
+    free(msg);
+    problem_free(p);
+}
+
+/* End to end with NVRTC: the PTX says the parameter is an int, and N * 200
+ * overflows it for the benchmark: Compile Error at the argument, before any
+ * GPU. With long long it compiles (and, without a GPU, waits for one). */
+static bool judge_source(const char *src, struct judge_result *res)
+{
+    char *compile = realpath("build/bin/blockwise-compile", NULL);
+    char *runner = realpath("build/bin/blockwise-runner", NULL);
+    struct judge_config jc = {0};
+    struct judge_options opts = {.tests_only = true, .seed = 1};
+    struct problem *p = NULL;
+    char *cause = NULL;
+    bool ok = false;
+
+    memset(res, 0, sizeof(*res));
+    if (compile && runner) {
+        setenv("BLOCKWISE_COMPILE", compile, 1);
+        setenv("BLOCKWISE_RUNNER", runner, 1);
+    }
+    free(compile);
+    free(runner);
+    p = load(VECTOR_ADD);
+    if (p && judge_probe_gpu(&jc, false, &cause) == BW_OK)
+        ok = judge_submission(&jc, p, src, strlen(src), &opts, res, &cause) == BW_OK;
+    CHECK_MSG(ok, "judge: %s", cause ? cause : "?");
+    free(cause);
+    judge_config_release(&jc);
+    problem_free(p);
+    return ok;
+}
+
+TEST(plan_int_arg_overflow_is_a_compile_error)
+{
+    const char *overflow = "// @launch vector_add grid=(cdiv(N, 256)) block=(256) "
+                           "args=(x, y, out, N * 200)\n"
+                           "extern \"C\" __global__ void vector_add(const float* x, const float* "
+                           "y, float* out, int n) {}\n";
+    const char *fits = "// @launch vector_add grid=(cdiv(N, 256)) block=(256) "
+                       "args=(x, y, out, N * 200)\n"
+                       "extern \"C\" __global__ void vector_add(const float* x, const float* "
+                       "y, float* out, long long n) {}\n";
+    struct judge_result res;
+
+    if (access("build/bin/blockwise-compile", X_OK) != 0 ||
+        access("build/bin/blockwise-runner", X_OK) != 0)
+        SKIP("needs build/bin/blockwise-compile and blockwise-runner (make all)");
+    if (judge_source(overflow, &res)) {
+        CHECK_INT_EQ(res.verdict, VERDICT_COMPILE_ERROR);
+        CHECK_MSG(res.diags.n >= 1, "no diagnostics: %s", res.message ? res.message : "");
+        if (res.diags.n >= 1) {
+            const struct diag *g = &res.diags.items[res.diags.n - 1];
+            CHECK_INT_EQ(g->line, 1);
+            CHECK_INT_EQ(g->column, 72);
+            CHECK_STR_EQ(g->msg, "argument 4 'N * 200' of kernel 'vector_add' is 3355443200 for "
+                                 "case 2^24: more than its 4-byte parameter holds (an int: "
+                                 "-2147483648 to 2147483647); declare the parameter long long");
+        }
+    }
+    judge_result_release(&res);
+    if (judge_source(fits, &res))
+        CHECK_MSG(res.verdict != VERDICT_COMPILE_ERROR, "CE: %s", res.message ? res.message : "");
+    judge_result_release(&res);
+}
