@@ -367,6 +367,7 @@ int submissions_h_cancel(struct http_request *req, struct http_response *res)
         status = api_reply_error(res, 403, "forbidden", NULL,
                                  "only the submission's owner or an admin may cancel it");
     db_finish(st);
+    st = NULL;
     if (rc == BW_OK && status == 0)
         rc = queue_cancel(c, id, who->id, who->name, &cx, &cause);
     if (rc == BW_OK && status == 0 && (rc = load_visible(c, who, id, &st, &cause)) == BW_OK)
