@@ -370,8 +370,16 @@ int submissions_h_cancel(struct http_request *req, struct http_response *res)
     st = NULL;
     if (rc == BW_OK && status == 0)
         rc = queue_cancel(c, id, who->id, who->name, &cx, &cause);
-    if (rc == BW_OK && status == 0 && (rc = load_visible(c, who, id, &st, &cause)) == BW_OK)
-        body = summary(st);
+    if (rc == BW_OK && status == 0) {
+        /* Committed: a failure to read it back only shortens the answer. */
+        char *why = NULL;
+        if (load_visible(c, who, id, &st, &why) == BW_OK)
+            body = summary(st);
+        else
+            log_warn("submissions: submission %lld: cancelled, but reading it back failed: %s",
+                     (long long)id, why ? why : "error");
+        free(why);
+    }
     db_finish(st);
     db_release(s->db, c);
     if (status)
