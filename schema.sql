@@ -163,3 +163,18 @@ CREATE TABLE solved (
     first_at      INTEGER NOT NULL,
     PRIMARY KEY (user_id, problem_id)
 );
+
+-- migration 2
+-- Cancelling a submission (its owner or an admin, before its verdict). A
+-- cancelled submission is state 'done' with verdict NULL and cancelled_at
+-- set: migration 1's CHECK on state cannot take a new value without
+-- rebuilding the table, which foreign keys (leases, results) make unsafe.
+-- The API calls it state "cancelled". cancelled_from is where it was when
+-- cancelled: 'queued' (not compiled yet), 'waiting_for_gpu' (compiled by a
+-- compile-only worker) or 'judging' (a worker held it: that lease ended as
+-- 'lost' with reason 'cancelled by NAME'). A cancelled submission is never
+-- claimed, judged or rejudged again.
+ALTER TABLE submissions ADD COLUMN cancelled_at INTEGER;
+ALTER TABLE submissions ADD COLUMN cancelled_by INTEGER REFERENCES users(id);
+ALTER TABLE submissions ADD COLUMN cancelled_from TEXT
+    CHECK (cancelled_from IN ('queued', 'waiting_for_gpu', 'judging'));

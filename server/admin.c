@@ -159,17 +159,17 @@ int admin_h_queue(struct http_request *req, struct http_response *res)
     struct server *s = req->app;
     char *cause = NULL;
     json_t *list = json_array();
-    int64_t pos = 0;
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
-                        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id "
-                        "FROM submissions s JOIN users u ON u.id = s.user_id "
-                        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
-                        "LEFT JOIN workers w ON w.id = l.worker_id "
-                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.id",
-                        "");
+    int rc =
+        db_prepare(c, &st, &cause,
+                   "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
+                   "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL " "
+                   "FROM submissions s JOIN users u ON u.id = s.user_id "
+                   "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
+                   "LEFT JOIN workers w ON w.id = l.worker_id "
+                   "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.id",
+                   "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         bool queued = strcmp(db_col_text(st, 4), "queued") == 0;
         json_array_append_new(
@@ -180,7 +180,7 @@ int admin_h_queue(struct http_request *req, struct http_response *res)
                             "needs_gpu", (int)db_col_i64(st, 6), "queued_at",
                             (json_int_t)db_col_i64(st, 7), "worker", text_or_null(st, 8),
                             "lease_expires_at", int_or_null(st, 9), "lease", text_or_null(st, 10),
-                            "position", queued ? json_integer(++pos) : json_null()));
+                            "position", queued ? json_integer(db_col_i64(st, 11)) : json_null()));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -208,6 +208,9 @@ int admin_h_rejudge(struct http_request *req, struct http_response *res)
     int status;
     if (rc == BW_ERR_NOTFOUND) {
         status = api_reply_error(res, 404, "not_found", "submission", "%s", cause);
+        free(cause);
+    } else if (rc == BW_ERR_INVALID) {
+        status = api_reply_error(res, 409, "cancelled", "submission", "%s", cause);
         free(cause);
     } else if (rc < 0) {
         status = db_trouble(res, cause);

@@ -136,6 +136,33 @@ static const char *lease_param(struct http_request *req)
     return id;
 }
 
+/* The answer to a post under a lease that is no longer active: 409 either
+ * way, which judged takes as "drop the job" (judge/worker.c); the code tells
+ * a cancelled submission ("cancelled") from an expired or given-up lease
+ * ("lease_lost"). Frees cause. */
+static int lease_refused(struct server *s, const struct principal *who, const char *lease,
+                         struct http_response *res, char *cause)
+{
+    int64_t submission = 0;
+    char why[96];
+    struct db_conn *c = db_acquire(s->db);
+    bool cancelled = queue_lease_cancelled(c, who->id, lease, &submission, why, sizeof(why));
+    db_release(s->db, c);
+    int status;
+    if (cancelled) {
+        log_info("judge api: submission %lld: worker %s posted under lease %s after it was %s; "
+                 "refused",
+                 (long long)submission, who->name, lease, why);
+        status =
+            api_reply_error(res, 409, "cancelled", NULL, "submission %lld was %s: drop the job",
+                            (long long)submission, why);
+    } else {
+        status = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause ? cause : "lease lost");
+    }
+    free(cause);
+    return status;
+}
+
 int judgeapi_h_register(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
@@ -308,9 +335,7 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
     db_release(s->db, c);
     if (rc == BW_ERR_NOTFOUND) {
         json_decref(j);
-        int st = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
-        free(cause);
-        return st;
+        return lease_refused(s, who, lease, res, cause);
     }
     if (rc < 0) {
         json_decref(j);
@@ -364,8 +389,7 @@ int judgeapi_h_result(struct http_request *req, struct http_response *res)
     free(text);
     int status;
     if (rc == BW_ERR_NOTFOUND) {
-        status = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
-        free(cause);
+        status = lease_refused(s, who, lease, res, cause);
     } else if (rc < 0) {
         status = db_trouble(res, "result", cause);
     } else if (out.outcome == STORED_BEFORE) {
@@ -413,8 +437,7 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
     db_release(s->db, c);
     int status;
     if (rc == BW_ERR_NOTFOUND) {
-        status = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
-        free(cause);
+        status = lease_refused(s, who, lease, res, cause);
     } else if (rc < 0) {
         status = db_trouble(res, "internal-error", cause);
     } else {
@@ -458,11 +481,8 @@ int judgeapi_h_release(struct http_request *req, struct http_response *res)
     struct db_conn *c = db_acquire(s->db);
     int rc = queue_release(c, who->id, lease, &submission, &cause);
     db_release(s->db, c);
-    if (rc == BW_ERR_NOTFOUND) {
-        int st = api_reply_error(res, 409, "lease_lost", NULL, "%s", cause);
-        free(cause);
-        return st;
-    }
+    if (rc == BW_ERR_NOTFOUND)
+        return lease_refused(s, who, lease, res, cause);
     if (rc < 0)
         return db_trouble(res, "release", cause);
     log_info("judge api: submission %lld: given back by worker %s", (long long)submission,

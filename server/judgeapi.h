@@ -10,6 +10,10 @@
  *   POST /api/judge/leases/{id}/release      give the job back (shutdown)
  *   GET  /api/judge/bundles/{hash}           a problem's files by content hash
  *
+ * A post under a lease that is no longer active is 409: "cancelled" when its
+ * submission was cancelled (the lease ended as 'lost', reason "cancelled by
+ * NAME"), "lease_lost" otherwise; the worker drops the job either way.
+ *
  * A claim with no work suspends its connection until a submission is queued
  * (claims_notify) or its wait runs out (the ticker calls claims_tick).
  */

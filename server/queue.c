@@ -474,19 +474,13 @@ int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
 
 int queue_position(struct db_conn *c, int64_t id, int64_t *pos, char **cause)
 {
-    int64_t queued = 0;
-    int rc =
-        db_get_i64(c, &queued, cause,
-                   "SELECT COUNT(*) FROM submissions WHERE id = ? AND state = 'queued'", "i", id);
-    if (rc < 0)
-        return rc;
-    if (!queued) {
+    int rc = db_get_i64(c, pos, cause,
+                        "SELECT " QUEUE_POSITION_SQL " FROM submissions s WHERE s.id = ?", "i", id);
+    if (rc == BW_ERR_NOTFOUND) {
         *pos = 0;
         return BW_OK;
     }
-    return db_get_i64(c, pos, cause,
-                      "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND id <= ?", "i",
-                      id);
+    return rc;
 }
 
 int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_status *out,
@@ -526,6 +520,124 @@ int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_statu
     return rc < 0 ? rc : BW_OK;
 }
 
+int queue_in_flight(struct db_conn *c, int64_t user, int64_t now, int lease_s,
+                    struct in_flight *out, char **cause)
+{
+    struct db_stmt *st = NULL;
+    memset(out, 0, sizeof(*out));
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT (SELECT COUNT(*) FROM submissions WHERE user_id = ? "
+                        " AND state != 'done' AND NOT (state = 'queued' AND needs_gpu)), "
+                        "(SELECT COUNT(*) FROM submissions WHERE user_id = ? "
+                        " AND state = 'queued' AND needs_gpu), "
+                        "EXISTS (SELECT 1 FROM workers WHERE disabled = 0 AND can_execute "
+                        " AND last_seen_at >= ?)",
+                        "iii", user, user, now - lease_s);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        int64_t busy = db_col_i64(st, 0);
+        out->waiting_gpu = db_col_i64(st, 1);
+        out->gpu_connected = db_col_i64(st, 2) != 0;
+        out->counted = busy + (out->gpu_connected ? out->waiting_gpu : 0);
+        rc = BW_OK;
+    }
+    db_finish(st);
+    return rc < 0 ? rc : BW_OK;
+}
+
+int queue_cancel(struct db_conn *c, int64_t id, int64_t by, const char *by_name, struct cancel *out,
+                 char **cause)
+{
+    struct db_stmt *st = NULL;
+    char state[16] = "", verdict[8] = "", cancelled_by[64] = "";
+    bool needs_gpu = false, cancelled = false;
+    memset(out, 0, sizeof(*out));
+    out->submission = id;
+    out->at = now_s();
+    int rc = db_begin(c, cause);
+    if (rc < 0)
+        return rc;
+    rc = db_prepare(c, &st, cause,
+                    "SELECT s.state, s.needs_gpu, s.verdict, s.cancelled_at IS NOT NULL, u.name "
+                    "FROM submissions s LEFT JOIN users u ON u.id = s.cancelled_by "
+                    "WHERE s.id = ?",
+                    "i", id);
+    if (rc == BW_OK)
+        rc = db_step(st, cause);
+    if (rc == DB_ROW) {
+        snprintf(state, sizeof(state), "%s", db_col_text(st, 0));
+        needs_gpu = db_col_i64(st, 1) != 0;
+        snprintf(verdict, sizeof(verdict), "%s", db_col_text(st, 2));
+        cancelled = db_col_i64(st, 3) != 0;
+        snprintf(cancelled_by, sizeof(cancelled_by), "%s", db_col_text(st, 4));
+        rc = BW_OK;
+    } else if (rc == DB_DONE) {
+        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no submission %lld", (long long)id);
+    }
+    db_finish(st);
+    if (rc == BW_OK && cancelled)
+        rc = bw_fail(cause, BW_ERR_INVALID, "submission %lld was cancelled already, by %s",
+                     (long long)id, cancelled_by[0] ? cancelled_by : "a deleted user");
+    else if (rc == BW_OK && strcmp(state, "done") == 0)
+        rc = bw_fail(cause, BW_ERR_INVALID,
+                     "submission %lld is judged already (%s): nothing to cancel", (long long)id,
+                     verdict[0] ? verdict_name(verdict_parse(verdict)) : "no verdict");
+    if (rc < 0)
+        goto out_rollback;
+    snprintf(out->from, sizeof(out->from), "%s",
+             strcmp(state, "judging") == 0 ? "judging"
+             : needs_gpu                   ? "waiting_for_gpu"
+                                           : "queued");
+    char reason[96];
+    snprintf(reason, sizeof(reason), "cancelled by %s", by_name);
+    rc = db_prepare(c, &st, cause,
+                    "SELECT id, worker_id FROM leases WHERE submission_id = ? AND state = 'active'",
+                    "i", id);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        snprintf(out->lease, sizeof(out->lease), "%s", db_col_text(st, 0));
+        out->worker = db_col_i64(st, 1);
+    }
+    db_finish(st);
+    if (rc < 0)
+        goto out_rollback;
+    rc = db_run(c, cause,
+                "UPDATE leases SET state = 'lost', ended_at = ?, reason = ? "
+                "WHERE submission_id = ? AND state = 'active'",
+                "iti", out->at, reason, id);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE submissions SET state = 'done', verdict = NULL, message = ?, "
+                    "cancelled_at = ?, cancelled_by = ?, cancelled_from = ? WHERE id = ?",
+                    "tiiti", reason, out->at, by, out->from, id);
+    if (rc == BW_OK)
+        rc = db_commit(c, cause);
+    if (rc < 0)
+        goto out_rollback;
+    return BW_OK;
+out_rollback:
+    db_rollback(c);
+    return rc;
+}
+
+bool queue_lease_cancelled(struct db_conn *c, int64_t worker, const char *lease,
+                           int64_t *submission, char *why, size_t why_size)
+{
+    struct db_stmt *st = NULL;
+    bool cancelled = false;
+    int rc = db_prepare(c, &st, NULL,
+                        "SELECT l.submission_id, l.reason FROM leases l "
+                        "JOIN submissions s ON s.id = l.submission_id "
+                        "WHERE l.id = ? AND l.worker_id = ? AND l.state = 'lost' "
+                        "AND s.cancelled_at IS NOT NULL AND l.reason LIKE 'cancelled by %'",
+                        "ti", lease, worker);
+    if (rc == BW_OK && db_step(st, NULL) == DB_ROW) {
+        *submission = db_col_i64(st, 0);
+        snprintf(why, why_size, "%s", db_col_text(st, 1));
+        cancelled = true;
+    }
+    db_finish(st);
+    return cancelled;
+}
+
 static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
 {
     int rc = db_run(c, cause,
@@ -549,9 +661,17 @@ int queue_rejudge_submission(struct db_conn *c, int64_t id, char **cause)
     int rc = db_begin(c, cause);
     if (rc < 0)
         return rc;
+    int64_t cancelled = 0;
     rc = db_get_i64(c, &exists, cause, "SELECT COUNT(*) FROM submissions WHERE id = ?", "i", id);
     if (rc == BW_OK && !exists)
         rc = bw_fail(cause, BW_ERR_NOTFOUND, "no submission %lld", (long long)id);
+    if (rc == BW_OK)
+        rc = db_get_i64(c, &cancelled, cause,
+                        "SELECT cancelled_at IS NOT NULL FROM submissions WHERE id = ?", "i", id);
+    if (rc == BW_OK && cancelled)
+        rc = bw_fail(cause, BW_ERR_INVALID,
+                     "submission %lld was cancelled: it stays cancelled (submit the code again)",
+                     (long long)id);
     if (rc == BW_OK)
         rc = requeue_one(c, id, now_s(), cause);
     if (rc == BW_OK)
@@ -579,7 +699,7 @@ int queue_rejudge_problem(struct db_conn *c, const char *problem, int64_t *n, ch
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
                     "time_ms = NULL, judged_at = NULL, result = NULL WHERE problem_id = ? "
-                    "AND state != 'queued'",
+                    "AND state != 'queued' AND cancelled_at IS NULL",
                     "it", now, problem);
     *n = db_changes(c);
     if (rc == BW_OK)

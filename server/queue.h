@@ -13,14 +13,24 @@
  *   failed    the worker reported an internal error: requeued, or Judge
  *             Error after BW_JUDGE_ATTEMPTS attempts;
  *   expired   no heartbeat in time (the worker died): same as failed;
- *   lost      an admin rejudged the submission meanwhile.
+ *   lost      an admin rejudged the submission meanwhile, or it was
+ *             cancelled (reason "cancelled by NAME"; queue_cancel).
  * Only an active lease may store a result, so a submission is never judged
  * twice into the database, and none is lost: every state change is one
  * committed transaction and a restarted server finds queued and judging
  * submissions (with their leases' expiries) where it left them.
  *
  * A result from a compile-only worker (executed false, no verdict) puts the
- * submission back in the queue marked needs_gpu, for GPU workers only.
+ * submission back in the queue marked needs_gpu, for GPU workers only. GPU
+ * workers claim every queued submission in id order, so when one connects the
+ * jobs that waited for it are judged in the order they were submitted.
+ *
+ * The queue position of a queued submission is one number everywhere (the
+ * list, the submission, its event stream, the admin's queue): 1 + the queued
+ * submissions with a smaller id, waiting for a GPU or not (QUEUE_POSITION_SQL).
+ *
+ * A cancelled submission (queue_cancel) is 'done' with cancelled_at set and no
+ * verdict (schema.sql, migration 2); it is never claimed or rejudged again.
  */
 #ifndef BW_SERVER_QUEUE_H
 #define BW_SERVER_QUEUE_H
@@ -108,6 +118,14 @@ int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
                  size_t *n_done, char **cause);
 
+/* The position of the submissions row aliased `s` as an SQL expression: 1 +
+ * the queued submissions before it while it is queued, else 0. Every
+ * position the server shows comes from this expression or from queue_ids,
+ * which orders the same way. */
+#define QUEUE_POSITION_SQL                                                                         \
+    "(CASE WHEN s.state = 'queued' THEN (SELECT COUNT(*) FROM submissions q "                      \
+    "WHERE q.state = 'queued' AND q.id <= s.id) ELSE 0 END)"
+
 /* Queued submission ids in claim order (new array). */
 int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause);
 /* 1-based position of a queued submission (0 if it is not queued). */
@@ -128,8 +146,49 @@ struct queue_status {
 int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_status *out,
                  char **cause);
 
-/* Requeues one submission (any state) or every judged submission of a
- * problem; active leases become 'lost'. *n counts them. */
+/* A user's submissions that the in-flight cap counts. A compiled job that
+ * only waits for a GPU counts only while a GPU worker is connected (enabled,
+ * can execute, seen within lease_s): then it is in a line that moves, and the
+ * cap keeps one user from filling it; without one it is parked, and counting
+ * it would refuse every new Run ("wait or be judged at once") for as long as
+ * no GPU comes, with nothing to wait for. Parked jobs are bounded by the Run
+ * and Submit window quotas. */
+struct in_flight {
+    int64_t counted;     /* what the cap compares with quota_in_flight */
+    int64_t waiting_gpu; /* this user's jobs waiting for a GPU (in counted iff gpu_connected) */
+    bool gpu_connected;
+};
+
+int queue_in_flight(struct db_conn *c, int64_t user, int64_t now, int lease_s,
+                    struct in_flight *out, char **cause);
+
+/* What queue_cancel did. */
+struct cancel {
+    int64_t submission;
+    int64_t at;
+    char from[16];  /* "queued", "waiting_for_gpu" or "judging" */
+    char lease[48]; /* the lease it ended ("" when no worker held the job) */
+    int64_t worker; /* that lease's worker (0 if none) */
+};
+
+/* Cancels submission `id` on behalf of user `by` (named `by_name`), in one
+ * transaction: the submission becomes done with cancelled_at/by/from and the
+ * message "cancelled by NAME", and an active lease ends as 'lost', so the
+ * worker's later posts for it are refused. BW_ERR_NOTFOUND: no such
+ * submission; BW_ERR_INVALID: it is finished already (judged or cancelled;
+ * the cause says which). Who may cancel is the caller's decision. */
+int queue_cancel(struct db_conn *c, int64_t id, int64_t by, const char *by_name, struct cancel *out,
+                 char **cause);
+
+/* True when `lease` of `worker` ended because its submission was cancelled;
+ * then *submission is that submission and `why` says by whom ("cancelled by
+ * alice"). False otherwise (or on a database error). */
+bool queue_lease_cancelled(struct db_conn *c, int64_t worker, const char *lease,
+                           int64_t *submission, char *why, size_t why_size);
+
+/* Requeues one submission (any state but cancelled: BW_ERR_INVALID) or
+ * every judged submission of a problem (cancelled ones stay cancelled);
+ * active leases become 'lost'. *n counts them. */
 int queue_rejudge_submission(struct db_conn *c, int64_t id, char **cause);
 int queue_rejudge_problem(struct db_conn *c, const char *problem, int64_t *n, char **cause);
 

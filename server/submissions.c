@@ -49,13 +49,6 @@ static int window_use(struct db_conn *c, int64_t user, const char *mode, int64_t
     return rc < 0 ? rc : BW_OK;
 }
 
-static int in_flight(struct db_conn *c, int64_t user, int64_t *n, char **cause)
-{
-    return db_get_i64(c, n, cause,
-                      "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND state != 'done'", "i",
-                      user);
-}
-
 static json_t *window_json(const struct quota_use *q, int limit, int window, int64_t now)
 {
     int64_t left = limit - q->used;
@@ -68,20 +61,23 @@ static json_t *window_json(const struct quota_use *q, int limit, int window, int
 int submissions_quota_json(struct server *s, struct db_conn *c, int64_t user, json_t **out,
                            char **cause)
 {
-    int64_t now = (int64_t)time(NULL), flying = 0;
+    int64_t now = (int64_t)time(NULL);
     int64_t since = now - s->cfg->quota_window_s;
     struct quota_use run = {0}, sub = {0};
+    struct in_flight fl;
     int rc = window_use(c, user, "run", since, &run, cause);
     if (rc == BW_OK)
         rc = window_use(c, user, "submit", since, &sub, cause);
     if (rc == BW_OK)
-        rc = in_flight(c, user, &flying, cause);
+        rc = queue_in_flight(c, user, now, s->cfg->lease_s, &fl, cause);
     if (rc < 0)
         return rc;
-    *out = json_pack("{s:o, s:o, s:{s:i, s:I}}", "run",
+    *out = json_pack("{s:o, s:o, s:{s:i, s:I, s:I, s:b}}", "run",
                      window_json(&run, s->cfg->quota_run, s->cfg->quota_window_s, now), "submit",
                      window_json(&sub, s->cfg->quota_submit, s->cfg->quota_window_s, now),
-                     "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)flying);
+                     "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)fl.counted,
+                     "waiting_for_gpu", (json_int_t)fl.waiting_gpu, "waiting_counted",
+                     fl.gpu_connected);
     return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
 }
 
@@ -124,8 +120,9 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     }
     const char *mode = b.submit ? "submit" : "run";
     int limit = b.submit ? s->cfg->quota_submit : s->cfg->quota_run;
-    int64_t now = (int64_t)time(NULL), flying = 0, disabled = 0, id = 0, pos = 0, seed = 0;
+    int64_t now = (int64_t)time(NULL), disabled = 0, id = 0, pos = 0, seed = 0;
     struct quota_use q = {0};
+    struct in_flight fl = {0};
     char *cause = NULL;
     int status = 0;
     randombytes_buf(&seed, sizeof(seed));
@@ -138,7 +135,7 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         rc = db_get_i64(c, &disabled, &cause, "SELECT disabled FROM problems WHERE id = ?", "t",
                         b.problem);
     if (rc == BW_OK)
-        rc = in_flight(c, who->id, &flying, &cause);
+        rc = queue_in_flight(c, who->id, now, s->cfg->lease_s, &fl, &cause);
     if (rc == BW_OK)
         rc = window_use(c, who->id, mode, now - s->cfg->quota_window_s, &q, &cause);
     if (rc == BW_OK) {
@@ -146,7 +143,7 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
             status = api_reply_error(res, 409, "problem_disabled", "problem",
                                      "problem: \"%s\" is disabled until an admin looks at it",
                                      b.problem);
-        else if (flying >= s->cfg->quota_in_flight) {
+        else if (fl.counted >= s->cfg->quota_in_flight) {
             char msg[160];
             snprintf(msg, sizeof(msg),
                      "at most %d of your submissions may wait or be judged at once",
@@ -214,17 +211,26 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     return status;
 }
 
+/* The columns summary() reads, in this order, and the joins they need; the
+ * single-submission queries add SUMMARY_EXTRA after them. */
+#define SUMMARY_COLS                                                                               \
+    "s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, s.message, s.score, s.time_ms, "      \
+    "s.created_at, s.judged_at, s.gpu_name, s.attempts, s.needs_gpu, s.cancelled_at, cu.name, "    \
+    "s.cancelled_from, " QUEUE_POSITION_SQL " "
+#define SUMMARY_FROM                                                                               \
+    "FROM submissions s JOIN users u ON u.id = s.user_id "                                         \
+    "LEFT JOIN users cu ON cu.id = s.cancelled_by "
+enum { COL_SOURCE = 18, COL_RESULT, COL_OWNER };
+#define SUMMARY_EXTRA ", s.source, s.result, s.user_id "
+
 /* Loads submission `id` if the principal may read it; 404 otherwise. Sets
  * *row to the prepared row (caller finishes it). */
 static int load_visible(struct db_conn *c, const struct principal *who, int64_t id,
                         struct db_stmt **row, char **cause)
 {
     int rc = db_prepare(c, row, cause,
-                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, "
-                        "s.message, s.score, s.time_ms, s.created_at, s.judged_at, s.gpu_name, "
-                        "s.attempts, s.source, s.result, s.user_id, s.needs_gpu "
-                        "FROM submissions s JOIN users u ON u.id = s.user_id WHERE s.id = ? "
-                        "AND (s.user_id = ? OR ?)",
+                        "SELECT " SUMMARY_COLS SUMMARY_EXTRA SUMMARY_FROM
+                        "WHERE s.id = ? AND (s.user_id = ? OR ?)",
                         "iiI", id, who->id, who->role >= USER_INSTRUCTOR ? 1 : 0);
     if (rc < 0)
         return rc;
@@ -247,21 +253,41 @@ static json_t *opt_int(struct db_stmt *st, int col)
     return db_col_null(st, col) ? json_null() : json_integer(db_col_i64(st, col));
 }
 
-/* The summary of a row from load_visible or the list query (same columns 0..12). */
-static json_t *summary(struct db_stmt *st, int64_t pos)
+static json_t *opt_text(struct db_stmt *st, int col)
+{
+    return db_col_null(st, col) ? json_null() : json_string(db_col_text(st, col));
+}
+
+/* True when the row (SUMMARY_COLS) was cancelled. */
+static bool row_cancelled(struct db_stmt *st)
+{
+    return !db_col_null(st, 14);
+}
+
+/* The summary of a row of SUMMARY_COLS. A cancelled submission is state
+ * "cancelled" (in the database it is 'done': schema.sql, migration 2). */
+static json_t *summary(struct db_stmt *st)
 {
     const char *v = db_col_null(st, 5) ? NULL : db_col_text(st, 5);
     enum verdict verdict = v ? verdict_parse(v) : VERDICT_NONE;
-    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I}", "id",
-                     (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
-                     db_col_text(st, 2), "mode", db_col_text(st, 3), "state", db_col_text(st, 4),
-                     "verdict", v ? json_string(v) : json_null(), "verdict_name",
-                     v ? json_string(verdict_name(verdict)) : json_null(), "message",
-                     db_col_null(st, 6) ? json_null() : json_string(db_col_text(st, 6)), "score",
-                     opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at",
-                     (json_int_t)db_col_i64(st, 9), "judged_at", opt_int(st, 10), "gpu",
-                     db_col_null(st, 11) ? json_null() : json_string(db_col_text(st, 11)),
-                     "position", (json_int_t)pos);
+    bool cancelled = row_cancelled(st);
+    int64_t pos = db_col_i64(st, 17);
+    json_t *cancel =
+        cancelled ? json_pack("{s:o, s:I, s:o}", "by",
+                              db_col_null(st, 15) ? json_null() : json_string(db_col_text(st, 15)),
+                              "at", (json_int_t)db_col_i64(st, 14), "from", opt_text(st, 16))
+                  : json_null();
+    return json_pack(
+        "{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, "
+        "s:b, s:o}",
+        "id", (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
+        db_col_text(st, 2), "mode", db_col_text(st, 3), "state",
+        cancelled ? "cancelled" : db_col_text(st, 4), "verdict", v ? json_string(v) : json_null(),
+        "verdict_name", v ? json_string(verdict_name(verdict)) : json_null(), "message",
+        opt_text(st, 6), "score", opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at",
+        (json_int_t)db_col_i64(st, 9), "judged_at", opt_int(st, 10), "gpu", opt_text(st, 11),
+        "position", (json_int_t)pos, "attempts", (json_int_t)db_col_i64(st, 12), "waiting_for_gpu",
+        db_col_i64(st, 13) != 0 && pos > 0, "cancelled", cancel);
 }
 
 static int parse_id(const char *s, int64_t *id)
@@ -269,31 +295,32 @@ static int parse_id(const char *s, int64_t *id)
     return parse_i64(s, id) && *id > 0 ? BW_OK : BW_ERR_INVALID;
 }
 
+/* The full submission of a load_visible row: the summary, source, result. */
+static json_t *full_json(struct db_stmt *st)
+{
+    json_t *body = summary(st);
+    if (!body)
+        return NULL;
+    json_object_set_new(body, "source", json_string(db_col_text(st, COL_SOURCE)));
+    json_t *result = NULL;
+    if (!db_col_null(st, COL_RESULT))
+        result = json_loads(db_col_text(st, COL_RESULT), 0, NULL);
+    json_object_set_new(body, "result", result ? result : json_null());
+    return body;
+}
+
 int submissions_h_get(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
-    int64_t id, pos = 0;
+    int64_t id;
     if (parse_id(req->params[0], &id) < 0)
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");
     char *cause = NULL;
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc = queue_position(c, id, &pos, &cause);
-    if (rc == BW_OK)
-        rc = load_visible(c, who, id, &st, &cause);
-    json_t *body = NULL;
-    if (rc == BW_OK) {
-        body = summary(st, pos);
-        json_object_set_new(body, "attempts", json_integer(db_col_i64(st, 12)));
-        json_object_set_new(body, "source", json_string(db_col_text(st, 13)));
-        json_object_set_new(body, "waiting_for_gpu",
-                            json_boolean(db_col_i64(st, 16) != 0 && pos > 0));
-        json_t *result = NULL;
-        if (!db_col_null(st, 14))
-            result = json_loads(db_col_text(st, 14), 0, NULL);
-        json_object_set_new(body, "result", result ? result : json_null());
-    }
+    int rc = load_visible(c, who, id, &st, &cause);
+    json_t *body = rc == BW_OK ? full_json(st) : NULL;
     db_finish(st);
     db_release(s->db, c);
     if (rc == BW_ERR_NOTFOUND) {
@@ -302,6 +329,84 @@ int submissions_h_get(struct http_request *req, struct http_response *res)
     }
     if (rc < 0)
         return db_trouble(res, "read", cause);
+    return api_json(res, 200, body);
+}
+
+/* The body of a cancel request: empty, or an object without fields. */
+static bool cancel_body_ok(struct http_request *req, struct api_error *e)
+{
+    if (req->body.len == 0)
+        return true;
+    json_t *j = api_parse_object(req->body.data, req->body.len, 2, e);
+    if (!j)
+        return false;
+    static const char *const none[] = {NULL};
+    bool ok = api_only_keys(j, none, e);
+    json_decref(j);
+    return ok;
+}
+
+int submissions_h_cancel(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    int64_t id;
+    if (parse_id(req->params[0], &id) < 0)
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    struct api_error e;
+    if (!cancel_body_ok(req, &e))
+        return api_error_response(res, &e);
+    char *cause = NULL;
+    struct cancel cx;
+    json_t *body = NULL;
+    int status = 0;
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int rc = load_visible(c, who, id, &st, &cause);
+    if (rc == BW_OK && db_col_i64(st, COL_OWNER) != who->id && who->role < USER_ADMIN)
+        status = api_reply_error(res, 403, "forbidden", NULL,
+                                 "only the submission's owner or an admin may cancel it");
+    db_finish(st);
+    st = NULL;
+    if (rc == BW_OK && status == 0)
+        rc = queue_cancel(c, id, who->id, who->name, &cx, &cause);
+    if (rc == BW_OK && status == 0) {
+        /* Committed: a failure to read it back only shortens the answer. */
+        char *why = NULL;
+        if (load_visible(c, who, id, &st, &why) == BW_OK)
+            body = summary(st);
+        else
+            log_warn("submissions: submission %lld: cancelled, but reading it back failed: %s",
+                     (long long)id, why ? why : "error");
+        free(why);
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (status)
+        return status;
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    }
+    if (rc == BW_ERR_INVALID) {
+        status = api_reply_error(res, 409, "finished", NULL, "%s", cause);
+        free(cause);
+        return status;
+    }
+    if (rc < 0)
+        return db_trouble(res, "cancel", cause);
+    if (cx.lease[0])
+        log_info("submissions: submission %lld: cancelled by %s while worker %lld judged it "
+                 "(lease %s ended)",
+                 (long long)id, who->name, (long long)cx.worker, cx.lease);
+    else
+        log_info("submissions: submission %lld: cancelled by %s (it was %s)", (long long)id,
+                 who->name, strcmp(cx.from, "queued") == 0 ? "queued" : "waiting for a GPU");
+    if (!body)
+        body = json_pack("{s:I, s:s}", "id", (json_int_t)id, "state", "cancelled");
+    /* The stream's final event: "done", whose state says it was cancelled. */
+    sse_publish(s->hub, id, "done", body, true);
+    judgeapi_queue_changed(s);
     return api_json(res, 200, body);
 }
 
@@ -332,9 +437,7 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
     int rc = db_prepare(c, &st, &cause,
-                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, "
-                        "s.message, s.score, s.time_ms, s.created_at, s.judged_at, s.gpu_name, "
-                        "s.attempts FROM submissions s JOIN users u ON u.id = s.user_id "
+                        "SELECT " SUMMARY_COLS SUMMARY_FROM
                         "WHERE s.id < ? AND (? IS NULL OR s.problem_id = ?) "
                         "AND (? OR (? IS NULL AND s.user_id = ?) OR u.name = ?) "
                         "ORDER BY s.id DESC LIMIT ?",
@@ -344,7 +447,7 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
                         before, problem, problem, everyone ? 1 : 0, everyone ? "*" : user, who->id,
                         user ? user : "", limit);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
-        json_array_append_new(list, summary(st, 0));
+        json_array_append_new(list, summary(st));
     db_finish(st);
     db_release(s->db, c);
     if (rc < 0) {
@@ -358,7 +461,7 @@ int submissions_h_events(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
-    int64_t id, pos = 0, last_id = -1;
+    int64_t id, last_id = -1;
     if (parse_id(req->params[0], &id) < 0)
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");
     const char *last = http_header(req, "Last-Event-ID");
@@ -367,14 +470,12 @@ int submissions_h_events(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc = queue_position(c, id, &pos, &cause);
-    if (rc == BW_OK)
-        rc = load_visible(c, who, id, &st, &cause);
+    int rc = load_visible(c, who, id, &st, &cause);
     json_t *snap = NULL;
     bool done = false;
     if (rc == BW_OK) {
-        snap = summary(st, pos);
-        done = strcmp(db_col_text(st, 4), "done") == 0;
+        snap = summary(st);
+        done = strcmp(db_col_text(st, 4), "done") == 0; /* judged or cancelled */
     }
     db_finish(st);
     db_release(s->db, c);

@@ -4,7 +4,9 @@
  *
  * Quotas are per user: Run and Submit each have a count per sliding window
  * (quota_run, quota_submit per quota_window seconds), and at most
- * quota_in_flight submissions may be queued or judging at once. They are
+ * quota_in_flight submissions may be queued or judging at once (a compiled
+ * job that only waits for a GPU counts only while a GPU worker is connected:
+ * queue_in_flight). They are
  * counted from the submissions table inside the same transaction that
  * inserts, so concurrent posts cannot slip past them. A refused submission
  * gets 429 with Retry-After (seconds until a slot frees up; an estimate for
@@ -12,6 +14,12 @@
  *
  * A learner reads only their own submissions; instructors and admins read
  * everyone's. Others get 404, not 403, so ids do not leak existence.
+ *
+ * Cancel (POST /api/submissions/{id}/cancel): the owner or an admin ends a
+ * submission that is queued, waiting for a GPU or being judged (queue_cancel
+ * records who and when); an instructor who may read it gets 403, anyone else
+ * 404; a finished one is 409 "finished". The stream's final event is "done"
+ * with state "cancelled".
  */
 #ifndef BW_SERVER_SUBMISSIONS_H
 #define BW_SERVER_SUBMISSIONS_H
@@ -33,5 +41,6 @@ int submissions_h_create(struct http_request *req, struct http_response *res);
 int submissions_h_get(struct http_request *req, struct http_response *res);
 int submissions_h_list(struct http_request *req, struct http_response *res);
 int submissions_h_events(struct http_request *req, struct http_response *res);
+int submissions_h_cancel(struct http_request *req, struct http_response *res);
 
 #endif

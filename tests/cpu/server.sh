@@ -12,7 +12,9 @@
 # idempotent result, lease expiry -> requeue, 3 attempts -> Judge Error,
 # internal errors disabling a worker), compile-only results waiting for a GPU
 # worker, rejudge, scores, gradebook, metrics, static files, restart with
-# jobs queued (SIGTERM and SIGKILL) losing nothing.
+# jobs queued (SIGTERM and SIGKILL) losing nothing; cancelling (owner,
+# admin, refusals, a worker's lease ended) and jobs parked for a GPU outside
+# the in-flight cap, one queue position in list and page.
 set -u
 build=${1:-build}
 bin=${SERVER_BIN:-$build/bin/blockwise-server}
@@ -539,6 +541,146 @@ sleep 0.5
 as ivan GET "/api/submissions/$I5"
 check "a job is not claimed for a long-poll whose worker hung up" \
     '[ "$(field .state)" = queued ] && [ "$(field .attempts)" = 0 ]'
+
+# --- issue 12: cancelling, jobs parked for a GPU, one queue position ---------------
+# (this block: the no-GPU dead end; its own users and workers' states)
+as admin GET /api/admin/workers
+W1ID=$(field '.workers[] | select(.name == "gpu0") | .id')
+as admin POST "/api/admin/workers/$W1ID/enabled" '{"enabled":false}'
+as admin GET /api/status
+check "no GPU worker is connected now (gpu0 disabled), cpu0 is" \
+    '[ "$(field .workers.gpu)" = 0 ]'
+compile_on_cpu() { # compile_on_cpu ID: cpu0 compiles queued jobs until it has compiled ID
+    local got lease
+    for _ in 1 2 3 4 5 6; do
+        worker "$W2" POST /api/judge/claim '{"wait":1}'
+        [ "$STATUS" = 200 ] || continue
+        got=$(field .submission)
+        lease=$(field .lease)
+        worker "$W2" POST "/api/judge/leases/$lease/result" \
+            '{"result":{"executed":false,"message":"compiled","tests":[]}}'
+        [ "$got" = "$1" ] && return 0
+    done
+    return 1
+}
+signup dana
+D=()
+parked=0
+for i in 1 2 3 4; do
+    as dana POST /api/submissions "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"// d$i\"}"
+    D+=("$(field .id)")
+    [ "$STATUS" = 201 ] && compile_on_cpu "${D[-1]}" && parked=$((parked + 1))
+done
+check "four Runs compiled by the compile-only worker, each then waits for a GPU" '[ "$parked" = 4 ]'
+as dana GET /api/me
+check "jobs parked for a GPU are not in flight while no GPU worker is connected" \
+    '[ "$(field .quota.in_flight.used)" = 0 ] && [ "$(field .quota.in_flight.waiting_for_gpu)" = 4 ] && [ "$(field .quota.in_flight.waiting_counted)" = false ]'
+as dana POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// d5"}'
+D5=$(field .id)
+check "more jobs waiting for a GPU than the in-flight cap (3): a new one is still accepted" \
+    '[ "$STATUS" = 201 ]'
+as dana GET '/api/submissions?limit=10'
+LIST=$BODY
+same=yes
+for id in "${D[@]}" "$D5"; do
+    lp=$(jq -r ".submissions[] | select(.id == $id) | .position" <<<"$LIST")
+    as dana GET "/api/submissions/$id"
+    [ "$lp" = "$(field .position)" ] && [ "$lp" -gt 0 ] || { same=no; echo "  #$id: list $lp, page $(field .position)"; }
+done
+check "a queued submission has the same position in the list as on its own page (not 0)" '[ "$same" = yes ]'
+check "the list says which wait for a GPU" \
+    '[ "$(jq -r ".submissions[] | select(.id == ${D[0]}) | .waiting_for_gpu" <<<"$LIST")" = true ] && [ "$(jq -r ".submissions[] | select(.id == $D5) | .waiting_for_gpu" <<<"$LIST")" = false ]'
+as dana GET "/api/submissions/${D[2]}"
+P2=$(field .position)
+curl -sN -m 10 -b "$T/dana.jar" "$BASE/api/submissions/${D[1]}/events" >"$T/events-cancel" &
+EV_PID=$!
+sleep 0.3
+check "its event stream starts with the same position" \
+    'grep -q "^event: state" "$T/events-cancel" && sed -n "s/^data: //p" "$T/events-cancel" | head -1 | jq -e ".position > 0 and .waiting_for_gpu" >/dev/null'
+as dana POST "/api/submissions/${D[1]}/cancel" ''
+check "the owner cancels a submission waiting for a GPU: 200, state cancelled, by whom, from where" \
+    '[ "$STATUS" = 200 ] && [ "$(field .state)" = cancelled ] && [ "$(field .cancelled.by)" = dana ] && [ "$(field .cancelled.from)" = waiting_for_gpu ] && [ "$(field .cancelled.at)" -gt 0 ] && [ "$(field .verdict)" = null ]'
+wait $EV_PID
+check "the stream ends with a done event saying cancelled" \
+    'grep -A1 "^event: done" "$T/events-cancel" | grep -q "\"state\":\"cancelled\""'
+as dana GET "/api/submissions/${D[1]}"
+check "the submission reads cancelled, with the message, out of the queue" \
+    '[ "$(field .state)" = cancelled ] && [ "$(field .message)" = "cancelled by dana" ] && [ "$(field .position)" = 0 ] && [ "$(field .waiting_for_gpu)" = false ]'
+as dana GET "/api/submissions/${D[2]}"
+check "the ones behind it move up one, in the list as on the page" \
+    '[ "$(field .position)" = $((P2 - 1)) ] && as dana GET "/api/submissions?limit=10" && [ "$(field ".submissions[] | select(.id == ${D[2]}) | .position")" = $((P2 - 1)) ]'
+as dana GET "/api/submissions?limit=10"
+check "the history lists it as cancelled by dana" \
+    '[ "$(field ".submissions[] | select(.id == ${D[1]}) | .state + \" \" + .cancelled.by")" = "cancelled dana" ]'
+as admin GET /api/admin/queue
+check "the admin's queue no longer has it" \
+    '[ "$(field "[.queue[] | select(.id == ${D[1]})] | length")" = 0 ]'
+as dana POST "/api/submissions/${D[1]}/cancel" ''
+check "cancelling it again is 409 finished, saying by whom" \
+    '[ "$STATUS" = 409 ] && [ "$(err)" = finished ] && [[ "$(field .error.message)" == *"cancelled already, by dana"* ]]'
+as alice POST "/api/submissions/$S2/cancel" ''
+check "cancelling a judged submission is 409 finished" \
+    '[ "$STATUS" = 409 ] && [ "$(err)" = finished ] && [[ "$(field .error.message)" == *"judged already (Accepted)"* ]]'
+as bob POST "/api/submissions/${D[2]}/cancel" ''
+check "another learner cannot cancel it: 404, as for reading" '[ "$STATUS" = 404 ] && [ "$(err)" = not_found ]'
+as ivan POST "/api/submissions/${D[2]}/cancel" ''
+check "an instructor (who may read it) cannot cancel it: 403" '[ "$STATUS" = 403 ] && [ "$(err)" = forbidden ]'
+req POST "/api/submissions/${D[2]}/cancel" ''
+check "anonymous cancel is 401" '[ "$STATUS" = 401 ]'
+req POST "/api/submissions/${D[2]}/cancel" '' -b "$T/dana.jar"
+check "cancel without X-CSRF-Token is 403 csrf" '[ "$STATUS" = 403 ] && [ "$(err)" = csrf ]'
+as dana POST "/api/submissions/${D[2]}/cancel" '{"reason":"x"}'
+check "a cancel body with a field is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = reason ]'
+as dana POST /api/submissions/999999/cancel ''
+check "cancelling no such submission is 404" '[ "$STATUS" = 404 ]'
+as dana GET "/api/submissions/${D[2]}"
+check "after all those refusals it still waits" '[ "$(field .state)" = queued ]'
+
+worker "$W2" POST /api/judge/claim '{"wait":1}'
+LD=$(field .lease)
+check "cpu0 takes dana's Submit (not compiled yet) past the parked ones" '[ "$(field .submission)" = "$D5" ]'
+as admin POST "/api/submissions/$D5/cancel" '{}'
+check "an admin cancels anyone's submission, even while a worker judges it" \
+    '[ "$STATUS" = 200 ] && [ "$(field .cancelled.by)" = admin ] && [ "$(field .cancelled.from)" = judging ]'
+worker "$W2" POST "/api/judge/leases/$LD/progress" '{"events":[{"event":"compiling"}]}'
+check "the worker's progress for that lease is refused: 409 cancelled" \
+    '[ "$STATUS" = 409 ] && [ "$(err)" = cancelled ] && [[ "$(field .error.message)" == *"cancelled by admin"* ]]'
+worker "$W2" POST "/api/judge/leases/$LD/result" '{"result":{"executed":false,"message":"compiled","tests":[]}}'
+check "and so is its result" '[ "$STATUS" = 409 ] && [ "$(err)" = cancelled ]'
+worker "$W2" POST "/api/judge/leases/$LD/internal-error" '{"message":"x"}'
+check "and an internal error under it" '[ "$STATUS" = 409 ] && [ "$(err)" = cancelled ]'
+as dana GET "/api/submissions/$D5"
+check "the cancelled Submit stays cancelled, with no verdict" \
+    '[ "$(field .state)" = cancelled ] && [ "$(field .verdict)" = null ] && [ "$(field .result)" = null ]'
+as dana POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// d6"}'
+D6=$(field .id)
+worker "$W2" POST /api/judge/claim '{"wait":1}'
+check "the worker moves on: its next claim is the next job" '[ "$(field .submission)" = "$D6" ]'
+worker "$W2" POST "/api/judge/leases/$(field .lease)/result" '{"result":{"executed":false,"message":"compiled","tests":[]}}'
+as admin POST /api/admin/rejudge "{\"submission\":${D[1]}}"
+check "a cancelled submission is not rejudged: 409" '[ "$STATUS" = 409 ] && [ "$(err)" = cancelled ]'
+
+as admin POST "/api/admin/workers/$W1ID/enabled" '{"enabled":true}'
+order=()
+for _ in 1 2 3 4 5 6; do
+    worker "$W1" POST /api/judge/claim '{"wait":1}'
+    [ "$STATUS" = 200 ] || break
+    order+=("$(field .submission)")
+    worker "$W1" POST "/api/judge/leases/$(field .lease)/result" "$RESULT"
+    if [ ${#order[@]} = 1 ]; then
+        as dana GET /api/me
+        DME=$BODY
+    fi
+done
+check "a GPU worker connects: the waiting jobs are judged in order, the cancelled skipped" \
+    '[ "${order[*]}" = "$I5 ${D[0]} ${D[2]} ${D[3]} $D6" ]'
+check "while a GPU worker is connected, parked jobs count in flight again" \
+    '[ "$(jq -r .quota.in_flight.waiting_counted <<<"$DME")" = true ] && [ "$(jq -r .quota.in_flight.used <<<"$DME")" = 4 ]'
+stop_server TERM
+start_server
+as dana GET "/api/submissions/${D[1]}"
+check "a cancellation survives a restart (who, when, from where)" \
+    '[ "$(field .state)" = cancelled ] && [ "$(field .cancelled.by)" = dana ] && [ "$(field .cancelled.from)" = waiting_for_gpu ]'
 
 # --- sign-out ------------------------------------------------------------------------
 as alice POST /api/auth/signout ''

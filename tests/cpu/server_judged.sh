@@ -5,7 +5,9 @@
 #   - a kernel that compiles: judged on a GPU, else waiting for a GPU worker;
 #   - judged killed with SIGKILL mid-job: lease expiry, requeue, judged again;
 #   - the server restarted with jobs queued: none lost, each judged once;
-#   - judged stops on SIGTERM.
+#   - judged stops on SIGTERM;
+#   - jobs waiting for a GPU do not hold up a new Run; cancelling one, and
+#     one that judged holds (it is refused with 409 and moves on).
 # Skips when judged has no --server mode yet.
 #
 #   tests/cpu/server_judged.sh BUILD_DIR
@@ -135,6 +137,50 @@ if [ "$GPU" = yes ]; then
 else
     check "without a GPU it compiles and waits for a GPU worker" \
         'wait_for "$OK" "(.state) + \" \" + (.waiting_for_gpu | tostring)" "queued true" 60'
+fi
+
+# --- issue 12: waiting jobs do not block, cancel -----------------------------------
+cancel() { # ID -> the reply; HTTP status in $T/cancel.status
+    curl -s -o "$T/cancel.json" -w '%{http_code}' -b "$T/jar" -H "X-CSRF-Token: $CSRF" \
+        -X POST "$BASE/api/submissions/$1/cancel" >"$T/cancel.status"
+    cat "$T/cancel.json"
+}
+if [ "$GPU" = no ]; then
+    OK2=$(submit "$SOLUTION" run)
+    wait_for "$OK2" "(.state) + \" \" + (.waiting_for_gpu | tostring)" "queued true" 60
+    start=$SECONDS
+    CE2=$(submit "$T/ce.cu" run)
+    check "with two jobs waiting for a GPU, a new Run still compiles at once (compile error back)" \
+        'wait_for "$CE2" ".state + \" \" + .verdict" "done CE" 60'
+    GOT="$((SECONDS - start)) s"
+    check "and quickly (${GOT})" '[ $((SECONDS - start)) -lt 30 ]'
+    GOT=$(cancel "$OK2" | jq -r '.state + " " + .cancelled.from')
+    check "a job waiting for a GPU is cancelled by its owner" \
+        '[ "$(cat "$T/cancel.status")" = 200 ] && [ "$GOT" = "cancelled waiting_for_gpu" ]'
+fi
+held=
+for try in 1 2 3 4 5 6; do
+    ID=$(submit "$T/ce.cu" run)
+    wait_for "$ID" .state judging 30 || continue
+    GOT=$(cancel "$ID" | jq -r '.state + " " + (.cancelled.from // "")')
+    if [ "$(cat "$T/cancel.status")" = 200 ] && [ "$GOT" = "cancelled judging" ]; then
+        held=$ID
+        break
+    fi
+done
+check "a job is cancelled while judged holds it" '[ -n "$held" ]'
+if [ -n "$held" ]; then
+    end=$((SECONDS + 30))
+    while [ $SECONDS -lt $end ] && ! grep -qE "submission $held: lease .* lost|submission $held was cancelled by learner" "$T/judged.log"; do
+        sleep 0.2
+    done
+    GOT=$(grep -E "submission $held: lease .* lost|submission $held was cancelled by learner" "$T/judged.log" | head -2)
+    check "judged is told (409 cancelled) and drops the job" '[ -n "$GOT" ]'
+    GOT=$(get "$held" '.state + " " + (.verdict // "none") + " " + (.result | tostring)')
+    check "its result is not stored: the submission stays cancelled" '[ "$GOT" = "cancelled none null" ]'
+    NEXT=$(submit "$T/ce.cu" run)
+    check "judged moves on: the next job is judged" 'wait_for "$NEXT" ".state + \" \" + .verdict" "done CE" 60'
+    check "judged is still running" 'kill -0 "$JUDGED" 2>/dev/null'
 fi
 
 # --- SIGKILL mid-job ---------------------------------------------------------------

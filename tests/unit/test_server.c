@@ -502,6 +502,123 @@ TEST(queue_status_counts_queue_and_live_workers)
     free(path);
 }
 
+/* Cancelling (queue_cancel) in every state, what a worker holding the job is
+ * told, and the in-flight count that leaves jobs parked for a GPU out while no
+ * GPU worker is connected. */
+TEST(queue_cancel_and_in_flight)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 4);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
+    struct job j;
+    struct body_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_NONE;
+    r->message = "";
+    r->gpu_name = "";
+    struct stored out;
+    /* Submission 1 compiled by the compile-only worker: it waits for a GPU. */
+    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
+    job_release(&j);
+    struct in_flight fl;
+    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK(!fl.gpu_connected);
+    CHECK_INT_EQ(fl.waiting_gpu, 1);
+    CHECK_INT_EQ(fl.counted, 3); /* 2, 3, 4: not compiled yet; 1 is parked */
+    CHECK_INT_EQ(
+        db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE name = 'w'", "i", now - 10),
+        BW_OK);
+    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK(fl.gpu_connected);
+    CHECK_INT_EQ(fl.counted, 4); /* a GPU worker is connected: 1 is in its line */
+    CHECK_INT_EQ(queue_in_flight(c, 1, now + 3600, 60, &fl, &cause), BW_OK);
+    CHECK(!fl.gpu_connected); /* silent for longer than a lease */
+    CHECK_INT_EQ(queue_position(c, 2, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 2);
+
+    /* Waiting for a GPU -> cancelled; the ones behind it move up. */
+    struct cancel cx;
+    CHECK_INT_EQ(queue_cancel(c, 1, 1, "u", &cx, &cause), BW_OK);
+    CHECK_STR_EQ(cx.from, "waiting_for_gpu");
+    CHECK_STR_EQ(cx.lease, "");
+    CHECK_INT_EQ(queue_position(c, 2, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 1);
+    CHECK_INT_EQ(queue_position(c, 1, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 0);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM submissions WHERE id = 1 AND state = 'done' "
+                            "AND verdict IS NULL AND cancelled_by = 1 AND cancelled_at > 0 "
+                            "AND cancelled_from = 'waiting_for_gpu' AND message = 'cancelled by u'",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 1);
+    CHECK_INT_EQ(queue_cancel(c, 1, 1, "u", &cx, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "cancelled already, by u");
+    CHECK_INT_EQ(queue_cancel(c, 99, 1, "u", &cx, &cause), BW_ERR_NOTFOUND);
+
+    /* A GPU worker skips the cancelled one; cancelled while it judges 2. */
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, 2);
+    CHECK_INT_EQ(queue_cancel(c, 2, 1, "u", &cx, &cause), BW_OK);
+    CHECK_STR_EQ(cx.from, "judging");
+    CHECK_STR_EQ(cx.lease, j.lease);
+    CHECK_INT_EQ(cx.worker, 1);
+    char why[96] = "";
+    CHECK(queue_lease_cancelled(c, 1, j.lease, &sub, why, sizeof(why)));
+    CHECK_INT_EQ(sub, 2);
+    CHECK_STR_EQ(why, "cancelled by u");
+    CHECK(!queue_lease_cancelled(c, 2, j.lease, &sub, why, sizeof(why))); /* not its lease */
+    CHECK_INT_EQ(queue_heartbeat(c, 1, j.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
+    r->verdict = VERDICT_ACCEPTED;
+    r->executed = true;
+    CHECK_INT_EQ(queue_store_result(c, 1, j.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
+    struct failure f;
+    CHECK_INT_EQ(queue_fail(c, 1, j.lease, "boom", false, 10, 10, &f, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_release(c, 1, j.lease, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM leases WHERE state = 'lost' "
+                            "AND reason = 'cancelled by u' AND ended_at > 0",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 1);
+    job_release(&j);
+
+    /* A judged submission cannot be cancelled; its lease is not "cancelled". */
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, 3);
+    CHECK_INT_EQ(queue_store_result(c, 1, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(c, 3, 1, "u", &cx, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "judged already (Accepted)");
+    CHECK(!queue_lease_cancelled(c, 1, j.lease, &sub, why, sizeof(why)));
+    job_release(&j);
+
+    /* Rejudging never brings a cancelled submission back. */
+    CHECK_INT_EQ(queue_rejudge_submission(c, 1, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "was cancelled");
+    int64_t n = 0;
+    CHECK_INT_EQ(queue_rejudge_problem(c, "p", &n, &cause), BW_OK);
+    CHECK_INT_EQ(n, 1); /* submission 3 only */
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM submissions WHERE cancelled_at IS NOT NULL "
+                            "AND state = 'done'",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 2);
+    free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
 TEST(auth_helpers)
 {
     CHECK(sodium_init() >= 0);

@@ -111,13 +111,19 @@ export const get = (path, opts) => api("GET", path, undefined, opts);
 export const post = (path, body) => api("POST", path, body === undefined ? {} : body);
 export const del = (path) => api("DELETE", path);
 
+/* POST /api/submissions/{id}/cancel (the owner, or an admin): the summary of
+ * the cancelled submission, or an ApiError (409 "finished" when it is judged
+ * or cancelled already). */
+export const cancelSubmission = (id) => post(`/submissions/${encodeURIComponent(id)}/cancel`);
+
 /*
  * Follows a submission's event stream (GET /api/submissions/{id}/events).
  * `on(name, data)` hears every event, in order: "state", "queued", "judging",
  * "compiling", "compiled", "test", "bench", "waiting_for_gpu", "requeued",
  * "done", and the stream's own "connection" ({state: "open" | "lost"}).
  * The browser reconnects by itself (sending Last-Event-ID); the stream is
- * closed after "done" or by the returned stop().
+ * closed after "done" (whose data.state is "done", or "cancelled" for a
+ * cancelled submission) or by the returned stop().
  */
 export const EVENT_NAMES = [
   "state",

@@ -9,6 +9,7 @@ import "./styles.css";
 import { connection } from "./api.js";
 import { h, replace } from "./dom.js";
 import { duration } from "./format.js";
+import { addGpuWorkerSteps } from "./gpuhelp.js";
 import * as authPage from "./pages/auth.js";
 import * as pathPage from "./pages/path.js";
 import { session } from "./session.js";
@@ -163,8 +164,16 @@ function renderHeader() {
         quotaChip("Submit", q.submit, win(q.submit, "Submits")),
         h(
           "span",
-          { title: `Submissions waiting or being judged: ${q.in_flight.used} of at most ${q.in_flight.limit}`, dataset: { quota: "in-flight" } },
+          {
+            title:
+              `Submissions waiting or being judged: ${q.in_flight.used} of at most ${q.in_flight.limit}` +
+              (q.in_flight.waiting_for_gpu && !q.in_flight.waiting_counted
+                ? `; ${q.in_flight.waiting_for_gpu} more compiled and waiting for a GPU, not counted while no GPU worker is connected`
+                : ""),
+            dataset: { quota: "in-flight" },
+          },
           `In flight ${q.in_flight.used}/${q.in_flight.limit}`,
+          q.in_flight.waiting_for_gpu && !q.in_flight.waiting_counted ? h("span", { class: "muted", dataset: { quota: "parked" } }, ` · ${q.in_flight.waiting_for_gpu} wait for a GPU`) : null,
         ),
       ),
       h("span", { class: "user" }, h("strong", { "data-user": me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),
@@ -191,6 +200,20 @@ function renderHeader() {
   renderBanners();
 }
 
+/* "How an admin adds a GPU worker", folded; it stays open across the
+ * banners' redraws (every status refresh) once opened. */
+let helpOpen = false;
+function addWorkerHelp() {
+  const d = h(
+    "details",
+    { class: "help", dataset: { help: "add-gpu-worker" }, open: helpOpen || null },
+    h("summary", null, "How an admin adds a GPU worker"),
+    addGpuWorkerSteps(location.origin),
+  );
+  d.addEventListener("toggle", () => (helpOpen = d.open));
+  return d;
+}
+
 function renderBanners() {
   const out = [];
   if (connection.state === "down")
@@ -208,9 +231,14 @@ function renderBanners() {
         h(
           "div",
           { class: "banner warn", "data-banner": "no-worker" },
-          "No judge worker is connected. Runs and submits are kept in the queue" +
-            (st.queue.queued ? ` (${st.queue.queued} waiting)` : "") +
-            " and judged when a worker connects.",
+          h(
+            "p",
+            null,
+            "This server has no judge worker connected. Runs and Submits are kept in the queue" +
+              (st.queue.queued ? ` (${st.queue.queued} waiting)` : "") +
+              " and judged, in order, when a worker connects.",
+          ),
+          addWorkerHelp(),
         ),
       );
     else if (st.workers.gpu === 0)
@@ -218,9 +246,15 @@ function renderBanners() {
         h(
           "div",
           { class: "banner warn", "data-banner": "no-gpu" },
-          "No GPU worker is connected: submissions are compiled now (compile errors come back at once), then wait in the queue for a GPU" +
-            (st.queue.waiting_for_gpu ? ` (${st.queue.waiting_for_gpu} waiting)` : "") +
-            ".",
+          h(
+            "p",
+            null,
+            h("strong", null, "This server has no GPU worker connected."),
+            " Runs and Submits are compiled now (compile errors come back at once), then wait for a GPU" +
+              (st.queue.waiting_for_gpu ? ` (${st.queue.waiting_for_gpu} waiting)` : "") +
+              ". Keep editing and running meanwhile, and cancel what you no longer need: what waits is judged, in order, when a GPU worker connects.",
+          ),
+          addWorkerHelp(),
         ),
       );
   }

@@ -3,7 +3,8 @@
 // what it means: compile errors (also put in the editor), the failing test
 // with its sizes and mismatch table or runtime error, per-kernel resources,
 // timings as a table and a chart against the worker GPU's measured limits.
-import { get, watchSubmission } from "./api.js";
+// While it is not finished, its owner (or an admin) can cancel it here.
+import { ApiError, cancelSubmission, get, watchSubmission } from "./api.js";
 import { solChart } from "./chart.js";
 import { h, replace, table } from "./dom.js";
 import { failureText, GOAL_STATUS, goalFigures, goalKind, goalSummary, severity, VERDICT_HELP } from "./explain.js";
@@ -16,15 +17,18 @@ const BAD = new Set(["WA", "CE", "RE", "TLE", "MV", "IM"]);
  * new ResultView({problem, editor, onDone})
  *   problem: GET /api/problems/{id} (benchmark sizes, peak kind); may be null
  *   editor:  {showDiagnostics, clearDiagnostics, goTo} or null
- *   onDone(submission): called with the full submission once judged
+ *   onDone(submission): called with the full submission once judged (or cancelled)
+ *   onFree(summary): called once when the submission no longer needs the
+ *            editor held: it compiled and only waits for a GPU worker
  * .el is the view; .follow(summary) watches a submission until done,
- * .showFinal(full) shows a judged one; .destroy() stops watching.
+ * .showFinal(full) shows a judged or cancelled one; .destroy() stops watching.
  */
 export class ResultView {
   constructor(opts) {
     this.problem = opts.problem || null;
     this.editor = opts.editor || null;
     this.onDone = opts.onDone || null;
+    this.onFree = opts.onFree || null;
     this.standalone = !!opts.standalone; /* on the submission's own page: no link to it */
     this.stop = null;
     this.el = h("section", { class: "results", "aria-label": "Results" });
@@ -48,13 +52,17 @@ export class ResultView {
     this.stage = "queued";
     this.failedStage = null;
     this.waitingGpu = false;
+    this.cancelled = false;
+    this.finishing = false;
+    this.freed = false;
     this.build();
     if (sub.waiting_for_gpu) {
       /* compiled earlier by a compile-only worker (GET /api/submissions/{id} says so) */
       this.waitingGpu = true;
       this.setStage("gpu");
       this.say(this.gpuWaitShort(sub.position));
-      this.renderWaiting();
+      this.renderWaiting(sub.position);
+      this.free();
     } else {
       this.setStage("queued");
       this.say(sub.position ? `Queued: position ${sub.position}.` : "Queued.");
@@ -62,8 +70,47 @@ export class ResultView {
     this.stop = watchSubmission(sub.id, (name, data) => this.handle(name, data));
   }
 
+  /* Whether the signed-in user may cancel this submission (the server decides). */
+  canCancel() {
+    const me = session.user;
+    if (!me || this.final) return false;
+    return !this.sub.user || this.sub.user === me.name || session.atLeast("admin");
+  }
+
+  /* The editor may be used again: the job only waits for a GPU now. */
+  free() {
+    if (this.freed) return;
+    this.freed = true;
+    session.load().catch(() => {}); /* the header's in-flight count changed */
+    if (this.onFree) this.onFree(this.sub);
+  }
+
+  async cancel() {
+    const id = this.sub.id;
+    if (!confirm(`Cancel ${this.sub.mode === "submit" ? "Submit" : "Run"} #${id}? It will not be judged; its code stays in your submissions.`)) return;
+    if (this.cancelBtn) this.cancelBtn.disabled = true;
+    try {
+      const r = await cancelSubmission(id);
+      if (this.sub.id !== id) return;
+      this.cancelled = true;
+      this.setStage("done");
+      this.say(cancelText(r));
+      this.finish(r);
+    } catch (e) {
+      if (this.sub.id !== id) return;
+      if (this.cancelBtn) this.cancelBtn.disabled = false;
+      if (e instanceof ApiError && e.code === "finished") {
+        this.say(`It could not be cancelled: ${e.message}.`);
+        this.finish({});
+      } else this.say(`Could not cancel it: ${e.message}`);
+    }
+  }
+
   build() {
     const sub = this.sub;
+    this.cancelBtn = this.canCancel()
+      ? h("button", { class: "danger small", dataset: { action: "cancel" }, title: "Stop this submission: it will not be judged", onclick: () => this.cancel() }, "Cancel")
+      : null;
     this.stagesEl = h("ol", { class: "stages", "aria-label": "Stages" });
     this.statusEl = h("p", { class: "status", "aria-live": "polite", "data-status": "" });
     this.testbarEl = h("div", { class: "testbar", "aria-hidden": "true" });
@@ -79,6 +126,7 @@ export class ResultView {
         { class: "row" },
         h("h2", { style: "margin: 0" }, `${sub.mode === "submit" ? "Submit" : "Run"} #${sub.id}`),
         h("span", { class: "spacer" }),
+        this.cancelBtn,
         this.standalone ? null : h("a", { href: `#/s/${sub.id}`, class: "small" }, "Open this submission"),
       ),
       this.stagesEl,
@@ -99,7 +147,7 @@ export class ResultView {
     if (this.waitingGpu) s.push(["gpu", "Waiting for a GPU"]);
     s.push(["tests", "Tests"]);
     if (this.sub.mode === "submit") s.push(["timing", "Timing"]);
-    s.push(["done", "Done"]);
+    s.push(["done", this.cancelled ? "Cancelled" : "Done"]);
     return s;
   }
 
@@ -147,7 +195,13 @@ export class ResultView {
     this.logEvent(name, data);
     switch (name) {
       case "state":
-        if (data.state === "queued") {
+        if (data.state === "queued" && data.waiting_for_gpu) {
+          this.waitingGpu = true;
+          this.setStage("gpu");
+          this.say(this.gpuWaitShort(data.position));
+          this.renderWaiting(data.position);
+          this.free();
+        } else if (data.state === "queued") {
           this.setStage("queued");
           this.say(data.position ? `Queued: position ${data.position}.` : "Queued.");
         } else if (data.state === "judging") {
@@ -202,14 +256,21 @@ export class ResultView {
         this.setStage("gpu");
         this.say(this.gpuWaitShort());
         this.renderWaiting();
+        this.free();
         break;
       case "requeued":
         this.setStage(this.waitingGpu ? "gpu" : "queued");
         this.say("The worker stopped before finishing; your submission is back in the queue and will be judged again.");
         break;
       case "done":
-        this.setStage("done", BAD.has(data.verdict) ? this.failedStageFor(data.verdict) : null);
-        this.say(`${f.verdictName(data.verdict)}${data.message ? ": " + data.message : ""}`);
+        if (data.state === "cancelled") {
+          this.cancelled = true;
+          this.setStage("done");
+          this.say(cancelText(data));
+        } else {
+          this.setStage("done", BAD.has(data.verdict) ? this.failedStageFor(data.verdict) : null);
+          this.say(`${f.verdictName(data.verdict)}${data.message ? ": " + data.message : ""}`);
+        }
         this.finish(data);
         break;
       default:
@@ -232,19 +293,27 @@ export class ResultView {
     return (
       "It compiles. Now waiting for a GPU worker to run the tests" +
       (position ? ` (position ${position} in the queue)` : "") +
-      (none ? ": no GPU worker is connected at the moment, so it waits until one connects." : ".")
+      (none
+        ? ": this server has no GPU worker connected, so it waits until an admin connects one (the banner at the top says how). It is judged then, in the order it was submitted."
+        : ".")
     );
   }
 
-  renderWaiting() {
+  renderWaiting(position) {
     replace(
       this.verdictEl,
       h(
         "div",
         { class: "verdict-card wait", "data-waiting": "gpu" },
         h("div", { class: "big" }, "Compiled — waiting for a GPU"),
-        h("p", null, this.gpuWaitText()),
-        h("p", { class: "muted small" }, "You can leave this page: the result is kept with the submission (My submissions)."),
+        h("p", null, this.gpuWaitText(position)),
+        h(
+          "p",
+          { class: "muted small" },
+          "Keep editing and running meanwhile: a new Run is compiled at once, and jobs waiting for a GPU do not count against your in-flight limit while none is connected. ",
+          this.canCancel() ? "Cancel this one if you no longer need it. " : "",
+          "The result is kept with the submission (My submissions).",
+        ),
       ),
     );
     this.renderLive();
@@ -272,6 +341,9 @@ export class ResultView {
   }
 
   async finish(summary) {
+    if (this.finishing) return;
+    this.finishing = true;
+    if (this.cancelBtn) this.cancelBtn.hidden = true;
     let full;
     try {
       full = await get(`/submissions/${this.sub.id}`);
@@ -285,9 +357,11 @@ export class ResultView {
     if (this.onDone) this.onDone(full);
   }
 
-  /* A judged (or still queued) submission, from GET /api/submissions/{id}. */
+  /* A judged, cancelled (or still queued) submission, from GET /api/submissions/{id}. */
   showFinal(full, live, opts = {}) {
     this.final = true;
+    this.cancelled = full.state === "cancelled";
+    if (this.cancelBtn) this.cancelBtn.hidden = true;
     if (!live) {
       this.sub = full;
       this.tests = [];
@@ -306,8 +380,9 @@ export class ResultView {
       if (v === "CE") this.failedStage = "compiling";
       else if (BAD.has(v)) this.failedStage = "tests";
     }
-    this.setStage(full.state === "done" ? "done" : this.stage);
-    this.say(full.state === "done" ? `${f.verdictName(full.verdict)}${full.message ? ": " + full.message : ""}` : this.statusEl.textContent);
+    const over = full.state === "done" || this.cancelled;
+    this.setStage(over ? "done" : this.stage);
+    this.say(this.cancelled ? cancelText(full) : full.state === "done" ? `${f.verdictName(full.verdict)}${full.message ? ": " + full.message : ""}` : this.statusEl.textContent);
     replace(this.verdictEl, verdictCard(full, r, full.mode));
     if (!r) return;
     const parts = [];
@@ -356,13 +431,29 @@ export function brief(name, d) {
     case "waiting_for_gpu":
       return d.message || "";
     case "done":
+      if (d.state === "cancelled") return d.message || "cancelled";
       return `${d.verdict}${d.message ? " " + d.message : ""}`;
     default:
       return "";
   }
 }
 
+/* "Cancelled by alice 2 min ago while it waited for a GPU." */
+export function cancelText(sub) {
+  const c = sub.cancelled || {};
+  const from = { queued: " while it was queued", waiting_for_gpu: " while it waited for a GPU", judging: " while a worker was judging it" }[c.from] || "";
+  return `Cancelled${c.by ? " by " + c.by : ""}${c.at ? " " + f.ago(c.at) : ""}${from}. It will not be judged.`;
+}
+
 function verdictCard(sub, r, mode) {
+  if (sub.state === "cancelled")
+    return h(
+      "div",
+      { class: "verdict-card cancelled", "data-cancelled": (sub.cancelled && sub.cancelled.by) || "" },
+      h("div", { class: "big" }, h("span", { class: "verdict CX" }, "—"), " Cancelled"),
+      h("p", null, cancelText(sub)),
+      h("p", { class: "muted small" }, "Its code is kept: open it in the editor to change it and run it again."),
+    );
   const v = sub.verdict;
   if (!v) return null;
   const cls = v === "AC" ? "AC" : v === "JE" ? "JE" : "bad";

@@ -9,7 +9,10 @@
 // its line; the quota goes down; a correct kernel compiles and waits for a
 // GPU; a fake GPU worker (test/fake-worker.mjs) then judges a Submit (live
 // tests and timings, the chart), a Wrong Answer (mismatch table) and a Runtime
-// Error (explained). History and diff, leaderboard, the path's progress.
+// Error (explained). Meanwhile (issue 12) the editor stays free while a Run
+// waits for a GPU, more Runs than the in-flight cap may wait, the banner says
+// how an admin adds a GPU worker, and waiting Runs are cancelled from the
+// page. History and diff, leaderboard, the path's progress.
 // Another learner cannot reach the first one's code. The server goes away and
 // comes back. Admin and instructor pages. A narrow screen in the dark theme.
 import { spawn } from "node:child_process";
@@ -432,10 +435,95 @@ async function main() {
       await waitText(page, ".results .status", /waiting for a GPU worker/);
       check((await page.locator('.stages li[data-stage="gpu"].active').count()) === 1, "the stage says so");
       check((await page.locator('.stages li[data-stage="compiling"].done').count()) === 1, "compiling is done");
-      check(/no GPU worker is connected/.test(await text(page, '[data-waiting="gpu"]')), "it says none is connected");
+      check(/this server has no GPU worker connected/.test(await text(page, '[data-waiting="gpu"]')), "it says none is connected");
       check((await page.locator(".kernels td code").first().textContent()) === "vector_add", "the kernel's resources from the compile");
       check((await quota(page, "run")) === "Run 8/10", "the run quota went down again");
       await shot(page, "05-waiting-for-gpu", ".results");
+    });
+
+    /* Issue 12: without a GPU worker the learner is not stuck. */
+    await test("while a Run waits for a GPU the editor stays usable, and the banner says how an admin adds a GPU worker", async () => {
+      await page.waitForFunction(() => !document.querySelector('[data-action="run"]').disabled && !document.querySelector('[data-action="submit"]').disabled);
+      const banner = await text(page, '[data-banner="no-gpu"]');
+      check(/This server has no GPU worker connected\./.test(banner), "the banner says so plainly: " + banner);
+      check(/Keep editing and running meanwhile/.test(banner), "and that the learner can go on");
+      await page.click('[data-banner="no-gpu"] details summary');
+      const mk = await text(page, '[data-banner="no-gpu"] pre[data-cmd="create-worker"]');
+      const jd = await text(page, '[data-banner="no-gpu"] pre[data-cmd="judged"]');
+      check(/blockwise-server -c CONFIG create-worker gpu0 --token-file \/etc\/blockwise\/gpu0\.token/.test(mk), "the create-worker line: " + mk);
+      check(jd.includes(`judged --server ${BASE} --token-file /etc/blockwise/gpu0.token --gpu 0`), "the judged line names this server: " + jd);
+      check(/Keep editing and running/.test(await text(page, '[data-waiting="gpu"]')), "the waiting card says the editor is free");
+      await shot(page, "05b-no-gpu-banner");
+      await page.click('[data-banner="no-gpu"] details summary');
+    });
+
+    await test("more Runs than the in-flight cap may wait for a GPU; a compile error still comes back at once", async () => {
+      await page.goto(BASE + "/#/p/relu");
+      await page.waitForSelector(".editor .cm-content");
+      const relu = fs.readFileSync(path.join(ROOT, "problems/relu/solution.cu"), "utf8").replace(/\n+$/, "");
+      await setEditor(page, relu);
+      ids.parked = [];
+      for (let i = 0; i < 3; i++) {
+        const before = ids.parked.length ? ids.parked[ids.parked.length - 1] : 0;
+        await page.waitForFunction(() => !document.querySelector('[data-action="run"]').disabled);
+        await page.click('[data-action="run"]');
+        await page.waitForFunction((prev) => {
+          const x = document.querySelector(".results h2");
+          const m = x && /#(\d+)/.exec(x.textContent);
+          return m && m[1] !== String(prev);
+        }, before);
+        ids.parked.push(await currentSubmission(page));
+        await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      }
+      /* ids.run (vector-add) and these three: 4 wait, as many as the cap (quota_in_flight = 4) */
+      await page.waitForFunction(() => /In flight 0\/4/.test(document.querySelector('[data-quota="in-flight"]').textContent));
+      check(/4 wait for a GPU/.test(await quota(page, "in-flight")), "the header says 4 wait for a GPU: " + (await quota(page, "in-flight")));
+      await setEditor(page, relu + "\nint broken = ;");
+      await page.waitForFunction(() => !document.querySelector('[data-action="run"]').disabled);
+      await page.click('[data-action="run"]');
+      await page.waitForSelector('.verdict-card[data-verdict="CE"]', { timeout: 60000 });
+      ids.reluCe = await currentSubmission(page);
+      check(!ids.parked.includes(ids.reluCe), "a new submission");
+      check((await quota(page, "run")) === "Run 4/10", "the run quota counts them all: " + (await quota(page, "run")));
+    });
+
+    await test("cancel from the page: on the submission's page and from My submissions, with who and when", async () => {
+      const [p1, p2, p3] = ids.parked;
+      await page.goto(`${BASE}/#/s/${p3}`);
+      await page.waitForSelector('[data-waiting="gpu"]');
+      await page.click('.results [data-action="cancel"]');
+      await page.waitForSelector('.verdict-card.cancelled[data-cancelled="alice"]', { timeout: 15000 });
+      check(/Cancelled by alice .* while it waited for a GPU/.test(await text(page, ".results .status")), "the status says who: " + (await text(page, ".results .status")));
+      check((await page.locator('.stages li[data-stage="done"]').textContent()) === "Cancelled", "the last stage reads Cancelled");
+      check((await page.locator('.results [data-action="cancel"]:visible').count()) === 0, "no Cancel button any more");
+      await page.reload();
+      await page.waitForSelector('.verdict-card.cancelled[data-cancelled="alice"]');
+      check(/cancelled by alice/.test(await text(page, "[data-submission] .card p")), "loaded again, the page's header line says it");
+      check((await page.locator('.results [data-action="cancel"]').count()) === 0, "and offers no Cancel");
+      await shot(page, "05c-cancelled-submission");
+      await page.goto(`${BASE}/#/p/relu/history`);
+      await page.waitForSelector(`tr[data-submission="${p1}"] [data-action="cancel"]`);
+      /* one position everywhere (issue 7): the list as on the submission's own page */
+      for (const id of [p1, p2]) {
+        const shown = await page.getAttribute(`tr[data-submission="${id}"] [data-position]`, "data-position");
+        const own = (await (await page.request.get(`${BASE}/api/submissions/${id}`)).json()).position;
+        check(Number(shown) === own && own > 0, `#${id}: position ${shown} in the list, ${own} on its page`);
+        check(/waiting for a GPU · position \d+/.test(await text(page, `tr[data-submission="${id}"]`)), "the list says it waits for a GPU, and where");
+      }
+      await shot(page, "05d-history-waiting", ".history-view");
+      for (const id of [p1, p2]) {
+        await page.click(`tr[data-submission="${id}"] [data-action="cancel"]`);
+        await page.waitForSelector(`tr[data-submission="${id}"] [data-state="cancelled"]`, { timeout: 15000 });
+      }
+      for (const id of [p1, p2, p3]) check(/cancelled by alice/.test(await text(page, `tr[data-submission="${id}"]`)), `#${id} reads cancelled by alice`);
+      check((await page.locator(`tr[data-submission="${ids.reluCe}"] .verdict.CE`).count()) === 1, "the compile error keeps its verdict");
+      await page.waitForFunction(() => /1 wait for a GPU/.test(document.querySelector('[data-quota="in-flight"]').textContent));
+      await shot(page, "05e-history-cancelled", ".history-view");
+      const st = await (await page.request.get(`${BASE}/api/status`)).json();
+      check(st.queue.waiting_for_gpu === 1, "only the vector-add Run still waits: " + JSON.stringify(st.queue));
+      await page.goto(BASE + "/#/p/vector-add");
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 20000 }); /* ids.run, followed again */
+      check((await currentSubmission(page)) === ids.run, "the vector-add page follows its waiting Run again");
     });
 
     await test("a GPU worker judges the Run (tests only)", async () => {

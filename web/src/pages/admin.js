@@ -1,10 +1,12 @@
 // pages/admin.js - for admins (#/admin): workers (GPU, measured figures, last
-// contact, current job, enable/disable, new worker tokens), the queue,
-// problems (load state, disable, rejudge, reload) and user roles. Refreshes
-// every few seconds while visible.
-import { get, post } from "../api.js";
+// contact, current job, enable/disable, new worker tokens; how to connect a
+// GPU worker while none is), the queue (with Cancel), problems (load state,
+// disable, rejudge, reload) and user roles. Refreshes every few seconds while
+// visible.
+import { cancelSubmission, get, post } from "../api.js";
 import { h, replace, table } from "../dom.js";
 import * as f from "../format.js";
+import { addGpuWorkerSteps } from "../gpuhelp.js";
 
 const EVERY_MS = 5000;
 
@@ -25,9 +27,19 @@ export async function render(ctx) {
   };
 
   function drawWorkers(ws) {
-    if (!ws.length) return replace(workersBox, h("p", { class: "muted" }, "No worker yet: create one below and start judged with its token."));
+    const gpu = ws.some((w) => w.can_execute && w.alive && !w.disabled);
+    const help = gpu
+      ? null
+      : h(
+          "div",
+          { class: "notice", dataset: { help: "no-gpu-worker" } },
+          h("p", null, h("strong", null, "No GPU worker is connected."), " Submissions are compiled (by a compile-only worker, if one is alive) and wait for a GPU. To connect one:"),
+          addGpuWorkerSteps(location.origin),
+        );
+    if (!ws.length) return replace(workersBox, help, h("p", { class: "muted" }, "No worker yet: create one below and start judged with its token."));
     replace(
       workersBox,
+      help,
       table(
         ["Worker", "GPU", "Measured limits", "State", "Last contact", "Current job", { text: "Judged", num: true }, ""],
         ws.map((w) => {
@@ -77,7 +89,7 @@ export async function render(ctx) {
     replace(
       queueBox,
       table(
-        [{ text: "Pos.", num: true }, "#", "User", "Problem", "Mode", "State", { text: "Attempts", num: true }, "Worker", "Waiting"],
+        [{ text: "Pos.", num: true }, "#", "User", "Problem", "Mode", "State", { text: "Attempts", num: true }, "Worker", "Waiting", ""],
         q.map((s) => ({
           attrs: { dataset: { submission: String(s.id) } },
           cells: [
@@ -90,6 +102,17 @@ export async function render(ctx) {
             String(s.attempts),
             s.worker || "",
             f.ago(s.queued_at).replace(" ago", ""),
+            h(
+              "button",
+              {
+                class: "small danger",
+                dataset: { action: "cancel" },
+                onclick: () => {
+                  if (confirm(`Cancel #${s.id} of ${s.user}? It will not be judged.`)) act(() => cancelSubmission(s.id), `Submission #${s.id} cancelled.`);
+                },
+              },
+              "Cancel",
+            ),
           ],
         })),
         { class: "compact queue", caption: "Queue" },

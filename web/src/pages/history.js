@@ -1,17 +1,21 @@
 // pages/history.js - submissions as a list (mine, or for instructors anyone's),
 // with a diff between any two: the page #/history and the problem page's
-// "My submissions" tab.
-import { get } from "../api.js";
+// "My submissions" tab. A submission not finished yet shows its queue
+// position (the same number as on its own page) and a Cancel button for its
+// owner or an admin; a cancelled one says by whom and when.
+import { cancelSubmission, get } from "../api.js";
 import { diffLines, diffStats, hunks } from "../diff.js";
 import { h, replace, table } from "../dom.js";
 import * as f from "../format.js";
+import { session } from "../session.js";
 
 const PAGE = 50;
 
 /*
  * A list of submissions with "Compare" for two of them. opts: {problem,
  * user ("*" or a name, for instructors), onLoad(source) (adds a "Load into
- * the editor" button to the diff), showProblem}. The element has refresh().
+ * the editor" button to the diff), showProblem, onChange() (after a cancel)}.
+ * The element has refresh().
  */
 export function historyView(opts) {
   const selected = [];
@@ -51,6 +55,21 @@ export function historyView(opts) {
     draw();
   }
 
+  async function cancel(s) {
+    if (!confirm(`Cancel ${s.mode === "submit" ? "Submit" : "Run"} #${s.id}? It will not be judged; its code stays here.`)) return;
+    let note;
+    try {
+      await cancelSubmission(s.id);
+      note = h("p", { class: "notice" }, `#${s.id} cancelled.`);
+    } catch (e) {
+      note = h("p", { class: "error" }, `Could not cancel #${s.id}: ${e.message}`);
+    }
+    await load(false);
+    replace(msg, note);
+    session.load().catch(() => {}); /* the header's in-flight count */
+    if (opts.onChange) opts.onChange();
+  }
+
   function draw() {
     compareBtn.disabled = selected.length !== 2;
     if (!rows.length) {
@@ -77,7 +96,7 @@ export function historyView(opts) {
       cells.push(
         h("span", { class: "nowrap", title: f.when(s.created_at) }, f.ago(s.created_at)),
         s.mode,
-        s.verdict ? h("span", { class: `verdict ${s.verdict}`, title: s.verdict_name || "" }, s.verdict) : h("span", { class: "muted" }, s.state),
+        stateCell(s, cancel),
         s.score ? f.pct(s.score) : "",
         s.time_ms ? f.ms(s.time_ms) : "",
       );
@@ -108,6 +127,32 @@ export function historyView(opts) {
   el.refresh = () => load(false);
   load(false);
   return el;
+}
+
+/* The verdict, or where an unfinished submission is (with Cancel), or who
+ * cancelled it. */
+function stateCell(s, cancel) {
+  if (s.verdict) return h("span", { class: `verdict ${s.verdict}`, title: s.verdict_name || "" }, s.verdict);
+  if (s.state === "cancelled") {
+    const c = s.cancelled || {};
+    return h(
+      "span",
+      { class: "nowrap", dataset: { state: "cancelled" }, title: c.at ? `cancelled ${f.when(c.at)}` : "" },
+      h("span", { class: "verdict CX" }, "cancelled"),
+      h("span", { class: "muted small" }, ` by ${c.by || "?"} ${c.at ? f.ago(c.at) : ""}`),
+    );
+  }
+  const where =
+    s.state === "judging" ? "judging" : s.waiting_for_gpu ? `waiting for a GPU · position ${s.position}` : s.position ? `queued · position ${s.position}` : s.state;
+  const me = session.user;
+  const mayCancel = me && (s.user === me.name || session.atLeast("admin"));
+  return h(
+    "span",
+    { class: "nowrap", dataset: { state: s.state, position: String(s.position || 0) } },
+    h("span", { class: "muted" }, where),
+    mayCancel ? " " : null,
+    mayCancel ? h("button", { class: "small danger", dataset: { action: "cancel" }, "aria-label": `Cancel submission ${s.id}`, onclick: () => cancel(s) }, "Cancel") : null,
+  );
 }
 
 /* The diff of two submissions' sources, older first. */

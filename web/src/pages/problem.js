@@ -2,7 +2,10 @@
 // statement with its math typeset, the signature and sizes, the editor with
 // the starter or the saved draft, Run and Submit (buttons and shortcuts) and
 // the live results. The tabs change only the left pane: the editor and the
-// results stay as they are.
+// results stay as they are. Run and Submit wait for the submission being
+// followed only until it has compiled: one that then waits for a GPU worker
+// leaves the editor free (the learner keeps Running; a new Run compiles at
+// once on a compile-only worker).
 import { ApiError, get, post } from "../api.js";
 import { h, replace, table } from "../dom.js";
 import { dropDraft, loadDraft, saveDraft } from "../drafts.js";
@@ -86,6 +89,10 @@ export async function render(ctx) {
     problem: p,
     editor,
     onDone: () => {
+      busy(false);
+      if (historyEl && historyEl.refresh) historyEl.refresh();
+    },
+    onFree: () => {
       busy(false);
       if (historyEl && historyEl.refresh) historyEl.refresh();
     },
@@ -184,8 +191,8 @@ export async function render(ctx) {
         if (!last || results.sub) return;
         const full = await get(`/submissions/${last.id}`);
         if (results.sub) return;
-        if (full.state !== "done") {
-          busy(true);
+        if (full.state === "queued" || full.state === "judging") {
+          busy(!full.waiting_for_gpu);
           results.follow(full);
         } else results.showFinal(full, false, { diagnostics: full.source === editor.text() });
       })

@@ -1,6 +1,7 @@
 // pages/submission.js - one submission (#/s/ID): its code (read-only), its
-// results (live while it is judged), and for admins a rejudge. Others'
-// submissions are not found (the server answers 404, never 403).
+// results (live while it is judged), a cancel while it is not finished (its
+// owner, or an admin), and for admins a rejudge (not of a cancelled one).
+// Others' submissions are not found (the server answers 404, never 403).
 import { ApiError, get, post } from "../api.js";
 import { h, replace } from "../dom.js";
 import { saveDraft } from "../drafts.js";
@@ -34,7 +35,7 @@ export async function render(ctx) {
   const results = new ResultView({ problem, editor, standalone: true });
   const msg = h("div", { role: "alert" });
 
-  if (s.state === "done") results.showFinal(s);
+  if (s.state === "done" || s.state === "cancelled") results.showFinal(s);
   else results.follow(s);
 
   const actions = [];
@@ -51,7 +52,7 @@ export async function render(ctx) {
         "Open this code in the editor",
       ),
     );
-  if (session.atLeast("admin"))
+  if (session.atLeast("admin") && s.state !== "cancelled")
     actions.push(
       h(
         "button",
@@ -84,6 +85,7 @@ export async function render(ctx) {
         h("a", { href: `#/p/${s.problem}` }, problem ? problem.problem.title : s.problem),
         ` · ${s.mode === "submit" ? "Submit" : "Run"} by ${s.user} · ${f.when(s.created_at)}`,
         s.judged_at ? ` · judged ${f.ago(s.judged_at)}` : "",
+        s.cancelled ? ` · cancelled by ${s.cancelled.by || "?"} ${f.ago(s.cancelled.at)}` : "",
         s.gpu ? ` on ${s.gpu}` : "",
         s.attempts > 1 ? ` · ${s.attempts} attempts` : "",
       ),
