@@ -4,6 +4,7 @@
 #                     web app into web/dist when npm is available (make web)
 #   make test         CPU suite (no GPU needed) + the same unit tests under ASan/UBSan
 #   make gpu-test     GPU suite on an existing build (never rebuilds; needs no -dev headers)
+#   make gpu-validate every problem's controls timed, SHARD=K/N of them per call
 #   make bench        benchmarks on the GPU machine, on an existing build
 #   make format-check clang-format over every C source
 #   make SANITIZE=address,undefined BUILD=build-asan   a sanitizer build
@@ -59,7 +60,7 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
         $(BUILD)/bin/blockwise-server
 
 .SECONDARY:
-.PHONY: all run test unit-tests gpu-test bench format format-check clean validate-problems web
+.PHONY: all run test unit-tests gpu-test gpu-validate bench format format-check clean web
 all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(BUILD)/tests/fake/libcuda.so.1 $(if $(shell command -v npm 2>/dev/null),web)
 
 # The web app (web/README.md): npm ci only when web/node_modules is missing
@@ -166,8 +167,11 @@ gpu-test:
 bench:
 	@tests/bench/run.sh $(BUILD)
 
-validate-problems:
-	@tests/gpu/validate.sh $(BUILD)
+# The timed validate of every problem, in shards that each fit one call of the
+# GPU machine: make gpu-validate SHARD=1/3, 2/3, 3/3 (scripts/gpu-validate.sh).
+SHARD ?= 1/1
+gpu-validate:
+	@scripts/gpu-validate.sh $(BUILD) $(SHARD)
 
 C_FILES := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

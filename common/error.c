@@ -37,6 +37,8 @@ const char *bw_strerror(int code)
         return "no GPU available";
     case BW_ERR_INTERNAL:
         return "internal error";
+    case BW_ERR_CANCELLED:
+        return "cancelled";
     }
     return "unknown error";
 }

@@ -21,19 +21,20 @@
 
 enum bw_code {
     BW_OK = 0,
-    BW_ERR_NOMEM = -1,     /* an allocation failed */
-    BW_ERR_INVALID = -2,   /* the input is malformed: a user's, a file's, a peer's */
-    BW_ERR_LIMIT = -3,     /* the input is well-formed but over a documented limit */
-    BW_ERR_IO = -4,        /* reading or writing a file or pipe failed */
-    BW_ERR_NOTFOUND = -5,  /* a named thing does not exist */
-    BW_ERR_SYSTEM = -6,    /* a system call failed (errno in the cause) */
-    BW_ERR_TIMEOUT = -7,   /* a wall-clock limit passed */
-    BW_ERR_CUDA = -8,      /* the CUDA driver reported an error */
-    BW_ERR_NVRTC = -9,     /* NVRTC itself failed (not a compile error of the source) */
-    BW_ERR_SANDBOX = -10,  /* a sandbox step could not be set up */
-    BW_ERR_PROTOCOL = -11, /* a child or peer broke the message protocol */
-    BW_ERR_NODEVICE = -12, /* no GPU or no driver: execution is impossible here */
-    BW_ERR_INTERNAL = -13, /* a bug in Blockwise: an invariant did not hold */
+    BW_ERR_NOMEM = -1,      /* an allocation failed */
+    BW_ERR_INVALID = -2,    /* the input is malformed: a user's, a file's, a peer's */
+    BW_ERR_LIMIT = -3,      /* the input is well-formed but over a documented limit */
+    BW_ERR_IO = -4,         /* reading or writing a file or pipe failed */
+    BW_ERR_NOTFOUND = -5,   /* a named thing does not exist */
+    BW_ERR_SYSTEM = -6,     /* a system call failed (errno in the cause) */
+    BW_ERR_TIMEOUT = -7,    /* a wall-clock limit passed */
+    BW_ERR_CUDA = -8,       /* the CUDA driver reported an error */
+    BW_ERR_NVRTC = -9,      /* NVRTC itself failed (not a compile error of the source) */
+    BW_ERR_SANDBOX = -10,   /* a sandbox step could not be set up */
+    BW_ERR_PROTOCOL = -11,  /* a child or peer broke the message protocol */
+    BW_ERR_NODEVICE = -12,  /* no GPU or no driver: execution is impossible here */
+    BW_ERR_INTERNAL = -13,  /* a bug in Blockwise: an invariant did not hold */
+    BW_ERR_CANCELLED = -14, /* the work was cancelled before it finished */
 };
 
 /* A static, lower-case name for a code ("invalid input"); never NULL. */

@@ -432,7 +432,8 @@ int bench_run(struct session *s, char **cause)
 
     for (size_t b = 0; b < s->p->n_benchmarks; b++) {
         struct bench_outcome best = {0};
-        int rc = bench_configs(s, b, &best, cause);
+        int rc = session_cancelled(s) ? bw_fail(cause, BW_ERR_CANCELLED, "cancelled")
+                                      : bench_configs(s, b, &best, cause);
 
         if (rc || r->verdict != VERDICT_ACCEPTED) {
             free(best.stop);

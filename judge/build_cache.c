@@ -99,11 +99,11 @@ static bool copy_result(struct compile_result *dst, const struct compile_result 
     dst->ptx = dup_or_null(src->ptx);
     dst->log = dup_or_null(src->log);
     dst->failure = dup_or_null(src->failure);
-    ok = ok && (!src->ptx || dst->ptx) && (!src->log || dst->log) &&
-         (!src->failure || dst->failure);
+    ok =
+        ok && (!src->ptx || dst->ptx) && (!src->log || dst->log) && (!src->failure || dst->failure);
     for (size_t i = 0; ok && i < src->diags.n; i++)
-        ok = diag_list_addf(&dst->diags, src->diags.items[i].line, src->diags.items[i].column,
-                            "%s", src->diags.items[i].msg) == BW_OK;
+        ok = diag_list_addf(&dst->diags, src->diags.items[i].line, src->diags.items[i].column, "%s",
+                            src->diags.items[i].msg) == BW_OK;
     if (ok && src->n_kernels) {
         dst->kernels = calloc(src->n_kernels, sizeof(*dst->kernels));
         ok = dst->kernels != NULL;
@@ -175,7 +175,8 @@ void build_cache_put(struct build_cache *c, const char key[65], const struct com
         compile_result_release(&fresh.r);
         return;
     }
-    while (c->n > 0 && (c->n == BW_BUILD_CACHE_ENTRIES || c->bytes + bytes > BW_BUILD_CACHE_BYTES)) {
+    while (c->n > 0 &&
+           (c->n == BW_BUILD_CACHE_ENTRIES || c->bytes + bytes > BW_BUILD_CACHE_BYTES)) {
         int oldest = 0;
         for (int i = 1; i < c->n; i++)
             if (c->entries[i].used < c->entries[oldest].used)

@@ -380,7 +380,7 @@ int goal_measure_all(struct session *s, char **cause)
         medians[b] = b < r->n_benches ? r->benches[b].median_ms : 0;
         sols[b] = b < r->n_benches ? r->benches[b].sol_pct : 0;
     }
-    for (size_t i = 0; i < p->n_goals && rc == BW_OK; i++) {
+    for (size_t i = 0; i < p->n_goals && rc == BW_OK && !session_cancelled(s); i++) {
         const struct goal_spec *g = &p->goals[i];
         struct goal_outcome *o = &r->goals[i];
 

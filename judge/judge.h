@@ -40,6 +40,7 @@
 #ifndef BW_JUDGE_H
 #define BW_JUDGE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,11 +74,14 @@ struct judge_config {
 typedef void (*judge_event_fn)(json_t *event /* borrowed */, void *arg);
 
 struct judge_options {
-    bool tests_only;         /* Run: tests only; Submit: tests, then timing */
-    uint64_t seed;           /* secret input seed; 0: a fresh random one */
-    const char *job;         /* what log lines about this judging name ("submission 42", a
-                                file); NULL: the problem's id */
-    judge_event_fn on_event; /* optional */
+    bool tests_only;           /* Run: tests only; Submit: tests, then timing */
+    uint64_t seed;             /* secret input seed; 0: a fresh random one */
+    const char *job;           /* what log lines about this judging name ("submission 42", a
+                                  file); NULL: the problem's id */
+    const atomic_bool *cancel; /* optional: once true, the judging stops at the next test
+                                  case, shape or goal with Judge Error "cancelled" (the worker
+                                  sets it when the submission's lease is gone) */
+    judge_event_fn on_event;   /* optional */
     void *event_arg;
 };
 

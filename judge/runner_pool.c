@@ -24,14 +24,14 @@ struct runner_pool {
     int n_spares;
     struct runner *idle_refs[BW_POOL_MAX_REFERENCES]; /* reference runners not lent */
     int n_idle_refs;
-    int refs_waiting; /* takers waiting for a reference runner */
-    int subs_waiting; /* takers waiting for a submission runner */
+    int refs_waiting;  /* takers waiting for a reference runner */
+    int subs_waiting;  /* takers waiting for a submission runner */
     int refs_to_start; /* reference runners to start before anyone asks (options.references) */
 
     unsigned long failures; /* start failures so far: a waiter that sees it move gets the error */
     int failure_rc;
-    char *failure_cause; /* owned: the last start failure's reason */
-    int backoff_s;       /* after a failure, spares wait this long before the next try */
+    char *failure_cause;      /* owned: the last start failure's reason */
+    int backoff_s;            /* after a failure, spares wait this long before the next try */
     struct timespec retry_at; /* CLOCK_MONOTONIC: no start for spares before this */
     unsigned long started;
 

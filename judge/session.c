@@ -85,6 +85,11 @@ void session_drop_sub_runner(struct session *s)
     s->sub_runner = NULL;
 }
 
+bool session_cancelled(const struct session *s)
+{
+    return s->opts && s->opts->cancel && atomic_load(s->opts->cancel);
+}
+
 uint64_t session_fresh_seed(void)
 {
     uint64_t seed = 0;

@@ -72,6 +72,11 @@ int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t
 /* Kills the submission runner (its context may be unusable); the next use starts a fresh one. */
 void session_drop_sub_runner(struct session *s);
 
+/* True once the judging was cancelled (judge_options.cancel): the steps stop
+ * between cases, shapes and goals and return BW_ERR_CANCELLED (a Judge Error "cancelled", which
+ * nobody reads). */
+bool session_cancelled(const struct session *s);
+
 /* A fresh secret input seed (never 0). */
 uint64_t session_fresh_seed(void);
 

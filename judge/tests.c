@@ -209,6 +209,10 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
     for (size_t i = 0; i < s->p->n_tests; i++) {
         const struct test_outcome *t = &s->res->tests[i];
 
+        if (session_cancelled(s)) {
+            rc = bw_fail(cause, BW_ERR_CANCELLED, "cancelled");
+            break;
+        }
         rc = run_case(s, config, i, &rp, cause);
         if (rc)
             break;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,8 @@ struct job_run {
     const struct problem *p;
     char *source;
     size_t len;
-    char job[48]; /* "submission 42", what the judge's log lines name */
+    char job[48];       /* "submission 42", what the judge's log lines name */
+    atomic_bool cancel; /* the lease is gone: the judge stops early */
     struct judge_options opts;
 };
 
@@ -533,6 +535,8 @@ static bool run_job(struct slot *sl, json_t *job)
         return true;
     }
     struct job_run *run = calloc(1, sizeof(*run));
+    if (run)
+        atomic_init(&run->cancel, false);
     if (!run) {
         internal_error(sl, lease, "out of memory");
         put_problem(w, entry, p);
@@ -546,6 +550,7 @@ static bool run_job(struct slot *sl, json_t *job)
     run->len = strlen(source);
     snprintf(run->job, sizeof(run->job), "submission %lld", (long long)id);
     run->opts.job = run->job;
+    run->opts.cancel = &run->cancel;
     run->opts.tests_only = strcmp(mode, "run") == 0;
     run->opts.seed = seed;
     run->opts.on_event = on_event;
@@ -599,7 +604,9 @@ static bool run_job(struct slot *sl, json_t *job)
             enum post_outcome o = post_progress(sl, lease, run);
             if (o == POST_LOST) {
                 lost = true;
-                log_warn("worker: submission %lld: lease %s lost; the result will be dropped",
+                atomic_store(&run->cancel, true); /* the GPU is wanted elsewhere */
+                log_warn("worker: submission %lld: lease %s lost (cancelled or expired); the "
+                         "judging stops and its result is dropped",
                          (long long)id, lease);
             }
             last_post = now_ms();

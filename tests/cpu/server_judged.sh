@@ -158,9 +158,15 @@ if [ "$GPU" = no ]; then
     check "a job waiting for a GPU is cancelled by its owner" \
         '[ "$(cat "$T/cancel.status")" = 200 ] && [ "$GOT" = "cancelled waiting_for_gpu" ]'
 fi
+# A source judged before comes from judged's build cache in milliseconds: each
+# try below is a new source (a comment), so its compile holds the job a while.
+fresh_ce() { # TAG -> a file
+    { cat "$T/ce.cu"; echo "// $1 $RANDOM"; } >"$T/ce-$1.cu"
+    echo "$T/ce-$1.cu"
+}
 held=
 for try in 1 2 3 4 5 6; do
-    ID=$(submit "$T/ce.cu" run)
+    ID=$(submit "$(fresh_ce cancel-$try)" run)
     wait_for "$ID" .state judging 30 || continue
     GOT=$(cancel "$ID" | jq -r '.state + " " + (.cancelled.from // "")')
     if [ "$(cat "$T/cancel.status")" = 200 ] && [ "$GOT" = "cancelled judging" ]; then
@@ -186,7 +192,7 @@ fi
 # --- SIGKILL mid-job ---------------------------------------------------------------
 killed=
 for try in 1 2 3 4 5; do
-    ID=$(submit "$T/ce.cu" run)
+    ID=$(submit "$(fresh_ce kill-$try)" run)
     wait_for "$ID" .state judging 30 || continue # judged finished it between two looks
     kill -KILL "$JUDGED"
     wait "$JUDGED" 2>/dev/null

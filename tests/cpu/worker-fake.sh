@@ -137,4 +137,21 @@ GOT=$(for e in "${ids[@]}"; do get "${e%%:*}" "${e#*:}" .result.compile_cached; 
 check "identical sources were compiled once (the others reused the build)" '[[ "$GOT" == *" true"* ]]'
 GOT=$(grep -c 'judging (' "$T/judged.log")
 check "the worker judged every job once" '[ "$GOT" -eq 13 ]'
+
+# A Submit cancelled while it is judged: the worker stops judging it at once
+# (its slot is free for the next job long before the timing would have ended).
+SLOW=$(submit ann "$problem/tuned.cu" submit)
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ] && [ "$(get ann "$SLOW" .state)" != judging ]; do sleep 0.1; done
+sleep 1 # into its tests or timing
+curl -s -m 10 -b "$T/jar.ann" -H "X-CSRF-Token: $(cat "$T/csrf.ann")" -X POST \
+    "$BASE/api/submissions/$SLOW/cancel" >/dev/null
+t0=$SECONDS
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ] && ! grep -q "submission $SLOW: lease .* lost" "$T/judged.log"; do sleep 0.1; done
+AFTER=$(submit bob "$problem/solution.cu" run)
+wait_done bob "$AFTER" 60
+GOT="$(get ann "$SLOW" .state) $(get bob "$AFTER" .verdict) $((SECONDS - t0)) s"
+check "a cancelled Submit stops being judged, and the next Run is judged at once" \
+    '[[ "$GOT" == "cancelled AC "* ]] && [ $((SECONDS - t0)) -lt 15 ] && grep -q "judging stops" "$T/judged.log"'
 finish

@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # validate.sh - `judged validate` over every problem directory: each control
 # (solution, starter, wrong/*, naive kernels) must get its declared verdict.
-# Each control counts as one test. Run on the GPU machine: tests/gpu/validate.sh BUILD
+# Each control counts as one test. Run on the GPU machine:
+#   tests/gpu/validate.sh BUILD [--timed] [PROBLEM_DIR...]
+# In make gpu-test it runs the tests only (Runs: every verdict, no timing), so
+# the suite fits one call of the GPU machine; make gpu-validate passes --timed
+# (scripts/gpu-validate.sh: every Accepted control timed too, in shards).
 set -u
 build=${1:-build}
-out=${OUT:-$build}/validate.json
-"$build/bin/judged" validate --json problems/*/ >"$out" 2>"$build/validate.stderr"
+shift
+mode=--tests-only
+if [ "${1:-}" = --timed ]; then
+    mode=
+    shift
+fi
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=(problems/*/)
+out=${OUT:-$build}/validate${mode:+-tests-only}.json
+"$build/bin/judged" validate --json $mode "${dirs[@]}" >"$out" 2>"$build/validate.stderr"
 status=$?
 python3 - "$out" "$status" <<'PY'
 import json, sys

@@ -27,7 +27,10 @@ static struct compile_result built(const char *log, bool ok)
     r.log = strdup(log);
     if (ok) {
         r.cubin = malloc(4);
-        memcpy(r.cubin, "\x7f" "ELF", 4);
+        memcpy(r.cubin,
+               "\x7f"
+               "ELF",
+               4);
         r.cubin_len = 4;
         r.ptx = strdup(".entry k()");
         r.kernels = calloc(1, sizeof(*r.kernels));
@@ -77,7 +80,11 @@ TEST(build_cache_returns_a_deep_copy)
     build_cache_put(c, key, &r);
     compile_result_release(&r); /* the cache kept its own copy */
     CHECK(build_cache_get(c, key, &got));
-    CHECK(got.ok && got.from_cache && got.cubin_len == 4 && memcmp(got.cubin, "\x7f" "ELF", 4) == 0);
+    CHECK(got.ok && got.from_cache && got.cubin_len == 4 &&
+          memcmp(got.cubin,
+                 "\x7f"
+                 "ELF",
+                 4) == 0);
     CHECK_STR_EQ(got.ptx, ".entry k()");
     CHECK_STR_EQ(got.log, "log");
     CHECK(got.n_kernels == 1 && strcmp(got.kernels[0].name, "k") == 0 &&

@@ -98,9 +98,9 @@ TEST(pool_lends_a_reference_runner_and_replaces_a_dead_one)
     runner_pool_return_reference(pool, r);
     CHECK_INT_EQ(runner_pool_take_reference(pool, &again, &cause), BW_OK);
     CHECK(again == r && runner_pid(again) == first); /* the same process, kept */
-    kill(first, SIGKILL);                           /* dies while lent */
+    kill(first, SIGKILL);                            /* dies while lent */
     usleep(100 * 1000);
-    runner_pool_return_reference(pool, again);      /* freed, not kept */
+    runner_pool_return_reference(pool, again); /* freed, not kept */
     CHECK_INT_EQ(runner_pool_take_reference(pool, &r, &cause), BW_OK);
     CHECK(r && runner_pid(r) != first && runner_alive(r));
     runner_pool_return_reference(pool, r);
