@@ -12,6 +12,7 @@ Every hard limit of Blockwise, generated from `common/limits.h` by
 names it in its error message.
 
 HEAD
+# A #define that clang-format wrapped (a trailing backslash) is joined into one line first.
 awk '
 /^\/\* --- / { t=$0; sub(/^\/\* --- /,"",t); sub(/ -+ *\*\/$/,"",t); printf "\n## %s\n\n| name | value | meaning |\n|---|---|---|\n", t; next }
 /^#define BW_/ && $2 !~ /_H$/ {
@@ -20,4 +21,4 @@ awk '
     comment=rest; if (comment ~ /\/\*/) { sub(/^.*\/\* */,"",comment); sub(/ *\*\/$/,"",comment) } else comment=""
     gsub(/\|/,"\\|",comment)
     printf "| `%s` | `%s` | %s |\n", name, value, comment
-}' common/limits.h
+}' <(sed -e ':a' -e '/\\$/N; s/[[:space:]]*\\\n[[:space:]]*/ /; ta' common/limits.h)
