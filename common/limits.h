@@ -175,4 +175,15 @@
 #define BW_JUDGE_ATTEMPTS           3 /* leases of one submission before Judge Error */
 #define BW_MAX_STATUS_GPUS          8 /* GPU models named by GET /api/status */
 
+/* --- server: endpoint body caps, responses, sign-in throttling ------------ */
+#define BW_MAX_SMALL_BODY_BYTES    4096 /* small JSON bodies: sign-in, tokens, admin, claim */
+#define BW_MAX_REGISTER_BODY_BYTES (64 * 1024)   /* a worker's register body (host, GPU figures) */
+#define BW_MAX_PROGRESS_BODY_BYTES (1024 * 1024) /* one worker progress post (its events) */
+#define BW_MAX_IERROR_BODY_BYTES   (16 * 1024)   /* one worker internal-error post */
+#define BW_MAX_DISCARD_BYTES       (1024 * 1024) /* body past a cap read for the 413, then closed */
+#define BW_MAX_RESPONSE_BYTES      (16 << 20)    /* one response body built in memory */
+#define BW_HTTP_CONN_MEMORY_BYTES  (32 * 1024) /* per connection: request line, headers, buffers */
+#define BW_MAX_API_TOKENS          20          /* personal API tokens of one user */
+#define BW_MAX_THROTTLE_ENTRIES    4096        /* sign-in failures tracked: names, and addresses */
+
 #endif

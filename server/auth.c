@@ -13,8 +13,10 @@
 #include "bodies.h"
 #include "db.h"
 #include "http.h"
+#include "metrics.h"
 #include "server.h"
 #include "submissions.h"
+#include "throttle.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -98,27 +100,59 @@ int auth_hash_password(const struct server_config *cfg, const char *pw, char **o
     return BW_OK;
 }
 
-static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
-static char dummy_hash[crypto_pwhash_STRBYTES];
+/* The dummy hashes, one per cost (a process has one config; tests have a
+ * few), made once and kept until exit. */
+struct dummy {
+    int ops, mem_kib;
+    char hash[crypto_pwhash_STRBYTES];
+    struct dummy *next;
+};
+static pthread_mutex_t dummy_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dummy *dummies;
 
-static void make_dummy(void)
+const char *auth_dummy_hash(const struct server_config *cfg)
 {
-    if (crypto_pwhash_str(dummy_hash, "not a password", 14, crypto_pwhash_OPSLIMIT_INTERACTIVE,
-                          crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0)
-        dummy_hash[0] = '\0';
+    pthread_mutex_lock(&dummy_lock);
+    struct dummy *d = dummies;
+    while (d && (d->ops != cfg->pwhash_ops || d->mem_kib != cfg->pwhash_mem_kib))
+        d = d->next;
+    if (!d && (d = calloc(1, sizeof(*d))) != NULL) {
+        d->ops = cfg->pwhash_ops;
+        d->mem_kib = cfg->pwhash_mem_kib;
+        unsigned char random[16];
+        randombytes_buf(random, sizeof(random));
+        if (crypto_pwhash_str(d->hash, (const char *)random, sizeof(random),
+                              (unsigned long long)cfg->pwhash_ops,
+                              (size_t)cfg->pwhash_mem_kib * 1024) != 0) {
+            free(d);
+            d = NULL;
+        } else {
+            d->next = dummies;
+            dummies = d;
+        }
+    }
+    pthread_mutex_unlock(&dummy_lock);
+    return d ? d->hash : NULL;
 }
 
-bool auth_check_password(const char *hash, const char *pw)
+bool auth_check_password(const struct server_config *cfg, const char *hash, const char *pw)
 {
     if (!hash) {
-        /* Spend the same time as a real check, so that a sign-in does not
-         * tell which user names exist. */
-        pthread_once(&dummy_once, make_dummy);
-        if (dummy_hash[0] && crypto_pwhash_str_verify(dummy_hash, pw, strlen(pw)) == 0)
+        /* The same argon2id work as a real check at the configured cost, so
+         * that a sign-in does not tell which user names exist. The dummy is
+         * the hash of random bytes nobody knows. */
+        const char *dummy = auth_dummy_hash(cfg);
+        if (dummy && crypto_pwhash_str_verify(dummy, pw, strlen(pw)) == 0)
             log_error("auth: the dummy password matched");
         return false;
     }
     return crypto_pwhash_str_verify(hash, pw, strlen(pw)) == 0;
+}
+
+bool auth_needs_rehash(const struct server_config *cfg, const char *hash)
+{
+    return crypto_pwhash_str_needs_rehash(hash, (unsigned long long)cfg->pwhash_ops,
+                                          (size_t)cfg->pwhash_mem_kib * 1024) != 0;
 }
 
 int auth_create_user(struct db_conn *c, const struct server_config *cfg, const char *name,
@@ -365,6 +399,35 @@ int auth_h_signup(struct http_request *req, struct http_response *res)
     return status;
 }
 
+/* 429 throttled, with Retry-After. */
+static int throttled(struct http_request *req, struct http_response *res, int wait,
+                     enum throttle_scope scope)
+{
+    char secs[24];
+    snprintf(secs, sizeof(secs), "%d", wait);
+    http_add_header(req, res, "Retry-After", secs);
+    return api_reply_error(
+        res, 429, "throttled", NULL, "too many failed sign-ins %s; try again in %d s",
+        scope == THROTTLE_ACCOUNT ? "for this user name" : "from this address", wait);
+}
+
+/* Stores a new hash of the right password at the configured cost. */
+static void rehash(struct server *s, int64_t id, const char *password)
+{
+    char *hash = NULL, *cause = NULL;
+    int rc = auth_hash_password(s->cfg, password, &hash, &cause);
+    if (rc == BW_OK) {
+        struct db_conn *c = db_acquire(s->db);
+        rc = db_run(c, &cause, "UPDATE users SET password = ? WHERE id = ?", "ti", hash, id);
+        db_release(s->db, c);
+    }
+    if (rc < 0)
+        log_warn("auth: user %lld: cannot store the rehashed password: %s", (long long)id,
+                 cause ? cause : "error");
+    free(hash);
+    free(cause);
+}
+
 int auth_h_signin(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
@@ -373,6 +436,16 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
     json_t *j = body_parse_credentials(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
+    const char *shown = auth_username_ok(b.name) ? b.name : "(not a user name)";
+    enum throttle_scope scope;
+    int wait = throttle_begin(s->signins, b.name, req->remote, (int64_t)now_ms(), &scope);
+    if (wait > 0) {
+        metrics_signin(s->metrics, true);
+        log_info("auth: sign-in as %s from %s refused: locked out %s for %d s more", shown,
+                 req->remote, scope == THROTTLE_ACCOUNT ? "by name" : "by address", wait);
+        json_decref(j);
+        return throttled(req, res, wait, scope);
+    }
     char *cause = NULL, *hash = NULL;
     struct principal who = {0};
     bool enabled = false;
@@ -390,18 +463,30 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
     db_finish(st);
     db_release(s->db, c);
     if (rc < 0) {
+        throttle_end(s->signins, b.name, req->remote, THROTTLE_UNCHECKED, (int64_t)now_ms(),
+                     &scope);
         json_decref(j);
         return db_unavailable(res, cause);
     }
     /* Hash outside the connection: argon2id takes tens of milliseconds. */
-    bool ok = auth_check_password(hash, b.password);
+    bool ok = auth_check_password(s->cfg, hash, b.password);
+    bool stale = ok && auth_needs_rehash(s->cfg, hash);
     free(hash);
+    int locked = throttle_end(s->signins, b.name, req->remote, ok ? THROTTLE_RIGHT : THROTTLE_WRONG,
+                              (int64_t)now_ms(), &scope);
     int status;
     if (!ok) {
+        metrics_signin(s->metrics, false);
+        if (locked > 0)
+            log_warn("auth: failed sign-ins %s %s: locked out for %d s",
+                     scope == THROTTLE_ACCOUNT ? "as" : "from",
+                     scope == THROTTLE_ACCOUNT ? shown : req->remote, locked);
         status = api_reply_error(res, 401, "bad_credentials", NULL, "wrong user name or password");
     } else if (!enabled) {
         status = api_reply_error(res, 403, "forbidden", NULL, "this account is disabled");
     } else {
+        if (stale)
+            rehash(s, who.id, b.password);
         char csrf[AUTH_TOKEN_CHARS];
         c = db_acquire(s->db);
         rc = start_session(req, res, c, who.id, csrf, &cause);
@@ -470,11 +555,13 @@ int auth_h_token_create(struct http_request *req, struct http_response *res)
     int64_t count = 0;
     int rc = db_get_i64(c, &count, &cause, "SELECT COUNT(*) FROM api_tokens WHERE user_id = ?", "i",
                         who->id);
-    if (rc == BW_OK && count >= 20) {
+    if (rc == BW_OK && count >= BW_MAX_API_TOKENS) {
         db_release(s->db, c);
         json_decref(j);
         return api_reply_error(res, 409, "conflict", NULL,
-                               "at most 20 API tokens per user; delete one first");
+                               "at most BW_MAX_API_TOKENS (%d) API tokens per user; delete one "
+                               "first",
+                               BW_MAX_API_TOKENS);
     }
     if (rc == BW_OK)
         rc =

@@ -14,6 +14,10 @@
  * request with a body must be "Content-Type: application/json" (which a
  * cross-site form cannot send). Worker tokens only open /api/judge; user
  * credentials never do.
+ *
+ * Sign-ins are throttled per user name and per client address (throttle.h):
+ * a locked-out attempt is answered 429 "throttled" with Retry-After before
+ * any password is checked.
  */
 #ifndef BW_SERVER_AUTH_H
 #define BW_SERVER_AUTH_H
@@ -57,8 +61,18 @@ void auth_token_hash(const char *token, char hex[65]);
 
 /* argon2id hash of a password into a *new* string (cost from cfg). */
 int auth_hash_password(const struct server_config *cfg, const char *pw, char **out, char **cause);
-/* True if pw matches; takes about as long for an unknown user (hash NULL). */
-bool auth_check_password(const char *hash, const char *pw);
+/* True if pw matches `hash`. An unknown user (hash NULL) is checked against
+ * auth_dummy_hash(cfg), so that it costs the same argon2id work as a wrong
+ * password of a real user hashed at the configured cost. */
+bool auth_check_password(const struct server_config *cfg, const char *hash, const char *pw);
+/* The hash unknown users are checked against: argon2id of random bytes at
+ * cfg's cost, made on the first call per cost (the server makes it at start);
+ * borrowed, lives until exit; NULL when out of memory. */
+const char *auth_dummy_hash(const struct server_config *cfg);
+/* True if `hash` was made at another cost than cfg's (or is not argon2id):
+ * a sign-in with the right password then stores a new hash, so that every
+ * account's check costs the same as an unknown user's. */
+bool auth_needs_rehash(const struct server_config *cfg, const char *hash);
 
 /* Creates a user; BW_ERR_INVALID with "name taken" when it exists. */
 int auth_create_user(struct db_conn *c, const struct server_config *cfg, const char *name,

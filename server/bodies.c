@@ -299,9 +299,10 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
         api_fail(e, 400, "invalid", "result.tests", "result.tests: expected an array");
         return fail(j);
     }
-    if (json_array_size(tests) > sizeof(out->tests) / sizeof(out->tests[0])) {
-        api_fail(e, 413, "too_large", "result.tests", "result.tests: more than %zu",
-                 sizeof(out->tests) / sizeof(out->tests[0]));
+    if (json_array_size(tests) > BW_MAX_CASES) {
+        api_fail(e, 413, "too_large", "result.tests",
+                 "result.tests: more than BW_MAX_CASES (%d), the test cases a problem may have",
+                 BW_MAX_CASES);
         return fail(j);
     }
     size_t i;
@@ -328,8 +329,10 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
         api_fail(e, 400, "invalid", "result.benches", "result.benches: expected an array");
         return fail(j);
     }
-    if (json_array_size(benches) > sizeof(out->benches) / sizeof(out->benches[0])) {
-        api_fail(e, 413, "too_large", "result.benches", "result.benches: too many");
+    if (json_array_size(benches) > BW_MAX_BENCHMARKS) {
+        api_fail(e, 413, "too_large", "result.benches",
+                 "result.benches: more than BW_MAX_BENCHMARKS (%d), the shapes a problem may have",
+                 BW_MAX_BENCHMARKS);
         return fail(j);
     }
     json_array_foreach (benches, i, t) {

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "common/limits.h"
 #include "common/verdict.h"
 
 struct body_credentials { /* sign-up, sign-in */
@@ -86,10 +87,10 @@ struct body_result {
     const char *message;
     double score;
     bool executed;
-    const char *gpu_name; /* "" when absent */
-    struct body_test tests[256];
+    const char *gpu_name;                 /* "" when absent */
+    struct body_test tests[BW_MAX_CASES]; /* a problem's test cases */
     size_t n_tests;
-    struct body_bench benches[32];
+    struct body_bench benches[BW_MAX_BENCHMARKS]; /* one per benchmark shape */
     size_t n_benches;
 };
 

@@ -1,10 +1,16 @@
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/error.h"
@@ -18,7 +24,8 @@ struct key {
     const char *name;
     enum key_type type;
     size_t offset;
-    int64_t lo, hi; /* K_INT range */
+    int64_t lo, hi;   /* K_INT range */
+    const char *help; /* one line for --help */
 };
 
 #define STR(f)         K_STR, offsetof(struct server_config, f), 0, 0
@@ -26,32 +33,55 @@ struct key {
 #define BOOL(f)        K_BOOL, offsetof(struct server_config, f), 0, 0
 
 static const struct key keys[] = {
-    {"listen", STR(listen)},
-    {"port", INT(port, 1, 65535)},
-    {"database", STR(db_path)},
-    {"problems", STR(problems_dir)},
-    {"web", STR(web_dir)},
-    {"threads", INT(threads, 1, 256)},
-    {"max_connections", INT(max_connections, 16, 1000000)},
-    {"connection_timeout", INT(conn_timeout_s, 1, 3600)},
-    {"signup", BOOL(signup)},
-    {"session_hours", INT(session_hours, 1, 24 * 365)},
-    {"cookie_secure", BOOL(cookie_secure)},
-    {"quota_run", INT(quota_run, 0, 1000000)},
-    {"quota_submit", INT(quota_submit, 0, 1000000)},
-    {"quota_window", INT(quota_window_s, 1, 7 * 24 * 3600)},
-    {"quota_in_flight", INT(quota_in_flight, 1, 1000000)},
-    {"lease", INT(lease_s, 1, 3600)},
-    {"claim_wait", INT(claim_wait_s, 1, 300)},
-    {"sse_heartbeat", INT(sse_heartbeat_s, 1, 300)},
-    {"worker_error_limit", INT(worker_error_limit, 1, 1000)},
-    {"problem_error_limit", INT(problem_error_limit, 1, 1000)},
-    {"pwhash_ops", INT(pwhash_ops, 1, 20)},
-    {"pwhash_mem_kib", INT(pwhash_mem_kib, 8, 4 * 1024 * 1024)},
-    {"metrics_token", STR(metrics_token)},
-    {"log_level", K_LEVEL, offsetof(struct server_config, log_level), 0, 0},
-    {"log_format", K_FORMAT, offsetof(struct server_config, log_format), 0, 0},
+    {"listen", STR(listen), "numeric IPv4 or IPv6 address to listen on"},
+    {"port", INT(port, 1, 65535), "TCP port"},
+    {"database", STR(db_path), "the SQLite file (made if missing; its directory must exist)"},
+    {"problems", STR(problems_dir), "directory of problem directories (reloaded on SIGHUP)"},
+    {"web", STR(web_dir), "directory of the built web pages; \"\" serves none"},
+    {"threads", INT(threads, 1, 256), "HTTP threads, each an epoll loop"},
+    {"max_connections", INT(max_connections, 16, 1000000),
+     "open connections at once, event streams included (at least 4 per thread)"},
+    {"connection_timeout", INT(conn_timeout_s, 1, 3600),
+     "seconds an idle connection is kept (not event streams)"},
+    {"signup", BOOL(signup), "anyone may create a learner account"},
+    {"session_hours", INT(session_hours, 1, 24 * 365), "hours a sign-in lasts"},
+    {"cookie_secure", BOOL(cookie_secure), "send the session cookie over HTTPS only"},
+    {"quota_run", INT(quota_run, 0, 1000000), "Runs (tests only) per user per quota_window"},
+    {"quota_submit", INT(quota_submit, 0, 1000000),
+     "Submits (tests and timing) per user per quota_window"},
+    {"quota_window", INT(quota_window_s, 1, 7 * 24 * 3600), "seconds of the sliding quota window"},
+    {"quota_in_flight", INT(quota_in_flight, 1, 1000000),
+     "a user's submissions queued or being judged at once"},
+    {"lease", INT(lease_s, 1, 3600),
+     "seconds a job stays with a worker without a heartbeat (longer than claim_wait)"},
+    {"claim_wait", INT(claim_wait_s, 1, 300), "seconds of a worker's longest claim long-poll"},
+    {"sse_heartbeat", INT(sse_heartbeat_s, 1, 300),
+     "seconds between keep-alive comments on an idle event stream"},
+    {"worker_error_limit", INT(worker_error_limit, 1, 1000),
+     "internal errors in a row that disable a worker"},
+    {"problem_error_limit", INT(problem_error_limit, 1, 1000),
+     "internal errors in a row that disable a problem"},
+    {"pwhash_ops", INT(pwhash_ops, 1, 20), "argon2id opslimit of password hashes"},
+    {"pwhash_mem_kib", INT(pwhash_mem_kib, 8, 4 * 1024 * 1024),
+     "argon2id memlimit of password hashes, KiB"},
+    {"signin_account_failures", INT(signin_account_failures, 0, 1000000),
+     "failed sign-ins of one user name before a lockout (0: no limit)"},
+    {"signin_address_failures", INT(signin_address_failures, 0, 1000000),
+     "failed sign-ins from one client address (IPv6: its /64) before a lockout (0: no limit)"},
+    {"signin_lockout", INT(signin_lockout_s, 1, 24 * 3600),
+     "seconds of the first lockout; each further failure doubles it"},
+    {"signin_window", INT(signin_window_s, 1, 7 * 24 * 3600),
+     "seconds after the last failure that failures are forgotten; the longest lockout"},
+    {"trusted_proxies", STR(trusted_proxies),
+     "addresses of reverse proxies whose X-Forwarded-For names the client; \"\" none"},
+    {"metrics_token", STR(metrics_token), "bearer token /metrics requires; \"\" none"},
+    {"log_level", K_LEVEL, offsetof(struct server_config, log_level), 0, 0,
+     "debug, info, warn or error"},
+    {"log_format", K_FORMAT, offsetof(struct server_config, log_format), 0, 0,
+     "text, or json (one object a line)"},
 };
+
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 static void set_str(char **slot, const char *v)
 {
@@ -87,6 +117,11 @@ void config_init(struct server_config *c)
     c->problem_error_limit = 5;
     c->pwhash_ops = 2;             /* crypto_pwhash_OPSLIMIT_INTERACTIVE */
     c->pwhash_mem_kib = 64 * 1024; /* crypto_pwhash_MEMLIMIT_INTERACTIVE */
+    c->signin_account_failures = 5;
+    c->signin_address_failures = 20;
+    c->signin_lockout_s = 30;
+    c->signin_window_s = 900;
+    set_str(&c->trusted_proxies, "");
     set_str(&c->metrics_token, "");
     c->log_level = LOG_INFO;
     c->log_format = LOG_FORMAT_TEXT;
@@ -99,18 +134,25 @@ void config_release(struct server_config *c)
     free(c->problems_dir);
     free(c->web_dir);
     free(c->metrics_token);
+    free(c->trusted_proxies);
     memset(c, 0, sizeof(*c));
+}
+
+static const struct key *find_key(const char *name)
+{
+    for (size_t i = 0; i < N_KEYS; i++) {
+        if (strcmp(keys[i].name, name) == 0)
+            return &keys[i];
+    }
+    return NULL;
 }
 
 int config_set(struct server_config *c, const char *key, const char *value, char **cause)
 {
-    const struct key *k = NULL;
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        if (strcmp(keys[i].name, key) == 0)
-            k = &keys[i];
-    }
+    const struct key *k = find_key(key);
     if (!k)
-        return bw_fail(cause, BW_ERR_INVALID, "unknown key \"%s\"", key);
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "unknown key \"%s\" (blockwise-server --help lists the keys)", key);
     char *base = (char *)c + k->offset;
     int64_t v;
     switch (k->type) {
@@ -176,6 +218,7 @@ int config_load_file(struct server_config *c, const char *path, char **cause)
         return bw_fail(cause, BW_ERR_INVALID, "%s: contains a NUL byte", path);
     }
     int lineno = 0;
+    int set_on[N_KEYS] = {0}; /* the line each key was set on */
     /* Split by hand so empty lines keep their numbers. */
     char *line = text;
     while (line && rc == BW_OK) {
@@ -211,9 +254,18 @@ int config_load_file(struct server_config *c, const char *path, char **cause)
                 value[vn - 1] = '\0';
                 value++;
             }
+            const struct key *k = find_key(key);
+            if (k && set_on[k - keys]) {
+                rc = bw_fail(cause, BW_ERR_INVALID,
+                             "%s:%d: \"%s\" is set twice (first on line %d); keep one", path,
+                             lineno, key, set_on[k - keys]);
+                break;
+            }
             rc = config_set(c, key, value, cause);
             if (rc < 0)
                 bw_wrap(cause, rc, "%s:%d", path, lineno);
+            else
+                set_on[k - keys] = lineno;
         }
         line = nl ? nl + 1 : NULL;
     }
@@ -221,10 +273,57 @@ int config_load_file(struct server_config *c, const char *path, char **cause)
     return rc;
 }
 
+static bool numeric_address(const char *s)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
+}
+
+bool config_address_list_ok(const char *list, char **bad)
+{
+    const char *p = list;
+    while (*p) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        if (n == 0)
+            break;
+        char one[INET6_ADDRSTRLEN + 1];
+        if (n >= sizeof(one)) {
+            *bad = strndup(p, n);
+            return false;
+        }
+        memcpy(one, p, n);
+        one[n] = '\0';
+        if (!numeric_address(one)) {
+            *bad = strdup(one);
+            return false;
+        }
+        p += n;
+    }
+    return true;
+}
+
 int config_validate(const struct server_config *c, char **cause)
 {
     if (!*c->listen)
         return bw_fail(cause, BW_ERR_INVALID, "listen: empty address");
+    if (!numeric_address(c->listen))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "listen: \"%s\" is not a numeric IPv4 or IPv6 address (such as 127.0.0.1 "
+                       "or ::1)",
+                       c->listen);
+    char *bad = NULL;
+    if (!config_address_list_ok(c->trusted_proxies, &bad)) {
+        int rc = bw_fail(cause, BW_ERR_INVALID,
+                         "trusted_proxies: \"%s\" is not a numeric IPv4 or IPv6 address",
+                         bad ? bad : "?");
+        free(bad);
+        return rc;
+    }
+    if (c->signin_lockout_s > c->signin_window_s)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "signin_lockout (%d s) must not be longer than signin_window (%d s)",
+                       c->signin_lockout_s, c->signin_window_s);
     if (!*c->db_path)
         return bw_fail(cause, BW_ERR_INVALID, "database: empty path");
     if (!*c->problems_dir)
@@ -238,35 +337,149 @@ int config_validate(const struct server_config *c, char **cause)
     return BW_OK;
 }
 
+/* Appends key k's value in c as the file would spell it (metrics_token hidden). */
+static void put_value(struct buf *b, const struct key *k, const struct server_config *c)
+{
+    static const char *const levels[] = {"debug", "info", "warn", "error"};
+    const char *base = (const char *)c + k->offset;
+    switch (k->type) {
+    case K_STR:
+        if (strcmp(k->name, "metrics_token") == 0 && **(char *const *)base)
+            buf_puts(b, "(set)");
+        else
+            buf_addf(b, "\"%s\"", *(char *const *)base);
+        break;
+    case K_INT:
+        buf_addf(b, "%d", *(const int *)base);
+        break;
+    case K_BOOL:
+        buf_puts(b, *(const bool *)base ? "yes" : "no");
+        break;
+    case K_LEVEL:
+        buf_puts(b, levels[*(const enum log_level *)base]);
+        break;
+    case K_FORMAT:
+        buf_puts(b, *(const enum log_format *)base == LOG_FORMAT_JSON ? "json" : "text");
+        break;
+    }
+}
+
 char *config_dump(const struct server_config *c)
 {
     struct buf b;
     buf_init(&b, 64 * 1024);
-    static const char *const levels[] = {"debug", "info", "warn", "error"};
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        const struct key *k = &keys[i];
-        const char *base = (const char *)c + k->offset;
-        switch (k->type) {
-        case K_STR:
-            if (strcmp(k->name, "metrics_token") == 0 && **(char *const *)base)
-                buf_addf(&b, "%s = (set)\n", k->name);
-            else
-                buf_addf(&b, "%s = \"%s\"\n", k->name, *(char *const *)base);
-            break;
-        case K_INT:
-            buf_addf(&b, "%s = %d\n", k->name, *(const int *)base);
-            break;
-        case K_BOOL:
-            buf_addf(&b, "%s = %s\n", k->name, *(const bool *)base ? "yes" : "no");
-            break;
-        case K_LEVEL:
-            buf_addf(&b, "%s = %s\n", k->name, levels[*(const enum log_level *)base]);
-            break;
-        case K_FORMAT:
-            buf_addf(&b, "%s = %s\n", k->name,
-                     *(const enum log_format *)base == LOG_FORMAT_JSON ? "json" : "text");
-            break;
-        }
+    for (size_t i = 0; i < N_KEYS; i++) {
+        buf_addf(&b, "%s = ", keys[i].name);
+        put_value(&b, &keys[i], c);
+        buf_puts(&b, "\n");
     }
+    return buf_detach(&b);
+}
+
+/* True if dir has a subdirectory not starting with '.'. */
+static bool has_subdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *path = path_join(dir, de->d_name);
+        struct stat st;
+        found = path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        free(path);
+    }
+    closedir(d);
+    return found;
+}
+
+static int check_database(const char *file, char **cause)
+{
+    struct stat st;
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+        return bw_fail(cause, BW_ERR_INVALID, "database: %s is not a regular file", file);
+    if (stat(file, &st) == 0 && access(file, R_OK | W_OK) != 0)
+        return bw_fail(cause, BW_ERR_INVALID, "database: %s: %s", file, strerror(errno));
+    /* SQLite makes the file, and in WAL mode its -wal and -shm files, next to it. */
+    const char *slash = strrchr(file, '/');
+    char *dir = slash ? strndup(file, slash == file ? 1 : (size_t)(slash - file)) : strdup(".");
+    if (!dir)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    int rc = BW_OK;
+    if (stat(dir, &st) != 0)
+        rc = bw_fail(cause, BW_ERR_INVALID, "database: the directory %s of %s: %s", dir, file,
+                     strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc = bw_fail(cause, BW_ERR_INVALID, "database: %s (the directory of %s) is not a directory",
+                     dir, file);
+    else if (access(dir, W_OK | X_OK) != 0)
+        rc = bw_fail(cause, BW_ERR_INVALID,
+                     "database: the directory %s of %s is not writable (SQLite makes its "
+                     "journal files there): %s",
+                     dir, file, strerror(errno));
+    free(dir);
+    return rc;
+}
+
+int config_check_paths(const struct server_config *c, char **warnings, char **cause)
+{
+    struct buf w;
+    struct stat st;
+    int rc = BW_OK;
+    *warnings = NULL;
+    buf_init(&w, 4096);
+    if (stat(c->problems_dir, &st) != 0)
+        rc = bw_fail(cause, BW_ERR_INVALID, "problems: %s: %s", c->problems_dir, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc = bw_fail(cause, BW_ERR_INVALID, "problems: %s is not a directory", c->problems_dir);
+    else if (!has_subdir(c->problems_dir))
+        rc = bw_fail(cause, BW_ERR_INVALID,
+                     "problems: %s holds no problem directories (nothing to serve)",
+                     c->problems_dir);
+    if (rc == BW_OK)
+        rc = check_database(c->db_path, cause);
+    if (rc == BW_OK && c->web_dir[0]) {
+        char *index = path_join(c->web_dir, "index.html");
+        if (stat(c->web_dir, &st) != 0)
+            buf_addf(&w,
+                     "web: %s: %s: every page, / included, will be 404 (build the pages with "
+                     "make web, or set web = \"\" to serve none)\n",
+                     c->web_dir, strerror(errno));
+        else if (!S_ISDIR(st.st_mode))
+            rc = bw_fail(cause, BW_ERR_INVALID, "web: %s is not a directory", c->web_dir);
+        else if (!index || stat(index, &st) != 0 || !S_ISREG(st.st_mode))
+            buf_addf(&w, "web: %s has no index.html: / will be 404\n", c->web_dir);
+        free(index);
+    }
+    if (rc == BW_OK && w.len > 0) {
+        w.data[w.len - 1] = '\0'; /* the last newline */
+        *warnings = buf_detach(&w);
+    }
+    buf_release(&w);
+    return rc;
+}
+
+char *config_help(void)
+{
+    static const char *const kinds[] = {"text", "integer", "yes or no", "word", "word"};
+    struct server_config d;
+    struct buf b;
+    config_init(&d);
+    buf_init(&b, 64 * 1024);
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const struct key *k = &keys[i];
+        buf_addf(&b, "  %-24s %s\n  %-24s (", k->name, k->help, "");
+        if (k->type == K_INT)
+            buf_addf(&b, "%lld..%lld", (long long)k->lo, (long long)k->hi);
+        else
+            buf_puts(&b, kinds[k->type]);
+        buf_puts(&b, "; default ");
+        put_value(&b, k, &d);
+        buf_puts(&b, ")\n");
+    }
+    config_release(&d);
     return buf_detach(&b);
 }

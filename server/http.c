@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct http {
     http_done_fn done;
     void *app;
     int port;
+    char *trusted_proxies; /* owned copy of the option ("" none) */
 };
 
 /* What lives in *con_cls: the request and its response builder. */
@@ -35,10 +37,15 @@ struct exchange {
     struct http_response res;
     struct http *http;
     int status;       /* queued status, for the done hook */
-    int route_status; /* 404/405 when no route matched */
+    int route_status; /* 404/405 when no route matched; 400/414 for a refused URI */
     const char *allow;
     size_t discarded; /* body bytes dropped after the cap */
+    bool failed;      /* the server could not build or queue an answer */
 };
+
+/* What the URI hook leaves in *con_cls for a request refused before routing
+ * (its address is the marker; the exchange is made on the first call). */
+static char uri_has_nul, uri_too_long;
 
 static const char *const method_names[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "OTHER"};
 
@@ -253,6 +260,7 @@ static enum MHD_Result send_response(struct MHD_Connection *mc, struct exchange 
     }
     if (!r) {
         log_error("http: cannot create a response (out of memory)");
+        x->failed = true;
         return MHD_NO;
     }
     if (res->content_type)
@@ -260,9 +268,12 @@ static enum MHD_Result send_response(struct MHD_Connection *mc, struct exchange 
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     for (struct http_header *h = res->headers; h; h = h->next)
         MHD_add_response_header(r, h->name, h->value);
-    x->status = status;
     enum MHD_Result ok = MHD_queue_response(mc, (unsigned)status, r);
     MHD_destroy_response(r);
+    if (ok == MHD_YES)
+        x->status = status;
+    else
+        x->failed = true;
     return ok;
 }
 
@@ -275,20 +286,112 @@ static int error_body(struct http_response *res, int status, const char *code, c
     return status;
 }
 
-static void fill_remote(struct MHD_Connection *mc, struct http_request *req)
+/* addr as an IPv6 address (IPv4 mapped); false if it is not numeric. */
+static bool parse_addr(const char *addr, struct in6_addr *out)
+{
+    struct in_addr a4;
+    if (inet_pton(AF_INET6, addr, out) == 1)
+        return true;
+    if (inet_pton(AF_INET, addr, &a4) != 1)
+        return false;
+    memset(out, 0, sizeof(*out));
+    out->s6_addr[10] = 0xff;
+    out->s6_addr[11] = 0xff;
+    memcpy(&out->s6_addr[12], &a4, sizeof(a4));
+    return true;
+}
+
+/* The canonical text of a: IPv4 for an IPv4-mapped address. */
+static void format_addr(const struct in6_addr *a, char out[HTTP_ADDR_CHARS])
+{
+    if (IN6_IS_ADDR_V4MAPPED(a)) {
+        struct in_addr a4;
+        memcpy(&a4, &a->s6_addr[12], sizeof(a4));
+        if (inet_ntop(AF_INET, &a4, out, HTTP_ADDR_CHARS))
+            return;
+    } else if (inet_ntop(AF_INET6, a, out, HTTP_ADDR_CHARS)) {
+        return;
+    }
+    snprintf(out, HTTP_ADDR_CHARS, "?");
+}
+
+static bool is_trusted(const struct in6_addr *a, const char *trusted)
+{
+    const char *p = trusted;
+    while (p && *p) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        char one[HTTP_ADDR_CHARS];
+        struct in6_addr t;
+        if (n > 0 && n < sizeof(one)) {
+            memcpy(one, p, n);
+            one[n] = '\0';
+            if (parse_addr(one, &t) && memcmp(&t, a, sizeof(t)) == 0)
+                return true;
+        }
+        p += n;
+    }
+    return false;
+}
+
+void http_client_address(const char *peer, const char *forwarded_for, const char *trusted,
+                         char out[HTTP_ADDR_CHARS])
+{
+    struct in6_addr cur;
+    if (!parse_addr(peer, &cur)) {
+        snprintf(out, HTTP_ADDR_CHARS, "%s", peer);
+        return;
+    }
+    size_t end = forwarded_for ? strlen(forwarded_for) : 0;
+    while (end > 0 && is_trusted(&cur, trusted)) {
+        /* The entry before `end`, trimmed. */
+        size_t start = end;
+        while (start > 0 && forwarded_for[start - 1] != ',')
+            start--;
+        size_t a = start, b = end;
+        while (a < b && (forwarded_for[a] == ' ' || forwarded_for[a] == '\t'))
+            a++;
+        while (b > a && (forwarded_for[b - 1] == ' ' || forwarded_for[b - 1] == '\t'))
+            b--;
+        char one[HTTP_ADDR_CHARS];
+        struct in6_addr next;
+        if (b - a == 0 || b - a >= sizeof(one))
+            break;
+        memcpy(one, forwarded_for + a, b - a);
+        one[b - a] = '\0';
+        if (!parse_addr(one, &next))
+            break;
+        cur = next;
+        end = start > 0 ? start - 1 : 0;
+    }
+    format_addr(&cur, out);
+}
+
+static int too_large(struct exchange *x, size_t cap)
+{
+    return error_body(&x->res, 413, "too_large",
+                      cap ? "request body is over this endpoint's limit"
+                          : "this endpoint takes no request body");
+}
+
+static void fill_remote(struct http *h, struct MHD_Connection *mc, struct http_request *req)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    snprintf(req->remote, sizeof(req->remote), "?");
-    if (!ci || !ci->client_addr)
-        return;
-    const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, req->remote,
-                  sizeof(req->remote));
-    else if (sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
-                  req->remote, sizeof(req->remote));
+    snprintf(req->peer, sizeof(req->peer), "?");
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, req->peer,
+                      sizeof(req->peer));
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+                      req->peer, sizeof(req->peer));
+    }
+    const char *xff = h->trusted_proxies[0]
+                          ? MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Forwarded-For")
+                          : NULL;
+    http_client_address(req->peer, xff, h->trusted_proxies, req->remote);
 }
 
 static struct exchange *exchange_new(struct http *h, struct MHD_Connection *mc, const char *url,
@@ -310,9 +413,9 @@ static struct exchange *exchange_new(struct http *h, struct MHD_Connection *mc, 
     x->req.app = h->app;
     x->req.started_ms = now_ms();
     buf_init(&x->req.body, 0);
-    buf_init(&x->res.body, BW_MAX_RESULT_BODY_BYTES * 2);
+    buf_init(&x->res.body, BW_MAX_RESPONSE_BYTES);
     x->res.file_fd = -1;
-    fill_remote(mc, &x->req);
+    fill_remote(h, mc, &x->req);
     if (!x->req.path) {
         arena_free(a);
         return NULL;
@@ -328,14 +431,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     struct http *h = cls;
     struct exchange *x = *con_cls;
 
-    if (!x) {
+    if (!x || (void *)x == &uri_has_nul || (void *)x == &uri_too_long) {
+        int refused = (void *)x == &uri_has_nul ? 400 : (void *)x == &uri_too_long ? 414 : 0;
+        *con_cls = NULL;
         x = exchange_new(h, mc, url, method);
         if (!x)
             return MHD_NO;
         *con_cls = x;
         struct http_request *req = &x->req;
-        if (strlen(url) > BW_MAX_URL_BYTES) {
-            x->route_status = 414;
+        if (refused) {
+            x->route_status = refused;
         } else {
             req->route =
                 http_route_match(h->routes, h->n_routes, req->method, req->path, req->arena,
@@ -347,12 +452,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
             MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         int64_t n;
         if (cl && parse_i64(cl, &n) && n > (int64_t)cap && req->route) {
-            /* Refuse before reading a byte of it. */
             req->body_too_large = true;
-            int st = error_body(&x->res, 413, "too_large",
-                                cap ? "request body is over this endpoint's limit"
-                                    : "this endpoint takes no request body");
-            return send_response(mc, x, st);
+            const char *expect =
+                MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+            /* A client that waits for "100 Continue", or a body far over the
+             * cap, is refused before a byte of it is read. One a little over
+             * is read and dropped first: closing a connection with unread
+             * bytes resets it, and a client still sending loses the 413. */
+            if ((expect && strcasecmp(expect, "100-continue") == 0) ||
+                n - (int64_t)cap > (int64_t)BW_MAX_DISCARD_BYTES)
+                return send_response(mc, x, too_large(x, cap));
         }
         return MHD_YES;
     }
@@ -370,8 +479,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
          * is closed instead, so nobody streams into it forever. */
         x->discarded += req->body_too_large ? *upload_data_size : 0;
         *upload_data_size = 0;
-        if (x->discarded > req->body.max + (1u << 20))
+        if (x->discarded > req->body.max + BW_MAX_DISCARD_BYTES) {
+            x->status = 413; /* the client's doing: counted and logged as its 413 */
             return MHD_NO;
+        }
         return MHD_YES;
     }
     if (x->status) /* a response was queued early (413) */
@@ -383,18 +494,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     if (!req->route) {
         if (x->route_status == 405 && x->allow)
             http_add_header(req, &x->res, "Allow", x->allow);
-        status = x->route_status == 414
-                     ? error_body(&x->res, 414, "uri_too_long", "request path is too long")
-                 : x->route_status == 405 ? error_body(&x->res, 405, "method_not_allowed",
-                                                       "method not allowed on this path")
-                                          : error_body(&x->res, 404, "not_found", "no such path");
+        status =
+            x->route_status == 414
+                ? error_body(&x->res, 414, "uri_too_long", "request path and query are too long")
+            : x->route_status == 400
+                ? error_body(&x->res, 400, "bad_path",
+                             "the path or query holds an encoded NUL character (%00)")
+            : x->route_status == 405
+                ? error_body(&x->res, 405, "method_not_allowed", "method not allowed on this path")
+                : error_body(&x->res, 404, "not_found", "no such path");
         return send_response(mc, x, status);
     }
     const struct route *rt = req->route;
     if (req->body_too_large)
-        return send_response(
-            mc, x,
-            error_body(&x->res, 413, "too_large", "request body is over this endpoint's limit"));
+        return send_response(mc, x, too_large(x, rt->max_body));
     if (!req->handled) {
         req->handled = true;
         if (h->access) {
@@ -416,17 +529,47 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     return send_response(mc, x, status);
 }
 
+/* The raw URI, before libmicrohttpd decodes it (and a %00 cuts it short). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *mc)
+{
+    (void)cls;
+    (void)mc;
+    if (strlen(uri) > BW_MAX_URL_BYTES)
+        return &uri_too_long;
+    if (strstr(uri, "%00"))
+        return &uri_has_nul;
+    return NULL;
+}
+
+static enum http_end end_of(const struct exchange *x, enum MHD_RequestTerminationCode toe)
+{
+    switch (toe) {
+    case MHD_REQUEST_TERMINATED_COMPLETED_OK:
+        return HTTP_END_DONE;
+    case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN:
+        return HTTP_END_SHUTDOWN;
+    case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED:
+    case MHD_REQUEST_TERMINATED_READ_ERROR:
+    case MHD_REQUEST_TERMINATED_CLIENT_ABORT:
+        return HTTP_END_CLIENT_GONE;
+    default:
+        /* WITH_ERROR: our own failure to answer, or sending the answer failed
+         * because the peer is gone (a browser closing an event stream). */
+        return x->failed ? HTTP_END_ERROR : HTTP_END_CLIENT_GONE;
+    }
+}
+
 static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)mc;
-    (void)toe;
     struct http *h = cls;
     struct exchange *x = *con_cls;
-    if (!x)
+    *con_cls = NULL;
+    if (!x || (void *)x == &uri_has_nul || (void *)x == &uri_too_long)
         return;
     if (h->done)
-        h->done(h->app, &x->req, x->status);
+        h->done(h->app, &x->req, x->status, end_of(x, toe));
     if (x->res.stream.read && x->res.stream.free)
         x->res.stream.free(x->res.stream.arg);
     if (x->res.file_fd >= 0)
@@ -437,6 +580,22 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     *con_cls = NULL;
 }
 
+bool http_log_peer_gone(const char *message)
+{
+    /* libmicrohttpd 0.9's wording for a peer that closed or reset the
+     * connection, while reading a request or sending an answer. */
+    static const char *const gone[] = {
+        "closed by remote side",          "has been disconnected",
+        "forcibly closed by remote peer", "no longer available for sending",
+        "socket is not connected",
+    };
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+        if (strstr(message, gone[i]))
+            return true;
+    }
+    return false;
+}
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -445,7 +604,10 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(line);
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         line[--n] = '\0';
-    log_warn("http: libmicrohttpd: %s", line);
+    if (http_log_peer_gone(line))
+        log_debug("http: libmicrohttpd: %s", line);
+    else
+        log_warn("http: libmicrohttpd: %s", line);
 }
 
 int http_start(const struct http_options *o, const struct route *routes, size_t n_routes,
@@ -469,8 +631,12 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
                        "listen: \"%s\" is not a numeric IPv4 or IPv6 address", o->listen);
     }
     struct http *h = calloc(1, sizeof(*h));
-    if (!h)
+    if (h)
+        h->trusted_proxies = strdup(o->trusted_proxies ? o->trusted_proxies : "");
+    if (!h || !h->trusted_proxies) {
+        free(h);
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
     h->routes = routes;
     h->n_routes = n_routes;
     h->access = access;
@@ -480,11 +646,13 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
     h->d = MHD_start_daemon(
         flags, (uint16_t)o->port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
         NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, h, MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->conn_timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        1024U, threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, MHD_OPTION_END);
+        on_completed, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->conn_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)BW_HTTP_CONN_MEMORY_BYTES,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
+        threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, MHD_OPTION_END);
     if (!h->d) {
+        free(h->trusted_proxies);
         free(h);
         return bw_fail(cause, BW_ERR_SYSTEM,
                        "cannot listen on %s port %d (in use, or no permission)", o->listen,
@@ -521,5 +689,6 @@ void http_stop(struct http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->d);
+    free(h->trusted_proxies);
     free(h);
 }

@@ -16,6 +16,19 @@
  * no pattern is 404; one that matches a pattern under another method is 405
  * with an Allow header. HEAD is served by GET routes.
  *
+ * A path or query holding an encoded NUL ("%00") is refused with 400
+ * bad_path before routing (libmicrohttpd would decode it and cut the path
+ * short); one over BW_MAX_URL_BYTES, as sent, is 414.
+ *
+ * The client's address (req->remote) is the connection's peer, or, when the
+ * peer is one of the configured trusted proxies, the address that proxy
+ * put in X-Forwarded-For (see http_client_address).
+ *
+ * A request that ends without an answer because the client left, or idled
+ * past the timeout, is reported to the done hook with status 0 and
+ * HTTP_END_CLIENT_GONE: that is not the server's failure (no 5xx), and
+ * libmicrohttpd's own messages about it are logged at debug, not warn.
+ *
  * Each request gets an arena (arena.h), freed in the completion callback.
  * Handlers return an HTTP status and fill the response builder; or return
  * HTTP_SUSPENDED after calling http_suspend(req->conn), in which case the
@@ -39,7 +52,8 @@ struct http_conn; /* one client connection, opaque */
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_PUT, HTTP_DELETE, HTTP_OTHER };
 
 #define HTTP_MAX_PARAMS 4
-#define HTTP_SUSPENDED  0 /* a handler's return: it suspended the connection */
+#define HTTP_ADDR_CHARS 64 /* a numeric address (INET6_ADDRSTRLEN is 46) */
+#define HTTP_SUSPENDED  0  /* a handler's return: it suspended the connection */
 #define HTTP_STREAM_END (-1)
 
 /* A streaming body (Server-Sent Events). read() fills up to `max` bytes and
@@ -72,7 +86,8 @@ struct http_request {
     void *state;       /* a handler's state across suspensions */
     int calls;         /* how many times the handler has run, including this one */
     double started_ms;
-    char remote[64]; /* the peer's address */
+    char remote[HTTP_ADDR_CHARS]; /* the client's address (behind a trusted proxy, its XFF) */
+    char peer[HTTP_ADDR_CHARS];   /* the connection's peer (the proxy, when there is one) */
     bool body_too_large;
     bool handled;
     bool suspended;
@@ -101,8 +116,18 @@ struct route {
 /* Runs before a route's handler on its first call: returns 0 to go on, or a
  * status after filling the response (401, 403, ...). */
 typedef int (*http_access_fn)(struct http_request *req, struct http_response *res, unsigned access);
-/* Called when a request is done, for logs and metrics. */
-typedef void (*http_done_fn)(void *app, const struct http_request *req, int status);
+/* How a request ended. */
+enum http_end {
+    HTTP_END_DONE,        /* the answer was sent */
+    HTTP_END_CLIENT_GONE, /* the client closed the connection (or idled past the timeout) before
+                           * the answer was complete: mid-body, mid-stream, or before any answer */
+    HTTP_END_ERROR,       /* the server could not build or send an answer (out of memory) */
+    HTTP_END_SHUTDOWN,    /* the server stopped */
+};
+/* Called when a request is done, for logs and metrics. `status` is what was
+ * answered (0: nothing was). */
+typedef void (*http_done_fn)(void *app, const struct http_request *req, int status,
+                             enum http_end end);
 
 struct http_options {
     const char *listen; /* numeric address, IPv4 or IPv6 */
@@ -110,6 +135,7 @@ struct http_options {
     int threads;
     int max_connections;
     int conn_timeout_s;
+    const char *trusted_proxies; /* config_address_list_ok() syntax; "" or NULL: none */
 };
 
 /* Starts serving. `routes` is borrowed and must outlive the server. *out is new. */
@@ -158,5 +184,19 @@ const struct route *http_route_match(const struct route *routes, size_t n, enum 
                                      int *status, const char **allow);
 
 const char *http_method_name(enum http_method m);
+
+/* The client of a connection from `peer` (numeric) that sent X-Forwarded-For
+ * `forwarded_for` (NULL: none), into out: the peer itself unless it is in
+ * `trusted` (a list of numeric addresses, "" none); else, walking the list
+ * from its right end (the entry the proxy added; entries to its left are
+ * whatever the client claimed), the first that is not a trusted proxy. An
+ * entry that is not a numeric address stops the walk at the hop before it.
+ * IPv4-mapped IPv6 addresses are written as IPv4. Exposed for tests. */
+void http_client_address(const char *peer, const char *forwarded_for, const char *trusted,
+                         char out[HTTP_ADDR_CHARS]);
+
+/* True if a libmicrohttpd log message only says that the peer went away
+ * (a closed or reset connection): logged at debug, not warn. Exposed for tests. */
+bool http_log_peer_gone(const char *message);
 
 #endif

@@ -30,6 +30,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
+#include "problems.h"
 #include "server.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -42,8 +43,49 @@ static void usage(FILE *f)
           "                        [--problems DIR] [--web DIR] [--set KEY=VALUE]...\n"
           "                        [--log-level LEVEL] [--log-json]\n"
           "                        [--check-config | create-admin USER [--password-file F]\n"
-          "                         | create-worker NAME [--token-file F]]\n",
+          "                         | create-worker NAME [--token-file F]]\n"
+          "       blockwise-server --help\n",
           f);
+}
+
+static void help(void)
+{
+    usage(stdout);
+    fputs("\n"
+          "Serves Blockwise: the JSON API under /api, live submission events, the judge\n"
+          "workers' API under /api/judge, /metrics, and the web pages.\n"
+          "\n"
+          "Commands (without one, the server runs until SIGTERM or SIGINT):\n"
+          "  -n, --check-config       check the configuration, the paths it names and the\n"
+          "                           problems, print every key; exit 0 (\"configuration OK\")\n"
+          "                           only if the server would start, else 2\n"
+          "  create-admin USER        create an admin, or make USER an admin and reset the\n"
+          "                           password; the password is the first line of\n"
+          "                           --password-file F, else of standard input\n"
+          "  create-worker NAME       create a judge worker and print its token, or write it\n"
+          "                           to --token-file F (mode 0600)\n"
+          "\n"
+          "Options:\n"
+          "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
+          "                           values optionally \"quoted\", each key at most once\n"
+          "  --listen ADDR  --port N  --database FILE  --problems DIR  --web DIR\n"
+          "  --threads N  --log-level LEVEL\n"
+          "                           set the key of the same name\n"
+          "  --log-json               log_format = json\n"
+          "  --set KEY=VALUE          set any key below (repeatable)\n"
+          "                           flags win over the file, wherever they stand\n"
+          "  -h, --help               this text\n"
+          "\n"
+          "Keys (in the file, or with --set KEY=VALUE):\n",
+          stdout);
+    char *keys = config_help();
+    fputs(keys ? keys : "  (out of memory)\n", stdout);
+    free(keys);
+    fputs("\n"
+          "Signals: SIGTERM and SIGINT stop gracefully; SIGHUP reloads the problems.\n"
+          "Exit status: 0 ok, 1 runtime failure, 2 bad usage or configuration.\n"
+          "The admin guide: docs/operations.md; an example file: deploy/blockwise.conf.\n",
+          stdout);
 }
 
 struct args {
@@ -67,7 +109,14 @@ static const struct {
 static int parse_args(int argc, char **argv, struct server_config *cfg, struct args *a,
                       char **cause)
 {
-    /* The config file first, so that flags win over it wherever they are. */
+    /* --help first: it must work whatever else is wrong. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            help();
+            exit(0);
+        }
+    }
+    /* The config file next, so that flags win over it wherever they are. */
     for (int i = 1; i < argc; i++) {
         if ((strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) && i + 1 < argc)
             a->config = argv[++i];
@@ -95,6 +144,8 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, struct a
         if (done)
             continue;
         if (strcmp(arg, "-c") == 0 || strcmp(arg, "--config") == 0) {
+            if (!next)
+                return bw_fail(cause, BW_ERR_INVALID, "%s needs a file", arg);
             i++;
         } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--check-config") == 0) {
             a->check = true;
@@ -127,9 +178,9 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, struct a
             a->command = arg;
             a->command_arg = next;
             i++;
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            usage(stdout);
-            exit(0);
+        } else if (strcmp(arg, "--set") == 0 || strcmp(arg, "--password-file") == 0 ||
+                   strcmp(arg, "--token-file") == 0) {
+            return bw_fail(cause, BW_ERR_INVALID, "%s needs a value", arg);
         } else {
             return bw_fail(cause, BW_ERR_INVALID, "unknown argument \"%s\"", arg);
         }
@@ -235,6 +286,55 @@ static int create_worker(const struct server_config *cfg, const struct args *a, 
     return BW_OK;
 }
 
+/* --check-config: what server_start would check before it opens anything,
+ * and the problems loaded as it would load them (without the database).
+ * Returns the exit status. */
+static int check_config(const struct server_config *cfg)
+{
+    char *warnings = NULL, *cause = NULL;
+    int n_warnings = 0;
+    if (config_check_paths(cfg, &warnings, &cause) < 0) {
+        fprintf(stderr, "blockwise-server: %s\n", cause);
+        free(cause);
+        return 2;
+    }
+    struct problem_set *set = NULL;
+    if (problems_load(cfg->problems_dir, NULL, &set, &cause) < 0) {
+        fprintf(stderr, "blockwise-server: %s\n", cause);
+        free(cause);
+        free(warnings);
+        return 2;
+    }
+    for (const char *w = warnings; w && *w;) {
+        size_t n = strcspn(w, "\n");
+        fprintf(stderr, "warning: %.*s\n", (int)n, w);
+        n_warnings++;
+        w += n + (w[n] == '\n');
+    }
+    free(warnings);
+    for (size_t i = 0; i < set->n_failed; i++, n_warnings++)
+        fprintf(stderr, "warning: problems: %s: not served: %s\n", set->failed[i].dir,
+                set->failed[i].error);
+    int status = 0;
+    if (set->n == 0) {
+        fprintf(stderr, "blockwise-server: problems: none of the %zu directories in %s loads\n",
+                set->n_failed, cfg->problems_dir);
+        status = 2;
+    } else {
+        char *dump = config_dump(cfg);
+        fputs(dump ? dump : "", stdout);
+        free(dump);
+        printf("%zu problems to serve, %zu failed to load\n", set->n, set->n_failed);
+        if (n_warnings)
+            printf("configuration OK, with %d warning%s (above)\n", n_warnings,
+                   n_warnings == 1 ? "" : "s");
+        else
+            printf("configuration OK\n");
+    }
+    problems_set_unref_unlocked(set);
+    return status;
+}
+
 /* Many event streams need many descriptors: raise the soft limit to the hard one. */
 static void raise_nofile(void)
 {
@@ -302,10 +402,7 @@ int main(int argc, char **argv)
     }
     log_init("blockwise-server", cfg.log_level, cfg.log_format);
     if (a.check) {
-        char *dump = config_dump(&cfg);
-        fputs(dump ? dump : "", stdout);
-        free(dump);
-        printf("configuration OK\n");
+        status = check_config(&cfg);
     } else if (a.command && strcmp(a.command, "create-admin") == 0) {
         if (create_admin(&cfg, &a, &cause) < 0) {
             fprintf(stderr, "blockwise-server: create-admin: %s\n", cause);

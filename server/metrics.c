@@ -31,6 +31,8 @@ struct metrics {
     double latency_sum;
     uint64_t latency_count;
     uint64_t submissions[2]; /* run, submit */
+    uint64_t client_gone;
+    uint64_t signin_failures, signin_throttled;
     time_t started;
 };
 
@@ -59,6 +61,23 @@ void metrics_request(struct metrics *m, int status)
         cls = 5;
     pthread_mutex_lock(&m->lock);
     m->requests[cls]++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_client_gone(struct metrics *m)
+{
+    pthread_mutex_lock(&m->lock);
+    m->client_gone++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_signin(struct metrics *m, bool throttled)
+{
+    pthread_mutex_lock(&m->lock);
+    if (throttled)
+        m->signin_throttled++;
+    else
+        m->signin_failures++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -185,6 +204,18 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     for (int k = 1; k <= 5; k++)
         buf_addf(&b, "blockwise_http_requests_total{code=\"%dxx\"} %llu\n", k,
                  (unsigned long long)snap.requests[k]);
+    buf_puts(&b, "# HELP blockwise_http_client_gone_total Requests whose client left (or idled "
+                 "past connection_timeout) before the answer.\n"
+                 "# TYPE blockwise_http_client_gone_total counter\n");
+    buf_addf(&b, "blockwise_http_client_gone_total %llu\n", (unsigned long long)snap.client_gone);
+    buf_puts(&b, "# HELP blockwise_signin_failures_total Sign-ins with a wrong name or password.\n"
+                 "# TYPE blockwise_signin_failures_total counter\n");
+    buf_addf(&b, "blockwise_signin_failures_total %llu\n",
+             (unsigned long long)snap.signin_failures);
+    buf_puts(&b, "# HELP blockwise_signin_throttled_total Sign-ins refused by a lockout (429).\n"
+                 "# TYPE blockwise_signin_throttled_total counter\n");
+    buf_addf(&b, "blockwise_signin_throttled_total %llu\n",
+             (unsigned long long)snap.signin_throttled);
     buf_puts(&b, "# HELP blockwise_start_time_seconds When the server started.\n"
                  "# TYPE blockwise_start_time_seconds gauge\n");
     buf_addf(&b, "blockwise_start_time_seconds %lld\n", (long long)snap.started);

@@ -18,12 +18,18 @@ struct http_response;
 struct metrics *metrics_new(void);
 void metrics_free(struct metrics *m);
 
-/* A request finished with `status`. */
+/* A request was answered with `status` (a stream the client closed counts
+ * as the status it was answered with). */
 void metrics_request(struct metrics *m, int status);
+/* The client went away (or idled past the timeout) before it was answered:
+ * not an answer, so not counted by status (blockwise_http_client_gone_total). */
+void metrics_client_gone(struct metrics *m);
 /* A verdict was stored; `latency_s` from submission to verdict (< 0: not observed). */
 void metrics_verdict(struct metrics *m, enum verdict v, double latency_s);
 /* A submission was accepted into the queue. */
 void metrics_submission(struct metrics *m, bool submit);
+/* A sign-in failed (wrong name or password), or was refused by a lockout. */
+void metrics_signin(struct metrics *m, bool throttled);
 
 int metrics_h_get(struct http_request *req, struct http_response *res);
 

@@ -279,6 +279,8 @@ static int add_failure(struct problem_set *set, const char *dir, const char *err
 static int record(struct db *db, const struct problem_entry *e, const char *bundle, size_t len,
                   char **cause)
 {
+    if (!db)
+        return BW_OK; /* a check (--check-config): nothing is recorded */
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL);
     int rc = db_begin(c, cause);
@@ -467,9 +469,14 @@ int problems_h_get(struct http_request *req, struct http_response *res)
     struct server *s = req->app;
     struct problem_set *set = problems_get(s->problems);
     const struct problem_entry *e = problems_find(set, req->params[0]);
-    int status = e ? http_text(res, 200, "application/json", e->detail_json, e->detail_len)
-                   : api_reply_error(res, 404, "not_found", NULL, "no problem \"%s\"",
-                                     body_problem_id_ok(req->params[0]) ? req->params[0] : "?");
+    const char *id = req->params[0];
+    int status =
+        e ? http_text(res, 200, "application/json", e->detail_json, e->detail_len)
+        : body_problem_id_ok(id)
+            ? api_reply_error(res, 404, "not_found", NULL, "no problem \"%s\"", id)
+            : api_reply_error(res, 404, "not_found", NULL,
+                              "no problem \"%.64s%s\": problem ids are 1 to 64 of a-z 0-9 -", id,
+                              strlen(id) > 64 ? "..." : "");
     problems_put(s->problems, set);
     return status;
 }

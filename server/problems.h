@@ -51,8 +51,9 @@ struct problem_set {
 struct problem_set_holder;
 
 /* Loads every problem under `dir` and records bundles and problems in the
- * database. Fails only when `dir` itself cannot be read; broken problems go
- * to set->failed. *out is new (refs = 1). */
+ * database (`db` NULL: records nothing, for --check-config). Fails only when
+ * `dir` itself cannot be read; broken problems go to set->failed, so a set
+ * may serve none (the caller decides). *out is new (refs = 1). */
 int problems_load(const char *dir, struct db *db, struct problem_set **out, char **cause);
 void problems_set_unref_unlocked(struct problem_set *set);
 

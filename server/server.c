@@ -20,13 +20,15 @@
 #include "scores.h"
 #include "sse.h"
 #include "submissions.h"
+#include "throttle.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/banned.h"
 
-#define SMALL_BODY 4096
+/* The route table's short name for the cap of small bodies (common/limits.h). */
+#define SMALL_BODY BW_MAX_SMALL_BODY_BYTES
 
 static int h_health(struct http_request *req, struct http_response *res)
 {
@@ -60,6 +62,12 @@ static int h_status(struct http_request *req, struct http_response *res)
                               gpus));
 }
 
+/* Any other GET under /api: a 404 of the API's own, not a missing static file. */
+static int h_no_endpoint(struct http_request *req, struct http_response *res)
+{
+    return api_reply_error(res, 404, "not_found", NULL, "no API endpoint GET %.200s", req->path);
+}
+
 static const struct route routes[] = {
     {HTTP_GET, "/api/health", h_health, 0, ACCESS_PUBLIC},
     {HTTP_GET, "/api/status", h_status, 0, ACCESS_USER},
@@ -89,30 +97,48 @@ static const struct route routes[] = {
     {HTTP_POST, "/api/admin/problems/{}/enabled", admin_h_problem_enable, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/reload", admin_h_reload, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/users/{}/role", admin_h_user_role, SMALL_BODY, ACCESS_ADMIN},
-    {HTTP_POST, "/api/judge/register", judgeapi_h_register, 64 * 1024, ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/register", judgeapi_h_register, BW_MAX_REGISTER_BODY_BYTES,
+     ACCESS_WORKER},
     {HTTP_POST, "/api/judge/claim", judgeapi_h_claim, SMALL_BODY, ACCESS_WORKER},
-    {HTTP_POST, "/api/judge/leases/{}/progress", judgeapi_h_progress, 1024 * 1024, ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/leases/{}/progress", judgeapi_h_progress, BW_MAX_PROGRESS_BODY_BYTES,
+     ACCESS_WORKER},
     {HTTP_POST, "/api/judge/leases/{}/result", judgeapi_h_result, BW_MAX_RESULT_BODY_BYTES,
      ACCESS_WORKER},
-    {HTTP_POST, "/api/judge/leases/{}/internal-error", judgeapi_h_internal_error, 16 * 1024,
-     ACCESS_WORKER},
+    {HTTP_POST, "/api/judge/leases/{}/internal-error", judgeapi_h_internal_error,
+     BW_MAX_IERROR_BODY_BYTES, ACCESS_WORKER},
     {HTTP_POST, "/api/judge/leases/{}/release", judgeapi_h_release, SMALL_BODY, ACCESS_WORKER},
     {HTTP_GET, "/api/judge/bundles/{}", judgeapi_h_bundle, 0, ACCESS_WORKER},
     {HTTP_GET, "/metrics", metrics_h_get, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/api", h_no_endpoint, 0, ACCESS_PUBLIC},
+    {HTTP_GET, "/api/*", h_no_endpoint, 0, ACCESS_PUBLIC},
     {HTTP_GET, "/*", files_h_get, 0, ACCESS_PUBLIC},
 };
 
-static void on_done(void *app, const struct http_request *req, int status)
+static void on_done(void *app, const struct http_request *req, int status, enum http_end end)
 {
     struct server *s = app;
-    metrics_request(s->metrics, status ? status : 500);
     double ms = now_ms() - req->started_ms;
+    const char *method = http_method_name(req->method);
+    if (status == 0 && (end == HTTP_END_CLIENT_GONE || end == HTTP_END_SHUTDOWN)) {
+        /* Never answered, and not for a fault of ours: a client that hung
+         * up mid-body or idled out, or the server stopping. No 5xx. */
+        if (end == HTTP_END_CLIENT_GONE)
+            metrics_client_gone(s->metrics);
+        log_debug("http: %s %s from %s: %s after %.1f ms, before the answer", method, req->path,
+                  req->remote,
+                  end == HTTP_END_SHUTDOWN ? "the server stopped" : "the client went away", ms);
+        return;
+    }
+    metrics_request(s->metrics, status ? status : 500);
+    /* An answer the client stopped reading (it closed an event stream) was
+     * still answered: it counts as its status. */
+    const char *how = end == HTTP_END_CLIENT_GONE ? " (closed by the client)" : "";
     if (status >= 500 || status == 0)
-        log_warn("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method), req->path,
-                 status, ms, req->remote);
+        log_warn("http: %s %s -> %d in %.1f ms from %s%s", method, req->path, status, ms,
+                 req->remote, how);
     else
-        log_debug("http: %s %s -> %d in %.1f ms from %s", http_method_name(req->method), req->path,
-                  status, ms, req->remote);
+        log_debug("http: %s %s -> %d in %.1f ms from %s%s", method, req->path, status, ms,
+                  req->remote, how);
 }
 
 void server_poke(struct server *s)
@@ -182,23 +208,45 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
     pthread_mutex_init(&s->tick_lock, NULL);
     pthread_cond_init(&s->tick_cond, NULL);
     struct problem_set *set = NULL;
-    int rc = db_open(cfg->db_path, cfg->threads + 2, &s->db, cause);
+    char *warnings = NULL;
+    int rc = config_check_paths(cfg, &warnings, cause);
+    for (const char *w = warnings; w && *w;) {
+        size_t n = strcspn(w, "\n");
+        log_warn("server: %.*s", (int)n, w);
+        w += n + (w[n] == '\n');
+    }
+    free(warnings);
+    if (rc == BW_OK)
+        rc = db_open(cfg->db_path, cfg->threads + 2, &s->db, cause);
     if (rc == BW_OK)
         rc = problems_load(cfg->problems_dir, s->db, &set, cause);
+    if (rc == BW_OK && set->n == 0) {
+        rc = bw_fail(cause, BW_ERR_INVALID, "problems: none of the %zu directories in %s loads%s%s",
+                     set->n_failed, cfg->problems_dir, set->n_failed ? "; the first: " : "",
+                     set->n_failed ? set->failed[0].error : "");
+        problems_set_unref_unlocked(set);
+    }
     if (rc == BW_OK) {
+        struct throttle_policy tp = {cfg->signin_account_failures, cfg->signin_address_failures,
+                                     cfg->signin_lockout_s, cfg->signin_window_s};
         s->problems = problems_holder_new(set);
         s->hub = sse_hub_new();
         s->claims = claims_new();
         s->metrics = metrics_new();
-        if (!s->problems || !s->hub || !s->claims || !s->metrics) {
+        s->signins = throttle_new(&tp);
+        if (!s->problems || !s->hub || !s->claims || !s->metrics || !s->signins) {
             if (!s->problems)
                 problems_set_unref_unlocked(set);
             rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         }
     }
+    /* Made now, so that the first sign-in for an unknown name costs no more
+     * than the others. */
+    if (rc == BW_OK && !auth_dummy_hash(cfg))
+        rc = bw_fail(cause, BW_ERR_NOMEM, "password hashing ran out of memory");
     if (rc == BW_OK) {
-        struct http_options o = {cfg->listen, cfg->port, cfg->threads, cfg->max_connections,
-                                 cfg->conn_timeout_s};
+        struct http_options o = {cfg->listen,          cfg->port,           cfg->threads,
+                                 cfg->max_connections, cfg->conn_timeout_s, cfg->trusted_proxies};
         rc = http_start(&o, routes, sizeof(routes) / sizeof(routes[0]), auth_access, on_done, s,
                         &s->http, cause);
     }
@@ -245,6 +293,7 @@ void server_stop(struct server *s)
     sse_hub_free(s->hub);
     claims_free(s->claims);
     metrics_free(s->metrics);
+    throttle_free(s->signins);
     problems_holder_free(s->problems);
     db_close(s->db);
     pthread_mutex_destroy(&s->tick_lock);
@@ -259,6 +308,13 @@ void server_reload(struct server *s)
     if (problems_load(s->cfg->problems_dir, s->db, &set, &cause) < 0) {
         log_error("server: reload: %s; keeping the problems loaded before", cause);
         free(cause);
+        return;
+    }
+    if (set->n == 0) {
+        log_error("server: reload: none of the %zu directories in %s loads; keeping the problems "
+                  "loaded before",
+                  set->n_failed, s->cfg->problems_dir);
+        problems_set_unref_unlocked(set);
         return;
     }
     log_info("server: reloaded problems: %zu served, %zu failed", set->n, set->n_failed);

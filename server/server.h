@@ -26,6 +26,7 @@ struct problem_set_holder;
 struct sse_hub;
 struct claim_waiters;
 struct metrics;
+struct throttle;
 
 struct server {
     const struct server_config *cfg; /* borrowed, read-only */
@@ -35,6 +36,7 @@ struct server {
     struct sse_hub *hub;
     struct claim_waiters *claims;
     struct metrics *metrics;
+    struct throttle *signins; /* failed sign-ins and lockouts (throttle.h) */
     pthread_t ticker;
     bool ticker_started;
     atomic_bool stopping;
@@ -52,7 +54,9 @@ enum access {
     ACCESS_WORKER = 4,     /* a judge worker's bearer token */
 };
 
-/* Starts everything per cfg; *out is new. Logs what it loaded. */
+/* Starts everything per cfg; *out is new. Logs what it loaded, and the
+ * warnings of config_check_paths(); refuses to start on its errors and when
+ * no problem loads. */
 int server_start(const struct server_config *cfg, struct server **out, char **cause);
 /* Graceful stop: refuses new connections, ends streams and long-polls,
  * lets requests in progress finish, closes the database. NULL is a no-op. */

@@ -14,7 +14,13 @@
 # worker, rejudge, scores, gradebook, metrics, static files, restart with
 # jobs queued (SIGTERM and SIGKILL) losing nothing; cancelling (owner,
 # admin, refusals, a worker's lease ended) and jobs parked for a GPU outside
-# the in-flight cap, one queue position in list and page.
+# the in-flight cap, one queue position in list and page; --check-config
+# refusing what would fail (paths, addresses, duplicated keys) and --help; %00
+# in paths, unknown /api routes; clients hanging up mid-body or mid-stream (no
+# 5xx, no warn); sign-in throttling per name and per address (X-Forwarded-For
+# only from a trusted proxy), parallel guesses, uniform failure timing;
+# deploy/nginx.conf's limit_req through a real nginx (when installed);
+# scripts/serve.sh's banner naming the admin's password file.
 set -u
 build=${1:-build}
 bin=${SERVER_BIN:-$build/bin/blockwise-server}
@@ -25,10 +31,13 @@ bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
 check() { # check NAME CONDITION-STRING...
     local name=$1
     shift
-    if eval "$@"; then ok "$name"; else bad "$name (${STATUS:-} ${BODY:0:300})"; fi
+    local body=${BODY:-}
+    if eval "$@"; then ok "$name"; else bad "$name (${STATUS:-} ${body:0:300})"; fi
 }
 finish() {
     stop_server
+    [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null
+    [ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null
     rm -rf "$T"
     echo "$pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ]
@@ -74,11 +83,12 @@ log_level = info
 EOF
 
 SERVER_PID=
+CONF=$T/server.conf
 start_server() {
-    "$bin" -c "$T/server.conf" >>"$T/server.log" 2>&1 &
+    "$bin" -c "$CONF" >>"$T/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
-        curl -s "$BASE/api/health" >/dev/null 2>&1 && return 0
+        curl -s -m 5 "$BASE/api/health" >/dev/null 2>&1 && return 0
         sleep 0.05
     done
     echo "server did not start:"
@@ -92,13 +102,21 @@ stop_server() { # stop_server [SIGNAL]
         SERVER_PID=
     fi
 }
-trap 'stop_server KILL; rm -rf "$T"' INT
+trap 'stop_server KILL; [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID"; rm -rf "$T"' INT
+# The suite's deadline: past it, whatever hangs is a failure, not a stuck run.
+DEADLINE=${BW_SERVER_TEST_DEADLINE:-420}
+(
+    for _ in $(seq "$DEADLINE"); do sleep 1; done
+    kill -USR1 $$
+) 2>/dev/null &
+WATCHDOG=$!
+trap 'WATCHDOG=; bad "the suite ran past its ${DEADLINE} s deadline"; finish' USR1
 
 # req METHOD PATH [BODY] [CURL ARGS...]: sets STATUS, BODY, HDRS.
 req() {
     local method=$1 path=$2 body=${3-}
     shift 3 2>/dev/null || shift $#
-    local args=(-s -o "$T/body" -D "$T/hdrs" -w '%{http_code}' -X "$method")
+    local args=(-s -m 30 -o "$T/body" -D "$T/hdrs" -w '%{http_code}' -X "$method")
     if [ -n "$body" ]; then
         args+=(-H 'Content-Type: application/json' --data-binary "$body")
     fi
@@ -139,6 +157,53 @@ printf 'port = 80\nbogus = 1\n' >"$T/bad.conf"
 out=$("$bin" -c "$T/bad.conf" --check-config 2>&1)
 check "an unknown key names file and line" '[[ "$out" == *"bad.conf:2"*"bogus"* ]]'
 
+# --check-config says OK only for what would start (issue 12, item 5)
+cc() { # cc CONF-LINES...: --check-config on the test config plus these lines; sets out, rc
+    { grep -v -E "^($(printf '%s\n' "$@" | sed 's/ *=.*//' | paste -sd'|' -)) *=" "$T/server.conf"
+      printf '%s\n' "$@"; } >"$T/cc.conf"
+    out=$("$bin" -c "$T/cc.conf" --check-config 2>&1)
+    rc=$?
+}
+cc "problems = $T/no-such-problems"
+check "check-config: a missing problems directory is refused" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"problems: $T/no-such-problems"* ]] && [[ "$out" != *"configuration OK"* ]]'
+mkdir -p "$T/empty-problems" "$T/broken-problems/bad"
+echo '{' >"$T/broken-problems/bad/problem.json"
+cc "problems = $T/empty-problems"
+check "check-config: an empty problems directory is refused" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"holds no problem directories"* ]]'
+cc "problems = $T/broken-problems"
+check "check-config: a problems directory where nothing loads is refused, naming why" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"broken-problems/bad"* ]] && [[ "$out" == *"none of the 1 directories"* ]]'
+cc "database = $T/no-such-dir/blockwise.db"
+check "check-config: a database in a missing directory is refused" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"database: the directory $T/no-such-dir"* ]]'
+cc "listen = not-an-ip"
+check "check-config: listen = not-an-ip is refused" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"listen: \"not-an-ip\" is not a numeric"* ]]'
+cc "trusted_proxies = 127.0.0.1, proxy.local"
+check "check-config: a trusted proxy that is not an address is refused" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"trusted_proxies: \"proxy.local\""* ]]'
+cc "web = $T/no-such-web"
+check "check-config: a missing web directory is a warning, not silence" \
+    '[ $rc -eq 0 ] && [[ "$out" == *"warning: web: $T/no-such-web"*"will be 404"* ]] && [[ "$out" == *"configuration OK, with 1 warning"* ]]'
+printf 'port = 80\nthreads = 2\n\nport = 81\n' >"$T/dup.conf"
+out=$("$bin" -c "$T/dup.conf" --check-config 2>&1)
+rc=$?
+check "a key set twice names both lines" \
+    '[ $rc -eq 2 ] && [[ "$out" == *"dup.conf:4: \"port\" is set twice (first on line 1)"* ]]'
+out=$("$bin" -c "$T/dup.conf" --help 2>&1)
+rc=$?
+check "--help works whatever the config, and explains options, --set and every key" \
+    '[ $rc -eq 0 ] && [[ "$out" == *"--check-config"* ]] && [[ "$out" == *"--set KEY=VALUE"* ]] && [[ "$out" == *"each key at most once"* ]] && [[ "$out" == *"signin_account_failures"*"default 5"* ]] && [[ "$out" == *"quota_run"*"0..1000000; default 120"* ]] && [ "$(grep -c "default" <<<"$out")" -ge 29 ]'
+"$bin" --set web="$T/no-such-web" -c "$T/server.conf" --port $((PORT + 1)) --set "database=$T/webcheck.db" >"$T/web.log" 2>&1 &
+WEB_PID=$!
+for _ in $(seq 50); do grep -q "listening" "$T/web.log" && break; sleep 0.1; done
+kill "$WEB_PID" 2>/dev/null
+wait "$WEB_PID" 2>/dev/null
+check "a server started with a missing web directory says so in its log" \
+    'grep -q "warn: server: web: $T/no-such-web" "$T/web.log" && grep -q "listening" "$T/web.log"'
+
 echo 'admin-password' >"$T/admin.pw"
 "$bin" -c "$T/server.conf" create-admin admin --password-file "$T/admin.pw" >"$T/cli.log" 2>&1
 check "create-admin creates the first admin" 'grep -q "admin admin created" "$T/cli.log"'
@@ -159,7 +224,19 @@ check "problem detail has statement HTML with math and the starter" \
 req GET /api/problems/nope
 check "unknown problem is 404" '[ "$STATUS" = 404 ] && [ "$(err)" = not_found ]'
 req GET /api/nothing-here
-check "unknown path is 404" '[ "$STATUS" = 404 ]'
+check "an unknown /api route is the API's 404, not a missing file" \
+    '[ "$STATUS" = 404 ] && [ "$(err)" = not_found ] && [ "$(field .error.message)" = "no API endpoint GET /api/nothing-here" ]'
+req GET /api
+check "so is /api itself" '[ "$STATUS" = 404 ] && [[ "$(field .error.message)" == "no API endpoint"* ]]'
+req GET /api/problems/NOPE
+check "a 404 for a malformed problem id names it" \
+    '[ "$STATUS" = 404 ] && [[ "$(field .error.message)" == *"no problem \"NOPE\""* ]]'
+req GET /api/problems/vector-add%00xyz
+check "a %00 in the path is refused, not cut short" '[ "$STATUS" = 400 ] && [ "$(err)" = bad_path ]'
+req GET '/api/problems?x=1%00'
+check "a %00 in the query too" '[ "$STATUS" = 400 ] && [ "$(err)" = bad_path ]'
+req GET "/api/problems?q=$(head -c 2100 /dev/zero | tr '\0' a)"
+check "a path plus query over BW_MAX_URL_BYTES is 414" '[ "$STATUS" = 414 ]'
 req DELETE /api/problems
 check "known path, wrong method is 405 with Allow" \
     '[ "$STATUS" = 405 ] && grep -qi "^Allow: GET" <<<"$HDRS"'
@@ -261,6 +338,21 @@ as alice POST /api/submissions "{\"problem\":\"vector-add\",\"mode\":\"run\",\"s
 check "a Run is 201 with id, position and quota" \
     '[ "$STATUS" = 201 ] && [ "$(field .position)" = 1 ] && [ "$(field .quota.run.used)" = 1 ] && grep -qi "^Location: /api/submissions/" <<<"$HDRS"'
 S1=$(field .id)
+# A browser closing an event stream, a client hanging up mid-body: the
+# client's doing, so no 5xx and no warn (issue 12, item 6).
+req GET /metrics
+gone0=$(grep -oP 'blockwise_http_client_gone_total \K[0-9]+' <<<"$BODY")
+curl -s -m 1.2 -b "$T/alice.jar" "$BASE/api/submissions/$S1/events" >/dev/null
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+printf 'POST /api/auth/signin HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":' >&3
+sleep 0.3
+exec 3>&-
+sleep 1.5 # a heartbeat (sse_heartbeat = 1) finds the stream's socket closed
+req GET /metrics
+check "a client gone mid-body or mid-stream is not a 5xx" \
+    '[[ "$BODY" == *"blockwise_http_requests_total{code=\"5xx\"} 0"* ]] && [ "$(grep -oP "blockwise_http_client_gone_total \K[0-9]+" <<<"$BODY")" -gt "$gone0" ]'
+check "and it logs no warn (nor \"-> 0\")" \
+    '! grep -E "warn: http|-> 0 " "$T/server.log"'
 as alice POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// second"}'
 S2=$(field .id)
 check "a second is queued behind the first" '[ "$STATUS" = 201 ] && [ "$(field .position)" = 2 ]'
@@ -691,4 +783,207 @@ check "and the session is gone" '[ "$STATUS" = 401 ]'
 check "the server survived everything" 'kill -0 "$SERVER_PID" 2>/dev/null'
 grep -E ' -> 5[0-9][0-9] ' "$T/server.log" >"$T/5xx"
 check "no request was answered 5xx" '[ ! -s "$T/5xx" ]'
+
+# --- sign-in throttling (issue 12, item 4) -------------------------------------
+# The same database, restarted with small limits and curl as the trusted proxy.
+stop_server TERM
+throttle_conf() { # throttle_conf FILE KEY=VALUE...: the test config with these signin_* keys
+    local f=$1
+    shift
+    grep -v -E '^(signin_|trusted_proxies)' "$T/server.conf" >"$f"
+    printf '%s\n' "$@" | sed 's/=/ = /' >>"$f"
+}
+throttle_conf "$T/throttle.conf" signin_account_failures=3 signin_address_failures=6 \
+    signin_lockout=2 signin_window=8 trusted_proxies=127.0.0.1
+CONF=$T/throttle.conf
+start_server || finish
+signin() { # signin NAME PASSWORD CURL-ARGS...
+    local name=$1 pw=$2
+    shift 2
+    req POST /api/auth/signin "{\"name\":\"$name\",\"password\":\"$pw\"}" "$@"
+}
+for _ in 1 2 3; do signin bob wrong-password -H "X-Forwarded-For: 198.51.100.1"; done
+check "three wrong passwords for one name are three 401s" '[ "$STATUS" = 401 ]'
+signin bob password-bob -H "X-Forwarded-For: 198.51.100.2"
+check "then the name is locked out, even with the right password, from anywhere: 429 with Retry-After" \
+    '[ "$STATUS" = 429 ] && [ "$(err)" = throttled ] && grep -qi "^Retry-After: 2" <<<"$HDRS" && [[ "$(field .error.message)" == *"for this user name"* ]]'
+for _ in 1 2 3; do signin ghost wrong-password -H "X-Forwarded-For: 198.51.100.3"; done
+signin ghost wrong-password -H "X-Forwarded-For: 198.51.100.3"
+check "a name that is no account is locked out the same way (a 429 tells nothing)" \
+    '[ "$STATUS" = 429 ] && [[ "$(field .error.message)" == *"for this user name"* ]]'
+signin alice password-alice -H "X-Forwarded-For: 198.51.100.1"
+check "another name from the same address still signs in" '[ "$STATUS" = 200 ]'
+for n in carl dave erin; do signin "$n" wrong-password -H "X-Forwarded-For: 198.51.100.1"; done
+signin alice password-alice -H "X-Forwarded-For: 198.51.100.1"
+check "six failures from one address lock the address out, whatever the name" \
+    '[ "$STATUS" = 429 ] && [[ "$(field .error.message)" == *"from this address"* ]] && grep -qi "^Retry-After: [12]" <<<"$HDRS"'
+signin alice password-alice -H "X-Forwarded-For: 6.6.6.6, 198.51.100.1"
+check "what a client put before the proxy's X-Forwarded-For entry is ignored" '[ "$STATUS" = 429 ]'
+signin alice password-alice -H "X-Forwarded-For: 198.51.100.9"
+check "another client behind the trusted proxy is not locked out" '[ "$STATUS" = 200 ]'
+sleep 2.2
+signin bob password-bob -H "X-Forwarded-For: 198.51.100.4"
+check "after the lockout the right password signs in" '[ "$STATUS" = 200 ]'
+signin ghost wrong-password -H "X-Forwarded-For: 198.51.100.5"
+signin ghost wrong-password -H "X-Forwarded-For: 198.51.100.5"
+check "each further failure doubles the lockout" '[ "$STATUS" = 429 ] && grep -qi "^Retry-After: [34]" <<<"$HDRS"'
+burst=()
+for i in $(seq 8); do
+    curl -s -m 10 -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' \
+        -H "X-Forwarded-For: 203.0.113.$i" -d '{"name":"frank","password":"wrong-password"}' \
+        "$BASE/api/auth/signin" >"$T/burst.$i" &
+    burst+=($!)
+done
+wait "${burst[@]}"
+cat "$T"/burst.* >"$T/burst"
+check "8 parallel guesses at one name: at most 3 are checked, the rest 429" \
+    '[ "$(grep -c 401 "$T/burst")" -le 3 ] && [ "$(grep -c 401 "$T/burst")" -ge 1 ] && [ "$(grep -c 429 "$T/burst")" -ge 5 ]'
+req GET /metrics
+check "metrics count failed and refused sign-ins" \
+    '[ "$(grep -oP "blockwise_signin_throttled_total \K[0-9]+" <<<"$BODY")" -ge 5 ] && [ "$(grep -oP "blockwise_signin_failures_total \K[0-9]+" <<<"$BODY")" -ge 10 ]'
+check "a lockout is logged with the name or the address" \
+    'grep -q "warn: auth: failed sign-ins as bob: locked out for 2 s" "$T/server.log" && grep -q "warn: auth: failed sign-ins from 198.51.100.1: locked out for 2 s" "$T/server.log"'
+
+# Without trusted_proxies, X-Forwarded-For is nobody's word: the connection's address counts.
+stop_server TERM
+throttle_conf "$T/throttle2.conf" signin_account_failures=3 signin_address_failures=4 \
+    signin_lockout=30 signin_window=60
+CONF=$T/throttle2.conf
+start_server || finish
+for i in 1 2 3 4; do signin "nobody$i" wrong-password -H "X-Forwarded-For: 192.0.2.$i"; done
+signin alice password-alice -H "X-Forwarded-For: 192.0.2.99"
+check "without trusted_proxies a forged X-Forwarded-For does not escape the address lockout" \
+    '[ "$STATUS" = 429 ] && [[ "$(field .error.message)" == *"from this address"* ]]'
+
+# Uniform timing: an unknown name costs the same argon2id work as a wrong password
+# (the dummy hash was fixed at 64 MiB and two passes, about 8 times this config's cost).
+stop_server TERM
+throttle_conf "$T/throttle3.conf" signin_account_failures=0 signin_address_failures=0
+CONF=$T/throttle3.conf
+start_server || finish
+for i in $(seq 9); do
+    curl -s -m 30 -o /dev/null -w 'known %{http_code} %{time_total}\n' -H 'Content-Type: application/json' \
+        -d '{"name":"alice","password":"wrong-password"}' "$BASE/api/auth/signin"
+    curl -s -m 30 -o /dev/null -w 'unknown %{http_code} %{time_total}\n' -H 'Content-Type: application/json' \
+        -d "{\"name\":\"nobody-$i\",\"password\":\"wrong-password\"}" "$BASE/api/auth/signin"
+done >"$T/timing"
+median() { grep "^$1 " "$T/timing" | cut -d' ' -f3 | sort -n | sed -n 5p; }
+known=$(median known)
+unknown=$(median unknown)
+check "an unknown name's 401 takes as long as a wrong password's (medians $unknown s, $known s)" \
+    'awk -v u="$unknown" -v k="$known" "BEGIN { exit !(u < 2 * k && k < 2 * u) }"'
+check "signin_*_failures = 0 switch throttling off (18 failures, all 401)" \
+    '[ "$(grep -c " 401 " "$T/timing")" = 18 ]'
+
+# --- deploy/nginx.conf in front, for real (when nginx is installed) -----------
+NGINX_PID=
+if command -v nginx >/dev/null && command -v openssl >/dev/null; then
+    stop_server TERM
+    throttle_conf "$T/nginx.conf" signin_account_failures=5 signin_address_failures=1 \
+        signin_lockout=30 signin_window=60 trusted_proxies=127.0.0.1
+    CONF=$T/nginx.conf
+    start_server || finish
+    N=$T/nginx
+    NGX=$((PORT + 2))
+    mkdir -p "$N/logs" "$N/tmp"
+    openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 1 \
+        -keyout "$N/key.pem" -out "$N/cert.pem" >/dev/null 2>&1
+    sed -e "s|127.0.0.1:8080|127.0.0.1:$PORT|" -e '/listen \[::\]/d' \
+        -e "s|listen 80;|listen 127.0.0.1:$((PORT + 3));|" \
+        -e "s|listen 443 ssl http2;|listen 127.0.0.1:$NGX ssl http2;|" \
+        -e "s|/etc/letsencrypt/live/judge.example.edu/fullchain.pem|$N/cert.pem|" \
+        -e "s|/etc/letsencrypt/live/judge.example.edu/privkey.pem|$N/key.pem|" \
+        deploy/nginx.conf >"$N/site.conf"
+    {
+        [ "$(id -u)" = 0 ] && echo "user root;"
+        echo "worker_processes 1;"
+        echo "pid $N/nginx.pid;"
+        echo "events { worker_connections 128; }"
+        echo "http {"
+        echo "    access_log $N/logs/access.log;"
+        for k in client_body proxy fastcgi uwsgi scgi; do echo "    ${k}_temp_path $N/tmp/$k;"; done
+        echo "    include $N/site.conf;"
+        echo "}"
+    } >"$N/main.conf"
+    nginx -t -p "$N" -e "$N/logs/error.log" -c "$N/main.conf" >"$N/t.log" 2>&1
+    check "deploy/nginx.conf passes nginx -t" 'grep -q "test is successful" "$N/t.log"'
+    nginx -p "$N" -e "$N/logs/error.log" -c "$N/main.conf" -g 'daemon off;' >>"$N/t.log" 2>&1 &
+    NGINX_PID=$!
+    for _ in $(seq 50); do
+        curl -sk -m 5 -o /dev/null "https://127.0.0.1:$NGX/api/health" && break
+        sleep 0.1
+    done
+    ngx() { # ngx SOURCE-ADDRESS NAME PASSWORD CURL-ARGS...: a sign-in through nginx
+        local src=$1 name=$2 pw=$3
+        shift 3
+        STATUS=$(curl -sk -m 30 --interface "$src" -o "$T/body" -D "$T/hdrs" -w '%{http_code}' \
+            -H 'Content-Type: application/json' -d "{\"name\":\"$name\",\"password\":\"$pw\"}" \
+            "$@" "https://127.0.0.1:$NGX/api/auth/signin")
+        BODY=$(cat "$T/body")
+        HDRS=$(cat "$T/hdrs")
+    }
+    ngx 127.0.0.2 alice wrong-password -H "X-Forwarded-For: 6.6.6.6"
+    ngx 127.0.0.2 alice password-alice
+    check "through nginx the server throttles the real client (127.0.0.2), not the proxy nor a forged address" \
+        '[ "$STATUS" = 429 ] && [[ "$(field .error.message)" == *"from this address; try again in"* ]]'
+    ngx 127.0.0.3 alice password-alice -H "X-Forwarded-For: 127.0.0.2"
+    check "while another client behind nginx signs in" '[ "$STATUS" = 200 ]'
+    # 60 right passwords from one address, one after another (in parallel the
+    # server's own rule would refuse some: attempts in flight from an address
+    # may not outnumber its failures left): the first 41 (one, and a burst of
+    # 40) pass, then about one per 3 s.
+    for i in $(seq 60); do
+        curl -sk -m 30 --interface 127.0.0.4 -o "$T/nb.$i" -D "$T/nh.$i" \
+            -H 'Content-Type: application/json' -d '{"name":"alice","password":"password-alice"}' \
+            "https://127.0.0.1:$NGX/api/auth/signin"
+    done
+    ok200=$(grep -l '^HTTP/[0-9.]* 200' "$T"/nh.* | wc -l)
+    no429=$(grep -l '^HTTP/[0-9.]* 429' "$T"/nh.* | wc -l)
+    good429=0
+    for h in $(grep -l '^HTTP/[0-9.]* 429' "$T"/nh.*); do
+        b=${h/nh./nb.}
+        grep -qi '^Retry-After: [0-9]' "$h" && [ "$(jq -r .error.code "$b" 2>/dev/null)" = throttled ] &&
+            good429=$((good429 + 1))
+    done
+    check "nginx's limit_req lets a burst of 40 through, then answers 429 throttled with Retry-After ($ok200 passed, $no429 refused)" \
+        '[ "$ok200" -ge 40 ] && [ "$no429" -ge 5 ] && [ "$good429" = "$no429" ] && [ $((ok200 + no429)) = 60 ]'
+    kill "$NGINX_PID" 2>/dev/null
+    wait "$NGINX_PID" 2>/dev/null
+    NGINX_PID=
+else
+    skip=$((skip + 1))
+    echo "skip - deploy/nginx.conf through nginx (nginx or openssl not installed)"
+fi
+stop_server TERM
+
+# --- scripts/serve.sh (make run): the banner names the password file (item 8) ---
+SB=$T/servebin
+mkdir -p "$SB"
+ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$SB/blockwise-server"
+printf '#!/bin/sh\nexec sleep 60\n' >"$SB/judged"
+chmod +x "$SB/judged"
+SPORT=$((PORT + 4))
+serve_once() { # serve_once OUT: runs scripts/serve.sh until its banner, signs in as admin, stops it
+    BW_SERVE_STATE=$T/serve BW_SERVE_BIN=$SB scripts/serve.sh "$SPORT" >"$1" 2>&1 &
+    local pid=$!
+    for _ in $(seq 150); do
+        grep -q "Blockwise is at" "$1" && break
+        sleep 0.1
+    done
+    SERVE_STATUS=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+        -d "{\"name\":\"admin\",\"password\":\"$(cat "$T/serve/admin.password" 2>/dev/null)\"}" \
+        "http://127.0.0.1:$SPORT/api/auth/signin")
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+}
+serve_once "$T/serve1.out"
+check "serve.sh: the first run prints the password once and the banner names its file" \
+    '[ "$(grep -c "admin password:" "$T/serve1.out")" = 1 ] && grep -q "sign in as admin with the password in $T/serve/admin.password" "$T/serve1.out" && ! grep -q "(admin: admin)" "$T/serve1.out"'
+check "serve.sh: and that password signs in as admin" '[ "$SERVE_STATUS" = 200 ]'
+serve_once "$T/serve2.out"
+check "serve.sh: a later run prints no password, names the file again, which still signs in" \
+    '! grep -q "admin password:" "$T/serve2.out" && grep -q "the password in $T/serve/admin.password" "$T/serve2.out" && [ "$SERVE_STATUS" = 200 ]'
+rm -f "$T/serve/blockwise.db"*
+serve_once "$T/serve3.out"
+check "serve.sh: a new database gets the admin again, with the file's password" '[ "$SERVE_STATUS" = 200 ]'
 finish

@@ -1,6 +1,7 @@
 /* Tests of the server's modules without sockets: config, routes, JSON
  * helpers, bundles and hashes, the database and its migrations, the queue's
- * leases, auth helpers, static paths, Markdown, the problem set. */
+ * leases, auth helpers, sign-in throttling, client addresses behind proxies,
+ * static paths, Markdown, the problem set. */
 #include "tests/test.h"
 
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "server/http.h"
 #include "server/problems.h"
 #include "server/queue.h"
+#include "server/throttle.h"
 #include "common/banned.h"
 
 /* A fresh temporary directory (new string). */
@@ -80,6 +82,246 @@ TEST(config_file_flags_and_errors)
     free(path);
     rm_rf(dir);
     free(dir);
+}
+
+TEST(config_refuses_what_would_fail)
+{
+    struct server_config c;
+    char *cause = NULL, *warnings = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "s.conf");
+    char text[1024];
+
+    /* A key set twice is an error naming both lines, not last-wins. */
+    const char *dup = "port = 9000\nthreads = 2\n# again:\nport = 9001\n";
+    CHECK_INT_EQ(write_file_atomic(path, dup, strlen(dup), &cause), BW_OK);
+    config_init(&c);
+    CHECK_INT_EQ(config_load_file(&c, path, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "s.conf:4: \"port\" is set twice (first on line 1)");
+    config_release(&c);
+
+    /* Addresses are checked by config_validate. */
+    config_init(&c);
+    CHECK_INT_EQ(config_set(&c, "listen", "not-an-ip", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "listen: \"not-an-ip\" is not a numeric IPv4 or IPv6 address");
+    CHECK_INT_EQ(config_set(&c, "listen", "::1", &cause), BW_OK);
+    CHECK_INT_EQ(config_set(&c, "trusted_proxies", "127.0.0.1, ::1 10.0.0.2", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_OK);
+    CHECK_INT_EQ(config_set(&c, "trusted_proxies", "127.0.0.1,proxy", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "trusted_proxies: \"proxy\"");
+    CHECK_INT_EQ(config_set(&c, "trusted_proxies", "", &cause), BW_OK);
+    CHECK_INT_EQ(config_set(&c, "signin_lockout", "1000", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "signin_lockout (1000 s) must not be longer than signin_window");
+    config_release(&c);
+
+    /* Paths: problems, database directory, web. */
+    snprintf(text, sizeof(text), "mkdir -p '%s/p/one' '%s/empty' '%s/web' '%s/db'", dir, dir, dir,
+             dir);
+    CHECK(system(text) == 0);
+    config_init(&c);
+    free(c.problems_dir);
+    c.problems_dir = path_join(dir, "p");
+    free(c.db_path);
+    c.db_path = path_join(dir, "db/x.db");
+    free(c.web_dir);
+    c.web_dir = path_join(dir, "web");
+    CHECK_INT_EQ(config_check_paths(&c, &warnings, &cause), BW_OK);
+    CHECK_CONTAINS(warnings, "has no index.html");
+    free(warnings);
+    free(c.web_dir);
+    c.web_dir = strdup("");
+    CHECK_INT_EQ(config_check_paths(&c, &warnings, &cause), BW_OK);
+    CHECK(warnings == NULL);
+    free(c.web_dir);
+    c.web_dir = path_join(dir, "no-web");
+    CHECK_INT_EQ(config_check_paths(&c, &warnings, &cause), BW_OK);
+    CHECK_CONTAINS(warnings, "no-web: No such file or directory: every page");
+    free(warnings);
+    free(c.db_path);
+    c.db_path = path_join(dir, "missing/x.db");
+    CHECK_INT_EQ(config_check_paths(&c, &warnings, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "database: the directory");
+    CHECK_CONTAINS(cause, "missing of");
+    free(c.db_path);
+    c.db_path = strdup("relative.db"); /* its directory is "." */
+    free(c.problems_dir);
+    c.problems_dir = path_join(dir, "empty");
+    CHECK_INT_EQ(config_check_paths(&c, &warnings, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "holds no problem directories");
+    free(c.problems_dir);
+    c.problems_dir = path_join(dir, "nope");
+    CHECK_INT_EQ(config_check_paths(&c, &warnings, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "problems: ");
+    CHECK_CONTAINS(cause, "No such file or directory");
+    config_release(&c);
+
+    /* --help's key list: every key, its range and its default. */
+    char *help = config_help();
+    CHECK_CONTAINS(help, "signin_address_failures");
+    CHECK_CONTAINS(help, "(0..1000000; default 20)");
+    CHECK_CONTAINS(help, "(yes or no; default yes)");
+    CHECK_CONTAINS(help, "trusted_proxies");
+    free(help);
+    free(cause);
+    free(path);
+    rm_rf(dir);
+    free(dir);
+}
+
+TEST(throttle_names_addresses_and_lockouts)
+{
+    CHECK(sodium_init() >= 0);
+    struct throttle_policy p = {3, 5, 10, 60};
+    struct throttle *t = throttle_new(&p);
+    enum throttle_scope scope;
+    int64_t now = 1000000; /* ms */
+    /* Three failures of one name lock it for 10 s, from any address. */
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", now, &scope), 0);
+        CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.1", THROTTLE_WRONG, now, &scope),
+                     i == 2 ? 10 : 0);
+    }
+    CHECK_INT_EQ(throttle_begin(t, "admin", "198.51.100.7", now + 1000, &scope), 9);
+    CHECK_INT_EQ(scope, THROTTLE_ACCOUNT);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", now + 9500, &scope), 1); /* rounded up */
+    /* Another name from the same address still goes (3 of its 5). */
+    CHECK_INT_EQ(throttle_begin(t, "alice", "192.0.2.1", now + 1000, &scope), 0);
+    throttle_end(t, "alice", "192.0.2.1", THROTTLE_RIGHT, now + 1000, &scope);
+    /* After the lockout, one more try; failing doubles it. */
+    now += 10000;
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.2", now, &scope), 0);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.3", now, &scope), 1); /* one at a time now */
+    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.2", THROTTLE_WRONG, now, &scope), 20);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.2", now, &scope), 20);
+    /* Doubling stops at the window. */
+    now += 20000;
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.4", now, &scope), 0);
+    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.4", THROTTLE_WRONG, now, &scope), 40);
+    now += 40000;
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.5", now, &scope), 0);
+    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.5", THROTTLE_WRONG, now, &scope), 60);
+    /* The right password clears the name. */
+    now += 60000;
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", now, &scope), 0);
+    throttle_end(t, "admin", "192.0.2.6", THROTTLE_RIGHT, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", now, &scope), 0);
+    throttle_end(t, "admin", "192.0.2.6", THROTTLE_WRONG, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", now, &scope), 0); /* 1 of 3 again */
+    throttle_end(t, "admin", "192.0.2.6", THROTTLE_UNCHECKED, now, &scope);
+
+    /* Five failures from one address, under five names, lock the address;
+     * a right password for one of them does not buy more. */
+    now += 1000;
+    const char *names[] = {"n1", "n2", "n3", "n4", "n5"};
+    for (int i = 0; i < 5; i++) {
+        CHECK_INT_EQ(throttle_begin(t, names[i], "203.0.113.9", now, &scope), 0);
+        if (i == 2) {
+            throttle_end(t, names[i], "203.0.113.9", THROTTLE_RIGHT, now, &scope);
+            CHECK_INT_EQ(throttle_begin(t, names[i], "203.0.113.9", now, &scope), 0);
+        }
+        throttle_end(t, names[i], "203.0.113.9", THROTTLE_WRONG, now, &scope);
+    }
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", now, &scope), 10);
+    CHECK_INT_EQ(scope, THROTTLE_ADDRESS);
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.10", now, &scope), 0);
+    throttle_end(t, "fresh", "203.0.113.10", THROTTLE_RIGHT, now, &scope);
+    /* Failures are forgotten a window after the last. */
+    now += 60000;
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", now, &scope), 0);
+    throttle_end(t, "fresh", "203.0.113.9", THROTTLE_WRONG, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", now, &scope), 0);
+    throttle_end(t, "fresh", "203.0.113.9", THROTTLE_UNCHECKED, now, &scope);
+
+    /* A burst in flight cannot run past the failures left: 3 reserved, the
+     * 4th waits. */
+    now += 1000;
+    for (int i = 0; i < 3; i++)
+        CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.1", now, &scope), 0);
+    CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.2", now, &scope), 1);
+    for (int i = 0; i < 3; i++)
+        throttle_end(t, "burst", "198.51.100.1", THROTTLE_WRONG, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.2", now, &scope), 10);
+    throttle_free(t);
+
+    /* 0 switches a scope off. */
+    struct throttle_policy off = {0, 0, 10, 60};
+    t = throttle_new(&off);
+    for (int i = 0; i < 50; i++) {
+        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", now, &scope), 0);
+        throttle_end(t, "admin", "192.0.2.1", THROTTLE_WRONG, now, &scope);
+    }
+    throttle_free(t);
+    throttle_free(NULL);
+}
+
+/* A full table makes room with the oldest slot that is not locked out: a
+ * flood of single guesses at other names cannot erase a lockout. */
+TEST(throttle_table_full_keeps_lockouts)
+{
+    CHECK(sodium_init() >= 0);
+    struct throttle_policy p = {2, 0, 100, 1000};
+    struct throttle *t = throttle_new(&p);
+    enum throttle_scope scope;
+    int64_t now = 5000000;
+    char name[32];
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT_EQ(throttle_begin(t, "victim", "192.0.2.1", now, &scope), 0);
+        throttle_end(t, "victim", "192.0.2.1", THROTTLE_WRONG, now, &scope);
+    }
+    int refused = 0;
+    for (int i = 0; i < 2 * BW_MAX_THROTTLE_ENTRIES; i++) {
+        snprintf(name, sizeof(name), "flood%d", i);
+        if (throttle_begin(t, name, "192.0.2.1", now + 1 + i, &scope) != 0)
+            refused++;
+        else
+            throttle_end(t, name, "192.0.2.1", THROTTLE_WRONG, now + 1 + i, &scope);
+    }
+    CHECK_INT_EQ(refused, 0); /* one failure each: none is locked out */
+    CHECK_INT_EQ(throttle_begin(t, "victim", "192.0.2.1", now + 50000, &scope), 50);
+    /* The newest flood names are still counted (their second failure locks). */
+    snprintf(name, sizeof(name), "flood%d", 2 * BW_MAX_THROTTLE_ENTRIES - 1);
+    CHECK_INT_EQ(throttle_begin(t, name, "192.0.2.1", now + 50000, &scope), 0);
+    CHECK_INT_EQ(throttle_end(t, name, "192.0.2.1", THROTTLE_WRONG, now + 50000, &scope), 100);
+    throttle_free(t);
+}
+
+TEST(client_address_behind_trusted_proxies)
+{
+    char out[HTTP_ADDR_CHARS];
+    http_client_address("203.0.113.5", "1.2.3.4", "", out);
+    CHECK_STR_EQ(out, "203.0.113.5"); /* no trusted proxy: X-Forwarded-For is ignored */
+    http_client_address("203.0.113.5", "1.2.3.4", "127.0.0.1", out);
+    CHECK_STR_EQ(out, "203.0.113.5"); /* the peer is not the proxy */
+    http_client_address("127.0.0.1", "198.51.100.7", "127.0.0.1", out);
+    CHECK_STR_EQ(out, "198.51.100.7");
+    http_client_address("127.0.0.1", "6.6.6.6, 198.51.100.7", "127.0.0.1", out);
+    CHECK_STR_EQ(out, "198.51.100.7"); /* what the client claimed is left of the proxy's entry */
+    http_client_address("127.0.0.1", "6.6.6.6, 198.51.100.7 , 10.0.0.2", "127.0.0.1 10.0.0.2", out);
+    CHECK_STR_EQ(out, "198.51.100.7"); /* a chain of trusted proxies */
+    http_client_address("127.0.0.1", "6.6.6.6, junk", "127.0.0.1", out);
+    CHECK_STR_EQ(out, "127.0.0.1"); /* a malformed entry stops at the proxy */
+    http_client_address("127.0.0.1", NULL, "127.0.0.1", out);
+    CHECK_STR_EQ(out, "127.0.0.1");
+    http_client_address("::ffff:127.0.0.1", "2001:db8::1", "127.0.0.1", out);
+    CHECK_STR_EQ(out, "2001:db8::1"); /* an IPv4-mapped peer matches its IPv4 */
+    http_client_address("::1", "::ffff:192.0.2.1", "::1", out);
+    CHECK_STR_EQ(out, "192.0.2.1");
+    throttle_address_key("2001:db8:1:2:3:4:5:6", out);
+    CHECK_STR_EQ(out, "2001:db8:1:2::/64");
+    throttle_address_key("::ffff:192.0.2.9", out);
+    CHECK_STR_EQ(out, "192.0.2.9");
+    throttle_address_key("192.0.2.9", out);
+    CHECK_STR_EQ(out, "192.0.2.9");
+    CHECK(http_log_peer_gone("Connection was closed by remote side with incomplete request."));
+    CHECK(http_log_peer_gone("Failed to send the chunked response body for the request for "
+                             "`/x'. Error: The socket is no longer available for sending"));
+    CHECK(http_log_peer_gone("Connection socket is closed when reading request due to the "
+                             "error: The connection was forcibly closed by remote peer"));
+    CHECK(!http_log_peer_gone("Failed to bind to port 8080: Address already in use"));
+    CHECK(!http_log_peer_gone("Not enough memory in pool to allocate header record!"));
 }
 
 static int h_dummy(struct http_request *req, struct http_response *res)
@@ -647,10 +889,61 @@ TEST(auth_helpers)
     char *hash = NULL, *cause = NULL;
     CHECK_INT_EQ(auth_hash_password(&cfg, "correct horse", &hash, &cause), BW_OK);
     CHECK(strncmp(hash, "$argon2id$", 10) == 0);
-    CHECK(auth_check_password(hash, "correct horse"));
-    CHECK(!auth_check_password(hash, "wrong horse"));
-    CHECK(!auth_check_password(NULL, "anything"));
+    CHECK(auth_check_password(&cfg, hash, "correct horse"));
+    CHECK(!auth_check_password(&cfg, hash, "wrong horse"));
+    CHECK(!auth_check_password(&cfg, NULL, "anything"));
+    CHECK(!auth_needs_rehash(&cfg, hash));
+    cfg.pwhash_ops = 2;
+    CHECK(auth_needs_rehash(&cfg, hash)); /* made at another cost: stored again at sign-in */
+    cfg.pwhash_ops = 1;
     free(hash);
+    config_release(&cfg);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* An unknown user's sign-in costs the same argon2id work as a wrong password:
+ * the dummy hash is made at the configured cost, whatever that is. */
+TEST(auth_unknown_user_costs_a_real_check)
+{
+    CHECK(sodium_init() >= 0);
+    struct server_config cfg;
+    config_init(&cfg);
+    cfg.pwhash_ops = 1;
+    cfg.pwhash_mem_kib = 8192;
+    const char *dummy = auth_dummy_hash(&cfg);
+    CHECK(dummy && strncmp(dummy, "$argon2id$", 10) == 0);
+    CHECK(dummy && !auth_needs_rehash(&cfg, dummy));
+    CHECK(auth_dummy_hash(&cfg) == dummy); /* made once per cost */
+    cfg.pwhash_mem_kib = 16384;
+    const char *other = auth_dummy_hash(&cfg);
+    CHECK(other && other != dummy && !auth_needs_rehash(&cfg, other));
+    cfg.pwhash_mem_kib = 8192;
+
+    /* And in time: the medians of wrong-password and unknown-user checks are
+     * within a factor of 2 (before, the dummy was fixed at 64 MiB and two
+     * passes: about 8 times the 8 MiB single pass). */
+    char *hash = NULL, *cause = NULL;
+    CHECK_INT_EQ(auth_hash_password(&cfg, "correct horse", &hash, &cause), BW_OK);
+    double known[9], unknown[9];
+    for (int i = 0; i < 9; i++) {
+        double t0 = now_ms();
+        CHECK(!auth_check_password(&cfg, hash, "wrong horse"));
+        double t1 = now_ms();
+        CHECK(!auth_check_password(&cfg, NULL, "wrong horse"));
+        known[i] = t1 - t0;
+        unknown[i] = now_ms() - t1;
+    }
+    qsort(known, 9, sizeof(double), cmp_double);
+    qsort(unknown, 9, sizeof(double), cmp_double);
+    CHECK_MSG(unknown[4] < 2 * known[4] && known[4] < 2 * unknown[4],
+              "median %.1f ms (unknown user) vs %.1f ms (wrong password)", unknown[4], known[4]);
+    free(hash);
+    free(cause);
     config_release(&cfg);
 }
 

@@ -1,0 +1,224 @@
+#include "throttle.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "common/limits.h"
+#include "common/banned.h"
+
+struct slot {
+    uint64_t key; /* 0: free */
+    int failures; /* in the current window */
+    int pending;  /* attempts reserved and not ended */
+    int64_t last_ms;
+    int64_t until_ms; /* locked out before this */
+};
+
+struct table {
+    struct slot v[BW_MAX_THROTTLE_ENTRIES];
+    int limit; /* failures before a lockout; 0: this table is not used */
+};
+
+struct throttle {
+    pthread_mutex_t lock;
+    struct throttle_policy p;
+    unsigned char hkey[crypto_shorthash_KEYBYTES];
+    struct table names, addrs;
+};
+
+struct throttle *throttle_new(const struct throttle_policy *p)
+{
+    struct throttle *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    pthread_mutex_init(&t->lock, NULL);
+    t->p = *p;
+    t->names.limit = p->account_failures;
+    t->addrs.limit = p->address_failures;
+    crypto_shorthash_keygen(t->hkey);
+    return t;
+}
+
+void throttle_free(struct throttle *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+static uint64_t key_of(const struct throttle *t, const char *s)
+{
+    unsigned char h[crypto_shorthash_BYTES];
+    crypto_shorthash(h, (const unsigned char *)s, strlen(s), t->hkey);
+    uint64_t k;
+    memcpy(&k, h, sizeof(k));
+    return k ? k : 1;
+}
+
+static bool expired(const struct throttle *t, const struct slot *s, int64_t now)
+{
+    return s->pending == 0 && now - s->last_ms >= (int64_t)t->p.window_s * 1000 &&
+           now >= s->until_ms;
+}
+
+/* The slot of `key`, reset if its failures are forgotten by now; with
+ * `create`, a new one when there is none, in the first of: a free slot, a
+ * forgotten one, the one not locked out whose last failure is oldest, the
+ * locked-out one whose last failure is oldest (NULL only when every slot has
+ * an attempt in flight). */
+static struct slot *find(const struct throttle *t, struct table *tb, uint64_t key, int64_t now,
+                         bool create)
+{
+    struct slot *free_slot = NULL, *stale = NULL, *oldest = NULL, *oldest_locked = NULL;
+    for (size_t i = 0; i < BW_MAX_THROTTLE_ENTRIES; i++) {
+        struct slot *s = &tb->v[i];
+        if (s->key == key) {
+            if (expired(t, s, now)) {
+                s->failures = 0;
+                s->until_ms = 0;
+            }
+            return s;
+        }
+        if (!create)
+            continue;
+        if (s->key == 0) {
+            if (!free_slot)
+                free_slot = s;
+        } else if (expired(t, s, now)) {
+            if (!stale)
+                stale = s;
+        } else if (s->pending == 0 && now >= s->until_ms) {
+            if (!oldest || s->last_ms < oldest->last_ms)
+                oldest = s;
+        } else if (s->pending == 0) {
+            if (!oldest_locked || s->last_ms < oldest_locked->last_ms)
+                oldest_locked = s;
+        }
+    }
+    struct slot *spare = free_slot ? free_slot : stale ? stale : oldest ? oldest : oldest_locked;
+    if (!spare)
+        return NULL;
+    memset(spare, 0, sizeof(*spare));
+    spare->key = key;
+    spare->last_ms = now;
+    return spare;
+}
+
+/* Milliseconds the slot makes an attempt wait now (0: it may go). */
+static int64_t wait_of(const struct slot *s, int limit, int64_t now)
+{
+    if (!s)
+        return 0;
+    if (now < s->until_ms)
+        return s->until_ms - now;
+    /* Attempts in flight may use up the failures left, and at least one
+     * may run after each lockout. */
+    int room = limit - s->failures;
+    if (s->pending >= (room > 1 ? room : 1))
+        return 1000;
+    return 0;
+}
+
+int throttle_begin(struct throttle *t, const char *name, const char *address, int64_t now_ms,
+                   enum throttle_scope *scope)
+{
+    char akey[THROTTLE_KEY_CHARS];
+    throttle_address_key(address, akey);
+    uint64_t kn = key_of(t, name), ka = key_of(t, akey);
+    pthread_mutex_lock(&t->lock);
+    /* Slots are made only for attempts that go ahead, so a flood of refused
+     * ones cannot push other names' failures out of the table. */
+    struct slot *n = t->names.limit ? find(t, &t->names, kn, now_ms, false) : NULL;
+    struct slot *a = t->addrs.limit ? find(t, &t->addrs, ka, now_ms, false) : NULL;
+    int64_t wn = wait_of(n, t->names.limit, now_ms), wa = wait_of(a, t->addrs.limit, now_ms);
+    int64_t wait = wn > wa ? wn : wa;
+    if (wait > 0) {
+        *scope = wn >= wa ? THROTTLE_ACCOUNT : THROTTLE_ADDRESS;
+    } else {
+        if (!n && t->names.limit)
+            n = find(t, &t->names, kn, now_ms, true);
+        if (!a && t->addrs.limit)
+            a = find(t, &t->addrs, ka, now_ms, true);
+        if (n)
+            n->pending++;
+        if (a)
+            a->pending++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return wait > 0 ? (int)((wait + 999) / 1000) : 0;
+}
+
+/* Counts a failure; returns the lockout it starts in seconds (0: none). */
+static int64_t failed(const struct throttle *t, struct slot *s, int limit, int64_t now)
+{
+    s->failures++;
+    s->last_ms = now;
+    if (s->failures < limit)
+        return 0;
+    int64_t lock = t->p.lockout_s;
+    for (int i = limit; i < s->failures && lock < t->p.window_s; i++)
+        lock *= 2;
+    if (lock > t->p.window_s)
+        lock = t->p.window_s;
+    s->until_ms = now + lock * 1000;
+    return lock;
+}
+
+int throttle_end(struct throttle *t, const char *name, const char *address,
+                 enum throttle_outcome outcome, int64_t now_ms, enum throttle_scope *scope)
+{
+    char akey[THROTTLE_KEY_CHARS];
+    bool wrong = outcome == THROTTLE_WRONG;
+    int64_t ln = 0, la = 0;
+    throttle_address_key(address, akey);
+    uint64_t kn = key_of(t, name), ka = key_of(t, akey);
+    pthread_mutex_lock(&t->lock);
+    /* A slot evicted while its attempt ran is made again for a failure. */
+    struct slot *n = t->names.limit ? find(t, &t->names, kn, now_ms, wrong) : NULL;
+    struct slot *a = t->addrs.limit ? find(t, &t->addrs, ka, now_ms, wrong) : NULL;
+    if (n && n->pending > 0)
+        n->pending--;
+    if (a && a->pending > 0)
+        a->pending--;
+    if (outcome == THROTTLE_RIGHT && n) {
+        n->failures = 0;
+        n->until_ms = 0;
+        if (n->pending == 0)
+            n->key = 0;
+    }
+    if (wrong && n)
+        ln = failed(t, n, t->names.limit, now_ms);
+    if (wrong && a)
+        la = failed(t, a, t->addrs.limit, now_ms);
+    pthread_mutex_unlock(&t->lock);
+    *scope = ln >= la ? THROTTLE_ACCOUNT : THROTTLE_ADDRESS;
+    return (int)(ln > la ? ln : la);
+}
+
+void throttle_address_key(const char *address, char out[THROTTLE_KEY_CHARS])
+{
+    struct in6_addr a6;
+    struct in_addr a4;
+    if (inet_pton(AF_INET6, address, &a6) == 1) {
+        if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+            memcpy(&a4, &a6.s6_addr[12], sizeof(a4));
+            if (inet_ntop(AF_INET, &a4, out, THROTTLE_KEY_CHARS))
+                return;
+        } else {
+            memset(&a6.s6_addr[8], 0, 8);
+            char text[INET6_ADDRSTRLEN];
+            if (inet_ntop(AF_INET6, &a6, text, sizeof(text))) {
+                snprintf(out, THROTTLE_KEY_CHARS, "%s/64", text);
+                return;
+            }
+        }
+    }
+    snprintf(out, THROTTLE_KEY_CHARS, "%s", address);
+}
