@@ -145,6 +145,7 @@ static const char *flag_hint(const char *option)
 /* Parse state and the line cursor                                           */
 
 struct pstate {
+    enum language lang;
     struct directives *d;
     struct diag_list *diags;
     const char *line; /* the current line, not NUL-terminated */
@@ -448,12 +449,26 @@ static const char *const macro_reserved[] = {
     "cdiv",
     "min",
     "max",
+    "next_pow2",
 };
+
+/* The expression language's functions: no @const or @tune may be named so. */
+static const char *const function_names[] = {"cdiv", "min", "max", "next_pow2"};
 
 /* Checks a @const or @tune name beyond check_name. */
 static bool check_macro_name(struct pstate *st, size_t pos, const char *name, const char *what)
 {
     size_t i;
+
+    if (st->lang == LANG_TRITON) { /* not a macro in Python: only expressions see it */
+        for (i = 0; i < sizeof(function_names) / sizeof(function_names[0]); i++)
+            if (strcmp(name, function_names[i]) == 0) {
+                err(st, pos, "%s '%s' cannot be used: it is a function of the expression language",
+                    what, name);
+                return false;
+            }
+        return true;
+    }
 
     if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) {
         err(st, pos,
@@ -597,7 +612,10 @@ static void launch_release(struct launch *l)
         expr_free(l->block[i]);
     }
     expr_free(l->smem);
+    expr_free(l->num_warps);
+    expr_free(l->num_stages);
     for (i = 0; i < l->n_args; i++) {
+        free(l->args[i].keyword);
         free(l->args[i].name);
         expr_free(l->args[i].expr);
     }
@@ -689,6 +707,33 @@ static bool parse_arg(struct pstate *st, size_t a, size_t b, char before, struct
     n = b - first;
     arg->line = st->lineno;
     arg->column = (int)first + 1;
+    /* NAME=value: a keyword argument (Triton's tl.constexpr parameters) */
+    {
+        size_t w = word_len(st, first), eq = skip_blanks(st, first + w);
+        if (w > 0 && eq < b && st->line[eq] == '=' && (eq + 1 >= b || st->line[eq + 1] != '=')) {
+            char q[200];
+            if (st->lang != LANG_TRITON) {
+                err(st, first,
+                    "keyword argument '%s=' in a CUDA @launch: arguments are positional (keywords "
+                    "NAME=value are for a Triton kernel's tl.constexpr parameters)",
+                    quote(st, first, w, q, sizeof(q)));
+                return false;
+            }
+            if (!check_name(st, first, w, "constexpr parameter name"))
+                return false;
+            arg->keyword = copy(st, first, w);
+            if (!arg->keyword)
+                return false;
+            arg->keyword_column = (int)first + 1;
+            first = skip_blanks(st, eq + 1);
+            if (first >= b) {
+                err(st, first, "expected a value after '%s=' in args=(...)", arg->keyword);
+                return false;
+            }
+            n = b - first;
+            arg->column = (int)first + 1;
+        }
+    }
     if (word_len(st, first) == n && !(st->line[first] >= '0' && st->line[first] <= '9')) {
         if (!check_name(st, first, n, "argument name"))
             return false;
@@ -739,8 +784,31 @@ static size_t parse_args(struct pstate *st, size_t open, struct launch *l)
         size_t end = i < n_commas ? commas[i] : close;
         struct launch_arg *arg = &l->args[l->n_args];
         if (parse_arg(st, start, end, i < n_commas ? ',' : ')', arg)) {
-            l->n_args++;
+            bool bad = false;
+            if (!arg->keyword && l->n_args > 0 && l->args[l->n_args - 1].keyword) {
+                err(st, (size_t)arg->column - 1,
+                    "positional argument after the keyword argument '%s=' (the kernel's "
+                    "parameters come first, in order, then NAME=value for its tl.constexpr ones)",
+                    l->args[l->n_args - 1].keyword);
+                bad = true;
+            }
+            for (size_t k = 0; arg->keyword && k < l->n_args && !bad; k++)
+                if (l->args[k].keyword && strcmp(l->args[k].keyword, arg->keyword) == 0) {
+                    err(st, (size_t)arg->keyword_column - 1, "duplicate keyword argument '%s='",
+                        arg->keyword);
+                    bad = true;
+                }
+            if (!bad) {
+                l->n_args++;
+                start = end + 1;
+                continue;
+            }
+            free(arg->keyword);
+            free(arg->name);
+            expr_free(arg->expr);
+            memset(arg, 0, sizeof(*arg));
         } else {
+            free(arg->keyword);
             free(arg->name);
             expr_free(arg->expr);
             memset(arg, 0, sizeof(*arg));
@@ -750,38 +818,45 @@ static size_t parse_args(struct pstate *st, size_t open, struct launch *l)
     return close + 1;
 }
 
-/* smem=e: a value running to the next blank outside parentheses, so both
- * smem=4*BLOCK and smem=(4 * BLOCK) work. */
-static size_t parse_smem(struct pstate *st, size_t pos, struct launch *l)
+/* KEY=e for smem=, num_warps= and num_stages=: a value running to the next
+ * blank outside parentheses, so both smem=4*BLOCK and smem=(4 * BLOCK) work.
+ * `meaning` says what the value is, for the error when it is missing. */
+static size_t parse_scalar_key(struct pstate *st, size_t pos, const char *key, const char *meaning,
+                               struct expr **out)
 {
     bool open_left;
     size_t end = value_end(st, pos, &open_left), n = word_len(st, pos);
-    char q[200];
+    char q[200], what[32];
 
+    snprintf(what, sizeof(what), "%s=", key);
     if (open_left) {
-        err(st, st->len, "expected ')' to close the '(' of smem=");
+        err(st, st->len, "expected ')' to close the '(' of %s=", key);
         return st->len;
     }
     if (end == pos) {
-        err(st, pos, "expected an expression after smem= (bytes of dynamic shared memory)");
+        err(st, pos, "expected an expression after %s= (%s)", key, meaning);
         return pos;
     }
     if (n > 0 && pos + n < st->len && st->line[pos + n] == '=') {
-        err(st, pos, "expected an expression after smem=, got the key '%s='",
+        err(st, pos, "expected an expression after %s=, got the key '%s='", key,
             quote(st, pos, n, q, sizeof(q)));
         return skip_value(st, pos);
     }
-    l->smem = sub_expr(st, pos, end, "smem=", ' ');
+    *out = sub_expr(st, pos, end, what, ' ');
     return end;
 }
 
 static const char *const launch_keys = "grid=, block=, smem=, args=";
+static const char *const triton_launch_keys = "grid=, num_warps=, num_stages=, args=";
 
 static void parse_launch(struct pstate *st, size_t at, size_t pos)
 {
     struct launch l = {0};
     size_t n, key, val;
-    int seen_grid = 0, seen_block = 0, seen_smem = 0, seen_args = 0, *seen;
+    int seen_grid = 0, seen_block = 0, seen_smem = 0, seen_args = 0, seen_warps = 0,
+        seen_stages = 0, *seen;
+    bool triton = st->lang == LANG_TRITON;
+    const char *keys = triton ? triton_launch_keys : launch_keys;
     char q[200], g[64];
 
     st->saw_launch = true;
@@ -796,15 +871,15 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
     if (n > 0 && skip_blanks(st, pos + n) < st->len && st->line[skip_blanks(st, pos + n)] == '=') {
         err(st, pos,
             "expected a kernel name after @launch, got the key '%s=' (write @launch KERNEL "
-            "grid=(...) block=(...) args=(...))",
-            quote(st, pos, n, q, sizeof(q)));
+            "grid=(...) %sargs=(...))",
+            quote(st, pos, n, q, sizeof(q)), triton ? "" : "block=(...) ");
         return;
     }
     if (!check_name(st, pos, n, "kernel name"))
         return;
     if (pos + n < st->len && !is_blank(st->line[pos + n])) {
         err(st, pos + n, "unexpected %s after the kernel name (expected a blank, then %s)",
-            got(st, pos + n, g, sizeof(g)), launch_keys);
+            got(st, pos + n, g, sizeof(g)), keys);
         return;
     }
     l.kernel = copy(st, pos, n);
@@ -825,7 +900,7 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
         val = skip_blanks(st, pos + n);
         if (val >= st->len || st->line[val] != '=') {
             err(st, val, "expected '=' after '%s' (keys are %s)", quote(st, key, n, q, sizeof(q)),
-                launch_keys);
+                keys);
             break;
         }
         val = skip_blanks(st, val + 1);
@@ -837,9 +912,30 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             seen = &seen_smem;
         else if (n == 4 && memcmp(st->line + key, "args", 4) == 0)
             seen = &seen_args;
-        else {
+        else if (n == 9 && memcmp(st->line + key, "num_warps", 9) == 0)
+            seen = &seen_warps;
+        else if (n == 10 && memcmp(st->line + key, "num_stages", 10) == 0)
+            seen = &seen_stages;
+        else
+            seen = NULL;
+        if (seen && triton && (seen == &seen_block || seen == &seen_smem)) {
+            err(st, key,
+                "%s= in a Triton @launch: Triton decides the block (32 x num_warps threads) and "
+                "the shared memory; set num_warps= instead (keys are %s)",
+                quote(st, key, n, q, sizeof(q)), keys);
+            pos = skip_value(st, val);
+            continue;
+        }
+        if (seen && !triton && (seen == &seen_warps || seen == &seen_stages)) {
+            err(st, key,
+                "%s= is a Triton launch option; a CUDA @launch says block=(threads) (keys are %s)",
+                quote(st, key, n, q, sizeof(q)), keys);
+            pos = skip_value(st, val);
+            continue;
+        }
+        if (!seen) {
             err(st, key, "unknown key '%s' in @launch (expected %s)",
-                quote(st, key, n, q, sizeof(q)), launch_keys);
+                quote(st, key, n, q, sizeof(q)), keys);
             pos = skip_value(st, val);
             continue;
         }
@@ -858,7 +954,15 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             pos = parse_dims(st, val, "block", l.block);
         } else if (seen == &seen_smem) {
             l.smem_column = (int)key + 1;
-            pos = parse_smem(st, val, &l);
+            pos = parse_scalar_key(st, val, "smem", "bytes of dynamic shared memory", &l.smem);
+        } else if (seen == &seen_warps) {
+            l.num_warps_column = (int)key + 1;
+            pos = parse_scalar_key(st, val, "num_warps", "warps per program: 1, 2, 4, 8, 16 or 32",
+                                   &l.num_warps);
+        } else if (seen == &seen_stages) {
+            l.num_stages_column = (int)key + 1;
+            pos = parse_scalar_key(st, val, "num_stages", "the software pipelining depth",
+                                   &l.num_stages);
         } else {
             pos = parse_args(st, val, &l);
         }
@@ -872,7 +976,7 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
         if (!seen_grid)
             err(st, at,
                 "@launch needs grid=(...) (the number of blocks, e.g. grid=(cdiv(n, 256)))");
-        if (!seen_block)
+        if (!seen_block && !triton)
             err(st, at, "@launch needs block=(...) (threads per block, e.g. block=(256))");
         if (!seen_args)
             err(st, at, "@launch needs args=(...) (the kernel's arguments, e.g. args=(x, out, n))");
@@ -1305,9 +1409,15 @@ static void parse_line(struct pstate *st)
     size_t pos = skip_blanks(st, 0), at, n;
     char q[200];
 
-    if (pos + 1 >= st->len || st->line[pos] != '/' || st->line[pos + 1] != '/')
-        return;
-    at = skip_blanks(st, pos + 2);
+    if (st->lang == LANG_TRITON) {
+        if (pos >= st->len || st->line[pos] != '#')
+            return;
+        at = skip_blanks(st, pos + 1);
+    } else {
+        if (pos + 1 >= st->len || st->line[pos] != '/' || st->line[pos + 1] != '/')
+            return;
+        at = skip_blanks(st, pos + 2);
+    }
     if (at >= st->len || st->line[at] != '@')
         return;
     if (st->len > BW_MAX_DIRECTIVE_LINE) {
@@ -1341,6 +1451,10 @@ static void parse_line(struct pstate *st)
         parse_const(st, at, pos);
     else if (IS("tune"))
         parse_tune(st, at, pos);
+    else if (IS("flags") && st->lang == LANG_TRITON)
+        err(st, at,
+            "@flags is for CUDA (NVRTC options); a Triton kernel's options are num_warps= and "
+            "num_stages= on its @launch");
     else if (IS("flags"))
         parse_flags(st, at, pos);
     else
@@ -1378,8 +1492,14 @@ void directives_release(struct directives *d)
 int directives_parse(const char *source, size_t len, struct directives *out,
                      struct diag_list *diags)
 {
-    struct directives d = {0};
-    struct pstate st = {0};
+    return directives_parse_as(LANG_CUDA, source, len, out, diags);
+}
+
+int directives_parse_as(enum language lang, const char *source, size_t len, struct directives *out,
+                        struct diag_list *diags)
+{
+    struct directives d = {.lang = lang};
+    struct pstate st = {.lang = lang};
     size_t pos = 0, lines = 0;
     const char *nul;
     int rc = BW_OK;
@@ -1401,7 +1521,7 @@ int directives_parse(const char *source, size_t len, struct directives *out,
             if (*p == '\n')
                 line++, bol = p + 1;
         if (diag_list_addf(diags, line, (int)(nul - bol) + 1,
-                           "NUL byte in the source (a .cu file is text)"))
+                           "NUL byte in the source (a %s file is text)", language_extension(lang)))
             return BW_ERR_NOMEM;
         return BW_ERR_INVALID;
     }
@@ -1436,10 +1556,12 @@ int directives_parse(const char *source, size_t len, struct directives *out,
         parse_line(&st);
         pos = end + 1;
     }
-    if (!st.saw_launch && !st.nomem && !st.limit) {
+    if (!st.saw_launch && !st.nomem && !st.limit && lang == LANG_TRITON)
+        err_file(&st, "no @launch directive: the judge has nothing to run (add e.g. # @launch "
+                      "my_kernel grid=(cdiv(n, BLOCK)) args=(x, out, n, BLOCK=BLOCK))");
+    else if (!st.saw_launch && !st.nomem && !st.limit)
         err_file(&st, "no @launch directive: the judge has nothing to run (add e.g. // @launch "
                       "my_kernel grid=(cdiv(n, 256)) block=(256) args=(x, out, n))");
-    }
     if (st.nomem)
         rc = BW_ERR_NOMEM;
     else if (st.limit)

@@ -67,6 +67,7 @@
 
 #include "dtype.h"
 #include "expr.h"
+#include "language.h"
 
 /* A located message (an error in a learner's file). */
 struct diag {
@@ -92,10 +93,13 @@ enum launch_arg_kind {
 
 struct launch_arg {
     enum launch_arg_kind kind;
-    char *name;        /* owned; LAUNCH_ARG_NAME */
-    int64_t value;     /* LAUNCH_ARG_INTEGER */
-    struct expr *expr; /* owned; LAUNCH_ARG_EXPR (its text is expr_text()) */
-    int line, column;
+    char *keyword;      /* owned; Triton: NAME of a keyword argument NAME=value (a tl.constexpr
+                           parameter); NULL for a positional one (keywords come last) */
+    char *name;         /* owned; LAUNCH_ARG_NAME */
+    int64_t value;      /* LAUNCH_ARG_INTEGER */
+    struct expr *expr;  /* owned; LAUNCH_ARG_EXPR (its text is expr_text()) */
+    int line, column;   /* of the value (after "NAME=" for a keyword argument) */
+    int keyword_column; /* of NAME in a keyword argument; 0 for a positional one */
 };
 
 struct launch {
@@ -103,12 +107,15 @@ struct launch {
     struct expr *grid[3];    /* owned; missing dimensions are NULL (meaning 1) */
     struct expr *block[3];   /* owned; missing dimensions are NULL (meaning 1) */
     struct expr *smem;       /* owned; NULL means 0 bytes of dynamic shared memory */
+    struct expr *num_warps;  /* owned; Triton: NULL means 4 (a block of 32 * num_warps threads) */
+    struct expr *num_stages; /* owned; Triton: NULL means 3 (software pipelining depth) */
     struct launch_arg *args; /* owned */
     size_t n_args;
     int line; /* of the @launch directive */
     /* 1-based columns of the keys "grid=", "block=", "smem=" (0 if absent),
      * where the plan module reports evaluation errors */
     int grid_column, block_column, smem_column;
+    int num_warps_column, num_stages_column; /* Triton's keys, likewise */
 };
 
 struct scratch {
@@ -132,6 +139,7 @@ struct tune_param {
 };
 
 struct directives {
+    enum language lang; /* the comment syntax and the keys the file was parsed with */
     struct launch *launches;
     size_t n_launches;
     struct scratch *scratches;
@@ -156,6 +164,19 @@ struct directives {
  */
 int directives_parse(const char *source, size_t len, struct directives *out,
                      struct diag_list *diags);
+
+/*
+ * As directives_parse for a source in language `lang`. LANG_TRITON: the
+ * directives are "#" comments (a line whose first non-blank characters are
+ * '#', optional blanks, '@'); @launch takes grid=, num_warps=, num_stages=
+ * and args= (block= and smem= are refused: Triton decides them), its args
+ * are the positional ones, then NAME=value keywords for tl.constexpr
+ * parameters; @flags is refused; @const and @tune names are not macros, so
+ * only the expression language's function names are reserved.
+ * directives_parse() is directives_parse_as(LANG_CUDA, ...).
+ */
+int directives_parse_as(enum language lang, const char *source, size_t len, struct directives *out,
+                        struct diag_list *diags);
 void directives_release(struct directives *d);
 
 /* The @flags allowlist: true if `option` (one token) may be passed to NVRTC. */

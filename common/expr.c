@@ -25,18 +25,19 @@
 #include "banned.h"
 
 enum node_kind {
-    NODE_INT,  /* integer literal: ival */
-    NODE_REAL, /* real literal: rval */
-    NODE_NAME, /* name: name */
-    NODE_NEG,  /* -a */
-    NODE_ADD,  /* a + b */
-    NODE_SUB,  /* a - b */
-    NODE_MUL,  /* a * b */
-    NODE_DIV,  /* a / b */
-    NODE_MOD,  /* a % b */
-    NODE_CDIV, /* cdiv(a, b): args chained from a */
-    NODE_MIN,  /* min(a, ...) */
-    NODE_MAX,  /* max(a, ...) */
+    NODE_INT,       /* integer literal: ival */
+    NODE_REAL,      /* real literal: rval */
+    NODE_NAME,      /* name: name */
+    NODE_NEG,       /* -a */
+    NODE_ADD,       /* a + b */
+    NODE_SUB,       /* a - b */
+    NODE_MUL,       /* a * b */
+    NODE_DIV,       /* a / b */
+    NODE_MOD,       /* a % b */
+    NODE_CDIV,      /* cdiv(a, b): args chained from a */
+    NODE_MIN,       /* min(a, ...) */
+    NODE_MAX,       /* max(a, ...) */
+    NODE_NEXT_POW2, /* next_pow2(a): the least power of two >= a (1 for a <= 1) */
 };
 
 struct node {
@@ -327,7 +328,7 @@ static int parse_real_literal(struct parser *p)
     return idx;
 }
 
-static const char *const function_list = "cdiv, min or max";
+static const char *const function_list = "cdiv, min, max or next_pow2";
 
 /* NAME '(' expr (',' expr)* ')' with the current token at '('. */
 static int parse_call(struct parser *p, int name_pos, int name_len)
@@ -343,6 +344,8 @@ static int parse_call(struct parser *p, int name_pos, int name_len)
         kind = NODE_MIN;
     else if (name_len == 3 && memcmp(name, "max", 3) == 0)
         kind = NODE_MAX;
+    else if (name_len == 9 && memcmp(name, "next_pow2", 9) == 0)
+        kind = NODE_NEXT_POW2;
     else {
         fail_at(p, name_pos, "unknown function '%.*s' (expected %s)", name_len > 40 ? 40 : name_len,
                 name, function_list);
@@ -379,7 +382,13 @@ static int parse_call(struct parser *p, int name_pos, int name_len)
                 p->e->nodes[idx].n_args);
         return -1;
     }
-    if (kind != NODE_CDIV && p->e->nodes[idx].n_args < 2) {
+    if (kind == NODE_NEXT_POW2 && p->e->nodes[idx].n_args != 1) {
+        fail_at(p, name_pos,
+                "next_pow2 takes 1 argument (next_pow2(n) = the least power of two >= n), got %d",
+                p->e->nodes[idx].n_args);
+        return -1;
+    }
+    if (kind != NODE_CDIV && kind != NODE_NEXT_POW2 && p->e->nodes[idx].n_args < 2) {
         fail_at(p, name_pos, "%.*s takes at least 2 arguments, got 1", name_len, name);
         return -1;
     }
@@ -739,6 +748,19 @@ static int int_binop(const struct expr *e, int n, int64_t a, int64_t b, int64_t 
     return BW_OK;
 }
 
+/* The least power of two >= a (1 when a <= 1), as triton.next_power_of_2. */
+static int next_pow2(const struct expr *e, int n, int64_t a, int64_t *out, char **cause)
+{
+    int64_t p = 1;
+
+    if (a > ((int64_t)1 << 62))
+        return eval_fail(e, n, cause, "integer overflow (next_pow2(%lld))", (long long)a);
+    while (p < a)
+        p *= 2;
+    *out = p;
+    return BW_OK;
+}
+
 static int eval_int(const struct expr *e, int n, const struct expr_scope *scope, int64_t *out,
                     char **cause)
 {
@@ -780,6 +802,11 @@ static int eval_int(const struct expr *e, int n, const struct expr_scope *scope,
             rc = eval_int(e, e->nodes[nd->a].next, scope, &b, cause);
         if (!rc)
             rc = int_binop(e, n, a, b, out, cause);
+        return rc;
+    case NODE_NEXT_POW2:
+        rc = eval_int(e, nd->a, scope, &a, cause);
+        if (!rc)
+            rc = next_pow2(e, n, a, out, cause);
         return rc;
     default:
         rc = eval_int(e, nd->a, scope, &a, cause);
@@ -873,6 +900,17 @@ static int eval_real(const struct expr *e, int n, const struct expr_scope *scope
         if (!rc)
             rc = real_integral_op(e, n, a, b, out, cause);
         return rc;
+    case NODE_NEXT_POW2: {
+        int64_t p = 0;
+        rc = eval_real(e, nd->a, scope, &a, cause);
+        if (!rc && !integral(a, &iv))
+            return eval_fail(e, n, cause, "next_pow2 needs an integer operand, got %g", a);
+        if (!rc)
+            rc = next_pow2(e, n, iv, &p, cause);
+        if (!rc)
+            *out = (double)p;
+        return rc;
+    }
     default:
         break;
     }

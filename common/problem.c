@@ -2074,14 +2074,15 @@ static int load_goals(struct loader *ld, json_t *v)
 
 /* ---- files and controls ------------------------------------------------------------------ */
 
-/* A control key: a plain relative path to a .cu file, components of
+/* A control key: a plain relative path to a .cu or .py file, components of
  * [A-Za-z0-9._-] that do not start with '.', at most CONTROL_DEPTH deep. */
 static bool is_control_path(const char *s)
 {
     const char *comp = s;
     int depth = 0;
+    enum language lang;
 
-    if (strlen(s) > 255 || !has_suffix(s, ".cu"))
+    if (strlen(s) > 255 || !language_of_file(s, &lang))
         return false;
     for (;;) {
         const char *end = strchr(comp, '/');
@@ -2158,6 +2159,48 @@ static const struct control *find_control(const struct problem *p, const char *f
     return NULL;
 }
 
+/* Triton is a language of the problem when starter.py is there: then
+ * solution.py must be too, Accepted, and both need control entries (as the
+ * CUDA pair); a Triton control without starter.py is an error. */
+static int load_triton_files(struct loader *ld)
+{
+    struct problem *p = ld->p;
+    const struct control *c;
+    char *path = path_join(p->dir, "starter.py");
+    struct stat st;
+    bool starter;
+    int rc;
+
+    if (!path)
+        return fail_nomem(ld);
+    starter = stat(path, &st) == 0;
+    free(path);
+    p->languages[LANG_CUDA] = true;
+    if (!starter) {
+        for (size_t i = 0; i < p->n_controls; i++)
+            if (p->controls[i].lang == LANG_TRITON)
+                return fail(ld, "controls",
+                            "%s is a Triton control, but the problem has no starter.py (Triton "
+                            "needs starter.py and solution.py)",
+                            quote(p->controls[i].file).s);
+        return 0;
+    }
+    if ((rc = check_file(ld, "starter.py", BW_MAX_SOURCE_BYTES, "BW_MAX_SOURCE_BYTES", NULL,
+                         "missing")) ||
+        (rc = check_file(ld, "solution.py", BW_MAX_SOURCE_BYTES, "BW_MAX_SOURCE_BYTES", NULL,
+                         "missing (a problem with starter.py needs a Triton solution.py)")))
+        return rc;
+    if (!(c = find_control(p, "solution.py")))
+        return fail(ld, "controls", "no entry for \"solution.py\" (expected \"Accepted\")");
+    if (c->expect != VERDICT_ACCEPTED)
+        return fail(ld, "controls[\"solution.py\"]", "expects %s (the solution must be Accepted)",
+                    verdict_name(c->expect));
+    if (!find_control(p, "starter.py"))
+        return fail(ld, "controls", "no entry for \"starter.py\"");
+    p->languages[LANG_TRITON] = true;
+    return 0;
+}
+
 static int load_controls(struct loader *ld, json_t *v)
 {
     struct problem *p = ld->p;
@@ -2183,8 +2226,10 @@ static int load_controls(struct loader *ld, json_t *v)
 
         if (!is_control_path(file))
             return fail(ld, path.s,
-                        "not a relative path to a .cu file in the problem directory (letters, "
-                        "digits, '.', '_', '-' and '/', no component starting with '.')");
+                        "not a relative path to a .cu (CUDA) or .py (Triton) file in the problem "
+                        "directory (letters, digits, '.', '_', '-' and '/', no component starting "
+                        "with '.')");
+        language_of_file(file, &ctl->lang);
         if (strcmp(file, "reference.cu") == 0)
             return fail(ld, path.s, "reference.cu is the reference, not a control");
         if ((rc = as_string(ld, path.s, cv, &verdict)))
@@ -2212,7 +2257,7 @@ static int load_controls(struct loader *ld, json_t *v)
                     verdict_name(c->expect));
     if (!find_control(p, "starter.cu"))
         return fail(ld, "controls", "no entry for \"starter.cu\"");
-    return 0;
+    return load_triton_files(ld);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -2240,11 +2285,12 @@ static int check_wrong_dir(struct loader *ld)
         goto free_path;
     }
     while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".cu"))
+        enum language lang;
+        if (de->d_name[0] == '.' || !language_of_file(de->d_name, &lang))
             continue;
         if (n == BW_MAX_WRONG_CONTROLS) {
             rc = bw_fail(ld->cause, BW_ERR_LIMIT,
-                         "%s: more than %d .cu files (BW_MAX_WRONG_CONTROLS)", dirpath,
+                         "%s: more than %d .cu and .py files (BW_MAX_WRONG_CONTROLS)", dirpath,
                          BW_MAX_WRONG_CONTROLS);
             goto free_names;
         }
@@ -2258,9 +2304,9 @@ static int check_wrong_dir(struct loader *ld)
     for (size_t i = 0; i < n && !rc; i++) {
         struct fpath rel = at("wrong/", "%s", names[i]);
         if (!find_control(ld->p, rel.s))
-            rc =
-                fail(ld, "controls", "no entry for %s (every wrong/*.cu needs an expected verdict)",
-                     quote(rel.s).s);
+            rc = fail(ld, "controls",
+                      "no entry for %s (every wrong/*.cu and wrong/*.py needs an expected verdict)",
+                      quote(rel.s).s);
     }
 free_names:
     for (size_t i = 0; i < n; i++)

@@ -107,6 +107,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "language.h"
 #include "expr.h"
 #include "gen.h"
 #include "limits.h"
@@ -161,6 +162,7 @@ struct problem_case {
 struct control {
     char *file; /* owned, relative to the problem directory, e.g. "wrong/noop.cu" */
     enum verdict expect;
+    enum language lang; /* by the file's extension: .cu CUDA, .py Triton */
 };
 
 enum goal_kind {
@@ -233,6 +235,8 @@ struct problem {
     size_t n_controls;
     struct goal_spec *goals; /* owned; in problem.json's order */
     size_t n_goals;
+    bool languages[LANG_COUNT]; /* the languages it can be solved in: CUDA always; Triton
+                                   when starter.py and solution.py are there */
 };
 
 /*

@@ -810,3 +810,95 @@ TEST(directive_golden_files)
         SKIP("golden files rewritten");
     CHECK_INT_EQ(checked, n);
 }
+
+/* ---- Triton: # directives, its launch keys, keyword arguments ---------------------- */
+
+static int parse_triton(const char *src, struct directives *d, struct diag_list *l)
+{
+    return directives_parse_as(LANG_TRITON, src, strlen(src), d, l);
+}
+
+/* Parses a Triton src expecting exactly one diagnostic at line:col containing msg. */
+static void triton_error(const char *src, int line, int col, const char *msg)
+{
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_MSG(parse_triton(src, &d, &l) != BW_OK, "parsed: %s", src);
+    CHECK_MSG(l.n == 1, "%zu diagnostics for %s (first: %s)", l.n, src,
+              l.n ? l.items[0].msg : "none");
+    if (l.n >= 1) {
+        CHECK_MSG(l.items[0].line == line && l.items[0].column == col,
+                  "at %d:%d, expected %d:%d (%s)", l.items[0].line, l.items[0].column, line, col,
+                  l.items[0].msg);
+        CHECK_CONTAINS(l.items[0].msg, msg);
+    }
+    diag_list_release(&l);
+}
+
+TEST(triton_directives_parse)
+{
+    const char *src = "# @tune BLOCK=(512, 1024)\n"
+                      "#@const NW=8\n"
+                      "import triton  # @launch in a comment after code is not a directive\n"
+                      "  # @launch add grid=(cdiv(N, BLOCK)) num_warps=NW num_stages=(2 + 1) "
+                      "args=(A, B, C, N - 1, BLOCK=BLOCK, EVEN=next_pow2(N))\n"
+                      "# @scratch part int32[cdiv(N, BLOCK)]\n"
+                      "// @launch not_a_directive_in_python grid=(1) block=(1) args=()\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse_triton(src, &d, &l), BW_OK);
+    CHECK_INT_EQ(l.n, 0);
+    CHECK(d.lang == LANG_TRITON);
+    CHECK_INT_EQ(d.n_launches, 1);
+    CHECK_INT_EQ(d.n_tunes, 1);
+    CHECK_INT_EQ(d.n_consts, 1);
+    CHECK_INT_EQ(d.n_scratches, 1);
+    if (d.n_launches == 1) {
+        const struct launch *ln = &d.launches[0];
+        CHECK_STR_EQ(ln->kernel, "add");
+        CHECK(ln->num_warps && ln->num_stages && !ln->block[0] && !ln->smem);
+        CHECK_INT_EQ(ln->n_args, 6);
+        CHECK(ln->args[0].keyword == NULL && ln->args[3].kind == LAUNCH_ARG_EXPR);
+        CHECK_STR_EQ(ln->args[4].keyword, "BLOCK");
+        CHECK(ln->args[4].kind == LAUNCH_ARG_NAME);
+        CHECK_STR_EQ(ln->args[5].keyword, "EVEN");
+        CHECK(ln->args[5].kind == LAUNCH_ARG_EXPR);
+        CHECK_INT_EQ(ln->args[5].column, 111); /* the value's column, after "EVEN=" */
+        CHECK_INT_EQ(ln->args[5].keyword_column, 106);
+    }
+    directives_release(&d);
+    /* @const names are not macros in Python: a C++ keyword is a fine name there */
+    CHECK_INT_EQ(parse_triton("# @const int=4\n# @launch k grid=(1) args=(A, X=int)\n", &d, &l),
+                 BW_OK);
+    directives_release(&d);
+}
+
+TEST(triton_directive_errors)
+{
+    triton_error("# @launch k grid=(1) block=(256) args=(A)\n", 1, 22,
+                 "block= in a Triton @launch: Triton decides the block");
+    triton_error("# @launch k grid=(1) smem=1024 args=(A)\n", 1, 22, "smem= in a Triton @launch");
+    triton_error("# @flags --use_fast_math\n# @launch k grid=(1) args=(A)\n", 1, 3,
+                 "@flags is for CUDA");
+    triton_error("# @launch k grid=(1) args=(A, BLOCK=64, N)\n", 1, 41,
+                 "positional argument after the keyword argument 'BLOCK='");
+    triton_error("# @launch k grid=(1) args=(A, B=1, B=2)\n", 1, 36,
+                 "duplicate keyword argument 'B='");
+    triton_error("# @launch k grid=(1) args=(A, B=)\n", 1, 33, "expected a value after 'B='");
+    triton_error("# @launch k grid=(1) num_warps= args=(A)\n", 1, 33,
+                 "expected an expression after num_warps=");
+    triton_error("# @tune next_pow2=(1, 2)\n# @launch k grid=(1) args=(A)\n", 1, 9,
+                 "is a function of the expression language");
+    triton_error("import triton\n", 0, 0,
+                 "no @launch directive: the judge has nothing to run "
+                 "(add e.g. # @launch");
+    /* the same keys in a CUDA file */
+    CHECK_INT_EQ(one_error("// @launch k grid=(1) block=(1) num_warps=4 args=(A)\n", 1, 33,
+                           "num_warps= is a Triton launch option"),
+                 BW_ERR_INVALID);
+    CHECK_INT_EQ(one_error("// @launch k grid=(1) block=(1) args=(A, BLOCK=64)\n", 1, 42,
+                           "keyword argument 'BLOCK=' in a CUDA @launch"),
+                 BW_ERR_INVALID);
+}

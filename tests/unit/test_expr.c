@@ -120,6 +120,16 @@ TEST(expr_names_and_calls)
     CHECK_INT_EQ(ival("M*K + n"), 1021);
     CHECK_INT_EQ(ival("big"), INT64_MAX);
     CHECK_INT_EQ(ival("cdiv ( n , 3 )"), 334);
+    CHECK_INT_EQ(ival("next_pow2(1000)"), 1024);
+    CHECK_INT_EQ(ival("next_pow2(1024)"), 1024);
+    CHECK_INT_EQ(ival("next_pow2(1025)"), 2048);
+    CHECK_INT_EQ(ival("next_pow2(1)"), 1);
+    CHECK_INT_EQ(ival("next_pow2(0)"), 1);
+    CHECK_INT_EQ(ival("next_pow2(neg)"), 1);
+    CHECK_INT_EQ(ival("cdiv(n, next_pow2(K))"), 250);
+    CHECK(rval("next_pow2(n) * 1.5") == 1536.0);
+    int_err("next_pow2(big)", "integer overflow (next_pow2(");
+    parse_err("next_pow2(1, 2)", 1, "next_pow2 takes 1 argument");
 }
 
 TEST(expr_c_division_semantics)
@@ -240,7 +250,7 @@ TEST(expr_syntax_errors)
     parse_err("a ^ 2", 3, "got '^'");
     parse_err("* 2", 1, "expected a number, a name or '(', got '*'");
     parse_err("()", 2, "got ')'");
-    parse_err("foo(1)", 1, "unknown function 'foo' (expected cdiv, min or max)");
+    parse_err("foo(1)", 1, "unknown function 'foo' (expected cdiv, min, max or next_pow2)");
     parse_err("cdiv(1)", 1, "cdiv takes 2 arguments");
     parse_err("cdiv(1, 2, 3)", 1, "got 3");
     parse_err("min(1)", 1, "min takes at least 2 arguments");

@@ -702,3 +702,16 @@ TEST(goals_fields)
     }
     problem_free(p);
 }
+
+TEST(problem_languages_from_its_files)
+{
+    struct problem *p = load_ok("ok-triton"), *q = load_ok("ok-goals");
+
+    CHECK(p && p->languages[LANG_CUDA] && p->languages[LANG_TRITON]);
+    for (size_t i = 0; p && i < p->n_controls; i++)
+        CHECK_INT_EQ(p->controls[i].lang,
+                     strstr(p->controls[i].file, ".py") ? LANG_TRITON : LANG_CUDA);
+    CHECK(q && q->languages[LANG_CUDA] && !q->languages[LANG_TRITON]);
+    problem_free(p);
+    problem_free(q);
+}

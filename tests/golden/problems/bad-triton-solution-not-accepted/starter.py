@@ -1,0 +1,2 @@
+# @launch k grid=(1) args=(out)
+import triton
