@@ -13,6 +13,12 @@
  * argument (literal, @const/@tune name, expression) fits its parameter in
  * every case.
  *
+ * A Triton source's launches (d->lang) have no block= or smem=: the block is
+ * 32 x num_warps threads, num_warps and num_stages are evaluated from @const
+ * and @tune names only (they change the compiled code), and the keyword
+ * arguments become constexpr values, evaluated per case like any integer
+ * argument (each distinct value is a build of its own: program.h).
+ *
  * The two sides differ only in output buffers: a submission's outputs have
  * the tensor's dtype; the reference's float outputs are fp64, its integer
  * outputs int64, and an output with an accumulation tolerance has a second
@@ -64,13 +70,22 @@ struct plan_arg {
     const char *name; /* borrowed: the name written in @launch, or NULL for a literal */
 };
 
+/* A Triton kernel's tl.constexpr argument, NAME=value in @launch args. */
+struct plan_constexpr {
+    const char *name; /* borrowed from the directives */
+    int64_t value;
+};
+
 struct plan_launch {
-    const char *kernel; /* borrowed from the directives */
-    uint32_t grid[3], block[3];
-    uint32_t smem;
-    struct plan_arg args[BW_MAX_LAUNCH_ARGS];
+    const char *kernel;                       /* borrowed from the directives */
+    uint32_t grid[3], block[3];               /* Triton: block is (32 * num_warps, 1, 1) */
+    uint32_t smem;                            /* Triton: 0 here; the build says how much it needs */
+    struct plan_arg args[BW_MAX_LAUNCH_ARGS]; /* the positional ones */
     size_t n_args;
     int line;
+    int num_warps, num_stages;                            /* Triton only (0 for CUDA) */
+    struct plan_constexpr constexprs[BW_MAX_LAUNCH_ARGS]; /* Triton only, in @launch order */
+    size_t n_constexprs;
 };
 
 struct plan {
