@@ -744,3 +744,115 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
     }
     return BW_OK;
 }
+
+/* ---- Triton types and the JSON form -------------------------------------------------- */
+
+bool plan_arg_is_integer(const struct plan_arg *a)
+{
+    return a->kind != PLAN_ARG_BUF && a->kind != PLAN_ARG_F32 && a->kind != PLAN_ARG_F64;
+}
+
+void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap)
+{
+    if (a->kind == PLAN_ARG_BUF && a->buf >= 0 && (size_t)a->buf < pl->n_buffers)
+        snprintf(out, cap, "*%s", dtype_triton_name(pl->buffers[a->buf].dtype));
+    else if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
+        snprintf(out, cap, "fp32");
+    else if (a->kind == PLAN_ARG_U64 && (uint64_t)a->i > (uint64_t)INT64_MAX)
+        snprintf(out, cap, "u64");
+    else
+        snprintf(out, cap, "%s", a->i >= INT32_MIN && a->i <= INT32_MAX ? "i32" : "i64");
+}
+
+static const char *role_name(enum plan_role r)
+{
+    switch (r) {
+    case PLAN_IN:
+        return "in";
+    case PLAN_INOUT:
+        return "inout";
+    case PLAN_OUT:
+        return "out";
+    case PLAN_SCRATCH:
+        break;
+    }
+    return "scratch";
+}
+
+static const char *c_kind_name(enum plan_arg_kind k)
+{
+    switch (k) {
+    case PLAN_ARG_I64:
+        return "i64";
+    case PLAN_ARG_I32:
+        return "i32";
+    case PLAN_ARG_U64:
+        return "u64";
+    case PLAN_ARG_U32:
+        return "u32";
+    case PLAN_ARG_F32:
+        return "f32";
+    case PLAN_ARG_F64:
+        return "f64";
+    case PLAN_ARG_INT:
+        return "int";
+    case PLAN_ARG_BUF:
+        break;
+    }
+    return "buf";
+}
+
+static json_t *arg_json(const struct plan *pl, const struct plan_arg *a, enum language lang)
+{
+    char type[16];
+
+    if (a->kind == PLAN_ARG_BUF)
+        return json_pack("{s:s}", "buffer",
+                         a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? pl->buffers[a->buf].name
+                                                                       : "?");
+    if (lang == LANG_TRITON)
+        plan_arg_triton_type(pl, a, type, sizeof(type));
+    else
+        snprintf(type, sizeof(type), "%s", c_kind_name(a->kind));
+    if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
+        return json_pack("{s:f, s:s}", "float", a->f, "type", type);
+    return json_pack("{s:I, s:s}", "int", (json_int_t)a->i, "type", type);
+}
+
+json_t *plan_json(const struct plan *pl, enum language lang)
+{
+    json_t *buffers = json_array(), *launches = json_array();
+
+    for (size_t b = 0; b < pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &pl->buffers[b];
+        json_array_append_new(buffers,
+                              json_pack("{s:s, s:s, s:I, s:s}", "name", pb->name, "dtype",
+                                        dtype_name(pb->dtype), "count", (json_int_t)pb->count,
+                                        "role", role_name(pb->role)));
+    }
+    for (size_t l = 0; l < pl->n_launches; l++) {
+        const struct plan_launch *L = &pl->launches[l];
+        json_t *args = json_array(), *o;
+
+        for (size_t a = 0; a < L->n_args; a++)
+            json_array_append_new(args, arg_json(pl, &L->args[a], lang));
+        o = json_pack("{s:s, s:[i, i, i], s:o}", "kernel", L->kernel, "grid", (int)L->grid[0],
+                      (int)L->grid[1], (int)L->grid[2], "args", args);
+        if (lang == LANG_TRITON) {
+            json_t *cx = json_object();
+            for (size_t k = 0; k < L->n_constexprs; k++)
+                json_object_set_new(cx, L->constexprs[k].name,
+                                    json_integer((json_int_t)L->constexprs[k].value));
+            json_object_set_new(o, "num_warps", json_integer(L->num_warps));
+            json_object_set_new(o, "num_stages", json_integer(L->num_stages));
+            json_object_set_new(o, "constexprs", cx);
+        } else {
+            json_object_set_new(
+                o, "block",
+                json_pack("[i, i, i]", (int)L->block[0], (int)L->block[1], (int)L->block[2]));
+            json_object_set_new(o, "smem", json_integer(L->smem));
+        }
+        json_array_append_new(launches, o);
+    }
+    return json_pack("{s:o, s:o}", "buffers", buffers, "launches", launches);
+}

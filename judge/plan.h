@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "common/directive.h"
 #include "common/gen.h"
 #include "common/limits.h"
@@ -133,5 +135,25 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
 
 /* Bytes of buffer b (count * dtype size). */
 uint64_t plan_buffer_bytes(const struct plan_buffer *b);
+
+/*
+ * The Triton type that `kernel[grid](...)` gives positional argument `a` of
+ * plan `pl` at home: "*fp32" (a pointer to the buffer's dtype) for a buffer,
+ * "fp32" for a scalar (a Python float: fp64 scalars too), and for an integer
+ * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
+ * as Triton types a Python int. Writes into out (cap >= 16).
+ */
+void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
+
+/* An integer argument Triton specialises on: divisible by 16, equal to 1. */
+bool plan_arg_is_integer(const struct plan_arg *a);
+
+/* The plan as a *new* JSON object (what `judged plan` prints, and the CPU
+ * Triton interpreter reads): {"buffers": [{"name", "dtype", "count", "role"}],
+ * "launches": [{"kernel", "grid": [x, y, z], "args": [...]} plus "block" and
+ * "smem" for CUDA, or "num_warps", "num_stages" and "constexprs": {NAME: V}
+ * for Triton]}; an argument is {"buffer": NAME}, {"int": V, "type": T} or
+ * {"float": V, "type": T} (T a Triton type for Triton, the C kind for CUDA). */
+json_t *plan_json(const struct plan *pl, enum language lang);
 
 #endif
