@@ -58,8 +58,8 @@ start_server() {
     return 1
 }
 start_judged() {
-    "$judged_bin" --server "$BASE" --token-file "$T/w.token" --gpu 0 --cache "$T/cache" \
-        >>"$T/judged.log" 2>&1 &
+    env ${SLOW_COMPILE:+BLOCKWISE_COMPILE=$SLOW_COMPILE} "$judged_bin" --server "$BASE" \
+        --token-file "$T/w.token" --gpu 0 --cache "$T/cache" >>"$T/judged.log" 2>&1 &
     JUDGED=$!
 }
 cleanup() {
@@ -158,8 +158,16 @@ if [ "$GPU" = no ]; then
     check "a job waiting for a GPU is cancelled by its owner" \
         '[ "$(cat "$T/cancel.status")" = 200 ] && [ "$GOT" = "cancelled waiting_for_gpu" ]'
 fi
-# A source judged before comes from judged's build cache in milliseconds: each
-# try below is a new source (a comment), so its compile holds the job a while.
+# The checks below catch judged holding a job. A source judged before comes
+# from judged's build cache in milliseconds, and a loaded machine may end a
+# compile between two looks: so each try is a new source (a comment), and
+# judged compiles through a stand-in that waits 3 s first, until the restart.
+printf '#!/bin/sh\nsleep 3\nexec %s "$@"\n' "$(realpath "$build/bin/blockwise-compile")" >"$T/slow-compile"
+chmod +x "$T/slow-compile"
+kill "$JUDGED" 2>/dev/null
+wait "$JUDGED" 2>/dev/null
+SLOW_COMPILE=$T/slow-compile
+start_judged
 fresh_ce() { # TAG -> a file
     { cat "$T/ce.cu"; echo "// $1 $RANDOM"; } >"$T/ce-$1.cu"
     echo "$T/ce-$1.cu"
@@ -212,7 +220,12 @@ if [ -n "$killed" ]; then
 fi
 
 # --- server restart with jobs queued -------------------------------------------
-[ -n "$JUDGED" ] || start_judged
+SLOW_COMPILE=
+if [ -n "$JUDGED" ]; then
+    kill "$JUDGED" 2>/dev/null
+    wait "$JUDGED" 2>/dev/null
+fi
+start_judged
 sleep 1
 kill -TERM "$JUDGED"
 wait "$JUDGED"
