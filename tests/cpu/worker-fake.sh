@@ -24,10 +24,12 @@ problems=tests/fixtures/fake-gpu pid=fake-add
 problem=$problems/$pid
 OK=$problem/solution.cu FAULT=$problem/wrong/fault.cu HANG=$problem/wrong/hang.cu
 OVERRUN=$problem/wrong/tail_overrun.cu TUNED=$problem/tuned.cu SHAPES=2 GOALS=3
+# LASTING: a Submit that takes seconds to judge (on the fake: 200 ms a launch)
+LASTING=$problem/slow.cu
 if [ "$gpu" = --gpu ]; then
     problems=problems pid=vector-add problem=problems/vector-add
     OK=$problem/solution.cu FAULT=tests/hostile/run/illegal-address.cu
-    HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK
+    HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK LASTING=$OK
     SHAPES=$(jq '.benchmarks | length' "$problem/problem.json")
     GOALS=$(jq '.goals // [] | length' "$problem/problem.json")
 fi
@@ -160,7 +162,7 @@ check "the worker judged every job once" '[ "$GOT" -eq 13 ]'
 
 # A Submit cancelled while it is judged: the worker stops judging it at once
 # (its slot is free for the next job long before the timing would have ended).
-SLOW=$(submit ann "$TUNED" submit)
+SLOW=$(submit ann "$LASTING" submit)
 end=$((SECONDS + 60))
 while [ $SECONDS -lt $end ] && [ "$(get ann "$SLOW" .state)" != judging ]; do sleep 0.1; done
 sleep 1 # into its tests or timing

@@ -460,6 +460,7 @@ enum fake_kind {
     K_NOOP2,      /* (void *p, void *q) */
     K_SMEM,       /* (float *out, long long n): uses dynamic shared memory */
     K_ADD_REF,    /* (const float *x, const float *y, double *out, long long n): fp64 sum */
+    K_SLOW_ADD,   /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
 };
 
 static const struct {
@@ -494,6 +495,7 @@ static const struct {
     {"noop2", K_NOOP2, 2, {8, 8}, false},
     {"smem_user", K_SMEM, 2, {8, 8}, false},
     {"fake_add_ref", K_ADD_REF, 4, {8, 8, 8, 8}, false},
+    {"vector_add_slow", K_SLOW_ADD, 4, {8, 8, 8, 8}, false},
 };
 
 struct fake_module {
@@ -803,6 +805,9 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         for (long long i = 0; i < n; i++)
             P(double *, 2)[i] = (double)P(const float *, 0)[i] + (double)P(const float *, 1)[i];
         break;
+    case K_SLOW_ADD:
+        usleep(200 * 1000);
+        /* fall through */
     case K_VECTOR_ADD:
         n = P(long long, 3);
         for (long long i = 0; i < n; i++)
