@@ -484,9 +484,10 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
             *bad = "a cubin is not an ELF image of at most BW_MAX_CUBIN_BYTES";
             return BW_OK;
         }
-        if (!(b->cubin = malloc(f->len)))
+        if (!(b->cubin = malloc(f->len + 1)))
             return BW_ERR_NOMEM;
         memcpy(b->cubin, f->value, f->len);
+        ((char *)b->cubin)[f->len] = '\0';
         b->cubin_len = f->len;
         p->has_cubin = true;
     } else if (strcmp(f->key, "ptx") == 0) {

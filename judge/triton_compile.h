@@ -117,7 +117,7 @@ struct triton_request {
 /* One build, per request kernel, in order. */
 struct triton_build {
     bool ok;
-    void *cubin; /* owned; an ELF image of cubin_len bytes */
+    void *cubin; /* owned; an ELF image of cubin_len bytes (and a NUL byte after them) */
     size_t cubin_len;
     char *ptx;     /* owned */
     char *name;    /* owned; the entry symbol in the cubin */
