@@ -46,6 +46,16 @@
  * libraries `ld.so --list` names for the mapped objects and for Triton's
  * bundled tools (ptxas), and /etc/ld.so.cache. Those paths are bound
  * read-only (and executable) at the same place in the root.
+ *
+ * The shape, against the first sketch of this API: the start takes its own
+ * struct triton_options (which Python, which binary, the limits) because a
+ * pre-started child exists before any request; triton_request keeps those
+ * fields for triton_compile_run(). triton_compiler_wait_ready() lets a pool
+ * tell a ready spare from a broken one before a learner waits on it. A build
+ * carries param_types as well as params: a kernel's annotation (n: tl.int64)
+ * changes the type the cubin takes, as in Triton's own launcher, and the
+ * runner must pack what the cubin takes. driver_ms separates Triton's time
+ * from the child's start.
  */
 #ifndef BW_TRITON_COMPILE_H
 #define BW_TRITON_COMPILE_H

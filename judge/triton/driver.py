@@ -239,8 +239,8 @@ class Learner:
         except (ValueError, UnicodeError) as e:
             diags.add(0, 0, "error", one_line(e))
             return False
-        stem = os.path.splitext(self.filename)[0]
-        name = stem if stem.isidentifier() else "submission"
+        # Always this name: a file called triton.py or os.py must not replace a real module.
+        name = "submission"
         mod = types.ModuleType(name)
         mod.__file__ = self.filename
         sys.modules[name] = mod

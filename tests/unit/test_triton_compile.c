@@ -702,6 +702,29 @@ TEST(vector_add_builds_without_the_sandbox)
     check_vector_add(true);
 }
 
+/* The file's name is the learner's: one called triton.py must not shadow Triton itself. */
+TEST(a_file_named_like_a_module)
+{
+    struct triton_kernel_request k = kernel("add_kernel", add_args, 4, block_1024, 1, 7);
+    struct triton_request rq = {.source = vector_add,
+                                .len = strlen(vector_add),
+                                .filename = "triton.py",
+                                .kernels = &k,
+                                .n_kernels = 1,
+                                .python = python(),
+                                .compiler = compiler()};
+    struct triton_result r;
+    char *cause = NULL;
+
+    NEED_TRITON();
+    CHECK_MSG(triton_compile_run(&rq, &r, &cause) == BW_OK, "%s", cause);
+    CHECK(r.ok);
+    if (!r.ok)
+        dump(&r);
+    triton_result_release(&r);
+    free(cause);
+}
+
 static const char specialise_src[] =
     "import triton\n"
     "import triton.language as tl\n"
