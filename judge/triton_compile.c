@@ -674,10 +674,15 @@ static int find_python(const char *python, char **out, char **cause)
     if (!name || !*name)
         name = "python3";
     if (strchr(name, '/')) {
+        char cwd[PATH_MAX];
         if (access(name, X_OK) != 0)
             return bw_fail(cause, BW_ERR_NOTFOUND, "no Python at %s: %s", name, strerror(errno));
-        *out = strdup(name);
-        return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        /* Absolute, but not resolved: a venv's bin/python3 is a link that must stay one. */
+        if (name[0] == '/')
+            *out = strdup(name);
+        else if (!getcwd(cwd, sizeof(cwd)) || asprintf(out, "%s/%s", cwd, name) < 0)
+            *out = NULL;
+        return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "cannot make %s absolute", name);
     }
     for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
         size_t n = strcspn(p, ":");

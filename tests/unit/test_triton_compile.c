@@ -602,6 +602,19 @@ TEST(probe_reports_the_version)
     else
         CHECK(version && version[0] == '3');
     free(version);
+    version = NULL;
+    /* A relative path is made absolute, not resolved (a venv's python is a link). */
+    {
+        char cwd[PATH_MAX];
+        size_t n;
+        if (!real() && getcwd(cwd, sizeof(cwd)) && (n = strlen(cwd)) &&
+            strncmp(python(), cwd, n) == 0 && python()[n] == '/') {
+            CHECK_MSG(triton_probe(python() + n + 1, &version, &cause) == BW_OK, "%s: %s",
+                      python() + n + 1, cause);
+            CHECK_STR_EQ(version, "3.6.0+fake");
+            free(version);
+        }
+    }
     free(cause);
 }
 
