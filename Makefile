@@ -57,7 +57,7 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/schema_blob.o
 TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner \
-        $(BUILD)/bin/blockwise-server
+        $(BUILD)/bin/blockwise-server $(BUILD)/bin/blockwise-triton-compile
 
 .SECONDARY:
 .PHONY: all run test unit-tests gpu-test gpu-validate bench format format-check clean web
@@ -142,6 +142,17 @@ $(BUILD)/bin/judged: $(BUILD)/obj/judge/judged_main.o $(BUILD)/libjudge.a $(BUIL
 $(BUILD)/bin/blockwise-compile: $(BUILD)/obj/judge/compile_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_JUDGE)
+
+# The Triton compiler child (judge/triton_compile_main.c): no NVRTC, no CUDA;
+# the trusted Python driver it execs Python on is embedded (`triton_driver_py`).
+$(BUILD)/obj/triton_driver_blob.o: judge/triton/driver.py
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global triton_driver_py\ntriton_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_driver_blob.S
+	$(CC) -c $(BUILD)/obj/triton_driver_blob.S -o $@
+
+$(BUILD)/bin/blockwise-triton-compile: $(BUILD)/obj/judge/triton_compile_main.o $(BUILD)/obj/triton_driver_blob.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
 
 $(BUILD)/bin/blockwise-runner: $(BUILD)/obj/judge/runner_main.o $(BUILD)/obj/harness_blob.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)

@@ -69,6 +69,26 @@
 #define BW_SASS_MEM_BYTES       (4ULL << 30) /* RLIMIT_AS of the disassembler */
 #define BW_SASS_OUTPUT_BYTES    (64 * 1024 * 1024) /* disassembly listing kept; the rest dropped */
 
+/* --- Triton compile sandbox ------------------------------------------------ */
+#define BW_TRITON_WALL_MS      60000        /* wall-clock kill of one Triton compile request */
+#define BW_TRITON_CPU_S        120          /* RLIMIT_CPU of the Triton compiler (LLVM threads) */
+#define BW_TRITON_MEM_BYTES    (8ULL << 30) /* RLIMIT_AS of the Triton compiler (no CUDA in it) */
+#define BW_TRITON_TMPFS_BYTES  (256 << 20)  /* its tmpfs: TMPDIR, HOME, TRITON_CACHE_DIR */
+#define BW_TRITON_FILE_BYTES   (128 << 20)  /* RLIMIT_FSIZE: one file it writes (cache, ptxas) */
+#define BW_TRITON_NOFILE       256          /* RLIMIT_NOFILE of the Triton compiler */
+#define BW_TRITON_NPROC        256          /* RLIMIT_NPROC: its threads and processes (user ns) */
+#define BW_TRITON_MAX_KERNELS  128          /* kernel variants in one compile request */
+#define BW_TRITON_MAX_BINDS    112          /* paths of the Python + Triton install in its root */
+#define BW_TRITON_OUTPUT_BYTES (64 * 1024)  /* its stdout+stderr kept as the log */
+#define BW_TRITON_RESULT_BYTES (256 << 20)  /* one result record: cubins, PTX, diagnostics */
+#define BW_TRITON_DIAG_BYTES   2048         /* one diagnostic's message, as the compiler sends it */
+#define BW_TRITON_NAME_BYTES   256          /* a kernel's entry symbol in its cubin */
+#define BW_TRITON_MAX_SHARED   (1 << 20)    /* dynamic shared memory a build may ask (sanity) */
+#define BW_TRITON_MAX_SCRATCH  (1 << 20)    /* global or profile scratch a build asks per program */
+#define BW_TRITON_START_MS     30000        /* a started compiler's wait for readiness */
+#define BW_TRITON_PROBE_MS     60000        /* triton_probe: import Triton, compile one kernel */
+#define BW_TRITON_PROBE_BYTES  (1 << 20)    /* the probe's answer: the installation's paths */
+
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */
 #define BW_RUN_WALL_MS_DEFAULT 2000  /* one plan run, unless problem.json says otherwise */
@@ -98,8 +118,8 @@
 
 /* --- sandboxes and child processes ------------------------------------------ */
 #define BW_SANDBOX_ROOT_BYTES   65536 /* tmpfs of a sandbox's new root (it holds mount points) */
-#define BW_SANDBOX_ROOT_INODES  64    /* inodes of that tmpfs: the mount points' directories */
-#define BW_SANDBOX_MAX_MOUNTS   8     /* binds and tmpfs directories in one sandbox root */
+#define BW_SANDBOX_ROOT_INODES  1024  /* inodes of that tmpfs: the mount points and their dirs */
+#define BW_SANDBOX_MAX_MOUNTS   128   /* binds and tmpfs directories in one sandbox root */
 #define BW_SANDBOX_CLOSE_FDS    65536 /* fds closed one by one without close_range, /proc, NOFILE */
 #define BW_MOUNTINFO_LINE_BYTES 16384 /* one /proc/self/mountinfo line (longer: set-up fails) */
 #define BW_SPAWN_MAX_FDS        8     /* descriptors of a child's fixed fd layout (0 to N-1) */

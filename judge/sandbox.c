@@ -420,8 +420,8 @@ static unsigned long locked_flags(const struct statvfs *sv)
     return f;
 }
 
-/* mkdir -p of an absolute path below a base directory. */
-static int make_dirs(const char *base, const char *target, char **cause)
+/* mkdir -p of an absolute path below a base directory; `parent_only` stops at its parent. */
+static int make_dirs(const char *base, const char *target, bool parent_only, char **cause)
 {
     char path[PATH_MAX];
     int n = snprintf(path, sizeof(path), "%s%s", base, target);
@@ -436,8 +436,24 @@ static int make_dirs(const char *base, const char *target, char **cause)
             return bw_fail(cause, BW_ERR_SANDBOX, "mkdir(%s): %s", path, strerror(errno));
         *p = '/';
     }
-    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+    if (!parent_only && mkdir(path, 0755) < 0 && errno != EEXIST)
         return bw_fail(cause, BW_ERR_SANDBOX, "mkdir(%s): %s", path, strerror(errno));
+    return BW_OK;
+}
+
+/* An empty file as the mount point of a file or device bind. */
+static int make_file(const char *base, const char *target, char **cause)
+{
+    char path[PATH_MAX];
+    int rc, fd;
+
+    if ((rc = make_dirs(base, target, true, cause)))
+        return rc;
+    snprintf(path, sizeof(path), "%s%s", base, target);
+    fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "create mount point %s: %s", target, strerror(errno));
+    close(fd);
     return BW_OK;
 }
 
@@ -446,9 +462,10 @@ static const unsigned long locked_down = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 /* Mounts one entry of the new root at base+target; `fd` is its opened source, or -1. */
 static int mount_entry(const char *base, const struct sandbox_bind *b, int fd, char **cause)
 {
-    unsigned long flags = MS_NOSUID | MS_NODEV | (b->exec ? 0 : MS_NOEXEC);
+    unsigned long flags = MS_NOSUID | (b->device ? 0 : MS_NODEV) | (b->exec ? 0 : MS_NOEXEC);
     char path[PATH_MAX], source[64], options[64];
     struct statvfs sv;
+    struct stat st;
     int rc;
 
     if (b->target[0] != '/' || strstr(b->target, ".."))
@@ -456,7 +473,16 @@ static int mount_entry(const char *base, const struct sandbox_bind *b, int fd, c
                        b->target);
     if (!b->source && b->tmpfs_bytes == 0)
         return bw_fail(cause, BW_ERR_INTERNAL, "the tmpfs at %s has no size", b->target);
-    if ((rc = make_dirs(base, b->target, cause)))
+    if (b->source && fstat(fd, &st) < 0)
+        return bw_fail(cause, BW_ERR_SANDBOX, "fstat(%s): %s", b->source, strerror(errno));
+    if (b->source && b->device != (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+        return bw_fail(cause, BW_ERR_INTERNAL, "bind source %s is %sa device node", b->source,
+                       b->device ? "not " : "");
+    if (b->source && !S_ISDIR(st.st_mode))
+        rc = make_file(base, b->target, cause);
+    else
+        rc = make_dirs(base, b->target, false, cause);
+    if (rc)
         return rc;
     snprintf(path, sizeof(path), "%s%s", base, b->target);
     if (!b->source) {
@@ -470,8 +496,9 @@ static int mount_entry(const char *base, const struct sandbox_bind *b, int fd, c
     if (mount(source, path, NULL, MS_BIND, NULL) < 0)
         return bw_fail(cause, BW_ERR_SANDBOX, "mount(bind %s on %s): %s", b->source, b->target,
                        strerror(errno));
-    /* An executable bind keeps what the host locked (a noexec host mount stays noexec). */
-    if (b->exec) {
+    /* An executable or device bind keeps what the host locked (a noexec host mount
+     * stays noexec, a nodev one nodev: its devices then cannot be opened). */
+    if (b->exec || b->device) {
         if (statvfs(path, &sv) < 0)
             return bw_fail(cause, BW_ERR_SANDBOX, "statvfs(%s): %s", b->target, strerror(errno));
         flags |= locked_flags(&sv);

@@ -14,7 +14,7 @@
  * The functions marked async-signal-safe make no allocation and take no lock:
  * the parent-side spawn helper (spawn.h) calls them between fork and exec.
  *
- * Two policies are built from these today (docs/sandbox.md,
+ * Three policies are built from these today (docs/sandbox.md,
  * docs/runner-protocol.md):
  *   compile child: die with parent, new session, close fds, (read the
  *     request, preload libraries), unshare every namespace, enter the pid
@@ -22,7 +22,10 @@
  *     the allowlist seccomp profile, then run NVRTC;
  *   runner: die with parent, new session, close fds, rlimits, unshare user +
  *     mount + net, every mount read-only but /proc, bits of /proc read-only,
- *     (CUDA comes up), a deny-list seccomp filter on every thread.
+ *     (CUDA comes up), a deny-list seccomp filter on every thread;
+ *   Triton compiler (judge/triton_compile_main.c): the compile child's list
+ *     with a root of Python + Triton files, a writable tmpfs, a few device
+ *     nodes and an allowlist that permits fork and exec, then it execs Python.
  */
 #ifndef BW_SANDBOX_H
 #define BW_SANDBOX_H
@@ -136,19 +139,25 @@ int sandbox_private_mounts(char **cause);
 
 /* One entry of a new root. */
 struct sandbox_bind {
-    const char *source; /* host path shown read-only at target; NULL: a writable tmpfs */
+    const char *source; /* host path shown read-only at target: a directory, a file, or
+                           (with `device`) a device node; symbolic links are followed;
+                           NULL: a writable tmpfs */
     const char *target; /* absolute path in the new root, without ".." */
     size_t tmpfs_bytes; /* source NULL: the size of the tmpfs (> 0) */
     bool exec;          /* its files may be executed or mapped executable (shared libraries) */
+    bool device;        /* source is a device node that stays usable (no nodev): /dev/null */
 };
 
 /*
  * Builds a fresh root and pivots into it: a small tmpfs (BW_SANDBOX_ROOT_BYTES)
  * mounted over SANDBOX_ROOT_BASE holding only the entries of `binds` (at most
- * BW_SANDBOX_MAX_MOUNTS): read-only bind mounts of host paths, and writable
- * tmpfs directories private to this sandbox (mode 0700), all nosuid and nodev
- * and, unless `exec`, noexec. Nothing else: no /proc, /dev, /etc, /tmp. The
- * old root is detached, the new root is remounted read-only and the working
+ * BW_SANDBOX_MAX_MOUNTS): read-only bind mounts of host directories and
+ * files, and writable tmpfs directories private to this sandbox (mode 0700),
+ * all nosuid and, unless `device`, nodev and, unless `exec`, noexec. A file's
+ * mount point is an empty file made in the new root, a directory's a
+ * directory; entries are mounted in order, so a target must not lie below an
+ * earlier read-only entry. Nothing else: no /proc, /dev, /etc, /tmp. The old
+ * root is detached, the new root is remounted read-only and the working
  * directory is "/". Needs sandbox_unshare(SANDBOX_NS_MOUNT) first.
  */
 #define SANDBOX_ROOT_BASE "/tmp"

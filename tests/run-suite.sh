@@ -33,6 +33,7 @@ mkdir -p "$logs/asan"
 # them to check this script in seconds; also handy to shorten a debugging run).
 declare -A DEADLINE_S=(
     [test_compile]=300         # 16, 30 s (ASan 11, 36 s): NVRTC in the sandbox, every flag
+    [test_triton_compile]=400  # 82 s (load average 900): ~45 sandboxed Pythons, a 100 MB print
     [test_runner]=300          # 10, 23 s: the runner against the fake libcuda
     [test_worker]=300          # 6, 13 s: two workers against a real server, a lease expiry
     [problems-compile]=1800    # 181, 358 s: every problem's solutions through NVRTC
@@ -57,6 +58,7 @@ declare -A GPU_DEADLINE_S=(
     [validate]=360     # every control of 30 problems, tests only (about 200 s before the pool)
     [two-workers]=240  # 154 s with the scripts before it (issue 10's measurement)
     [oracle]=180
+    [triton]=240       # the real Triton: the unit tests and hostile corpus, PTX vs the launcher
 )
 GPU_DEFAULT_DEADLINE_S=120
 ASAN_DEADLINE_FACTOR=2

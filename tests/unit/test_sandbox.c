@@ -3,9 +3,12 @@
  * fd layout, environment, signals, process group, rlimits, death with its
  * parent, failures before exec), the job runner (judge/sandbox_job: fd
  * layout, empty environment, wall-clock kill of the whole group, result cap,
- * output cap) with small shell programs, and the child's set-up steps
+ * output cap) with small shell programs, a job started ahead of its input
+ * (a stream request, waiting for its first bytes, the wall limit counted from
+ * finish, an unfinished job released), the child's set-up steps
  * (judge/sandbox) applied to a forked test process, which then probes what it
- * can still see and do. Every wait has a deadline of a few seconds.
+ * can still see and do, and a root of file and device binds. Every wait has
+ * a deadline of a few seconds.
  */
 #include "tests/test.h"
 
@@ -778,4 +781,195 @@ TEST(rlimits_fsize_zero_stops_writes)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     close(fd);
     unlink(tmpl);
+}
+
+/* ---- a job started ahead of its input ---------------------------------------------------- */
+
+/* Starts `sh -c script` as a job whose request is a stream (the Triton compiler's shape). */
+static int start_sh(struct sandbox_job *job, char **argv, const char *script)
+{
+    char *cause = NULL;
+    int rc;
+
+    argv[0] = "/bin/sh";
+    argv[1] = "-c";
+    argv[2] = (char *)script;
+    argv[3] = NULL;
+    job->path = "/bin/sh";
+    job->argv = argv;
+    job->request_stream = true;
+    rc = sandbox_job_start(job, &cause);
+    if (rc)
+        printf("  sandbox_job_start: %s\n", cause);
+    free(cause);
+    return rc;
+}
+
+TEST(job_started_ahead_takes_its_input_later)
+{
+    struct sandbox_job job;
+    char *argv[4], *cause = NULL;
+
+    sandbox_job_init(&job, 5000, 1 << 20, 4096);
+    /* Ready first, then the request echoed back, then an exit code of its own. */
+    CHECK_INT_EQ(start_sh(&job, argv, "printf ready >&4; cat <&3 >&4; exit 7"), BW_OK);
+    CHECK_INT_EQ(sandbox_job_wait_result(&job, 5, 5000, &cause), BW_OK);
+    CHECK(job.result.len == 5 && memcmp(job.result.data, "ready", 5) == 0);
+    CHECK(!job.exited);
+    /* Asking for more than will come before the input: a timeout that leaves it running. */
+    CHECK_INT_EQ(sandbox_job_wait_result(&job, 6, 100, &cause), BW_ERR_TIMEOUT);
+    CHECK(!job.exited);
+    CHECK_INT_EQ(sandbox_job_finish(&job, " and the request", 16, &cause), BW_OK);
+    CHECK_STR_EQ(job.result.data, "ready and the request");
+    CHECK(WIFEXITED(job.status) && WEXITSTATUS(job.status) == 7);
+    CHECK(!job.timed_out);
+    CHECK_INT_EQ(sandbox_job_finish(&job, "x", 1, &cause), BW_ERR_INTERNAL);
+    sandbox_job_release(&job);
+    free(cause);
+}
+
+TEST(job_finish_wall_limit_counts_from_finish)
+{
+    struct sandbox_job job;
+    char *argv[4], *cause = NULL;
+    double t0;
+
+    sandbox_job_init(&job, 300, 4096, 4096);
+    CHECK_INT_EQ(start_sh(&job, argv, "cat <&3 >/dev/null; sleep 30"), BW_OK);
+    usleep(400 * 1000); /* longer than the wall limit, before the input: not counted */
+    CHECK(!job.timed_out);
+    t0 = now_ms();
+    CHECK_INT_EQ(sandbox_job_finish(&job, "x", 1, &cause), BW_OK);
+    CHECK(job.timed_out);
+    CHECK(WIFSIGNALED(job.status) && WTERMSIG(job.status) == SIGKILL);
+    CHECK_MSG(now_ms() - t0 < 5000, "finish took %.0f ms", now_ms() - t0);
+    sandbox_job_release(&job);
+    free(cause);
+}
+
+TEST(job_input_to_a_child_that_does_not_read)
+{
+    static char big[4 << 20];
+    struct sandbox_job job;
+    char *argv[4], *cause = NULL;
+
+    /* A child that exits without reading: no SIGPIPE for the judge, the input cut short. */
+    sandbox_job_init(&job, 5000, 4096, 4096);
+    CHECK_INT_EQ(start_sh(&job, argv, "printf gone >&4"), BW_OK);
+    CHECK_INT_EQ(sandbox_job_finish(&job, big, sizeof(big), &cause), BW_OK);
+    CHECK_STR_EQ(job.result.data, "gone");
+    CHECK(WIFEXITED(job.status) && WEXITSTATUS(job.status) == 0);
+    sandbox_job_release(&job);
+    free(cause);
+}
+
+TEST(job_released_unfinished_is_killed_and_reaped)
+{
+    struct sandbox_job job;
+    char *argv[4], *cause = NULL;
+    pid_t pid;
+    double t0 = now_ms();
+
+    sandbox_job_init(&job, 5000, 4096, 4096);
+    CHECK_INT_EQ(start_sh(&job, argv, "printf up >&4; sleep 30"), BW_OK);
+    CHECK_INT_EQ(sandbox_job_wait_result(&job, 2, 5000, &cause), BW_OK);
+    pid = job.pid;
+    sandbox_job_release(&job);
+    CHECK(kill(pid, 0) < 0 && errno == ESRCH); /* reaped: not even a zombie */
+    CHECK_MSG(now_ms() - t0 < 5000, "took %.0f ms", now_ms() - t0);
+    /* And a child that died before its input shows as exited to wait_result. */
+    sandbox_job_init(&job, 5000, 4096, 4096);
+    CHECK_INT_EQ(start_sh(&job, argv, "exit 3"), BW_OK);
+    CHECK_INT_EQ(sandbox_job_wait_result(&job, 1, 5000, &cause), BW_OK);
+    CHECK(job.result.len == 0 && (job.exited || job.result_r < 0));
+    CHECK_INT_EQ(sandbox_job_finish(&job, "late", 4, &cause), BW_OK);
+    CHECK(WIFEXITED(job.status) && WEXITSTATUS(job.status) == 3);
+    sandbox_job_release(&job);
+    free(cause);
+}
+
+/* ---- a root of files and device nodes ---------------------------------------------------- */
+
+static char bind_dir[64];
+
+static void file_and_device_child(int out)
+{
+    char src[128], path[160], text[16] = {0};
+    struct buf b;
+    char *cause = NULL;
+    int fd;
+
+    snprintf(src, sizeof(src), "%s/lib.so.1", bind_dir);
+    snprintf(path, sizeof(path), "%s/link.so", bind_dir);
+    {
+        /* A file seen at another path, a symbolic link to it at a third, /dev/null usable. */
+        struct sandbox_bind binds[] = {
+            {.source = src, .target = "/opt/lib/lib.so.1", .exec = true},
+            {.source = path, .target = "/lib/link.so"},
+            {.source = "/dev/null", .target = "/dev/null", .device = true},
+        };
+        buf_init(&b, 4096);
+        if (sandbox_unshare(SANDBOX_NS_MOUNT, &cause) ||
+            sandbox_make_root(binds, sizeof(binds) / sizeof(binds[0]), &cause)) {
+            dprintf(out, "setup failed: %s", cause);
+            _exit(2);
+        }
+    }
+    fd = open("/opt/lib/lib.so.1", O_RDONLY);
+    if (fd >= 0 && read(fd, text, sizeof(text) - 1) > 0)
+        buf_addf(&b, "file=%s", text);
+    if (fd >= 0)
+        close(fd);
+    memset(text, 0, sizeof(text));
+    fd = open("/lib/link.so", O_RDONLY);
+    if (fd >= 0 && read(fd, text, sizeof(text) - 1) > 0)
+        buf_addf(&b, " link=%s", text);
+    if (fd >= 0)
+        close(fd);
+    buf_addf(&b, " write=%s",
+             open("/opt/lib/lib.so.1", O_WRONLY) < 0 && errno == EROFS ? "erofs" : "allowed");
+    fd = open("/dev/null", O_WRONLY);
+    buf_addf(&b, " null=%s", fd >= 0 && write(fd, "x", 1) == 1 ? "ok" : strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    buf_addf(&b, " other=%s", access("/opt/lib/other", F_OK) < 0 ? "absent" : "seen");
+    if (write(out, b.data, b.len) < 0)
+        _exit(3);
+    buf_release(&b);
+    free(cause);
+}
+
+TEST(make_root_binds_files_and_devices)
+{
+    char path[128], text[512];
+    struct stat st;
+    int status;
+
+    snprintf(bind_dir, sizeof(bind_dir), "/tmp/bw-sandbox-binds-XXXXXX");
+    CHECK(mkdtemp(bind_dir) != NULL);
+    chmod(bind_dir, 0755);
+    snprintf(path, sizeof(path), "%s/lib.so.1", bind_dir);
+    CHECK(write_file_atomic(path, "elf!", 4, NULL) == BW_OK);
+    snprintf(path, sizeof(path), "%s/other", bind_dir);
+    CHECK(write_file_atomic(path, "no", 2, NULL) == BW_OK);
+    snprintf(path, sizeof(path), "%s/link.so", bind_dir);
+    CHECK(symlink("lib.so.1", path) == 0);
+    in_child(file_and_device_child, text, sizeof(text), &status);
+    if (strstr(text, "setup failed: unshare"))
+        SKIP("no user namespaces here");
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x: %s", status, text);
+    /* A host whose /dev is nodev keeps it so: the node is there but cannot be opened. */
+    if (stat("/dev/null", &st) == 0 && strstr(text, "null=Permission denied"))
+        printf("  /dev/null is nodev on this host\n");
+    else
+        CHECK_CONTAINS(text, "null=ok");
+    CHECK_CONTAINS(text, "file=elf! link=elf! write=erofs");
+    CHECK_CONTAINS(text, "other=absent");
+    snprintf(path, sizeof(path), "%s/link.so", bind_dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lib.so.1", bind_dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/other", bind_dir);
+    unlink(path);
+    rmdir(bind_dir);
 }

@@ -1,0 +1,237 @@
+"""triton.compile and ASTSource, faked.
+
+ASTSource checks the shapes Triton 3.3-3.6 take (see the module docstring of
+the package). compile() then "compiles" without generating code:
+  - runs the bundled ptxas with --version through subprocess (fork + exec of
+    the interpreter, as Triton runs its ptxas binary),
+  - writes its artefacts to TRITON_CACHE_DIR, as Triton's cache manager does,
+  - walks the kernel's AST (and that of the @jit functions it calls) the way
+    Triton's code generator fails: a name that is not a parameter, a local,
+    a global or a builtin raises CompilationError(src, node, "NameError(...)");
+    an error in a callee is wrapped at the call site; a call to a
+    @triton.constexpr_function with constant arguments runs it now (arbitrary
+    Python at compile time), its exception wrapped at the call;
+    tl.static_assert(False, "msg") fails at the call;
+    tl.fake_mlir_error() prints an MLIR diagnostic "FILE:LINE:COL: error: ..."
+    on stderr and raises RuntimeError("PassManager::run failed");
+    tl.fake_ptxas_error() raises PTXASError,
+  - returns a CompiledKernel whose asm["cubin"] is b"\\x7fELF\\nFAKECUBIN\\n",
+    the entry name, a newline and a JSON record of what it was given;
+    asm["ptx"] has one .entry with a .param per kept parameter plus Triton's
+    two scratch pointers; metadata has the fields of Triton 3.6
+    (shared > 0 when the kernel uses tl.dot, global scratch when it uses
+    tl.make_tensor_descriptor).
+"""
+import ast
+import builtins
+import collections
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+from .errors import CompilationError, CompileTimeAssertionFailure, PTXASError
+from ..backends.compiler import GPUTarget, BaseBackend
+
+
+class ASTSource:
+    def __init__(self, fn, signature, constexprs=None, attrs=None):
+        from ..runtime.jit import JITFunction
+        if not isinstance(fn, JITFunction):
+            raise TypeError("ASTSource needs a JITFunction")
+        self.fn = fn
+        self.name = fn.__name__
+        self.ext = "ttir"
+        if not isinstance(signature, dict) or any(not isinstance(k, str) for k in signature):
+            raise TypeError("Signature keys must be string")
+        if list(signature) != fn.arg_names:
+            raise TypeError("fake triton: the signature %r does not name every parameter %r in "
+                            "order" % (list(signature), fn.arg_names))
+        self.signature = signature
+        self.constants = {}
+        for k, v in (constexprs or {}).items():
+            k = (fn.arg_names.index(k),) if isinstance(k, str) else k
+            assert isinstance(k, tuple) and len(k) == 1 and isinstance(k[0], int), k
+            self.constants[k] = v
+        for i, (name, ty) in enumerate(signature.items()):
+            if not isinstance(ty, str):
+                raise TypeError("fake triton: the type of %s is %r, not a string" % (name, ty))
+            if (ty == "constexpr") != ((i,) in self.constants):
+                raise TypeError("fake triton: %s has type %r and %s constexpr value"
+                                % (name, ty, "a" if (i,) in self.constants else "no"))
+        self.attrs = attrs or {}
+        for k, v in self.attrs.items():
+            assert isinstance(k, tuple) and len(k) == 1, k
+            assert signature[fn.arg_names[k[0]]] != "constexpr", "an attribute on a constexpr"
+            assert v == [["tt.divisibility", 16]], v
+
+
+def make_backend(target):
+    if not isinstance(target, GPUTarget) or target.backend != "cuda":
+        raise RuntimeError("0 compatible backends for target (%s)" % (getattr(target, "backend", target),))
+    return BaseBackend(target)
+
+
+class CompiledKernel:
+    def __init__(self, asm, metadata):
+        self.asm = asm
+        self.metadata = metadata
+        self.name = metadata.name
+
+
+KernelMetadata = collections.namedtuple(
+    "KernelMetadata", ["name", "num_warps", "num_ctas", "num_stages", "shared", "global_scratch_size",
+                       "global_scratch_align", "profile_scratch_size", "profile_scratch_align",
+                       "cluster_dims", "target", "hash"])
+
+_PTX_TYPE = {"i1": "pred", "i8": "b8", "i16": "b16", "i32": "b32", "i64": "b64", "u8": "b8",
+             "u16": "b16", "u32": "b32", "u64": "b64", "fp16": "b16", "bf16": "b16", "fp32": "f32",
+             "fp64": "f64"}
+
+
+def _ptxas():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(here, "backends", "nvidia", "bin", "ptxas")
+    out = subprocess.check_output([sys.executable, path, "--version"], stderr=subprocess.STDOUT)
+    if b"release" not in out:
+        raise RuntimeError("Cannot find ptxas")
+    return out.decode()
+
+
+class _Checker:
+    """Walks a @jit function's AST, failing as Triton's code generator would."""
+
+    def __init__(self, jf, constants, depth=0):
+        self.jf = jf
+        self.constants = constants  # name -> value of constexpr parameters
+        self.depth = depth
+        self.uses_dot = False
+        self.uses_descriptor = False
+
+    def fail(self, node, message):
+        raise CompilationError(self.jf.src, node, message)
+
+    def run(self):
+        tree = self.jf.parse()
+        fn = tree.body[0]
+        local = {a.arg for a in fn.args.args}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                local.add(node.id)
+            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                local.add(node.target.id)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id not in local and node.id not in self.jf.__globals__ and not hasattr(builtins, node.id):
+                    self.fail(node, "NameError(\"'%s' is not defined\")" % node.id)
+            elif isinstance(node, ast.Call):
+                self.call(node)
+        return self
+
+    def resolve(self, func):
+        if isinstance(func, ast.Name):
+            return self.jf.__globals__.get(func.id, getattr(builtins, func.id, None))
+        if isinstance(func, ast.Attribute):
+            base = self.resolve(func.value)
+            return getattr(base, func.attr, None) if base is not None else None
+        return None
+
+    def constant(self, node):
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.constants[node.id]
+        return ast.literal_eval(node)
+
+    def call(self, node):
+        from ..runtime.jit import JITFunction
+        target = self.resolve(node.func)
+        name = getattr(target, "__name__", "")
+        if isinstance(target, JITFunction):
+            if self.depth > 8:
+                self.fail(node, "RecursionError('too deep')")
+            try:
+                _Checker(target, {}, self.depth + 1).run()
+            except CompilationError as e:
+                raise CompilationError(self.jf.src, node, None) from e
+        elif getattr(target, "__triton_constexpr_function__", False):
+            try:
+                target(*[self.constant(a) for a in node.args])
+            except Exception as e:
+                raise CompilationError(self.jf.src, node, repr(e)) from None
+        elif getattr(target, "__triton_builtin__", False):
+            if name == "dot":
+                self.uses_dot = True
+            elif name == "make_tensor_descriptor":
+                self.uses_descriptor = True
+            elif name == "static_assert" and node.args and self.constant_or_none(node.args[0]) is False:
+                message = self.constant_or_none(node.args[1]) if len(node.args) > 1 else ""
+                raise CompileTimeAssertionFailure(self.jf.src, node, "Static assertion failed: %s" % message)
+            elif name == "fake_mlir_error":
+                line = self.jf.starting_line_number + node.lineno - 1
+                for i, text in enumerate(self.jf.raw_src):
+                    if text.lstrip().startswith("def "):
+                        line += i
+                        break
+                sys.stderr.write("%s:%d:%d: error: 'tt.fake' op fake MLIR failure\n"
+                                 % (self.jf.fn.__code__.co_filename, line, node.col_offset + 1))
+                sys.stderr.flush()
+                raise RuntimeError("PassManager::run failed")
+            elif name == "fake_ptxas_error":
+                raise PTXASError("`ptxas` failed with error code 255\n`ptxas` stderr:\nptxas fatal : fake")
+
+    def constant_or_none(self, node):
+        try:
+            return self.constant(node)
+        except (ValueError, SyntaxError, TypeError):
+            return None
+
+
+def compile(src, target=None, options=None):
+    if not isinstance(src, ASTSource):
+        raise TypeError("the fake triton compiles ASTSource only")
+    make_backend(target)
+    options = dict(options or {})
+    unknown = set(options) - {"num_warps", "num_stages"}
+    if unknown:
+        raise AssertionError("fake triton: options beyond num_warps/num_stages: %s" % sorted(unknown))
+    num_warps = options.get("num_warps", 4)
+    num_stages = options.get("num_stages", 3)
+    if num_warps <= 0 or num_warps & (num_warps - 1):
+        raise AssertionError("num_warps must be a power of 2")
+    ptxas_version = _ptxas()
+    jf = src.fn
+    constants = {jf.arg_names[k[0]]: v for k, v in src.constants.items()}
+    checker = _Checker(jf, constants).run()
+    name = jf.__name__
+    kept = [ty for ty in src.signature.values() if ty != "constexpr"]
+    record = {
+        "signature": src.signature,
+        "constexprs": {str(k[0]): v for k, v in sorted(src.constants.items()) if isinstance(v, (int, float, str, bool, type(None)))},
+        "attrs": {str(k[0]): v for k, v in sorted(src.attrs.items())},
+        "num_warps": num_warps,
+        "num_stages": num_stages,
+        "arch": target.arch,
+        "ptxas": ptxas_version.strip().splitlines()[-1],
+    }
+    cubin = b"\x7fELF\nFAKECUBIN\n" + name.encode() + b"\n" + json.dumps(record, sort_keys=True).encode() + b"\n"
+    params = ["\t.param .%s %s_param_%d" % ("u64" if ty.startswith("*") else _PTX_TYPE.get(ty, "b32"), name, j)
+              for j, ty in enumerate(kept + ["*i8", "*i8"])]
+    ptx = (".version 8.7\n.target sm_%s\n.address_size 64\n\n.visible .entry %s(\n%s\n)\n{\n\tret;\n}\n"
+           % (target.arch, name, ",\n".join(params)))
+    digest = hashlib.sha256(cubin + ptx.encode()).hexdigest()
+    metadata = KernelMetadata(
+        name=name, num_warps=num_warps, num_ctas=1, num_stages=num_stages,
+        shared=16384 * num_stages if checker.uses_dot else 0,
+        global_scratch_size=128 if checker.uses_descriptor else 0,
+        global_scratch_align=128 if checker.uses_descriptor else 1,
+        profile_scratch_size=0, profile_scratch_align=1, cluster_dims=(1, 1, 1), target=target,
+        hash=digest)
+    cache = os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache")
+    group = os.path.join(cache, digest)
+    os.makedirs(group, exist_ok=True)
+    for ext, data in (("cubin", cubin), ("ptx", ptx.encode()), ("json", json.dumps(metadata._asdict(), default=str).encode())):
+        tmp = os.path.join(group, "%s.%s.tmp.pid_%d" % (name, ext, os.getpid()))
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, os.path.join(group, "%s.%s" % (name, ext)))
+    return CompiledKernel({"cubin": cubin, "ptx": ptx, "ttir": "// fake"}, metadata)
