@@ -11,9 +11,13 @@ An access is checked lane by lane, where its mask is true:
   reports Memory Violation, as the judge does when it finds a band
   changed); a load reads the band's bytes (garbage, as on the GPU) and is
   noted, since the judge cannot see reads;
-- anywhere else (another buffer's far side, an address past every band, a
-  wild pointer): Fault, "an illegal memory access" (Runtime Error), which
-  is what the GPU does when the address is unmapped;
+- beyond a band but within 2 MiB of the buffer (cuMemAlloc's granularity:
+  the GPU's page is still mapped there): a load reads garbage, a store is
+  dropped (the judge cannot see it; on the GPU it lands in whatever lies
+  there), and both are noted;
+- anywhere else (an address far past every buffer, a wild pointer): Fault,
+  "an illegal memory access" (Runtime Error), which is what the GPU does
+  when the address is unmapped;
 - an address not a multiple of the element size: Fault, misaligned.
 Lanes run in row-major order, so of two stores to one address the later lane
 wins, and atomics are exact: each lane reads, combines and writes in turn.
@@ -25,6 +29,7 @@ from . import dtypes as D
 from .errors import Fault
 
 GUARD = 4096
+SLACK = 2 << 20  # cuMemAlloc's granularity: near a buffer, past its bands, the page is mapped
 SHIFT = 40
 SPAN = 1 << SHIFT
 
@@ -107,45 +112,44 @@ class Memory:
         return b
 
     # ---- address checks -------------------------------------------------------------------
-    def _locate(self, addrs, itemsize, what):
+    def _locate(self, addrs, itemsize, what, near_ok=False):
         """addrs: 1-d int64 of the active lanes -> (buffer index per lane, or one int when all
-        lanes are in one buffer; raw byte index per lane). Raises Fault for an address outside
-        every buffer and its bands, or misaligned; notes loads of band bytes."""
-        lo, hi = int(addrs.min()), int(addrs.max())
-        k_lo = ((lo + GUARD) >> SHIFT) - 1
-        k_hi = ((hi + GUARD) >> SHIFT) - 1
-        if k_lo == k_hi and 0 <= k_lo < len(self.buffers):
-            b = self.buffers[k_lo]
-            if lo - b.base >= -GUARD and hi - b.base + itemsize <= b.nbytes + GUARD:
-                if itemsize > 1 and (addrs & (itemsize - 1)).any():
-                    i = int(np.argmax(addrs & (itemsize - 1) != 0))
-                    raise Fault(self._describe(int(addrs[i]), what) + ": misaligned address "
-                                "(CUDA_ERROR_MISALIGNED_ADDRESS): not a multiple of %d bytes"
-                                % itemsize)
-                return k_lo, addrs - (b.base - GUARD)
-        k = ((addrs + GUARD) >> SHIFT) - 1
-        n = len(self.buffers)
-        ok = (k >= 0) & (k < n)
-        kk = np.where(ok, k, 0)
-        inside = ok.copy()
-        if n:
-            bases = np.array([b.base for b in self.buffers], dtype=np.int64)[kk]
-            sizes = np.array([b.nbytes for b in self.buffers], dtype=np.int64)[kk]
-            off = addrs - bases
-            inside &= (off >= -GUARD) & (off + itemsize <= sizes + GUARD)
-        if not inside.all():
-            i = int(np.argmin(inside))
-            raise Fault(self._describe(int(addrs[i]), what) + ": an illegal memory access "
-                        "(CUDA_ERROR_ILLEGAL_ADDRESS: on the GPU an address this far from every "
-                        "buffer is unmapped, or it corrupts another allocation)")
+        lanes are in one buffer's data and bands; raw byte index per lane; the lanes beyond the
+        bands but within SLACK of the buffer, or None: allowed when near_ok, else a Fault).
+        Anything else outside every buffer and its bands, or misaligned, is a Fault."""
         if itemsize > 1 and (addrs & (itemsize - 1)).any():
             i = int(np.argmax(addrs & (itemsize - 1) != 0))
             raise Fault(self._describe(int(addrs[i]), what) + ": misaligned address "
                         "(CUDA_ERROR_MISALIGNED_ADDRESS): not a multiple of %d bytes" % itemsize)
-        return kk, off + GUARD
+        lo, hi = int(addrs.min()), int(addrs.max())
+        k_lo = ((lo + SLACK) >> SHIFT) - 1
+        k_hi = ((hi + SLACK) >> SHIFT) - 1
+        if k_lo == k_hi and 0 <= k_lo < len(self.buffers):
+            b = self.buffers[k_lo]
+            if lo - b.base >= -GUARD and hi - b.base + itemsize <= b.nbytes + GUARD:
+                return k_lo, addrs - (b.base - GUARD), None
+        k = ((addrs + SLACK) >> SHIFT) - 1
+        n = len(self.buffers)
+        ok = (k >= 0) & (k < n)
+        kk = np.where(ok, k, 0)
+        if n:
+            bases = np.array([b.base for b in self.buffers], dtype=np.int64)[kk]
+            sizes = np.array([b.nbytes for b in self.buffers], dtype=np.int64)[kk]
+        else:
+            bases = sizes = np.zeros(addrs.shape, dtype=np.int64)
+        off = addrs - bases
+        inside = ok & (off >= -GUARD) & (off + itemsize <= sizes + GUARD)
+        near = ok & ~inside & (off >= -SLACK) & (off + itemsize <= sizes + SLACK)
+        bad = ~inside & ~near if near_ok else ~inside
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise Fault(self._describe(int(addrs[i]), what) + ": an illegal memory access "
+                        "(CUDA_ERROR_ILLEGAL_ADDRESS: on the GPU an address this far from "
+                        "every buffer is unmapped)")
+        return kk, np.where(inside, off + GUARD, 0), (near if near.any() else None)
 
     def _describe(self, addr, what):
-        k = ((addr + GUARD) >> SHIFT) - 1
+        k = ((addr + SLACK) >> SHIFT) - 1
         if 0 <= k < len(self.buffers):
             b = self.buffers[k]
             off = addr - b.base
@@ -157,15 +161,17 @@ class Memory:
             return "%s at byte %d of %s" % (what, off, b.name)
         return "%s at address 0x%x, in no buffer" % (what, addr)
 
+    def _note(self, note):
+        if note not in self.notes and len(self.notes) < 20:
+            self.notes.append(note)
+
     def _note_band_reads(self, b, raw, itemsize):
         bad = (raw < GUARD) | (raw + itemsize > GUARD + b.nbytes)
         if bad.any():
             off = int(raw[np.argmax(bad)]) - GUARD
             where = "before the start" if off < 0 else "past the end"
-            note = "a load read %s of %s (byte %d, in an unmasked lane): the GPU reads garbage " \
-                "there, and the judge cannot see reads" % (where, b.name, off)
-            if note not in self.notes and len(self.notes) < 20:
-                self.notes.append(note)
+            self._note("a load read %s of %s (byte %d, in an unmasked lane): the GPU reads "
+                       "garbage there, and the judge cannot see reads" % (where, b.name, off))
 
     def _parts(self, k, raw):
         """(buffer, selection or None, raw indices) per buffer the lanes touch."""
@@ -179,19 +185,32 @@ class Memory:
     # ---- accesses ---------------------------------------------------------------------------
     def load(self, addrs, mask, t):
         """Values of type t at int64 addresses `addrs` where `mask` (bool, same shape); 0 in
-        masked-out lanes (what Triton's masked load without `other` gives)."""
+        masked-out lanes (what Triton's masked load without `other` gives). A lane beyond a
+        guard band (but near the buffer, where the GPU's page is still mapped) reads garbage."""
         a = addrs[mask] if mask is not None else addrs.reshape(-1)
         if not a.size:
             return core.from_memory(t, np.zeros(addrs.shape, dtype=t.mem))
-        k, raw = self._locate(a, t.itemsize, "load of %s" % t)
+        k, raw, near = self._locate(a, t.itemsize, "load of %s" % t, near_ok=True)
         vals = np.empty(a.shape, dtype=t.mem)
-        for b, sel, r in self._parts(k, raw):
-            self._note_band_reads(b, r, t.itemsize)
-            got = b.raw.view(t.mem)[r // t.itemsize]
-            if sel is None:
-                vals = got
-            else:
-                vals[sel] = got
+        if near is not None:
+            i = int(np.argmax(near))
+            self._note(self._describe(int(a[i]), "a load") + ", beyond the guard band: the GPU "
+                       "reads whatever lies there (garbage here)")
+            vals[near] = _garbage(a[near], t)
+            keep = ~near
+            for b, sel, r in self._parts(k[keep], raw[keep]):
+                self._note_band_reads(b, r, t.itemsize)
+                got = b.raw.view(t.mem)[r // t.itemsize]
+                idx = np.nonzero(keep)[0]
+                vals[idx if sel is None else idx[sel]] = got
+        else:
+            for b, sel, r in self._parts(k, raw):
+                self._note_band_reads(b, r, t.itemsize)
+                got = b.raw.view(t.mem)[r // t.itemsize]
+                if sel is None:
+                    vals = got
+                else:
+                    vals[sel] = got
         if mask is not None:
             out = np.zeros(addrs.shape, dtype=t.mem)
             out[mask] = vals
@@ -206,7 +225,16 @@ class Memory:
             return
         v = core.to_memory(t, values)
         v = v[mask] if mask is not None else v.reshape(-1)
-        k, raw = self._locate(a, t.itemsize, "store of %s" % t)
+        k, raw, near = self._locate(a, t.itemsize, "store of %s" % t, near_ok=True)
+        if near is not None:
+            i = int(np.argmax(near))
+            self._note(self._describe(int(a[i]), "a store") + ", beyond the guard band: the "
+                       "judge cannot see it (dropped here; on the GPU it lands in whatever lies "
+                       "there)")
+            keep = ~near
+            k, raw, v = k[keep], raw[keep], v[keep]
+            if not v.size:
+                return
         for b, sel, r in self._parts(k, raw):
             b.raw.view(t.mem)[r // t.itemsize] = v if sel is None else v[sel]
 
@@ -220,7 +248,7 @@ class Memory:
         old = np.zeros(flat_a.shape, dtype=t.reg)
         idx = np.nonzero(flat_m)[0]
         if idx.size:
-            k, raw = self._locate(flat_a[idx], t.itemsize, "atomic %s of %s" % (op, t))
+            k, raw, _ = self._locate(flat_a[idx], t.itemsize, "atomic %s of %s" % (op, t))
             if isinstance(k, int):
                 k = np.full(idx.shape, k)
             for j, lane in enumerate(idx):
@@ -231,6 +259,15 @@ class Memory:
                 new = _combine(op, t, cur, vals[lane], None if cmps is None else cmps[lane])
                 view[pos:pos + 1] = core.to_memory(t, np.array([new], dtype=t.reg))
         return old.reshape(addrs.shape)
+
+
+def _garbage(addrs, t):
+    """Deterministic junk of type t's memory representation for each address (splitmix64)."""
+    z = addrs.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z.astype(np.dtype("uint%d" % (8 * t.itemsize))).view(t.mem)
 
 
 def _combine(op, t, cur, val, cmp):
