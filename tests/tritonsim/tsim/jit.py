@@ -7,6 +7,10 @@ line):
 - `a and b`, `a or b` evaluate both sides and combine tensors element-wise
   (logical_and / logical_or), `not a` is logical_not; a chain of three is an
   error, as is `a < b < c`;
+- a variable defined before a `for` (over range / tl.range) or `while` loop
+  and assigned in it must keep its type (dtype and shape) from iteration to
+  iteration, as Triton requires of loop-carried values; a Python number
+  counts as Triton types it (0 is int32, 0.0 is fp32);
 - inside the function, `range`, `min`, `max` and `print` are Triton's (a
   loop over tensors with a tensor induction variable, tl.minimum,
   tl.maximum, device_print).
@@ -70,6 +74,114 @@ class _Rewriter(ast.NodeTransformer):
             raise self._error(node, "simultaneous multiple comparison is not supported")
         return node
 
+    # Loops: a variable defined before the loop and assigned in it is loop-carried, and Triton
+    # requires its type to stay the same. Before the loop its types are captured; at the end
+    # of every iteration (and before a `continue`) they are compared.
+    _count = 0
+
+    def _loop(self, node, targets):
+        self.generic_visit(node)
+        names = sorted(_assigned(node.body) - targets)
+        if not names:
+            return [node]
+        _Rewriter._count += 1
+        pre = "__tsim_pre_%d" % _Rewriter._count
+        it = "__tsim_it_%d" % _Rewriter._count
+
+        def check():
+            return ast.Expr(ast.Call(func=ast.Name(id="__tsim_check", ctx=ast.Load()),
+                                     args=[ast.Name(id=pre, ctx=ast.Load()),
+                                           ast.Call(func=ast.Name(id="locals", ctx=ast.Load()),
+                                                    args=[], keywords=[]),
+                                           ast.Constant(node.lineno)], keywords=[]))
+        node.body = _before_continue(node.body, check) + [check()]
+        capture_args = [ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[],
+                                 keywords=[]),
+                        ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())]
+        out = []
+        if isinstance(node, ast.For):
+            out.append(ast.Assign(targets=[ast.Name(id=it, ctx=ast.Store())], value=node.iter))
+            node.iter = ast.Name(id=it, ctx=ast.Load())
+            capture_args.append(ast.Name(id=it, ctx=ast.Load()))
+        else:
+            capture_args.append(ast.Constant(None))
+        out.append(ast.Assign(targets=[ast.Name(id=pre, ctx=ast.Store())],
+                              value=ast.Call(func=ast.Name(id="__tsim_types", ctx=ast.Load()),
+                                             args=capture_args, keywords=[])))
+        out.append(node)
+        for o in out:
+            ast.copy_location(o, node)
+        return out
+
+    def visit_For(self, node):
+        return self._loop(node, _assigned([node.target]))
+
+    def visit_While(self, node):
+        return self._loop(node, set())
+
+
+def _assigned(nodes):
+    """Names stored to in these statements (not inside nested function definitions)."""
+    out = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _before_continue(body, check):
+    """body with check() inserted before each `continue` of this loop (not of nested ones)."""
+    out = []
+    for st in body:
+        if isinstance(st, ast.Continue):
+            out.append(check())
+        elif isinstance(st, (ast.If, ast.With, ast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                if hasattr(st, field):
+                    setattr(st, field, _before_continue(getattr(st, field), check))
+            if isinstance(st, ast.Try):
+                for h in st.handlers:
+                    h.body = _before_continue(h.body, check)
+        out.append(st)
+    return out
+
+
+def _carried_type(v):
+    """The Triton type a loop-carried value has, as (name, shape); None when not checked."""
+    if isinstance(v, Tensor):
+        return (v.dtype.name, tuple(v.data.shape))
+    if isinstance(v, (bool, int, float)):
+        return (core.pyscalar_type(v).name, ())
+    return None
+
+
+def loop_types(local_vars, names, iterable):
+    """The types of the loop-carried candidates defined before a loop (none for a static_range
+    or a tuple, which Triton unrolls)."""
+    if iterable is not None and not isinstance(iterable, lang.range):
+        return None
+    return {n: _carried_type(local_vars[n]) for n in names if n in local_vars}
+
+
+def loop_check(pre, local_vars, line):
+    if not pre:
+        return
+    for n, t in pre.items():
+        if t is None or n not in local_vars:
+            continue
+        now = _carried_type(local_vars[n])
+        if now is not None and now != t:
+            def show(x):
+                return x[0] if not x[1] else "<%s, %s>" % (list(x[1]), x[0])
+            raise CompileError("Loop-carried variable %s has initial type %s but is "
+                               "re-assigned to %s in loop! Please make sure that the type stays "
+                               "consistent (the loop of line %d)." % (n, show(t), show(now), line))
+
 
 _OVERRIDES = {
     "range": lang.range,
@@ -79,7 +191,13 @@ _OVERRIDES = {
     "__tsim_and": lang.logical_and,
     "__tsim_or": lang.logical_or,
     "__tsim_not": lang.logical_not,
+    "__tsim_types": None,  # set below: loop_types / loop_check are defined after the rewriter
+    "__tsim_check": None,
 }
+
+
+_OVERRIDES["__tsim_types"] = loop_types
+_OVERRIDES["__tsim_check"] = loop_check
 
 
 def _is_constexpr(param):
