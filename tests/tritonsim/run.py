@@ -192,12 +192,23 @@ def file_digest(paths):
     return h.hexdigest()[:16]
 
 
+KEEP_STAMPS = 4
+
+
 def reference_case(host, pdir, out, index, seed, stamp):
-    """The directory holding case `index`'s inputs and reference outputs (cached by stamp)."""
-    d = os.path.join(out, "cases", "%s-%s" % (seed, index))
-    mark = os.path.join(d, "stamp")
-    if os.path.exists(mark) and open(mark).read() == stamp:
+    """The directory holding case `index`'s inputs and reference outputs, cached under
+    out/cases/STAMP/ (STAMP: a digest of problem.json, reference.cu and the host tool; the
+    KEEP_STAMPS most recent are kept)."""
+    top = os.path.join(out, "cases")
+    d = os.path.join(top, stamp, "%s-%s" % (seed, index))
+    mark = os.path.join(d, "done")
+    if os.path.exists(mark):
         return d, None
+    if not os.path.isdir(os.path.join(top, stamp)):
+        os.makedirs(os.path.join(top, stamp))
+        old = sorted((os.path.getmtime(os.path.join(top, x)), x) for x in os.listdir(top))
+        for _, x in old[:-KEEP_STAMPS]:
+            shutil.rmtree(os.path.join(top, x), ignore_errors=True)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     r = subprocess.run([host, "case", "--problem", pdir, "--ref", os.path.join(pdir, "reference.cu"),
@@ -205,8 +216,7 @@ def reference_case(host, pdir, out, index, seed, stamp):
                        text=True, timeout=1800)
     if r.returncode:
         return None, (r.stderr or r.stdout).strip()
-    with open(mark, "w") as f:
-        f.write(stamp)
+    open(mark, "w").close()
     return d, None
 
 
@@ -329,9 +339,8 @@ def main(argv):
     if host is None:
         print("0 passed, %d failed, 0 skipped" % len(controls))
         return 1
-    stamp = "%s %s" % (file_digest([os.path.join(pdir, "problem.json"),
-                                    os.path.join(pdir, "reference.cu")]),
-                       os.path.getmtime(host))
+    stamp = file_digest([os.path.join(pdir, "problem.json"), os.path.join(pdir, "reference.cu"),
+                         host])
     ref_costs = reference_costs(host, pdir)
     passed = failed = skipped = 0
     for ctl, expect in controls:
