@@ -265,6 +265,37 @@ def descriptor_kernel(x_ptr, out_ptr, R, C, BR: tl.constexpr, BC: tl.constexpr):
     o.store([tl.program_id(0) * BR, 0], t * 2)
 
 
+@triton.jit
+def carried(out_ptr, n):
+    s = 0
+    for i in range(n):
+        s += 0.5
+    tl.store(out_ptr, s)
+
+
+@triton.jit
+def carried_static(out_ptr):
+    s = 0
+    for i in tl.static_range(3):
+        s = s + 0.5
+    tl.store(out_ptr, s)
+
+
+@triton.jit
+def chained_compare(out_ptr, n):
+    tl.store(out_ptr, 0 < n < 10)
+
+
+@triton.jit
+def one_to(out_ptr, n):
+    tl.store(out_ptr, n.to(tl.float32))
+
+
+@triton.jit(do_not_specialize=["n"])
+def one_to_kept(out_ptr, n):
+    tl.store(out_ptr, n.to(tl.float32))
+
+
 def run(kernel, grid, *args, **kwargs):
     kernel[grid](*args, **kwargs)
 
@@ -497,6 +528,30 @@ class Typing(unittest.TestCase):
         with self.assertRaisesRegex(CompileError, "incompatible dimensions"):
             core.add(core.Tensor(np.zeros(4, np.int32), D.int32),
                      core.Tensor(np.zeros(8, np.int32), D.int32))
+
+
+    def test_loop_carried_type(self):
+        mem = tsim.Memory()
+        with self.assertRaisesRegex(CompileError, "Loop-carried variable s has initial type "
+                                    "int32 but is re-assigned to fp32"):
+            run(carried, (1,), mem.empty(1, "fp32"), 3)
+        O = mem.empty(1, "fp32")
+        run(carried_static, (1,), O)  # unrolled: the type may change
+        self.assertEqual(O.numpy()[0], 1.5)
+
+    def test_rewritten_syntax(self):
+        with self.assertRaisesRegex(CompileError, "simultaneous multiple comparison"):
+            run(chained_compare, (1,), tsim.Memory().empty(1, "int32"), 3)
+
+    def test_specialised_one(self):
+        mem = tsim.Memory()
+        O = mem.empty(1, "fp32")
+        run(one_to, (1,), O, 2)
+        self.assertEqual(O.numpy()[0], 2.0)
+        with self.assertRaisesRegex(CompileError, "specialises it into the constant 1"):
+            run(one_to, (1,), O, 1)
+        run(one_to_kept, (1,), O, 1)
+        self.assertEqual(O.numpy()[0], 1.0)
 
 
 class Memory(unittest.TestCase):

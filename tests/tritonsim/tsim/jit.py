@@ -267,6 +267,25 @@ def constexpr_function(fn):
     return fn
 
 
+class SpecialisedOne(int):
+    """An integer argument equal to 1, which Triton's launcher turns into the constant 1 (a
+    constexpr): arithmetic works, tensor attributes (x.to, x.dtype) do not, as in Triton."""
+
+    def __new__(cls, name):
+        self = int.__new__(cls, 1)
+        self.arg_name = name
+        return self
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise CompileError(
+            "argument %s is 1 in this case, so Triton specialises it into the constant 1, which "
+            "has no attribute %r (it is not a tensor); write tl.full([], %s, tl.int32) or the like "
+            "instead, or exclude it: @triton.jit(do_not_specialize=[\"%s\"])"
+            % (self.arg_name, attr, self.arg_name, self.arg_name))
+
+
 def _arg_value(jf, name, v, specialize):
     """A launch argument as the kernel sees it."""
     if isinstance(v, Buffer):
@@ -278,7 +297,7 @@ def _arg_value(jf, name, v, specialize):
         if t.is_int():
             iv = int(v.value)
             if specialize and iv == 1 and name not in jf.do_not_specialize:
-                return 1
+                return SpecialisedOne(name)
             return core.const(iv & ((1 << 64) - 1) if t.is_int_unsigned() else iv, t)
         return core.const(float(v.value), t)
     if isinstance(v, bool):
@@ -286,7 +305,7 @@ def _arg_value(jf, name, v, specialize):
     if isinstance(v, (int, np.integer)):
         v = int(v)
         if specialize and v == 1 and name not in jf.do_not_specialize:
-            return 1
+            return SpecialisedOne(name)
         if -2**31 <= v <= 2**31 - 1:
             return core.const(v, D.int32)
         if 2**63 <= v <= 2**64 - 1:
