@@ -1,22 +1,11 @@
 /*
  * host.cpp - the judge's side of a Triton control judged on the CPU
- * (tests/tritonsim/run.py builds it once per problem and drives it).
+ * (tests/tritonsim/run.py builds it once per problem and drives it; the
+ * plan itself comes from `judged plan`).
  *
- *   host plan    --problem DIR --sub FILE.py
  *   host case    --problem DIR --ref reference.cu --case I [--seed S] --out DIR
  *   host compare --problem DIR --case I --dir DIR
  *   host refcost --problem DIR --ref reference.cu
- *
- * plan: parses FILE.py's # directives with the judge's parser
- * (directives_parse_as(LANG_TRITON)), checks the names against the problem
- * and builds every @tune combination's plan for every test and benchmark
- * case with the judge's plan builder; prints them as JSON in the format of
- * `judged plan --json` (a stand-in until that subcommand is on main). Each
- * argument gets the type Triton's launcher would give it: a buffer is a
- * pointer, a scalar of dtype fp32/fp64 is {"float": v, "type": "fp32"} (a
- * Python float), an integer is i32 when it fits, u64 from 2^63, else i64.
- * Keyword arguments are the launch's "constexprs". Directive errors go to
- * stderr as LINE:COLUMN: message and the exit status is 3 (Compile Error).
  *
  * case: builds case I's reference plan, generates its inputs with the
  * judge's generator (the same bits as on the GPU for the same seed), runs
@@ -37,8 +26,7 @@
  * which run.py estimates what simulating reference.cu costs.
  *
  * Exit status: 0 when the step ran (whatever the verdict), 2 on a usage,
- * harness or reference failure (a Judge Error: never the control's fault),
- * 3 for directive errors of `plan`.
+ * harness or reference failure (a Judge Error: never the control's fault).
  */
 #include <cerrno>
 #include <cmath>
@@ -55,7 +43,6 @@ extern "C" {
 #include "common/buf.h"
 #include "common/directive.h"
 #include "common/dtype.h"
-#include "common/expr.h"
 #include "common/language.h"
 #include "common/problem.h"
 #include "judge/compare.h"
@@ -137,167 +124,6 @@ static void parse_directives(const std::string &path, enum language lang, struct
         std::exit(status);
     }
     diag_list_release(&diags);
-}
-
-static const char *role_name(enum plan_role r)
-{
-    switch (r) {
-    case PLAN_IN:
-        return "in";
-    case PLAN_INOUT:
-        return "inout";
-    case PLAN_OUT:
-        return "out";
-    case PLAN_SCRATCH:
-        return "scratch";
-    }
-    return "?";
-}
-
-/* An integer as Triton's launcher types a Python int: i32 when it fits, else i64; a uint64 at
- * or above 2^63 (negative here, as the plan stores it) is u64, its bits in "int". */
-static json_t *int_arg(long long v, bool is_unsigned)
-{
-    const char *type = "i64";
-    if (is_unsigned && v < 0)
-        type = "u64";
-    else if (v >= INT32_MIN && v <= INT32_MAX)
-        type = "i32";
-    return json_pack("{s:I, s:s}", "int", (json_int_t)v, "type", type);
-}
-
-/* num_warps / num_stages: @const and @tune names only (the parser checks that). */
-static long long eval_option(const struct expr *e, long long dflt, const struct directives *d,
-                             const int64_t *tune_values, const std::string &what)
-{
-    if (!e)
-        return dflt;
-    std::vector<struct expr_binding> vars;
-    for (size_t i = 0; i < d->n_consts; i++)
-        vars.push_back({d->consts[i].name, d->consts[i].value});
-    for (size_t i = 0; i < d->n_tunes; i++)
-        vars.push_back({d->tunes[i].name, tune_values ? tune_values[i] : d->tunes[i].values[0]});
-    struct expr_scope scope = {vars.data(), vars.size()};
-    int64_t v = 0;
-    char *cause = nullptr;
-    if (expr_eval_int(e, &scope, &v, &cause))
-        die(what + ": " + (cause ? cause : "evaluation failed"));
-    return v;
-}
-
-static json_t *case_json(const struct problem *p, const struct directives *d,
-                         const int64_t *tune_values, const struct problem_case *c, const char *kind,
-                         size_t index)
-{
-    json_t *o =
-        json_pack("{s:s, s:I, s:s}", "kind", kind, "index", (json_int_t)index, "name", c->name);
-    json_t *sizes = json_object(), *scalars = json_object();
-    for (size_t s = 0; s < p->n_sizes; s++)
-        json_object_set_new(sizes, p->size_names[s], json_integer(c->sizes[s]));
-    for (size_t s = 0; s < p->n_scalars; s++)
-        json_object_set_new(scalars, p->scalars[s].name, json_real(c->scalars[s]));
-    json_object_set_new(o, "sizes", sizes);
-    json_object_set_new(o, "scalars", scalars);
-
-    struct plan pl;
-    char *cause = nullptr;
-    if (plan_build(p, d, tune_values, c, PLAN_SUBMISSION, &pl, &cause)) {
-        json_object_set_new(o, "error", json_string(cause ? cause : "plan failed"));
-        free(cause);
-        return o;
-    }
-    json_t *bufs = json_array();
-    for (size_t b = 0; b < pl.n_buffers; b++)
-        json_array_append_new(bufs, json_pack("{s:s, s:s, s:I, s:s}", "name", pl.buffers[b].name,
-                                              "dtype", dtype_name(pl.buffers[b].dtype), "count",
-                                              (json_int_t)pl.buffers[b].count, "role",
-                                              role_name(pl.buffers[b].role)));
-    json_object_set_new(o, "buffers", bufs);
-    json_t *launches = json_array();
-    for (size_t l = 0; l < pl.n_launches; l++) {
-        const struct plan_launch &L = pl.launches[l];
-        const struct launch &ln = d->launches[l];
-        json_t *args = json_array(), *constexprs = json_object();
-        for (size_t a = 0; a < L.n_args; a++) {
-            const struct plan_arg &pa = L.args[a];
-            json_t *v = nullptr;
-            switch (pa.kind) {
-            case PLAN_ARG_BUF:
-                v = json_pack("{s:s}", "buffer", pl.buffers[pa.buf].name);
-                break;
-            case PLAN_ARG_F32:
-            case PLAN_ARG_F64:
-                v = json_pack("{s:f, s:s}", "float", pa.f, "type", "fp32");
-                break;
-            case PLAN_ARG_U64:
-            case PLAN_ARG_U32:
-                v = int_arg(pa.i, true);
-                break;
-            default:
-                v = int_arg(pa.i, false);
-                break;
-            }
-            if (ln.args[a].keyword) {
-                if (pa.kind == PLAN_ARG_BUF || pa.kind == PLAN_ARG_F32 || pa.kind == PLAN_ARG_F64)
-                    die(std::string("line ") + std::to_string(ln.line) + ": keyword argument " +
-                        ln.args[a].keyword + " is not an integer");
-                json_object_set_new(constexprs, ln.args[a].keyword, json_integer(pa.i));
-                json_decref(v);
-            } else {
-                json_array_append_new(args, v);
-            }
-        }
-        json_t *jl = json_pack(
-            "{s:s, s:[I, I, I], s:I, s:I, s:I, s:o, s:o}", "kernel", L.kernel, "grid",
-            (json_int_t)L.grid[0], (json_int_t)L.grid[1], (json_int_t)L.grid[2], "num_warps",
-            (json_int_t)eval_option(ln.num_warps, 4, d, tune_values, "num_warps"), "num_stages",
-            (json_int_t)eval_option(ln.num_stages, 3, d, tune_values, "num_stages"), "line",
-            (json_int_t)ln.line, "args", args, "constexprs", constexprs);
-        json_array_append_new(launches, jl);
-    }
-    json_object_set_new(o, "launches", launches);
-    return o;
-}
-
-static int cmd_plan(const struct problem *p, const std::string &sub)
-{
-    struct directives d = {};
-    parse_directives(sub, LANG_TRITON, &d, 3);
-    struct diag_list diags = {};
-    if (plan_check(p, &d, PLAN_SUBMISSION, &diags)) {
-        for (size_t i = 0; i < diags.n; i++)
-            std::fprintf(stderr, "%d:%d: %s\n", diags.items[i].line, diags.items[i].column,
-                         diags.items[i].msg);
-        return 3;
-    }
-    diag_list_release(&diags);
-
-    json_t *configs = json_array();
-    const size_t n_configs = directives_tune_count(&d);
-    for (size_t k = 0; k < n_configs; k++) {
-        int64_t values[BW_MAX_TUNE_PARAMS] = {0};
-        directives_tune_combo(&d, k, values);
-        std::string name;
-        for (size_t t = 0; t < d.n_tunes; t++)
-            name += (t ? ", " : "") + std::string(d.tunes[t].name) + "=" +
-                    std::to_string((long long)values[t]);
-        json_t *cases = json_array();
-        const int64_t *tv = d.n_tunes ? values : nullptr;
-        for (size_t i = 0; i < p->n_tests; i++)
-            json_array_append_new(cases, case_json(p, &d, tv, &p->tests[i], "test", i));
-        for (size_t i = 0; i < p->n_benchmarks; i++)
-            json_array_append_new(cases, case_json(p, &d, tv, &p->benchmarks[i], "bench", i));
-        json_array_append_new(configs, json_pack("{s:I, s:s, s:o}", "index", (json_int_t)k, "name",
-                                                 name.c_str(), "cases", cases));
-    }
-    json_t *root =
-        json_pack("{s:s, s:s, s:o}", "problem", p->id, "language", "triton", "configs", configs);
-    char *text = json_dumps(root, JSON_COMPACT);
-    std::printf("%s\n", text);
-    free(text);
-    json_decref(root);
-    directives_release(&d);
-    return 0;
 }
 
 /* Buffers of the reference's plan; inputs generated, outputs poisoned, scratch zeroed. */
@@ -525,7 +351,7 @@ static int cmd_compare(const struct problem *p, size_t ci, const std::string &di
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        die("usage: host plan|case|compare|refcost --problem DIR ...");
+        die("usage: host case|compare|refcost --problem DIR ...");
     const std::string cmd = argv[1];
     std::map<std::string, std::string> opt;
     for (int i = 2; i + 1 < argc; i += 2) {
@@ -549,11 +375,7 @@ int main(int argc, char **argv)
                 " test cases)");
     }
     int rc;
-    if (cmd == "plan") {
-        if (!opt.count("sub"))
-            die("plan needs --sub FILE.py");
-        rc = cmd_plan(p, opt["sub"]);
-    } else if (cmd == "case") {
+    if (cmd == "case") {
         if (!opt.count("ref") || !opt.count("out"))
             die("case needs --ref reference.cu and --out DIR");
         unsigned long long seed =
@@ -568,7 +390,7 @@ int main(int argc, char **argv)
             die("compare needs --dir DIR");
         rc = cmd_compare(p, ci, opt["dir"]);
     } else {
-        die("unknown command " + cmd + " (plan, case, compare or refcost)");
+        die("unknown command " + cmd + " (case, compare or refcost)");
     }
     problem_free(p);
     return rc;

@@ -7,8 +7,7 @@
 PROBLEM is an id under problems/ or a problem directory. For each Triton
 control of its problem.json (the .py entries of "controls"), run.py gets the
 plan the judge would run (every @tune combination, every test case) from
-`BUILD/bin/judged plan --json` when that subcommand exists, else from
-host.cpp's stand-in built with the same judge libraries; runs the test cases
+`BUILD/bin/judged plan`; runs the test cases
 whose cost is at most --cost (default 1e8; see case_cost(): the problem's
 bytes + flops formulas, the programs launched and the blocks of the
 reference's simulation; --all-cases runs all of them);
@@ -117,35 +116,20 @@ def build_host(build, pdir, out):
     return host
 
 
-_judged_plan = None
-
-
-def get_plan(build, host, pdir, ctl):
-    """(plan, None) or (None, compile error text)."""
-    global _judged_plan
+def get_plan(build, pdir, ctl):
+    """(plan, None), or (None, the directive errors: a Compile Error), from `judged plan`."""
     judged = os.path.join(build, "bin", "judged")
-    path = os.path.join(pdir, ctl)
-    if _judged_plan is None:
-        _judged_plan = False
-        if os.path.exists(judged):
-            r = subprocess.run([judged, "plan", "--json", pdir, path], capture_output=True,
-                               text=True, timeout=120)
-            if r.returncode == 0 and r.stdout.lstrip().startswith("{"):
-                _judged_plan = True
-                return json.loads(r.stdout), None
-    if _judged_plan:
-        r = subprocess.run([judged, "plan", "--json", pdir, path], capture_output=True,
-                           text=True, timeout=120)
-        if r.returncode == 0:
-            return json.loads(r.stdout), None
-        return None, (r.stderr or r.stdout).strip()
-    r = subprocess.run([host, "plan", "--problem", pdir, "--sub", path], capture_output=True,
+    if not os.path.exists(judged):
+        raise RuntimeError("%s is missing: build first (make -j2)" % judged)
+    r = subprocess.run([judged, "plan", pdir, os.path.join(pdir, ctl)], capture_output=True,
                        text=True, timeout=120)
     if r.returncode == 0:
         return json.loads(r.stdout), None
-    if r.returncode == 3:
-        return None, r.stderr.strip()
-    raise RuntimeError("host plan failed: %s" % r.stderr.strip())
+    if r.returncode == 1:
+        prefix = os.path.join(pdir, ctl) + ":"
+        return None, "\n".join(ln[len(prefix):] if ln.startswith(prefix) else ln
+                               for ln in r.stderr.strip().splitlines())
+    raise RuntimeError("judged plan failed (exit %d): %s" % (r.returncode, r.stderr.strip()))
 
 
 def evaluate(expr, scope):
@@ -345,7 +329,12 @@ def main(argv):
     passed = failed = skipped = 0
     for ctl, expect in controls:
         label = "%s/%s" % (pid, ctl)
-        plan, error = get_plan(build, host, pdir, ctl)
+        try:
+            plan, error = get_plan(build, pdir, ctl)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            print("FAIL %-44s %s" % (label, e))
+            failed += 1
+            continue
         if plan is None:
             got = "Compile Error"
             ok = same_verdict(got, expect)
