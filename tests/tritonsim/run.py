@@ -219,6 +219,14 @@ def worker(spec_path):
                           "config": "", "case": ""}))
         return 0
     for job in spec["jobs"]:
+        if "dir" not in job:
+            d, err = reference_case(spec["host"], spec["problem"], spec["out"],
+                                    job["case"]["index"], spec["seed"], spec["stamp"])
+            if d is None:
+                print(json.dumps({"verdict": "Judge Error", "notes": [], "config": job["config"],
+                                  "case": job["case"]["name"], "message": "the reference: " + err}))
+                return 0
+            job["dir"] = d
         out = tempfile.mkdtemp(prefix="tsim-")
         try:
             res = runner.run_case(mod, path, job["case"], job["dir"], out, spec["time_limit"])
@@ -343,7 +351,7 @@ def main(argv):
                 print("       " + error.replace("\n", "\n       ")[:1500])
             passed, failed = passed + ok, failed + (not ok)
             continue
-        jobs, dirs = [], {}
+        jobs, over = [], set()
         for cfg in plan["configs"]:
             for case in cfg["cases"]:
                 if case["kind"] != "test":
@@ -352,14 +360,9 @@ def main(argv):
                     jobs.append({"config": cfg["name"], "case": case, "error": case["error"]})
                     continue
                 if not all_cases and case_cost(problem, case, ref_costs) > cost_cap:
+                    over.add(case["index"])
                     continue
-                if case["index"] not in dirs:
-                    d, err = reference_case(host, pdir, out, case["index"], seed, stamp)
-                    if d is None:
-                        print("FAIL %-44s reference of case %s: %s" % (label, case["name"], err))
-                        return 1
-                    dirs[case["index"]] = d
-                jobs.append({"config": cfg["name"], "case": case, "dir": dirs[case["index"]]})
+                jobs.append({"config": cfg["name"], "case": case})
         plan_errors = [j for j in jobs if "error" in j]
         jobs = [j for j in jobs if "error" not in j]
         if not jobs and not plan_errors:
@@ -373,8 +376,8 @@ def main(argv):
                             "notes": [], "config": j["config"], "case": j["case"]["name"]})
         else:
             spec = {"control": os.path.join(pdir, ctl), "problem": pdir, "host": host,
-                    "time_limit": time_limit, "jobs": jobs,
-                    "stop_at_failure": True}
+                    "time_limit": time_limit, "jobs": jobs, "stop_at_failure": True,
+                    "out": out, "seed": seed, "stamp": stamp}
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
                 json.dump(spec, f)
             try:
@@ -409,6 +412,8 @@ def main(argv):
         n_cfg = len(plan["configs"])
         counts = "%d case%s, %d config%s" % (n_cases, "" if n_cases == 1 else "s", n_cfg,
                                               "" if n_cfg == 1 else "s") if n_cases else ""
+        if over and counts:
+            counts += ", %d left out by --cost" % len(over)
         print("%s %-44s %-17s expected %-17s %s%s" % (
             "ok  " if ok else "FAIL", label, got, expect, counts,
             (" (" + detail + ")") if detail and not failures else ""))
