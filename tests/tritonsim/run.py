@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # tsim is imported from the source tree: leave no __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 # The source tree BUILD was built from (set by main): its headers, its tests/cpusim and its

@@ -12,6 +12,7 @@ import os
 import sys
 import unittest
 
+sys.dont_write_bytecode = True  # tsim is imported from the source tree: leave no __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
