@@ -297,6 +297,13 @@ def one_to_kept(out_ptr, n):
     tl.store(out_ptr, n.to(tl.float32))
 
 
+@triton.jit
+def annotated(out_ptr, n: tl.int64, f: "fp32"):
+    tl.static_assert(n.dtype == tl.int64)
+    tl.static_assert(f.dtype == tl.float32)
+    tl.store(out_ptr, n.to(tl.float32) + f)
+
+
 def run(kernel, grid, *args, **kwargs):
     kernel[grid](*args, **kwargs)
 
@@ -553,6 +560,8 @@ class Typing(unittest.TestCase):
             run(one_to, (1,), O, 1)
         run(one_to_kept, (1,), O, 1)
         self.assertEqual(O.numpy()[0], 1.0)
+        run(annotated, (1,), O, 1, 0.5)  # an annotated integer is not folded
+        self.assertEqual(O.numpy()[0], 1.5)
 
 
 class Memory(unittest.TestCase):

@@ -281,8 +281,8 @@ class SpecialisedOne(int):
             raise AttributeError(attr)
         raise CompileError(
             "argument %s is 1 in this case, so Triton specialises it into the constant 1, which "
-            "has no attribute %r (it is not a tensor); write tl.full([], %s, tl.int32) or the like "
-            "instead, or exclude it: @triton.jit(do_not_specialize=[\"%s\"])"
+            "has no attribute %r (it is not a tensor); annotate the parameter (%s: tl.int64), "
+            "or exclude it: @triton.jit(do_not_specialize=[\"%s\"])"
             % (self.arg_name, attr, self.arg_name, self.arg_name))
 
 
@@ -318,20 +318,70 @@ def _arg_value(jf, name, v, specialize):
     raise CompileError("argument %s: cannot pass %r to a kernel" % (name, v))
 
 
-def bind(jf, args, kwargs):
-    """(values by parameter name, the memory) for a launch of jf with args / kwargs."""
+def _pstr(names):
+    return ", ".join(names) or "none"
+
+
+def check_plan_binding(jf, n_args, kwargs):
+    """The judge's binding rules for a @launch (judge/triton/driver.py's specialise()): the
+    positional arguments are exactly the parameters that are not tl.constexpr, keywords name
+    tl.constexpr parameters, and a tl.constexpr without a default is given."""
+    positional = [p.name for i, p in enumerate(jf.params) if i not in jf.constexprs]
+    cparams = [p for i, p in enumerate(jf.params) if i in jf.constexprs]
+    errors = []
+    if n_args != len(positional):
+        errors.append("`%s` takes %d positional argument%s (%s) before its tl.constexpr ones "
+                      "(%s); the @launch gives %d" % (
+                          jf.__name__, len(positional), "" if len(positional) == 1 else "s",
+                          _pstr(positional), _pstr([p.name for p in cparams]), n_args))
+    for k in kwargs:
+        if k not in jf.arg_names:
+            errors.append("`%s` has no parameter `%s` (its tl.constexpr parameters: %s)"
+                          % (jf.__name__, k, _pstr([p.name for p in cparams])))
+        elif k in positional:
+            errors.append("`%s` of `%s` is not a tl.constexpr parameter: give it positionally, "
+                          "in order" % (k, jf.__name__))
+    for p in cparams:
+        if p.name not in kwargs and p.default is inspect.Parameter.empty:
+            errors.append("the tl.constexpr parameter `%s` of `%s` has no default: give it in "
+                          "args as %s=..." % (p.name, jf.__name__, p.name))
+    if errors:
+        raise CompileError("; ".join(errors))
+
+
+def annotation_type(ann):
+    """The Triton type a parameter's annotation names (tl.int64, "i64", "tl.float32", ...), or
+    None: the judge passes the argument with that type (an annotated integer is not folded
+    into the constant 1)."""
+    if isinstance(ann, D.dtype) and not ann.is_ptr():
+        return ann
+    if isinstance(ann, str):
+        name = ann.replace(" ", "").split(".")[-1]
+        long_names = {t.long_name: t for t in D.SCALARS}
+        return long_names.get(name) or D.BY_NAME.get(name)
+    return None
+
+
+def bind(jf, args, kwargs, plan=False):
+    """(values by parameter name, the memory) for a launch of jf with args / kwargs (plan=True:
+    a launch of the judge's plan, bound by its rules, see check_plan_binding)."""
+    if plan:
+        check_plan_binding(jf, len(args), kwargs)
     try:
         ba = jf.signature.bind(*args, **kwargs)
     except TypeError as e:
-        raise CompileError("%s: %s" % (jf.__name__, e))
+        raise CompileError("%s: %s (the @launch args: first every parameter that is not a "
+                           "tl.constexpr, in order, then NAME=value for the tl.constexpr ones)"
+                           % (jf.__name__, e))
     ba.apply_defaults()
     values, memory = {}, None
     for i, p in enumerate(jf.params):
         v = ba.arguments[p.name]
         if i in jf.constexprs:
             if isinstance(v, (Buffer, Tensor, Scalar)):
-                raise CompileError("%s: argument %s is a tl.constexpr: pass a Python number"
-                                   % (jf.__name__, p.name))
+                raise CompileError("%s: parameter %s is a tl.constexpr: give it by keyword in "
+                                   "the @launch args (%s=value), after the positional ones"
+                                   % (jf.__name__, p.name, p.name))
             values[p.name] = v
             continue
         if isinstance(v, Buffer):
@@ -339,6 +389,12 @@ def bind(jf, args, kwargs):
                 memory = v.memory
             elif memory is not v.memory:
                 raise CompileError("%s: buffers of two different memories" % jf.__name__)
+        ann = annotation_type(p.annotation)
+        if ann is not None and not isinstance(v, Buffer) and v is not None:
+            value = v.value if isinstance(v, Scalar) else v
+            v = Scalar(value, ann.name)
+            values[p.name] = _arg_value(jf, p.name, v, False)
+            continue
         values[p.name] = _arg_value(jf, p.name, v, True)
     return values, memory
 
@@ -351,8 +407,9 @@ def _alarm(signum, frame):
     raise TimeLimit("the launch ran past the simulator's time limit")
 
 
-def launch(jf, grid, args, kwargs, time_limit=None):
-    """Runs jf over `grid` (a tuple, or a function of the bound arguments, as in Triton)."""
+def launch(jf, grid, args, kwargs, time_limit=None, plan=False):
+    """Runs jf over `grid` (a tuple, or a function of the bound arguments, as in Triton);
+    plan=True for a launch of the judge's plan (see bind)."""
     kwargs = dict(kwargs)
     opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
     nw = opts.get("num_warps", 4)
@@ -361,7 +418,7 @@ def launch(jf, grid, args, kwargs, time_limit=None):
     if opts.get("num_ctas", 1) != 1:
         raise CompileError("num_ctas > 1 (thread-block clusters) is refused by the judge")
     time_limit = opts.get("grid_timeout", time_limit)
-    values, memory = bind(jf, args, kwargs)
+    values, memory = bind(jf, args, kwargs, plan)
     if callable(grid):
         grid = grid(dict(values))
     if isinstance(grid, (int, np.integer)):

@@ -104,10 +104,17 @@ def run_case(mod, path, case, in_dir, out_dir, time_limit=None):
         return {"verdict": verdict, "message": message, "notes": list(mem.notes)}
 
     for li, L in enumerate(case["launches"]):
-        k = getattr(mod, L["kernel"], None)
+        k = vars(mod).get(L["kernel"])
+        if k is None:
+            return result("Compile Error", "`%s` is not defined at the top level of %s"
+                          % (L["kernel"], os.path.basename(path)))
         if not isinstance(k, JITFunction):
-            return result("Compile Error", "line %s: %s is not a @triton.jit function of the file"
-                          % (L.get("line", "?"), L["kernel"]))
+            return result("Compile Error", "`%s` is not a @triton.jit function (it is a %s)"
+                          % (L["kernel"], type(k).__name__))
+        if os.path.realpath(k.fn.__code__.co_filename) != os.path.realpath(path):
+            return result("Compile Error", "`%s` is a @triton.jit function of another module: "
+                          "@launch runs kernels defined in %s" % (L["kernel"],
+                                                                  os.path.basename(path)))
         args = []
         for a in L["args"]:
             kind, v = _arg(a)
@@ -121,7 +128,7 @@ def run_case(mod, path, case, in_dir, out_dir, time_limit=None):
         kwargs["num_stages"] = L.get("num_stages", 3)
         label = "launch %d (%s, grid %s)" % (li, L["kernel"], L["grid"])
         try:
-            launch(k, tuple(L["grid"]), args, kwargs, time_limit=time_limit)
+            launch(k, tuple(L["grid"]), args, kwargs, time_limit=time_limit, plan=True)
         except SimError as e:
             return result(e.verdict, "%s: %s" % (label, describe(e, path)))
         except Exception as e:  # Triton would refuse this code when compiling it
