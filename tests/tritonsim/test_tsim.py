@@ -283,6 +283,17 @@ def carried_static(out_ptr):
 
 
 @triton.jit
+def if_types_kernel(out_ptr, n, FLAG: tl.constexpr):
+    x = 0
+    if FLAG:
+        x = 0.5  # a constexpr condition: one branch is compiled, the type may change
+    y = 0
+    if n > 2:
+        y = 1.5  # a runtime condition: Triton refuses int32 before, fp32 after
+    tl.store(out_ptr, x + y)
+
+
+@triton.jit
 def chained_compare(out_ptr, n):
     tl.store(out_ptr, 0 < n < 10)
 
@@ -546,6 +557,14 @@ class Typing(unittest.TestCase):
         O = mem.empty(1, "fp32")
         run(carried_static, (1,), O)  # unrolled: the type may change
         self.assertEqual(O.numpy()[0], 1.5)
+
+    def test_if_types(self):
+        mem = tsim.Memory()
+        O = mem.empty(1, "fp32")
+        run(if_types_kernel, (1,), O, 2, FLAG=True)
+        self.assertEqual(O.numpy()[0], 0.5)
+        with self.assertRaisesRegex(CompileError, "Mismatched type for y"):
+            run(if_types_kernel, (1,), O, 3, FLAG=True)
 
     def test_rewritten_syntax(self):
         with self.assertRaisesRegex(CompileError, "simultaneous multiple comparison"):

@@ -10,7 +10,9 @@ line):
 - a variable defined before a `for` (over range / tl.range) or `while` loop
   and assigned in it must keep its type (dtype and shape) from iteration to
   iteration, as Triton requires of loop-carried values; a Python number
-  counts as Triton types it (0 is int32, 0.0 is fp32);
+  counts as Triton types it (0 is int32, 0.0 is fp32); likewise a variable
+  defined before an `if` whose condition is a tensor and assigned in the
+  branch taken (the branch not taken is not seen);
 - inside the function, `range`, `min`, `max` and `print` are Triton's (a
   loop over tensors with a tensor induction variable, tl.minimum,
   tl.maximum, device_print).
@@ -116,6 +118,42 @@ class _Rewriter(ast.NodeTransformer):
     def visit_For(self, node):
         return self._loop(node, _assigned([node.target]))
 
+    def visit_If(self, node):
+        """A runtime `if` (its condition a tensor): a variable defined before it and assigned in
+        the branch taken must keep its type, as Triton requires of an scf.if's results (only
+        the branch taken is checked here)."""
+        self.generic_visit(node)
+        names = sorted(_assigned(node.body) | _assigned(node.orelse))
+        if not names:
+            return [node]
+        _Rewriter._count += 1
+        pre = "__tsim_pre_%d" % _Rewriter._count
+        cond = "__tsim_cond_%d" % _Rewriter._count
+
+        def check():
+            return ast.Expr(ast.Call(func=ast.Name(id="__tsim_if_check", ctx=ast.Load()),
+                                     args=[ast.Name(id=pre, ctx=ast.Load()),
+                                           ast.Call(func=ast.Name(id="locals", ctx=ast.Load()),
+                                                    args=[], keywords=[]),
+                                           ast.Constant(node.lineno)], keywords=[]))
+        out = [ast.Assign(targets=[ast.Name(id=cond, ctx=ast.Store())], value=node.test),
+               ast.Assign(targets=[ast.Name(id=pre, ctx=ast.Store())],
+                          value=ast.Call(func=ast.Name(id="__tsim_if_types", ctx=ast.Load()),
+                                         args=[ast.Call(func=ast.Name(id="locals",
+                                                                      ctx=ast.Load()),
+                                                        args=[], keywords=[]),
+                                               ast.Tuple(elts=[ast.Constant(n) for n in names],
+                                                         ctx=ast.Load()),
+                                               ast.Name(id=cond, ctx=ast.Load())],
+                                         keywords=[]))]
+        node.test = ast.Name(id=cond, ctx=ast.Load())
+        node.body = node.body + [check()]
+        node.orelse = (node.orelse or []) + [check()]
+        out.append(node)
+        for o in out:
+            ast.copy_location(o, node)
+        return out
+
     def visit_While(self, node):
         return self._loop(node, set())
 
@@ -168,6 +206,30 @@ def loop_types(local_vars, names, iterable):
     return {n: _carried_type(local_vars[n]) for n in names if n in local_vars}
 
 
+def if_types(local_vars, names, cond):
+    """The types before a runtime `if` of the variables its branches assign (none when the
+    condition is a constexpr: Triton then compiles one branch only)."""
+    if not isinstance(cond, Tensor):
+        return None
+    return {n: _carried_type(local_vars[n]) for n in names if n in local_vars}
+
+
+def if_check(pre, local_vars, line):
+    if not pre:
+        return
+    for n, t in pre.items():
+        if t is None or n not in local_vars:
+            continue
+        now = _carried_type(local_vars[n])
+        if now is not None and now != t:
+            def show(x):
+                return x[0] if not x[1] else "<%s, %s>" % (list(x[1]), x[0])
+            raise CompileError("Mismatched type for %s between then block (%s) and else block "
+                               "(%s): the `if` of line %d has a condition known only when the "
+                               "kernel runs, so both branches must leave %s with one type"
+                               % (n, show(now), show(t), line, n))
+
+
 def loop_check(pre, local_vars, line):
     if not pre:
         return
@@ -191,13 +253,17 @@ _OVERRIDES = {
     "__tsim_and": lang.logical_and,
     "__tsim_or": lang.logical_or,
     "__tsim_not": lang.logical_not,
-    "__tsim_types": None,  # set below: loop_types / loop_check are defined after the rewriter
+    "__tsim_types": None,  # set below: the checks are defined after the rewriter
     "__tsim_check": None,
+    "__tsim_if_types": None,
+    "__tsim_if_check": None,
 }
 
 
 _OVERRIDES["__tsim_types"] = loop_types
 _OVERRIDES["__tsim_check"] = loop_check
+_OVERRIDES["__tsim_if_types"] = if_types
+_OVERRIDES["__tsim_if_check"] = if_check
 
 
 def _is_constexpr(param):
