@@ -20,6 +20,7 @@ packages=(
     libsodium-dev        # argon2id password hashes, random tokens
     libsqlite3-dev sqlite3 # the database
     libmd4c-dev libmd4c-html0-dev # statements: Markdown to HTML
+    python3-numpy        # tests/tritonsim: the CPU Triton simulator (tests/cpu/tritonsim.sh)
     clang clang-format   # format check, libFuzzer targets
     chromium             # browser tests (driven by playwright-core)
     nodejs npm           # web bundle (esbuild) and browser tests

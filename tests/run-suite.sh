@@ -43,6 +43,7 @@ declare -A DEADLINE_S=(
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver
     [bench-smoke]=600          # 114 s alone: make bench's latency suite on the fake driver
     [dropout-philox]=300       # 18, 39 s
+    [tritonsim]=900            # 156 s alone (load average over 1000): interpreter + 3 fixtures
     [step8-tolerance]=300      # 9, 32 s
     [server_judged]=300        # 11, 29 s
     [tolerance-oracle]=300     # 14, 24 s

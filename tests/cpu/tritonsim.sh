@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# tritonsim.sh - the CPU Triton simulator's tests: tests/tritonsim/test_tsim.py (the
+# interpreter against numpy and Triton's rules: types, masks, block pointers, dot,
+# reductions, atomics, random numbers, out-of-bounds accesses) and tests/tritonsim/run.py
+# on the fixture problems of tests/tritonsim/fixtures (every verdict: Accepted, Wrong
+# Answer, Memory Violation, Input Modified, Runtime Error, Time Limit, Compile Error),
+# plus run.py's own checking: --cost skipping every case, and a control whose declared
+# verdict is wrong being reported as a failure. Every step runs under `timeout`. Skips,
+# saying why, when no python3 has numpy (Debian: apt-get install python3-numpy).
+# Usage: tests/cpu/tritonsim.sh BUILD
+set -u
+build=${1:-build}
+py=
+for c in ${PYTHON:-} /usr/bin/python3 python3; do
+    if [ -n "$c" ] && "$c" -c 'import numpy' 2>/dev/null; then
+        py=$c
+        break
+    fi
+done
+if [ -z "$py" ]; then
+    echo "skip: no python3 with numpy (Debian: apt-get install python3-numpy)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+pass=0 fail=0 skip=0
+
+# add_summary LOG: adds the last "N passed, N failed, N skipped" line of LOG to the totals
+# (a missing line counts as one failure).
+add_summary() {
+    local line p f s
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+    if [ -z "$line" ]; then
+        fail=$((fail + 1))
+        return
+    fi
+    p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+    f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+    s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
+    pass=$((pass + p))
+    fail=$((fail + f))
+    skip=$((skip + ${s:-0}))
+}
+
+log=$(mktemp)
+trap 'rm -rf "$log" "${tmp:-}"' EXIT
+
+echo "== interpreter unit tests (test_tsim.py)"
+timeout 300 "$py" tests/tritonsim/test_tsim.py >"$log" 2>&1
+rc=$?
+tail -n 40 "$log" | grep -vE '^\.+$'
+add_summary "$log"
+[ "$rc" -eq 124 ] && echo "FAIL test_tsim.py: timed out" && fail=$((fail + 1))
+
+# The fixtures: --cost 3e7 leaves out tri-add's 300000-element case (its reference alone takes
+# tens of seconds on tests/cpusim); wrong/hang.py stops at the 5 s time limit.
+for f in tri-add tri-softmax tri-matmul; do
+    echo "== run.py $f"
+    timeout 900 "$py" tests/tritonsim/run.py "$build" "tests/tritonsim/fixtures/$f" \
+        --cost 3e7 --time-limit 5 >"$log" 2>&1
+    rc=$?
+    grep -E '^(ok  |FAIL|skip) ' "$log"
+    grep -qE '^FAIL' "$log" && cat "$log" | tail -n 30
+    add_summary "$log"
+    [ "$rc" -eq 124 ] && echo "FAIL run.py $f: timed out" && fail=$((fail + 1))
+done
+
+echo "== run.py checks itself"
+timeout 300 "$py" tests/tritonsim/run.py "$build" tests/tritonsim/fixtures/tri-add --cost 1 \
+    --only solution.py >"$log" 2>&1
+if grep -qE '^skip +tri-add/solution.py +no test case within --cost 1$' "$log" &&
+    grep -qx '0 passed, 0 failed, 1 skipped' "$log"; then
+    echo "ok   --cost 1 skips every case of tri-add/solution.py"
+    pass=$((pass + 1))
+else
+    echo "FAIL --cost 1 did not skip tri-add/solution.py:"
+    cat "$log"
+    fail=$((fail + 1))
+fi
+tmp=$(mktemp -d)
+cp -rp tests/tritonsim/fixtures/tri-add "$tmp/"
+sed -i 's|"solution.py": "Accepted"|"solution.py": "Accepted",\n    "misjudged.py": "Wrong Answer"|' \
+    "$tmp/tri-add/problem.json"
+cp "$tmp/tri-add/solution.py" "$tmp/tri-add/misjudged.py"
+timeout 300 "$py" tests/tritonsim/run.py "$build" "$tmp/tri-add" --cost 3e7 \
+    --only misjudged.py >"$log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -qE '^FAIL +tri-add/misjudged.py +Accepted +expected Wrong Answer' "$log" &&
+    grep -qx '0 passed, 1 failed, 0 skipped' "$log"; then
+    echo "ok   a correct control declared Wrong Answer is reported as a failure (exit 1)"
+    pass=$((pass + 1))
+else
+    echo "FAIL run.py did not report the misjudged control (exit $rc):"
+    cat "$log"
+    fail=$((fail + 1))
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,2 @@
+"""triton.language.extra.cuda (stand-in)."""
+from . import libdevice  # noqa: F401
