@@ -843,6 +843,9 @@ check "/api/status: no worker compiles Triton, one Triton job queued" \
 as tina GET /api/me
 check "a Triton job no connected worker compiles is parked outside the in-flight cap" \
     '[ "$(field .quota.in_flight.used)" = 2 ] && [ "$(field .quota.in_flight.waiting_for_language)" = 1 ]'
+req GET /metrics
+check "metrics count the queue and the live workers per language" \
+    '[[ "$BODY" == *"blockwise_queue_language{language=\"triton\"} 1"* ]] && [[ "$BODY" == *"blockwise_workers_language{language=\"triton\"} 0"* ]] && [[ "$BODY" == *"blockwise_queue_language{language=\"cuda\"} 2"* ]]'
 as admin GET /api/admin/queue
 check "the admin's queue says each job's language" \
     '[ "$(field "[.queue[] | select(.id == $TT1 or .id == $TC1) | .language] | join(\",\")")" = "triton,cuda" ]'
