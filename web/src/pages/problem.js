@@ -133,9 +133,13 @@ export async function render(ctx) {
     statement.setLanguage(l);
     drawLangNote();
   }
-  /* Before anything is run: no connected worker compiles this language. */
+  /* Before anything is run: no connected worker compiles this language.
+   * Drawn again only when that changes (an open fold-out stays open). */
+  let noteShown = null;
   function drawLangNote() {
     const none = noWorkerFor(session.status, lang);
+    if (noteShown === (none ? lang : "")) return;
+    noteShown = none ? lang : "";
     replace(
       langNote,
       none
