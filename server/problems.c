@@ -169,45 +169,23 @@ static json_t *summary_json(const struct problem_entry *e)
 
 /*
  * The Triton type of an argument as the learner declares it, the type
- * kernel[grid](...) would give it (docs/submission-format.md, "Types and
- * specialisation"): a tensor is a pointer to its dtype; a float scalar its
- * dtype; an integer (a size or an integer scalar) i32 when its value fits in
- * 32 bits in a case and i64 otherwise, which only the case decides (an
- * unsigned 64-bit one may be u64, as Triton types an int above 2^63 - 1).
+ * kernel[grid](...) would give it and the judge's plan gives it
+ * (plan_arg_triton_type; docs/submission-format.md, "Types and
+ * specialisation"): a tensor is a pointer to its dtype (dtype_triton_name); a
+ * float scalar is fp32, as Triton types a Python float; an integer (a size or
+ * an integer scalar) i32 when its value fits in 32 bits in a case and i64
+ * otherwise, which only the case decides (an unsigned 64-bit one above
+ * 2^63 - 1 is u64).
  */
-static const char *triton_pointer(enum dtype t)
+static void triton_pointer(enum dtype t, char *out, size_t cap)
 {
-    switch (t) {
-    case DTYPE_FP64:
-        return "*fp64";
-    case DTYPE_FP32:
-        return "*fp32";
-    case DTYPE_FP16:
-        return "*fp16";
-    case DTYPE_BF16:
-        return "*bf16";
-    case DTYPE_INT8:
-        return "*i8";
-    case DTYPE_UINT8:
-        return "*u8";
-    case DTYPE_INT32:
-        return "*i32";
-    case DTYPE_UINT32:
-        return "*u32";
-    case DTYPE_INT64:
-        return "*i64";
-    case DTYPE_UINT64:
-        return "*u64";
-    default:
-        return "*?";
-    }
+    snprintf(out, cap, "*%s", dtype_triton_name(t));
 }
 
 static const char *triton_scalar(enum dtype t)
 {
     switch (t) {
     case DTYPE_FP64:
-        return "fp64";
     case DTYPE_FP32:
         return "fp32";
     case DTYPE_INT8:
@@ -231,16 +209,18 @@ static json_t *signature_json(const struct problem *p, enum language l)
     json_t *a = json_array();
     for (size_t i = 0; i < p->n_tensors; i++) {
         const struct tensor_spec *t = &p->tensors[i];
-        char ctype[64];
-        snprintf(ctype, sizeof(ctype), "%s%s*", t->role == ROLE_IN ? "const " : "",
-                 dtype_c_name(t->dtype));
+        char type[64];
+        if (l == LANG_TRITON)
+            triton_pointer(t->dtype, type, sizeof(type));
+        else
+            snprintf(type, sizeof(type), "%s%s*", t->role == ROLE_IN ? "const " : "",
+                     dtype_c_name(t->dtype));
         json_t *shape = json_array();
         for (int d = 0; d < t->ndim; d++)
             json_array_append_new(shape, json_string(expr_text(t->shape[d])));
         json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:s}", "name", t->name, "kind",
-                                           "tensor", "type",
-                                           l == LANG_TRITON ? triton_pointer(t->dtype) : ctype,
-                                           "shape", shape, "role", role_name(t->role)));
+                                           "tensor", "type", type, "shape", shape, "role",
+                                           role_name(t->role)));
     }
     for (size_t i = 0; i < p->n_sizes; i++)
         json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", p->size_names[i], "kind",
