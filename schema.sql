@@ -178,3 +178,57 @@ ALTER TABLE submissions ADD COLUMN cancelled_at INTEGER;
 ALTER TABLE submissions ADD COLUMN cancelled_by INTEGER REFERENCES users(id);
 ALTER TABLE submissions ADD COLUMN cancelled_from TEXT
     CHECK (cancelled_from IN ('queued', 'waiting_for_gpu', 'judging'));
+
+-- migration 3
+-- Languages (issue 11): a submission is CUDA or Triton; a worker compiles the
+-- languages it registered; a leaderboard ranks per GPU model and language.
+-- Every submission before this migration is CUDA, and so is every worker that
+-- registered before it (an old judged sends no "languages": the server takes
+-- it as CUDA only, at an unknown version).
+ALTER TABLE submissions ADD COLUMN language TEXT NOT NULL DEFAULT 'cuda'
+    CHECK (language IN ('cuda', 'triton'));
+
+-- What each worker said it compiles at its last registration (one row per
+-- language the server knows; names it does not know are left out).
+CREATE TABLE worker_languages (
+    worker_id     INTEGER NOT NULL REFERENCES workers(id) ON DELETE CASCADE,
+    language      TEXT NOT NULL CHECK (language IN ('cuda', 'triton')),
+    version       TEXT NOT NULL DEFAULT '',   -- as the worker reported it ("13.0", "3.6.0"); '' unknown
+    PRIMARY KEY (worker_id, language)
+);
+INSERT INTO worker_languages(worker_id, language, version)
+    SELECT id, 'cuda', '' FROM workers WHERE registered_at IS NOT NULL;
+
+-- best gains the language in its key: a new table, the rows copied (all
+-- CUDA), the old one dropped (no table refers to it).
+CREATE TABLE best_by_language (
+    user_id       INTEGER NOT NULL REFERENCES users(id),
+    problem_id    TEXT NOT NULL,
+    gpu_name      TEXT NOT NULL,
+    language      TEXT NOT NULL CHECK (language IN ('cuda', 'triton')),
+    submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    score         REAL NOT NULL,
+    time_ms       REAL NOT NULL,
+    at            INTEGER NOT NULL,
+    PRIMARY KEY (user_id, problem_id, gpu_name, language)
+);
+INSERT INTO best_by_language(user_id, problem_id, gpu_name, language, submission_id, score,
+                             time_ms, at)
+    SELECT user_id, problem_id, gpu_name, 'cuda', submission_id, score, time_ms, at FROM best;
+DROP TABLE best;
+ALTER TABLE best_by_language RENAME TO best;
+CREATE INDEX best_board ON best(problem_id, gpu_name, language, time_ms);
+
+-- solved likewise: solved in a language = at least one Accepted in it; a
+-- problem is solved when it is solved in any language.
+CREATE TABLE solved_by_language (
+    user_id       INTEGER NOT NULL REFERENCES users(id),
+    problem_id    TEXT NOT NULL,
+    language      TEXT NOT NULL CHECK (language IN ('cuda', 'triton')),
+    first_at      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, problem_id, language)
+);
+INSERT INTO solved_by_language(user_id, problem_id, language, first_at)
+    SELECT user_id, problem_id, 'cuda', first_at FROM solved;
+DROP TABLE solved;
+ALTER TABLE solved_by_language RENAME TO solved;

@@ -193,8 +193,11 @@
 #define BW_MAX_STATIC_BYTES         (32 * 1024 * 1024) /* one file served from web/ */
 #define BW_MAX_CONFIG_BYTES         (64 * 1024)        /* the server's config file */
 #define BW_MAX_MESSAGE_FIELD        4096               /* a worker's internal-error message, kept */
-#define BW_JUDGE_ATTEMPTS           3 /* leases of one submission before Judge Error */
-#define BW_MAX_STATUS_GPUS          8 /* GPU models named by GET /api/status */
+#define BW_JUDGE_ATTEMPTS           3  /* leases of one submission before Judge Error */
+#define BW_MAX_STATUS_GPUS          8  /* GPU models named by GET /api/status */
+#define BW_MAX_WORKER_LANGUAGES     8  /* entries in a worker's register "languages" */
+#define BW_MAX_LANGUAGE_VERSION     64 /* bytes in a language's version a worker registers */
+#define BW_MAX_STATUS_VERSIONS      8  /* versions of one language named by GET /api/status */
 
 /* --- server: endpoint body caps, responses, sign-in throttling ------------ */
 #define BW_MAX_SMALL_BODY_BYTES    4096 /* small JSON bodies: sign-in, tokens, admin, claim */

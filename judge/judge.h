@@ -48,6 +48,7 @@
 #include <jansson.h>
 
 #include "common/directive.h"
+#include "common/language.h"
 #include "common/problem.h"
 #include "common/verdict.h"
 #include "judge/goals.h"
@@ -55,6 +56,12 @@
 
 struct runner_pool;
 struct build_cache;
+
+/* A language this judge compiles besides CUDA, as the worker registers it. */
+struct judge_language {
+    bool available;   /* e.g. Triton: triton_probe() found it */
+    char version[32]; /* "3.6.0" */
+};
 
 /* Long-lived settings of a judge (a CLI run or a worker). Read-only while judging. */
 struct judge_config {
@@ -69,6 +76,8 @@ struct judge_config {
     struct gpu_info gpu;        /* filled by judge_probe_gpu() */
     bool have_gpu;              /* judge_probe_gpu() found a usable GPU */
     char *no_gpu_reason;        /* owned: why there is no GPU, when !have_gpu */
+    struct judge_language languages[LANG_COUNT]; /* what it compiles beyond CUDA (always there:
+                                                    NVRTC); worker.c registers them */
 };
 
 typedef void (*judge_event_fn)(json_t *event /* borrowed */, void *arg);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda.h> /* CUDA_VERSION: the toolkit's, whose NVRTC compiles */
 #include <curl/curl.h>
 #include <jansson.h>
 
@@ -19,6 +20,7 @@
 #include "common/buf.h"
 #include "common/bundle.h"
 #include "common/error.h"
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/problem.h"
@@ -225,6 +227,23 @@ static const char *error_text(json_t *reply, long status, char *tmp, size_t n)
     return tmp;
 }
 
+/* The register body's "languages": CUDA always, at the toolkit judged is
+ * built with (its NVRTC compiles), then each language the judge found
+ * (jc->languages: Triton when triton_probe() found it). The server offers
+ * this worker jobs in these languages only. */
+static json_t *languages_json(const struct judge_config *jc)
+{
+    char cuda[16];
+    snprintf(cuda, sizeof(cuda), "%d.%d", CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    json_t *list = json_pack("[{s:s, s:s}]", "name", language_name(LANG_CUDA), "version", cuda);
+    for (int l = 0; list && l < LANG_COUNT; l++)
+        if (l != LANG_CUDA && jc->languages[l].available)
+            json_array_append_new(list,
+                                  json_pack("{s:s, s:s}", "name", language_name((enum language)l),
+                                            "version", jc->languages[l].version));
+    return list;
+}
+
 /* Registers until it works; BW_ERR_INVALID when the token is refused. */
 static int do_register(struct slot *sl, char **cause)
 {
@@ -234,8 +253,8 @@ static int do_register(struct slot *sl, char **cause)
         snprintf(host, sizeof(host), "%s", w->wc->hostname);
     else if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
         snprintf(host, sizeof(host), "unknown");
-    json_t *body = json_pack("{s:s, s:s, s:b}", "hostname", host, "version", WORKER_VERSION,
-                             "can_execute", w->jc->have_gpu);
+    json_t *body = json_pack("{s:s, s:s, s:b, s:o}", "hostname", host, "version", WORKER_VERSION,
+                             "can_execute", w->jc->have_gpu, "languages", languages_json(w->jc));
     if (body && w->jc->have_gpu)
         json_object_set_new(body, "gpu", gpu_info_json(&w->jc->gpu));
     if (!body)

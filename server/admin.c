@@ -16,6 +16,7 @@
 #include "server.h"
 #include "sse.h"
 #include "common/error.h"
+#include "common/language.h"
 #include "common/log.h"
 #include "common/problem.h"
 #include "common/util.h"
@@ -84,7 +85,24 @@ int admin_h_workers(struct http_request *req, struct http_response *res)
             "disabled", (int)db_col_i64(st, 9), "disabled_reason", text_or_null(st, 10),
             "error_streak", (json_int_t)db_col_i64(st, 11), "current_submission",
             int_or_null(st, 12), "judged", (json_int_t)db_col_i64(st, 13));
+        json_object_set_new(w, "languages", json_array());
         json_array_append_new(list, w);
+    }
+    db_finish(st);
+    /* What each compiles, as it registered it (none before its first registration). */
+    if (rc >= 0)
+        rc = db_prepare(c, &st, &cause,
+                        "SELECT worker_id, language, version FROM worker_languages "
+                        "ORDER BY worker_id, language",
+                        "");
+    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
+        size_t i;
+        json_t *w;
+        json_array_foreach (list, i, w)
+            if (json_integer_value(json_object_get(w, "id")) == db_col_i64(st, 0))
+                json_array_append_new(json_object_get(w, "languages"),
+                                      json_pack("{s:s, s:s}", "name", db_col_text(st, 1), "version",
+                                                db_col_text(st, 2)));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -161,26 +179,27 @@ int admin_h_queue(struct http_request *req, struct http_response *res)
     json_t *list = json_array();
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc =
-        db_prepare(c, &st, &cause,
-                   "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
-                   "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL " "
-                   "FROM submissions s JOIN users u ON u.id = s.user_id "
-                   "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
-                   "LEFT JOIN workers w ON w.id = l.worker_id "
-                   "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.id",
-                   "");
+    int rc = db_prepare(c, &st, &cause,
+                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
+                        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL
+                        ", s.language "
+                        "FROM submissions s JOIN users u ON u.id = s.user_id "
+                        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
+                        "LEFT JOIN workers w ON w.id = l.worker_id "
+                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.id",
+                        "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         bool queued = strcmp(db_col_text(st, 4), "queued") == 0;
         json_array_append_new(
-            list, json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:o}", "id",
-                            (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
-                            db_col_text(st, 2), "mode", db_col_text(st, 3), "state",
-                            db_col_text(st, 4), "attempts", (json_int_t)db_col_i64(st, 5),
-                            "needs_gpu", (int)db_col_i64(st, 6), "queued_at",
-                            (json_int_t)db_col_i64(st, 7), "worker", text_or_null(st, 8),
-                            "lease_expires_at", int_or_null(st, 9), "lease", text_or_null(st, 10),
-                            "position", queued ? json_integer(db_col_i64(st, 11)) : json_null()));
+            list,
+            json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:o}", "id",
+                      (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
+                      db_col_text(st, 2), "mode", db_col_text(st, 3), "language",
+                      db_col_text(st, 12), "state", db_col_text(st, 4), "attempts",
+                      (json_int_t)db_col_i64(st, 5), "needs_gpu", (int)db_col_i64(st, 6),
+                      "queued_at", (json_int_t)db_col_i64(st, 7), "worker", text_or_null(st, 8),
+                      "lease_expires_at", int_or_null(st, 9), "lease", text_or_null(st, 10),
+                      "position", queued ? json_integer(db_col_i64(st, 11)) : json_null()));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -248,13 +267,17 @@ int admin_h_problems(struct http_request *req, struct http_response *res)
                         "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         const struct problem_entry *pe = problems_find(set, db_col_text(st, 0));
+        json_t *langs = json_array();
+        for (int l = 0; pe && l < LANG_COUNT; l++)
+            if (pe->p->languages[l])
+                json_array_append_new(langs, json_string(language_name((enum language)l)));
         json_array_append_new(
-            rows, json_pack("{s:s, s:s, s:s, s:I, s:b, s:b, s:o, s:I}", "id", db_col_text(st, 0),
-                            "title", db_col_text(st, 1), "hash", db_col_text(st, 2), "loaded_at",
-                            (json_int_t)db_col_i64(st, 3), "served",
-                            pe && strcmp(pe->hash, db_col_text(st, 2)) == 0, "disabled",
+            rows, json_pack("{s:s, s:s, s:s, s:I, s:b, s:b, s:o, s:I, s:o}", "id",
+                            db_col_text(st, 0), "title", db_col_text(st, 1), "hash",
+                            db_col_text(st, 2), "loaded_at", (json_int_t)db_col_i64(st, 3),
+                            "served", pe && strcmp(pe->hash, db_col_text(st, 2)) == 0, "disabled",
                             (int)db_col_i64(st, 4), "disabled_reason", text_or_null(st, 5),
-                            "error_streak", (json_int_t)db_col_i64(st, 6)));
+                            "error_streak", (json_int_t)db_col_i64(st, 6), "languages", langs));
     }
     db_finish(st);
     db_release(s->db, c);

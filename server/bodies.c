@@ -55,16 +55,23 @@ json_t *body_parse_credentials(const char *data, size_t len, struct body_credent
 json_t *body_parse_submission(const char *data, size_t len, struct body_submission *out,
                               struct api_error *e)
 {
-    static const char *const keys[] = {"problem", "source", "mode", NULL};
-    const char *mode = NULL;
+    static const char *const keys[] = {"problem", "source", "mode", "language", NULL};
+    const char *mode = NULL, *language = NULL;
     memset(out, 0, sizeof(*out));
     json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
     if (!j)
         return NULL;
     if (!api_get_string(j, "problem", true, 1, 64, &out->problem, e) ||
         !api_get_string(j, "source", true, 1, BW_MAX_SOURCE_BYTES, &out->source, e) ||
-        !api_get_string(j, "mode", true, 1, 16, &mode, e))
+        !api_get_string(j, "mode", true, 1, 16, &mode, e) ||
+        !api_get_string(j, "language", false, 1, 32, &language, e))
         return fail(j);
+    out->language = LANG_CUDA;
+    if (language && !language_from_name(language, &out->language)) {
+        api_fail(e, 400, "invalid", "language", "language: \"%s\" is not \"cuda\" or \"triton\"",
+                 language);
+        return fail(j);
+    }
     if (!body_problem_id_ok(out->problem)) {
         api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id", out->problem);
         return fail(j);
@@ -159,10 +166,91 @@ json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *ou
     return j;
 }
 
+/* Names a field inside an element of an array, "languages[1].name", and
+ * puts the element before the message: "languages[1]: name: missing". */
+static void in_element(struct api_error *e, const char *array, size_t i)
+{
+    char field[sizeof(e->field)], message[sizeof(e->message)];
+    snprintf(field, sizeof(field), "%.12s[%zu]%s%.24s", array, i, e->field[0] ? "." : "", e->field);
+    snprintf(message, sizeof(message), "%s[%zu]: %.280s", array, i, e->message);
+    api_fail(e, e->status, e->code, field, "%s", message);
+}
+
+static bool language_name_ok(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+            return false;
+    return true;
+}
+
+/* The register body's "languages" (see bodies.h). */
+static bool parse_languages(json_t *j, struct body_register *out, struct api_error *e)
+{
+    static const char *const keys[] = {"name", "version", NULL};
+    json_t *list = json_object_get(j, "languages");
+    if (!list) {
+        out->languages[0] = (struct body_language){LANG_CUDA, ""};
+        out->n_languages = 1;
+        return true;
+    }
+    if (!json_is_array(list)) {
+        api_fail(e, 400, "invalid", "languages",
+                 "languages: expected an array of {\"name\", \"version\"}");
+        return false;
+    }
+    if (json_array_size(list) == 0) {
+        api_fail(e, 400, "invalid", "languages",
+                 "languages: empty (a worker compiles at least one language)");
+        return false;
+    }
+    if (json_array_size(list) > BW_MAX_WORKER_LANGUAGES) {
+        api_fail(e, 400, "invalid", "languages", "languages: more than %d entries",
+                 BW_MAX_WORKER_LANGUAGES);
+        return false;
+    }
+    size_t i;
+    json_t *l;
+    json_array_foreach (list, i, l) {
+        const char *name = NULL, *version = NULL;
+        if (!json_is_object(l)) {
+            api_fail(e, 400, "invalid", "", "expected an object {\"name\", \"version\"}");
+            in_element(e, "languages", i);
+            return false;
+        }
+        if (!api_only_keys(l, keys, e) || !api_get_string(l, "name", true, 1, 32, &name, e) ||
+            !api_get_string(l, "version", false, 0, BW_MAX_LANGUAGE_VERSION, &version, e)) {
+            in_element(e, "languages", i);
+            return false;
+        }
+        if (!language_name_ok(name)) {
+            api_fail(e, 400, "invalid", "name", "name: \"%s\" is not a language name (a-z 0-9 _ -)",
+                     name);
+            in_element(e, "languages", i);
+            return false;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(json_string_value(json_object_get(json_array_get(list, k), "name")), name) ==
+                0) {
+                api_fail(e, 400, "invalid", "name", "name: \"%s\" is listed twice", name);
+                in_element(e, "languages", i);
+                return false;
+            }
+        enum language lang;
+        if (!language_from_name(name, &lang)) {
+            out->ignored[out->n_ignored++] = name;
+            continue;
+        }
+        out->languages[out->n_languages++] = (struct body_language){lang, version ? version : ""};
+    }
+    return true;
+}
+
 json_t *body_parse_register(const char *data, size_t len, struct body_register *out,
                             struct api_error *e)
 {
-    static const char *const keys[] = {"hostname", "version", "can_execute", "gpu", NULL};
+    static const char *const keys[] = {"hostname", "version",   "can_execute",
+                                       "gpu",      "languages", NULL};
     memset(out, 0, sizeof(*out));
     out->gpu_name = "";
     json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
@@ -184,6 +272,8 @@ json_t *body_parse_register(const char *data, size_t len, struct body_register *
             return fail(j);
         }
     }
+    if (!parse_languages(j, out, e))
+        return fail(j);
     if (!out->version)
         out->version = "";
     return j;

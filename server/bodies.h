@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/verdict.h"
 
@@ -32,7 +33,8 @@ struct body_submission {
     const char *problem;
     const char *source;
     size_t source_len;
-    bool submit; /* "mode": "submit" (tests + timing) or "run" (tests only) */
+    bool submit;            /* "mode": "submit" (tests + timing) or "run" (tests only) */
+    enum language language; /* "language": "cuda" (also when absent: older clients) or "triton" */
 };
 
 struct body_name { /* API token, worker token */
@@ -52,12 +54,29 @@ struct body_rejudge {   /* exactly one of the two */
     const char *problem;
 };
 
+/* One language a worker compiles, as it registered it. */
+struct body_language {
+    enum language language;
+    const char *version; /* borrowed; "" when the worker did not say */
+};
+
+/*
+ * "languages": [{"name": "cuda", "version": "13.0"}, ...], at most
+ * BW_MAX_WORKER_LANGUAGES entries, names unique, at least one entry. Absent:
+ * a judged from before languages, which compiles CUDA only (version "").
+ * Names this server does not know (a newer worker's) are not an error: they
+ * are listed in ignored[] for the log and left out of languages[].
+ */
 struct body_register {
     const char *hostname;
     const char *version;
     bool can_execute; /* the worker has a GPU and runs kernels */
     json_t *gpu;      /* borrowed: the worker's struct gpu_info as JSON (object) */
     const char *gpu_name;
+    struct body_language languages[LANG_COUNT]; /* the known ones, in the worker's order */
+    size_t n_languages;
+    const char *ignored[BW_MAX_WORKER_LANGUAGES]; /* borrowed: unknown names */
+    size_t n_ignored;
 };
 
 struct body_claim {

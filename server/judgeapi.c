@@ -18,6 +18,7 @@
 #include "sse.h"
 #include "common/bundle.h"
 #include "common/error.h"
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -178,13 +179,21 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
     size_t n = 0;
     int64_t now = (int64_t)time(NULL);
     struct db_conn *c = db_acquire(s->db);
-    int rc =
-        db_run(c, &cause,
-               "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
-               "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
-               "iitttt"
-               "Ii",
-               now, now, b.hostname, b.version, gpu, b.gpu_name, b.can_execute ? 1 : 0, who->id);
+    int rc = db_begin(c, &cause);
+    if (rc == BW_OK)
+        rc = db_run(c, &cause,
+                    "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
+                    "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
+                    "iitttt"
+                    "Ii",
+                    now, now, b.hostname, b.version, gpu, b.gpu_name, b.can_execute ? 1 : 0,
+                    who->id);
+    if (rc == BW_OK)
+        rc = queue_set_languages(c, who->id, b.languages, b.n_languages, &cause);
+    if (rc == BW_OK)
+        rc = db_commit(c, &cause);
+    else
+        db_rollback(c);
     if (rc == BW_OK)
         rc = queue_reclaim_worker(c, who->id, &ids, &n, &cause);
     db_release(s->db, c);
@@ -200,15 +209,30 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
                  (long long)ids[i], who->name);
     }
     free(ids);
-    if (n)
-        judgeapi_queue_changed(s);
-    log_info("judge api: worker %s registered from %s (%s)", who->name, b.hostname,
-             b.can_execute ? (b.gpu_name[0] ? b.gpu_name : "gpu") : "compile only");
+    /* Always: the languages it compiles may have changed what it can claim. */
+    judgeapi_queue_changed(s);
+    char langs[128] = "";
+    json_t *accepted = json_array();
+    for (size_t i = 0; i < b.n_languages; i++) {
+        const char *name = language_name(b.languages[i].language);
+        size_t used = strlen(langs);
+        snprintf(langs + used, sizeof(langs) - used, "%s%s%s%s", used ? ", " : "", name,
+                 b.languages[i].version[0] ? " " : "", b.languages[i].version);
+        json_array_append_new(accepted, json_string(name));
+    }
+    for (size_t i = 0; i < b.n_ignored; i++)
+        log_warn("judge api: worker %s registered language \"%s\", which this server does not "
+                 "know; ignored (it is offered no such jobs)",
+                 who->name, b.ignored[i]);
+    log_info("judge api: worker %s registered from %s (%s; compiles %s)", who->name, b.hostname,
+             b.can_execute ? (b.gpu_name[0] ? b.gpu_name : "gpu") : "compile only",
+             langs[0] ? langs : "nothing this server knows");
     json_decref(j);
     return api_json(res, 200,
-                    json_pack("{s:{s:I, s:s}, s:o, s:i, s:i, s:i}", "worker", "id",
+                    json_pack("{s:{s:I, s:s}, s:o, s:o, s:i, s:i, s:i}", "worker", "id",
                               (json_int_t)who->id, "name", who->name, "reclaimed", held,
-                              "lease_seconds", s->cfg->lease_s, "heartbeat_seconds",
+                              "languages", accepted, "lease_seconds", s->cfg->lease_s,
+                              "heartbeat_seconds",
                               s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1, "claim_wait",
                               s->cfg->claim_wait_s));
 }
@@ -217,11 +241,12 @@ static json_t *job_json(const struct server *s, const struct job *job)
 {
     char seed[32];
     snprintf(seed, sizeof(seed), "%llu", (unsigned long long)job->seed);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "lease", job->lease,
+    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "lease", job->lease,
                      "submission", (json_int_t)job->submission, "problem", job->problem, "bundle",
-                     job->hash, "mode", job->submit ? "submit" : "run", "source", job->source,
-                     "seed", seed, "attempt", job->attempt, "lease_seconds", s->cfg->lease_s,
-                     "heartbeat_seconds", s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1);
+                     job->hash, "mode", job->submit ? "submit" : "run", "language",
+                     language_name(job->language), "source", job->source, "seed", seed, "attempt",
+                     job->attempt, "lease_seconds", s->cfg->lease_s, "heartbeat_seconds",
+                     s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1);
 }
 
 int judgeapi_h_claim(struct http_request *req, struct http_response *res)
@@ -287,8 +312,9 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
             return api_reply_error(res, 409, "not_registered", NULL,
                                    "register before claiming work");
         if (rc == 1) {
-            log_info("judge api: submission %lld: claimed by worker %s (attempt %d)",
-                     (long long)job.submission, who->name, job.attempt);
+            log_info("judge api: submission %lld: claimed by worker %s (%s, attempt %d)",
+                     (long long)job.submission, who->name, language_title(job.language),
+                     job.attempt);
             json_t *ev = json_pack("{s:I, s:s, s:s, s:i}", "id", (json_int_t)job.submission,
                                    "state", "judging", "worker", who->name, "attempt", job.attempt);
             sse_publish(s->hub, job.submission, "judging", ev, false);

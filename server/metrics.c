@@ -17,6 +17,7 @@
 #include "server.h"
 #include "sse.h"
 #include "common/buf.h"
+#include "common/language.h"
 #include "common/banned.h"
 
 static const double buckets[] = {1, 2, 5, 10, 30, 60, 120, 300, 600, 1800};
@@ -141,6 +142,24 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
                            "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
                            "WHERE state = 'queued' AND ? >= 0",
                            0);
+    int64_t lang_queued[LANG_COUNT], lang_workers[LANG_COUNT];
+    for (int l = 0; l < LANG_COUNT; l++) {
+        int64_t v = -1;
+        const char *name = language_name((enum language)l);
+        lang_queued[l] = db_get_i64(c, &v, NULL,
+                                    "SELECT COUNT(*) FROM submissions WHERE state = 'queued' "
+                                    "AND language = ?",
+                                    "t", name) < 0
+                             ? -1
+                             : v;
+        lang_workers[l] = db_get_i64(c, &v, NULL,
+                                     "SELECT COUNT(*) FROM workers w JOIN worker_languages wl "
+                                     "ON wl.worker_id = w.id WHERE wl.language = ? "
+                                     "AND w.disabled = 0 AND w.last_seen_at >= ?",
+                                     "ti", name, now - s->cfg->lease_s) < 0
+                              ? -1
+                              : v;
+    }
     db_release(s->db, c);
     struct problem_set *set = problems_get(s->problems);
     size_t loaded = set->n, failed = set->n_failed;
@@ -161,6 +180,17 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     buf_puts(&b, "# HELP blockwise_workers_alive Enabled workers seen within one lease.\n"
                  "# TYPE blockwise_workers_alive gauge\n");
     buf_addf(&b, "blockwise_workers_alive %lld\n", (long long)alive);
+    buf_puts(&b, "# HELP blockwise_queue_language Submissions waiting for a worker, by language.\n"
+                 "# TYPE blockwise_queue_language gauge\n");
+    for (int l = 0; l < LANG_COUNT; l++)
+        buf_addf(&b, "blockwise_queue_language{language=\"%s\"} %lld\n",
+                 language_name((enum language)l), (long long)lang_queued[l]);
+    buf_puts(&b, "# HELP blockwise_workers_language Enabled workers seen within one lease that "
+                 "compile the language.\n"
+                 "# TYPE blockwise_workers_language gauge\n");
+    for (int l = 0; l < LANG_COUNT; l++)
+        buf_addf(&b, "blockwise_workers_language{language=\"%s\"} %lld\n",
+                 language_name((enum language)l), (long long)lang_workers[l]);
     buf_puts(&b, "# HELP blockwise_workers_disabled Workers disabled by errors or an admin.\n"
                  "# TYPE blockwise_workers_disabled gauge\n");
     buf_addf(&b, "blockwise_workers_disabled %lld\n", (long long)disabled);

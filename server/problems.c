@@ -21,6 +21,7 @@
 #include "common/dtype.h"
 #include "common/error.h"
 #include "common/expr.h"
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/problem.h"
@@ -149,28 +150,118 @@ static json_t *goal_json(const struct problem *p, const struct goal_spec *g)
     return j;
 }
 
+/* The languages a problem is offered in, by name: ["cuda", "triton"]. */
+static json_t *languages_json(const struct problem *p)
+{
+    json_t *a = json_array();
+    for (int l = 0; l < LANG_COUNT; l++)
+        if (p->languages[l])
+            json_array_append_new(a, json_string(language_name((enum language)l)));
+    return a;
+}
+
 static json_t *summary_json(const struct problem_entry *e)
 {
     const struct problem *p = e->p;
-    return json_pack("{s:s, s:i, s:s, s:i, s:s}", "id", p->id, "number", p->number, "title",
-                     p->title, "step", p->step, "hash", e->hash);
+    return json_pack("{s:s, s:i, s:s, s:i, s:s, s:o}", "id", p->id, "number", p->number, "title",
+                     p->title, "step", p->step, "hash", e->hash, "languages", languages_json(p));
+}
+
+/*
+ * The Triton type of an argument as the learner declares it, the type
+ * kernel[grid](...) would give it and the judge's plan gives it
+ * (plan_arg_triton_type; docs/submission-format.md, "Types and
+ * specialisation"): a tensor is a pointer to its dtype (dtype_triton_name); a
+ * float scalar is fp32, as Triton types a Python float; an integer (a size or
+ * an integer scalar) i32 when its value fits in 32 bits in a case and i64
+ * otherwise, which only the case decides (an unsigned 64-bit one above
+ * 2^63 - 1 is u64).
+ */
+static void triton_pointer(enum dtype t, char *out, size_t cap)
+{
+    snprintf(out, cap, "*%s", dtype_triton_name(t));
+}
+
+static const char *triton_scalar(enum dtype t)
+{
+    switch (t) {
+    case DTYPE_FP64:
+    case DTYPE_FP32:
+        return "fp32";
+    case DTYPE_INT8:
+    case DTYPE_UINT8:
+    case DTYPE_INT32:
+        return "i32";
+    case DTYPE_UINT64:
+        return "i32, i64 or u64";
+    default:
+        return "i32 or i64";
+    }
+}
+
+#define TRITON_SIZE_TYPE "i32 or i64"
+#define CUDA_SIZE_TYPE   "long long"
+
+/* The arguments args=() may name, with the types a kernel declares for them
+ * in language `l`: tensors, then sizes, then scalars. */
+static json_t *signature_json(const struct problem *p, enum language l)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_tensors; i++) {
+        const struct tensor_spec *t = &p->tensors[i];
+        char type[64];
+        if (l == LANG_TRITON)
+            triton_pointer(t->dtype, type, sizeof(type));
+        else
+            snprintf(type, sizeof(type), "%s%s*", t->role == ROLE_IN ? "const " : "",
+                     dtype_c_name(t->dtype));
+        json_t *shape = json_array();
+        for (int d = 0; d < t->ndim; d++)
+            json_array_append_new(shape, json_string(expr_text(t->shape[d])));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:o, s:s}", "name", t->name, "kind",
+                                           "tensor", "type", type, "shape", shape, "role",
+                                           role_name(t->role)));
+    }
+    for (size_t i = 0; i < p->n_sizes; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", p->size_names[i], "kind",
+                                           "size", "type",
+                                           l == LANG_TRITON ? TRITON_SIZE_TYPE : CUDA_SIZE_TYPE));
+    for (size_t i = 0; i < p->n_scalars; i++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:f}", "name", p->scalars[i].name,
+                                           "kind", "scalar", "type",
+                                           l == LANG_TRITON ? triton_scalar(p->scalars[i].dtype)
+                                                            : dtype_c_name(p->scalars[i].dtype),
+                                           "default", p->scalars[i].value));
+    return a;
 }
 
 /* Builds the detail JSON of one problem; NULL with *cause on failure. */
 static char *detail_json(const struct problem_entry *e, size_t *len, char **cause)
 {
     const struct problem *p = e->p;
-    char *md = NULL, *starter = NULL, *html = NULL, *text = NULL;
+    char *md = NULL, *html = NULL, *text = NULL;
+    char *starter[LANG_COUNT] = {NULL};
     size_t md_len = 0, starter_len = 0;
     char *md_path = path_join(p->dir, "statement.md");
-    char *starter_path = path_join(p->dir, "starter.cu");
-    if (!md_path || !starter_path) {
+    if (!md_path) {
         bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if (read_file(md_path, BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0 ||
-        read_file(starter_path, BW_MAX_SOURCE_BYTES, &starter, &starter_len, cause) < 0)
+    if (read_file(md_path, BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0)
         goto out;
+    /* The starter of each language: starter.cu, starter.py (common/language.h). */
+    for (int l = 0; l < LANG_COUNT; l++) {
+        if (!p->languages[l])
+            continue;
+        char name[32];
+        snprintf(name, sizeof(name), "starter%s", language_extension((enum language)l));
+        char *path = path_join(p->dir, name);
+        int rc = path ? read_file(path, BW_MAX_SOURCE_BYTES, &starter[l], &starter_len, cause)
+                      : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        free(path);
+        if (rc < 0)
+            goto out;
+    }
     html = problems_markdown_html(md, md_len);
     if (!html) {
         bw_fail(cause, BW_ERR_LIMIT, "%s: rendered HTML over %d bytes or not renderable", md_path,
@@ -208,11 +299,34 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         json_array_append_new(benches,
                               json_pack("{s:s, s:o}", "name", p->benchmarks[i].name, "sizes", bs));
     }
-    json_t *doc = json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:s, s:{s:i}, s:o}",
-                            "problem", summary_json(e), "statement_html", html, "starter", starter,
-                            "sizes", sizes, "scalars", scalars, "tensors", tensors, "tests",
-                            (int)p->n_tests, "benchmarks", benches, "peak", peak_name(p->peak),
-                            "limits", "run_ms", p->run_ms, "goals", goals);
+    json_t *starters = json_object(), *signatures = json_object();
+    for (int l = 0; l < LANG_COUNT; l++) {
+        if (!p->languages[l])
+            continue;
+        json_t *text_l = json_string(starter[l]);
+        if (!text_l) {
+            bw_fail(cause, BW_ERR_INVALID, "%s: starter%s is not UTF-8 text", p->dir,
+                    language_extension((enum language)l));
+            json_decref(starters);
+            json_decref(signatures);
+            json_decref(sizes);
+            json_decref(scalars);
+            json_decref(tensors);
+            json_decref(benches);
+            json_decref(goals);
+            goto out;
+        }
+        json_object_set_new(starters, language_name((enum language)l), text_l);
+        json_object_set_new(signatures, language_name((enum language)l),
+                            signature_json(p, (enum language)l));
+    }
+    json_t *doc = json_pack(
+        "{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:s, "
+        "s:{s:i}, s:o}",
+        "problem", summary_json(e), "statement_html", html, "starter", starter[LANG_CUDA],
+        "languages", languages_json(p), "starters", starters, "signatures", signatures, "sizes",
+        sizes, "scalars", scalars, "tensors", tensors, "tests", (int)p->n_tests, "benchmarks",
+        benches, "peak", peak_name(p->peak), "limits", "run_ms", p->run_ms, "goals", goals);
     if (!doc) {
         bw_fail(cause, BW_ERR_INVALID, "%s: statement or starter is not UTF-8 text", p->dir);
         goto out;
@@ -225,9 +339,9 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         *len = strlen(text);
 out:
     free(md_path);
-    free(starter_path);
     free(md);
-    free(starter);
+    for (int l = 0; l < LANG_COUNT; l++)
+        free(starter[l]);
     free(html);
     return text;
 }

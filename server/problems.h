@@ -4,8 +4,10 @@
  * A problem set is every subdirectory of the problems directory that
  * problem_load() accepts, each with its content hash (common/bundle.h), its
  * statement rendered to HTML with md4c (math spans kept for KaTeX as
- * <x-equation> elements), its starter, and the JSON of the list and detail
- * endpoints rendered once at load. A directory that fails to load is
+ * <x-equation> elements), the languages it is offered in (CUDA always,
+ * Triton with starter.py) with each one's starter and signature (the types a
+ * kernel declares in that language: const float* or *fp32), and the JSON of
+ * the list and detail endpoints rendered once at load. A directory that fails to load is
  * reported (log and admin API) and not served; the rest are. Each loaded
  * version's bundle is stored in the database, so a submission queued before
  * a reload is still judged against the files it was submitted for.

@@ -24,6 +24,17 @@ static int64_t now_s(void)
     return (int64_t)time(NULL);
 }
 
+int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_language *langs,
+                        size_t n, char **cause)
+{
+    int rc = db_run(c, cause, "DELETE FROM worker_languages WHERE worker_id = ?", "i", worker);
+    for (size_t i = 0; rc == BW_OK && i < n; i++)
+        rc = db_run(c, cause,
+                    "INSERT INTO worker_languages(worker_id, language, version) VALUES (?,?,?)",
+                    "itt", worker, language_name(langs[i].language), langs[i].version);
+    return rc;
+}
+
 int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s, struct job *out,
                 char **cause)
 {
@@ -35,10 +46,12 @@ int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s
         return rc;
     rc = db_prepare(c, &st, cause,
                     "SELECT s.id, s.problem_id, s.problem_hash, s.source, s.mode, s.seed, "
-                    "s.attempts FROM submissions s JOIN problems p ON p.id = s.problem_id "
+                    "s.attempts, s.language FROM submissions s "
+                    "JOIN problems p ON p.id = s.problem_id "
                     "WHERE s.state = 'queued' AND p.disabled = 0 AND (? OR s.needs_gpu = 0) "
+                    "AND s.language IN (SELECT language FROM worker_languages WHERE worker_id = ?) "
                     "ORDER BY s.id LIMIT 1",
-                    "I", can_execute ? 1 : 0);
+                    "Ii", can_execute ? 1 : 0, worker);
     if (rc == BW_OK)
         rc = db_step(st, cause);
     if (rc == DB_ROW) {
@@ -49,6 +62,8 @@ int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s
         out->submit = strcmp(db_col_text(st, 4), "submit") == 0;
         out->seed = db_col_i64(st, 5);
         out->attempt = (int)db_col_i64(st, 6) + 1;
+        if (!language_from_name(db_col_text(st, 7), &out->language))
+            out->language = LANG_CUDA; /* the schema's CHECK allows no other */
         if (!out->source)
             rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     }
@@ -188,12 +203,14 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
     char lease_state[16] = "";
     rc = db_prepare(c, &st, cause,
                     "SELECT l.state, s.id, s.user_id, s.problem_id, s.mode, s.queued_at, "
-                    "s.created_at FROM leases l JOIN submissions s ON s.id = l.submission_id "
+                    "s.created_at, s.language FROM leases l "
+                    "JOIN submissions s ON s.id = l.submission_id "
                     "WHERE l.id = ? AND l.worker_id = ?",
                     "ti", lease, worker);
     if (rc == BW_OK)
         rc = db_step(st, cause);
     bool submit = false;
+    char language[16] = "cuda";
     if (rc == DB_ROW) {
         snprintf(lease_state, sizeof(lease_state), "%s", db_col_text(st, 0));
         out->submission = db_col_i64(st, 1);
@@ -202,6 +219,7 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
         submit = strcmp(db_col_text(st, 4), "submit") == 0;
         out->queued_at = db_col_i64(st, 5);
         out->created_at = db_col_i64(st, 6);
+        snprintf(language, sizeof(language), "%s", db_col_text(st, 7));
     }
     db_finish(st);
     if (rc == DB_DONE ||
@@ -252,19 +270,20 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
                     out->problem);
     if (rc == BW_OK && r->verdict == VERDICT_ACCEPTED)
         rc = db_run(c, cause,
-                    "INSERT OR IGNORE INTO solved(user_id, problem_id, first_at) VALUES (?,?,?)",
-                    "iti", out->user, out->problem, now);
+                    "INSERT OR IGNORE INTO solved(user_id, problem_id, language, first_at) "
+                    "VALUES (?,?,?,?)",
+                    "itti", out->user, out->problem, language, now);
     if (rc == BW_OK && r->verdict == VERDICT_ACCEPTED && submit && r->executed &&
         r->n_benches > 0 && r->gpu_name[0])
         rc = db_run(c, cause,
-                    "INSERT INTO best(user_id, problem_id, gpu_name, submission_id, score, "
-                    "time_ms, at) VALUES (?,?,?,?,?,?,?) "
-                    "ON CONFLICT(user_id, problem_id, gpu_name) DO UPDATE SET "
+                    "INSERT INTO best(user_id, problem_id, gpu_name, language, submission_id, "
+                    "score, time_ms, at) VALUES (?,?,?,?,?,?,?,?) "
+                    "ON CONFLICT(user_id, problem_id, gpu_name, language) DO UPDATE SET "
                     "submission_id = excluded.submission_id, score = excluded.score, "
                     "time_ms = excluded.time_ms, at = excluded.at "
                     "WHERE excluded.time_ms < best.time_ms",
-                    "ittiddi", out->user, out->problem, r->gpu_name, out->submission, r->score,
-                    out->time_ms, now);
+                    "itttiddi", out->user, out->problem, r->gpu_name, language, out->submission,
+                    r->score, out->time_ms, now);
     if (rc == BW_OK)
         rc = db_commit(c, cause);
     if (rc < 0)
@@ -517,6 +536,36 @@ int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_statu
     while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW)
         snprintf(out->gpus[out->n_gpus++], sizeof(out->gpus[0]), "%s", db_col_text(st, 0));
     db_finish(st);
+    for (int l = 0; rc >= 0 && l < LANG_COUNT; l++) {
+        const char *name = language_name((enum language)l);
+        rc = db_prepare(
+            c, &st, cause,
+            "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND language = ?), "
+            "(SELECT COUNT(*) FROM workers w JOIN worker_languages wl ON wl.worker_id = w.id "
+            " WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ?), "
+            "(SELECT COUNT(*) FROM workers w JOIN worker_languages wl ON wl.worker_id = w.id "
+            " WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ? AND w.can_execute)",
+            "ttiti", name, name, since, name, since);
+        if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+            out->languages[l].queued = db_col_i64(st, 0);
+            out->languages[l].workers = db_col_i64(st, 1);
+            out->languages[l].gpu_workers = db_col_i64(st, 2);
+            rc = BW_OK;
+        }
+        db_finish(st);
+        if (rc < 0)
+            break;
+        rc = db_prepare(c, &st, cause,
+                        "SELECT DISTINCT wl.version FROM workers w "
+                        "JOIN worker_languages wl ON wl.worker_id = w.id "
+                        "WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ? "
+                        "AND wl.version != '' ORDER BY wl.version LIMIT ?",
+                        "tii", name, since, (int64_t)BW_MAX_STATUS_VERSIONS);
+        while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW)
+            snprintf(out->languages[l].versions[out->languages[l].n_versions++],
+                     sizeof(out->languages[l].versions[0]), "%s", db_col_text(st, 0));
+        db_finish(st);
+    }
     return rc < 0 ? rc : BW_OK;
 }
 
@@ -524,23 +573,49 @@ int queue_in_flight(struct db_conn *c, int64_t user, int64_t now, int lease_s,
                     struct in_flight *out, char **cause)
 {
     struct db_stmt *st = NULL;
+    bool compiles[LANG_COUNT] = {false}, runs[LANG_COUNT] = {false}, any_gpu = false;
+    int64_t parked_gpu = 0;
     memset(out, 0, sizeof(*out));
+    /* Which languages a connected worker takes: compiles (any), runs (a GPU worker). */
     int rc = db_prepare(c, &st, cause,
-                        "SELECT (SELECT COUNT(*) FROM submissions WHERE user_id = ? "
-                        " AND state != 'done' AND NOT (state = 'queued' AND needs_gpu)), "
-                        "(SELECT COUNT(*) FROM submissions WHERE user_id = ? "
-                        " AND state = 'queued' AND needs_gpu), "
-                        "EXISTS (SELECT 1 FROM workers WHERE disabled = 0 AND can_execute "
-                        " AND last_seen_at >= ?)",
-                        "iii", user, user, now - lease_s);
-    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
-        int64_t busy = db_col_i64(st, 0);
-        out->waiting_gpu = db_col_i64(st, 1);
-        out->gpu_connected = db_col_i64(st, 2) != 0;
-        out->counted = busy + (out->gpu_connected ? out->waiting_gpu : 0);
-        rc = BW_OK;
+                        "SELECT wl.language, MAX(w.can_execute) FROM workers w "
+                        "JOIN worker_languages wl ON wl.worker_id = w.id "
+                        "WHERE w.disabled = 0 AND w.last_seen_at >= ? GROUP BY wl.language",
+                        "i", now - lease_s);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        enum language l;
+        if (!language_from_name(db_col_text(st, 0), &l))
+            continue;
+        compiles[l] = true;
+        runs[l] = db_col_i64(st, 1) != 0;
+        any_gpu = any_gpu || runs[l];
     }
     db_finish(st);
+    if (rc < 0)
+        return rc;
+    rc = db_prepare(c, &st, cause,
+                    "SELECT state, needs_gpu, language FROM submissions "
+                    "WHERE user_id = ? AND state != 'done'",
+                    "i", user);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        enum language l = LANG_CUDA;
+        language_from_name(db_col_text(st, 2), &l);
+        if (strcmp(db_col_text(st, 0), "queued") != 0) {
+            out->counted++; /* judging */
+        } else if (l != LANG_CUDA && !compiles[l]) {
+            out->waiting_language++;
+        } else if (db_col_i64(st, 1) != 0) {
+            out->waiting_gpu++;
+            if (runs[l])
+                out->counted++;
+            else
+                parked_gpu++;
+        } else {
+            out->counted++;
+        }
+    }
+    db_finish(st);
+    out->gpu_connected = any_gpu && parked_gpu == 0;
     return rc < 0 ? rc : BW_OK;
 }
 

@@ -25,6 +25,11 @@
  * workers claim every queued submission in id order, so when one connects the
  * jobs that waited for it are judged in the order they were submitted.
  *
+ * Languages: a submission is in one language (CUDA or Triton), and a worker
+ * claims only submissions in a language it registered (worker_languages,
+ * written by judgeapi's register): a CUDA-only judged is never handed a
+ * Triton job, however old; the job waits for a worker that compiles it.
+ *
  * The queue position of a queued submission is one number everywhere (the
  * list, the submission, its event stream, the admin's queue): 1 + the queued
  * submissions with a smaller id, waiting for a GPU or not (QUEUE_POSITION_SQL).
@@ -39,10 +44,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/verdict.h"
 
 struct db_conn;
+struct body_language;
 struct body_result;
 
 struct job {
@@ -53,14 +60,22 @@ struct job {
     char hash[65];
     char *source; /* owned */
     bool submit;
+    enum language language;
     int64_t seed;
     int64_t expires_at;
 };
 
 void job_release(struct job *j);
 
-/* Claims the oldest claimable submission. Returns 1 with *out filled, 0 when
- * there is none, or a negative code. */
+/* Records what a worker compiles (its registration's languages, replacing
+ * the last ones). Runs in the caller's transaction, if any. */
+int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_language *langs,
+                        size_t n, char **cause);
+
+/* Claims the oldest submission this worker may take: queued, its problem
+ * enabled, in a language the worker registered, and not waiting for a GPU
+ * unless the worker can execute. Returns 1 with *out filled, 0 when there is
+ * none, or a negative code. */
 int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s, struct job *out,
                 char **cause);
 
@@ -141,22 +156,35 @@ struct queue_status {
     int64_t gpu_workers; /* of those, the ones that can run kernels */
     char gpus[BW_MAX_STATUS_GPUS][128]; /* distinct GPU models of those, by name */
     size_t n_gpus;
+    struct {
+        int64_t queued;      /* queued submissions in this language */
+        int64_t workers;     /* enabled workers seen lately that compile it */
+        int64_t gpu_workers; /* of those, the ones that can run kernels */
+        char versions[BW_MAX_STATUS_VERSIONS][BW_MAX_LANGUAGE_VERSION + 1]; /* theirs, distinct */
+        size_t n_versions;
+    } languages[LANG_COUNT]; /* by enum language */
 };
 
 int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_status *out,
                  char **cause);
 
 /* A user's submissions that the in-flight cap counts. A compiled job that
- * only waits for a GPU counts only while a GPU worker is connected (enabled,
- * can execute, seen within lease_s): then it is in a line that moves, and the
- * cap keeps one user from filling it; without one it is parked, and counting
- * it would refuse every new Run ("wait or be judged at once") for as long as
- * no GPU comes, with nothing to wait for. Parked jobs are bounded by the Run
- * and Submit window quotas. */
+ * only waits for a GPU counts only while a GPU worker that compiles its
+ * language is connected (enabled, can execute, seen within lease_s): then it
+ * is in a line that moves, and the cap keeps one user from filling it;
+ * without one it is parked, and counting it would refuse every new Run ("wait
+ * or be judged at once") for as long as no GPU comes, with nothing to wait
+ * for. Likewise a queued Triton job counts only while a worker that compiles
+ * Triton is connected: a server may have none for good (CUDA is what every
+ * judged compiles, so a CUDA job with no worker at all is an outage the page
+ * reports, and it counts as before). Parked jobs are bounded by the Run and
+ * Submit window quotas. */
 struct in_flight {
-    int64_t counted;     /* what the cap compares with quota_in_flight */
-    int64_t waiting_gpu; /* this user's jobs waiting for a GPU (in counted iff gpu_connected) */
-    bool gpu_connected;
+    int64_t counted;          /* what the cap compares with quota_in_flight */
+    int64_t waiting_gpu;      /* this user's jobs waiting for a GPU */
+    int64_t waiting_language; /* this user's queued jobs no connected worker compiles (not
+                                 counted, nor in waiting_gpu) */
+    bool gpu_connected; /* a GPU worker is connected and every job in waiting_gpu is counted */
 };
 
 int queue_in_flight(struct db_conn *c, int64_t user, int64_t now, int lease_s,

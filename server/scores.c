@@ -13,6 +13,7 @@
 #include "server.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/language.h"
 #include "common/log.h"
 #include "common/banned.h"
 
@@ -25,34 +26,54 @@ static int db_trouble(struct http_response *res, char *cause)
     return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
 }
 
+/* The ?language= of a request: *out NULL when absent; false (and a 400 in
+ * *status) when it names no language. */
+static bool language_query(struct http_request *req, struct http_response *res, const char **out,
+                           int *status)
+{
+    enum language l;
+    *out = http_query(req, "language");
+    if (!*out || language_from_name(*out, &l))
+        return true;
+    *status = api_reply_error(res, 400, "invalid", "language",
+                              "language: \"%.32s\" is not \"cuda\" or \"triton\"", *out);
+    return false;
+}
+
 int scores_h_leaderboard(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const char *problem = req->params[0];
     const char *gpu = http_query(req, "gpu");
+    const char *language = NULL;
+    int status = 0;
     if (!body_problem_id_ok(problem))
         return api_reply_error(res, 404, "not_found", NULL, "no such problem");
     if (gpu && strlen(gpu) > 127)
         return api_reply_error(res, 400, "invalid", "gpu", "gpu: longer than 127 bytes");
+    if (!language_query(req, res, &language, &status))
+        return status;
     char *cause = NULL;
     json_t *boards = json_array();
     json_t *board = NULL, *entries = NULL;
-    char current[128] = "";
+    char current[128] = "", current_lang[16] = "";
     int rank = 0;
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
     int rc = db_prepare(c, &st, &cause,
-                        "SELECT b.gpu_name, u.name, b.time_ms, b.score, b.submission_id, b.at "
-                        "FROM best b JOIN users u ON u.id = b.user_id "
+                        "SELECT b.gpu_name, b.language, u.name, b.time_ms, b.score, "
+                        "b.submission_id, b.at FROM best b JOIN users u ON u.id = b.user_id "
                         "WHERE b.problem_id = ? AND (? IS NULL OR b.gpu_name = ?) "
-                        "ORDER BY b.gpu_name, b.time_ms, b.at",
-                        "ttt", problem, gpu, gpu);
+                        "AND (? IS NULL OR b.language = ?) "
+                        "ORDER BY b.gpu_name, b.language, b.time_ms, b.at",
+                        "ttttt", problem, gpu, gpu, language, language);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        const char *g = db_col_text(st, 0);
-        if (!board || strcmp(g, current) != 0) {
+        const char *g = db_col_text(st, 0), *l = db_col_text(st, 1);
+        if (!board || strcmp(g, current) != 0 || strcmp(l, current_lang) != 0) {
             snprintf(current, sizeof(current), "%s", g);
+            snprintf(current_lang, sizeof(current_lang), "%s", l);
             entries = json_array();
-            board = json_pack("{s:s, s:o}", "gpu", g, "entries", entries);
+            board = json_pack("{s:s, s:s, s:o}", "gpu", g, "language", l, "entries", entries);
             json_array_append_new(boards, board);
             rank = 0;
         }
@@ -60,9 +81,9 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
             continue;
         json_array_append_new(
             entries,
-            json_pack("{s:i, s:s, s:f, s:f, s:I, s:I}", "rank", rank, "user", db_col_text(st, 1),
-                      "time_ms", db_col_double(st, 2), "score", db_col_double(st, 3), "submission",
-                      (json_int_t)db_col_i64(st, 4), "at", (json_int_t)db_col_i64(st, 5)));
+            json_pack("{s:i, s:s, s:f, s:f, s:I, s:I}", "rank", rank, "user", db_col_text(st, 2),
+                      "time_ms", db_col_double(st, 3), "score", db_col_double(st, 4), "submission",
+                      (json_int_t)db_col_i64(st, 5), "at", (json_int_t)db_col_i64(st, 6)));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -70,7 +91,9 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
         json_decref(boards);
         return db_trouble(res, cause);
     }
-    return api_json(res, 200, json_pack("{s:s, s:o}", "problem", problem, "boards", boards));
+    return api_json(res, 200,
+                    json_pack("{s:s, s:o, s:o}", "problem", problem, "language",
+                              language ? json_string(language) : json_null(), "boards", boards));
 }
 
 int scores_h_mine(struct http_request *req, struct http_response *res)
@@ -81,27 +104,37 @@ int scores_h_mine(struct http_request *req, struct http_response *res)
     json_t *problems = json_object();
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause, "SELECT problem_id, first_at FROM solved WHERE user_id = ?",
+    /* A problem is solved once it is solved in any language. */
+    int rc = db_prepare(c, &st, &cause,
+                        "SELECT problem_id, language, first_at FROM solved WHERE user_id = ? "
+                        "ORDER BY problem_id, first_at",
                         "i", who->id);
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
-        json_object_set_new(problems, db_col_text(st, 0),
-                            json_pack("{s:b, s:I, s:o}", "solved", 1, "solved_at",
-                                      (json_int_t)db_col_i64(st, 1), "best", json_array()));
+    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
+        json_t *p = json_object_get(problems, db_col_text(st, 0));
+        if (!p) {
+            p = json_pack("{s:b, s:I, s:{}, s:[]}", "solved", 1, "solved_at",
+                          (json_int_t)db_col_i64(st, 2), "languages", "best");
+            json_object_set_new(problems, db_col_text(st, 0), p);
+        }
+        json_object_set_new(json_object_get(p, "languages"), db_col_text(st, 1),
+                            json_pack("{s:I}", "solved_at", (json_int_t)db_col_i64(st, 2)));
+    }
     db_finish(st);
     if (rc >= 0)
         rc = db_prepare(c, &st, &cause,
-                        "SELECT problem_id, gpu_name, time_ms, score, submission_id, at "
+                        "SELECT problem_id, gpu_name, language, time_ms, score, submission_id, at "
                         "FROM best WHERE user_id = ?",
                         "i", who->id);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         json_t *p = json_object_get(problems, db_col_text(st, 0));
         if (!p)
             continue;
-        json_array_append_new(
-            json_object_get(p, "best"),
-            json_pack("{s:s, s:f, s:f, s:I, s:I}", "gpu", db_col_text(st, 1), "time_ms",
-                      db_col_double(st, 2), "score", db_col_double(st, 3), "submission",
-                      (json_int_t)db_col_i64(st, 4), "at", (json_int_t)db_col_i64(st, 5)));
+        json_array_append_new(json_object_get(p, "best"),
+                              json_pack("{s:s, s:s, s:f, s:f, s:I, s:I}", "gpu", db_col_text(st, 1),
+                                        "language", db_col_text(st, 2), "time_ms",
+                                        db_col_double(st, 3), "score", db_col_double(st, 4),
+                                        "submission", (json_int_t)db_col_i64(st, 5), "at",
+                                        (json_int_t)db_col_i64(st, 6)));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -147,22 +180,25 @@ int scores_h_gradebook(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     struct buf b;
     buf_init(&b, 64 * 1024 * 1024);
-    buf_puts(&b, "user,problem,solved,best_score,best_time_ms,when\r\n");
+    buf_puts(&b, "user,problem,solved,best_score,best_time_ms,when,language\r\n");
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    /* Every (user, problem) with a submission; best over GPUs: highest score,
-     * lowest time; "when" is when it was first solved. */
+    /* Every (user, problem, language) with a submission; best over GPUs:
+     * highest score, lowest time; "when" is when it was first solved in that
+     * language. The language is the last column, so that a script reading
+     * the columns before it by position reads what it read before. */
     int rc = db_prepare(c, &st, &cause,
                         "SELECT u.name, p.problem_id, sv.first_at IS NOT NULL, "
                         "(SELECT MAX(score) FROM best b WHERE b.user_id = p.user_id "
-                        " AND b.problem_id = p.problem_id), "
+                        " AND b.problem_id = p.problem_id AND b.language = p.language), "
                         "(SELECT MIN(time_ms) FROM best b WHERE b.user_id = p.user_id "
-                        " AND b.problem_id = p.problem_id), sv.first_at "
-                        "FROM (SELECT DISTINCT user_id, problem_id FROM submissions) p "
+                        " AND b.problem_id = p.problem_id AND b.language = p.language), "
+                        "sv.first_at, p.language "
+                        "FROM (SELECT DISTINCT user_id, problem_id, language FROM submissions) p "
                         "JOIN users u ON u.id = p.user_id "
                         "LEFT JOIN solved sv ON sv.user_id = p.user_id "
-                        "AND sv.problem_id = p.problem_id "
-                        "ORDER BY u.name, p.problem_id",
+                        "AND sv.problem_id = p.problem_id AND sv.language = p.language "
+                        "ORDER BY u.name, p.problem_id, p.language",
                         "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         char score[32] = "", timems[32] = "", when[32];
@@ -176,7 +212,8 @@ int scores_h_gradebook(struct http_request *req, struct http_response *res)
         csv_field(&b, db_col_i64(st, 2) ? "yes" : "no", false);
         csv_field(&b, score, false);
         csv_field(&b, timems, false);
-        csv_field(&b, when, true);
+        csv_field(&b, when, false);
+        csv_field(&b, db_col_text(st, 6), true);
     }
     db_finish(st);
     db_release(s->db, c);

@@ -22,6 +22,7 @@
 #include "submissions.h"
 #include "throttle.h"
 #include "common/error.h"
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -54,12 +55,24 @@ static int h_status(struct http_request *req, struct http_response *res)
     json_t *gpus = json_array();
     for (size_t i = 0; i < q.n_gpus; i++)
         json_array_append_new(gpus, json_string(q.gpus[i]));
+    json_t *queued = json_object(), *compiles = json_object();
+    for (int l = 0; l < LANG_COUNT; l++) {
+        json_t *versions = json_array();
+        for (size_t i = 0; i < q.languages[l].n_versions; i++)
+            json_array_append_new(versions, json_string(q.languages[l].versions[i]));
+        json_object_set_new(queued, language_name((enum language)l),
+                            json_pack("{s:I}", "queued", (json_int_t)q.languages[l].queued));
+        json_object_set_new(
+            compiles, language_name((enum language)l),
+            json_pack("{s:I, s:I, s:o}", "alive", (json_int_t)q.languages[l].workers, "gpu",
+                      (json_int_t)q.languages[l].gpu_workers, "versions", versions));
+    }
     return api_json(res, 200,
-                    json_pack("{s:{s:I, s:I, s:I}, s:{s:I, s:I, s:o}}", "queue", "queued",
+                    json_pack("{s:{s:I, s:I, s:I, s:o}, s:{s:I, s:I, s:o, s:o}}", "queue", "queued",
                               (json_int_t)q.queued, "waiting_for_gpu", (json_int_t)q.waiting_gpu,
-                              "judging", (json_int_t)q.judging, "workers", "alive",
-                              (json_int_t)q.workers, "gpu", (json_int_t)q.gpu_workers, "gpus",
-                              gpus));
+                              "judging", (json_int_t)q.judging, "languages", queued, "workers",
+                              "alive", (json_int_t)q.workers, "gpu", (json_int_t)q.gpu_workers,
+                              "gpus", gpus, "languages", compiles));
 }
 
 /* Any other GET under /api: a 404 of the API's own, not a missing static file. */

@@ -21,8 +21,10 @@
 #include "server.h"
 #include "sse.h"
 #include "common/error.h"
+#include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/problem.h"
 #include "common/util.h"
 #include "common/banned.h"
 
@@ -72,12 +74,12 @@ int submissions_quota_json(struct server *s, struct db_conn *c, int64_t user, js
         rc = queue_in_flight(c, user, now, s->cfg->lease_s, &fl, cause);
     if (rc < 0)
         return rc;
-    *out = json_pack("{s:o, s:o, s:{s:i, s:I, s:I, s:b}}", "run",
+    *out = json_pack("{s:o, s:o, s:{s:i, s:I, s:I, s:b, s:I}}", "run",
                      window_json(&run, s->cfg->quota_run, s->cfg->quota_window_s, now), "submit",
                      window_json(&sub, s->cfg->quota_submit, s->cfg->quota_window_s, now),
                      "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)fl.counted,
                      "waiting_for_gpu", (json_int_t)fl.waiting_gpu, "waiting_counted",
-                     fl.gpu_connected);
+                     fl.gpu_connected, "waiting_for_language", (json_int_t)fl.waiting_language);
     return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
 }
 
@@ -109,8 +111,17 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     struct problem_set *set = problems_get(s->problems);
     const struct problem_entry *pe = problems_find(set, b.problem);
     char hash[65];
-    if (pe)
+    bool has_language = pe && pe->p->languages[b.language];
+    char offered[64] = "";
+    if (pe) {
         snprintf(hash, sizeof(hash), "%s", pe->hash);
+        for (int l = 0; l < LANG_COUNT; l++)
+            if (pe->p->languages[l]) {
+                size_t used = strlen(offered);
+                snprintf(offered + used, sizeof(offered) - used, "%s%s", used ? ", " : "",
+                         language_name((enum language)l));
+            }
+    }
     problems_put(s->problems, set);
     if (!pe) {
         int st = api_reply_error(res, 404, "not_found", "problem", "problem: no problem \"%s\"",
@@ -118,6 +129,15 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         json_decref(j);
         return st;
     }
+    if (!has_language) {
+        int st = api_reply_error(res, 400, "invalid", "language",
+                                 "language: problem \"%s\" is not offered in %s (its languages: "
+                                 "%s)",
+                                 b.problem, language_title(b.language), offered);
+        json_decref(j);
+        return st;
+    }
+    const char *language = language_name(b.language);
     const char *mode = b.submit ? "submit" : "run";
     int limit = b.submit ? s->cfg->quota_submit : s->cfg->quota_run;
     int64_t now = (int64_t)time(NULL), disabled = 0, id = 0, pos = 0, seed = 0;
@@ -158,11 +178,11 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     }
     if (rc == BW_OK && status == 0)
         rc = db_run(c, &cause,
-                    "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
-                    "seed, created_at, queued_at) VALUES (?,?,?,?,?,?,?,?)",
-                    "itttt"
+                    "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, language, "
+                    "source, seed, created_at, queued_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                    "ittttt"
                     "iii",
-                    who->id, b.problem, hash, mode, b.source, seed, now, now);
+                    who->id, b.problem, hash, mode, language, b.source, seed, now, now);
     if (rc == BW_OK && status == 0) {
         id = db_last_id(c);
         rc = db_commit(c, &cause);
@@ -192,8 +212,8 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         json_decref(j);
         return status;
     }
-    log_info("submissions: submission %lld: %s %s by %s", (long long)id, mode, b.problem,
-             who->name);
+    log_info("submissions: submission %lld: %s %s in %s by %s", (long long)id, mode, b.problem,
+             language_title(b.language), who->name);
     metrics_submission(s->metrics, b.submit);
     json_t *ev = json_pack("{s:I, s:s, s:I}", "id", (json_int_t)id, "state", "queued", "position",
                            (json_int_t)pos);
@@ -204,9 +224,9 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     if (loc)
         http_add_header(req, res, "Location", loc);
     status = api_json(res, 201,
-                      json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)id, "problem",
-                                b.problem, "mode", mode, "state", "queued", "position",
-                                (json_int_t)pos, "quota", quota));
+                      json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)id,
+                                "problem", b.problem, "mode", mode, "language", language, "state",
+                                "queued", "position", (json_int_t)pos, "quota", quota));
     json_decref(j);
     return status;
 }
@@ -216,11 +236,11 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
 #define SUMMARY_COLS                                                                               \
     "s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, s.message, s.score, s.time_ms, "      \
     "s.created_at, s.judged_at, s.gpu_name, s.attempts, s.needs_gpu, s.cancelled_at, cu.name, "    \
-    "s.cancelled_from, " QUEUE_POSITION_SQL " "
+    "s.cancelled_from, " QUEUE_POSITION_SQL ", s.language "
 #define SUMMARY_FROM                                                                               \
     "FROM submissions s JOIN users u ON u.id = s.user_id "                                         \
     "LEFT JOIN users cu ON cu.id = s.cancelled_by "
-enum { COL_SOURCE = 18, COL_RESULT, COL_OWNER };
+enum { COL_LANGUAGE = 18, COL_SOURCE, COL_RESULT, COL_OWNER };
 #define SUMMARY_EXTRA ", s.source, s.result, s.user_id "
 
 /* Loads submission `id` if the principal may read it; 404 otherwise. Sets
@@ -278,15 +298,16 @@ static json_t *summary(struct db_stmt *st)
                               "at", (json_int_t)db_col_i64(st, 14), "from", opt_text(st, 16))
                   : json_null();
     return json_pack(
-        "{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, "
+        "{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, "
         "s:b, s:o}",
         "id", (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
-        db_col_text(st, 2), "mode", db_col_text(st, 3), "state",
-        cancelled ? "cancelled" : db_col_text(st, 4), "verdict", v ? json_string(v) : json_null(),
-        "verdict_name", v ? json_string(verdict_name(verdict)) : json_null(), "message",
-        opt_text(st, 6), "score", opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at",
-        (json_int_t)db_col_i64(st, 9), "judged_at", opt_int(st, 10), "gpu", opt_text(st, 11),
-        "position", (json_int_t)pos, "attempts", (json_int_t)db_col_i64(st, 12), "waiting_for_gpu",
+        db_col_text(st, 2), "mode", db_col_text(st, 3), "language", db_col_text(st, COL_LANGUAGE),
+        "state", cancelled ? "cancelled" : db_col_text(st, 4), "verdict",
+        v ? json_string(v) : json_null(), "verdict_name",
+        v ? json_string(verdict_name(verdict)) : json_null(), "message", opt_text(st, 6), "score",
+        opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at", (json_int_t)db_col_i64(st, 9),
+        "judged_at", opt_int(st, 10), "gpu", opt_text(st, 11), "position", (json_int_t)pos,
+        "attempts", (json_int_t)db_col_i64(st, 12), "waiting_for_gpu",
         db_col_i64(st, 13) != 0 && pos > 0, "cancelled", cancel);
 }
 
@@ -418,6 +439,8 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
     const char *user = http_query(req, "user");
     const char *limit_s = http_query(req, "limit");
     const char *before_s = http_query(req, "before");
+    const char *language = http_query(req, "language");
+    enum language lang;
     int64_t limit = 50, before = INT64_MAX;
     if (limit_s && (!parse_i64(limit_s, &limit) || limit < 1 || limit > BW_MAX_LIST_LIMIT))
         return api_reply_error(res, 400, "invalid", "limit", "limit: expected 1..%d",
@@ -426,6 +449,9 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
         return api_reply_error(res, 400, "invalid", "before", "before: expected a submission id");
     if (problem && !body_problem_id_ok(problem))
         return api_reply_error(res, 400, "invalid", "problem", "problem: not a problem id");
+    if (language && !language_from_name(language, &lang))
+        return api_reply_error(res, 400, "invalid", "language",
+                               "language: \"%.32s\" is not \"cuda\" or \"triton\"", language);
     if (user && !auth_username_ok(user) && strcmp(user, "*") != 0)
         return api_reply_error(res, 400, "invalid", "user", "user: not a user name");
     bool everyone = user && strcmp(user, "*") == 0;
@@ -439,13 +465,14 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
     int rc = db_prepare(c, &st, &cause,
                         "SELECT " SUMMARY_COLS SUMMARY_FROM
                         "WHERE s.id < ? AND (? IS NULL OR s.problem_id = ?) "
+                        "AND (? IS NULL OR s.language = ?) "
                         "AND (? OR (? IS NULL AND s.user_id = ?) OR u.name = ?) "
                         "ORDER BY s.id DESC LIMIT ?",
-                        "itt"
+                        "itttt"
                         "Itit"
                         "i",
-                        before, problem, problem, everyone ? 1 : 0, everyone ? "*" : user, who->id,
-                        user ? user : "", limit);
+                        before, problem, problem, language, language, everyone ? 1 : 0,
+                        everyone ? "*" : user, who->id, user ? user : "", limit);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
         json_array_append_new(list, summary(st));
     db_finish(st);

@@ -1,6 +1,10 @@
 /*
- * submissions.h - learners' submissions: create (Run or Submit) under
- * quotas, read, list, and the live event stream of one.
+ * submissions.h - learners' submissions: create (Run or Submit, in CUDA or
+ * Triton) under quotas, read, list, and the live event stream of one.
+ *
+ * A submission's language is "cuda" when the body names none (older
+ * clients); an unknown one, or one the problem is not offered in, is 400
+ * naming "language". Every summary carries it, and the list filters by it.
  *
  * Quotas are per user: Run and Submit each have a count per sliding window
  * (quota_run, quota_submit per quota_window seconds), and at most

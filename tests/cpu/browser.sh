@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # browser.sh - the web app end to end in headless Chromium: the real
 # blockwise-server on loopback with a real SQLite file, serving web/dist, and
-# a real judged worker (compile-only here: no GPU), driven by playwright-core
-# (web/test/browser.mjs) through Debian's chromium. Also runs the web app's
-# unit tests (node --test web/test/unit).
+# a real judged worker (compile-only here: no GPU, and no Triton: it registers
+# CUDA only), driven by playwright-core (web/test/browser.mjs) through
+# Debian's chromium; vector-add is offered in Triton too. Also runs the web
+# app's unit tests (node --test web/test/unit).
 #
 #   tests/cpu/browser.sh BUILD_DIR            (run from the repository root)
 #   BW_BROWSER_KEEP=1 tests/cpu/browser.sh build   keep the temporary directory
@@ -56,11 +57,19 @@ PORT=$((20000 + RANDOM % 20000))
 BASE=http://127.0.0.1:$PORT
 mkdir -p "$art"
 rm -f "$art"/*.png
+# The problems, with vector-add offered in Triton too (its own starter.py and
+# solution.py once problems/ has them; until then tests/cpu/lib's).
+. tests/cpu/lib/triton-problem.sh
+cp -r problems "$T/problems" && triton_problem problems/vector-add "$T/problems" || {
+    echo "FAIL: could not prepare the problems with a Triton vector-add"
+    fail=1
+    summary
+}
 cat >"$T/server.conf" <<EOF
 listen = 127.0.0.1
 port = $PORT
 database = "$T/blockwise.db"
-problems = problems
+problems = $T/problems
 web = web/dist
 threads = 8
 pwhash_ops = 1

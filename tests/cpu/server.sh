@@ -20,7 +20,12 @@
 # 5xx, no warn); sign-in throttling per name and per address (X-Forwarded-For
 # only from a trusted proxy), parallel guesses, uniform failure timing;
 # deploy/nginx.conf's limit_req through a real nginx (when installed);
-# scripts/serve.sh's banner naming the admin's password file.
+# scripts/serve.sh's banner naming the admin's password file; languages
+# (issue 11): a submission's language and its 400s, problems' languages,
+# starters and Triton signatures, workers registering what they compile and
+# claims routed by it, Triton jobs parked while no worker compiles Triton,
+# leaderboards per GPU model and language (?language=), the gradebook's
+# language column.
 set -u
 build=${1:-build}
 bin=${SERVER_BIN:-$build/bin/blockwise-server}
@@ -498,7 +503,7 @@ check "the leaderboard per GPU shows it" \
     '[ "$(field ".boards[0].gpu")" = "NVIDIA H200" ] && [ "$(field ".boards[0].entries[0].user")" = alice ]'
 as ivan GET /api/gradebook.csv
 check "the gradebook CSV has alice solved" \
-    '[[ "$BODY" == *"user,problem,solved,best_score,best_time_ms,when"* ]] && grep -q "^alice,vector-add,yes,88.50,0.05," <<<"$BODY"'
+    '[[ "$BODY" == *"user,problem,solved,best_score,best_time_ms,when,language"* ]] && grep -q "^alice,vector-add,yes,88.50,0.05,.*,cuda" <<<"$BODY"'
 as alice GET /api/me/scores
 check "a learner sees their own progress" '[ "$(field ".problems[\"vector-add\"].solved")" = true ]'
 
@@ -773,6 +778,143 @@ start_server
 as dana GET "/api/submissions/${D[1]}"
 check "a cancellation survives a restart (who, when, from where)" \
     '[ "$(field .state)" = cancelled ] && [ "$(field .cancelled.by)" = dana ] && [ "$(field .cancelled.from)" = waiting_for_gpu ]'
+
+# --- issue 11: languages: Triton submissions, what workers compile, claims by language ---
+# Its own problems directory (the fixture, and a copy offered in Triton too),
+# user and workers; gpu0 and cpu0 (registered without "languages": CUDA only)
+# are disabled so that only this block's workers claim.
+stop_server TERM
+. tests/cpu/lib/triton-problem.sh
+mkdir -p "$T/problems"
+cp -r tests/fixtures/problems/vector-add "$T/problems/"
+NUMBER=2 triton_problem tests/fixtures/problems/vector-add "$T/problems" vector-triton
+sed -i "s|^problems = .*|problems = $T/problems|" "$T/server.conf"
+start_server || finish
+as admin GET /api/admin/workers
+check "a worker that registered without languages (an older judged) compiles CUDA only" \
+    '[ "$(field "[.workers[] | select(.name == \"gpu0\") | .languages[] | .name + \"@\" + .version] | join(\",\")")" = "cuda@" ]'
+W2ID=$(field '.workers[] | select(.name == "cpu0") | .id')
+as admin POST "/api/admin/workers/$W1ID/enabled" '{"enabled":false}'
+as admin POST "/api/admin/workers/$W2ID/enabled" '{"enabled":false}'
+as admin POST /api/admin/workers '{"name":"cuda13"}'
+field .token >"$T/wc.token"
+as admin POST /api/admin/workers '{"name":"triton36"}'
+field .token >"$T/wt.token"
+WC=$T/wc.token
+WT=$T/wt.token
+
+req GET /api/problems
+check "the problem list says which languages each problem is offered in" \
+    '[ "$(field "[.problems[] | .id + \":\" + (.languages | join(\"+\"))] | join(\" \")")" = "vector-add:cuda vector-triton:cuda+triton" ]'
+req GET /api/problems/vector-triton
+check "a Triton problem's detail has both starters (starter stays CUDA's)" \
+    '[ "$(field ".languages | join(\",\")")" = cuda,triton ] && [ "$(field .starters.triton)" = "$(cat "$T/problems/vector-triton/starter.py")" ] && [ "$(field .starters.cuda)" = "$(field .starter)" ] && [[ "$(field .starter)" == *"__global__"* ]]'
+check "and every tensor and size with its Triton type, as the learner declares it" \
+    '[ "$(field "[.signatures.triton[] | .name + \": \" + .type] | join(\", \")")" = "x: *fp32, y: *fp32, out: *fp32, N: i32 or i64" ] && [ "$(field "[.signatures.cuda[] | .type] | join(\",\")")" = "const float*,const float*,float*,long long" ]'
+req GET /api/problems/vector-add
+check "a CUDA-only problem has no Triton starter nor signature" \
+    '[ "$(field ".languages | join(\",\")")" = cuda ] && [ "$(field .starters.triton)" = null ] && [ "$(field .signatures.triton)" = null ]'
+
+signup tina
+as tina POST /api/submissions '{"problem":"vector-triton","mode":"run","source":"// an older client"}'
+TC0=$(field .id)
+check "a submission without \"language\" is CUDA (older clients)" \
+    '[ "$STATUS" = 201 ] && [ "$(field .language)" = cuda ]'
+as tina POST /api/submissions '{"problem":"vector-triton","mode":"run","language":"rust","source":"x"}'
+check "an unknown language is 400 naming the field" \
+    '[ "$STATUS" = 400 ] && [ "$(err)" = invalid ] && [ "$(errfield)" = language ] && [[ "$(field .error.message)" == *"\"rust\" is not \"cuda\" or \"triton\""* ]]'
+as tina POST /api/submissions '{"problem":"vector-triton","mode":"run","language":["triton"],"source":"x"}'
+check "a language that is not a string is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = language ]'
+as tina POST /api/submissions '{"problem":"vector-add","mode":"run","language":"triton","source":"x"}'
+check "a Triton submission to a problem without Triton is 400 naming language" \
+    '[ "$STATUS" = 400 ] && [ "$(errfield)" = language ] && [[ "$(field .error.message)" == *"not offered in Triton (its languages: cuda)"* ]]'
+as tina POST /api/submissions \
+    "$(jq -n --rawfile s "$T/problems/vector-triton/solution.py" '{problem: "vector-triton", mode: "submit", language: "triton", source: $s}')"
+TT1=$(field .id)
+check "a Triton Submit is 201 with its language" '[ "$STATUS" = 201 ] && [ "$(field .language)" = triton ]'
+as tina POST /api/submissions '{"problem":"vector-triton","mode":"submit","language":"cuda","source":"// c1"}'
+TC1=$(field .id)
+as tina GET "/api/submissions/$TT1"
+check "the submission reads back in Triton, with its source" \
+    '[ "$(field .language)" = triton ] && [[ "$(field .source)" == *"@triton.jit"* ]]'
+as tina GET /api/status
+check "/api/status: no worker compiles Triton, one Triton job queued" \
+    '[ "$(field .workers.languages.triton.alive)" = 0 ] && [ "$(field .queue.languages.triton.queued)" = 1 ] && [ "$(field .queue.languages.cuda.queued)" = 2 ]'
+as tina GET /api/me
+check "a Triton job no connected worker compiles is parked outside the in-flight cap" \
+    '[ "$(field .quota.in_flight.used)" = 2 ] && [ "$(field .quota.in_flight.waiting_for_language)" = 1 ]'
+req GET /metrics
+check "metrics count the queue and the live workers per language" \
+    '[[ "$BODY" == *"blockwise_queue_language{language=\"triton\"} 1"* ]] && [[ "$BODY" == *"blockwise_workers_language{language=\"triton\"} 0"* ]] && [[ "$BODY" == *"blockwise_queue_language{language=\"cuda\"} 2"* ]]'
+as admin GET /api/admin/queue
+check "the admin's queue says each job's language" \
+    '[ "$(field "[.queue[] | select(.id == $TT1 or .id == $TC1) | .language] | join(\",\")")" = "triton,cuda" ]'
+
+worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"languages":"cuda"}'
+check "register: languages that are not an array is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = languages ]'
+worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"languages":[]}'
+check "register: no language at all is 400" '[ "$STATUS" = 400 ] && [[ "$(field .error.message)" == *"at least one language"* ]]'
+worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"languages":[{"name":"cuda"},{"name":"cuda"}]}'
+check "register: a language twice is 400 naming the entry" \
+    '[ "$STATUS" = 400 ] && [ "$(errfield)" = "languages[1].name" ] && [[ "$(field .error.message)" == "languages[1]: name: \"cuda\" is listed twice" ]]'
+worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"languages":[{"name":"cuda","version":3}]}'
+check "register: a version that is not a string is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = "languages[0].version" ]'
+worker "$WC" POST /api/judge/register '{"hostname":"c","can_execute":true,"gpu":{"name":"NVIDIA H200"},"languages":[{"name":"cuda","version":"13.0"}]}'
+check "a CUDA-only worker registers; the server says what it will be offered" \
+    '[ "$STATUS" = 200 ] && [ "$(field ".languages | join(\",\")")" = cuda ]'
+worker "$WC" POST /api/judge/claim '{"wait":1}'
+check "it claims the oldest CUDA job, which says its language" \
+    '[ "$(field .submission)" = "$TC0" ] && [ "$(field .language)" = cuda ]'
+worker "$WC" POST "/api/judge/leases/$(field .lease)/result" "$RESULT"
+ACB='{"result":{"verdict":"AC","executed":true,"score":%s,"gpu":{"name":"NVIDIA H200"},"tests":[{"name":"N=1","verdict":"AC"}],"benches":[{"name":"2^24","median_ms":%s}]}}'
+worker "$WC" POST /api/judge/claim '{"wait":1}'
+check "then the next CUDA job, past the older Triton one" '[ "$(field .submission)" = "$TC1" ]'
+# (results are posted at once: the lease is 3 s)
+# shellcheck disable=SC2059
+worker "$WC" POST "/api/judge/leases/$(field .lease)/result" "$(printf "$ACB" 90 0.05)"
+worker "$WC" POST /api/judge/claim '{"wait":1}'
+check "and never the Triton job: nothing more for it" '[ "$STATUS" = 204 ]'
+as tina GET "/api/submissions/$TT1"
+check "the Triton job still waits, untouched" '[ "$(field .state)" = queued ] && [ "$(field .attempts)" = 0 ]'
+worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"gpu":{"name":"NVIDIA H200"},"languages":[{"name":"cuda","version":"13.0"},{"name":"triton","version":"3.6.0"},{"name":"hip","version":"6.4"}]}'
+check "a worker registers Triton (and a language the server does not know, ignored)" \
+    '[ "$STATUS" = 200 ] && [ "$(field ".languages | join(\",\")")" = cuda,triton ] && grep -q "worker triton36 registered language \"hip\", which this server does not know; ignored" "$T/server.log"'
+as tina GET /api/status
+check "/api/status: now a worker compiles Triton (with its version)" \
+    '[ "$(field .workers.languages.triton.alive)" = 1 ] && [ "$(field .workers.languages.triton.gpu)" = 1 ] && [ "$(field ".workers.languages.triton.versions | join(\",\")")" = 3.6.0 ] && [ "$(field .workers.languages.cuda.alive)" -ge 1 ]'
+as tina GET /api/me
+check "and the Triton job counts in flight again (the CUDA ones are judged)" \
+    '[ "$(field .quota.in_flight.used)" = 1 ] && [ "$(field .quota.in_flight.waiting_for_language)" = 0 ]'
+worker "$WT" POST /api/judge/claim '{"wait":1}'
+check "the Triton worker gets the Triton job, with its language and source" \
+    '[ "$(field .submission)" = "$TT1" ] && [ "$(field .language)" = triton ] && [[ "$(field .source)" == *"tl.store"* ]]'
+# shellcheck disable=SC2059
+worker "$WT" POST "/api/judge/leases/$(field .lease)/result" "$(printf "$ACB" 80 0.06)"
+check "its result is stored" '[ "$STATUS" = 200 ] && [ "$(field .duplicate)" = false ]'
+as admin GET /api/admin/workers
+check "the admin sees each worker's languages and versions" \
+    '[ "$(field "[.workers[] | select(.name == \"cuda13\" or .name == \"triton36\") | .name + \"=\" + ([.languages[] | .name + \" \" + .version] | join(\"/\"))] | join(\",\")")" = "cuda13=cuda 13.0,triton36=cuda 13.0/triton 3.6.0" ]'
+req GET /api/problems/vector-triton/leaderboard
+check "the leaderboard ranks per GPU model and language: two boards" \
+    '[ "$(field "[.boards[] | .gpu + \"/\" + .language + \"/\" + .entries[0].user] | join(\",\")")" = "NVIDIA H200/cuda/tina,NVIDIA H200/triton/tina" ] && [ "$(field .language)" = null ]'
+req GET '/api/problems/vector-triton/leaderboard?language=triton'
+check "?language=triton keeps the Triton board only" \
+    '[ "$(field ".boards | length")" = 1 ] && [ "$(field .boards[0].language)" = triton ] && [ "$(field .boards[0].entries[0].submission)" = "$TT1" ] && [ "$(field .language)" = triton ]'
+req GET '/api/problems/vector-triton/leaderboard?language=go'
+check "an unknown ?language= is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = language ]'
+as tina GET '/api/submissions?language=triton'
+check "the list filters by language, and every row carries it" \
+    '[ "$(field "[.submissions[] | .language] | join(\",\")")" = triton ] && as tina GET /api/submissions && [ "$(field "[.submissions[] | .language] | join(\",\")")" = "cuda,triton,cuda" ]'
+as tina GET '/api/submissions?language=CUDA'
+check "an unknown ?language= in the list is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = language ]'
+as tina GET /api/me/scores
+check "my scores: solved in both languages, a best per GPU model and language" \
+    '[ "$(field ".problems[\"vector-triton\"].languages | keys | join(\",\")")" = cuda,triton ] && [ "$(field "[.problems[\"vector-triton\"].best[] | .language] | sort | join(\",\")")" = cuda,triton ]'
+as ivan GET /api/gradebook.csv
+check "the gradebook has a row per language, the language last" \
+    '[[ "$BODY" == "user,problem,solved,best_score,best_time_ms,when,language"* ]] && grep -q "^tina,vector-triton,yes,90.00,0.05,[0-9TZ:-]*,cuda" <<<"$BODY" && grep -q "^tina,vector-triton,yes,80.00,0.06,[0-9TZ:-]*,triton" <<<"$BODY"'
+as admin POST "/api/admin/workers/$W1ID/enabled" '{"enabled":true}'
+as admin POST "/api/admin/workers/$W2ID/enabled" '{"enabled":true}'
 
 # --- sign-out ------------------------------------------------------------------------
 as alice POST /api/auth/signout ''

@@ -7,7 +7,9 @@
 #   - the server restarted with jobs queued: none lost, each judged once;
 #   - judged stops on SIGTERM;
 #   - jobs waiting for a GPU do not hold up a new Run; cancelling one, and
-#     one that judged holds (it is refused with 409 and moves on).
+#     one that judged holds (it is refused with 409 and moves on);
+#   - judged registers the languages it compiles (CUDA, at its toolkit's
+#     version), and a Triton job is never handed to it while it has no Triton.
 # Skips when judged has no --server mode yet.
 #
 #   tests/cpu/server_judged.sh BUILD_DIR
@@ -48,6 +50,11 @@ claim_wait = 2
 quota_in_flight = 20
 EOF
 [ -d problems/vector-add ] || sed -i 's|^problems = problems|problems = tests/fixtures/problems|' "$T/server.conf"
+# The same problems, with vector-add offered in Triton too.
+. tests/cpu/lib/triton-problem.sh
+SRC_PROBLEMS=$(sed -n 's/^problems = //p' "$T/server.conf")
+cp -r "$SRC_PROBLEMS" "$T/problems" && triton_problem "$SRC_PROBLEMS/vector-add" "$T/problems" &&
+    sed -i "s|^problems = .*|problems = $T/problems|" "$T/server.conf"
 "$server_bin" -c "$T/server.conf" create-worker local --token-file "$T/w.token" >/dev/null
 
 SERVER= JUDGED=
@@ -127,6 +134,24 @@ wait $EV 2>/dev/null
 GOT=$(grep '^event:' "$T/events" | tr '\n' ' ')
 check "its events arrived on the stream" \
     '[[ "$GOT" == *"event: judging"* && "$GOT" == *"event: compiling"* && "$GOT" == *"event: done"* ]]'
+
+# --- issue 11: what judged compiles; a Triton job is not for a CUDA-only judged ------
+check "judged registers what it compiles: CUDA, at its toolkit's version" \
+    'grep -qE "worker local registered from .*compiles cuda [0-9]+\.[0-9]+" "$T/server.log"'
+TRI=$(jq -n --rawfile s "$T/problems/vector-add/solution.py" \
+    '{problem: "vector-add", mode: "run", language: "triton", source: $s}' |
+    curl -s -b "$T/jar" -H "X-CSRF-Token: $CSRF" -H 'Content-Type: application/json' \
+        --data-binary @- "$BASE/api/submissions" | jq -r .id)
+if grep -qE "worker local registered from .*compiles .*triton" "$T/server.log"; then
+    skip=$((skip + 1))
+    echo "skip - judged registered Triton here: a Triton job is for it"
+else
+    NEXT=$(submit "$T/ce.cu" run)
+    wait_for "$NEXT" ".state + \" \" + .verdict" "done CE" 60 # judged claimed past it
+    GOT=$(get "$TRI" '.language + " " + .state + " " + (.attempts | tostring)')
+    check "a Triton Run is never handed to judged while it compiles CUDA only" '[ "$GOT" = "triton queued 0" ]'
+    curl -s -o /dev/null -b "$T/jar" -H "X-CSRF-Token: $CSRF" -X POST "$BASE/api/submissions/$TRI/cancel"
+fi
 
 # --- a kernel that compiles -------------------------------------------------------
 GPU=$("$judged_bin" calibrate >/dev/null 2>&1 && echo yes || echo no)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <sodium.h>
+#include <sqlite3.h>
 
 #include "common/bundle.h"
 #include "common/error.h"
@@ -412,6 +413,23 @@ TEST(bodies_validate_fields)
     CHECK(body_parse_submission(bad, strlen(bad), &s, &e) == NULL);
     CHECK_INT_EQ(e.status, 400);
     CHECK_STR_EQ(e.field, "source");
+    CHECK(s.language == LANG_CUDA); /* no "language": an older client, CUDA */
+    const char *py =
+        "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"x\",\"language\":\"triton\"}";
+    j = body_parse_submission(py, strlen(py), &s, &e);
+    CHECK(j != NULL);
+    CHECK(s.language == LANG_TRITON);
+    json_decref(j);
+    const char *rust =
+        "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"x\",\"language\":\"rust\"}";
+    CHECK(body_parse_submission(rust, strlen(rust), &s, &e) == NULL);
+    CHECK_INT_EQ(e.status, 400);
+    CHECK_STR_EQ(e.field, "language");
+    CHECK_CONTAINS(e.message, "\"rust\" is not \"cuda\" or \"triton\"");
+    const char *num =
+        "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"x\",\"language\":1}";
+    CHECK(body_parse_submission(num, strlen(num), &s, &e) == NULL);
+    CHECK_STR_EQ(e.field, "language");
     struct body_rejudge r;
     const char *both = "{\"submission\":3,\"problem\":\"x\"}";
     CHECK(body_parse_rejudge(both, strlen(both), &r, &e) == NULL);
@@ -419,6 +437,58 @@ TEST(bodies_validate_fields)
     CHECK(!body_problem_id_ok("Sgemm"));
     CHECK(!body_problem_id_ok(""));
     CHECK(!body_problem_id_ok(".."));
+}
+
+/* What a worker says it compiles: CUDA when it says nothing (an older
+ * judged), the known languages kept, unknown ones set aside, bad entries
+ * refused with the element named. */
+TEST(bodies_register_languages)
+{
+    struct api_error e;
+    struct body_register b;
+    const char *old = "{\"hostname\":\"h\",\"can_execute\":false}";
+    json_t *j = body_parse_register(old, strlen(old), &b, &e);
+    CHECK(j != NULL);
+    CHECK_INT_EQ(b.n_languages, 1);
+    CHECK(b.languages[0].language == LANG_CUDA);
+    CHECK_STR_EQ(b.languages[0].version, "");
+    json_decref(j);
+    const char *both =
+        "{\"hostname\":\"h\",\"can_execute\":true,\"languages\":["
+        "{\"name\":\"cuda\",\"version\":\"13.0\"},{\"name\":\"hip\",\"version\":\"6\"},"
+        "{\"name\":\"triton\",\"version\":\"3.6.0\"}]}";
+    j = body_parse_register(both, strlen(both), &b, &e);
+    CHECK(j != NULL);
+    CHECK_INT_EQ(b.n_languages, 2);
+    CHECK(b.languages[1].language == LANG_TRITON);
+    CHECK_STR_EQ(b.languages[1].version, "3.6.0");
+    CHECK_INT_EQ(b.n_ignored, 1);
+    CHECK_STR_EQ(b.ignored[0], "hip");
+    json_decref(j);
+    static const struct {
+        const char *languages, *field, *message;
+    } bad[] = {
+        {"\"cuda\"", "languages", "expected an array"},
+        {"[]", "languages", "at least one language"},
+        {"[1]", "languages[0]", "languages[0]: expected an object"},
+        {"[{\"version\":\"1\"}]", "languages[0].name", "languages[0]: name: missing"},
+        {"[{\"name\":\"cuda\",\"v\":1}]", "languages[0].v", "unknown field \"v\""},
+        {"[{\"name\":\"cuda\"},{\"name\":\"cuda\"}]", "languages[1].name", "listed twice"},
+        {"[{\"name\":\"CUDA 13\"}]", "languages[0].name", "not a language name"},
+        {"[{\"name\":\"cuda\",\"version\":7}]", "languages[0].version", "expected a string"},
+        {"[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"},{\"name\":\"d\"},{\"name\":\"e\"},"
+         "{\"name\":\"f\"},{\"name\":\"g\"},{\"name\":\"h\"},{\"name\":\"i\"}]",
+         "languages", "more than 8"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char body[512];
+        snprintf(body, sizeof(body), "{\"hostname\":\"h\",\"can_execute\":true,\"languages\":%s}",
+                 bad[i].languages);
+        CHECK_MSG(body_parse_register(body, strlen(body), &b, &e) == NULL, "%s", body);
+        CHECK_INT_EQ(e.status, 400);
+        CHECK_STR_EQ(e.field, bad[i].field);
+        CHECK_CONTAINS(e.message, bad[i].message);
+    }
 }
 
 TEST(sha256_known_answers)
@@ -551,7 +621,9 @@ static struct db *queue_fixture(const char *path, int n)
             "INSERT INTO workers(name, token_hash, created_at, registered_at, can_execute) "
             "VALUES ('w','t',1,1,1);"
             "INSERT INTO workers(name, token_hash, created_at, registered_at, can_execute) "
-            "VALUES ('cpu','t2',1,1,0);",
+            "VALUES ('cpu','t2',1,1,0);"
+            "INSERT INTO worker_languages(worker_id, language, version) "
+            "VALUES (1,'cuda','13.0'), (2,'cuda','13.0');",
             NULL);
     for (int i = 0; i < n; i++)
         db_run(c, NULL,
@@ -675,6 +747,196 @@ TEST(queue_compile_only_waits_for_gpu)
     CHECK_INT_EQ(j.attempt, 1);
     job_release(&j);
     free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+/* Claims routed by language: a CUDA-only worker never gets a Triton job,
+ * however old; one that registered Triton does. A Triton job no connected
+ * worker compiles is parked outside the in-flight cap; /api/status counts
+ * per language. The best and solved rows carry the language. */
+TEST(queue_routes_by_language)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 1); /* 1: CUDA */
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    int64_t now = (int64_t)time(NULL), v = 0;
+    CHECK_INT_EQ(db_exec(c,
+                         "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
+                         "language, source, seed, created_at, queued_at) "
+                         "VALUES (1,'p','h','submit','triton','src',7,1,1);" /* 2 */
+                         "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
+                         "language, source, seed, created_at, queued_at) "
+                         "VALUES (1,'p','h','run','cuda','src',7,1,1);" /* 3 */
+                         "INSERT INTO workers(name, token_hash, created_at, registered_at, "
+                         "can_execute) VALUES ('tri','t3',1,1,1);", /* worker 3 */
+                         &cause),
+                 BW_OK);
+    CHECK_INT_EQ(
+        db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE id IN (1, 2)", "i", now - 5),
+        BW_OK);
+    /* No worker compiles Triton yet: 2 is parked, 1 and 3 count. */
+    struct in_flight fl;
+    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(fl.counted, 2);
+    CHECK_INT_EQ(fl.waiting_language, 1);
+    CHECK_INT_EQ(fl.waiting_gpu, 0);
+    struct queue_status q;
+    CHECK_INT_EQ(queue_status(c, now, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.languages[LANG_TRITON].queued, 1);
+    CHECK_INT_EQ(q.languages[LANG_CUDA].queued, 2);
+    CHECK_INT_EQ(q.languages[LANG_TRITON].workers, 0);
+    CHECK_INT_EQ(q.languages[LANG_CUDA].workers, 2);
+    CHECK_INT_EQ(q.languages[LANG_CUDA].gpu_workers, 1);
+    CHECK_INT_EQ(q.languages[LANG_CUDA].n_versions, 1);
+    CHECK_STR_EQ(q.languages[LANG_CUDA].versions[0], "13.0");
+
+    /* The CUDA-only GPU worker takes 1, then 3 past the older Triton job, then nothing. */
+    struct job j1, j3, none, jt;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(j1.submission, 1);
+    CHECK(j1.language == LANG_CUDA);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(j3.submission, 3);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &none, &cause), 0);
+    CHECK_INT_EQ(queue_claim(c, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
+
+    /* Worker 3 registers CUDA and Triton: it takes the Triton job. */
+    struct body_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
+    CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK);
+    CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK); /* again: replaced */
+    CHECK_INT_EQ(
+        db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM worker_languages WHERE worker_id = 3", ""),
+        BW_OK);
+    CHECK_INT_EQ(v, 2);
+    CHECK_INT_EQ(db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE id = 3", "i", now),
+                 BW_OK);
+    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(fl.counted, 3); /* a Triton worker is connected: 2 is in its line */
+    CHECK_INT_EQ(fl.waiting_language, 0);
+    CHECK_INT_EQ(queue_status(c, now, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.languages[LANG_TRITON].workers, 1);
+    CHECK_INT_EQ(q.languages[LANG_TRITON].gpu_workers, 1);
+    CHECK_STR_EQ(q.languages[LANG_TRITON].versions[0], "3.6.0");
+    CHECK_INT_EQ(queue_claim(c, 3, true, 60, &jt, &cause), 1);
+    CHECK_INT_EQ(jt.submission, 2);
+    CHECK(jt.language == LANG_TRITON);
+
+    /* Accepted Submits in both languages: one best row and one solved row each. */
+    struct body_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_ACCEPTED;
+    r->executed = true;
+    r->message = "";
+    r->gpu_name = "H200";
+    r->score = 50;
+    r->n_benches = 1;
+    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
+    struct stored out;
+    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(c, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM best WHERE user_id = 1 AND gpu_name = 'H200' "
+                            "AND language IN ('cuda', 'triton')",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 2);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(DISTINCT language) FROM solved", ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 2);
+    job_release(&j1);
+    job_release(&j3);
+    job_release(&jt);
+    free(r);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+/* Migration 3 on a database of migration 2 with data: every submission,
+ * best and solved row becomes CUDA, and a worker registered before it
+ * compiles CUDA (it can claim before it registers again). */
+TEST(db_migration_3_keeps_rows_as_cuda)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "old.db");
+    const char *schema = db_schema_text();
+    const char *m3 = strstr(schema, "-- migration 3");
+    CHECK(m3 != NULL);
+    if (!m3)
+        return;
+    char *upto2 = strndup(schema, (size_t)(m3 - schema));
+    sqlite3 *h = NULL;
+    CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
+    CHECK_INT_EQ(sqlite3_exec(h, upto2, NULL, NULL, NULL), SQLITE_OK);
+    CHECK_INT_EQ(
+        sqlite3_exec(h,
+                     "PRAGMA user_version = 2;"
+                     "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
+                     "INSERT INTO problems(id, title, hash, loaded_at) VALUES ('p','P','h',1);"
+                     "INSERT INTO workers(name, token_hash, created_at, registered_at, "
+                     "can_execute) VALUES ('w','t',1,1,1);"
+                     "INSERT INTO workers(name, token_hash, created_at) VALUES ('new','t2',1);"
+                     "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
+                     "seed, created_at, queued_at) VALUES (1,'p','h','submit','src',7,1,1);"
+                     "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
+                     "seed, created_at, queued_at) VALUES (1,'p','h','run','src',7,1,1);"
+                     "INSERT INTO best VALUES (1,'p','H200',1,50.0,2.0,5);"
+                     "INSERT INTO solved VALUES (1,'p',5);",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(h);
+    free(upto2);
+    struct db *db = NULL;
+    CHECK_INT_EQ(db_open(path, 1, &db, &cause), BW_OK);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    int64_t v = 0;
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "PRAGMA user_version", ""), BW_OK);
+    CHECK_INT_EQ(v, db_schema_latest());
+    CHECK_INT_EQ(
+        db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM submissions WHERE language = 'cuda'", ""),
+        BW_OK);
+    CHECK_INT_EQ(v, 2);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM best WHERE language = 'cuda' AND user_id = 1 "
+                            "AND problem_id = 'p' AND gpu_name = 'H200' AND submission_id = 1 "
+                            "AND score = 50.0 AND time_ms = 2.0 AND at = 5",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 1);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM solved WHERE language = 'cuda' AND first_at = 5",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 1);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM worker_languages WHERE worker_id = 1 "
+                            "AND language = 'cuda'",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 1);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM worker_languages", ""), BW_OK);
+    CHECK_INT_EQ(v, 1); /* the worker that never registered compiles nothing yet */
+    struct job j;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, 1);
+    job_release(&j);
+    /* The new CHECKs hold. */
+    CHECK_INT_EQ(db_run(c, &cause, "UPDATE submissions SET language = 'rust' WHERE id = 2", ""),
+                 BW_ERR_INVALID);
     free(cause);
     db_release(db, c);
     db_close(db);
@@ -1008,6 +1270,62 @@ TEST(problem_set_loads_and_reports_failures)
         problems_set_unref_unlocked(set);
     }
     CHECK_INT_EQ(problems_load("/nonexistent/problems", db, &set, &cause), BW_ERR_IO);
+
+    /* A problem with starter.py and solution.py is offered in Triton too:
+     * both starters, and the signature of each language. */
+    snprintf(cmd, sizeof(cmd),
+             "rm -rf '%s/broken' && cp -r '%s/vector-add' '%s/vector-triton' && cd "
+             "'%s/vector-triton' && sed -i -e 's/\"vector-add\"/\"vector-triton\"/' -e "
+             "'s/\"number\": 1/\"number\": 2/' -e 's/\"sizes\": \\[\"N\"\\],/\"sizes\": "
+             "[\"N\"], \"scalars\": [{\"name\": \"alpha\", \"dtype\": \"fp32\", \"value\": 1}, "
+             "{\"name\": \"seed\", \"dtype\": \"uint64\", \"value\": 3}, {\"name\": \"k\", "
+             "\"dtype\": \"int32\", \"value\": 2}],/' -e 's|\"wrong/noop.cu\": \"Wrong "
+             "Answer\"|&, \"solution.py\": \"Accepted\", \"starter.py\": \"Wrong Answer\"|' "
+             "problem.json && printf '# @launch k grid=(1) args=(x, y, out, N)\\n' > starter.py && "
+             "cp starter.py solution.py",
+             probs, probs, probs, probs);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    const struct problem_entry *t = set ? problems_find(set, "vector-triton") : NULL;
+    CHECK_MSG(t != NULL, "%s", set && set->n_failed ? set->failed[0].error : "not loaded");
+    if (t) {
+        json_t *d = json_loads(t->detail_json, 0, NULL);
+        CHECK_STR_EQ(json_string_value(json_array_get(json_object_get(d, "languages"), 1)),
+                     "triton");
+        CHECK_STR_EQ(json_string_value(json_object_get(json_object_get(d, "starters"), "triton")),
+                     "# @launch k grid=(1) args=(x, y, out, N)\n");
+        CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(d, "starters"), "cuda")),
+                       "@launch");
+        CHECK_STR_EQ(json_string_value(json_object_get(d, "starter")),
+                     json_string_value(json_object_get(json_object_get(d, "starters"), "cuda")));
+        json_t *tri = json_object_get(json_object_get(d, "signatures"), "triton");
+        json_t *cu = json_object_get(json_object_get(d, "signatures"), "cuda");
+        static const char *const want[][3] = {
+            {"x", "*fp32", "const float*"},
+            {"out", "*fp32", "float*"},
+            {"N", "i32 or i64", "long long"},
+            {"alpha", "fp32", "float"},
+            {"seed", "i32, i64 or u64", "unsigned long long"},
+            {"k", "i32", "int"},
+        };
+        for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+            const char *ty = NULL, *cty = NULL;
+            for (size_t i = 0; i < json_array_size(tri); i++)
+                if (strcmp(json_string_value(json_object_get(json_array_get(tri, i), "name")),
+                           want[w][0]) == 0) {
+                    ty = json_string_value(json_object_get(json_array_get(tri, i), "type"));
+                    cty = json_string_value(json_object_get(json_array_get(cu, i), "type"));
+                }
+            CHECK_STR_EQ(ty, want[w][1]);
+            CHECK_STR_EQ(cty, want[w][2]);
+        }
+        json_decref(d);
+        CHECK_CONTAINS(set->list_json, "\"languages\":[\"cuda\",\"triton\"]");
+    }
+    const struct problem_entry *cu_only = set ? problems_find(set, "vector-add") : NULL;
+    CHECK(cu_only && strstr(cu_only->detail_json, "\"languages\":[\"cuda\"]") &&
+          !strstr(cu_only->detail_json, "\"triton\""));
+    problems_set_unref_unlocked(set);
     db_close(db);
     free(cause);
     free(probs);

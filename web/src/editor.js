@@ -1,13 +1,16 @@
 // editor.js - the code editor (CodeMirror 6) and code highlighting for
 // statements. Loaded on demand by the problem and submission pages.
 //
-// The editor: C++ highlighting plus CUDA's keywords and Blockwise's
-// directives, line numbers, folding, bracket matching, search, history, the
-// usual keymaps, completion of CUDA built-ins, directives and the problem's
-// names, and lint diagnostics placed at the judge's line and (byte) column.
+// The editor, in one of two languages (switched in place, setLanguage):
+// CUDA - C++ highlighting plus CUDA's keywords and Blockwise's // directives;
+// Triton - Python highlighting plus the # directives. Both: line numbers,
+// folding, bracket matching, search, history, the usual keymaps, completion
+// (CUDA built-ins or Triton's tl.* words, directives, the problem's names),
+// and lint diagnostics placed at the judge's line and (byte) column.
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { cpp, cppLanguage } from "@codemirror/lang-cpp";
+import { python, pythonLanguage } from "@codemirror/lang-python";
 import {
   bracketMatching,
   foldGutter,
@@ -20,7 +23,7 @@ import {
 } from "@codemirror/language";
 import { forceLinting, lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
-import { EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
 import {
   Decoration,
   drawSelection,
@@ -80,7 +83,62 @@ const CUDA_WORDS = [
   "int4",
   "half2",
 ];
-const DIRECTIVES = ["@launch", "@const", "@scratch", "@tune", "@flags"];
+/* Triton's words a kernel uses most (completion in the Triton editor). */
+const TRITON_WORDS = [
+  "triton.jit",
+  "triton.cdiv",
+  "triton.next_power_of_2",
+  "tl.constexpr",
+  "tl.program_id",
+  "tl.num_programs",
+  "tl.arange",
+  "tl.load",
+  "tl.store",
+  "tl.zeros",
+  "tl.full",
+  "tl.where",
+  "tl.dot",
+  "tl.sum",
+  "tl.max",
+  "tl.min",
+  "tl.argmax",
+  "tl.cumsum",
+  "tl.maximum",
+  "tl.minimum",
+  "tl.exp",
+  "tl.exp2",
+  "tl.log",
+  "tl.sqrt",
+  "tl.rsqrt",
+  "tl.sigmoid",
+  "tl.abs",
+  "tl.fma",
+  "tl.cdiv",
+  "tl.reshape",
+  "tl.trans",
+  "tl.broadcast_to",
+  "tl.make_block_ptr",
+  "tl.advance",
+  "tl.make_tensor_descriptor",
+  "tl.atomic_add",
+  "tl.atomic_max",
+  "tl.multiple_of",
+  "tl.max_contiguous",
+  "tl.static_range",
+  "tl.range",
+  "tl.float32",
+  "tl.float16",
+  "tl.bfloat16",
+  "tl.int32",
+  "tl.int64",
+];
+
+/* A directive line in each language (docs/submission-format.md): "//" and
+ * "@" in CUDA; "#" and "@" in Triton, which has no @flags. */
+export const DIRECTIVE_LINE = {
+  cuda: /^\s*\/\/\s*@(?:launch|const|scratch|tune|flags)\b/gm,
+  triton: /^\s*#\s*@(?:launch|const|scratch|tune)\b/gm,
+};
 
 const highlightStyle = HighlightStyle.define([
   { tag: [t.keyword, t.controlKeyword, t.modifier, t.operatorKeyword], color: "var(--hl-keyword)" },
@@ -120,7 +178,13 @@ function wordMarker(re, cls, codeOnly) {
   );
 }
 const cudaMarks = wordMarker(new RegExp("\\b(?:" + CUDA_WORDS.join("|") + ")\\b", "g"), "cm-cuda", true);
-const directiveMarks = wordMarker(/^\s*\/\/\s*@(?:launch|const|scratch|tune|flags)\b/gm, "cm-directive");
+const directiveMarks = wordMarker(new RegExp(DIRECTIVE_LINE.cuda.source, "gm"), "cm-directive");
+const tritonDirectiveMarks = wordMarker(new RegExp(DIRECTIVE_LINE.triton.source, "gm"), "cm-directive");
+
+/* What differs between the two editors: grammar and marks. */
+function languageExtensions(language) {
+  return language === "triton" ? [python(), tritonDirectiveMarks] : [cpp(), cudaMarks, directiveMarks];
+}
 
 const theme = EditorView.theme({
   "&": { color: "var(--text)", backgroundColor: "var(--surface)", fontSize: "13.5px" },
@@ -142,27 +206,41 @@ const theme = EditorView.theme({
   ".cm-diagnostic": { fontFamily: "var(--mono)", fontSize: "12.5px" },
 });
 
-/* Completions: directives after "//", CUDA words and the problem's names. */
-function completions(names) {
-  const words = CUDA_WORDS.map((w) => ({ label: w, type: w.startsWith("__") ? "keyword" : "variable" })).concat(
-    (names || []).map((n) => ({ label: n.name, type: "variable", detail: n.detail })),
-  );
-  const directives = [
+const DIRECTIVE_COMPLETIONS = {
+  cuda: [
     { label: "@launch", type: "keyword", apply: "@launch KERNEL grid=(cdiv(N, BLOCK)) block=(BLOCK) args=()", detail: "launch a kernel" },
     { label: "@const", type: "keyword", apply: "@const BLOCK=256", detail: "a named integer" },
     { label: "@scratch", type: "keyword", apply: "@scratch tmp fp32[N]", detail: "a zeroed buffer" },
     { label: "@tune", type: "keyword", apply: "@tune BLOCK=(128, 256, 512)", detail: "values to try" },
     { label: "@flags", type: "keyword", apply: "@flags --use_fast_math", detail: "compiler options" },
-  ];
+  ],
+  triton: [
+    { label: "@launch", type: "keyword", apply: "@launch KERNEL grid=(cdiv(N, BLOCK)) num_warps=4 args=(BLOCK=BLOCK)", detail: "launch a @triton.jit kernel" },
+    { label: "@const", type: "keyword", apply: "@const BLOCK=1024", detail: "a named integer" },
+    { label: "@scratch", type: "keyword", apply: "@scratch tmp fp32[N]", detail: "a zeroed buffer" },
+    { label: "@tune", type: "keyword", apply: "@tune BLOCK=(256, 512, 1024)", detail: "values to try" },
+  ],
+};
+
+/* Completions: directives after the language's comment, its words (CUDA's
+ * built-ins, or Triton's tl.*) and the problem's names. `current()` says the
+ * editor's language now. */
+function completions(names, current) {
+  const own = (names || []).map((n) => ({ label: n.name, type: "variable", detail: n.detail }));
+  const words = {
+    cuda: CUDA_WORDS.map((w) => ({ label: w, type: w.startsWith("__") ? "keyword" : "variable" })).concat(own),
+    triton: TRITON_WORDS.map((w) => ({ label: w, type: "function" })).concat(own),
+  };
   return (ctx) => {
-    const d = ctx.matchBefore(/\/\/\s*@\w*/);
+    const lang = current() === "triton" ? "triton" : "cuda";
+    const d = ctx.matchBefore(lang === "triton" ? /#\s*@\w*/ : /\/\/\s*@\w*/);
     if (d) {
       const at = d.text.indexOf("@");
-      return { from: d.from + at, options: directives, validFor: /^@\w*$/ };
+      return { from: d.from + at, options: DIRECTIVE_COMPLETIONS[lang], validFor: /^@\w*$/ };
     }
-    const w = ctx.matchBefore(/[A-Za-z_]\w*/);
+    const w = ctx.matchBefore(lang === "triton" ? /[A-Za-z_][\w.]*/ : /[A-Za-z_]\w*/);
     if (!w || (w.from === w.to && !ctx.explicit)) return null;
-    return { from: w.from, options: words, validFor: /^\w*$/ };
+    return { from: w.from, options: words[lang], validFor: lang === "triton" ? /^[\w.]*$/ : /^\w*$/ };
   };
 }
 
@@ -208,12 +286,17 @@ export function toCmDiagnostics(doc, diags) {
 }
 
 /*
- * A new editor in `parent`. opts: {doc, readOnly, names (for completion),
- * onChange(text), onRun(), onSubmit(), onSave(), label}. Returns
- * {view, text(), setText(s), showDiagnostics(list), clearDiagnostics(),
- * goTo(line, column), focus(), destroy()}.
+ * A new editor in `parent`. opts: {doc, language ("cuda" or "triton";
+ * default CUDA), readOnly, names (for completion), onChange(text), onRun(),
+ * onSubmit(), onSave(), label}. Returns {view, text(), setText(s),
+ * language(), setLanguage(language, text, label), showDiagnostics(list),
+ * clearDiagnostics(), goTo(line, column), focus(), destroy()}.
  */
 export function createEditor(parent, opts) {
+  let language = opts.language === "triton" ? "triton" : "cuda";
+  const grammar = new Compartment();
+  const labelled = new Compartment();
+  const label = (l, text) => EditorView.contentAttributes.of({ "aria-label": text || (l === "triton" ? "Triton source" : "CUDA source") });
   const keys = [];
   if (opts.onRun) keys.push({ key: "Mod-Enter", run: () => (opts.onRun(), true), preventDefault: true });
   if (opts.onSubmit) keys.push({ key: "Mod-Shift-Enter", run: () => (opts.onSubmit(), true), preventDefault: true });
@@ -226,16 +309,14 @@ export function createEditor(parent, opts) {
     drawSelection(),
     EditorState.allowMultipleSelections.of(true),
     indentUnit.of("    "),
-    cpp(),
+    grammar.of(languageExtensions(language)),
     syntaxHighlighting(highlightStyle),
-    cudaMarks,
-    directiveMarks,
     bracketMatching(),
     highlightSelectionMatches(),
     search({ top: true }),
     lintGutter(),
     theme,
-    EditorView.contentAttributes.of({ "aria-label": opts.label || "CUDA source" }),
+    labelled.of(label(language, opts.label)),
     Prec.highest(keymap.of(keys)),
   ];
   if (opts.readOnly) {
@@ -247,7 +328,7 @@ export function createEditor(parent, opts) {
       closeBrackets(),
       rectangularSelection(),
       highlightActiveLine(),
-      autocompletion({ override: [completions(opts.names)], activateOnTyping: true }),
+      autocompletion({ override: [completions(opts.names, () => language)], activateOnTyping: true }),
       keymap.of([
         ...closeBracketsKeymap,
         ...defaultKeymap,
@@ -270,6 +351,15 @@ export function createEditor(parent, opts) {
     setText(s) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: s } });
     },
+    language: () => language,
+    /* Another language, and its text (the draft or the starter), in one step. */
+    setLanguage(l, s, text) {
+      language = l === "triton" ? "triton" : "cuda";
+      view.dispatch({
+        effects: [grammar.reconfigure(languageExtensions(language)), labelled.reconfigure(label(language, text))],
+        changes: s === undefined ? undefined : { from: 0, to: view.state.doc.length, insert: s },
+      });
+    },
     showDiagnostics(list) {
       view.dispatch(setDiagnostics(view.state, toCmDiagnostics(view.state.doc, list)));
     },
@@ -288,17 +378,19 @@ export function createEditor(parent, opts) {
   };
 }
 
-/* Highlights the ```cuda / ```cpp blocks of a rendered statement in place
+/* Highlights the ```cuda / ```cpp (and unmarked) blocks of a rendered
+ * statement as C++, and the ```python / ```triton ones as Python, in place
  * (classes tok-*, styled in styles.css). */
 export function highlightBlocks(root) {
   for (const code of root.querySelectorAll("pre > code")) {
     const cls = code.className || "";
-    if (cls && !/language-(cuda|cpp|c\+\+|c)\b/.test(cls)) continue;
+    const py = /language-(python|py|triton)\b/.test(cls);
+    if (cls && !py && !/language-(cuda|cpp|c\+\+|c)\b/.test(cls)) continue;
     const text = code.textContent;
     const frag = document.createDocumentFragment();
     highlightCode(
       text,
-      cppLanguage.parser.parse(text),
+      (py ? pythonLanguage : cppLanguage).parser.parse(text),
       classHighlighter,
       (s, classes) => {
         if (!classes) frag.appendChild(document.createTextNode(s));

@@ -169,11 +169,15 @@ function renderHeader() {
               `Submissions waiting or being judged: ${q.in_flight.used} of at most ${q.in_flight.limit}` +
               (q.in_flight.waiting_for_gpu && !q.in_flight.waiting_counted
                 ? `; ${q.in_flight.waiting_for_gpu} more compiled and waiting for a GPU, not counted while no GPU worker is connected`
+                : "") +
+              (q.in_flight.waiting_for_language
+                ? `; ${q.in_flight.waiting_for_language} more waiting for a worker that compiles their language (Triton), not counted while none is connected`
                 : ""),
             dataset: { quota: "in-flight" },
           },
           `In flight ${q.in_flight.used}/${q.in_flight.limit}`,
           q.in_flight.waiting_for_gpu && !q.in_flight.waiting_counted ? h("span", { class: "muted", dataset: { quota: "parked" } }, ` · ${q.in_flight.waiting_for_gpu} wait for a GPU`) : null,
+          q.in_flight.waiting_for_language ? h("span", { class: "muted", dataset: { quota: "parked-language" } }, ` · ${q.in_flight.waiting_for_language} wait for a Triton worker`) : null,
         ),
       ),
       h("span", { class: "user" }, h("strong", { "data-user": me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),

@@ -9,7 +9,18 @@ import { solChart } from "./chart.js";
 import { h, replace, table } from "./dom.js";
 import { failureText, GOAL_STATUS, goalFigures, goalKind, goalSummary, severity, VERDICT_HELP } from "./explain.js";
 import * as f from "./format.js";
+import { addTritonWorkerSteps } from "./gpuhelp.js";
+import { languageTitle, noWorkerFor } from "./languages.js";
+
+export { noWorkerFor };
 import { session } from "./session.js";
+
+
+/* What a queued job in such a language is told, plainly. */
+export function noWorkerText(language, position) {
+  const t = languageTitle(language);
+  return `Queued${position ? ` (position ${position})` : ""}, but no worker here can compile ${t}: it waits until an admin adds one, and is judged then, in the order it was submitted.`;
+}
 
 const BAD = new Set(["WA", "CE", "RE", "TLE", "MV", "IM"]);
 
@@ -31,12 +42,50 @@ export class ResultView {
     this.onFree = opts.onFree || null;
     this.standalone = !!opts.standalone; /* on the submission's own page: no link to it */
     this.stop = null;
+    this.offStatus = null;
     this.el = h("section", { class: "results", "aria-label": "Results" });
   }
 
   destroy() {
     if (this.stop) this.stop();
     this.stop = null;
+    if (this.offStatus) this.offStatus();
+    this.offStatus = null;
+  }
+
+  /* While queued in a language no connected worker compiles: say so, and
+   * keep saying it (or stop) as /api/status changes. */
+  watchLanguage() {
+    const check = () => {
+      if (this.final || this.stage !== "queued" || this.waitingGpu) return;
+      const none = noWorkerFor(session.status, this.sub.language);
+      const shown = this.verdictEl.querySelector("[data-waiting='language']");
+      if (none && !shown) {
+        this.say(noWorkerText(this.sub.language, this.position));
+        this.renderNoWorker();
+        this.free(); /* parked, like a job waiting for a GPU: the editor is the learner's again */
+      } else if (!none && shown) {
+        replace(this.verdictEl);
+        this.say(this.position ? `Queued: position ${this.position}.` : "Queued.");
+      }
+    };
+    this.offStatus = session.on(check);
+    check();
+  }
+
+  renderNoWorker() {
+    const t = languageTitle(this.sub.language);
+    replace(
+      this.verdictEl,
+      h(
+        "div",
+        { class: "verdict-card wait", "data-waiting": "language", dataset: { language: this.sub.language } },
+        h("div", { class: "big" }, `Queued — no ${t} worker`),
+        h("p", null, `No worker here can compile ${t}. Your ${this.sub.mode === "submit" ? "Submit" : "Run"} is kept in the queue and judged when an admin adds a worker that can; it does not count against your in-flight limit meanwhile.`),
+        h("details", { class: "help", dataset: { help: "add-triton-worker" } }, h("summary", null, `How an admin adds a ${t} worker`), addTritonWorkerSteps(location.origin)),
+        h("p", { class: "muted small" }, this.canCancel() ? "Cancel it if you no longer need it; " : "", "its code is kept with the submission (My submissions)."),
+      ),
+    );
   }
 
   /* Starts following submission `sub` ({id, mode, state, position}). */
@@ -55,6 +104,7 @@ export class ResultView {
     this.cancelled = false;
     this.finishing = false;
     this.freed = false;
+    this.position = sub.position || 0;
     this.build();
     if (sub.waiting_for_gpu) {
       /* compiled earlier by a compile-only worker (GET /api/submissions/{id} says so) */
@@ -65,9 +115,10 @@ export class ResultView {
       this.free();
     } else {
       this.setStage("queued");
-      this.say(sub.position ? `Queued: position ${sub.position}.` : "Queued.");
+      this.say(this.queuedText());
     }
     this.stop = watchSubmission(sub.id, (name, data) => this.handle(name, data));
+    this.watchLanguage();
   }
 
   /* Whether the signed-in user may cancel this submission (the server decides). */
@@ -125,6 +176,7 @@ export class ResultView {
         "div",
         { class: "row" },
         h("h2", { style: "margin: 0" }, `${sub.mode === "submit" ? "Submit" : "Run"} #${sub.id}`),
+        h("span", { class: `lang-tag ${sub.language || "cuda"}`, dataset: { language: sub.language || "cuda" } }, languageTitle(sub.language || "cuda")),
         h("span", { class: "spacer" }),
         this.cancelBtn,
         this.standalone ? null : h("a", { href: `#/s/${sub.id}`, class: "small" }, "Open this submission"),
@@ -202,18 +254,21 @@ export class ResultView {
           this.renderWaiting(data.position);
           this.free();
         } else if (data.state === "queued") {
+          this.position = data.position || 0;
           this.setStage("queued");
-          this.say(data.position ? `Queued: position ${data.position}.` : "Queued.");
+          this.say(this.queuedText());
         } else if (data.state === "judging") {
           this.setStage("compiling");
           this.say("Being judged…");
         }
         break;
       case "queued":
+        this.position = data.position || 0;
         this.setStage(this.waitingGpu ? "gpu" : "queued");
-        this.say(this.waitingGpu ? this.gpuWaitShort(data.position) : data.position ? `Queued: position ${data.position}.` : "Queued.");
+        this.say(this.waitingGpu ? this.gpuWaitShort(data.position) : this.queuedText());
         break;
       case "judging":
+        if (this.verdictEl.querySelector("[data-waiting='language']")) replace(this.verdictEl);
         /* After a compile-only worker, a GPU worker compiles again: the
          * page stays at "Waiting for a GPU" until the tests start. */
         this.setStage(this.waitingGpu ? "gpu" : "compiling");
@@ -276,6 +331,11 @@ export class ResultView {
       default:
         break;
     }
+  }
+
+  queuedText() {
+    if (noWorkerFor(session.status, this.sub.language)) return noWorkerText(this.sub.language, this.position);
+    return this.position ? `Queued: position ${this.position}.` : "Queued.";
   }
 
   failedStageFor(v) {
@@ -360,6 +420,8 @@ export class ResultView {
   /* A judged, cancelled (or still queued) submission, from GET /api/submissions/{id}. */
   showFinal(full, live, opts = {}) {
     this.final = true;
+    if (this.offStatus) this.offStatus();
+    this.offStatus = null;
     this.cancelled = full.state === "cancelled";
     if (this.cancelBtn) this.cancelBtn.hidden = true;
     if (!live) {

@@ -12,7 +12,10 @@
 // Error (explained). Meanwhile (issue 12) the editor stays free while a Run
 // waits for a GPU, more Runs than the in-flight cap may wait, the banner says
 // how an admin adds a GPU worker, and waiting Runs are cancelled from the
-// page. History and diff, leaderboard, the path's progress.
+// page. History and diff, leaderboard, the path's progress. Triton (issue 11):
+// the language choice, the Python starter, a draft per language across a
+// reload, a Triton Run that waits because no worker here compiles Triton, the
+// language in the lists and on the admin page.
 // Another learner cannot reach the first one's code. The server goes away and
 // comes back. Admin and instructor pages. A narrow screen in the dark theme.
 import { spawn } from "node:child_process";
@@ -608,6 +611,91 @@ async function main() {
       check(new RegExp(`1 of ${PROBLEMS}`).test(await text(page, "#progress-text")), "one problem solved");
     });
 
+    /* Issue 11: Triton. vector-add is offered in CUDA and Triton here
+     * (tests/cpu/browser.sh); the local judged compiles CUDA only, and so
+     * does the fake GPU worker: a Triton Run waits, and the page says why. */
+    const TRITON_DRAFT = "# @launch add_kernel grid=(cdiv(N, 1024)) args=(A, B, C, N, BLOCK=1024)\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\ndef add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):\n    pass  # my Triton draft";
+    await test("Triton: the choice, the Python starter with its directives, the Triton signature", async () => {
+      await page.goto(BASE + "/#/p/vector-add");
+      await page.waitForSelector(".editor .cm-content");
+      check((await page.locator(".lang-switch input[data-lang]").count()) === 2, "a choice of CUDA or Triton");
+      check(await page.isChecked('.lang-switch input[data-lang="cuda"]'), "CUDA until the learner chooses");
+      ids.cudaDraft = await editorText(page);
+      await page.click('.lang-choice:has(input[data-lang="triton"])');
+      await page.waitForFunction((s) => Array.from(document.querySelectorAll(".editor .cm-line")).map((l) => l.textContent).join("\n") === s, problem.starters.triton);
+      check(await page.isChecked('.lang-switch input[data-lang="triton"]'), "Triton is chosen");
+      check((await page.locator(".cm-directive").count()) >= 1, "the # @launch line is highlighted as a directive");
+      check((await page.locator(".cm-cuda").count()) === 0, "no CUDA words are marked in Python");
+      check(/Triton source/.test(await page.getAttribute(".editor .cm-content", "aria-label")), "the editor says it holds Triton");
+      const sig = await text(page, "[data-signature=triton]");
+      for (const want of ["Triton type", "*fp32", "i32 or i64"]) check(sig.includes(want), `the signature shows ${want}: ${sig.slice(0, 200)}`);
+      check(!sig.includes("const float*"), "and no C types");
+      check((await page.locator('[data-no-worker="triton"]').count()) === 1, "the page says no worker here compiles Triton before anything is run");
+      await shot(page, "17-triton-starter");
+    });
+
+    await test("a draft per language survives a reload, and the choice is remembered", async () => {
+      await setEditor(page, TRITON_DRAFT);
+      await page.keyboard.press("Control+s");
+      await waitText(page, ".toolbar .saved", /saved/i);
+      await page.reload();
+      await page.waitForSelector(".editor .cm-content");
+      check(await page.isChecked('.lang-switch input[data-lang="triton"]'), "Triton is still chosen after a reload");
+      check((await editorText(page)) === TRITON_DRAFT, "the Triton draft came back");
+      await page.click('.lang-choice:has(input[data-lang="cuda"])');
+      await page.waitForFunction((s) => Array.from(document.querySelectorAll(".editor .cm-line")).map((l) => l.textContent).join("\n") === s, ids.cudaDraft);
+      check((await page.locator(".cm-cuda").count()) > 0, "CUDA words are marked again");
+      check((await text(page, "table.signature")).includes("const float*"), "the CUDA signature is back");
+      await page.click('.lang-choice:has(input[data-lang="triton"])');
+      await page.waitForFunction((s) => Array.from(document.querySelectorAll(".editor .cm-line")).map((l) => l.textContent).join("\n") === s, TRITON_DRAFT);
+    });
+
+    await test("a Triton Run is queued, and the page says no worker here can compile Triton", async () => {
+      const before = await currentSubmission(page).catch(() => 0);
+      await page.click('[data-action="run"]');
+      await page.waitForFunction((prev) => {
+        const x = document.querySelector(".results h2");
+        const m = x && /#(\d+)/.exec(x.textContent);
+        return m && m[1] !== String(prev);
+      }, before);
+      ids.triton = await currentSubmission(page);
+      await page.waitForSelector('[data-waiting="language"][data-language="triton"]', { timeout: 20000 });
+      const card = await text(page, '[data-waiting="language"]');
+      check(/No worker here can compile Triton/.test(card), "the card says it plainly: " + card);
+      check(/an admin adds a worker that can/.test(card), "and what happens next");
+      check(/no worker here can compile Triton/.test(await text(page, ".results .status")), "so does the status line");
+      check((await text(page, ".results .lang-tag")) === "Triton", "the results say Triton");
+      await page.waitForFunction(() => !document.querySelector('[data-action="run"]').disabled && !document.querySelector('[data-action="submit"]').disabled);
+      await page.click('[data-waiting="language"] details summary');
+      check(/import triton/.test(await text(page, '[data-waiting="language"] pre[data-cmd="triton-check"]')), "how an admin adds one, folded out");
+      await page.waitForFunction(() => /1 wait for a Triton worker/.test(document.querySelector('[data-quota="in-flight"]').textContent));
+      await sleep(2500); /* the compile-only judged claims every few seconds: it must not take it */
+      const s = await (await page.request.get(`${BASE}/api/submissions/${ids.triton}`)).json();
+      check(s.language === "triton" && s.state === "queued" && s.attempts === 0, "queued in Triton, never claimed: " + JSON.stringify([s.language, s.state, s.attempts]));
+      check(s.source === TRITON_DRAFT, "the Triton draft is what was sent");
+      await shot(page, "18-triton-no-worker");
+      await shot(page, "18b-triton-no-worker-results", ".results");
+    });
+
+    await test("the language in lists: my submissions (with a filter), the leaderboard, the path", async () => {
+      await page.click("#tab-history");
+      await page.waitForSelector(`tr[data-submission="${ids.triton}"] .lang-tag[data-language="triton"]`);
+      check(/waiting for a Triton worker/.test(await text(page, `tr[data-submission="${ids.triton}"]`)), "the list says what it waits for");
+      check((await page.locator(`tr[data-submission="${ids.submit}"] .lang-tag[data-language="cuda"]`).count()) === 1, "a CUDA row says CUDA");
+      await page.selectOption('.history-view select[data-filter="language"]', "triton");
+      await page.waitForFunction(() => document.querySelectorAll(".history tbody tr").length === 1);
+      check((await page.locator(`.history tr[data-submission="${ids.triton}"]`).count()) === 1, "the Triton filter keeps the Triton Run");
+      await shot(page, "19-history-triton");
+      await page.click("#tab-leaderboard");
+      await page.waitForSelector(`.leaderboard section[data-gpu="${FAKE_GPU.name}"][data-language="cuda"]`);
+      check((await text(page, ".leaderboard section h3")) === `${FAKE_GPU.name} · CUDA`, "the board names its GPU and language");
+      await page.goto(BASE + "/#/");
+      await page.waitForSelector('li[data-problem="vector-add"] .langs');
+      check((await text(page, 'li[data-problem="vector-add"] .langs')) === "in CUDA or Triton", "the path says vector-add can be solved in CUDA or Triton");
+      check((await page.locator('li[data-problem="relu"] .langs').count()) === 0, "and says nothing for a CUDA-only problem");
+      check(/or Triton, where a problem says/.test(await text(page, "#progress-h + p")), "the introduction mentions Triton");
+    });
+
     await test("another learner cannot reach alice's code", async () => {
       await signOut(page);
       await page.goto(BASE + "/#/signup");
@@ -675,6 +763,15 @@ async function main() {
       await page.waitForSelector('tr[data-problem="softmax"] .verdict.WA');
       await page.click('tr[data-problem="softmax"] button:has-text("Enable")');
       await page.waitForSelector('tr[data-problem="softmax"] .verdict.AC');
+    });
+
+    await test("admin: each worker's languages, the Triton job's language in the queue, how to add a Triton worker", async () => {
+      check((await text(page, 'tr[data-worker="local-cpu"] [data-languages]')) === "CUDA 13.0", "the local judged compiles CUDA 13.0: " + (await text(page, 'tr[data-worker="local-cpu"] [data-languages]')));
+      check((await text(page, 'tr[data-worker="fake-gpu"] [data-languages]')) === "CUDA", "a worker that said nothing compiles CUDA");
+      check(/Triton.*no worker compiles Triton/.test(await text(page, `table.queue tr[data-submission="${ids.triton}"]`)), "the queue says the job is Triton, and that no worker compiles it: " + (await text(page, `table.queue tr[data-submission="${ids.triton}"]`)));
+      check(/No worker here can compile Triton/.test(await text(page, '[data-help="no-triton-worker"]')), "and that no worker compiles it");
+      check(/CUDA, Triton/.test(await text(page, 'table.problems tr[data-problem="vector-add"]')), "vector-add is offered in CUDA and Triton");
+      await shot(page, "20-admin-languages");
     });
 
     await test("admin reads alice's submission and can rejudge it", async () => {

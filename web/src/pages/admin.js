@@ -1,12 +1,20 @@
-// pages/admin.js - for admins (#/admin): workers (GPU, measured figures, last
-// contact, current job, enable/disable, new worker tokens; how to connect a
-// GPU worker while none is), the queue (with Cancel), problems (load state,
-// disable, rejudge, reload) and user roles. Refreshes every few seconds while
-// visible.
+// pages/admin.js - for admins (#/admin): workers (GPU, measured figures, the
+// languages each compiles, last contact, current job, enable/disable, new
+// worker tokens; how to connect a GPU worker while none is, and a Triton one
+// while none compiles Triton), the queue (with each job's language and
+// Cancel), problems (languages, load state, disable, rejudge, reload) and
+// user roles. Refreshes every few seconds while visible.
 import { cancelSubmission, get, post } from "../api.js";
 import { h, replace, table } from "../dom.js";
 import * as f from "../format.js";
-import { addGpuWorkerSteps } from "../gpuhelp.js";
+import { addGpuWorkerSteps, addTritonWorkerSteps } from "../gpuhelp.js";
+import { languageTitle } from "../languages.js";
+
+/* "CUDA 13.0 · Triton 3.6.0": what a worker registered it compiles. */
+export function workerLanguages(w) {
+  const l = w.languages || [];
+  return l.length ? l.map((x) => `${languageTitle(x.name)}${x.version ? " " + x.version : ""}`).join(" · ") : "—";
+}
 
 const EVERY_MS = 5000;
 
@@ -26,8 +34,22 @@ export async function render(ctx) {
     }
   };
 
+  let tritonProblems = 0;
+  let compiled = new Set(["cuda"]); /* languages a live, enabled worker compiles (CUDA: the banners' business) */
   function drawWorkers(ws) {
     const gpu = ws.some((w) => w.can_execute && w.alive && !w.disabled);
+    compiled = new Set(["cuda"]);
+    for (const w of ws) if (w.alive && !w.disabled) for (const l of w.languages || []) compiled.add(l.name);
+    const triton = compiled.has("triton");
+    const tritonHelp =
+      triton || !tritonProblems
+        ? null
+        : h(
+            "div",
+            { class: "notice", dataset: { help: "no-triton-worker" } },
+            h("p", null, h("strong", null, "No worker here can compile Triton."), ` ${tritonProblems} problem${tritonProblems === 1 ? " is" : "s are"} offered in Triton; Triton submissions wait in the queue until a worker that compiles Triton connects.`),
+            h("details", null, h("summary", null, "How to add one"), addTritonWorkerSteps(location.origin)),
+          );
     const help = gpu
       ? null
       : h(
@@ -36,12 +58,13 @@ export async function render(ctx) {
           h("p", null, h("strong", null, "No GPU worker is connected."), " Submissions are compiled (by a compile-only worker, if one is alive) and wait for a GPU. To connect one:"),
           addGpuWorkerSteps(location.origin),
         );
-    if (!ws.length) return replace(workersBox, help, h("p", { class: "muted" }, "No worker yet: create one below and start judged with its token."));
+    if (!ws.length) return replace(workersBox, help, tritonHelp, h("p", { class: "muted" }, "No worker yet: create one below and start judged with its token."));
     replace(
       workersBox,
       help,
+      tritonHelp,
       table(
-        ["Worker", "GPU", "Measured limits", "State", "Last contact", "Current job", { text: "Judged", num: true }, ""],
+        ["Worker", "GPU", "Measured limits", "Languages", "State", "Last contact", "Current job", { text: "Judged", num: true }, ""],
         ws.map((w) => {
           const g = w.gpu || {};
           const state = w.disabled
@@ -66,6 +89,7 @@ export async function render(ctx) {
                     g.calibrated ? "" : h("div", { class: "muted" }, "not calibrated"),
                   )
                 : h("span", { class: "muted" }, "—"),
+              h("span", { class: "small", dataset: { languages: (w.languages || []).map((l) => l.name).join(" ") } }, workerLanguages(w)),
               h("div", null, state, w.error_streak ? h("div", { class: "small", style: "color: var(--warn)" }, `${w.error_streak} errors in a row`) : null, w.disabled && w.disabled_reason ? h("div", { class: "muted small" }, w.disabled_reason) : null),
               h("span", { title: f.when(w.last_seen_at) }, f.ago(w.last_seen_at)),
               w.current_submission ? h("a", { href: `#/s/${w.current_submission}` }, `#${w.current_submission}`) : h("span", { class: "muted" }, "idle"),
@@ -89,7 +113,7 @@ export async function render(ctx) {
     replace(
       queueBox,
       table(
-        [{ text: "Pos.", num: true }, "#", "User", "Problem", "Mode", "State", { text: "Attempts", num: true }, "Worker", "Waiting", ""],
+        [{ text: "Pos.", num: true }, "#", "User", "Problem", "Mode", "Language", "State", { text: "Attempts", num: true }, "Worker", "Waiting", ""],
         q.map((s) => ({
           attrs: { dataset: { submission: String(s.id) } },
           cells: [
@@ -98,7 +122,14 @@ export async function render(ctx) {
             s.user,
             s.problem,
             s.mode,
-            s.state === "judging" ? `judging (lease ends in ${f.duration(s.lease_expires_at - now)})` : s.needs_gpu ? "compiled, needs a GPU" : "queued",
+            languageTitle(s.language || "cuda"),
+            s.state === "judging"
+              ? `judging (lease ends in ${f.duration(s.lease_expires_at - now)})`
+              : s.needs_gpu
+                ? "compiled, needs a GPU"
+                : compiled.has(s.language || "cuda")
+                  ? "queued"
+                  : `queued (no worker compiles ${languageTitle(s.language)})`,
             String(s.attempts),
             s.worker || "",
             f.ago(s.queued_at).replace(" ago", ""),
@@ -124,11 +155,12 @@ export async function render(ctx) {
     replace(
       problemsBox,
       table(
-        ["Problem", "Bundle", "Loaded", "State", { text: "Errors in a row", num: true }, ""],
+        ["Problem", "Languages", "Bundle", "Loaded", "State", { text: "Errors in a row", num: true }, ""],
         r.problems.map((p) => ({
           attrs: { dataset: { problem: p.id } },
           cells: [
             h("a", { href: `#/p/${p.id}` }, p.title),
+            (p.languages || []).map(languageTitle).join(", ") || "—",
             h("code", { title: p.hash }, p.hash.slice(0, 12)),
             f.when(p.loaded_at),
             p.disabled
@@ -172,6 +204,7 @@ export async function render(ctx) {
 
   async function refresh() {
     const [w, q, p] = await Promise.all([get("/admin/workers"), get("/admin/queue"), get("/admin/problems")]);
+    tritonProblems = p.problems.filter((x) => x.served && (x.languages || []).includes("triton")).length;
     drawWorkers(w.workers);
     drawQueue(q.queue);
     drawProblems(p);

@@ -7,20 +7,30 @@ import { cancelSubmission, get } from "../api.js";
 import { diffLines, diffStats, hunks } from "../diff.js";
 import { h, replace, table } from "../dom.js";
 import * as f from "../format.js";
+import { languageTitle, noWorkerFor } from "../languages.js";
 import { session } from "../session.js";
 
 const PAGE = 50;
 
 /*
- * A list of submissions with "Compare" for two of them. opts: {problem,
- * user ("*" or a name, for instructors), onLoad(source) (adds a "Load into
- * the editor" button to the diff), showProblem, onChange() (after a cancel)}.
- * The element has refresh().
+ * A list of submissions with "Compare" for two of them, and a language
+ * filter. opts: {problem, user ("*" or a name, for instructors),
+ * onLoad(source, language) (adds a "Load into the editor" button to the
+ * diff), showProblem, onChange() (after a cancel)}. The element has refresh().
  */
 export function historyView(opts) {
   const selected = [];
   let rows = [];
   let more = false;
+  let language = "";
+  const filterId = `hist-lang-${Math.random().toString(36).slice(2, 8)}`;
+  const langPick = h(
+    "select",
+    { id: filterId, dataset: { filter: "language" }, onchange: () => ((language = langPick.value), load(false)) },
+    h("option", { value: "" }, "Every language"),
+    h("option", { value: "cuda" }, "CUDA"),
+    h("option", { value: "triton" }, "Triton"),
+  );
   const listEl = h("div");
   const diffEl = h("div", { class: "diff-box" });
   const msg = h("div", { role: "alert" });
@@ -31,6 +41,7 @@ export function historyView(opts) {
     const q = new URLSearchParams({ limit: String(PAGE) });
     if (opts.problem) q.set("problem", opts.problem);
     if (opts.user) q.set("user", opts.user);
+    if (language) q.set("language", language);
     if (before) q.set("before", String(before));
     return "/submissions?" + q.toString();
   }
@@ -72,14 +83,16 @@ export function historyView(opts) {
 
   function draw() {
     compareBtn.disabled = selected.length !== 2;
+    const filter = h("span", { class: "row", style: "gap: .4rem" }, h("label", { for: filterId, style: "margin: 0" }, "Language"), langPick);
     if (!rows.length) {
-      replace(listEl, h("p", { class: "muted" }, "No submissions yet."));
+      replace(listEl, language ? h("div", { class: "row" }, filter) : null, h("p", { class: "muted" }, language ? `No ${languageTitle(language)} submissions.` : "No submissions yet."));
       return;
     }
     const headers = [{ text: "Compare" }, "#"];
     if (opts.showProblem) headers.push("Problem");
     if (opts.user) headers.push("User");
-    headers.push("When", "Mode", "Verdict", { text: "Score", num: true }, { text: "Time", num: true });
+    /* compact (the problem page's left pane): the language goes with the mode */
+    headers.push("When", "Mode", ...(opts.compact ? [] : ["Language"]), "Verdict", { text: "Score", num: true }, { text: "Time", num: true });
     if (!opts.compact) headers.push("GPU");
     const body = rows.map((s) => {
       const cells = [
@@ -95,7 +108,8 @@ export function historyView(opts) {
       if (opts.user) cells.push(s.user);
       cells.push(
         h("span", { class: "nowrap", title: f.when(s.created_at) }, f.ago(s.created_at)),
-        s.mode,
+        opts.compact ? h("span", { class: "nowrap" }, s.mode, " ", langTag(s)) : s.mode,
+        ...(opts.compact ? [] : [langTag(s)]),
         stateCell(s, cancel),
         s.score ? f.pct(s.score) : "",
         s.time_ms ? f.ms(s.time_ms) : "",
@@ -105,7 +119,7 @@ export function historyView(opts) {
     });
     replace(
       listEl,
-      h("div", { class: "row", style: "margin-bottom: .5rem" }, compareBtn, h("span", { class: "muted small" }, "Tick two submissions to see what changed between them.")),
+      h("div", { class: "row", style: "margin-bottom: .5rem" }, compareBtn, h("span", { class: "muted small" }, "Tick two submissions to see what changed between them."), h("span", { class: "spacer" }), filter),
       table(headers, body, { class: "compact history", caption: "Submissions, newest first" }),
       more ? h("p", null, moreBtn) : null,
     );
@@ -129,6 +143,11 @@ export function historyView(opts) {
   return el;
 }
 
+function langTag(s) {
+  const l = s.language || "cuda";
+  return h("span", { class: `lang-tag ${l}`, dataset: { language: l } }, languageTitle(l));
+}
+
 /* The verdict, or where an unfinished submission is (with Cancel), or who
  * cancelled it. */
 function stateCell(s, cancel) {
@@ -143,7 +162,15 @@ function stateCell(s, cancel) {
     );
   }
   const where =
-    s.state === "judging" ? "judging" : s.waiting_for_gpu ? `waiting for a GPU · position ${s.position}` : s.position ? `queued · position ${s.position}` : s.state;
+    s.state === "judging"
+      ? "judging"
+      : s.waiting_for_gpu
+        ? `waiting for a GPU · position ${s.position}`
+        : s.state === "queued" && noWorkerFor(session.status, s.language)
+          ? `waiting for a ${languageTitle(s.language)} worker · position ${s.position}`
+          : s.position
+            ? `queued · position ${s.position}`
+            : s.state;
   const me = session.user;
   const mayCancel = me && (s.user === me.name || session.atLeast("admin"));
   return h(
@@ -170,7 +197,7 @@ export function diffView(a, b, onLoad) {
       h("td", null, sign + " " + e.text),
     );
   });
-  const label = (s) => `#${s.id} (${s.mode}, ${s.verdict || s.state}, ${f.when(s.created_at)})`;
+  const label = (s) => `#${s.id} (${languageTitle(s.language || "cuda")} ${s.mode}, ${s.verdict || s.state}, ${f.when(s.created_at)})`;
   return h(
     "section",
     { class: "card", "aria-label": "Differences", "data-diff": `${a.id}-${b.id}` },
@@ -181,8 +208,8 @@ export function diffView(a, b, onLoad) {
       ? h(
           "div",
           { class: "row", style: "margin-top: .5rem" },
-          h("button", { onclick: () => onLoad(a.source) }, `Load #${a.id} into the editor`),
-          h("button", { onclick: () => onLoad(b.source) }, `Load #${b.id} into the editor`),
+          h("button", { onclick: () => onLoad(a.source, a.language || "cuda") }, `Load #${a.id} into the editor`),
+          h("button", { onclick: () => onLoad(b.source, b.language || "cuda") }, `Load #${b.id} into the editor`),
         )
       : null,
   );

@@ -1,8 +1,11 @@
 // pages/path.js - the eight steps, each problem with its status (not tried,
-// tried, solved) and best speed-of-light score, and the overall progress.
+// tried, solved), the languages it can be solved in ("in CUDA or Triton"
+// where there is a choice) and best speed-of-light score, and the overall
+// progress.
 import { get } from "../api.js";
 import { h } from "../dom.js";
 import { pct } from "../format.js";
+import { languageTitle, offeredIn, problemLanguages } from "../languages.js";
 import { STEPS } from "../steps.js";
 
 export async function render(ctx) {
@@ -47,7 +50,8 @@ export async function render(ctx) {
                   { href: `#/p/${p.id}` },
                   h("span", { class: `status-dot ${st}`, role: "img", "aria-label": words[st], title: words[st] }),
                   h("span", { class: "title" }, `${p.number}. ${p.title}`),
-                  b ? h("span", { class: "score", title: `best speed of light on ${b.gpu}` }, pct(b.score)) : null,
+                  problemLanguages(p).length > 1 ? h("span", { class: "langs", dataset: { languages: problemLanguages(p).join(" ") } }, offeredIn(problemLanguages(p))) : null,
+                  b ? h("span", { class: "score", title: `best speed of light on ${b.gpu}${b.language ? " in " + languageTitle(b.language) : ""}` }, pct(b.score)) : null,
                 ),
               );
             }),
@@ -66,7 +70,9 @@ export async function render(ctx) {
       h(
         "p",
         null,
-        "Thirty CUDA kernels in eight steps, from one thread per element to FlashAttention. Every kernel is checked against a reference and timed on a real GPU; its score is the speed of light: how close it comes to the GPU's measured limits.",
+        "Thirty kernels in eight steps, from one thread per element to FlashAttention, in CUDA",
+        problems.some((p) => problemLanguages(p).length > 1) ? " (or Triton, where a problem says \u201cin CUDA or Triton\u201d)" : "",
+        ". Every kernel is checked against a reference and timed on a real GPU; its score is the speed of light: how close it comes to the GPU's measured limits.",
       ),
       signedIn
         ? [

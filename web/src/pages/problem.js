@@ -6,14 +6,22 @@
 // followed only until it has compiled: one that then waits for a GPU worker
 // leaves the editor free (the learner keeps Running; a new Run compiles at
 // once on a compile-only worker).
+//
+// A problem offered in CUDA and Triton has a choice of language above the
+// editor, remembered per user and problem; each language has its own starter
+// and draft, the editor its grammar, the statement its signature (Triton's
+// types: *fp32, i32 or i64). When no connected worker compiles the chosen
+// language the page says so before anything is run.
 import { ApiError, get, post } from "../api.js";
 import { h, replace, table } from "../dom.js";
-import { dropDraft, loadDraft, saveDraft } from "../drafts.js";
+import { dropDraft, loadDraft, loadLanguage, saveDraft, saveLanguage } from "../drafts.js";
 import { createEditor, highlightBlocks } from "../editor.js";
 import { duration, int, ms } from "../format.js";
+import { addTritonWorkerSteps } from "../gpuhelp.js";
+import { languageTitle, problemLanguages } from "../languages.js";
 import { typeset } from "../math.js";
 import { goalKind, goalRequirement } from "../explain.js";
-import { ResultView, rich } from "../results.js";
+import { noWorkerFor, ResultView, rich } from "../results.js";
 import { stepTitle } from "../steps.js";
 import { historyView } from "./history.js";
 import { leaderboardView } from "./leaderboard.js";
@@ -44,11 +52,14 @@ export async function render(ctx) {
     h("a", { href: `#/p/${id}${k === "statement" ? "" : "/" + k}`, id: `tab-${k}`, dataset: { tab: k } }, label),
   );
   const panel = h("section", { class: "tab-panel" });
-  const statement = statementView(p);
+  const languages = problemLanguages(p);
+  let lang = loadLanguage(user, id, languages);
+  const starterOf = (l) => (p.starters && p.starters[l]) || (l === "cuda" ? p.starter : "");
+  const statement = statementView(p, lang);
   let historyEl = null;
 
-  /* ---- right: toolbar, editor, results ---- */
-  const draft = user ? loadDraft(user, id) : null;
+  /* ---- right: language, toolbar, editor, results ---- */
+  const draft = user ? loadDraft(user, id, lang) : null;
   const savedEl = h("span", { class: "saved", "aria-live": "polite" }, draft ? "Draft restored from this browser." : "Starter code.");
   const msgEl = h("div", { role: "alert" });
   const runBtn = h("button", { class: "primary", dataset: { action: "run" }, title: `Run the tests (${MOD}+Enter)` }, "▶ Run ", h("span", { class: "kbd" }, `${MOD}+Enter`));
@@ -56,10 +67,12 @@ export async function render(ctx) {
   const resetBtn = h("button", { class: "danger", dataset: { action: "reset" }, title: "Replace your code with the starter code" }, "Reset to starter");
   const editorBox = h("div", { class: "editor" });
   let saveTimer = null;
+  const editorLabel = (l) => `${languageTitle(l)} source for ${p.problem.title}`;
   const editor = createEditor(editorBox, {
-    doc: draft ? draft.text : p.starter,
+    doc: draft ? draft.text : starterOf(lang),
+    language: lang,
     names: names(p),
-    label: `CUDA source for ${p.problem.title}`,
+    label: editorLabel(lang),
     onChange: (text) => {
       clearTimeout(saveTimer);
       saveTimer = setTimeout(() => save(text), 400);
@@ -73,17 +86,74 @@ export async function render(ctx) {
       savedEl.textContent = "Sign in to keep a draft.";
       return;
     }
-    const ok = saveDraft(user, id, text);
+    const ok = saveDraft(user, id, text, lang);
     savedEl.textContent = ok ? (loud ? "Draft saved in this browser." : "Draft saved.") : "This browser refused to keep the draft (storage full or private mode).";
   }
   resetBtn.addEventListener("click", () => {
-    if (editor.text() !== p.starter && !confirm("Replace your code with the starter code? Your draft is lost (your submissions are kept).")) return;
-    editor.setText(p.starter);
+    if (editor.text() !== starterOf(lang) && !confirm(`Replace your ${languageTitle(lang)} code with the starter code? Your ${languageTitle(lang)} draft is lost (your submissions are kept).`)) return;
+    editor.setText(starterOf(lang));
     editor.clearDiagnostics();
-    if (user) dropDraft(user, id);
+    if (user) dropDraft(user, id, lang);
     savedEl.textContent = "Starter code restored.";
     editor.focus();
   });
+
+  /* The language: one radio button per language the problem is offered in. */
+  const langNote = h("div", { class: "lang-note", "aria-live": "polite" });
+  const langBox =
+    languages.length > 1
+      ? h(
+          "fieldset",
+          { class: "lang-switch", dataset: { languages: languages.join(" ") } },
+          h("legend", null, "Language"),
+          languages.map((l) =>
+            h(
+              "label",
+              { class: "lang-choice" },
+              h("input", { type: "radio", name: `lang-${id}`, value: l, checked: l === lang, dataset: { lang: l }, onchange: () => chooseLanguage(l) }),
+              languageTitle(l),
+            ),
+          ),
+        )
+      : null;
+  /* Keeps the editor's text as the old language's draft, then shows the new
+   * language's draft (or starter), grammar, signature and worker note. */
+  function chooseLanguage(l, text) {
+    if (l === lang || !languages.includes(l)) return;
+    clearTimeout(saveTimer);
+    if (user) saveDraft(user, id, editor.text(), lang);
+    lang = l;
+    if (user) saveLanguage(user, id, l);
+    const d = user ? loadDraft(user, id, l) : null;
+    editor.setLanguage(l, text !== undefined ? text : d ? d.text : starterOf(l), editorLabel(l));
+    editor.clearDiagnostics();
+    if (text !== undefined) save(text, true);
+    savedEl.textContent = text !== undefined ? "Loaded that submission's code into the editor." : d ? `${languageTitle(l)} draft restored from this browser.` : `${languageTitle(l)} starter code.`;
+    for (const input of langBox ? langBox.querySelectorAll("input") : []) input.checked = input.value === l;
+    statement.setLanguage(l);
+    drawLangNote();
+  }
+  /* Before anything is run: no connected worker compiles this language.
+   * Drawn again only when that changes (an open fold-out stays open). */
+  let noteShown = null;
+  function drawLangNote() {
+    const none = noWorkerFor(session.status, lang);
+    if (noteShown === (none ? lang : "")) return;
+    noteShown = none ? lang : "";
+    replace(
+      langNote,
+      none
+        ? h(
+            "div",
+            { class: "notice warn", dataset: { noWorker: lang } },
+            h("p", null, h("strong", null, `No worker here can compile ${languageTitle(lang)}.`), ` A ${languageTitle(lang)} Run or Submit is kept in the queue and judged when an admin adds a worker that can.`),
+            h("details", { class: "help" }, h("summary", null, `How an admin adds a ${languageTitle(lang)} worker`), addTritonWorkerSteps(location.origin)),
+          )
+        : null,
+    );
+  }
+  drawLangNote();
+  const offSession = session.on(() => drawLangNote());
 
   const results = new ResultView({
     problem: p,
@@ -117,7 +187,7 @@ export async function render(ctx) {
     busy(true);
     editor.clearDiagnostics();
     try {
-      const sub = await post("/submissions", { problem: id, mode, source });
+      const sub = await post("/submissions", { problem: id, mode, source, language: lang });
       session.setQuota(sub.quota);
       results.follow(sub);
       session.refreshStatus();
@@ -142,7 +212,9 @@ export async function render(ctx) {
   const right = h(
     "div",
     { class: "right" },
+    langBox,
     h("div", { class: "toolbar" }, runBtn, submitBtn, resetBtn, h("span", { class: "spacer" }), savedEl),
+    langNote,
     user ? null : h("p", { class: "notice" }, h("a", { href: `#/signin?next=/p/${id}` }, "Sign in"), " or ", h("a", { href: `#/signup?next=/p/${id}` }, "sign up"), " to run your code."),
     msgEl,
     editorBox,
@@ -169,15 +241,18 @@ export async function render(ctx) {
     else if (tab === "history") {
       if (!user) replace(panel, h("p", null, h("a", { href: `#/signin?next=/p/${id}/history` }, "Sign in"), " to see your submissions."));
       else {
-        historyEl = historyView({ problem: id, compact: true, onLoad: (src) => loadIntoEditor(src) });
+        historyEl = historyView({ problem: id, compact: true, onLoad: (src, l) => loadIntoEditor(src, l) });
         replace(panel, historyEl);
       }
     } else replace(panel, leaderboardView(id, user));
   }
-  function loadIntoEditor(src) {
-    editor.setText(src);
-    save(src, true);
-    savedEl.textContent = "Loaded that submission's code into the editor.";
+  function loadIntoEditor(src, l) {
+    if (l && l !== lang && languages.includes(l)) chooseLanguage(l, src);
+    else {
+      editor.setText(src);
+      save(src, true);
+      savedEl.textContent = "Loaded that submission's code into the editor.";
+    }
     editor.focus();
   }
   showTab(ctx.params.tab);
@@ -215,6 +290,7 @@ export async function render(ctx) {
     },
     destroy() {
       clearTimeout(saveTimer);
+      offSession();
       document.removeEventListener("keydown", onKey);
       results.destroy();
       editor.destroy();
@@ -222,11 +298,33 @@ export async function render(ctx) {
   };
 }
 
+/* The problem's names for completion, with what they are in either language. */
 function names(p) {
   return []
-    .concat(p.tensors.map((t) => ({ name: t.name, detail: `${t.c_type} [${t.shape.join(", ")}]` })))
-    .concat(p.sizes.map((s) => ({ name: s, detail: "size (long long)" })))
-    .concat(p.scalars.map((s) => ({ name: s.name, detail: s.c_type })));
+    .concat(p.tensors.map((t) => ({ name: t.name, detail: `${t.dtype} tensor [${t.shape.join(", ")}]` })))
+    .concat(p.sizes.map((s) => ({ name: s, detail: "size" })))
+    .concat(p.scalars.map((s) => ({ name: s.name, detail: `${s.dtype} scalar` })));
+}
+
+/*
+ * The signature's rows in language `lang`: [{name, type, shape, role}] from
+ * the server's signatures (GET /api/problems/{id}); a server from before
+ * Triton sends none: the CUDA types from tensors, sizes and scalars.
+ */
+export function signatureRows(p, lang) {
+  const sig = p.signatures && (p.signatures[lang] || p.signatures.cuda);
+  const role = (r) => (r === "in" ? "input" : r === "out" ? "output" : "input and output");
+  if (sig)
+    return sig.map((a) => ({
+      name: a.name,
+      type: a.type,
+      shape: a.kind === "tensor" ? (a.shape.length ? `[${a.shape.join(", ")}]` : "scalar") : "—",
+      role: a.kind === "tensor" ? role(a.role) : a.kind === "size" ? "size" : `scalar (default ${a.default})`,
+    }));
+  return []
+    .concat(p.tensors.map((t) => ({ name: t.name, type: t.c_type, shape: t.shape.length ? `[${t.shape.join(", ")}]` : "scalar", role: role(t.role) })))
+    .concat(p.sizes.map((s) => ({ name: s, type: "long long", shape: "—", role: "size" })))
+    .concat(p.scalars.map((s) => ({ name: s.name, type: s.c_type, shape: "—", role: `scalar (default ${s.default})` })));
 }
 
 function refusal(e, mode) {
@@ -274,19 +372,34 @@ function goalsPreview(goals) {
 
 const PEAKS = { fp32: "FP32 (FFMA)", fp16_tensor: "FP16 tensor cores", bf16_tensor: "BF16 tensor cores", none: "memory only" };
 
-function statementView(p) {
+function signatureTable(p, lang) {
+  const triton = lang === "triton";
+  return h(
+    "div",
+    { dataset: { signature: lang } },
+    table(
+      ["Name", triton ? "Triton type" : "C type", "Shape", "Role"],
+      signatureRows(p, lang).map((r) => [h("code", null, r.name), h("code", null, r.type), r.shape, r.role]),
+      { class: "compact signature", caption: `Signature in ${languageTitle(lang)}: the names args=() may use` },
+    ),
+    triton
+      ? h(
+          "p",
+          { class: "muted small" },
+          "As ",
+          h("code", null, "kernel[grid](...)"),
+          " would type them: a tensor is a pointer, an integer is i32 when its value fits in 32 bits in a test case and i64 otherwise (an integer equal to 1 becomes a constant, one divisible by 16 is marked so). Declare a parameter per name, in args=() order; tl.constexpr parameters come by keyword.",
+        )
+      : null,
+  );
+}
+
+function statementView(p, lang) {
   const body = h("div", { class: "statement" });
   body.innerHTML = p.statement_html; /* rendered by md4c on the server, raw HTML disabled */
   typeset(body);
   highlightBlocks(body);
-  const sig = table(
-    ["Name", "C type", "Shape", "Role"],
-    []
-      .concat(p.tensors.map((t) => [h("code", null, t.name), h("code", null, t.c_type), t.shape.length ? `[${t.shape.join(", ")}]` : "scalar", t.role === "in" ? "input" : t.role === "out" ? "output" : "input and output"]))
-      .concat(p.sizes.map((s) => [h("code", null, s), h("code", null, "long long"), "—", "size"]))
-      .concat(p.scalars.map((s) => [h("code", null, s.name), h("code", null, s.c_type), "—", `scalar (default ${s.default})`])),
-    { class: "compact signature", caption: "Signature: the names args=() may use" },
-  );
+  const sig = h("div", null, signatureTable(p, lang));
   const benches = p.benchmarks.length
     ? table(
         ["Benchmark shape", "Sizes"],
@@ -294,10 +407,15 @@ function statementView(p) {
         { class: "compact benchmarks", caption: "Benchmark shapes (Submit)" },
       )
     : null;
-  return h(
+  const el = h(
     "div",
     null,
-    h("p", { class: "muted small" }, `Problem ${p.problem.number} · Step ${p.problem.step}: ${stepTitle(p.problem.step)}`),
+    h(
+      "p",
+      { class: "muted small" },
+      `Problem ${p.problem.number} · Step ${p.problem.step}: ${stepTitle(p.problem.step)}`,
+      problemLanguages(p).length > 1 ? ` · in ${problemLanguages(p).map(languageTitle).join(" or ")}` : "",
+    ),
     body,
     h("h2", null, "Signature and sizes"),
     sig,
@@ -309,4 +427,6 @@ function statementView(p) {
       `${int(p.tests)} tests · each plan run limited to ${ms(p.limits.run_ms)} · scored against ${PEAKS[p.peak] || p.peak} and memory bandwidth.`,
     ),
   );
+  el.setLanguage = (l) => replace(sig, signatureTable(p, l));
+  return el;
 }

@@ -4,9 +4,10 @@
 // Others' submissions are not found (the server answers 404, never 403).
 import { ApiError, get, post } from "../api.js";
 import { h, replace } from "../dom.js";
-import { saveDraft } from "../drafts.js";
+import { saveDraft, saveLanguage } from "../drafts.js";
 import { createEditor } from "../editor.js";
 import * as f from "../format.js";
+import { languageTitle } from "../languages.js";
 import { ResultView } from "../results.js";
 
 export async function render(ctx) {
@@ -31,7 +32,8 @@ export async function render(ctx) {
   const session = ctx.session;
   const mine = session.user && session.user.name === s.user;
   const codeBox = h("div", { class: "editor readonly" });
-  const editor = createEditor(codeBox, { doc: s.source, readOnly: true, label: `Source of submission ${s.id}` });
+  const language = s.language || "cuda";
+  const editor = createEditor(codeBox, { doc: s.source, language, readOnly: true, label: `${languageTitle(language)} source of submission ${s.id}` });
   const results = new ResultView({ problem, editor, standalone: true });
   const msg = h("div", { role: "alert" });
 
@@ -45,7 +47,8 @@ export async function render(ctx) {
         "button",
         {
           onclick: () => {
-            saveDraft(session.user.name, s.problem, s.source);
+            saveDraft(session.user.name, s.problem, s.source, language);
+            saveLanguage(session.user.name, s.problem, language);
             ctx.navigate(`#/p/${s.problem}`);
           },
         },
@@ -62,7 +65,7 @@ export async function render(ctx) {
             try {
               await post("/admin/rejudge", { submission: Number(s.id) });
               replace(msg, h("p", { class: "notice" }, "Queued again for judging."));
-              results.follow({ id: s.id, mode: s.mode, state: "queued", position: 0 });
+              results.follow({ id: s.id, mode: s.mode, language, state: "queued", position: 0 });
             } catch (e) {
               replace(msg, h("p", { class: "error" }, "Could not rejudge: " + e.message));
             }
@@ -83,7 +86,7 @@ export async function render(ctx) {
         "p",
         null,
         h("a", { href: `#/p/${s.problem}` }, problem ? problem.problem.title : s.problem),
-        ` · ${s.mode === "submit" ? "Submit" : "Run"} by ${s.user} · ${f.when(s.created_at)}`,
+        ` · ${languageTitle(language)} ${s.mode === "submit" ? "Submit" : "Run"} by ${s.user} · ${f.when(s.created_at)}`,
         s.judged_at ? ` · judged ${f.ago(s.judged_at)}` : "",
         s.cancelled ? ` · cancelled by ${s.cancelled.by || "?"} ${f.ago(s.cancelled.at)}` : "",
         s.gpu ? ` on ${s.gpu}` : "",

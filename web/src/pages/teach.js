@@ -3,6 +3,7 @@
 // leaderboards.
 import { get } from "../api.js";
 import { h, replace, table } from "../dom.js";
+import { languageTitle } from "../languages.js";
 import { historyView } from "./history.js";
 
 /* RFC 4180 CSV (the gradebook's quoting) into rows of fields. */
@@ -52,32 +53,40 @@ const GB_HEADERS = {
   best_score: "Best speed of light (%)",
   best_time_ms: "Best time (ms)",
   when: "First solved (UTC)",
+  language: "Language",
 };
+const GB_NUMERIC = new Set(["best_score", "best_time_ms"]);
+
+/* One gradebook row as table cells, by the CSV's header (a column the page
+ * does not know is shown as it is): user and problem are links, the
+ * language its name. */
+export function gradebookCells(head, row, showUser) {
+  return head.map((col, i) => {
+    const v = row[i] === undefined ? "" : row[i];
+    if (col === "user") return h("a", { href: "#", onclick: (ev) => (ev.preventDefault(), showUser(v)) }, v);
+    if (col === "problem") return h("a", { href: `#/p/${v}` }, v);
+    if (col === "language") return h("span", { class: `lang-tag ${v}`, dataset: { language: v } }, languageTitle(v));
+    return v;
+  });
+}
 
 export async function render(ctx) {
   const problems = (await get("/problems")).problems;
 
   /* ---- gradebook ---- */
   const gbBox = h("div", null, h("p", { class: "loading" }, "Loading the gradebook…"));
-  const filter = h("input", { id: "gb-filter", type: "search", placeholder: "user or problem", oninput: () => drawGb() });
+  const filter = h("input", { id: "gb-filter", type: "search", placeholder: "user, problem or language", oninput: () => drawGb() });
   let gb = [];
   function drawGb() {
     const q = filter.value.trim().toLowerCase();
     const [head, ...body] = gb;
     if (!head) return replace(gbBox, h("p", { class: "muted" }, "Nobody has submitted anything yet."));
-    const shown = body.filter((r) => !q || r[0].toLowerCase().includes(q) || r[1].toLowerCase().includes(q));
+    const shown = body.filter((r) => !q || r.some((v, i) => ["user", "problem", "language"].includes(head[i]) && v.toLowerCase().includes(q)));
     replace(
       gbBox,
       table(
-        head.map((x, i) => ({ text: GB_HEADERS[x] || x, num: i >= 3 && i <= 4 })),
-        shown.map((r) => [
-          h("a", { href: "#", onclick: (ev) => (ev.preventDefault(), showUser(r[0])) }, r[0]),
-          h("a", { href: `#/p/${r[1]}` }, r[1]),
-          r[2],
-          r[3],
-          r[4],
-          r[5],
-        ]),
+        head.map((x) => ({ text: GB_HEADERS[x] || x, num: GB_NUMERIC.has(x) })),
+        shown.map((r) => gradebookCells(head, r, showUser)),
         { class: "compact gradebook", caption: "Gradebook" },
       ),
       h("p", { class: "muted small" }, `${shown.length} of ${body.length} rows.`),
@@ -113,7 +122,7 @@ export async function render(ctx) {
       "section",
       { class: "card", "aria-labelledby": "gb-h" },
       h("div", { class: "row" }, h("h2", { id: "gb-h", style: "margin: 0" }, "Gradebook"), h("span", { class: "spacer" }), h("a", { class: "button primary", href: "/api/gradebook.csv", download: "gradebook.csv" }, "Download CSV")),
-      h("p", { class: "muted small" }, "One row per learner and problem with a submission: solved, best speed of light, best time, first solved (UTC)."),
+      h("p", { class: "muted small" }, "One row per learner, problem and language with a submission: solved in that language, best speed of light, best time, first solved (UTC)."),
       h("label", { for: "gb-filter" }, "Filter"),
       filter,
       gbBox,
