@@ -1,5 +1,5 @@
 # Correct but not on the fly: the mask as a tensor. The first launch draws
-# u = tl.rand(seed, i) for every element and writes keep[i] = (u > p) into a
+# u = tl.rand(seed, i) (i as uint32) for every element and writes keep[i] = (u > p) into a
 # uint8 scratch buffer; the second reads x and keep and writes y. Same
 # results as the solution, but the random numbers are drawn in a launch that
 # moves no data, and the mask costs N bytes written and N read: 10N bytes
@@ -19,7 +19,7 @@ import triton.language as tl
 def make_mask(keep, p, seed, N, BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < N
-    u = tl.rand(seed, offs)
+    u = tl.rand(seed, offs.to(tl.uint32))
     tl.store(keep + offs, (u > p).to(tl.uint8), mask=mask)
 
 

@@ -5,8 +5,11 @@
 # and key (seed low, seed high 32 bits), turned into a float in [0, 1) by
 # Triton's uint_to_uniform_float. The problem defines its random numbers as
 # exactly that, so the judge's mask and this kernel's agree bit for bit. The
-# offsets are int64 (the element index); tl.rand takes their low 32 bits as
-# c0 and the high 32 bits, zero for every N < 2^32, as c1.
+# counter is the element index as a 32-bit unsigned integer (N < 2^32), so
+# the int64 offsets go to tl.rand as uint32: 32-bit offsets select the
+# 4x32 generator in every Triton version (an int64 offset gives the same
+# numbers from Triton 3.4 on, which splits it into c0 and c1, but a
+# 64-bit-wide Philox before that).
 #
 # One program per BLOCK = 1024 elements, 4 warps: 8 elements per thread, so 8
 # independent Philox chains interleave and hide each other's multiply
@@ -30,6 +33,6 @@ def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < N
     v = tl.load(x + offs, mask=mask)
-    u = tl.rand(seed, offs)
+    u = tl.rand(seed, offs.to(tl.uint32))
     s = tl.math.div_rn(1.0, 1.0 - p)
     tl.store(y + offs, tl.where(u > p, v * s, 0.0), mask=mask)

@@ -18,8 +18,8 @@ import triton.language as tl
 @triton.jit
 def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     # TODO: offsets tl.program_id(0) * BLOCK + tl.arange(0, BLOCK) (program id
-    # as int64) and a mask offsets < N; u = tl.rand(seed, offsets) (each
-    # element's own index as its counter); a masked load of x; store
+    # as int64) and a mask offsets < N; u = tl.rand(seed, offsets.to(tl.uint32))
+    # (each element's own index, as a 32-bit counter); a masked load of x; store
     # tl.where(u > p, x * (1 / (1 - p)), 0.0) with the mask, the dropped
     # elements included.
     pass

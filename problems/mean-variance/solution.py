@@ -1,11 +1,14 @@
 # Single-pass mean and variance in Triton: x is read once (4N bytes).
 #
+# Every program works on x - x_0 (x_0 = the first element, one scalar load):
+# the variance does not change, and the running means stay near 0, where
+# fp32 resolves them finely, instead of near 1e4.
 # Launch 1: each program owns a contiguous chunk of BLOCK * ITERS floats
 # (2048 x 8 or 16; @tune lets the judge keep the faster per shape). Every lane
 # keeps its own Welford summary (count, mean, M2) over the ITERS values it
 # loads, one per unrolled step (tl.static_range: the loads of later steps do
 # not wait; 16-byte loads when N is a multiple of 16):
-#   d = x - mean;  mean += d / k;  M2 += d * (x - mean)   (k = the count)
+#   d = v - mean;  mean += d / k;  M2 += d * (v - mean)   (k = the count)
 # A lane's valid values are its first ones (offsets grow with the step), so
 # its count at step i is i + 1 and 1 / k is a compile-time constant: no
 # division per element. Masked-off lanes are left unchanged (tl.where):
@@ -14,13 +17,14 @@
 # formula (chan_merge below), and the program stores its (count, mean, M2).
 # Launch 2: one program merges the cdiv(N, BLOCK * ITERS) summaries the same
 # way (lane-wise across its loop, then tl.reduce) and stores
-# (mean, M2 / N).
+# (x_0 + mean, M2 / N).
 #
-# Accuracy: the deviations d are taken from running means, never from 0, so
-# x = 1e4 + N(0, 1) loses nothing to cancellation; the spec's bounds (1e-5
-# rms(x) on the mean, 1e-4 var + 1e-10 mean(x^2) on the variance) have
-# orders of magnitude to spare. Constant data gives d = 0 and a variance of
-# exactly 0.
+# Accuracy: no sum of squares is ever subtracted, and with the shift the
+# deviations and means are small numbers, so x = 1e4 + N(0, 1) or
+# 1e3 + N(0, 1) lose nothing to cancellation (x - x_0 is exact there). Without
+# the shift, the rounding of running means near 1e3 (3e-5) alone used about
+# 0.14 of the variance bound on five-element vectors (tsim). Constant data
+# gives d = 0 and a variance of exactly 0.
 #
 # @const BLOCK=2048
 # @tune ITERS=(8, 16)
@@ -28,7 +32,7 @@
 # @scratch part_mean fp32[cdiv(N, BLOCK * ITERS)]
 # @scratch part_m2 fp32[cdiv(N, BLOCK * ITERS)]
 # @launch partial_stats grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_stats grid=(1) num_warps=8 args=(part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
+# @launch final_stats grid=(1) num_warps=8 args=(x, part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
 import triton
 import triton.language as tl
 
@@ -49,13 +53,14 @@ def chan_merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
 def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
     base = pid.to(tl.int64) * (BLOCK * ITERS)
+    x0 = tl.load(x)
     cnt = tl.zeros((BLOCK,), dtype=tl.int32)
     mean = tl.zeros((BLOCK,), dtype=tl.float32)
     m2 = tl.zeros((BLOCK,), dtype=tl.float32)
     for i in tl.static_range(ITERS):
         offs = base + i * BLOCK + tl.arange(0, BLOCK)
         valid = offs < N
-        v = tl.load(x + offs, mask=valid, other=0.0)
+        v = tl.load(x + offs, mask=valid, other=0.0) - x0
         d = v - mean
         new_mean = mean + d * (1.0 / (i + 1))
         m2 = tl.where(valid, m2 + d * (v - new_mean), m2)
@@ -68,7 +73,7 @@ def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: 
 
 
 @triton.jit
-def final_stats(part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
+def final_stats(x, part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
     n = tl.zeros((BLOCK,), dtype=tl.int32)
     mean = tl.zeros((BLOCK,), dtype=tl.float32)
     m2 = tl.zeros((BLOCK,), dtype=tl.float32)
@@ -80,5 +85,5 @@ def final_stats(part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
         m2_b = tl.load(part_m2 + offs, mask=valid, other=0.0)
         n, mean, m2 = chan_merge(n, mean, m2, n_b, mean_b, m2_b)
     n_all, mu, q = tl.reduce((n, mean, m2), 0, chan_merge)
-    tl.store(out, mu)
+    tl.store(out, tl.load(x) + mu)
     tl.store(out + 1, q / n_all.to(tl.float32))

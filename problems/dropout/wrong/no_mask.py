@@ -14,6 +14,6 @@ def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     v = tl.load(x + offs)  # BUG: no mask=offs < N
-    u = tl.rand(seed, offs)
+    u = tl.rand(seed, offs.to(tl.uint32))
     s = tl.math.div_rn(1.0, 1.0 - p)
     tl.store(y + offs, tl.where(u > p, v * s, 0.0))  # BUG: no mask: past the end of y

@@ -16,5 +16,5 @@ def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < N
     v = tl.load(x + offs, mask=mask)
-    u = tl.rand(seed, offs)
+    u = tl.rand(seed, offs.to(tl.uint32))
     tl.store(y + offs, tl.where(u > p, v, 0.0), mask=mask)  # BUG: no * 1 / (1 - p)

@@ -10,7 +10,7 @@
 # @scratch part_mean fp32[cdiv(N, BLOCK * ITERS)]
 # @scratch part_m2 fp32[cdiv(N, BLOCK * ITERS)]
 # @launch partial_stats grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_stats grid=(1) num_warps=8 args=(part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
+# @launch final_stats grid=(1) num_warps=8 args=(x, part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
 import triton
 import triton.language as tl
 
@@ -31,13 +31,14 @@ def chan_merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
 def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
     base = pid.to(tl.int64) * (BLOCK * ITERS)
+    x0 = tl.load(x)
     cnt = tl.zeros((BLOCK,), dtype=tl.int32)
     mean = tl.zeros((BLOCK,), dtype=tl.float32)
     m2 = tl.zeros((BLOCK,), dtype=tl.float32)
     for i in tl.static_range(ITERS):
         offs = base + i * BLOCK + tl.arange(0, BLOCK)
         valid = offs < N
-        v = tl.load(x + offs, mask=valid, other=0.0)
+        v = tl.load(x + offs, mask=valid, other=0.0) - x0
         d = v - mean
         new_mean = mean + d * (1.0 / (i + 1))
         m2 = tl.where(valid, m2 + d * (v - new_mean), m2)
@@ -50,7 +51,7 @@ def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: 
 
 
 @triton.jit
-def final_stats(part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
+def final_stats(x, part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
     n = tl.zeros((BLOCK,), dtype=tl.int32)
     mean = tl.zeros((BLOCK,), dtype=tl.float32)
     m2 = tl.zeros((BLOCK,), dtype=tl.float32)
@@ -62,5 +63,5 @@ def final_stats(part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
         m2_b = tl.load(part_m2 + offs, mask=valid, other=0.0)
         n, mean, m2 = chan_merge(n, mean, m2, n_b, mean_b, m2_b)
     n_all, mu, q = tl.reduce((n, mean, m2), 0, chan_merge)
-    tl.store(out, mu)
+    tl.store(out, tl.load(x) + mu)
     tl.store(out + 1, q / (n_all - 1).to(tl.float32))  # BUG: M2 / (N - 1)
