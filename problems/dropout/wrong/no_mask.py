@@ -1,0 +1,19 @@
+# Negative control: the solution without its mask. The last program loads and
+# stores all 1024 lanes, up to 4092 bytes past the end of x and y (inside the
+# 4 KiB guard bands) whenever N is not a multiple of 1024: from the first
+# test, N = 1. Expected verdict: Memory Violation.
+#
+# @const BLOCK=1024
+# @launch dropout grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, p, seed, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offs)  # BUG: no mask=offs < N
+    u = tl.rand(seed, offs.to(tl.uint32))
+    s = tl.math.div_rn(1.0, 1.0 - p)
+    tl.store(y + offs, tl.where(u > p, v * s, 0.0))  # BUG: no mask: past the end of y

@@ -1,0 +1,89 @@
+# Single-pass mean and variance in Triton: x is read once (4N bytes).
+#
+# Every program works on x - x_0 (x_0 = the first element, one scalar load):
+# the variance does not change, and the running means stay near 0, where
+# fp32 resolves them finely, instead of near 1e4.
+# Launch 1: each program owns a contiguous chunk of BLOCK * ITERS floats
+# (2048 x 8 or 16; @tune lets the judge keep the faster per shape). Every lane
+# keeps its own Welford summary (count, mean, M2) over the ITERS values it
+# loads, one per unrolled step (tl.static_range: the loads of later steps do
+# not wait; 16-byte loads when N is a multiple of 16):
+#   d = v - mean;  mean += d / k;  M2 += d * (v - mean)   (k = the count)
+# A lane's valid values are its first ones (offsets grow with the step), so
+# its count at step i is i + 1 and 1 / k is a compile-time constant: no
+# division per element. Masked-off lanes are left unchanged (tl.where):
+# there is no neutral value for a mean, so padding must not be counted.
+# tl.reduce then merges the BLOCK lane summaries pairwise with Chan's
+# formula (chan_merge below), and the program stores its (count, mean, M2).
+# Launch 2: one program merges the cdiv(N, BLOCK * ITERS) summaries the same
+# way (lane-wise across its loop, then tl.reduce) and stores
+# (x_0 + mean, M2 / N).
+#
+# Accuracy: no sum of squares is ever subtracted, and with the shift the
+# deviations and means are small numbers, so x = 1e4 + N(0, 1) or
+# 1e3 + N(0, 1) lose nothing to cancellation (x - x_0 is exact there). Without
+# the shift, the rounding of running means near 1e3 (3e-5) alone used about
+# 0.14 of the variance bound on five-element vectors (tsim). Constant data
+# gives d = 0 and a variance of exactly 0.
+#
+# @const BLOCK=2048
+# @tune ITERS=(8, 16)
+# @scratch part_n int32[cdiv(N, BLOCK * ITERS)]
+# @scratch part_mean fp32[cdiv(N, BLOCK * ITERS)]
+# @scratch part_m2 fp32[cdiv(N, BLOCK * ITERS)]
+# @launch partial_stats grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, ITERS=ITERS)
+# @launch final_stats grid=(1) num_warps=8 args=(x, part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chan_merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
+    # (count, mean, M2) of the union of two sets (Chan, Golub, LeVeque); an
+    # empty side (count 0) leaves the other unchanged.
+    n = n_a + n_b
+    w_b = tl.where(n > 0, n_b.to(tl.float32) / tl.maximum(n, 1).to(tl.float32), 0.0)
+    d = mean_b - mean_a
+    mean = mean_a + d * w_b
+    m2 = m2_a + m2_b + d * d * n_a.to(tl.float32) * w_b
+    return n, mean, m2
+
+
+@triton.jit
+def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
+    pid = tl.program_id(0)
+    base = pid.to(tl.int64) * (BLOCK * ITERS)
+    x0 = tl.load(x)
+    cnt = tl.zeros((BLOCK,), dtype=tl.int32)
+    mean = tl.zeros((BLOCK,), dtype=tl.float32)
+    m2 = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in tl.static_range(ITERS):
+        offs = base + i * BLOCK + tl.arange(0, BLOCK)
+        valid = offs < N
+        v = tl.load(x + offs, mask=valid, other=0.0) - x0
+        d = v - mean
+        new_mean = mean + d * (1.0 / (i + 1))
+        m2 = tl.where(valid, m2 + d * (v - new_mean), m2)
+        mean = tl.where(valid, new_mean, mean)
+        cnt += valid.to(tl.int32)
+    n, mu, q = tl.reduce((cnt, mean, m2), 0, chan_merge)
+    tl.store(part_n + pid, n)
+    tl.store(part_mean + pid, mu)
+    tl.store(part_m2 + pid, q)
+
+
+@triton.jit
+def final_stats(x, part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
+    n = tl.zeros((BLOCK,), dtype=tl.int32)
+    mean = tl.zeros((BLOCK,), dtype=tl.float32)
+    m2 = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, P, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        valid = offs < P
+        n_b = tl.load(part_n + offs, mask=valid, other=0)
+        mean_b = tl.load(part_mean + offs, mask=valid, other=0.0)
+        m2_b = tl.load(part_m2 + offs, mask=valid, other=0.0)
+        n, mean, m2 = chan_merge(n, mean, m2, n_b, mean_b, m2_b)
+    n_all, mu, q = tl.reduce((n, mean, m2), 0, chan_merge)
+    tl.store(out, tl.load(x) + mu)
+    tl.store(out + 1, q / n_all.to(tl.float32))

@@ -1,0 +1,67 @@
+# Negative control: the sample variance M2 / (N - 1) (torch.var's default,
+# correction = 1) instead of the population variance M2 / N asked for;
+# otherwise the solution. N = 1 (the ladder's first case) gives 0 / 0 = NaN,
+# and for small N the factor N / (N - 1) is far outside the 1e-4 relative
+# tolerance. Expected verdict: Wrong Answer.
+#
+# @const BLOCK=2048
+# @tune ITERS=(8, 16)
+# @scratch part_n int32[cdiv(N, BLOCK * ITERS)]
+# @scratch part_mean fp32[cdiv(N, BLOCK * ITERS)]
+# @scratch part_m2 fp32[cdiv(N, BLOCK * ITERS)]
+# @launch partial_stats grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, ITERS=ITERS)
+# @launch final_stats grid=(1) num_warps=8 args=(x, part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chan_merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
+    # (count, mean, M2) of the union of two sets (Chan, Golub, LeVeque); an
+    # empty side (count 0) leaves the other unchanged.
+    n = n_a + n_b
+    w_b = tl.where(n > 0, n_b.to(tl.float32) / tl.maximum(n, 1).to(tl.float32), 0.0)
+    d = mean_b - mean_a
+    mean = mean_a + d * w_b
+    m2 = m2_a + m2_b + d * d * n_a.to(tl.float32) * w_b
+    return n, mean, m2
+
+
+@triton.jit
+def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
+    pid = tl.program_id(0)
+    base = pid.to(tl.int64) * (BLOCK * ITERS)
+    x0 = tl.load(x)
+    cnt = tl.zeros((BLOCK,), dtype=tl.int32)
+    mean = tl.zeros((BLOCK,), dtype=tl.float32)
+    m2 = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in tl.static_range(ITERS):
+        offs = base + i * BLOCK + tl.arange(0, BLOCK)
+        valid = offs < N
+        v = tl.load(x + offs, mask=valid, other=0.0) - x0
+        d = v - mean
+        new_mean = mean + d * (1.0 / (i + 1))
+        m2 = tl.where(valid, m2 + d * (v - new_mean), m2)
+        mean = tl.where(valid, new_mean, mean)
+        cnt += valid.to(tl.int32)
+    n, mu, q = tl.reduce((cnt, mean, m2), 0, chan_merge)
+    tl.store(part_n + pid, n)
+    tl.store(part_mean + pid, mu)
+    tl.store(part_m2 + pid, q)
+
+
+@triton.jit
+def final_stats(x, part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
+    n = tl.zeros((BLOCK,), dtype=tl.int32)
+    mean = tl.zeros((BLOCK,), dtype=tl.float32)
+    m2 = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, P, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        valid = offs < P
+        n_b = tl.load(part_n + offs, mask=valid, other=0)
+        mean_b = tl.load(part_mean + offs, mask=valid, other=0.0)
+        m2_b = tl.load(part_m2 + offs, mask=valid, other=0.0)
+        n, mean, m2 = chan_merge(n, mean, m2, n_b, mean_b, m2_b)
+    n_all, mu, q = tl.reduce((n, mean, m2), 0, chan_merge)
+    tl.store(out, tl.load(x) + mu)
+    tl.store(out + 1, q / (n_all - 1).to(tl.float32))  # BUG: M2 / (N - 1)

@@ -1,0 +1,21 @@
+# ReLU in Triton: y[i] = max(x[i], 0), at memory speed.
+#
+# One program per BLOCK = 1024 elements, 4 warps, 16-byte loads and stores
+# when N is a multiple of 16 (the judge marks such an N divisible by 16, as
+# Triton's JIT does). tl.where(v > 0, v, 0.0) keeps v or writes +0; every
+# element of the block inside the vector is stored, the zeros included: the
+# mask says which elements exist, tl.where says what they become.
+#
+# @const BLOCK=1024
+# @launch relu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu(x, y, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    v = tl.load(x + offs, mask=mask)
+    tl.store(y + offs, tl.where(v > 0, v, 0.0), mask=mask)

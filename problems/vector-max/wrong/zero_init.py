@@ -1,0 +1,33 @@
+# Negative control: a maximum started from a non-neutral value, acc =
+# tl.zeros(...) in the first launch. The loads' other=-inf is right, but 0 is
+# already in every lane: any vector whose maximum is negative gives 0, from
+# the ladder's first all-negative case (U(-1000, 1000): N = 1 or 2 almost
+# surely) and every "negative" test. Expected verdict: Wrong Answer.
+#
+# @const BLOCK=2048
+# @tune ITERS=(8, 16)
+# @scratch partial fp32[cdiv(N, BLOCK * ITERS)]
+# @launch partial_max grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, partial, N, BLOCK=BLOCK, ITERS=ITERS)
+# @launch final_max grid=(1) num_warps=8 args=(partial, out, cdiv(N, BLOCK * ITERS), BLOCK=8192)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def partial_max(x, partial, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
+    pid = tl.program_id(0)
+    base = pid.to(tl.int64) * (BLOCK * ITERS)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)  # BUG: a maximum starts at -inf, not 0
+    for i in tl.static_range(ITERS):
+        offs = base + i * BLOCK + tl.arange(0, BLOCK)
+        acc = tl.maximum(acc, tl.load(x + offs, mask=offs < N, other=float("-inf")))
+    tl.store(partial + pid, tl.max(acc, axis=0))
+
+
+@triton.jit
+def final_max(partial, out, P, BLOCK: tl.constexpr):
+    acc = tl.full((BLOCK,), float("-inf"), dtype=tl.float32)
+    for start in range(0, P, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc = tl.maximum(acc, tl.load(partial + offs, mask=offs < P, other=float("-inf")))
+    tl.store(out, tl.max(acc, axis=0))
