@@ -1,7 +1,8 @@
 # Negative control: solution.py (TILE=4096) squaring and summing in bf16: the
 # row is not converted with .to(tl.float32) before x * x, so every square is
 # rounded to 8 significant bits (and the sum kept in bf16). rstd is then off by
-# up to about 2^-9, against its 1e-4 tolerance, already on 1 x 1.
+# up to about 2^-10, against its 1e-4 tolerance, from the first cases on (1 x 2
+# in the CPU simulator, where 1 x 1 happened to round well).
 # Expected verdict: Wrong Answer.
 #
 # @const TILE=4096
