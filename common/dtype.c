@@ -18,22 +18,23 @@
 struct dtype_info {
     const char *name;
     const char *c_name;
+    const char *triton_name;
     size_t size;
     bool is_float;
 };
 
 static const struct dtype_info infos[] = {
-    [DTYPE_INVALID] = {"invalid", "void", 0, false},
-    [DTYPE_FP64] = {"fp64", "double", 8, true},
-    [DTYPE_FP32] = {"fp32", "float", 4, true},
-    [DTYPE_FP16] = {"fp16", "__half", 2, true},
-    [DTYPE_BF16] = {"bf16", "__nv_bfloat16", 2, true},
-    [DTYPE_INT8] = {"int8", "signed char", 1, false},
-    [DTYPE_UINT8] = {"uint8", "unsigned char", 1, false},
-    [DTYPE_INT32] = {"int32", "int", 4, false},
-    [DTYPE_UINT32] = {"uint32", "unsigned int", 4, false},
-    [DTYPE_INT64] = {"int64", "long long", 8, false},
-    [DTYPE_UINT64] = {"uint64", "unsigned long long", 8, false},
+    [DTYPE_INVALID] = {"invalid", "void", "void", 0, false},
+    [DTYPE_FP64] = {"fp64", "double", "fp64", 8, true},
+    [DTYPE_FP32] = {"fp32", "float", "fp32", 4, true},
+    [DTYPE_FP16] = {"fp16", "__half", "fp16", 2, true},
+    [DTYPE_BF16] = {"bf16", "__nv_bfloat16", "bf16", 2, true},
+    [DTYPE_INT8] = {"int8", "signed char", "i8", 1, false},
+    [DTYPE_UINT8] = {"uint8", "unsigned char", "u8", 1, false},
+    [DTYPE_INT32] = {"int32", "int", "i32", 4, false},
+    [DTYPE_UINT32] = {"uint32", "unsigned int", "u32", 4, false},
+    [DTYPE_INT64] = {"int64", "long long", "i64", 8, false},
+    [DTYPE_UINT64] = {"uint64", "unsigned long long", "u64", 8, false},
 };
 
 #define DTYPE_COUNT ((int)(sizeof(infos) / sizeof(infos[0])))
@@ -73,6 +74,11 @@ size_t dtype_size(enum dtype t)
 bool dtype_is_float(enum dtype t)
 {
     return info(t)->is_float;
+}
+
+const char *dtype_triton_name(enum dtype t)
+{
+    return info(t)->triton_name;
 }
 
 const char *dtype_c_name(enum dtype t)

@@ -39,6 +39,9 @@ bool dtype_is_float(enum dtype t);
 /* The C type a kernel declares for a pointer to this dtype ("float", "__half",
  * "long long", ...) - used in statements and error messages. */
 const char *dtype_c_name(enum dtype t);
+/* Triton's name of the dtype ("fp32", "fp16", "bf16", "i32", "u64", ...): a
+ * pointer to it is "*" followed by this in a kernel's signature. */
+const char *dtype_triton_name(enum dtype t);
 
 /* Value of one element stored at p (any alignment) as a double; exact for
  * every dtype except int64/uint64 beyond 2^53. */

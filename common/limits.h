@@ -77,8 +77,9 @@
 #define BW_CHECK_SAMPLES       4096  /* elements per output checked after each timed run */
 #define BW_MAX_BUFFERS                                                                             \
     (2 * BW_MAX_TENSORS +                                                                          \
-     BW_MAX_SCRATCH)        /* device buffers of one plan (with a reference's scale outputs) */
-#define BW_MAX_BENCH_SETS 8 /* input sets a bench rotates through */
+     BW_MAX_SCRATCH)             /* device buffers of one plan (with a reference's scale outputs) */
+#define BW_MAX_BENCH_SETS     8  /* input sets a bench rotates through */
+#define BW_MAX_LOADED_KERNELS 32 /* kernels one runner load names (Triton: compiled variants) */
 #define BW_MAX_RETURN_BYTES                                                                        \
     (32ULL << 30)                  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
 #define BW_RUNNER_NOFILE       256 /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */

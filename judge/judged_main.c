@@ -6,6 +6,7 @@
  *   judged validate [options] PROBLEM_DIR...      prove a problem directory by its controls
  *   judged calibrate [options]                    measure this GPU's limits and print them
  *   judged dump [options] PROBLEM_DIR OUT_DIR     write test cases for the oracle (tests/oracle/)
+ *   judged plan PROBLEM_DIR FILE                  the plan of every configuration and case, as JSON
  *
  * Exit status of check: 0 Accepted, 1 another verdict, 2 bad usage or input,
  * 3 the judge itself failed, 4 compiled but not executed (no GPU here).
@@ -30,6 +31,7 @@
 #include "judge/build_cache.h"
 #include "judge/dump.h"
 #include "judge/judge.h"
+#include "judge/plan.h"
 #include "judge/report.h"
 #include "judge/runner_pool.h"
 #include "judge/worker.h"
@@ -45,6 +47,8 @@ enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXI
     "       judged calibrate [options]\n"                                                          \
     "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference "         \
     "outputs\n"                                                                                    \
+    "       judged plan PROBLEM_DIR FILE    the launches of every configuration and case, as "     \
+    "JSON\n"                                                                                       \
     "\n"                                                                                           \
     "options:\n"                                                                                   \
     "  --json            print the result as JSON (for tools)\n"                                   \
@@ -450,6 +454,108 @@ static int cmd_calibrate(int argc, char **argv, struct cli *cli)
     return 0;
 }
 
+/* Prints diagnostics as FILE:LINE:COLUMN: message, one per line. */
+static void print_diags(const char *file, const struct diag_list *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        fprintf(stderr, "%s:%d:%d: %s\n", file, d->items[i].line, d->items[i].column,
+                d->items[i].msg);
+}
+
+/* The cases of one configuration as plan_json objects, with what each is. */
+static json_t *plan_cases(const struct problem *p, const struct directives *d, const int64_t *tv)
+{
+    json_t *cases = json_array();
+    struct plan *pl = calloc(1, sizeof(*pl));
+
+    for (size_t i = 0; pl && i < p->n_tests + p->n_benchmarks; i++) {
+        bool test = i < p->n_tests;
+        const struct problem_case *c = test ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
+        json_t *sizes = json_object(), *scalars = json_object(), *o;
+        char *why = NULL;
+
+        for (size_t k = 0; k < p->n_sizes; k++)
+            json_object_set_new(sizes, p->size_names[k], json_integer(c->sizes[k]));
+        for (size_t k = 0; k < p->n_scalars; k++)
+            json_object_set_new(scalars, p->scalars[k].name, json_real(c->scalars[k]));
+        if (plan_build(p, d, tv, c, PLAN_SUBMISSION, pl, &why) == BW_OK)
+            o = plan_json(pl, d->lang);
+        else
+            o = json_pack("{s:s}", "error", why ? why : "the plan cannot be built");
+        free(why);
+        json_object_set_new(o, "kind", json_string(test ? "test" : "bench"));
+        json_object_set_new(o, "index", json_integer((json_int_t)(test ? i : i - p->n_tests)));
+        json_object_set_new(o, "name", json_string(c->name));
+        json_object_set_new(o, "sizes", sizes);
+        json_object_set_new(o, "scalars", scalars);
+        json_array_append_new(cases, o);
+    }
+    free(pl);
+    return cases;
+}
+
+/* `judged plan PROBLEM_DIR FILE`: what the judge would run, as JSON. */
+static int cmd_plan(int argc, char **argv, struct cli *cli)
+{
+    struct problem *p = NULL;
+    struct directives d = {0};
+    struct diag_list diags = {0};
+    char *cause = NULL, *source = NULL;
+    size_t len = 0;
+    enum language lang = LANG_CUDA;
+    int first = parse_options(argc, argv, cli), status = EXIT_USAGE;
+    json_t *configs, *all;
+
+    if (first < 0)
+        return EXIT_USAGE;
+    if (argc - first != 2) {
+        fprintf(stderr, "judged plan: expected PROBLEM_DIR FILE (.cu or .py)\n");
+        return EXIT_USAGE;
+    }
+    language_of_file(argv[first + 1], &lang);
+    p = problem_load(argv[first], &cause);
+    if (!p || read_file(argv[first + 1], BW_MAX_SOURCE_BYTES, &source, &len, &cause)) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
+        goto out;
+    }
+    if (directives_parse_as(lang, source, len, &d, &diags) ||
+        plan_check(p, &d, PLAN_SUBMISSION, &diags)) {
+        print_diags(argv[first + 1], &diags);
+        status = EXIT_REJECTED;
+        goto out;
+    }
+    configs = json_array();
+    for (size_t k = 0; k < directives_tune_count(&d); k++) {
+        int64_t tv[BW_MAX_TUNE_PARAMS] = {0};
+        char name[256] = "";
+        size_t used = 0;
+
+        directives_tune_combo(&d, k, tv);
+        for (size_t t = 0; t < d.n_tunes; t++) {
+            int w = snprintf(name + used, sizeof(name) - used, "%s%s=%lld", t ? ", " : "",
+                             d.tunes[t].name, (long long)tv[t]);
+            if (w > 0 && (size_t)w < sizeof(name) - used)
+                used += (size_t)w;
+        }
+        json_array_append_new(configs,
+                              json_pack("{s:I, s:s, s:o}", "index", (json_int_t)k, "name", name,
+                                        "cases", plan_cases(p, &d, d.n_tunes ? tv : NULL)));
+    }
+    all = json_pack("{s:s, s:s, s:o}", "problem", p->id, "language", language_name(lang), "configs",
+                    configs);
+    json_dumpf(all, stdout, JSON_INDENT(1));
+    fputc('\n', stdout);
+    json_decref(all);
+    status = EXIT_ACCEPTED;
+out:
+    directives_release(&d);
+    diag_list_release(&diags);
+    free(source);
+    free(cause);
+    problem_free(p);
+    return status;
+}
+
 static volatile sig_atomic_t worker_stop;
 
 static void on_stop_signal(int sig)
@@ -638,6 +744,8 @@ int main(int argc, char **argv)
         status = cmd_calibrate(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "dump") == 0)
         status = cmd_dump(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "plan") == 0)
+        status = cmd_plan(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return 0;

@@ -17,6 +17,12 @@
 #define BLOCK_THREADS_MAX 1024LL
 #define SMEM_MAX          (256LL * 1024)
 
+/* Triton's launch options: its own defaults (triton.Config) and ranges. */
+#define TRITON_NUM_WARPS_DEFAULT  4
+#define TRITON_NUM_WARPS_MAX      32 /* 1024 threads */
+#define TRITON_NUM_STAGES_DEFAULT 3
+#define TRITON_NUM_STAGES_MAX     8
+
 enum name_kind {
     NAME_NONE,
     NAME_TENSOR,
@@ -158,6 +164,32 @@ static int check_arg_expr(const struct problem *p, const struct directives *d,
     return ec.rc;
 }
 
+/* Names in num_warps= and num_stages= must be @const or @tune names: they
+ * change the compiled code, so they may not depend on a case's sizes. */
+static void check_compile_name(const char *name, void *arg)
+{
+    struct expr_check *ec = arg;
+    struct name_ref r = resolve(ec->p, ec->d, PLAN_SUBMISSION, name);
+
+    if (r.kind == NAME_CONST || r.kind == NAME_TUNE)
+        return;
+    ec->rc = BW_ERR_INVALID;
+    diag_list_addf(ec->diags, ec->line, ec->column,
+                   "'%s' cannot be used in %s: it changes the compiled kernel, so it may use only "
+                   "integers, @const and @tune names (not the sizes of a case)",
+                   name, ec->what);
+}
+
+static int check_compile_expr(const struct problem *p, const struct directives *d,
+                              const struct expr *e, int line, int column, const char *what,
+                              struct diag_list *diags)
+{
+    struct expr_check ec = {p, d, diags, line, column, what, false, BW_OK};
+    if (e)
+        expr_each_name(e, check_compile_name, &ec);
+    return ec.rc;
+}
+
 int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
                struct diag_list *diags)
 {
@@ -205,6 +237,11 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
         }
         if (check_expr(p, d, ln->smem, ln->line, ln->smem_column, "smem=", diags))
             rc = BW_ERR_INVALID;
+        if (check_compile_expr(p, d, ln->num_warps, ln->line, ln->num_warps_column,
+                               "num_warps=", diags) ||
+            check_compile_expr(p, d, ln->num_stages, ln->line, ln->num_stages_column,
+                               "num_stages=", diags))
+            rc = BW_ERR_INVALID;
         for (size_t a = 0; a < ln->n_args; a++) {
             const struct launch_arg *arg = &ln->args[a];
             struct name_ref r;
@@ -217,6 +254,14 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
                 diag_list_addf(diags, arg->line, arg->column,
                                "unknown argument '%s' (this problem's names: %s)", arg->name,
                                names);
+                rc = BW_ERR_INVALID;
+            } else if (arg->keyword && r.kind != NAME_SIZE && r.kind != NAME_CONST &&
+                       r.kind != NAME_TUNE) {
+                diag_list_addf(diags, arg->line, arg->column,
+                               "%s=%s: a tl.constexpr value is an integer (a size, a @const or "
+                               "@tune name, or an expression of them), and '%s' is %s",
+                               arg->keyword, arg->name, arg->name,
+                               r.kind == NAME_SCALAR ? "a scalar" : "a buffer");
                 rc = BW_ERR_INVALID;
             }
         }
@@ -474,6 +519,59 @@ static int build_arg(const struct problem *p, const struct directives *d,
     return bw_fail(cause, BW_ERR_INVALID, "line %d: unknown argument '%s'", la->line, la->name);
 }
 
+/* Triton's grid, block (32 x num_warps threads), options and arguments:
+ * positional ones as for CUDA, keyword ones as constexpr values. */
+static int build_triton_launch(const struct problem *p, const struct directives *d,
+                               const int64_t *tune_values, const struct problem_case *c,
+                               enum plan_side side, const struct expr_scope *scope,
+                               const struct launch *ln, const struct plan *out,
+                               struct plan_launch *pl, char **cause)
+{
+    static const char *const gname[3] = {"grid.x = ", "grid.y = ", "grid.z = "};
+    static const int64_t gmax[3] = {GRID_X_MAX, GRID_YZ_MAX, GRID_YZ_MAX};
+    int64_t v;
+    int rc;
+
+    for (int k = 0; k < 3; k++) {
+        rc = eval_dim(ln->grid[k], 1, 1, gmax[k], scope, gname[k], ln->line, c->name, &v, cause);
+        if (rc)
+            return rc;
+        pl->grid[k] = (uint32_t)v;
+    }
+    rc = eval_dim(ln->num_warps, TRITON_NUM_WARPS_DEFAULT, 1, TRITON_NUM_WARPS_MAX, scope,
+                  "num_warps = ", ln->line, c->name, &v, cause);
+    if (rc)
+        return rc;
+    if (v & (v - 1))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "line %d: num_warps = %lld: Triton takes 1, 2, 4, 8, 16 or 32 warps",
+                       ln->line, (long long)v);
+    pl->num_warps = (int)v;
+    pl->block[0] = (uint32_t)(32 * v);
+    pl->block[1] = pl->block[2] = 1;
+    rc = eval_dim(ln->num_stages, TRITON_NUM_STAGES_DEFAULT, 1, TRITON_NUM_STAGES_MAX, scope,
+                  "num_stages = ", ln->line, c->name, &v, cause);
+    if (rc)
+        return rc;
+    pl->num_stages = (int)v;
+    for (size_t a = 0; a < ln->n_args; a++) {
+        const struct launch_arg *la = &ln->args[a];
+        struct plan_arg arg;
+
+        rc = build_arg(p, d, tune_values, c, side, scope, la, a, out, &arg, cause);
+        if (rc)
+            return rc;
+        if (!la->keyword) {
+            pl->args[pl->n_args++] = arg;
+            continue;
+        }
+        /* a size named alone is PLAN_ARG_I64; a literal, @const, @tune or expression PLAN_ARG_INT
+         */
+        pl->constexprs[pl->n_constexprs++] = (struct plan_constexpr){la->keyword, arg.i};
+    }
+    return BW_OK;
+}
+
 int plan_build(const struct problem *p, const struct directives *d, const int64_t *tune_values,
                const struct problem_case *c, enum plan_side side, struct plan *out, char **cause)
 {
@@ -497,6 +595,13 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
 
         pl->kernel = ln->kernel;
         pl->line = ln->line;
+        if (d->lang == LANG_TRITON) {
+            rc = build_triton_launch(p, d, tune_values, c, side, &cs.scope, ln, out, pl, cause);
+            if (rc)
+                return rc;
+            out->n_launches++;
+            continue;
+        }
         for (int k = 0; k < 3; k++) {
             rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs.scope, gname[k], ln->line, c->name, &v,
                           cause);
@@ -638,4 +743,116 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
         }
     }
     return BW_OK;
+}
+
+/* ---- Triton types and the JSON form -------------------------------------------------- */
+
+bool plan_arg_is_integer(const struct plan_arg *a)
+{
+    return a->kind != PLAN_ARG_BUF && a->kind != PLAN_ARG_F32 && a->kind != PLAN_ARG_F64;
+}
+
+void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap)
+{
+    if (a->kind == PLAN_ARG_BUF && a->buf >= 0 && (size_t)a->buf < pl->n_buffers)
+        snprintf(out, cap, "*%s", dtype_triton_name(pl->buffers[a->buf].dtype));
+    else if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
+        snprintf(out, cap, "fp32");
+    else if (a->kind == PLAN_ARG_U64 && (uint64_t)a->i > (uint64_t)INT64_MAX)
+        snprintf(out, cap, "u64");
+    else
+        snprintf(out, cap, "%s", a->i >= INT32_MIN && a->i <= INT32_MAX ? "i32" : "i64");
+}
+
+static const char *role_name(enum plan_role r)
+{
+    switch (r) {
+    case PLAN_IN:
+        return "in";
+    case PLAN_INOUT:
+        return "inout";
+    case PLAN_OUT:
+        return "out";
+    case PLAN_SCRATCH:
+        break;
+    }
+    return "scratch";
+}
+
+static const char *c_kind_name(enum plan_arg_kind k)
+{
+    switch (k) {
+    case PLAN_ARG_I64:
+        return "i64";
+    case PLAN_ARG_I32:
+        return "i32";
+    case PLAN_ARG_U64:
+        return "u64";
+    case PLAN_ARG_U32:
+        return "u32";
+    case PLAN_ARG_F32:
+        return "f32";
+    case PLAN_ARG_F64:
+        return "f64";
+    case PLAN_ARG_INT:
+        return "int";
+    case PLAN_ARG_BUF:
+        break;
+    }
+    return "buf";
+}
+
+static json_t *arg_json(const struct plan *pl, const struct plan_arg *a, enum language lang)
+{
+    char type[16];
+
+    if (a->kind == PLAN_ARG_BUF)
+        return json_pack("{s:s}", "buffer",
+                         a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? pl->buffers[a->buf].name
+                                                                       : "?");
+    if (lang == LANG_TRITON)
+        plan_arg_triton_type(pl, a, type, sizeof(type));
+    else
+        snprintf(type, sizeof(type), "%s", c_kind_name(a->kind));
+    if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
+        return json_pack("{s:f, s:s}", "float", a->f, "type", type);
+    return json_pack("{s:I, s:s}", "int", (json_int_t)a->i, "type", type);
+}
+
+json_t *plan_json(const struct plan *pl, enum language lang)
+{
+    json_t *buffers = json_array(), *launches = json_array();
+
+    for (size_t b = 0; b < pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &pl->buffers[b];
+        json_array_append_new(buffers,
+                              json_pack("{s:s, s:s, s:I, s:s}", "name", pb->name, "dtype",
+                                        dtype_name(pb->dtype), "count", (json_int_t)pb->count,
+                                        "role", role_name(pb->role)));
+    }
+    for (size_t l = 0; l < pl->n_launches; l++) {
+        const struct plan_launch *L = &pl->launches[l];
+        json_t *args = json_array(), *o;
+
+        for (size_t a = 0; a < L->n_args; a++)
+            json_array_append_new(args, arg_json(pl, &L->args[a], lang));
+        o = json_pack("{s:s, s:[i, i, i], s:o}", "kernel", L->kernel, "grid", (int)L->grid[0],
+                      (int)L->grid[1], (int)L->grid[2], "args", args);
+        if (lang == LANG_TRITON) {
+            json_t *cx = json_object();
+            for (size_t k = 0; k < L->n_constexprs; k++)
+                json_object_set_new(cx, L->constexprs[k].name,
+                                    json_integer((json_int_t)L->constexprs[k].value));
+            json_object_set_new(o, "num_warps", json_integer(L->num_warps));
+            json_object_set_new(o, "num_stages", json_integer(L->num_stages));
+            json_object_set_new(o, "constexprs", cx);
+        } else {
+            json_object_set_new(
+                o, "block",
+                json_pack("[i, i, i]", (int)L->block[0], (int)L->block[1], (int)L->block[2]));
+            json_object_set_new(o, "smem", json_integer(L->smem));
+        }
+        json_array_append_new(launches, o);
+    }
+    return json_pack("{s:o, s:o}", "buffers", buffers, "launches", launches);
 }

@@ -13,6 +13,12 @@
  * argument (literal, @const/@tune name, expression) fits its parameter in
  * every case.
  *
+ * A Triton source's launches (d->lang) have no block= or smem=: the block is
+ * 32 x num_warps threads, num_warps and num_stages are evaluated from @const
+ * and @tune names only (they change the compiled code), and the keyword
+ * arguments become constexpr values, evaluated per case like any integer
+ * argument (each distinct value is a build of its own: program.h).
+ *
  * The two sides differ only in output buffers: a submission's outputs have
  * the tensor's dtype; the reference's float outputs are fp64, its integer
  * outputs int64, and an output with an accumulation tolerance has a second
@@ -23,6 +29,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "common/directive.h"
 #include "common/gen.h"
@@ -64,13 +72,22 @@ struct plan_arg {
     const char *name; /* borrowed: the name written in @launch, or NULL for a literal */
 };
 
+/* A Triton kernel's tl.constexpr argument, NAME=value in @launch args. */
+struct plan_constexpr {
+    const char *name; /* borrowed from the directives */
+    int64_t value;
+};
+
 struct plan_launch {
-    const char *kernel; /* borrowed from the directives */
-    uint32_t grid[3], block[3];
-    uint32_t smem;
-    struct plan_arg args[BW_MAX_LAUNCH_ARGS];
+    const char *kernel;                       /* borrowed from the directives */
+    uint32_t grid[3], block[3];               /* Triton: block is (32 * num_warps, 1, 1) */
+    uint32_t smem;                            /* Triton: 0 here; the build says how much it needs */
+    struct plan_arg args[BW_MAX_LAUNCH_ARGS]; /* the positional ones */
     size_t n_args;
     int line;
+    int num_warps, num_stages;                            /* Triton only (0 for CUDA) */
+    struct plan_constexpr constexprs[BW_MAX_LAUNCH_ARGS]; /* Triton only, in @launch order */
+    size_t n_constexprs;
 };
 
 struct plan {
@@ -118,5 +135,25 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
 
 /* Bytes of buffer b (count * dtype size). */
 uint64_t plan_buffer_bytes(const struct plan_buffer *b);
+
+/*
+ * The Triton type that `kernel[grid](...)` gives positional argument `a` of
+ * plan `pl` at home: "*fp32" (a pointer to the buffer's dtype) for a buffer,
+ * "fp32" for a scalar (a Python float: fp64 scalars too), and for an integer
+ * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
+ * as Triton types a Python int. Writes into out (cap >= 16).
+ */
+void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
+
+/* An integer argument Triton specialises on: divisible by 16, equal to 1. */
+bool plan_arg_is_integer(const struct plan_arg *a);
+
+/* The plan as a *new* JSON object (what `judged plan` prints, and the CPU
+ * Triton interpreter reads): {"buffers": [{"name", "dtype", "count", "role"}],
+ * "launches": [{"kernel", "grid": [x, y, z], "args": [...]} plus "block" and
+ * "smem" for CUDA, or "num_warps", "num_stages" and "constexprs": {NAME: V}
+ * for Triton]}; an argument is {"buffer": NAME}, {"int": V, "type": T} or
+ * {"float": V, "type": T} (T a Triton type for Triton, the C kind for CUDA). */
+json_t *plan_json(const struct plan *pl, enum language lang);
 
 #endif

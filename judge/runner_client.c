@@ -396,30 +396,17 @@ static json_t *as_reply_type(json_t *reply, const char *reply_type)
     return reply;
 }
 
-int runner_load(struct runner *r, const void *image, size_t len, const char *const *kernels, int n,
-                struct load_reply *reply, int timeout_ms, char **cause)
+/* Sends a load request with its memfd and reads the reply into *reply, the
+ * kernels in the order asked for. */
+static int load_call(struct runner *r, const void *blob, size_t len, const struct load_request *req,
+                     struct load_reply *reply, int timeout_ms, char **cause)
 {
-    struct load_request req;
     json_t *msg = NULL;
-    int fd = -1, rfd = -1, rc;
+    int fd = -1, rfd = -1, rc, n = req->n_kernels;
 
-    memset(reply, 0, sizeof(*reply));
-    run_failure_init(&reply->fail);
-    memset(&req, 0, sizeof(req));
-    if (n < 1 || n > BW_MAX_LAUNCHES)
-        return bw_fail(cause, BW_ERR_INVALID, "load: %d kernels (1 to %d)", n, BW_MAX_LAUNCHES);
-    if (len > BW_MAX_CUBIN_BYTES)
-        return bw_fail(cause, BW_ERR_LIMIT, "load: a cubin of %zu bytes is over BW_MAX_CUBIN_BYTES",
-                       len);
-    for (int i = 0; i < n; i++) {
-        if (!is_identifier(kernels[i]))
-            return bw_fail(cause, BW_ERR_INVALID, "load: \"%s\" is not a kernel name", kernels[i]);
-        snprintf(req.kernels[i], sizeof(req.kernels[i]), "%s", kernels[i]);
-    }
-    req.n_kernels = n;
-    if ((rc = ipc_memfd_from_bytes("cubin", image, len, &fd, cause)))
+    if ((rc = ipc_memfd_from_bytes("cubin", blob, len, &fd, cause)))
         return rc;
-    rc = call(r, load_request_to_json(&req), fd, "loaded", timeout_ms, &msg, &rfd, cause);
+    rc = call(r, load_request_to_json(req), fd, "loaded", timeout_ms, &msg, &rfd, cause);
     close(fd);
     if (rc)
         return rc;
@@ -435,15 +422,15 @@ int runner_load(struct runner *r, const void *image, size_t len, const char *con
         return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's loaded message");
     if (reply->fail.status == RUN_OK) {
         /* Put the kernels in the order asked for, and insist every one is there. */
-        struct kernel_info sorted[BW_MAX_LAUNCHES];
+        struct kernel_info sorted[BW_MAX_LOADED_KERNELS];
         for (int i = 0; i < n; i++) {
             int found = -1;
             for (int k = 0; k < reply->n_kernels; k++)
-                if (strcmp(reply->kernels[k].name, req.kernels[i]) == 0)
+                if (strcmp(reply->kernels[k].name, req->kernels[i]) == 0)
                     found = k;
             if (found < 0)
                 return bw_fail(cause, BW_ERR_PROTOCOL, "the runner did not describe kernel %s",
-                               req.kernels[i]);
+                               req->kernels[i]);
             sorted[i] = reply->kernels[found];
         }
         memcpy(reply->kernels, sorted, sizeof(sorted[0]) * (size_t)n);
@@ -451,6 +438,75 @@ int runner_load(struct runner *r, const void *image, size_t len, const char *con
     }
     after_reply(r, &reply->fail);
     return BW_OK;
+}
+
+/* Copies kernel names into req; BW_ERR_INVALID for a count or name the protocol refuses. */
+static int name_kernels(struct load_request *req, const char *const *kernels, int n, char **cause)
+{
+    if (n < 1 || n > BW_MAX_LOADED_KERNELS)
+        return bw_fail(cause, BW_ERR_INVALID, "load: %d kernels (1 to %d)", n,
+                       BW_MAX_LOADED_KERNELS);
+    for (int i = 0; i < n; i++) {
+        if (!is_identifier(kernels[i]))
+            return bw_fail(cause, BW_ERR_INVALID, "load: \"%s\" is not a kernel name", kernels[i]);
+        snprintf(req->kernels[i], sizeof(req->kernels[i]), "%s", kernels[i]);
+    }
+    req->n_kernels = n;
+    return BW_OK;
+}
+
+int runner_load(struct runner *r, const void *image, size_t len, const char *const *kernels, int n,
+                struct load_reply *reply, int timeout_ms, char **cause)
+{
+    struct load_request req;
+    int rc;
+
+    memset(reply, 0, sizeof(*reply));
+    run_failure_init(&reply->fail);
+    memset(&req, 0, sizeof(req));
+    if (len > BW_MAX_CUBIN_BYTES)
+        return bw_fail(cause, BW_ERR_LIMIT, "load: a cubin of %zu bytes is over BW_MAX_CUBIN_BYTES",
+                       len);
+    if ((rc = name_kernels(&req, kernels, n, cause)))
+        return rc;
+    return load_call(r, image, len, &req, reply, timeout_ms, cause);
+}
+
+int runner_load_images(struct runner *r, const void *const *images, const size_t *lens,
+                       const char *const *symbols, const char *const *names, int n,
+                       struct load_reply *reply, int timeout_ms, char **cause)
+{
+    struct load_request req;
+    unsigned char *blob = NULL;
+    size_t total = 0;
+    int rc;
+
+    memset(reply, 0, sizeof(*reply));
+    run_failure_init(&reply->fail);
+    memset(&req, 0, sizeof(req));
+    if ((rc = name_kernels(&req, names, n, cause)))
+        return rc;
+    for (int i = 0; i < n; i++) {
+        if (lens[i] == 0 || lens[i] > BW_MAX_CUBIN_BYTES)
+            return bw_fail(cause, BW_ERR_LIMIT, "load: image %d has %zu bytes (1 to %d)", i,
+                           lens[i], BW_MAX_CUBIN_BYTES);
+        if (!is_identifier(symbols[i]) || strlen(symbols[i]) > BW_MAX_NAME)
+            return bw_fail(cause, BW_ERR_INVALID, "load: \"%s\" is not a kernel symbol",
+                           symbols[i]);
+        req.images[i].offset = total;
+        req.images[i].bytes = lens[i];
+        snprintf(req.images[i].symbol, sizeof(req.images[i].symbol), "%s", symbols[i]);
+        total += (lens[i] + 7) / 8 * 8;
+    }
+    req.n_images = n;
+    blob = calloc(1, total);
+    if (!blob)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        memcpy(blob + req.images[i].offset, images[i], lens[i]);
+    rc = load_call(r, blob, total, &req, reply, timeout_ms, cause);
+    free(blob);
+    return rc;
 }
 
 /* Maps a reply's memfd (sealed) into *data / *len; takes ownership of fd. */

@@ -67,6 +67,13 @@ const char *runner_log(struct runner *r);
 int runner_load(struct runner *r, const void *image, size_t len, const char *const *kernels, int n,
                 struct load_reply *reply, int timeout_ms, char **cause);
 
+/* Loads n cubins (borrowed), one kernel each: the kernel `symbols[i]` of
+ * images[i], which launches call `names[i]` (a Triton program's variants).
+ * Replaces any module loaded before; *reply as runner_load's. */
+int runner_load_images(struct runner *r, const void *const *images, const size_t *lens,
+                       const char *const *symbols, const char *const *names, int n,
+                       struct load_reply *reply, int timeout_ms, char **cause);
+
 /* The outputs of a run, mapped read-only from the runner's sealed memfd. */
 struct run_result {
     struct run_reply reply;

@@ -43,7 +43,13 @@ struct runner_exec {
     CUdevice dev;
     CUcontext ctx;
     struct harness h;
-    CUmodule user; /* the loaded module, or NULL */
+    CUmodule users[BW_MAX_LOADED_KERNELS]; /* the loaded modules (one, or one per image) */
+    int n_users;
+    struct {
+        char name[BW_MAX_NAME + 1]; /* what launches call it */
+        CUfunction fn;
+    } loaded[BW_MAX_LOADED_KERNELS]; /* the kernels of the last load */
+    int n_loaded;
     struct gpu_props props;
     uint32_t salt;       /* guard pattern, random per runner */
     CUdeviceptr results; /* RESULT_SLOTS u64 */
@@ -385,8 +391,8 @@ void runner_exec_close(struct runner_exec *x)
             cu.cuEventDestroy(x->ev[i]);
         if (x->results)
             cu.cuMemFree(x->results);
-        if (x->user)
-            cu.cuModuleUnload(x->user);
+        for (int i = 0; i < x->n_users; i++)
+            cu.cuModuleUnload(x->users[i]);
         if (x->h.module)
             cu.cuModuleUnload(x->h.module);
         cu.cuDevicePrimaryCtxRelease(x->dev);
@@ -434,50 +440,100 @@ static int describe_kernel(struct runner_exec *x, CUfunction f, struct kernel_in
     return BW_OK;
 }
 
+/* Unloads every module of the previous load. */
+static int unload_all(struct runner_exec *x, char **cause)
+{
+    int rc = BW_OK;
+
+    for (int i = 0; i < x->n_users; i++) {
+        CUresult r = cu.cuModuleUnload(x->users[i]);
+        if (r != CUDA_SUCCESS && rc == BW_OK)
+            rc = xfail(x, r, cause, "unloading the previous module");
+    }
+    x->n_users = 0;
+    x->n_loaded = 0;
+    return rc;
+}
+
+/* Loads one module from image[0, len); a refusal is the reply's failure. */
+static bool load_module(struct runner_exec *x, const unsigned char *image, size_t len,
+                        struct run_failure *fail)
+{
+    CUmodule m = NULL;
+    CUresult rc = cu.cuModuleLoadData(&m, image);
+
+    if (rc != CUDA_SUCCESS) {
+        if (cuda_error_is_sticky(rc))
+            x->broken = true;
+        set_failure(fail, RUN_ERROR, rc, -1, "cuModuleLoadData of a %zu-byte image: %s", len,
+                    cuda_error_string(rc));
+        return false;
+    }
+    x->users[x->n_users++] = m;
+    return true;
+}
+
 int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
                      const struct load_request *req, struct load_reply *reply, char **cause)
 {
+    const unsigned char *bytes = image;
     CUresult rc;
     int brc;
 
     memset(reply, 0, sizeof(*reply));
     run_failure_init(&reply->fail);
-    if (x->user) {
-        rc = cu.cuModuleUnload(x->user);
-        x->user = NULL;
-        if (rc != CUDA_SUCCESS)
-            return xfail(x, rc, cause, "unloading the previous module");
-    }
+    brc = unload_all(x, cause);
+    if (brc)
+        return brc;
     if (!image || len == 0) {
         set_failure(&reply->fail, RUN_ERROR, CUDA_SUCCESS, -1, "the module image is empty");
         return BW_OK;
     }
-    rc = cu.cuModuleLoadData(&x->user, image);
-    if (rc != CUDA_SUCCESS) {
-        x->user = NULL;
-        if (cuda_error_is_sticky(rc))
-            x->broken = true;
-        set_failure(&reply->fail, RUN_ERROR, rc, -1, "cuModuleLoadData of a %zu-byte image: %s",
-                    len, cuda_error_string(rc));
+    if (req->n_images == 0 && !load_module(x, bytes, len, &reply->fail))
         return BW_OK;
-    }
     for (int i = 0; i < req->n_kernels; i++) {
         struct kernel_info *k = &reply->kernels[i];
+        const char *symbol = req->kernels[i];
+        CUmodule m = x->users[0];
         CUfunction f;
 
+        if (req->n_images > 0) {
+            const struct load_image *im = &req->images[i];
+            if (im->offset > len || im->bytes > len - im->offset) {
+                set_failure(&reply->fail, RUN_ERROR, CUDA_SUCCESS, -1,
+                            "image %d lies outside the %zu bytes sent", i, len);
+                return BW_OK;
+            }
+            if (!load_module(x, bytes + im->offset, (size_t)im->bytes, &reply->fail))
+                return BW_OK;
+            m = x->users[x->n_users - 1];
+            symbol = im->symbol;
+        }
         snprintf(k->name, sizeof(k->name), "%s", req->kernels[i]);
-        rc = cu.cuModuleGetFunction(&f, x->user, k->name);
+        rc = cu.cuModuleGetFunction(&f, m, symbol);
         if (rc != CUDA_SUCCESS) {
             set_failure(&reply->fail, RUN_ERROR, rc, -1, "kernel %s is not in the module: %s",
-                        k->name, cuda_error_string(rc));
+                        symbol, cuda_error_string(rc));
             return BW_OK;
         }
         brc = describe_kernel(x, f, k, &reply->fail, cause);
         if (brc || reply->fail.status != RUN_OK)
             return brc;
+        snprintf(x->loaded[i].name, sizeof(x->loaded[i].name), "%s", req->kernels[i]);
+        x->loaded[i].fn = f;
+        x->n_loaded = i + 1;
         reply->n_kernels = i + 1;
     }
     return BW_OK;
+}
+
+/* The loaded kernel launches call `name`, or NULL. */
+static CUfunction loaded_function(const struct runner_exec *x, const char *name)
+{
+    for (int i = 0; i < x->n_loaded; i++)
+        if (strcmp(x->loaded[i].name, name) == 0)
+            return x->loaded[i].fn;
+    return NULL;
 }
 
 /* --- plans: resolve, allocate, fill, launch, check ---------------------------------- */
@@ -536,18 +592,19 @@ static int staged_resolve(struct runner_exec *x, struct staged_plan *st, struct 
 {
     const struct run_plan *p = st->plan;
 
-    if (!x->user) {
+    if (x->n_loaded == 0) {
         set_failure(fail, RUN_ERROR, CUDA_SUCCESS, -1, "no module is loaded (send load first)");
         return BW_OK;
     }
     for (int l = 0; l < p->n_launches; l++) {
         const struct run_launch *L = &p->launches[l];
         int n_params;
-        CUresult rc = cu.cuModuleGetFunction(&st->fn[l], x->user, L->kernel);
+        CUresult rc;
 
-        if (rc != CUDA_SUCCESS) {
-            set_failure(fail, RUN_LAUNCH_ERROR, rc, l, "launch %d: kernel %s is not in the module",
-                        l, L->kernel);
+        st->fn[l] = loaded_function(x, L->kernel);
+        if (!st->fn[l]) {
+            set_failure(fail, RUN_LAUNCH_ERROR, CUDA_ERROR_NOT_FOUND, l,
+                        "launch %d: kernel %s was not loaded", l, L->kernel);
             return BW_OK;
         }
         for (n_params = 0; n_params <= BW_MAX_LAUNCH_ARGS; n_params++) {

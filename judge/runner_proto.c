@@ -501,6 +501,15 @@ json_t *load_request_to_json(const struct load_request *r)
     put(o, "kernels", k, &ok);
     for (int i = 0; i < r->n_kernels; i++)
         push(k, json_string(r->kernels[i]), &ok);
+    if (r->n_images > 0) {
+        json_t *im = json_array();
+        put(o, "images", im, &ok);
+        for (int i = 0; ok && i < r->n_images; i++)
+            push(im,
+                 json_pack("{s:I, s:I, s:s}", "offset", (json_int_t)r->images[i].offset, "bytes",
+                           (json_int_t)r->images[i].bytes, "symbol", r->images[i].symbol),
+                 &ok);
+    }
     return finish(o, ok);
 }
 
@@ -511,7 +520,7 @@ int load_request_from_json(const json_t *j, struct load_request *r, char **cause
     int rc;
 
     memset(r, 0, sizeof(*r));
-    rc = get_array(j, "kernels", "load", true, BW_MAX_LAUNCHES, &k, &n, cause);
+    rc = get_array(j, "kernels", "load", true, BW_MAX_LOADED_KERNELS, &k, &n, cause);
     if (rc)
         return rc;
     if (n == 0)
@@ -523,6 +532,37 @@ int load_request_from_json(const json_t *j, struct load_request *r, char **cause
         snprintf(r->kernels[i], sizeof(r->kernels[i]), "%s", s);
     }
     r->n_kernels = (int)n;
+    if (json_object_get(j, "images")) {
+        json_t *im;
+        size_t ni;
+        rc = get_array(j, "images", "load", true, BW_MAX_LOADED_KERNELS, &im, &ni, cause);
+        if (rc)
+            return rc;
+        if (ni != n)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "load.images: %zu images for %zu kernels (one image per kernel)", ni, n);
+        for (size_t i = 0; i < ni; i++) {
+            json_t *e = json_array_get(im, i);
+            json_t *off = json_object_get(e, "offset"), *bytes = json_object_get(e, "bytes");
+            const char *sym = json_string_value(json_object_get(e, "symbol"));
+            if (!json_is_integer(off) || json_integer_value(off) < 0 ||
+                json_integer_value(off) % 8 != 0)
+                return bw_fail(cause, BW_ERR_INVALID,
+                               "load.images[%zu].offset: expected a multiple of 8, >= 0", i);
+            if (!json_is_integer(bytes) || json_integer_value(bytes) < 1 ||
+                json_integer_value(bytes) > BW_MAX_CUBIN_BYTES)
+                return bw_fail(cause, BW_ERR_INVALID,
+                               "load.images[%zu].bytes: expected an integer in [1, %d]", i,
+                               BW_MAX_CUBIN_BYTES);
+            if (!sym || !is_identifier(sym))
+                return bw_fail(cause, BW_ERR_INVALID,
+                               "load.images[%zu].symbol: expected a kernel name", i);
+            r->images[i].offset = (uint64_t)json_integer_value(off);
+            r->images[i].bytes = (uint64_t)json_integer_value(bytes);
+            snprintf(r->images[i].symbol, sizeof(r->images[i].symbol), "%s", sym);
+        }
+        r->n_images = (int)ni;
+    }
     return BW_OK;
 }
 
@@ -702,7 +742,7 @@ int load_reply_from_json(const json_t *j, struct load_reply *r, char **cause)
     ks = json_object_get(j, "kernels");
     if (!json_is_object(ks))
         return bad(cause, "loaded", "kernels", "expected an object");
-    if (json_object_size(ks) > BW_MAX_LAUNCHES)
+    if (json_object_size(ks) > BW_MAX_LOADED_KERNELS)
         return bw_fail(cause, BW_ERR_INVALID, "loaded.kernels: %zu kernels, more than asked for",
                        json_object_size(ks));
     json_object_foreach (ks, name, ko) {

@@ -62,9 +62,25 @@ int ready_from_json(const json_t *j, struct ready_msg *r, char **cause);
 
 /* --- load -------------------------------------------------------------------- */
 
+/* One module of a load with several: the bytes [offset, offset + bytes) of the
+ * attached memfd, and the entry symbol the module's kernel has. */
+struct load_image {
+    uint64_t offset; /* a multiple of 8 */
+    uint64_t bytes;  /* 1..BW_MAX_CUBIN_BYTES */
+    char symbol[BW_MAX_NAME + 1];
+};
+
+/*
+ * Without images, the memfd is one module holding every kernel named. With
+ * images (a Triton program: one cubin per compiled kernel variant), there is
+ * one per kernel: kernels[i] is images[i]'s symbol, known to launches by the
+ * name kernels[i] (so two variants of one kernel can be loaded at once).
+ */
 struct load_request {
-    int n_kernels; /* 1..BW_MAX_LAUNCHES */
-    char kernels[BW_MAX_LAUNCHES][BW_MAX_NAME + 1];
+    int n_kernels; /* 1..BW_MAX_LOADED_KERNELS */
+    char kernels[BW_MAX_LOADED_KERNELS][BW_MAX_NAME + 1];
+    int n_images; /* 0, or n_kernels */
+    struct load_image images[BW_MAX_LOADED_KERNELS];
 };
 
 struct kernel_info {
@@ -224,7 +240,7 @@ struct run_reply {
 struct load_reply {
     struct run_failure fail;
     int n_kernels;
-    struct kernel_info kernels[BW_MAX_LAUNCHES]; /* in the request's order */
+    struct kernel_info kernels[BW_MAX_LOADED_KERNELS]; /* in the request's order */
 };
 
 /* Why sampling stopped: "rse", "max", "budget" (as stats_should_stop() says). */

@@ -40,6 +40,7 @@ declare -A DEADLINE_S=(
     [browser]=300              # 26, 58 s
     [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver
+    [bench-smoke]=600          # 114 s alone: make bench's latency suite on the fake driver
     [dropout-philox]=300       # 18, 39 s
     [step8-tolerance]=300      # 9, 32 s
     [server_judged]=300        # 11, 29 s

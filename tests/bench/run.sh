@@ -9,6 +9,9 @@
 #   5. speed-of-light % of every problem's solution at its benchmark shapes
 #   6. the trusted comparison's throughput on this CPU (tests/bench/compare_bench.c)
 #   7. the server: tests/bench/server.sh
+#   8. what a learner feels: tests/bench/latency.sh (Run and Submit latency
+#      through the server and a worker, class bursts, every solution's Submit,
+#      precision while Runs flow), with 1 and 2 job slots compared
 set -u
 build=${1:-build}
 out=${OUT:-$build/bench}
@@ -89,3 +92,6 @@ echo "== trusted comparison on the CPU (part of every verdict's latency)" | tee 
 
 echo "== server (problem list vs nginx, 2,000 event streams, 1,000 submissions)" | tee -a "$log"
 tests/bench/server.sh "$build" | tee -a "$out/summary.txt"
+
+echo "== what a learner feels (server + one judged worker; 1 and 2 job slots)" | tee -a "$log"
+OUT=$out tests/bench/latency.sh "$build" --slots "1 2" | tee -a "$out/summary.txt"

@@ -82,5 +82,21 @@ rc=$?
 rc=$?
 [ $rc -eq 4 ] && ! grep -q FAIL "$tmp/val.txt" && ok "validate compiles every control (exit 4)" || bad "validate: exit $rc: $(grep FAIL "$tmp/val.txt")"
 
+# judged plan: what the judge would launch, per configuration and case (Triton here).
+cat >"$tmp/add.py" <<'PY'
+# @tune BLOCK=(512, 1024)
+# @launch add_kernel grid=(cdiv(N, BLOCK)) num_warps=8 args=(A, B, C, N, BLOCK=BLOCK, R=next_pow2(N))
+import triton
+PY
+"$judged" plan problems/vector-add "$tmp/add.py" >"$tmp/plan.json"
+rc=$?
+got=$(json "$tmp/plan.json" '(d["language"], len(d["configs"]), d["configs"][1]["name"], [(l["num_warps"], l["constexprs"], [a.get("type") for a in l["args"]]) for l in d["configs"][1]["cases"][2]["launches"]], d["configs"][1]["cases"][2]["sizes"])' 2>&1)
+want="('triton', 2, 'BLOCK=1024', [(8, {'BLOCK': 1024, 'R': $(json "$tmp/plan.json" 'd["configs"][1]["cases"][2]["launches"][0]["constexprs"]["R"]')}, [None, None, None, 'i32'])], $(json "$tmp/plan.json" 'd["configs"][1]["cases"][2]["sizes"]'))"
+[ $rc -eq 0 ] && [ "$got" = "$want" ] && ok "judged plan: Triton launches with num_warps, constexprs and i32 sizes" || bad "plan: exit $rc, $got"
+printf '# @launch add_kernel grid=(1) block=(256) args=(A)\n' >"$tmp/bad.py"
+"$judged" plan problems/vector-add "$tmp/bad.py" 2>"$tmp/err.txt" >/dev/null
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.py:1:31: block= in a Triton @launch" "$tmp/err.txt" && ok "judged plan reports directive errors at their line (exit 1)" || bad "plan errors: exit $rc, $(cat "$tmp/err.txt")"
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

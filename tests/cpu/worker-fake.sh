@@ -10,13 +10,27 @@
 #   - a Submit in the burst is timed (its shapes run alone: the GPU gate);
 #   - identical sources in the burst are compiled once (compile_cached);
 #   - every job is judged exactly once.
-#   tests/cpu/worker-fake.sh BUILD
+#   tests/cpu/worker-fake.sh BUILD           on the fake driver (make test)
+#   tests/cpu/worker-fake.sh BUILD --gpu     the same checks on the real GPU, with
+#                                            problems/vector-add and tests/hostile/run
+#                                            (tests/gpu/burst.sh, make gpu-test)
 set -u
 build=${1:-build}
+gpu=${2:-}
 server_bin=$build/bin/blockwise-server
 judged_bin=$build/bin/judged
 fake=$build/tests/fake
-problem=tests/fixtures/fake-gpu/fake-add
+problems=tests/fixtures/fake-gpu pid=fake-add
+problem=$problems/$pid
+OK=$problem/solution.cu FAULT=$problem/wrong/fault.cu HANG=$problem/wrong/hang.cu
+OVERRUN=$problem/wrong/tail_overrun.cu TUNED=$problem/tuned.cu SHAPES=2 GOALS=3
+if [ "$gpu" = --gpu ]; then
+    problems=problems pid=vector-add problem=problems/vector-add
+    OK=$problem/solution.cu FAULT=tests/hostile/run/illegal-address.cu
+    HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK
+    SHAPES=$(jq '.benchmarks | length' "$problem/problem.json")
+    GOALS=$(jq '.goals // [] | length' "$problem/problem.json")
+fi
 pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); echo "ok - $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
@@ -25,7 +39,9 @@ check() {
     shift
     if eval "$@"; then ok "$name"; else bad "$name (${GOT:-})"; fi
 }
-for need in "$fake/libcuda.so.1" "$server_bin" "$judged_bin" "$build/bin/blockwise-runner"; do
+needs=("$server_bin" "$judged_bin" "$build/bin/blockwise-runner")
+[ "$gpu" = --gpu ] || needs+=("$fake/libcuda.so.1") # on the GPU machine: the real driver
+for need in "${needs[@]}"; do
     [ -e "$need" ] || { echo "  skip: needs make all ($need)"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
 done
 for tool in curl jq; do
@@ -35,13 +51,17 @@ done
 T=$(mktemp -d /tmp/bw-worker-fake.XXXXXX)
 PORT=$((20000 + RANDOM % 20000))
 BASE=http://127.0.0.1:$PORT
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$(realpath "$fake")" \
-    "$(realpath "$build/bin/blockwise-runner")" >"$T/runner"
-chmod +x "$T/runner"
+if [ "$gpu" = --gpu ]; then
+    ln -s "$(realpath "$build/bin/blockwise-runner")" "$T/runner"
+else
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$(realpath "$fake")" \
+        "$(realpath "$build/bin/blockwise-runner")" >"$T/runner"
+    chmod +x "$T/runner"
+fi
 cat >"$T/server.conf" <<CONF
 port = $PORT
 database = $T/db
-problems = tests/fixtures/fake-gpu
+problems = $problems
 web = ""
 pwhash_ops = 1
 pwhash_mem_kib = 8192
@@ -82,7 +102,7 @@ signup() { # NAME
         jq -r .csrf >"$T/csrf.$1"
 }
 submit() { # USER FILE MODE -> id
-    jq -n --rawfile s "$2" --arg m "$3" '{problem: "fake-add", mode: $m, source: $s}' |
+    jq -n --rawfile s "$2" --arg m "$3" --arg p "$pid" '{problem: $p, mode: $m, source: $s}' |
         curl -s -m 10 -b "$T/jar.$1" -H "X-CSRF-Token: $(cat "$T/csrf.$1")" \
             -H 'Content-Type: application/json' --data-binary @- "$BASE/api/submissions" | jq -r .id
 }
@@ -109,16 +129,16 @@ for u in ann bob cid dee; do signup $u; done
 ids=()
 for u in ann bob cid dee; do
     for k in 1 2 3; do
-        file=$problem/solution.cu v=AC
-        [ "$u$k" = bob2 ] && file=$problem/wrong/fault.cu v=RE
-        [ "$u$k" = cid1 ] && file=$problem/wrong/hang.cu v=TLE
-        [ "$u$k" = dee3 ] && file=$problem/wrong/tail_overrun.cu v=MV
+        file=$OK v=AC
+        [ "$u$k" = bob2 ] && file=$FAULT v=RE
+        [ "$u$k" = cid1 ] && file=$HANG v=TLE
+        [ "$u$k" = dee3 ] && file=$OVERRUN v=MV
         id=$(submit $u "$file" run)
         ids+=("$u:$id")
         want[$id]=$v
     done
 done
-SUB=$(submit ann "$problem/tuned.cu" submit)
+SUB=$(submit ann "$TUNED" submit)
 all_done=yes wrong=""
 for e in "${ids[@]}" "ann:$SUB"; do
     u=${e%%:*} id=${e#*:}
@@ -132,7 +152,7 @@ GOT=$wrong
 check "every Run of the burst executed with its verdict (RE, TLE and MV cost nobody else theirs)" \
     '[ "$all_done" = yes ] && [ -z "$wrong" ]'
 GOT=$(get ann "$SUB" '[.verdict, (.result.benches | length), (.result.goals | length)] | map(tostring) | join(" ")')
-check "the Submit in the burst was timed on both shapes with its goals" '[ "$GOT" = "AC 2 3" ]'
+check "the Submit in the burst was timed on every shape with its goals" '[ "$GOT" = "AC $SHAPES $GOALS" ]'
 GOT=$(for e in "${ids[@]}"; do get "${e%%:*}" "${e#*:}" .result.compile_cached; done | sort | uniq -c | tr -s ' ' | tr '\n' ',')
 check "identical sources were compiled once (the others reused the build)" '[[ "$GOT" == *" true"* ]]'
 GOT=$(grep -c 'judging (' "$T/judged.log")
@@ -140,7 +160,7 @@ check "the worker judged every job once" '[ "$GOT" -eq 13 ]'
 
 # A Submit cancelled while it is judged: the worker stops judging it at once
 # (its slot is free for the next job long before the timing would have ended).
-SLOW=$(submit ann "$problem/tuned.cu" submit)
+SLOW=$(submit ann "$TUNED" submit)
 end=$((SECONDS + 60))
 while [ $SECONDS -lt $end ] && [ "$(get ann "$SLOW" .state)" != judging ]; do sleep 0.1; done
 sleep 1 # into its tests or timing
@@ -149,7 +169,7 @@ curl -s -m 10 -b "$T/jar.ann" -H "X-CSRF-Token: $(cat "$T/csrf.ann")" -X POST \
 t0=$SECONDS
 end=$((SECONDS + 60))
 while [ $SECONDS -lt $end ] && ! grep -q "submission $SLOW: lease .* lost" "$T/judged.log"; do sleep 0.1; done
-AFTER=$(submit bob "$problem/solution.cu" run)
+AFTER=$(submit bob "$OK" run)
 wait_done bob "$AFTER" 60
 GOT="$(get ann "$SLOW" .state) $(get bob "$AFTER" .verdict) $((SECONDS - t0)) s"
 check "a cancelled Submit stops being judged, and the next Run is judged at once" \

@@ -314,3 +314,109 @@ TEST(plan_int_arg_overflow_is_a_compile_error)
         CHECK_MSG(res.verdict != VERDICT_COMPILE_ERROR, "CE: %s", res.message ? res.message : "");
     judge_result_release(&res);
 }
+
+/* ---- Triton launches ------------------------------------------------------------ */
+
+static bool parse_triton_ok(const char *src, struct directives *d)
+{
+    struct diag_list l = {0};
+    int rc = directives_parse_as(LANG_TRITON, src, strlen(src), d, &l);
+    CHECK_MSG(rc == BW_OK, "%s: %s", src, l.n ? l.items[0].msg : "?");
+    diag_list_release(&l);
+    return rc == BW_OK;
+}
+
+TEST(plan_triton_launch_has_block_from_warps_and_constexprs)
+{
+    const char *src = "# @tune BLOCK=(256, 1024)\n# @const NW=8\n"
+                      "# @launch add grid=(cdiv(N, BLOCK)) num_warps=NW "
+                      "args=(x, y, out, N, BLOCK=BLOCK, ROW=next_pow2(N), EVEN=N % 16 == 0)\n";
+    const char *plain = "# @launch add grid=(1) args=(x, y, out, N, BLOCK=1024)\n";
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+    int64_t tv[BW_MAX_TUNE_PARAMS] = {1024};
+    struct plan *pl = calloc(1, sizeof(*pl));
+    char *cause = NULL;
+
+    if (!p || !pl) {
+        problem_free(p);
+        free(pl);
+        return;
+    }
+    /* '==' is not an operator: the expression fails to parse, at its column */
+    CHECK(directives_parse_as(LANG_TRITON, src, strlen(src), &d, &diags) != BW_OK);
+    diag_list_release(&diags);
+    memset(&diags, 0, sizeof(diags));
+    src = "# @tune BLOCK=(256, 1024)\n# @const NW=8\n"
+          "# @launch add grid=(cdiv(N, BLOCK)) num_warps=NW "
+          "args=(x, y, out, N, BLOCK=BLOCK, ROW=next_pow2(N))\n";
+    if (parse_triton_ok(src, &d)) {
+        const struct problem_case *c = &p->tests[2]; /* N = 127 */
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+        CHECK_INT_EQ(plan_build(p, &d, tv, c, PLAN_SUBMISSION, pl, &cause), BW_OK);
+        CHECK_INT_EQ(pl->launches[0].num_warps, 8);
+        CHECK_INT_EQ(pl->launches[0].num_stages, 3);
+        CHECK_INT_EQ(pl->launches[0].block[0], 256);
+        CHECK_INT_EQ(pl->launches[0].grid[0], 1);
+        CHECK_INT_EQ(pl->launches[0].n_args, 4); /* the positional ones */
+        CHECK_INT_EQ(pl->launches[0].n_constexprs, 2);
+        CHECK_STR_EQ(pl->launches[0].constexprs[0].name, "BLOCK");
+        CHECK_INT_EQ(pl->launches[0].constexprs[0].value, 1024);
+        CHECK_STR_EQ(pl->launches[0].constexprs[1].name, "ROW");
+        CHECK_INT_EQ(pl->launches[0].constexprs[1].value, 128);
+        directives_release(&d);
+    }
+    if (parse_triton_ok(plain, &d)) {
+        CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[0], PLAN_SUBMISSION, pl, &cause), BW_OK);
+        CHECK_INT_EQ(pl->launches[0].num_warps, 4); /* Triton's defaults */
+        CHECK_INT_EQ(pl->launches[0].block[0], 128);
+        directives_release(&d);
+    }
+    diag_list_release(&diags);
+    free(cause);
+    free(pl);
+    problem_free(p);
+}
+
+TEST(plan_triton_refuses_what_cannot_be_compiled_once)
+{
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+    struct plan *pl = calloc(1, sizeof(*pl));
+    char *cause = NULL;
+
+    if (!p || !pl) {
+        problem_free(p);
+        free(pl);
+        return;
+    }
+    if (parse_triton_ok("# @launch add grid=(1) num_warps=max(4, N) args=(x, y, out, N)\n", &d)) {
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+        CHECK(diags.n == 1 && strstr(diags.items[0].msg, "'N' cannot be used in num_warps=: it "
+                                                         "changes the compiled kernel"));
+        directives_release(&d);
+    }
+    diag_list_release(&diags);
+    memset(&diags, 0, sizeof(diags));
+    if (parse_triton_ok("# @launch add grid=(1) args=(x, y, out, N, BLOCK=x)\n", &d)) {
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+        CHECK(diags.n == 1 &&
+              strstr(diags.items[0].msg, "BLOCK=x: a tl.constexpr value is an "
+                                         "integer") &&
+              strstr(diags.items[0].msg, "'x' is a buffer"));
+        directives_release(&d);
+    }
+    if (parse_triton_ok("# @const NW=3\n# @launch add grid=(1) num_warps=NW args=(x, y, out, N)\n",
+                        &d)) {
+        CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[0], PLAN_SUBMISSION, pl, &cause),
+                     BW_ERR_INVALID);
+        CHECK_CONTAINS(cause, "num_warps = 3: Triton takes 1, 2, 4, 8, 16 or 32 warps");
+        directives_release(&d);
+    }
+    diag_list_release(&diags);
+    free(cause);
+    free(pl);
+    problem_free(p);
+}

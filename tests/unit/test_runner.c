@@ -708,6 +708,46 @@ SCENARIO(vector_add_is_exact)
     runner_free(r);
 }
 
+/* Several images in one load, each kernel under a name of its own (a Triton
+ * program's variants): launches call the names, not the symbols. */
+SCENARIO(load_images_by_name)
+{
+    const void *images[2];
+    size_t lens[2];
+    const char *const symbols[] = {"copy_f32", "vector_add"}, *const names[] = {"v0", "v1"};
+    struct load_reply reply;
+    struct run_request req;
+    struct run_result res;
+    char *cause = NULL;
+    struct runner *r = start(b);
+
+    if (!r)
+        return;
+    images[0] = images[1] = b->image;
+    lens[0] = lens[1] = b->image_len;
+    CHECK_INT_EQ(runner_load_images(r, images, lens, symbols, names, 2, &reply, CALL_MS, &cause),
+                 BW_OK);
+    CHECK_MSG(reply.fail.status == RUN_OK, "load: %s", reply.fail.message);
+    CHECK(reply.n_kernels == 2 && strcmp(reply.kernels[1].name, "v1") == 0 &&
+          reply.kernels[1].n_params == 4 && reply.kernels[0].n_params == 3);
+    vector_add_plan(&req, 1000, 99);
+    snprintf(req.plan.launches[0].kernel, sizeof(req.plan.launches[0].kernel), "v1");
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK))
+        check_vector_add(&req, &res);
+    run_result_release(&res);
+    /* the symbol itself is not a name launches may use */
+    vector_add_plan(&req, 1000, 99);
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_LAUNCH_ERROR))
+        CHECK_CONTAINS(res.reply.fail.message, "kernel vector_add was not loaded");
+    run_result_release(&res);
+    /* an image outside what was sent is refused by the client */
+    lens[1] = BW_MAX_CUBIN_BYTES + 1;
+    CHECK_INT_EQ(runner_load_images(r, images, lens, symbols, names, 2, &reply, CALL_MS, &cause),
+                 BW_ERR_LIMIT);
+    free(cause);
+    runner_free(r);
+}
+
 /* A one-launch plan of kernel(in x, out o, n) on n floats. */
 static void simple_plan(struct run_request *req, const char *kernel, uint64_t n, bool with_input)
 {

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# latency.sh - what a learner feels (make bench): the real blockwise-server on
+# loopback with one judged worker on GPU 0, learners posting over HTTP
+# (tests/bench/latency.py measures). Run once per job-slot count, so the
+# table compares them in the same run, and the default (BW_WORKER_SLOTS) can
+# be chosen by measurement.
+#   tests/bench/latency.sh BUILD [--quick] [--slots "1 2 4"] [--problems DIR --ok P/F --wa P/F]
+# Logs and latency-slots*.json go to $OUT (or BUILD/bench); the table is last.
+set -u
+build=${1:-build}
+shift
+slots_list="1 2 4"
+extra=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --slots) slots_list=$2; shift 2 ;;
+    --quick) extra+=(--quick); shift ;;
+    --problems | --ok | --wa) extra+=("$1" "$2"); shift 2 ;;
+    *) echo "latency.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+problems=problems
+for ((i = 0; i < ${#extra[@]}; i++)); do [ "${extra[$i]}" = --problems ] && problems=${extra[$((i + 1))]}; done
+out=${OUT:-$build/bench}
+mkdir -p "$out"
+T=$(mktemp -d /tmp/bw-latency.XXXXXX)
+PORT=$((20000 + RANDOM % 20000))
+BASE=http://127.0.0.1:$PORT
+cat >"$T/server.conf" <<CONF
+port = $PORT
+database = $T/db
+problems = $problems
+web = ""
+pwhash_ops = 1
+pwhash_mem_kib = 8192
+quota_in_flight = 100
+CONF
+SERVER= JUDGED=
+cleanup() {
+    [ -n "$JUDGED" ] && kill "$JUDGED" 2>/dev/null
+    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+"$build/bin/blockwise-server" -c "$T/server.conf" create-worker bench --token-file "$T/w.token" \
+    >>"$out/latency-server.log" 2>&1
+"$build/bin/blockwise-server" -c "$T/server.conf" >>"$out/latency-server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 100); do curl -s "$BASE/api/health" >/dev/null && break; sleep 0.05; done
+: >"$out/latency-table.txt"
+for s in $slots_list; do
+    HOME=$T "$build/bin/judged" --server "$BASE" --token-file "$T/w.token" --gpu 0 --slots "$s" \
+        --cache "$T/cache" >>"$out/latency-judged-slots$s.log" 2>&1 &
+    JUDGED=$!
+    for _ in $(seq 600); do grep -q registered "$out/latency-judged-slots$s.log" && break; sleep 0.1; done
+    mkdir -p "$T/s$s"
+    # every problem's Submit once (with the first slot count): the rest compare bursts
+    once=()
+    [ "$s" != "${slots_list%% *}" ] && once=(--skip-solutions)
+    timeout 1800 python3 tests/bench/latency.py "$BASE" "$T/s$s" --label "slots=$s" "${extra[@]}" "${once[@]}" \
+        >>"$out/latency-table.txt" 2>>"$out/latency-errors.log" ||
+        echo "slots=$s: latency.py failed (see latency-errors.log)" >>"$out/latency-table.txt"
+    cp "$T/s$s/latency.json" "$out/latency-slots$s.json" 2>/dev/null
+    kill "$JUDGED" 2>/dev/null
+    wait "$JUDGED" 2>/dev/null
+    JUDGED=
+done
+echo "machine: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU (fake driver?)'), $(nproc) CPUs"
+cat "$out/latency-table.txt"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# bench-smoke.sh - make bench's learner-felt latency suite (tests/bench/latency.sh)
+# runs end to end on this machine, on the fake CUDA driver and the fake-add
+# fixture, so that it does not rot between the GPU machine's rare runs. Its
+# figures here mean nothing (the fake driver, 2 CPUs): only that every line of
+# the table is there and every verdict is the expected one.
+#   tests/cpu/bench-smoke.sh BUILD
+set -u
+build=${1:-build}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+for need in "$build/tests/fake/libcuda.so.1" "$build/bin/blockwise-server" "$build/bin/judged"; do
+    [ -e "$need" ] || { echo "  skip: needs make all ($need)"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$(realpath "$build/tests/fake")" \
+    "$(realpath "$build/bin/blockwise-runner")" >"$tmp/runner"
+chmod +x "$tmp/runner"
+BLOCKWISE_RUNNER=$tmp/runner OUT=$tmp timeout 600 tests/bench/latency.sh "$build" --quick --slots "1 2" \
+    --problems tests/fixtures/fake-gpu --ok fake-add/solution.cu --wa fake-add/starter.cu >"$tmp/table" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "latency.sh ran (exit 0)" || bad "latency.sh: exit $rc: $(tail -5 "$tmp/table")"
+for s in 1 2; do
+    got=$(python3 -c "
+import json; d = json.load(open('$tmp/latency-slots$s.json'))
+print(set(d['run']['verdicts']), d['burst']['verdicts'], d['burst_wa']['verdicts'], d['solutions'].get('fake-add', {}).get('verdict'), sorted(d['precision']))" 2>&1)
+    want="{'AC'} {'AC': 8} {'WA': 8} AC ['2^15', '2^16']"
+    [ $s = 2 ] && want="{'AC'} {'AC': 8} {'WA': 8} None ['2^15', '2^16']" # solutions once
+    [ "$got" = "$want" ] && ok "slots=$s: every line measured, every verdict as expected" ||
+        bad "slots=$s: $got"
+done
+grep -q 'slots=2 *burst 4x2' "$tmp/table" && ok "the table compares the slot counts" || bad "table: $(cat "$tmp/table")"
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" -eq 0 ]
