@@ -15,12 +15,13 @@
 # them. Programs are ordered in groups of GROUP_M rows of tiles, so the tiles of
 # B a group needs stay in L2 while its programs run. Row offsets are int64.
 #
-# Four tile shapes are tuned, with num_warps = BM * BN / 2048 (64 outputs per
-# thread): 64x64 (2 warps), 64x128 and 128x64 (4), 128x128 (8).
+# Tuned: 64 x 128 (4 warps) or 128 x 128 tiles (8 warps), num_warps = BM * BN /
+# 2048 so that each thread owns 64 outputs, and a K step of 16 or 32 (each
+# thread holds its rows' and columns' slices of the step in registers).
 #
 # @tune BM=(64, 128)
-# @tune BN=(64, 128)
-# @const BK=32
+# @const BN=128
+# @tune BK=(16, 32)
 # @const STAGES=3
 # @const GROUP_M=8
 # @launch sgemm grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BM * BN / 2048) num_stages=STAGES args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
