@@ -8,7 +8,7 @@
 # @const WARPS=4
 # @scratch part fp32[min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))) * M]
 # @launch gemv grid=(cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65)))), min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65))))) num_warps=WARPS args=(A, x, y, part, M, K, BM=TILE / (64 * (1 + 7 * min(1, K / 65))), BK=64 * (1 + 7 * min(1, K / 65)))
-# @launch gemv_finish grid=(cdiv(M, 1024)) num_warps=4 args=(part, y, M, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))), BLOCK=1024)
+# @launch gemv_finish grid=(max(1, cdiv(M * min(1, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))) - 1), 1024))) num_warps=4 args=(part, y, M, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))), BLOCK=1024)
 import triton
 import triton.language as tl
 
