@@ -1,0 +1,51 @@
+# RMSNorm forward, fused: X is read once and Y written once.
+#
+# The layout of layernorm-forward's solution: a program owns ROWS whole rows, a
+# ROWS x BLOCK_N block held in registers (BLOCK_N = next_pow2(N), at least 256;
+# 16-byte loads when N is a multiple of 16), several short rows per program
+# (ROWS = TILE / BLOCK_N) so that one num_warps suits every shape. The padding
+# lanes load 0.0, which adds nothing to the sum of squares; the mean divides by
+# N, not by the block's length. rstd = 1 / sqrt(mean + eps); Y = x * rstd * w in
+# fp32, rounded to bf16 once; w is loaded once per program.
+#
+# Rows longer than 16384 (the test's N = 65536) do not fit in registers
+# (SINGLE = 0): the program walks the row twice in 16384-wide blocks.
+#
+# @tune TILE=(4096, 16384)
+# @tune WARPS=(4, 8)
+# @launch rmsnorm_fwd grid=(cdiv(M, max(1, TILE / max(256, next_pow2(N))))) num_warps=WARPS args=(X, w, Y, rstd, eps, M, N, ROWS=max(1, TILE / max(256, next_pow2(N))), BLOCK_N=min(16384, max(256, next_pow2(N))), SINGLE=min(1, 16384 / max(256, next_pow2(N))))
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rmsnorm_fwd(X, w, Y, rstd, eps, M, N, ROWS: tl.constexpr, BLOCK_N: tl.constexpr, SINGLE: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    row_ok = rows < M
+    starts = rows.to(tl.int64)[:, None] * N  # [ROWS, 1] row offsets
+    cols = tl.arange(0, BLOCK_N)
+
+    if SINGLE:  # the whole row in registers
+        col_ok = cols < N
+        mask = row_ok[:, None] & col_ok[None, :]
+        x = tl.load(X + starts + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+        r = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / N + eps)
+        g = tl.load(w + cols, mask=col_ok, other=0.0).to(tl.float32)
+        y = x * r[:, None] * g[None, :]
+        tl.store(Y + starts + cols[None, :], y.to(tl.bfloat16), mask=mask)
+    else:  # long rows: two passes over the row in BLOCK_N-wide blocks
+        acc = tl.zeros((ROWS, BLOCK_N), dtype=tl.float32)
+        for k in range(0, N, BLOCK_N):
+            mask = row_ok[:, None] & (k + cols < N)[None, :]
+            x = tl.load(X + starts + k + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+            acc += x * x
+        r = 1.0 / tl.sqrt(tl.sum(acc, axis=1) / N + eps)
+        for k in range(0, N, BLOCK_N):
+            col_ok = k + cols < N
+            mask = row_ok[:, None] & col_ok[None, :]
+            x = tl.load(X + starts + k + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+            g = tl.load(w + k + cols, mask=col_ok, other=0.0).to(tl.float32)
+            y = x * r[:, None] * g[None, :]
+            tl.store(Y + starts + k + cols[None, :], y.to(tl.bfloat16), mask=mask)
+
+    tl.store(rstd + rows, r, mask=row_ok)

@@ -1,0 +1,46 @@
+# Negative control: solution.py (64 x 64 tiles) that multiplies in fp16 and
+# keeps the accumulator in fp16 (tl.dot(..., out_dtype=tl.float16)): the inputs
+# lose 13 bits and every partial sum is rounded to 11 significant bits, errors
+# of order 1e-3 * S against the tolerance's 2e-6 * S.
+# Expected verdict: Wrong Answer.
+#
+# @const BM=64
+# @const BN=64
+# @const BK=32
+# @const STAGES=3
+# @const GROUP_M=8
+# @launch sgemm grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BM * BN / 2048) num_stages=STAGES args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sgemm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BM)
+    tiles_n = tl.cdiv(N, BN)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    group_m = tl.minimum(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % per_group) % group_m
+    pid_n = (pid % per_group) // group_m
+
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    am = rm % M  # wrapped onto real rows: no mask on M or N in the loop
+    bn = rn % N
+    a_ptrs = A + am.to(tl.int64)[:, None] * K + rk[None, :]
+    b_ptrs = B + rk.to(tl.int64)[:, None] * N + bn[None, :]
+
+    acc = tl.zeros((BM, BN), dtype=tl.float16)  # BUG: an fp16 accumulator
+    for k0 in range(0, K, BK):
+        k_ok = rk < K - k0
+        a = tl.load(a_ptrs, mask=k_ok[None, :], other=0.0)
+        b = tl.load(b_ptrs, mask=k_ok[:, None], other=0.0)
+        acc = tl.dot(a.to(tl.float16), b.to(tl.float16), acc, out_dtype=tl.float16)  # BUG
+        a_ptrs += BK
+        b_ptrs += BK * N
+
+    c_ptrs = C + rm.to(tl.int64)[:, None] * N + rn[None, :]
+    tl.store(c_ptrs, acc.to(tl.float32), mask=(rm[:, None] < M) & (rn[None, :] < N))
