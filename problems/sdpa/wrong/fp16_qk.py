@@ -1,8 +1,8 @@
 # WRONG (Wrong Answer): solution.py computing the scores in fp16
-# (tl.dot(q, k^T, out_dtype=tl.float16)): a score near 40 is rounded by up to
-# 2^-6, which moves exp(scale * score) by a few percent at scale 1.3, far
-# beyond the tolerance. (At the default scale 1/sqrt(D) it can pass: the
-# scale-1.3 tests are what catch it.)
+# (tl.dot(q, k^T, out_dtype=tl.float16), then widened to fp32): a score near
+# 40 is rounded by up to 2^-6, which moves exp(scale * score) by a few
+# percent at scale 1.3, far beyond the tolerance. (At the default scale
+# 1/sqrt(D) it can pass: the scale-1.3 tests are what catch it.)
 #
 # @tune BLOCK_N=(64, 128)
 # @const BLOCK_M=128
@@ -39,7 +39,7 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
     for start_n in range(0, full_end, BLOCK_N):
         rows = start_n + offs_n
         k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :])
-        qk = tl.dot(q, tl.trans(k), out_dtype=tl.float16)
+        qk = tl.dot(q, tl.trans(k), out_dtype=tl.float16).to(tl.float32)
         m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
         p = tl.exp2(qk * qk_scale - m_new[:, None])
         alpha = tl.exp2(m_i - m_new)
@@ -54,7 +54,7 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
         k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :],
                     mask=rows[:, None] < Skv, other=0.0)
         visible = (rows[None, :] < Skv) & ((causal == 0) | (rows[None, :] <= offs_m[:, None]))
-        qk = tl.where(visible, tl.dot(q, tl.trans(k), out_dtype=tl.float16) * qk_scale, float("-inf"))
+        qk = tl.where(visible, tl.dot(q, tl.trans(k), out_dtype=tl.float16).to(tl.float32) * qk_scale, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(qk, 1))
         p = tl.exp2(qk - m_new[:, None])
         alpha = tl.exp2(m_i - m_new)
