@@ -12,10 +12,9 @@
 # 12 builds, each checked on every test and timed on every benchmark shape,
 # the fastest kept per shape. num_warps follows the tile (4 warps, 8 for
 # 128 x 256). num_stages is 4, or fewer when 4 slabs of (BM + BN) x BK halves
-# would not fit in 144 KiB of shared memory (128 x 256 x 64 and 64 x 256 x 64:
-# 3 stages).
-# Small tiles win where there are few of them (M = 128; 1024 x 1024), large
-# ones on the big squares.
+# would not fit in 144 KiB of shared memory (3 stages for 128 x 256 x 64 and
+# 64 x 256 x 64). Small tiles win where there are few of them (M = 128;
+# 1024 x 1024), large ones on the big squares.
 #
 # The 1-D grid is walked in grouped order (GROUP_M tile rows at a time, column
 # by column; problem 22) so that the programs running together share slabs of
