@@ -1,11 +1,11 @@
 # FlashAttention forward in Triton: O = softmax(scale * Q K^T) V and the row
 # log-sum-exp, without storing the scores.
 #
-# One program owns BLOCK_M = 128 query rows of one (b, h) (grid axis 1 is
-# b * H + h). Its Q tile stays on chip; the keys and values stream through in
-# tiles of BLOCK_N rows. For each tile: the scores qk = tl.dot(q, k^T) in
-# fp32, then the online softmax of problem 26 per row, in base 2 (the scale
-# and log2(e) folded into one multiply, exp2):
+# One program owns BLOCK_M query rows of one (b, h) (grid axis 1 is
+# b * H + h), 16 rows per warp. Its Q tile stays on chip; the keys and
+# values stream through in tiles of BLOCK_N rows. For each tile: the scores
+# qk = tl.dot(q, k^T) in fp32, then the online softmax of problem 26 per
+# row, in base 2 (the scale and log2(e) folded into one multiply, exp2):
 #   m_new = max(m, rowmax(qk)),  p = exp2(qk - m_new),  alpha = exp2(m - m_new)
 #   l = l * alpha + rowsum(p),   acc = acc * alpha + tl.dot(p.to(fp16), v)
 # At the end O = acc / l (one fp16 rounding) and LSE = (m + log2 l) * ln 2.
@@ -26,14 +26,15 @@
 # tl.where rather than an `if` (a run-time `if` must give its variables the
 # same types on both sides, and a size equal to 1 is a constant, not an i32).
 # The programs run in reverse order of their query blocks, so in causal
-# attention the longest ones start first. BLOCK_N is tuned, with 3 stages of
-# K and V tiles in flight for 64-key tiles and 2 for 128-key ones (at D = 128
-# a stage of those is 64 KiB of shared memory). HEAD_D = D is a constexpr
-# (one build per head dimension). Offsets of (b, h) are int64.
+# attention the longest ones start first. BLOCK_M (64 or 128 rows: 4 or 8
+# warps) and BLOCK_N are tuned, with 3 stages of K and V tiles in flight for
+# 64-key tiles and 2 for 128-key ones (at D = 128 a stage of those is 64 KiB
+# of shared memory). HEAD_D = D is a constexpr (one build per head
+# dimension). Offsets of (b, h) are int64.
 #
+# @tune BLOCK_M=(64, 128)
 # @tune BLOCK_N=(64, 128)
-# @const BLOCK_M=128
-# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=8 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=BLOCK_M/16 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
 import triton
 import triton.language as tl
 
@@ -57,9 +58,11 @@ def attn_fwd(Q, K, V, O, LSE, scale, causal, Sq, Skv,
     acc = tl.zeros((BLOCK_M, HEAD_D), tl.float32)
 
     # causal: the block's rows start_m .. start_m + BLOCK_M - 1 see keys up to
-    # their own index, so every key before start_m, none after the block
+    # their own index, so every key before start_m (whole tiles of them go to
+    # the unmasked loop), none after the block
     is_causal = causal != 0
-    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N, tl.where(is_causal, start_m, Skv))
+    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N,
+                          tl.where(is_causal, (start_m // BLOCK_N) * BLOCK_N, Skv))
     tail_end = tl.minimum(Skv, tl.where(is_causal, start_m + BLOCK_M, Skv))
 
     # whole tiles that every row of the block sees: no mask

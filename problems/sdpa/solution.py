@@ -61,9 +61,11 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
     acc = tl.zeros((BLOCK_M, HEAD_D), tl.float32)
 
     # causal: the block's rows start_m .. start_m + BLOCK_M - 1 see keys up to
-    # their own index, so every key before start_m, none after the block
+    # their own index, so every key before start_m (whole tiles of them go to
+    # the unmasked loop), none after the block
     is_causal = causal != 0
-    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N, tl.where(is_causal, start_m, Skv))
+    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N,
+                          tl.where(is_causal, (start_m // BLOCK_N) * BLOCK_N, Skv))
     tail_end = tl.minimum(Skv, tl.where(is_causal, start_m + BLOCK_M, Skv))
 
     # whole tiles that every row of the block sees: no mask

@@ -3,9 +3,9 @@
 # tl.dot(p, v, acc * alpha)): the values weighted before a larger score keep
 # their old, too large weights. Right while a row fits in one tile of keys.
 #
+# @tune BLOCK_M=(64, 128)
 # @tune BLOCK_N=(64, 128)
-# @const BLOCK_M=128
-# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=8 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=BLOCK_M/16 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
 import triton
 import triton.language as tl
 
@@ -29,9 +29,11 @@ def attn_fwd(Q, K, V, O, LSE, scale, causal, Sq, Skv,
     acc = tl.zeros((BLOCK_M, HEAD_D), tl.float32)
 
     # causal: the block's rows start_m .. start_m + BLOCK_M - 1 see keys up to
-    # their own index, so every key before start_m, none after the block
+    # their own index, so every key before start_m (whole tiles of them go to
+    # the unmasked loop), none after the block
     is_causal = causal != 0
-    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N, tl.where(is_causal, start_m, Skv))
+    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N,
+                          tl.where(is_causal, (start_m // BLOCK_N) * BLOCK_N, Skv))
     tail_end = tl.minimum(Skv, tl.where(is_causal, start_m + BLOCK_M, Skv))
 
     # whole tiles that every row of the block sees: no mask
