@@ -1,0 +1,43 @@
+# WRONG (Wrong Answer): solution.py walking K in whole slabs only
+# (K // BK iterations): the last K mod BK columns of A are never added, and
+# with K = 8 < BK (the first test) C is all zeros.
+#
+# @tune BM=(64, 128)
+# @tune BN=(64, 128, 256)
+# @tune BK=(32, 64)
+# @const STAGES=4
+# @const SMEM=147456
+# @const GROUP_M=8
+# @launch matmul grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=max(4, BM * BN / 4096) num_stages=min(STAGES, SMEM / ((BM + BN) * BK * 2)) args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+           GROUP_M: tl.constexpr):
+    # grouped order: GROUP_M tile rows at a time, walked column by column
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    in_group = pid % (GROUP_M * num_n)
+    first_m = (pid // (GROUP_M * num_n)) * GROUP_M
+    rows = tl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + in_group % rows
+    pid_n = in_group // rows
+
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = A + offs_m[:, None].to(tl.int64) * K + offs_k[None, :]
+    b_ptrs = B + offs_k[:, None].to(tl.int64) * N + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K // BK):
+        k_left = K - k * BK  # the last slab may be partial
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    c_ptrs = C + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

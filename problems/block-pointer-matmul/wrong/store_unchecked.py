@@ -1,0 +1,40 @@
+# WRONG (Memory Violation): solution.py storing the tile without
+# boundary_check: the whole BM x BN tile is written through C's strides,
+# including the elements outside the view. On the first test (a 1 x 1 view of
+# a 1-element buffer) that is hundreds of bytes past the end of C.
+#
+# @tune BM=(64, 128)
+# @tune BN=(128, 256)
+# @const BK=64
+# @const GROUP_M=8
+# @launch matmul grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=max(4, BM * BN / 4096) num_stages=3 args=(A, B, C, M, N, K, offA, sAm, sAk, offB, sBk, sBn, offC, sCm, sCn, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul(A, B, C, M, N, K, offA, sAm, sAk, offB, sBk, sBn, offC, sCm, sCn,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    in_group = pid % (GROUP_M * num_n)
+    first_m = (pid // (GROUP_M * num_n)) * GROUP_M
+    rows = tl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + in_group % rows
+    pid_n = in_group // rows
+
+    a_blk = tl.make_block_ptr(A + offA, shape=(M, K), strides=(sAm, sAk),
+                              offsets=(pid_m * BM, 0), block_shape=(BM, BK), order=(1, 0))
+    b_blk = tl.make_block_ptr(B + offB, shape=(K, N), strides=(sBk, sBn),
+                              offsets=(0, pid_n * BN), block_shape=(BK, BN), order=(1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_blk, boundary_check=(0, 1), padding_option="zero")
+        acc = tl.dot(a, b, acc)
+        a_blk = tl.advance(a_blk, (0, BK))
+        b_blk = tl.advance(b_blk, (BK, 0))
+    c_blk = tl.make_block_ptr(C + offC, shape=(M, N), strides=(sCm, sCn),
+                              offsets=(pid_m * BM, pid_n * BN), block_shape=(BM, BN), order=(1, 0))
+    tl.store(c_blk, acc.to(tl.float16))

@@ -1,0 +1,39 @@
+# WRONG (Wrong Answer): solution.py accumulating in fp16 (an fp16
+# accumulator and tl.dot(..., out_dtype=tl.float16)): the rounding of every
+# slab's sum grows with K past the 1e-4 * S allowance.
+#
+# @tune BK=(32, 64)
+# @tune WARPS=(4, 8)
+# @launch matmul grid=(cdiv(M, 128) * cdiv(N, 128)) num_warps=WARPS num_stages=4 args=(A, B, C, tile_order, M, N, K, GROUP_M, BM=128, BN=128, BK=BK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul(A, B, C, tile_order, M, N, K, GROUP_M,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    in_group = pid % (GROUP_M * num_n)
+    first_m = (pid // (GROUP_M * num_n)) * GROUP_M
+    rows = tl.minimum(num_m - first_m, GROUP_M)  # the last group may be shorter
+    tile_m = first_m + in_group % rows
+    tile_n = in_group // rows
+    tl.store(tile_order + pid, tile_m * num_n + tile_n)
+
+    offs_m = tile_m * BM + tl.arange(0, BM)
+    offs_n = tile_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = A + offs_m[:, None].to(tl.int64) * K + offs_k[None, :]
+    b_ptrs = B + offs_k[:, None].to(tl.int64) * N + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float16)
+    for k in range(0, tl.cdiv(K, BK)):
+        k_left = K - k * BK
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    c_ptrs = C + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

@@ -1,0 +1,36 @@
+# WRONG (Wrong Answer): solution.py ignoring GROUP_M and walking the tiles in
+# row-major order (tile_m = pid // num_n, tile_n = pid % num_n). C is right;
+# tile_order is right only for the GROUP_M = 1 and one-tile tests.
+#
+# @tune BK=(32, 64)
+# @tune WARPS=(4, 8)
+# @launch matmul grid=(cdiv(M, 128) * cdiv(N, 128)) num_warps=WARPS num_stages=4 args=(A, B, C, tile_order, M, N, K, GROUP_M, BM=128, BN=128, BK=BK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul(A, B, C, tile_order, M, N, K, GROUP_M,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    tile_m = pid // num_n
+    tile_n = pid % num_n
+    tl.store(tile_order + pid, tile_m * num_n + tile_n)
+
+    offs_m = tile_m * BM + tl.arange(0, BM)
+    offs_n = tile_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = A + offs_m[:, None].to(tl.int64) * K + offs_k[None, :]
+    b_ptrs = B + offs_k[:, None].to(tl.int64) * N + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        k_left = K - k * BK
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    c_ptrs = C + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

@@ -1,0 +1,42 @@
+# WRONG (Wrong Answer): solution.py rounding the cos/sin values to bf16 (the
+# dtype of q and k) before the rotation. Where the two products nearly cancel,
+# the rounding errors of c and s (2^-9 of each) are far larger than the small
+# result's tolerance: about 6% of the outputs fail.
+#
+# @tune BLOCK_H=(4, 8, 16)
+# @launch rope grid=(T * (cdiv(Hq, BLOCK_H) + cdiv(Hk, BLOCK_H))) num_warps=4 args=(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, D / 2, BLOCK_H=BLOCK_H, HALF=max(16, next_pow2(D / 2)))
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rotate_heads(x, out, t, h0, H, D, half, c, s, BLOCK_H: tl.constexpr, HALF: tl.constexpr):
+    h = h0 + tl.arange(0, BLOCK_H)
+    i = tl.arange(0, HALF)
+    mask = (h[:, None] < H) & (i[None, :] < half)
+    first = (t * H + h) * D  # int64 (t is): T*H*D can pass 2^31
+    lo = first[:, None] + i[None, :]
+    x1 = tl.load(x + lo, mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(x + lo + half, mask=mask, other=0.0).to(tl.float32)
+    o1 = x1 * c[None, :] - x2 * s[None, :]
+    o2 = x2 * c[None, :] + x1 * s[None, :]
+    tl.store(out + lo, o1.to(tl.bfloat16), mask=mask)
+    tl.store(out + lo + half, o2.to(tl.bfloat16), mask=mask)
+
+
+@triton.jit
+def rope(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, half,
+         BLOCK_H: tl.constexpr, HALF: tl.constexpr):
+    nq = tl.cdiv(Hq, BLOCK_H)
+    per_token = nq + tl.cdiv(Hk, BLOCK_H)
+    pid = tl.program_id(0)
+    t = (pid // per_token).to(tl.int64)
+    tile = pid % per_token
+    p = tl.load(positions + t).to(tl.int64)
+    i = tl.arange(0, HALF)
+    c = tl.load(cos_table + p * half + i, mask=i < half, other=0.0).to(tl.bfloat16).to(tl.float32)
+    s = tl.load(sin_table + p * half + i, mask=i < half, other=0.0).to(tl.bfloat16).to(tl.float32)
+    if tile < nq:
+        rotate_heads(q, q_out, t, tile * BLOCK_H, Hq, D, half, c, s, BLOCK_H, HALF)
+    else:
+        rotate_heads(k, k_out, t, (tile - nq) * BLOCK_H, Hk, D, half, c, s, BLOCK_H, HALF)

@@ -1,0 +1,55 @@
+# WRONG (Wrong Answer): solution.py without its second loop over keys, so
+# only whole, unmasked tiles are attended to: the last Skv mod BLOCK_N keys
+# are dropped (and, when causal, the diagonal tiles). With Skv < BLOCK_N (the
+# first test: Sq = Skv = 1) no key is seen and every output is 0/0.
+#
+# @tune BLOCK_N=(64, 128)
+# @const BLOCK_M=128
+# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=8 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
+             HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    start_m = (tl.num_programs(0) - 1 - tl.program_id(0)) * BLOCK_M
+    bh = tl.program_id(1).to(tl.int64)
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_D)
+    k_base = K + bh * Skv * HEAD_D
+    v_base = V + bh * Skv * HEAD_D
+    q = tl.load(Q + bh * Sq * HEAD_D + offs_m[:, None] * HEAD_D + offs_d[None, :],
+                mask=offs_m[:, None] < Sq, other=0.0)
+    qk_scale = scale * 1.4426950408889634  # log2(e): exp(x) = exp2(x * log2(e))
+
+    m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_D), tl.float32)
+
+    # causal: the block's rows start_m .. start_m + BLOCK_M - 1 see keys up to
+    # their own index, so every key before start_m (whole tiles of them go to
+    # the unmasked loop), none after the block
+    is_causal = causal != 0
+    full_end = tl.minimum((Skv // BLOCK_N) * BLOCK_N,
+                          tl.where(is_causal, (start_m // BLOCK_N) * BLOCK_N, Skv))
+    tail_end = tl.minimum(Skv, tl.where(is_causal, start_m + BLOCK_M, Skv))
+
+    # whole tiles that every row of the block sees: no mask
+    for start_n in range(0, full_end, BLOCK_N):
+        rows = start_n + offs_n
+        k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :])
+        qk = tl.dot(q, tl.trans(k))
+        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.exp2(qk * qk_scale - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_base + rows[:, None] * HEAD_D + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_new
+
+    in_q = offs_m < Sq
+    o = acc / l_i[:, None]
+    tl.store(O + bh * Sq * HEAD_D + offs_m[:, None] * HEAD_D + offs_d[None, :],
+             o.to(tl.float16), mask=in_q[:, None])

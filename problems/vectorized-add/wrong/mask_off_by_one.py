@@ -1,0 +1,26 @@
+# WRONG (Wrong Answer): solution.py with the tail mask one element short
+# (offs < N - 1): the last element of C is never written and keeps the judge's
+# NaN poison.
+#
+# @tune BLOCK=(1024, 2048, 4096)
+# @tune WARPS=(4, 8)
+# @launch vadd grid=(cdiv(N, BLOCK)) num_warps=WARPS args=(A, B, C, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd(A, B, C, N, BLOCK: tl.constexpr):
+    start = tl.program_id(0).to(tl.int64) * BLOCK
+    offs = start + tl.arange(0, BLOCK)
+    if start + BLOCK <= N:
+        # a whole block inside the vectors: no mask, 16-byte accesses
+        a = tl.load(A + offs)
+        b = tl.load(B + offs)
+        tl.store(C + offs, a + b)
+    else:
+        # the last, partial block: masked element accesses
+        mask = offs < N - 1
+        a = tl.load(A + offs, mask=mask)
+        b = tl.load(B + offs, mask=mask)
+        tl.store(C + offs, a + b, mask=mask)

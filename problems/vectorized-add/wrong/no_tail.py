@@ -1,0 +1,20 @@
+# WRONG (Wrong Answer): solution.py without the masked branch. The full
+# blocks are added with 16-byte accesses, but the last N mod BLOCK elements
+# are never written, so they keep the judge's NaN poison (N = 1 already fails).
+#
+# @tune BLOCK=(1024, 2048, 4096)
+# @tune WARPS=(4, 8)
+# @launch vadd grid=(cdiv(N, BLOCK)) num_warps=WARPS args=(A, B, C, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd(A, B, C, N, BLOCK: tl.constexpr):
+    start = tl.program_id(0).to(tl.int64) * BLOCK
+    offs = start + tl.arange(0, BLOCK)
+    if start + BLOCK <= N:
+        # a whole block inside the vectors: no mask, 16-byte accesses
+        a = tl.load(A + offs)
+        b = tl.load(B + offs)
+        tl.store(C + offs, a + b)

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""triton-speed.py - issue 11's speed bar for the Triton solutions, on the GPU machine.
+
+    make gpu-validate SHARD=K/N ...            (the timed validate writes BUILD/validate.json)
+    python3 scripts/triton-speed.py VALIDATE.json [PROBLEM ...]
+
+For each problem of the table below whose solution.py the timed validate
+judged Accepted, every benchmark shape is held against the bar of issue 11:
+- memory-bound problems: at least 90% of the copy bandwidth the worker
+  measured (the "gpu" block of the result), under the problem's bytes
+  formula, or under the bytes model named here (online-softmax: 12MN, two
+  reads and a write; the decode shape of kv-cache-append is launch-bound
+  and only reported);
+- matmul and attention: at most 1.25 x the time PyTorch takes on the same
+  shape, measured here with CUDA events, L2 flushed before each timed call
+  (as the judge does), median of 20: torch.matmul (cuBLAS) for the matmul
+  family, views included for block-pointer-matmul, and
+  F.scaled_dot_product_attention for sdpa and flash-attention.
+Needs PyTorch (on the GPU machine: /opt/torch/.venv/bin/python3, plain
+python3 there). Prints one line per shape and ends with
+"N passed, N failed, N skipped" (a problem that has no solution.py row in the
+file, or was not Accepted, fails; one not in the file is skipped).
+"""
+import json
+import sys
+
+MEMORY = {  # problem: (factor on the judge's gbps, shapes only reported)
+    "vectorized-add": (1.0, set()),
+    "kv-cache-append": (1.0, {"decode 256x8 T=1"}),
+    "rope": (1.0, set()),
+    "online-softmax": (1.5, set()),  # gbps is under 8MN; the bar is stated under 12MN
+}
+COMPUTE = {"autotuned-matmul", "grouped-matmul", "split-k-matmul", "block-pointer-matmul",
+           "sdpa", "flash-attention"}
+
+
+def torch_time(fn, torch, reps=20):
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(reps):
+        flush.zero_()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def torch_op(problem, sizes, scalars, torch):
+    """A zero-argument function doing the problem's operation on fresh inputs of the shape."""
+    F = torch.nn.functional
+    h = dict(device="cuda", dtype=torch.float16)
+    if problem in ("autotuned-matmul", "grouped-matmul", "split-k-matmul"):
+        a = torch.randn(sizes["M"], sizes["K"], **h)
+        b = torch.randn(sizes["K"], sizes["N"], **h)
+        return lambda: torch.matmul(a, b)
+    if problem == "block-pointer-matmul":
+        M, N, K = sizes["M"], sizes["N"], sizes["K"]
+        abuf = torch.randn(sizes["LA"], **h)
+        bbuf = torch.randn(sizes["LB"], **h)
+        a = abuf.as_strided((M, K), (scalars["sAm"], scalars["sAk"]), scalars["offA"])
+        b = bbuf.as_strided((K, N), (scalars["sBk"], scalars["sBn"]), scalars["offB"])
+        return lambda: torch.matmul(a, b)
+    if problem in ("sdpa", "flash-attention"):
+        B, H, Sq, Skv, D = (sizes[k] for k in ("B", "H", "Sq", "Skv", "D"))
+        q = torch.randn(B, H, Sq, D, **h)
+        k = torch.randn(B, H, Skv, D, **h)
+        v = torch.randn(B, H, Skv, D, **h)
+        causal = bool(scalars.get("causal", 0))
+        scale = scalars.get("scale")
+        return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+    raise KeyError(problem)
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    data = json.load(open(argv[1]))
+    wanted = argv[2:] or sorted(set(MEMORY) | COMPUTE)
+    torch = None
+    p = f = s = 0
+    for pid in wanted:
+        if pid not in data:
+            s += 1
+            print(f"skip {pid}: not in {argv[1]}")
+            continue
+        rows = [r for r in data[pid] if r["file"] == "solution.py"]
+        if not rows or rows[0]["got"] != "AC" or not rows[0]["result"].get("benches"):
+            f += 1
+            got = rows[0]["got"] if rows else "no solution.py row"
+            print(f"FAIL {pid}: solution.py was not timed as Accepted ({got})")
+            continue
+        res = rows[0]["result"]
+        spec = json.load(open(f"problems/{pid}/problem.json"))
+        cases = {b["name"]: b for b in spec["benchmarks"]}
+        copy = res.get("gpu", {}).get("copy_gbps", 0)
+        for b in res["benches"]:
+            name = f"{pid} {b['name']}"
+            if pid in MEMORY:
+                factor, report_only = MEMORY[pid]
+                gbps = b["gbps"] * factor
+                pct = 100 * gbps / copy if copy else 0
+                line = f"{name}: {b['median_ms']:.4f} ms, {gbps:.0f} GB/s = {pct:.1f}% of copy"
+                if b["name"] in report_only:
+                    s += 1
+                    print(f"skip {line} (launch-bound: reported only)")
+                elif pct >= 90:
+                    p += 1
+                    print(f"ok   {line}")
+                else:
+                    f += 1
+                    print(f"FAIL {line} (90% required)")
+                continue
+            if torch is None:
+                import torch as torch_mod
+                torch = torch_mod
+            case = cases[b["name"]]
+            sizes = case["sizes"][0] if isinstance(case["sizes"], list) else case["sizes"]
+            scalars = dict((x["name"], x["value"]) for x in spec.get("scalars", []))
+            scalars.update(case.get("scalars", {}))
+            ref = torch_time(torch_op(pid, sizes, scalars, torch), torch)
+            ratio = b["median_ms"] / ref
+            line = f"{name}: Triton {b['median_ms']:.4f} ms, PyTorch {ref:.4f} ms: {ratio:.2f}x"
+            if ratio <= 1.25:
+                p += 1
+                print(f"ok   {line}")
+            else:
+                f += 1
+                print(f"FAIL {line} (1.25x allowed)")
+    print(f"{p} passed, {f} failed, {s} skipped")
+    return 1 if f else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
