@@ -58,9 +58,18 @@ BASE=http://127.0.0.1:$PORT
 mkdir -p "$art"
 rm -f "$art"/*.png
 # The problems, with vector-add offered in Triton too (its own starter.py and
-# solution.py once problems/ has them; until then tests/cpu/lib's).
+# solution.py once problems/ has them; until then tests/cpu/lib's), and relu
+# in CUDA only (its .py files and their controls removed), so that the page
+# shows both kinds whatever problems/ holds.
 . tests/cpu/lib/triton-problem.sh
-cp -r problems "$T/problems" && triton_problem problems/vector-add "$T/problems" || {
+cuda_only() {
+    local d=$1
+    find "$d" -name '*.py' -delete &&
+        jq '.controls |= with_entries(select(.key | endswith(".py") | not))' "$d/problem.json" \
+            >"$d/problem.json.new" && mv "$d/problem.json.new" "$d/problem.json"
+}
+cp -r problems "$T/problems" && triton_problem problems/vector-add "$T/problems" &&
+    cuda_only "$T/problems/relu" || {
     echo "FAIL: could not prepare the problems with a Triton vector-add"
     fail=1
     summary
