@@ -78,16 +78,17 @@
 #define BW_TRITON_NOFILE       256          /* RLIMIT_NOFILE of the Triton compiler */
 #define BW_TRITON_NPROC        256          /* RLIMIT_NPROC: its threads and processes (user ns) */
 #define BW_TRITON_MAX_KERNELS  128          /* kernel variants in one compile request */
-#define BW_TRITON_MAX_BINDS    112          /* paths of the Python + Triton install in its root */
-#define BW_TRITON_OUTPUT_BYTES (64 * 1024)  /* its stdout+stderr kept as the log */
-#define BW_TRITON_RESULT_BYTES (256 << 20)  /* one result record: cubins, PTX, diagnostics */
-#define BW_TRITON_DIAG_BYTES   2048         /* one diagnostic's message, as the compiler sends it */
-#define BW_TRITON_NAME_BYTES   256          /* a kernel's entry symbol in its cubin */
-#define BW_TRITON_MAX_SHARED   (1 << 20)    /* dynamic shared memory a build may ask (sanity) */
-#define BW_TRITON_MAX_SCRATCH  (1 << 20)    /* global or profile scratch a build asks per program */
-#define BW_TRITON_START_MS     30000        /* a started compiler's wait for readiness */
-#define BW_TRITON_PROBE_MS     60000        /* triton_probe: import Triton, compile one kernel */
-#define BW_TRITON_PROBE_BYTES  (1 << 20)    /* the probe's answer: the installation's paths */
+#define BW_TRITON_MAX_VARIANTS 32          /* builds of one @tune configuration (one runner load) */
+#define BW_TRITON_MAX_BINDS    112         /* paths of the Python + Triton install in its root */
+#define BW_TRITON_OUTPUT_BYTES (64 * 1024) /* its stdout+stderr kept as the log */
+#define BW_TRITON_RESULT_BYTES (256 << 20) /* one result record: cubins, PTX, diagnostics */
+#define BW_TRITON_DIAG_BYTES   2048        /* one diagnostic's message, as the compiler sends it */
+#define BW_TRITON_NAME_BYTES   256         /* a kernel's entry symbol in its cubin */
+#define BW_TRITON_MAX_SHARED   (1 << 20)   /* dynamic shared memory a build may ask (sanity) */
+#define BW_TRITON_MAX_SCRATCH  (1 << 20)   /* global or profile scratch a build asks per program */
+#define BW_TRITON_START_MS     30000       /* a started compiler's wait for readiness */
+#define BW_TRITON_PROBE_MS     60000       /* triton_probe: import Triton, compile one kernel */
+#define BW_TRITON_PROBE_BYTES  (1 << 20)   /* the probe's answer: the installation's paths */
 
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */

@@ -161,16 +161,19 @@ static int checks_reference(struct session *s, const struct problem_case *c,
 }
 
 /* Phase 4: the timed samples, gathering the checked elements of each. */
-static int time_plan(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
-                     uint32_t base, const struct bench_checks *k, struct bench_result *bres,
-                     enum verdict *verdict, char **why_out, char **cause)
+static int time_plan(struct session *s, const struct program *pg, size_t config,
+                     const struct problem_case *c, const struct plan *sub_pl, uint32_t base,
+                     const struct bench_checks *k, struct bench_result *bres, enum verdict *verdict,
+                     char **why_out, char **cause)
 {
     struct bench_request brq = {0};
     const struct bench_reply *brep = &bres->reply;
     char *why = NULL;
     int rc;
 
-    run_plan_from_plan(sub_pl, s->seed, base, &brq.plan);
+    rc = program_run_plan(pg, config, sub_pl, s->seed, base, &brq.plan, cause);
+    if (rc)
+        return rc;
     for (int o = 0; o < k->n; o++)
         brq.plan.gather[brq.plan.n_gather++] =
             (struct run_gather){k->sub_buf[o], k->offset[o], k->count[o]};
@@ -369,7 +372,7 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     if (rc == BW_OK)
         rc = checks_reference(s, c, &ref_pl, base, &k, cause);
     if (rc == BW_OK)
-        rc = time_plan(s, c, &sub_pl, base, &k, &bres, verdict, why_out, cause);
+        rc = time_plan(s, pg, config, c, &sub_pl, base, &k, &bres, verdict, why_out, cause);
     session_gate_leave(s, true);
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
         rc = verify_samples(s, c, &sub_pl, &k, &bres, verdict, why_out, cause);

@@ -10,9 +10,13 @@
 #include "common/sha256.h"
 #include "common/banned.h"
 
+/* An entry holds an NVRTC build or a Triton compile's builds (their keys
+ * never collide: each kind's key hashes its own tag first). */
 struct build_entry {
     char key[65];
-    struct compile_result r; /* owned */
+    bool triton;
+    struct compile_result r; /* owned, when !triton */
+    struct triton_result t;  /* owned, when triton */
     size_t bytes;            /* what it costs the cache */
     unsigned long used;      /* tick of the last use */
 };
@@ -24,6 +28,14 @@ struct build_cache {
     size_t bytes;
     unsigned long tick, hits, misses;
 };
+
+static void entry_release(struct build_entry *e)
+{
+    if (e->triton)
+        triton_result_release(&e->t);
+    else
+        compile_result_release(&e->r);
+}
 
 struct build_cache *build_cache_new(void)
 {
@@ -39,7 +51,7 @@ void build_cache_free(struct build_cache *c)
     if (!c)
         return;
     for (int i = 0; i < c->n; i++)
-        compile_result_release(&c->entries[i].r);
+        entry_release(&c->entries[i]);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -73,6 +85,26 @@ void build_cache_key(const struct compile_request *rq, char key[65])
         put_string(&h, rq->options[i]);
     put_field(&h, &sandboxed, 1);
     sha256_final_hex(&h, key);
+}
+
+bool build_cache_triton_key(const struct triton_request *rq, char key[65])
+{
+    struct buf wire;
+    struct sha256 h;
+    unsigned char sandboxed = !rq->no_sandbox;
+    bool ok;
+
+    buf_init(&wire, BW_TRITON_RESULT_BYTES);
+    ok = triton_request_encode(rq, &wire, NULL) == BW_OK;
+    if (ok) {
+        sha256_init(&h);
+        put_string(&h, "blockwise-triton-1");
+        put_field(&h, wire.data, wire.len);
+        put_field(&h, &sandboxed, 1);
+        sha256_final_hex(&h, key);
+    }
+    buf_release(&wire);
+    return ok;
 }
 
 static char *dup_or_null(const char *s)
@@ -124,6 +156,15 @@ static size_t cost(const struct compile_result *r)
     return r->cubin_len + (r->ptx ? strlen(r->ptx) : 0) + (r->log ? strlen(r->log) : 0) + 1024;
 }
 
+static size_t triton_cost(const struct triton_result *t)
+{
+    size_t bytes = (t->log ? strlen(t->log) : 0) + 1024;
+
+    for (size_t i = 0; i < t->n_builds; i++)
+        bytes += t->builds[i].cubin_len + (t->builds[i].ptx ? strlen(t->builds[i].ptx) : 0) + 256;
+    return bytes;
+}
+
 static struct build_entry *find(struct build_cache *c, const char key[65])
 {
     for (int i = 0; i < c->n; i++)
@@ -135,58 +176,86 @@ static struct build_entry *find(struct build_cache *c, const char key[65])
 static void evict(struct build_cache *c, int i)
 {
     c->bytes -= c->entries[i].bytes;
-    compile_result_release(&c->entries[i].r);
+    entry_release(&c->entries[i]);
     c->entries[i] = c->entries[--c->n];
 }
 
-bool build_cache_get(struct build_cache *c, const char key[65], struct compile_result *out)
+/* Copies entry `key`'s build (of the kind `triton` says) into out; counts the look-up. */
+static bool get_entry(struct build_cache *c, const char key[65], bool triton, void *out)
 {
     struct build_entry *e;
     bool found = false;
 
-    memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&c->lock);
     e = find(c, key);
-    if (e && copy_result(out, &e->r)) {
+    if (e && e->triton == triton)
+        found = triton ? triton_result_copy(out, &e->t) : copy_result(out, &e->r);
+    if (found) {
         e->used = ++c->tick;
-        out->from_cache = true;
-        found = true;
-    }
-    if (found)
         c->hits++;
-    else
+    } else {
         c->misses++;
+    }
     pthread_mutex_unlock(&c->lock);
     return found;
 }
 
-void build_cache_put(struct build_cache *c, const char key[65], const struct compile_result *r)
+bool build_cache_get(struct build_cache *c, const char key[65], struct compile_result *out)
 {
-    struct build_entry fresh;
-    size_t bytes = cost(r);
+    memset(out, 0, sizeof(*out));
+    if (!get_entry(c, key, false, out))
+        return false;
+    out->from_cache = true;
+    return true;
+}
 
-    if (r->failure || bytes > BW_BUILD_CACHE_BYTES || !copy_result(&fresh.r, r))
-        return;
-    snprintf(fresh.key, sizeof(fresh.key), "%s", key);
-    fresh.bytes = bytes;
+bool build_cache_get_triton(struct build_cache *c, const char key[65], struct triton_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    return get_entry(c, key, true, out);
+}
+
+/* Inserts `fresh` (stolen), evicting the least recently used entries to make room. */
+static void put_entry(struct build_cache *c, const char key[65], struct build_entry *fresh)
+{
+    snprintf(fresh->key, sizeof(fresh->key), "%s", key);
     pthread_mutex_lock(&c->lock);
     if (find(c, key)) { /* another slot built it meanwhile */
         pthread_mutex_unlock(&c->lock);
-        compile_result_release(&fresh.r);
+        entry_release(fresh);
         return;
     }
     while (c->n > 0 &&
-           (c->n == BW_BUILD_CACHE_ENTRIES || c->bytes + bytes > BW_BUILD_CACHE_BYTES)) {
+           (c->n == BW_BUILD_CACHE_ENTRIES || c->bytes + fresh->bytes > BW_BUILD_CACHE_BYTES)) {
         int oldest = 0;
         for (int i = 1; i < c->n; i++)
             if (c->entries[i].used < c->entries[oldest].used)
                 oldest = i;
         evict(c, oldest);
     }
-    fresh.used = ++c->tick;
-    c->entries[c->n++] = fresh;
-    c->bytes += bytes;
+    fresh->used = ++c->tick;
+    c->entries[c->n++] = *fresh;
+    c->bytes += fresh->bytes;
     pthread_mutex_unlock(&c->lock);
+}
+
+void build_cache_put(struct build_cache *c, const char key[65], const struct compile_result *r)
+{
+    struct build_entry fresh = {.bytes = cost(r)};
+
+    if (r->failure || fresh.bytes > BW_BUILD_CACHE_BYTES || !copy_result(&fresh.r, r))
+        return;
+    put_entry(c, key, &fresh);
+}
+
+void build_cache_put_triton(struct build_cache *c, const char key[65],
+                            const struct triton_result *t)
+{
+    struct build_entry fresh = {.triton = true, .bytes = triton_cost(t)};
+
+    if (t->failure || fresh.bytes > BW_BUILD_CACHE_BYTES || !triton_result_copy(&fresh.t, t))
+        return;
+    put_entry(c, key, &fresh);
 }
 
 void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned long *misses)

@@ -11,6 +11,11 @@
  * most recently used ones, up to BW_BUILD_CACHE_ENTRIES and
  * BW_BUILD_CACHE_BYTES.
  *
+ * A Triton compile (triton_compile.h) is kept the same way, as one entry
+ * per request (all the kernel variants of a submission), keyed by the
+ * request's wire encoding: source, architecture, every kernel's signature,
+ * specialisation, constexprs, warps and stages.
+ *
  * Only builds the source decides are kept: a cubin, or compile errors. A
  * compile stopped by a time, CPU or memory limit (compile_result.failure)
  * may depend on the machine's load and is never kept. Thread-safe: judgings
@@ -22,6 +27,7 @@
 #include <stdbool.h>
 
 #include "judge/compile.h"
+#include "judge/triton_compile.h"
 
 struct build_cache;
 
@@ -39,6 +45,15 @@ bool build_cache_get(struct build_cache *c, const char key[65], struct compile_r
 
 /* Keeps a copy of `r` under `key` when the source decided it (see above). */
 void build_cache_put(struct build_cache *c, const char key[65], const struct compile_result *r);
+
+/* The key of a Triton request (false when the request is invalid: then it
+ * is not cached, and its compile fails with the reason). */
+bool build_cache_triton_key(const struct triton_request *rq, char key[65]);
+
+/* As build_cache_get and build_cache_put, for a Triton compile's result. */
+bool build_cache_get_triton(struct build_cache *c, const char key[65], struct triton_result *out);
+void build_cache_put_triton(struct build_cache *c, const char key[65],
+                            const struct triton_result *t);
 
 /* Look-ups that found a build, and those that did not. */
 void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned long *misses);

@@ -189,7 +189,7 @@ static int rebuild_plan(struct session *s, struct rebuild *rb)
     size_t n_combos = 0;
     int rc;
 
-    rc = program_parse(&rb->v, p, s->source, s->len, PLAN_SUBMISSION, &diags);
+    rc = program_parse(&rb->v, p, s->sub.lang, s->source, s->len, PLAN_SUBMISSION, &diags);
     diag_list_release(&diags);
     if (rc)
         return rc;

@@ -21,6 +21,7 @@
 #include "judge/score.h"
 #include "judge/session.h"
 #include "judge/tests.h"
+#include "judge/triton_compile.h"
 #include "common/banned.h"
 
 #define STEP_STOP 1 /* a step's result: the verdict is set, skip the remaining steps */
@@ -85,10 +86,17 @@ static int step_parse(struct pipeline *pl, char **why)
     struct session *s = &pl->s;
     struct judge_result *out = s->res;
 
-    if (program_parse(&s->sub, s->p, s->source, s->len, PLAN_SUBMISSION, &out->diags)) {
+    if (program_parse(&s->sub, s->p, s->lang, s->source, s->len, PLAN_SUBMISSION, &out->diags)) {
         out->verdict = VERDICT_COMPILE_ERROR;
         set_message(out, "%s",
                     out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
+        return STEP_STOP;
+    }
+    if (s->lang != LANG_CUDA && !s->cfg->languages[s->lang].available) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "this judge cannot compile %s (%s)", language_title(s->lang),
+                    s->cfg->languages[s->lang].reason[0] ? s->cfg->languages[s->lang].reason
+                                                         : "not found here");
         return STEP_STOP;
     }
     if (reference_prepare(s, &pl->ref_source, &pl->build.ref_len, why)) {
@@ -121,7 +129,10 @@ static void *build_thread(void *arg)
     pthread_t ref;
     bool ref_started = pthread_create(&ref, NULL, build_reference, j) == 0;
 
-    j->rc = program_compile(&j->s->sub, &t, j->source, j->len, "submission.cu", &j->cause);
+    char filename[32];
+
+    snprintf(filename, sizeof(filename), "submission%s", language_extension(j->s->lang));
+    j->rc = program_compile(&j->s->sub, &t, j->source, j->len, filename, &j->cause);
     j->ms = now_ms() - t0;
     if (ref_started)
         pthread_join(ref, NULL);
@@ -388,6 +399,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
 
     pl.build = (struct build_job){.s = s, .source = source, .len = len};
     s->job = opts && opts->job ? opts->job : p->id;
+    s->lang = opts ? opts->language : LANG_CUDA;
     if (init_result(out, p, cfg)) {
         judge_result_release(out);
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
@@ -468,4 +480,21 @@ void judge_config_release(struct judge_config *cfg)
 {
     free(cfg->no_gpu_reason);
     cfg->no_gpu_reason = NULL;
+}
+
+void judge_probe_languages(struct judge_config *cfg, const char *python)
+{
+    struct judge_language *t = &cfg->languages[LANG_TRITON];
+    char *version = NULL, *cause = NULL;
+
+    cfg->languages[LANG_CUDA].available = true;
+    memset(t, 0, sizeof(*t));
+    if (triton_probe(python, &version, &cause) == BW_OK) {
+        t->available = true;
+        snprintf(t->version, sizeof(t->version), "%s", version ? version : "");
+    } else {
+        snprintf(t->reason, sizeof(t->reason), "%s", cause ? cause : "Triton was not found");
+    }
+    free(version);
+    free(cause);
 }

@@ -61,7 +61,12 @@ struct build_cache;
 struct judge_language {
     bool available;   /* e.g. Triton: triton_probe() found it */
     char version[32]; /* "3.6.0" */
+    char reason[256]; /* why not, when !available ("no module named triton") */
 };
+
+/* Fills cfg->languages: CUDA is always there (NVRTC); Triton when
+ * triton_probe() finds it (python NULL: $BLOCKWISE_PYTHON or python3). */
+void judge_probe_languages(struct judge_config *cfg, const char *python);
 
 /* Long-lived settings of a judge (a CLI run or a worker). Read-only while judging. */
 struct judge_config {
@@ -83,6 +88,8 @@ struct judge_config {
 typedef void (*judge_event_fn)(json_t *event /* borrowed */, void *arg);
 
 struct judge_options {
+    enum language language;    /* the submission's (zeroed: LANG_CUDA); LANG_TRITON needs
+                                  cfg->languages[LANG_TRITON].available */
     bool tests_only;           /* Run: tests only; Submit: tests, then timing */
     uint64_t seed;             /* secret input seed; 0: a fresh random one */
     const char *job;           /* what log lines about this judging name ("submission 42", a

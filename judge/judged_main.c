@@ -42,7 +42,7 @@ enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXI
 /* The usage text: a format taking the --grace range and default. */
 #define USAGE_TEXT                                                                                 \
     "usage: judged --server URL --token-file FILE [--gpu N] [options]   (the worker)\n"            \
-    "       judged check [options] PROBLEM_DIR FILE.cu\n"                                          \
+    "       judged check [options] PROBLEM_DIR FILE.cu|FILE.py   (.py: Triton)\n"                  \
     "       judged validate [options] PROBLEM_DIR...\n"                                            \
     "       judged calibrate [options]\n"                                                          \
     "       judged dump [options] PROBLEM_DIR OUT_DIR    write test inputs and reference "         \
@@ -54,6 +54,7 @@ enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXI
     "  --json            print the result as JSON (for tools)\n"                                   \
     "  --tests-only      check correctness only, skip timing (a Run, not a Submit)\n"              \
     "  --progress        print progress events as they happen (to stderr)\n"                       \
+    "  --language L      validate: only the controls in L (cuda or triton)\n"                      \
     "  --seed HEX        input seed (default: a fresh secret one)\n"                               \
     "  --device N        CUDA device ordinal (default 0)\n"                                        \
     "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"     \
@@ -69,10 +70,15 @@ enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXI
     "  --grace S         on SIGTERM, finish a job that ends within S seconds, else give it\n"      \
     "                    back to the queue (1..%d, default %d)\n"                                  \
     "  --slots N         jobs judged at once on this GPU (1..%d, default %d): Runs overlap,\n"     \
-    "                    timing runs alone\n"
+    "                    timing runs alone\n"                                                      \
+    "\n"                                                                                           \
+    "Triton (.py) submissions compile with $BLOCKWISE_PYTHON, else python3 on PATH, which\n"       \
+    "must import triton (3.3 or later); a worker registers Triton only when it does.\n"
 
 struct cli {
     bool json, tests_only, progress, recalibrate;
+    bool only_language; /* validate: only the controls in `language` */
+    enum language language;
     uint64_t seed;
     struct judge_config cfg;
     char *cache_dir; /* owned */
@@ -89,12 +95,19 @@ static void usage(FILE *f)
 static int parse_options(int argc, char **argv, struct cli *cli)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},         {"tests-only", no_argument, NULL, 't'},
-        {"progress", no_argument, NULL, 'p'},     {"seed", required_argument, NULL, 's'},
-        {"device", required_argument, NULL, 'd'}, {"arch", required_argument, NULL, 'a'},
-        {"cache", required_argument, NULL, 'c'},  {"recalibrate", no_argument, NULL, 'r'},
-        {"no-sandbox", no_argument, NULL, 'n'},   {"log-level", required_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},
+        {"tests-only", no_argument, NULL, 't'},
+        {"progress", no_argument, NULL, 'p'},
+        {"seed", required_argument, NULL, 's'},
+        {"device", required_argument, NULL, 'd'},
+        {"arch", required_argument, NULL, 'a'},
+        {"cache", required_argument, NULL, 'c'},
+        {"recalibrate", no_argument, NULL, 'r'},
+        {"no-sandbox", no_argument, NULL, 'n'},
+        {"log-level", required_argument, NULL, 'l'},
+        {"language", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     enum log_level level = LOG_WARN;
     int c;
@@ -115,6 +128,14 @@ static int parse_options(int argc, char **argv, struct cli *cli)
             break;
         case 'r':
             cli->recalibrate = true;
+            break;
+        case 'L':
+            if (!language_from_name(optarg, &cli->language)) {
+                fprintf(stderr, "judged: --language: expected cuda or triton, got \"%s\"\n",
+                        optarg);
+                return -1;
+            }
+            cli->only_language = true;
             break;
         case 'n':
             cli->cfg.no_sandbox = true;
@@ -221,12 +242,19 @@ static int cmd_check(int argc, char **argv, struct cli *cli)
     if (first < 0)
         return EXIT_USAGE;
     if (argc - first != 2) {
-        fprintf(stderr, "judged check: expected PROBLEM_DIR FILE.cu\n");
+        fprintf(stderr, "judged check: expected PROBLEM_DIR FILE.cu or FILE.py\n");
         usage(stderr);
         return EXIT_USAGE;
     }
     opts = (struct judge_options){
         .tests_only = cli->tests_only, .seed = cli->seed, .job = argv[first + 1]};
+    if (!language_of_file(argv[first + 1], &opts.language)) {
+        fprintf(stderr, "judged check: %s: a submission is FILE.cu (CUDA) or FILE.py (Triton)\n",
+                argv[first + 1]);
+        return EXIT_USAGE;
+    }
+    if (opts.language == LANG_TRITON)
+        judge_probe_languages(&cli->cfg, NULL);
     p = problem_load(argv[first], &cause);
     if (!p) {
         fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
@@ -296,7 +324,9 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
      * runs it first. A control expecting Accepted is timed unless --tests-only. */
     for (size_t i = 0; i < p->n_controls; i++) {
         const struct control *ctl = &p->controls[i];
-        struct judge_options opts = {.seed = cli->seed, .job = ctl->file};
+        if (cli->only_language && ctl->lang != cli->language)
+            continue;
+        struct judge_options opts = {.language = ctl->lang, .seed = cli->seed, .job = ctl->file};
         struct judge_result r;
         char *path = path_join(p->dir, ctl->file), *source = NULL;
         size_t len;
@@ -304,6 +334,21 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
         const char *got;
 
         opts.tests_only = cli->tests_only || ctl->expect != VERDICT_ACCEPTED;
+        if (ctl->lang != LANG_CUDA && !cli->cfg.languages[LANG_CUDA].available)
+            judge_probe_languages(&cli->cfg, NULL); /* once: CUDA is always there after it */
+        if (ctl->lang != LANG_CUDA && !cli->cfg.languages[ctl->lang].available) {
+            /* Not this machine's to judge (no Triton here): said, not failed. */
+            if (!cli->json)
+                printf("  %-4s %-28s expected %-17s skipped: no %s here (%s)\n", "skip", ctl->file,
+                       verdict_name(ctl->expect), language_title(ctl->lang),
+                       cli->cfg.languages[ctl->lang].reason);
+            json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:b, s:s}", "file", ctl->file,
+                                                  "expected", verdict_code(ctl->expect), "got",
+                                                  "skipped", "ok", true, "reason",
+                                                  cli->cfg.languages[ctl->lang].reason));
+            free(path);
+            continue;
+        }
         if (!path || read_file(path, BW_MAX_SOURCE_BYTES, &source, &len, &cause)) {
             fprintf(stderr, "judged: %s\n", cause ? cause : "out of memory");
             free(path);
@@ -705,6 +750,14 @@ static int cmd_worker(int argc, char **argv, struct cli *cli)
     else
         log_warn("no GPU (%s): this worker compiles; running waits for a GPU worker",
                  cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+    /* What it compiles is what it registers, and the server routes jobs by it. */
+    judge_probe_languages(&cli->cfg, NULL);
+    if (cli->cfg.languages[LANG_TRITON].available)
+        log_info("Triton %s: this worker judges Triton submissions too",
+                 cli->cfg.languages[LANG_TRITON].version);
+    else
+        log_info("no Triton (%s): this worker judges CUDA submissions only",
+                 cli->cfg.languages[LANG_TRITON].reason);
     if (start_pool(cli, wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS, &cause)) {
         log_error("%s", cause ? cause : "cannot start the runner pool");
         status = EXIT_JUDGE;

@@ -8,19 +8,22 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "judge/ptx.h"
+#include "judge/run_plan.h"
 #include "common/banned.h"
 
 /* Compiles at once: NVRTC is single-threaded per compile, and the judge's
  * machine also runs the runners. */
 #define COMPILES_AT_ONCE 2
 
-int program_parse(struct program *pg, const struct problem *p, const char *source, size_t len,
-                  enum plan_side side, struct diag_list *diags)
+int program_parse(struct program *pg, const struct problem *p, enum language lang,
+                  const char *source, size_t len, enum plan_side side, struct diag_list *diags)
 {
     int rc;
 
     memset(pg, 0, sizeof(*pg));
-    rc = directives_parse(source, len, &pg->dirs, diags);
+    pg->p = p;
+    pg->lang = lang;
+    rc = directives_parse_as(lang, source, len, &pg->dirs, diags);
     if (rc)
         return rc;
     rc = plan_check(p, &pg->dirs, side, diags);
@@ -42,6 +45,7 @@ void program_release(struct program *pg)
         compile_result_release(&pg->builds[i]);
     free(pg->builds);
     free(pg->tune_values);
+    triton_program_release(&pg->triton);
     directives_release(&pg->dirs);
     memset(pg, 0, sizeof(*pg));
 }
@@ -132,8 +136,8 @@ static void *compile_one(void *arg)
     return NULL;
 }
 
-int program_compile(struct program *pg, const struct program_target *t, const char *source,
-                    size_t len, const char *filename, char **cause)
+static int compile_cuda(struct program *pg, const struct program_target *t, const char *source,
+                        size_t len, const char *filename, char **cause)
 {
     struct compile_job_arg *jobs = calloc(pg->n_configs, sizeof(*jobs));
     pthread_t *threads = calloc(pg->n_configs, sizeof(*threads));
@@ -166,6 +170,90 @@ out:
     free(threads);
     free(started);
     return rc;
+}
+
+/* Copies diagnostics from one list to another; BW_ERR_NOMEM if it cannot. */
+static int copy_diags(struct diag_list *to, const struct diag_list *from)
+{
+    for (size_t i = 0; i < from->n; i++)
+        if (diag_list_addf(to, from->items[i].line, from->items[i].column, "%s",
+                           from->items[i].msg))
+            return BW_ERR_NOMEM;
+    return BW_OK;
+}
+
+/* Summarises the Triton compile per configuration in pg->builds (see
+ * program.h): the log goes to configuration 0, the diagnostics to the first
+ * configuration that failed (or 0), as review_builds reads them. */
+static int summarise_triton(struct program *pg, const char *failure)
+{
+    const struct triton_program *tp = &pg->triton;
+    size_t diags_to = 0;
+    bool found = false;
+
+    for (size_t c = 0; c < pg->n_configs; c++) {
+        struct compile_result *cr = &pg->builds[c];
+        const struct triton_config *tc = c < tp->n_configs ? &tp->configs[c] : NULL;
+
+        cr->ok = !failure && tc && tc->n_variants > 0;
+        for (size_t i = 0; cr->ok && i < tc->n_variants; i++)
+            cr->ok = tc->first + i < tp->result.n_builds && tp->result.builds[tc->first + i].ok;
+        if (!cr->ok && !found) {
+            diags_to = c;
+            found = true;
+        }
+        cr->ms = tp->result.ms;
+        cr->nvrtc_ms = tp->result.driver_ms;
+        cr->from_cache = tp->from_cache;
+        cr->log = strdup(c == 0 && tp->result.log ? tp->result.log : "");
+        if (!cr->log)
+            return BW_ERR_NOMEM;
+        if (!cr->ok) {
+            const char *why = failure ? failure : tp->result.failure;
+            if (why && !(cr->failure = strdup(why)))
+                return BW_ERR_NOMEM;
+        }
+    }
+    return pg->n_configs ? copy_diags(&pg->builds[diags_to].diags, &tp->result.diags) : BW_OK;
+}
+
+/* Plans and compiles every variant of a Triton program in one request. */
+static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
+                          size_t len, const char *filename, char **cause)
+{
+    struct triton_target tt = {
+        .cc_major = t->cc_major,
+        .cc_minor = t->cc_minor,
+        .no_sandbox = t->no_sandbox,
+        .cache = t->cache,
+    };
+    char *why = NULL;
+    int rc;
+
+    rc = triton_program_plan(&pg->triton, pg->p, &pg->dirs, pg->tune_values, pg->n_configs, &why);
+    if (rc == BW_ERR_LIMIT) { /* too many variants: the learner's to fix */
+        rc = summarise_triton(pg, why ? why : bw_strerror(rc));
+        free(why);
+        return rc ? bw_fail(cause, rc, "out of memory") : BW_OK;
+    }
+    if (rc) {
+        rc = bw_fail(cause, rc, "%s", why ? why : bw_strerror(rc));
+        free(why);
+        return rc;
+    }
+    rc = triton_program_compile(&pg->triton, &pg->dirs, source, len, filename, &tt, cause);
+    if (rc)
+        return rc;
+    rc = summarise_triton(pg, NULL);
+    return rc ? bw_fail(cause, rc, "out of memory") : BW_OK;
+}
+
+int program_compile(struct program *pg, const struct program_target *t, const char *source,
+                    size_t len, const char *filename, char **cause)
+{
+    if (pg->lang == LANG_TRITON)
+        return compile_triton(pg, t, source, len, filename, cause);
+    return compile_cuda(pg, t, source, len, filename, cause);
 }
 
 /* ---- signatures ------------------------------------------------------------------ */
@@ -249,7 +337,7 @@ int program_check_signatures(const struct problem *p, const struct program *pg,
     char *cause = NULL;
     int rc = BW_OK;
 
-    if (!cr->ptx)
+    if (pg->lang == LANG_TRITON || !cr->ptx)
         return BW_OK;
     if (ptx_parse_entries(cr->ptx, &entries, &cause)) {
         log_warn("%s: cannot read kernel signatures from PTX: %s", job ? job : "judge",
@@ -301,10 +389,21 @@ int program_load(struct runner *r, const struct program *pg, size_t config,
     struct load_reply reply;
     int rc;
 
+    if (pg->lang == LANG_TRITON)
+        return triton_program_load(r, &pg->triton, config, fail, cause);
     rc = runner_load(r, pg->builds[config].cubin, pg->builds[config].cubin_len, kernels, (int)n,
                      &reply, BW_RUNNER_LOAD_MS, cause);
     if (rc)
         return rc;
     *fail = reply.fail;
+    return BW_OK;
+}
+
+int program_run_plan(const struct program *pg, size_t config, const struct plan *pl, uint64_t seed,
+                     uint32_t case_index, struct run_plan *out, char **cause)
+{
+    if (pg->lang == LANG_TRITON)
+        return triton_program_run_plan(&pg->triton, config, pl, seed, case_index, out, cause);
+    run_plan_from_plan(pl, seed, case_index, out);
     return BW_OK;
 }

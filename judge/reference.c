@@ -26,7 +26,8 @@ int reference_prepare(struct session *s, char **source, size_t *len, char **caus
     if (!path)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     rc = read_file(path, BW_MAX_SOURCE_BYTES, source, len, cause);
-    if (rc == BW_OK && program_parse(&s->ref, s->p, *source, *len, PLAN_REFERENCE, &diags))
+    if (rc == BW_OK &&
+        program_parse(&s->ref, s->p, LANG_CUDA, *source, *len, PLAN_REFERENCE, &diags))
         rc = bw_fail(cause, BW_ERR_INTERNAL, "%s:%d:%d: %s", path,
                      diags.n ? diags.items[0].line : 0, diags.n ? diags.items[0].column : 0,
                      diags.n ? diags.items[0].msg : "invalid directives");

@@ -25,6 +25,9 @@ struct program_target session_target(const struct session *s)
         .no_sandbox = s->cfg->no_sandbox,
         .cache = s->cfg->builds,
     };
+
+    if (sscanf(s->cfg->gpu.cc, "%d.%d", &t.cc_major, &t.cc_minor) != 2)
+        t.cc_major = t.cc_minor = 0; /* no GPU: Triton's default target (9.0) */
     return t;
 }
 

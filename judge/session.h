@@ -35,6 +35,7 @@ struct session {
     const char *job;    /* borrowed: what log lines about this judging name (never NULL) */
     const char *source; /* borrowed: the submission, for the goals that rebuild it */
     size_t len;
+    enum language lang; /* the submission's */
     struct program sub, ref;
     struct runner *ref_runner, *sub_runner;
     uint64_t seed;

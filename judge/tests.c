@@ -168,7 +168,9 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     rc = ensure_runner(s, config, &sub_pl, t, &loaded, cause);
     if (rc || !loaded)
         goto out;
-    run_plan_from_plan(&sub_pl, s->seed, (uint32_t)i, &rq.plan);
+    rc = program_run_plan(&s->sub, config, &sub_pl, s->seed, (uint32_t)i, &rq.plan, cause);
+    if (rc)
+        goto out;
     session_gate_enter(s, false);
     rc = runner_run(s->sub_runner, &rq, &res, s->p->run_ms, &why);
     session_gate_leave(s, false);

@@ -223,6 +223,81 @@ void triton_result_release(struct triton_result *r)
     memset(r, 0, sizeof(*r));
 }
 
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void *dup_bytes(const void *src, size_t len, size_t extra)
+{
+    void *p = malloc(len + extra);
+
+    if (p) {
+        memcpy(p, src, len);
+        memset((char *)p + len, 0, extra);
+    }
+    return p;
+}
+
+/* A deep copy of src into *dst (zeroed first); false when out of memory. */
+static bool build_copy(struct triton_build *dst, const struct triton_build *src)
+{
+    bool ok;
+
+    *dst = *src;
+    dst->cubin = dst->ptx = dst->name = NULL;
+    dst->params = NULL;
+    dst->param_types = NULL;
+    dst->n_params = 0;
+    if (src->cubin)
+        dst->cubin = dup_bytes(src->cubin, src->cubin_len, 1);
+    dst->ptx = dup_or_null(src->ptx);
+    dst->name = dup_or_null(src->name);
+    ok = (!src->cubin || dst->cubin) && (!src->ptx || dst->ptx) && (!src->name || dst->name);
+    if (ok && src->n_params) {
+        dst->params = dup_bytes(src->params, src->n_params * sizeof(*src->params), 0);
+        dst->param_types = calloc(src->n_params, sizeof(*dst->param_types));
+        ok = dst->params && dst->param_types;
+        for (size_t i = 0; ok && i < src->n_params; i++) {
+            dst->param_types[i] = dup_or_null(src->param_types[i]);
+            ok = dst->param_types[i] != NULL;
+            dst->n_params = i + 1;
+        }
+    }
+    if (!ok)
+        build_release(dst);
+    return ok;
+}
+
+bool triton_result_copy(struct triton_result *dst, const struct triton_result *src)
+{
+    bool ok = true;
+
+    memset(dst, 0, sizeof(*dst));
+    dst->ok = src->ok;
+    dst->ms = src->ms;
+    dst->driver_ms = src->driver_ms;
+    dst->log = dup_or_null(src->log);
+    dst->failure = dup_or_null(src->failure);
+    dst->triton_version = dup_or_null(src->triton_version);
+    ok = (!src->log || dst->log) && (!src->failure || dst->failure) &&
+         (!src->triton_version || dst->triton_version);
+    for (size_t i = 0; ok && i < src->diags.n; i++)
+        ok = diag_list_addf(&dst->diags, src->diags.items[i].line, src->diags.items[i].column, "%s",
+                            src->diags.items[i].msg) == BW_OK;
+    if (ok && src->n_builds) {
+        dst->builds = calloc(src->n_builds, sizeof(*dst->builds));
+        ok = dst->builds != NULL;
+        for (size_t i = 0; ok && i < src->n_builds; i++) {
+            ok = build_copy(&dst->builds[i], &src->builds[i]);
+            dst->n_builds = i + (ok ? 1 : 0);
+        }
+    }
+    if (!ok)
+        triton_result_release(dst);
+    return ok;
+}
+
 /* Sets out->failure (the first one wins) to a new formatted message; BW_ERR_NOMEM if it cannot. */
 static int set_failure(struct triton_result *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

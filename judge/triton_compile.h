@@ -205,6 +205,9 @@ int triton_compile_run(const struct triton_request *rq, struct triton_result *ou
 
 void triton_result_release(struct triton_result *r);
 
+/* A deep copy of src into *dst (the build cache's); false, with *dst empty, when out of memory. */
+bool triton_result_copy(struct triton_result *dst, const struct triton_result *src);
+
 /*
  * Is Triton usable here? Runs (once per Python per process; later calls
  * answer from memory) the discovery: BW_OK with Triton's version (*version,

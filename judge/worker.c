@@ -533,10 +533,13 @@ static bool run_job(struct slot *sl, json_t *job)
     const char *mode = json_string_value(json_object_get(job, "mode"));
     const char *seed_s = json_string_value(json_object_get(job, "seed"));
     const char *problem_id = json_string_value(json_object_get(job, "problem"));
+    const char *language = json_string_value(json_object_get(job, "language"));
     json_int_t id = json_integer_value(json_object_get(job, "submission"));
     uint64_t seed = 0;
+    enum language lang = LANG_CUDA; /* a server from before languages sends none */
     if (!lease || !hash || !source || !mode || !problem_id ||
-        (seed_s && !parse_u64(seed_s, &seed))) {
+        (seed_s && !parse_u64(seed_s, &seed)) ||
+        (language && !language_from_name(language, &lang))) {
         log_error("worker: malformed job from the server");
         if (lease)
             internal_error(sl, lease, "the worker received a malformed job");
@@ -572,6 +575,7 @@ static bool run_job(struct slot *sl, json_t *job)
     run->opts.cancel = &run->cancel;
     run->opts.tests_only = strcmp(mode, "run") == 0;
     run->opts.seed = seed;
+    run->opts.language = lang;
     run->opts.on_event = on_event;
     run->opts.event_arg = run;
     pthread_t th;

@@ -77,10 +77,49 @@ timeout 10 "$judged" check problems/vector-add "$tmp/fifo.cu" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 2 ] && grep -q "not a regular file" "$tmp/err.txt" && ok "a FIFO as the source is refused (exit 2)" || bad "fifo: exit $rc"
 
-# validate without a GPU compiles every control of every problem: exit 4.
-"$judged" validate problems/vector-add problems/softmax problems/sgemm >"$tmp/val.txt"
+# validate without a GPU compiles every control of every problem: exit 4. With
+# no Triton here (a Python without it), the Triton controls are skipped, said why.
+BLOCKWISE_PYTHON=$(command -v python3) "$judged" validate problems/vector-add problems/softmax \
+    problems/sgemm >"$tmp/val.txt"
 rc=$?
 [ $rc -eq 4 ] && ! grep -q FAIL "$tmp/val.txt" && ok "validate compiles every control (exit 4)" || bad "validate: exit $rc: $(grep FAIL "$tmp/val.txt")"
+grep -q "^  skip solution.py .*skipped: no Triton here (.*triton" "$tmp/val.txt" &&
+    ok "validate skips the Triton controls where there is no Triton, and says why" ||
+    bad "no skip line for solution.py: $(grep solution.py "$tmp/val.txt")"
+
+# With Triton (the fake package of tests/fake/triton in a venv: its cubins never
+# run), a .py submission goes through the judge's Triton path: every variant in
+# one sandboxed compile, then "running needs a GPU" here.
+venv=$tmp/venv
+pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+pyexe=$(python3 -c 'import sys; print(sys.executable)') # the interpreter, not a pyenv shim
+mkdir -p "$venv/bin" "$venv/lib/python$pyver/site-packages" &&
+    ln -s "$(realpath tests/fake/triton)" "$venv/lib/python$pyver/site-packages/triton" &&
+    ln -s "$pyexe" "$venv/bin/python3" &&
+    printf 'home = %s\ninclude-system-site-packages = false\n' "$(dirname "$pyexe")" \
+        >"$venv/pyvenv.cfg"
+export BLOCKWISE_PYTHON=$venv/bin/python3
+"$judged" validate --language triton problems/vector-add problems/softmax >"$tmp/val-py.txt" 2>&1
+rc=$?
+n=$(grep -c '^  ok .*\.py .*got compiled' "$tmp/val-py.txt")
+[ $rc -eq 4 ] && [ "$n" -ge 10 ] && ! grep -q '\.cu ' "$tmp/val-py.txt" &&
+    ok "validate --language triton compiles only the Triton controls ($n of them, exit 4)" ||
+    bad "validate --language triton: exit $rc, $n compiled: $(head -c 600 "$tmp/val-py.txt")"
+"$judged" check --json problems/vector-add problems/vector-add/solution.py >"$tmp/py.json"
+rc=$?
+got=$(json "$tmp/py.json" '(d["verdict"], d["executed"], "needs a GPU" in d["message"])')
+[ $rc -eq 4 ] && [ "$got" = "('NJ', False, True)" ] &&
+    ok "judged check FILE.py compiles it through Triton (exit 4 without a GPU)" || bad "check .py: exit $rc, $got"
+printf '# @launch add_kernel grid=(1) num_warps=4 args=(A, B, C, N, BLOCK=1024)\nimport triton\n\n@triton.jit\ndef add_kernel(x, y, out, N, BLOCK):\n    pass\n' >"$tmp/ce.py"
+"$judged" check --json problems/vector-add "$tmp/ce.py" >"$tmp/ce.json"
+rc=$?
+got=$(json "$tmp/ce.json" '(d["verdict"], [(g["line"], "constexpr" in g["message"]) for g in d["diagnostics"]][:1])')
+[ $rc -eq 1 ] && [ "$got" = "('CE', [(1, True)])" ] &&
+    ok "a Triton binding error is a Compile Error at the @launch line (BLOCK is not tl.constexpr)" || bad "ce.py: exit $rc, $got, $(head -c 400 "$tmp/ce.json")"
+"$judged" check problems/vector-add "$tmp/add.txt" 2>"$tmp/err.txt"
+rc=$?
+[ $rc -eq 2 ] && grep -q "FILE.cu (CUDA) or FILE.py (Triton)" "$tmp/err.txt" && ok "a file that is neither .cu nor .py is refused (exit 2)" || bad "add.txt: exit $rc, $(cat "$tmp/err.txt")"
+unset BLOCKWISE_PYTHON
 
 # judged plan: what the judge would launch, per configuration and case (Triton here).
 cat >"$tmp/add.py" <<'PY'

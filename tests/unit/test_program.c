@@ -39,7 +39,7 @@ static int check_with(struct problem *p, const char *source, const char *param3,
 {
     struct program pg;
     struct compile_result cr = {0};
-    int rc = program_parse(&pg, p, source, strlen(source), PLAN_SUBMISSION, diags);
+    int rc = program_parse(&pg, p, LANG_CUDA, source, strlen(source), PLAN_SUBMISSION, diags);
 
     if (rc == BW_OK) {
         cr.ptx = ptx_with(param3);
@@ -62,7 +62,8 @@ TEST(program_lays_out_every_tune_combination)
     CHECK(p != NULL);
     if (!p)
         return;
-    CHECK_INT_EQ(program_parse(&pg, p, tuned, strlen(tuned), PLAN_SUBMISSION, &diags), BW_OK);
+    CHECK_INT_EQ(program_parse(&pg, p, LANG_CUDA, tuned, strlen(tuned), PLAN_SUBMISSION, &diags),
+                 BW_OK);
     CHECK_INT_EQ(pg.n_configs, 6);
     program_describe_config(&pg, 0, text, sizeof(text));
     CHECK_STR_EQ(text, "BLOCK=128, UNROLL=1");
@@ -90,7 +91,8 @@ TEST(program_without_tune_has_one_unnamed_configuration)
 
     if (!p)
         SKIP("fixture does not load");
-    CHECK_INT_EQ(program_parse(&pg, p, src, strlen(src), PLAN_SUBMISSION, &diags), BW_OK);
+    CHECK_INT_EQ(program_parse(&pg, p, LANG_CUDA, src, strlen(src), PLAN_SUBMISSION, &diags),
+                 BW_OK);
     CHECK_INT_EQ(pg.n_configs, 1);
     program_describe_config(&pg, 0, text, sizeof(text));
     CHECK_STR_EQ(text, "");
@@ -166,7 +168,8 @@ TEST(program_unreadable_ptx_is_left_to_the_runner)
 
     if (!p)
         SKIP("fixture does not load");
-    CHECK_INT_EQ(program_parse(&pg, p, tuned, strlen(tuned), PLAN_SUBMISSION, &diags), BW_OK);
+    CHECK_INT_EQ(program_parse(&pg, p, LANG_CUDA, tuned, strlen(tuned), PLAN_SUBMISSION, &diags),
+                 BW_OK);
     CHECK_INT_EQ(program_check_signatures(p, &pg, &cr, PLAN_SUBMISSION, "test", &diags), BW_OK);
     CHECK_INT_EQ(diags.n, 0);
     program_release(&pg);

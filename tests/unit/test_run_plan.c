@@ -25,7 +25,8 @@ TEST(run_plan_copies_buffers_launches_and_args)
 
     if (!p)
         SKIP("fixture does not load");
-    CHECK_INT_EQ(program_parse(&pg, p, src, strlen(src), PLAN_SUBMISSION, &diags), BW_OK);
+    CHECK_INT_EQ(program_parse(&pg, p, LANG_CUDA, src, strlen(src), PLAN_SUBMISSION, &diags),
+                 BW_OK);
     CHECK_INT_EQ(
         plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[2], PLAN_SUBMISSION, &pl, &cause),
         BW_OK);

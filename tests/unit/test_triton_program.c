@@ -1,0 +1,171 @@
+/* Tests of judge/triton_program (no Python needed): the variants a Triton
+ * program's cases need, the limits on them, and a case's plan in the
+ * runner's form over builds as the Triton compiler describes them. */
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/problem.h"
+#include "judge/program.h"
+#include "judge/triton_program.h"
+#include "common/banned.h"
+
+/* Sizes of the fixture's cases: N = 1, 2, 127, 128, 129, 100003 and 2^24. */
+#define FIXTURE "tests/fixtures/problems/vector-add"
+
+static const char tuned_add[] =
+    "# @tune BLOCK=(128, 256)\n"
+    "# @launch add grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, out, N, BLOCK=BLOCK)\n"
+    "import triton\n";
+
+static int parse(struct program *pg, const struct problem *p, const char *src)
+{
+    struct diag_list diags = {0};
+    int rc = program_parse(pg, p, LANG_TRITON, src, strlen(src), PLAN_SUBMISSION, &diags);
+
+    diag_list_release(&diags);
+    return rc;
+}
+
+TEST(triton_variants_follow_the_jit_specialisation)
+{
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct program pg;
+    struct triton_program tp;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&pg, p, tuned_add), BW_OK);
+    CHECK_INT_EQ(pg.n_configs, 2);
+    CHECK_INT_EQ(triton_program_plan(&tp, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+                 BW_OK);
+    /* Per configuration: N equal to 1 (folded), N divisible by 16 (128 and 2^24), and the rest. */
+    CHECK_INT_EQ(tp.n_configs, 2);
+    CHECK_INT_EQ(tp.configs[0].n_variants, 3);
+    CHECK_INT_EQ(tp.configs[1].n_variants, 3);
+    CHECK_INT_EQ(tp.configs[1].first, 3);
+    CHECK_INT_EQ(tp.n_builds, 6);
+    const struct triton_variant *v = &tp.configs[0].variants[0]; /* N = 1, the first case */
+    CHECK_INT_EQ(v->n_args, 4);
+    CHECK_STR_EQ(v->args[0].type, "*fp32");
+    CHECK(v->args[0].div16 && !v->args[0].equal1);
+    CHECK_STR_EQ(v->args[3].type, "i32");
+    CHECK(v->args[3].equal1 && !v->args[3].div16);
+    CHECK(v->args[3].type == v->types[3]); /* points into its own storage, not a copy's */
+    CHECK_INT_EQ(v->n_constexprs, 1);
+    CHECK_STR_EQ(v->constexprs[0].name, "BLOCK");
+    CHECK_INT_EQ(v->constexprs[0].value, 128);
+    CHECK_INT_EQ(v->num_warps, 4);
+    CHECK_INT_EQ(tp.configs[1].variants[0].constexprs[0].value, 256);
+    CHECK(tp.configs[0].variants[2].args[3].div16); /* N = 128 */
+    triton_program_release(&tp);
+    program_release(&pg);
+    problem_free(p);
+    free(cause);
+}
+
+/* A build as the compiler describes it: the kept arguments and their types. */
+static void fake_build(struct triton_build *b, bool folded_n, uint64_t scratch)
+{
+    static const char *const types[] = {"*fp32", "*fp32", "*fp32", "i32"};
+    size_t n = folded_n ? 3 : 4;
+
+    memset(b, 0, sizeof(*b));
+    b->ok = true;
+    b->num_warps = 4;
+    b->shared = 1024;
+    b->global_scratch_size = scratch;
+    b->global_scratch_align = 16;
+    b->params = calloc(n, sizeof(*b->params));
+    b->param_types = calloc(n, sizeof(*b->param_types));
+    for (size_t k = 0; k < n; k++) {
+        b->params[k] = (int)k;
+        b->param_types[k] = strdup(types[k]);
+    }
+    b->n_params = n;
+}
+
+TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
+{
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct program pg;
+    struct triton_program tp;
+    struct plan pl;
+    struct run_plan rp;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&pg, p, tuned_add), BW_OK);
+    CHECK_INT_EQ(triton_program_plan(&tp, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+                 BW_OK);
+    tp.result.builds = calloc(tp.n_builds, sizeof(*tp.result.builds));
+    tp.result.n_builds = tp.n_builds;
+    for (size_t i = 0; i < tp.n_builds; i++) /* variant 0 of each configuration folds N = 1 */
+        fake_build(&tp.result.builds[i], i % 3 == 0, i == 4 ? 64 : 0);
+
+    /* N = 2 with BLOCK=256: configuration 1's second variant, with a global scratch buffer. */
+    CHECK_INT_EQ(plan_build(p, &pg.dirs, pg.tune_values[1], &p->tests[1], PLAN_SUBMISSION, &pl,
+                            &cause),
+                 BW_OK);
+    CHECK_INT_EQ(triton_program_run_plan(&tp, 1, &pl, 7, 1, &rp, &cause), BW_OK);
+    CHECK_STR_EQ(rp.launches[0].kernel, "v1");
+    CHECK_INT_EQ(rp.launches[0].block[0], 128);
+    CHECK_INT_EQ(rp.launches[0].smem, 1024);
+    CHECK_INT_EQ(rp.launches[0].n_args, 6);
+    CHECK(rp.launches[0].args[3].kind == RUN_ARG_I32 && rp.launches[0].args[3].i == 2);
+    CHECK(rp.launches[0].args[4].kind == RUN_ARG_BUF);
+    CHECK_INT_EQ(rp.n_buffers, (int)pl.n_buffers + 1);
+    CHECK(rp.buffers[rp.launches[0].args[4].buf].role == RUN_ROLE_SCRATCH);
+    CHECK_INT_EQ(rp.buffers[rp.launches[0].args[4].buf].count, 64); /* 1 program x 64 bytes */
+    CHECK(rp.launches[0].args[5].kind == RUN_ARG_U64 && rp.launches[0].args[5].u == 0);
+
+    /* N = 1: the folded variant takes no N. */
+    CHECK_INT_EQ(plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[0], PLAN_SUBMISSION, &pl,
+                            &cause),
+                 BW_OK);
+    CHECK_INT_EQ(triton_program_run_plan(&tp, 0, &pl, 7, 0, &rp, &cause), BW_OK);
+    CHECK_STR_EQ(rp.launches[0].kernel, "v0");
+    CHECK_INT_EQ(rp.launches[0].n_args, 5);
+    CHECK(rp.launches[0].args[3].kind == RUN_ARG_U64); /* the NULL global scratch */
+    CHECK_INT_EQ(rp.n_buffers, (int)pl.n_buffers);
+
+    /* A build that failed is never run. */
+    tp.result.builds[0].ok = false;
+    CHECK_INT_EQ(triton_program_run_plan(&tp, 0, &pl, 7, 0, &rp, &cause), BW_ERR_INTERNAL);
+    triton_program_release(&tp);
+    program_release(&pg);
+    problem_free(p);
+    free(cause);
+}
+
+TEST(triton_too_many_builds_is_the_learners_compile_error)
+{
+    /* 16 x 4 configurations of 3 variants each: 192 builds, more than BW_TRITON_MAX_KERNELS. */
+    static const char many[] =
+        "# @tune BLOCK=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, "
+        "131072, 262144, 524288)\n"
+        "# @tune W=(1, 2, 4, 8)\n"
+        "# @launch add grid=(cdiv(N, BLOCK)) num_warps=W args=(x, y, out, N, BLOCK=BLOCK)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct program pg;
+    struct program_target t = {0};
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&pg, p, many), BW_OK);
+    CHECK_INT_EQ(pg.n_configs, 64);
+    /* Planned before any Python starts: no Triton is needed to refuse it. */
+    CHECK_INT_EQ(program_compile(&pg, &t, many, strlen(many), "submission.py", &cause), BW_OK);
+    CHECK(!pg.builds[0].ok);
+    CHECK(pg.builds[0].failure != NULL);
+    if (pg.builds[0].failure)
+        CHECK_CONTAINS(pg.builds[0].failure, "BW_TRITON_MAX_KERNELS");
+    program_release(&pg);
+    problem_free(p);
+    free(cause);
+}
