@@ -78,6 +78,7 @@
 #define BW_TRITON_NOFILE       256          /* RLIMIT_NOFILE of the Triton compiler */
 #define BW_TRITON_NPROC        256          /* RLIMIT_NPROC: its threads and processes (user ns) */
 #define BW_TRITON_MAX_KERNELS  128          /* kernel variants in one compile request */
+#define BW_TRITON_JOBS         8            /* processes compiling one request's variants at once */
 #define BW_TRITON_MAX_VARIANTS 32          /* builds of one @tune configuration (one runner load) */
 #define BW_TRITON_MAX_BINDS    112         /* paths of the Python + Triton install in its root */
 #define BW_TRITON_OUTPUT_BYTES (64 * 1024) /* its stdout+stderr kept as the log */

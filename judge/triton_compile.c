@@ -165,6 +165,8 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
     rc = rc ? rc : compile_wire_put(out, "source", rq->source ? rq->source : "", rq->len);
     snprintf(n, sizeof(n), "%d", request_cc(rq));
     rc = rc ? rc : compile_wire_puts(out, "cc", n);
+    snprintf(n, sizeof(n), "%d", BW_TRITON_JOBS);
+    rc = rc ? rc : compile_wire_puts(out, "jobs", n);
     for (size_t i = 0; i < rq->n_kernels && !rc; i++) {
         const struct triton_kernel_request *k = &rq->kernels[i];
         rc = compile_wire_puts(out, "kernel", k->kernel);

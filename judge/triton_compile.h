@@ -228,7 +228,9 @@ bool triton_arg_type_valid(const char *type);
 /*
  * Checks a request (the same checks triton_compiler_compile makes) and
  * encodes it as the driver's request record (the wire format of compile.h):
- * filename, source, cc, then per kernel: kernel, line, num_warps,
+ * filename, source, cc, jobs (BW_TRITON_JOBS: the driver compiles the
+ * variants in that many forked processes at most, as many as it has CPUs),
+ * then per kernel: kernel, line, num_warps,
  * num_stages, arg "TYPE FLAGS" (FLAGS "D" div16, "1" equal1, "-" none),
  * constexpr "NAME=VALUE". BW_ERR_INVALID or BW_ERR_LIMIT with the cause.
  */

@@ -96,8 +96,7 @@ static int plan_config(struct triton_config *tc, const struct problem *p,
                                "cases (BW_TRITON_MAX_VARIANTS): one per distinct set of constexpr "
                                "values and argument types; keep constexpr values from following "
                                "every size (say, BLOCK=next_pow2(N) over many sizes of N)",
-                               d->launches[l].line, d->launches[l].kernel,
-                               BW_TRITON_MAX_VARIANTS);
+                               d->launches[l].line, d->launches[l].kernel, BW_TRITON_MAX_VARIANTS);
             tc->variants[tc->n_variants] = v;
             for (size_t k = 0; k < v.n_args; k++) /* its types point into its own storage */
                 tc->variants[tc->n_variants].args[k].type = tc->variants[tc->n_variants].types[k];
@@ -230,7 +229,7 @@ static bool arg_kind_of(const char *type, enum run_arg_kind *out)
     static const struct {
         const char *type;
         enum run_arg_kind kind;
-    } kinds[] = {{"i32", RUN_ARG_I32}, {"i64", RUN_ARG_I64}, {"u32", RUN_ARG_U32},
+    } kinds[] = {{"i32", RUN_ARG_I32}, {"i64", RUN_ARG_I64},  {"u32", RUN_ARG_U32},
                  {"u64", RUN_ARG_U64}, {"fp32", RUN_ARG_F32}, {"fp64", RUN_ARG_F64}};
 
     if (type[0] == '*') {

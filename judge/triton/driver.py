@@ -58,17 +58,27 @@ INT_TYPES = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
 
 # ---- the wire format ---------------------------------------------------------------------
 
-def put(key, value=b""):
-    if isinstance(value, str):
-        value = value.encode("utf-8", "replace")
-    data = b"%s %d\n" % (key.encode(), len(value)) + value + b"\n"
+def write_all(fd, data):
     view = memoryview(data)
     while view:
         try:
-            n = os.write(RESULT_FD, view)
+            n = os.write(fd, view)
         except InterruptedError:
             continue
         view = view[n:]
+
+
+def field(key, value=b""):
+    if isinstance(value, str):
+        value = value.encode("utf-8", "replace")
+    return b"%s %d\n" % (key.encode(), len(value)) + value + b"\n"
+
+
+OUT_FD = RESULT_FD  # where put() writes: the result pipe, or a compile worker's file
+
+
+def put(key, value=b""):
+    write_all(OUT_FD, field(key, value))
 
 
 def end():
@@ -136,10 +146,10 @@ class KernelRequest:
 
 def decode_request(data):
     fields = parse_record(data)
-    rq = {"filename": None, "source": None, "cc": None, "kernels": []}
+    rq = {"filename": None, "source": None, "cc": None, "jobs": "1", "kernels": []}
     k = None
     for key, value in fields:
-        if key in ("filename", "cc"):
+        if key in ("filename", "cc", "jobs"):
             rq[key] = value.decode()
         elif key == "source":
             rq["source"] = value
@@ -167,6 +177,7 @@ def decode_request(data):
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", rq["filename"]):
         raise ValueError("bad file name %r" % rq["filename"])
     rq["cc"] = int(rq["cc"])
+    rq["jobs"] = int(rq["jobs"])
     return rq
 
 
@@ -504,6 +515,84 @@ def report_compile_error(e, learner, fn, k, diags):
               % (k.name, k.num_warps, k.num_stages, message or one_line(chain[-1])))
 
 
+def compile_one(compiler, learner, item, given_up, diags):
+    """Compiles one bound variant; puts its build or "failed"."""
+    from triton.compiler.errors import CompilationError
+    i, k, fn, spec = item
+    if k.name in given_up:
+        put("failed", str(i))
+        return
+    (compiled, err), text = capture_stderr(lambda: compiler.compile(fn, k, spec))
+    if err is not None:
+        located = mlir_diags(text, learner, diags)
+        if not located or isinstance(err, CompilationError):
+            report_compile_error(err, learner, fn, k, diags)
+        if isinstance(err, CompilationError):
+            given_up.add(k.name)  # its other variants would repeat the same error
+        put("failed", str(i))
+        return
+    send_build(i, compiled, spec)
+
+
+def compile_in_workers(compiler, learner, items, jobs, workdir, diags):
+    """Compiles items in `jobs` forked processes (round robin), each putting its
+    fields into its own file in the work directory; then puts them here in
+    index order (the diagnostics once each). A worker that dies leaves its
+    items failed, with why as the compile's failure."""
+    import signal
+    files, pids = [], []
+    for w in range(jobs):
+        path = os.path.join(workdir, "worker-%d.out" % w)
+        pid = os.fork()
+        if pid == 0:  # the worker: its own output file; its exit says it finished
+            global OUT_FD
+            try:
+                OUT_FD = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                mine, given_up = Diags(), set()
+                for item in items[w::jobs]:
+                    compile_one(compiler, learner, item, given_up, mine)
+                mine.send()
+                end()
+                os.close(OUT_FD)
+            finally:
+                os._exit(0)
+        files.append(path)
+        pids.append(pid)
+    builds, failure = {}, None
+    for w, pid in enumerate(pids):
+        _, status = os.waitpid(pid, 0)
+        try:
+            with open(files[w], "rb") as f:
+                fields = parse_record(f.read())
+        except (OSError, ValueError):
+            fields = None
+        if fields is None:
+            if os.WIFSIGNALED(status):
+                why = "signal %d (%s)" % (os.WTERMSIG(status), signal.Signals(os.WTERMSIG(status)).name)
+            elif os.WEXITSTATUS(status) == EXIT_CPU_LIMIT:
+                why = "its CPU time limit"
+            else:
+                why = "exit status %d" % os.WEXITSTATUS(status)
+            failure = failure or "a Triton compile worker ended early: %s" % why
+            continue
+        current = None
+        for key, value in fields:
+            if key in ("build", "failed"):
+                current = int(value)
+                builds[current] = [(key, value)]
+            elif key == "diag":
+                line, col, msg = value.decode("utf-8", "replace").split(":", 2)
+                severity, _, text = msg.partition(": ")
+                diags.add(int(line), int(col), severity, text)
+            elif current is not None:
+                builds[current].append((key, value))
+    for item in items:
+        for key, value in builds.get(item[0], [("failed", str(item[0]).encode())]):
+            put(key, value)
+    if failure:
+        put("failure", failure)
+
+
 def compile_all(triton, rq, workdir):
     diags = Diags()
     learner = Learner(triton, rq["filename"], rq["source"], workdir)
@@ -514,30 +603,30 @@ def compile_all(triton, rq, workdir):
         diags.send()
         return time.monotonic() - t0
     compiler = Compiler(triton, rq["cc"])
-    given_up = set()  # kernels whose source Triton refused: their other variants would repeat it
-    from triton.compiler.errors import CompilationError
+    # Binding is cheap and reported once per kernel: here, before any compile.
+    items, refused = [], set()
     for i, k in enumerate(rq["kernels"]):
-        if k.name in given_up:
+        if k.name in refused:
             put("failed", str(i))
             continue
         try:
             fn = find_kernel(learner, k.name)
-            spec = specialise(fn, k, compiler.attr_d)
+            items.append((i, k, fn, specialise(fn, k, compiler.attr_d)))
         except BindError as e:
             diags.add(k.line, 0, "error", str(e))
-            given_up.add(k.name)
+            refused.add(k.name)
             put("failed", str(i))
-            continue
-        (compiled, err), text = capture_stderr(lambda: compiler.compile(fn, k, spec))
-        if err is not None:
-            located = mlir_diags(text, learner, diags)
-            if not located or isinstance(err, CompilationError):
-                report_compile_error(err, learner, fn, k, diags)
-            if isinstance(err, CompilationError):
-                given_up.add(k.name)
-            put("failed", str(i))
-            continue
-        send_build(i, compiled, spec)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except OSError:
+        cpus = 1
+    jobs = max(1, min(rq["jobs"], cpus, len(items)))
+    if jobs == 1:
+        given_up = set()
+        for item in items:
+            compile_one(compiler, learner, item, given_up, diags)
+    else:
+        compile_in_workers(compiler, learner, items, jobs, workdir, diags)
     diags.send()
     return time.monotonic() - t0
 

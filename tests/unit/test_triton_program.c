@@ -108,9 +108,9 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
         fake_build(&tp.result.builds[i], i % 3 == 0, i == 4 ? 64 : 0);
 
     /* N = 2 with BLOCK=256: configuration 1's second variant, with a global scratch buffer. */
-    CHECK_INT_EQ(plan_build(p, &pg.dirs, pg.tune_values[1], &p->tests[1], PLAN_SUBMISSION, &pl,
-                            &cause),
-                 BW_OK);
+    CHECK_INT_EQ(
+        plan_build(p, &pg.dirs, pg.tune_values[1], &p->tests[1], PLAN_SUBMISSION, &pl, &cause),
+        BW_OK);
     CHECK_INT_EQ(triton_program_run_plan(&tp, 1, &pl, 7, 1, &rp, &cause), BW_OK);
     CHECK_STR_EQ(rp.launches[0].kernel, "v1");
     CHECK_INT_EQ(rp.launches[0].block[0], 128);
@@ -124,9 +124,9 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
     CHECK(rp.launches[0].args[5].kind == RUN_ARG_U64 && rp.launches[0].args[5].u == 0);
 
     /* N = 1: the folded variant takes no N. */
-    CHECK_INT_EQ(plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[0], PLAN_SUBMISSION, &pl,
-                            &cause),
-                 BW_OK);
+    CHECK_INT_EQ(
+        plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[0], PLAN_SUBMISSION, &pl, &cause),
+        BW_OK);
     CHECK_INT_EQ(triton_program_run_plan(&tp, 0, &pl, 7, 0, &rp, &cause), BW_OK);
     CHECK_STR_EQ(rp.launches[0].kernel, "v0");
     CHECK_INT_EQ(rp.launches[0].n_args, 5);
