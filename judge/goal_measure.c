@@ -75,6 +75,70 @@ static int goal_autotune(struct session *s, const struct goal_spec *g, struct go
     return rc;
 }
 
+/* A Triton program's machine code: the build each timed shape ran (per launch, with its
+ * best configuration), each scanned for the goal's patterns on its own. */
+static int goal_sass_triton(struct session *s, const struct goal_spec *g, struct sass_tool *tool,
+                            struct goal_outcome *o)
+{
+    const struct triton_program *tp = &s->sub.triton;
+    struct sass_scan scans[BW_MAX_BENCHMARKS];
+    const char *names[BW_MAX_BENCHMARKS], *entry[BW_MAX_BENCHMARKS];
+    char text[BW_MAX_BENCHMARKS][256];
+    int seen[BW_MAX_BENCHMARKS];
+    size_t n = 0;
+    char *why = NULL;
+    struct plan pl;
+
+    for (size_t b = 0; b < s->res->n_benches && n < BW_MAX_BENCHMARKS; b++) {
+        size_t cfg = s->best_cfg[b];
+        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[cfg], &s->p->benchmarks[b],
+                       PLAN_SUBMISSION, &pl, NULL))
+            continue;
+        for (size_t l = 0; l < pl.n_launches && n < BW_MAX_BENCHMARKS; l++) {
+            int k = triton_program_build_of(tp, cfg, &pl, l);
+            bool dup = k < 0;
+            for (size_t j = 0; j < n && !dup; j++)
+                dup = seen[j] == k;
+            if (dup)
+                continue;
+            const struct triton_build *tb = &tp->result.builds[k];
+            char cfgname[200], *listing = NULL;
+            bool truncated;
+            program_describe_config(&s->sub, cfg, cfgname, sizeof(cfgname));
+            snprintf(text[n], sizeof(text[n]), "%s%sthe build of %s", cfgname,
+                     cfgname[0] ? ", " : "", s->p->benchmarks[b].name);
+            names[n] = text[n];
+            entry[n] = tb->name;
+            seen[n] = k;
+            int rc =
+                sass_disassemble(tool, tb->cubin, tb->cubin_len, 0, &listing, &truncated, &why);
+            if (rc) {
+                goal_outcome_set(o, GOAL_STATUS_SKIPPED, "cannot disassemble the cubin: %s",
+                                 why ? why : bw_strerror(rc));
+                free(why);
+                return BW_OK;
+            }
+            scans[n] = (struct sass_scan){
+                .patterns = (const char *const *)g->require,
+                .n_patterns = g->n_require,
+                .kernels = &entry[n],
+                .n_kernels = 1,
+                .entries = &entry[n],
+                .n_entries = 1,
+            };
+            rc = sass_scan(listing, &scans[n], &why);
+            free(listing);
+            if (rc) {
+                goal_outcome_set(o, GOAL_STATUS_SKIPPED, "%s", why ? why : bw_strerror(rc));
+                free(why);
+                return BW_OK;
+            }
+            n++;
+        }
+    }
+    return goal_eval_sass(g, scans, n, names, o);
+}
+
 static int goal_sass(struct session *s, const struct goal_spec *g, struct goal_outcome *o)
 {
     size_t cfgs[BW_MAX_BENCHMARKS], n = scored_configs(s, cfgs);
@@ -91,6 +155,8 @@ static int goal_sass(struct session *s, const struct goal_spec *g, struct goal_o
         free(why);
         return BW_OK;
     }
+    if (s->sub.lang == LANG_TRITON)
+        return goal_sass_triton(s, g, &tool, o);
     for (size_t i = 0; i < n; i++) {
         const struct compile_result *cr = &s->sub.builds[cfgs[i]];
         const char *entries[64];

@@ -282,6 +282,20 @@ static int scratch_arg(struct run_plan *out, const struct run_launch *rl, size_t
     return BW_OK;
 }
 
+int triton_program_build_of(const struct triton_program *tp, size_t config, const struct plan *pl,
+                            size_t launch)
+{
+    const struct triton_config *tc = &tp->configs[config];
+    struct triton_variant v;
+    int i;
+
+    variant_of(pl, launch, &v);
+    i = find_variant(tc, &v);
+    if (i < 0 || tc->first + (size_t)i >= tp->result.n_builds)
+        return -1;
+    return (int)(tc->first + (size_t)i);
+}
+
 int triton_program_run_plan(const struct triton_program *tp, size_t config, const struct plan *pl,
                             uint64_t seed, uint32_t case_index, struct run_plan *out, char **cause)
 {
@@ -292,16 +306,14 @@ int triton_program_run_plan(const struct triton_program *tp, size_t config, cons
         struct run_launch *rl = &out->launches[l];
         struct run_arg given[BW_MAX_LAUNCH_ARGS];
         const struct triton_build *b;
-        struct triton_variant v;
         int i, rc;
 
-        variant_of(pl, l, &v);
-        i = find_variant(tc, &v);
-        if (i < 0 || tc->first + (size_t)i >= tp->result.n_builds ||
-            !tp->result.builds[tc->first + (size_t)i].ok)
+        int g = triton_program_build_of(tp, config, pl, l);
+        if (g < 0 || !tp->result.builds[g].ok)
             return bw_fail(cause, BW_ERR_INTERNAL, "no Triton build for launch %zu of this case",
                            l + 1);
-        b = &tp->result.builds[tc->first + (size_t)i];
+        b = &tp->result.builds[g];
+        i = g - (int)tc->first;
         if (b->n_params + 2 > BW_MAX_LAUNCH_ARGS)
             return bw_fail(cause, BW_ERR_LIMIT,
                            "launch %zu: %zu parameters and two scratch pointers are more than "

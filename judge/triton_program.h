@@ -113,6 +113,11 @@ int triton_program_load(struct runner *r, const struct triton_program *tp, size_
 int triton_program_run_plan(const struct triton_program *tp, size_t config, const struct plan *pl,
                             uint64_t seed, uint32_t case_index, struct run_plan *out, char **cause);
 
+/* The index in tp->result.builds of the build that launch `launch` of plan pl
+ * (of configuration `config`) runs, or -1 when there is none. */
+int triton_program_build_of(const struct triton_program *tp, size_t config, const struct plan *pl,
+                            size_t launch);
+
 void triton_program_release(struct triton_program *tp);
 
 #endif
