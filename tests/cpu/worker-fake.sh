@@ -103,8 +103,9 @@ signup() { # NAME
         -d "{\"name\":\"$1\",\"password\":\"password-1\"}" "$BASE/api/auth/signup" |
         jq -r .csrf >"$T/csrf.$1"
 }
-submit() { # USER FILE MODE -> id
-    jq -n --rawfile s "$2" --arg m "$3" --arg p "$pid" '{problem: $p, mode: $m, source: $s}' |
+submit() { # USER FILE MODE [LANGUAGE] -> id
+    jq -n --rawfile s "$2" --arg m "$3" --arg p "$pid" --arg l "${4:-cuda}" \
+        '{problem: $p, mode: $m, source: $s, language: $l}' |
         curl -s -m 10 -b "$T/jar.$1" -H "X-CSRF-Token: $(cat "$T/csrf.$1")" \
             -H 'Content-Type: application/json' --data-binary @- "$BASE/api/submissions" | jq -r .id
 }
@@ -176,4 +177,19 @@ wait_done bob "$AFTER" 60
 GOT="$(get ann "$SLOW" .state) $(get bob "$AFTER" .verdict) $((SECONDS - t0)) s"
 check "a cancelled Submit stops being judged, and the next Run is judged at once" \
     '[[ "$GOT" == "cancelled AC "* ]] && [ $((SECONDS - t0)) -lt 15 ] && grep -q "judging stops" "$T/judged.log"'
+
+# On the GPU machine with Triton: the worker registers it, and Triton Runs go
+# through the server to their verdicts (the fake driver cannot run Triton's cubins).
+if [ "$gpu" = --gpu ] && grep -q "this worker judges Triton submissions too" "$T/judged.log"; then
+    TR=$(submit ann "$problem/solution.py" run triton)
+    TW=$(submit bob "$problem/wrong/no_mask.py" run triton)
+    wait_done ann "$TR" 180
+    wait_done bob "$TW" 180
+    GOT="$(get ann "$TR" .language) $(get ann "$TR" .verdict) $(get bob "$TW" .verdict) $(get ann "$TR" .result.executed)"
+    check "Triton Runs through the server on the GPU: solution.py AC, wrong/no_mask.py MV" \
+        '[ "$GOT" = "triton AC MV true" ]'
+elif [ "$gpu" = --gpu ]; then
+    skip=$((skip + 1))
+    echo "skip - Triton through the server: $(grep -o 'no Triton (.*' "$T/judged.log" | head -1)"
+fi
 finish
