@@ -4,9 +4,9 @@
 // lse = m + log(sum exp(x - m)) holds for any shift m, so this is right for
 // every row whose maximum is above about -87. A row lying entirely below
 // -104 has exp(x - 0) = 0 for every element in fp32, and lse = log(0) = -inf
-// instead of about max(x). The "below" tests (rows offset into
-// [-1000, -200]) catch it first; "offset1e4" (rows offset by U(-1e4, 1e4),
-// about half of them far below zero) catches it too.
+// instead of about max(x). The "offset1e4" tests (rows offset by U(-1e4,
+// 1e4), about half of them far below zero) already reject it, and the
+// "below" tests (every row offset into [-1000, -200]) on every row.
 // Expected verdict: Wrong Answer.
 //
 // @const BLOCK=256
