@@ -326,6 +326,19 @@ template <class T> inline T __ldg(const T *p)
 {
     return *p;
 }
+/* Cache-hinted loads and stores: only the hint differs from a plain access. */
+template <class T> inline T __ldcs(const T *p)
+{
+    return *p;
+}
+template <class T> inline T __ldcg(const T *p)
+{
+    return *p;
+}
+template <class T> inline void __stcs(T *p, T v)
+{
+    *p = v;
+}
 template <class T> inline T min(T a, T b)
 {
     return b < a ? b : a;
@@ -464,6 +477,14 @@ template <class T> inline T __shfl_up_sync(unsigned, T v, unsigned d, int width 
 }
 
 /* ---- the PTX wrappers the kernels declare ------------------------------------------ */
+
+/* 2^x by ex2.approx.ftz.f32 (cross-entropy's solution): exp2f, with results
+ * below 2^-126 flushed to zero as .ftz does. */
+inline float exp2_fast(float x)
+{
+    const float y = exp2f(x);
+    return y < 0x1p-126f ? 0.0f : y;
+}
 
 /* d += a * b for one m16n8k16 tile (row.col, f16 inputs, f32 accumulate). */
 inline void mma_m16n8k16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])

@@ -2,6 +2,7 @@
 """run.py - judge a problem's controls on the CPU, through the CUDA simulator.
 
     tests/cpusim/run.py BUILD PROBLEM [--cost N] [--only FILE ...] [--seed S] [--all-cases]
+                        [--dir DIR] [--group REGEX]
 
 Builds build/cpusim/<problem>/ (harness.cpp + the judge's common and plan
 libraries + one simulated translation unit per .cu file), then for each
@@ -10,6 +11,16 @@ control of problems/<PROBLEM>/problem.json runs the test cases whose cost
 the verdict against the one problem.json declares. A control that is
 expected to fail stops at its first failing case, like the judge. It ends
 with "N passed, N failed, N skipped".
+
+--group REGEX runs only the cases of the `tests` entries whose name matches
+REGEX (re.search; an entry without a name is ""), still under --cost: e.g.
+the Accepted controls on the entries a change added, when the others are
+unchanged.
+
+--dir DIR judges the problem directory DIR instead of problems/PROBLEM (the
+cost formula is still PROBLEM's), building in build/cpusim/alt-<PROBLEM>/:
+e.g. an older problem.json from git with a new control copied in, to show
+that the control was accepted before a change of the data.
 
 This is a development aid, not the judge: execution is simulated (see
 cuda_sim.h for what is and is not modelled) and large cases are skipped.
@@ -29,6 +40,9 @@ COST = {
     "kv-cache-append": "B*H*(S+T)*D",
     "flash-attention": "B*H*Sq*Skv*D",
     "softmax": "M*N",
+    "logsumexp": "M*N",
+    "cross-entropy": "M*V",
+    "vector-max": "N",
 }
 CUDA_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "mma.h", "cuda_pipeline.h", "cuda_runtime.h")
 
@@ -164,6 +178,7 @@ def evaluate(expr, scope):
 
 
 def expand_cases(problem):
+    """[(name of the tests entry, sizes of the case)] in the judge's case order."""
     out = []
     for t in problem["tests"]:
         sizes = t["sizes"]
@@ -174,7 +189,7 @@ def expand_cases(problem):
                 combos = [dict(c, **{name: v}) for c in combos for v in vals]
         else:
             combos = sizes
-        out += combos
+        out += [(t.get("name", ""), c) for c in combos]
     return out
 
 
@@ -184,9 +199,17 @@ def main(argv):
     cost_cap = float(rest[rest.index("--cost") + 1]) if "--cost" in rest else 3e7
     seed = rest[rest.index("--seed") + 1] if "--seed" in rest else "0x5EED5EED"
     only = [rest[i + 1] for i, a in enumerate(rest) if a == "--only"]
-    pdir = os.path.join(ROOT, "problems", pid)
+    group = re.compile(rest[rest.index("--group") + 1]) if "--group" in rest else None
+    if pid not in COST:
+        print("FAIL no cost formula for %s: add one to COST in %s" % (pid, os.path.relpath(__file__, ROOT)))
+        return 1
+    if "--dir" in rest:
+        pdir = os.path.abspath(rest[rest.index("--dir") + 1])
+        out = os.path.join(ROOT, build, "cpusim", "alt-" + pid)
+    else:
+        pdir = os.path.join(ROOT, "problems", pid)
+        out = os.path.join(ROOT, build, "cpusim", pid)
     problem = json.load(open(os.path.join(pdir, "problem.json")))
-    out = os.path.join(ROOT, build, "cpusim", pid)
     os.makedirs(out, exist_ok=True)
     log = open(os.path.join(out, "build.log"), "w")
     base = os.path.join(ROOT, build, "cpusim")
@@ -195,13 +218,17 @@ def main(argv):
         obj = os.path.join(base, src + ".o")
         if not os.path.exists(obj) or os.path.getmtime(obj) < max(
                 os.path.getmtime(os.path.join(HERE, f)) for f in os.listdir(HERE)):
-            if not cxx(["-c", os.path.join(HERE, src), "-o", obj], log):
+            tmp = "%s.%d" % (obj, os.getpid())  # renamed into place: runs may share base
+            if not cxx(["-c", os.path.join(HERE, src), "-o", tmp], log):
                 print("FAIL build of %s" % src)
                 return 1
+            os.replace(tmp, obj)
         objs.append(obj)
     gen_obj = os.path.join(base, "gen_host.o")
+    tmp = "%s.%d" % (gen_obj, os.getpid())
     subprocess.run(["gcc", "-std=c11", "-O2", "-I", ROOT, "-c", os.path.join(HERE, "gen_host.c"),
-                    "-o", gen_obj], check=True)
+                    "-o", tmp], check=True)
+    os.replace(tmp, gen_obj)
     objs.append(gen_obj)
     libs = [os.path.join(ROOT, build, "libjudge.a"), os.path.join(ROOT, build, "libcommon.a"),
             "-ljansson", "-lm"]
@@ -215,9 +242,14 @@ def main(argv):
 
     cases = expand_cases(problem)
     picked = []
-    for i, sz in enumerate(cases):
+    for i, (entry, sz) in enumerate(cases):
+        if group and not group.search(entry):
+            continue
         if "--all-cases" in rest or evaluate(COST[pid], sz) <= cost_cap:
             picked.append(i)
+    if not picked:
+        print("FAIL no test case of %s is selected (--group, --cost)" % pid)
+        return 1
     passed = failed = skipped = 0
     for ctl, expect in problem["controls"].items():
         if only and ctl not in only:
