@@ -1,0 +1,158 @@
+// Negative control: the shipped solution with the wrong empty normaliser
+// state: every running state starts as (m, l) = (0, 0) instead of (-inf, 0)
+// (the per-thread maximum in chunk_stats and the per-lane state in
+// row_stats). The merge is exact for any common shift, so this is right for
+// every row whose maximum is above about -87. On a row lying entirely below
+// -104 every exp(x - 0) is 0 in fp32: l = 0, 1 / l = inf, and
+// y = exp(x - 0) * inf = 0 * inf = NaN. Only the "below" tests (rows offset
+// into [-1000, -200]) have such rows; every other test accepts this kernel.
+// Expected verdict: Wrong Answer.
+//
+// @const THREADS=512
+// @const VPT=32
+// @const CHUNK=16384
+// @scratch part fp32[2*M*cdiv(N, CHUNK)]
+// @scratch stats fp32[2*M]
+// @launch chunk_stats grid=(M*cdiv(N, CHUNK)) block=(THREADS) args=(X, part, M, N)
+// @launch row_stats grid=(cdiv(M, 8)) block=(256) args=(part, stats, M, N)
+// @launch normalize grid=(M*cdiv(N, CHUNK)) block=(THREADS) args=(X, Y, stats, M, N)
+
+static_assert(CHUNK == THREADS * VPT, "a chunk is VPT values for each thread");
+static_assert(VPT % 4 == 0, "the float4 path moves VPT / 4 vectors per thread");
+
+__device__ __forceinline__ float neg_inf()
+{
+    return __int_as_float(0xff800000);
+}
+
+/* (m, l) += (m2, l2). */
+__device__ __forceinline__ void merge(float& m, float& l, float m2, float l2)
+{
+    const float mx = fmaxf(m, m2);
+    if (mx == neg_inf())
+        return; /* both empty */
+    l = l * expf(m - mx) + l2 * expf(m2 - mx);
+    m = mx;
+}
+
+/* Loads this thread's VPT values of chunk `c` of row `row`; -inf past the end. */
+__device__ __forceinline__ void load_chunk(const float* __restrict__ x, long long row, long long c,
+                                           long long n, float (&v)[VPT])
+{
+    const long long start = c * CHUNK;
+    const int len = (int)min((long long)CHUNK, n - start);
+    const float* src = x + row * n + start;
+    if ((n & 3) == 0) {
+#pragma unroll
+        for (int k = 0; k < VPT / 4; k++) {
+            const int i = (k * THREADS + (int)threadIdx.x) * 4;
+            float4 q = make_float4(neg_inf(), neg_inf(), neg_inf(), neg_inf());
+            if (i < len) /* len is a multiple of 4 here */
+                q = *reinterpret_cast<const float4*>(src + i);
+            v[4 * k] = q.x;
+            v[4 * k + 1] = q.y;
+            v[4 * k + 2] = q.z;
+            v[4 * k + 3] = q.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < VPT; k++) {
+            const int i = k * THREADS + (int)threadIdx.x;
+            v[k] = i < len ? src[i] : neg_inf();
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+chunk_stats(const float* __restrict__ x, float* __restrict__ part, long long m, long long n)
+{
+    __shared__ float wm[THREADS / 32], wl[THREADS / 32];
+    const long long chunks = (n + CHUNK - 1) / CHUNK;
+    const long long row = blockIdx.x / chunks, c = blockIdx.x % chunks;
+    float v[VPT];
+    load_chunk(x, row, c, n, v);
+
+    float mx = 0.0f; /* should be -inf */
+#pragma unroll
+    for (int k = 0; k < VPT; k++)
+        mx = fmaxf(mx, v[k]);
+    float l = 0.0f;
+    if (mx != neg_inf()) {
+#pragma unroll
+        for (int k = 0; k < VPT; k++)
+            l += expf(v[k] - mx);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const float m2 = __shfl_xor_sync(0xffffffffu, mx, o);
+        const float l2 = __shfl_xor_sync(0xffffffffu, l, o);
+        merge(mx, l, m2, l2);
+    }
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (lane == 0) {
+        wm[warp] = mx;
+        wl[warp] = l;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < THREADS / 32; w++)
+            merge(mx, l, wm[w], wl[w]);
+        part[2 * blockIdx.x] = mx;
+        part[2 * blockIdx.x + 1] = l;
+    }
+}
+
+extern "C" __global__ void row_stats(const float* __restrict__ part, float* __restrict__ stats,
+                                     long long m, long long n)
+{
+    const long long row = (long long)blockIdx.x * 8 + threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if (row >= m)
+        return;
+    const long long chunks = (n + CHUNK - 1) / CHUNK;
+    float mx = 0.0f, l = 0.0f; /* should be (-inf, 0) */
+    for (long long c = lane; c < chunks; c += 32)
+        merge(mx, l, part[2 * (row * chunks + c)], part[2 * (row * chunks + c) + 1]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const float m2 = __shfl_xor_sync(0xffffffffu, mx, o);
+        const float l2 = __shfl_xor_sync(0xffffffffu, l, o);
+        merge(mx, l, m2, l2);
+    }
+    if (lane == 0) {
+        stats[2 * row] = mx;
+        stats[2 * row + 1] = 1.0f / l;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+normalize(const float* __restrict__ x, float* __restrict__ y, const float* __restrict__ stats,
+          long long m, long long n)
+{
+    const long long chunks = (n + CHUNK - 1) / CHUNK;
+    const long long b = gridDim.x - 1 - blockIdx.x; /* reverse order: see above */
+    const long long row = b / chunks, c = b % chunks;
+    const float mx = stats[2 * row], inv = stats[2 * row + 1];
+    float v[VPT];
+    load_chunk(x, row, c, n, v);
+    const long long start = c * CHUNK;
+    const int len = (int)min((long long)CHUNK, n - start);
+    float* dst = y + row * n + start;
+    if ((n & 3) == 0) {
+#pragma unroll
+        for (int k = 0; k < VPT / 4; k++) {
+            const int i = (k * THREADS + (int)threadIdx.x) * 4;
+            if (i < len)
+                *reinterpret_cast<float4*>(dst + i) =
+                    make_float4(expf(v[4 * k] - mx) * inv, expf(v[4 * k + 1] - mx) * inv,
+                                expf(v[4 * k + 2] - mx) * inv, expf(v[4 * k + 3] - mx) * inv);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < VPT; k++) {
+            const int i = k * THREADS + (int)threadIdx.x;
+            if (i < len)
+                dst[i] = expf(v[k] - mx) * inv;
+        }
+    }
+}
