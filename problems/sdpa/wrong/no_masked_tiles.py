@@ -1,7 +1,11 @@
-# WRONG (Wrong Answer): solution.py without its second loop over keys, so
-# only whole, unmasked tiles are attended to: the last Skv mod BLOCK_N keys
-# are dropped (and, when causal, the diagonal tiles). With Skv < BLOCK_N (the
-# first test: Sq = Skv = 1) no key is seen and every output is 0/0.
+# WRONG (Wrong Answer): solution.py whose second loop over keys, the masked
+# one, sees no key at all (`visible` is true only below full_end, where that
+# loop never goes), so only whole, unmasked tiles are attended to: the last
+# Skv mod BLOCK_N keys are dropped (and, when causal, the diagonal tiles).
+# With Skv < BLOCK_N (the first test: Sq = Skv = 1) no key is seen and every
+# output is 0/0. (The loop is kept, masked, rather than deleted: without it
+# Triton 3.6's ptxas crashed with SIGSEGV on the BLOCK_N=64 build, on the H200
+# machine in and out of the sandbox, 2026-12-01.)
 #
 # @tune BLOCK_N=(64, 128)
 # @const BLOCK_M=128
@@ -46,6 +50,22 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
         alpha = tl.exp2(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, 1)
         v = tl.load(v_base + rows[:, None] * HEAD_D + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_new
+
+    # the ragged last tile and the diagonal tiles: masked
+    for start_n in range(full_end, tail_end, BLOCK_N):
+        rows = start_n + offs_n
+        k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :],
+                    mask=rows[:, None] < Skv, other=0.0)
+        visible = rows[None, :] < full_end  # the bug: never true in this loop
+        qk = tl.where(visible, tl.dot(q, tl.trans(k)) * qk_scale, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp2(qk - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_base + rows[:, None] * HEAD_D + offs_d[None, :],
+                    mask=rows[:, None] < Skv, other=0.0)
         acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
         m_i = m_new
 
