@@ -169,7 +169,7 @@
 #define BW_WORKER_PROBLEMS      16  /* problems a worker keeps loaded (bundles by hash) */
 #define BW_WORKER_POST_MS       250 /* progress events wait at most this long to be posted */
 #define BW_WORKER_MAX_SLOTS     8   /* jobs one worker judges at once (--slots) */
-#define BW_WORKER_SLOTS         1   /* default --slots (2+ not yet measured on the H200) */
+#define BW_WORKER_SLOTS         2   /* default --slots: 2 doubled an AC burst on the H200 (bench) */
 
 /* --- IPC between judged and its children -------------------------------- */
 #define BW_MAX_MESSAGE_BYTES (16 * 1024 * 1024) /* one framed JSON message */
