@@ -198,7 +198,7 @@ int triton_program_load(struct runner *r, const struct triton_program *tp, size_
     const struct triton_config *tc = &tp->configs[config];
     const void *images[BW_MAX_LOADED_KERNELS];
     const char *symbols[BW_MAX_LOADED_KERNELS], *names[BW_MAX_LOADED_KERNELS];
-    char text[BW_MAX_LOADED_KERNELS][16];
+    char text[BW_MAX_LOADED_KERNELS][24];
     size_t lens[BW_MAX_LOADED_KERNELS];
     struct load_reply reply;
     int rc;
