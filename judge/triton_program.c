@@ -79,31 +79,46 @@ static int plan_config(struct triton_config *tc, const struct problem *p,
                        const struct directives *d, const int64_t *tune_values, struct plan *pl,
                        char **cause)
 {
-    for (size_t i = 0; i < p->n_tests + p->n_benchmarks; i++) {
+    char *first_why = NULL; /* owned: why the first case that cannot be planned cannot */
+    int rc = BW_OK;
+
+    for (size_t i = 0; i < p->n_tests + p->n_benchmarks && rc == BW_OK; i++) {
         const struct problem_case *c =
             i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
+        char *why = NULL;
 
-        if (plan_build(p, d, tune_values, c, PLAN_SUBMISSION, pl, NULL))
+        if (plan_build(p, d, tune_values, c, PLAN_SUBMISSION, pl, &why)) {
+            if (!first_why)
+                first_why = why;
+            else
+                free(why);
             continue;
-        for (size_t l = 0; l < pl->n_launches; l++) {
+        }
+        for (size_t l = 0; l < pl->n_launches && rc == BW_OK; l++) {
             struct triton_variant v;
             variant_of(pl, l, &v);
             if (find_variant(tc, &v) >= 0)
                 continue;
-            if (tc->n_variants == BW_TRITON_MAX_VARIANTS)
-                return bw_fail(cause, BW_ERR_LIMIT,
-                               "line %d: kernel %s needs more than %d builds over this problem's "
-                               "cases (BW_TRITON_MAX_VARIANTS): one per distinct set of constexpr "
-                               "values and argument types; keep constexpr values from following "
-                               "every size (say, BLOCK=next_pow2(N) over many sizes of N)",
-                               d->launches[l].line, d->launches[l].kernel, BW_TRITON_MAX_VARIANTS);
+            if (tc->n_variants == BW_TRITON_MAX_VARIANTS) {
+                rc = bw_fail(cause, BW_ERR_LIMIT,
+                             "line %d: kernel %s needs more than %d builds over this problem's "
+                             "cases (BW_TRITON_MAX_VARIANTS): one per distinct set of constexpr "
+                             "values and argument types; keep constexpr values from following "
+                             "every size (say, BLOCK=next_pow2(N) over many sizes of N)",
+                             d->launches[l].line, d->launches[l].kernel, BW_TRITON_MAX_VARIANTS);
+                break;
+            }
             tc->variants[tc->n_variants] = v;
             for (size_t k = 0; k < v.n_args; k++) /* its types point into its own storage */
                 tc->variants[tc->n_variants].args[k].type = tc->variants[tc->n_variants].types[k];
             tc->n_variants++;
         }
     }
-    return BW_OK;
+    if (rc == BW_OK && tc->n_variants == 0) /* nothing to compile: say why */
+        rc = bw_fail(cause, BW_ERR_LIMIT, "no case of this problem can be launched: %s",
+                     first_why ? first_why : "the problem has no cases");
+    free(first_why);
+    return rc;
 }
 
 int triton_program_plan(struct triton_program *tp, const struct problem *p,

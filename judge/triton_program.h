@@ -76,7 +76,9 @@ struct triton_target {
  * value per d->tunes[i]; NULL without @tune), the variants its launches need
  * over every test and benchmark case of p, into *tp (zeroed first). A case
  * whose plan cannot be built is skipped: it fails with its own message when
- * it runs. BW_ERR_LIMIT with the reason, at the @launch line, when a
+ * it runs; when no case can be planned, BW_ERR_LIMIT with the first one's
+ * message (nothing could be compiled). BW_ERR_LIMIT with the reason, at the
+ * @launch line, when a
  * configuration needs more than BW_TRITON_MAX_VARIANTS builds or the program
  * more than BW_TRITON_MAX_KERNELS (the learner's to fix: constexpr values
  * that follow every size). Release *tp whatever the result.

@@ -169,3 +169,29 @@ TEST(triton_too_many_builds_is_the_learners_compile_error)
     problem_free(p);
     free(cause);
 }
+
+TEST(triton_program_no_case_can_launch_is_said_why)
+{
+    static const char zero_grid[] =
+        "# @launch add grid=(0) num_warps=4 args=(x, y, out, N, BLOCK=128)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct program pg;
+    struct program_target t = {0};
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&pg, p, zero_grid), BW_OK);
+    CHECK_INT_EQ(program_compile(&pg, &t, zero_grid, strlen(zero_grid), "submission.py", &cause),
+                 BW_OK);
+    CHECK(!pg.builds[0].ok);
+    if (pg.builds[0].failure) {
+        CHECK_CONTAINS(pg.builds[0].failure, "no case of this problem can be launched");
+        CHECK_CONTAINS(pg.builds[0].failure, "grid.x = 0");
+    } else {
+        CHECK(pg.builds[0].failure != NULL);
+    }
+    program_release(&pg);
+    problem_free(p);
+    free(cause);
+}
