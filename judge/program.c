@@ -231,7 +231,7 @@ static int compile_triton(struct program *pg, const struct program_target *t, co
     int rc;
 
     rc = triton_program_plan(&pg->triton, pg->p, &pg->dirs, pg->tune_values, pg->n_configs, &why);
-    if (rc == BW_ERR_LIMIT) { /* too many variants: the learner's to fix */
+    if (rc == BW_ERR_LIMIT) { /* too many variants, or no case can launch: the learner's to fix */
         rc = summarise_triton(pg, why ? why : bw_strerror(rc));
         free(why);
         return rc ? bw_fail(cause, rc, "out of memory") : BW_OK;
