@@ -9,7 +9,8 @@
  *   judged plan PROBLEM_DIR FILE                  the plan of every configuration and case, as JSON
  *
  * Exit status of check: 0 Accepted, 1 another verdict, 2 bad usage or input,
- * 3 the judge itself failed, 4 compiled but not executed (no GPU here).
+ * 3 the judge itself failed, 4 compiled but not executed (no GPU here), 5 the
+ * language cannot be compiled here (a .py file where there is no Triton).
  * Exit status of validate: 0 every control got its verdict, 1 otherwise,
  * 2 bad usage or a directory that does not load, 4 compile-only (no GPU).
  */
@@ -37,7 +38,14 @@
 #include "judge/worker.h"
 #include "common/banned.h"
 
-enum { EXIT_ACCEPTED = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_JUDGE = 3, EXIT_NO_GPU = 4 };
+enum {
+    EXIT_ACCEPTED = 0,
+    EXIT_REJECTED = 1,
+    EXIT_USAGE = 2,
+    EXIT_JUDGE = 3,
+    EXIT_NO_GPU = 4,
+    EXIT_NO_LANGUAGE = 5 /* the submission's language cannot be compiled here (no Triton) */
+};
 
 /* The usage text: a format taking the --grace range and default. */
 #define USAGE_TEXT                                                                                 \
@@ -253,8 +261,14 @@ static int cmd_check(int argc, char **argv, struct cli *cli)
                 argv[first + 1]);
         return EXIT_USAGE;
     }
-    if (opts.language == LANG_TRITON)
+    if (opts.language != LANG_CUDA) {
         judge_probe_languages(&cli->cfg, NULL);
+        if (!cli->cfg.languages[opts.language].available) {
+            fprintf(stderr, "judged: cannot judge %s here: %s\n", language_title(opts.language),
+                    cli->cfg.languages[opts.language].reason);
+            return EXIT_NO_LANGUAGE;
+        }
+    }
     p = problem_load(argv[first], &cause);
     if (!p) {
         fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");

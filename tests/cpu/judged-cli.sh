@@ -87,6 +87,12 @@ grep -q "^  skip solution.py .*skipped: no Triton here (.*triton" "$tmp/val.txt"
     ok "validate skips the Triton controls where there is no Triton, and says why" ||
     bad "no skip line for solution.py: $(grep solution.py "$tmp/val.txt")"
 
+BLOCKWISE_PYTHON=$(command -v python3) "$judged" check problems/vector-add \
+    problems/vector-add/solution.py >/dev/null 2>"$tmp/err.txt"
+rc=$?
+[ $rc -eq 5 ] && grep -q "cannot judge Triton here: .*triton" "$tmp/err.txt" &&
+    ok "a .py check where there is no Triton says why (exit 5)" || bad "no Triton: exit $rc, $(cat "$tmp/err.txt")"
+
 # With Triton (the fake package of tests/fake/triton in a venv: its cubins never
 # run), a .py submission goes through the judge's Triton path: every variant in
 # one sandboxed compile, then "running needs a GPU" here.
