@@ -42,7 +42,7 @@ for pid in wanted:
         print(f"FAIL {pid}: did not load (see {path}.err)")
         continue
     for row in data[pid]:
-        r = row["result"]
+        r = row.get("result", {})  # a skipped control (no Triton here) has none
         name = f"{pid}/{row['file']}"
         if row["file"].endswith(".py"):
             s += 1  # Triton: no Triton compiler on this machine; tests/gpu/validate.sh judges it
