@@ -60,7 +60,7 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
         $(BUILD)/bin/blockwise-server $(BUILD)/bin/blockwise-triton-compile
 
 .SECONDARY:
-.PHONY: all run test unit-tests gpu-test gpu-validate bench format format-check clean web
+.PHONY: all run test unit-tests gpu-test gpu-validate gpu-triton bench format format-check clean web
 all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(BUILD)/tests/fake/libcuda.so.1 $(if $(shell command -v npm 2>/dev/null),web)
 
 # The web app (web/README.md): npm ci only when web/node_modules is missing
@@ -183,6 +183,11 @@ bench:
 SHARD ?= 1/1
 gpu-validate:
 	@scripts/gpu-validate.sh $(BUILD) $(SHARD)
+
+# Every problem's Triton controls (tests only, parallel shards) and timed
+# Submits of Triton solutions beside CUDA ones, in one call (scripts/gpu-triton.sh).
+gpu-triton:
+	@scripts/gpu-triton.sh $(BUILD)
 
 C_FILES := $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

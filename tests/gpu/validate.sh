@@ -6,6 +6,9 @@
 # In make gpu-test it runs the tests only (Runs: every verdict, no timing), so
 # the suite fits one call of the GPU machine; make gpu-validate passes --timed
 # (scripts/gpu-validate.sh: every Accepted control timed too, in shards).
+# The CUDA controls only (LANGUAGE=triton for the others): the Triton ones
+# compile for 1-25 s each, so they have their own call, make gpu-triton
+# (scripts/gpu-triton.sh: parallel shards, with timed Submits).
 set -u
 build=${1:-build}
 shift
@@ -17,7 +20,7 @@ fi
 dirs=("$@")
 [ ${#dirs[@]} -gt 0 ] || dirs=(problems/*/)
 out=${OUT:-$build}/validate${mode:+-tests-only}.json
-"$build/bin/judged" validate --json $mode "${dirs[@]}" >"$out" 2>"$build/validate.stderr"
+"$build/bin/judged" validate --json $mode --language "${LANGUAGE:-cuda}" "${dirs[@]}" >"$out" 2>"$build/validate.stderr"
 status=$?
 python3 - "$out" "$status" <<'PY'
 import json, sys
