@@ -155,6 +155,11 @@ int write_file_atomic(const char *path, const void *data, size_t len, char **cau
     return BW_OK;
 }
 
+char *strdup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
 char *path_join(const char *a, const char *b)
 {
     size_t la = strlen(a);

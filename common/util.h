@@ -32,6 +32,10 @@ int mkdirs(const char *path, char **cause);
 /* Returns a *new* string "a/b" (no doubled slash); NULL if out of memory. */
 char *path_join(const char *a, const char *b);
 
+/* A *new* copy of s, or NULL when s is NULL (a caller tells that from out of
+ * memory by s itself). */
+char *strdup_or_null(const char *s);
+
 /* Directory of the running executable, a *new* string; NULL on failure. */
 char *exe_dir(void);
 

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/sha256.h"
+#include "common/util.h"
 #include "common/banned.h"
 
 /* An entry holds an NVRTC build or a Triton compile's builds (their keys
@@ -107,11 +108,6 @@ bool build_cache_triton_key(const struct triton_request *rq, char key[65])
     return ok;
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 /* A deep copy of src into *dst; false when out of memory (dst released). */
 static bool copy_result(struct compile_result *dst, const struct compile_result *src)
 {
@@ -128,9 +124,9 @@ static bool copy_result(struct compile_result *dst, const struct compile_result 
             memcpy(dst->cubin, src->cubin, src->cubin_len);
         dst->cubin_len = src->cubin_len;
     }
-    dst->ptx = dup_or_null(src->ptx);
-    dst->log = dup_or_null(src->log);
-    dst->failure = dup_or_null(src->failure);
+    dst->ptx = strdup_or_null(src->ptx);
+    dst->log = strdup_or_null(src->log);
+    dst->failure = strdup_or_null(src->failure);
     ok =
         ok && (!src->ptx || dst->ptx) && (!src->log || dst->log) && (!src->failure || dst->failure);
     for (size_t i = 0; ok && i < src->diags.n; i++)
@@ -141,7 +137,7 @@ static bool copy_result(struct compile_result *dst, const struct compile_result 
         ok = dst->kernels != NULL;
         for (size_t k = 0; ok && k < src->n_kernels; k++) {
             dst->kernels[k] = src->kernels[k];
-            dst->kernels[k].name = dup_or_null(src->kernels[k].name);
+            dst->kernels[k].name = strdup_or_null(src->kernels[k].name);
             ok = !src->kernels[k].name || dst->kernels[k].name;
             dst->n_kernels = k + 1;
         }

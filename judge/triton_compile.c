@@ -225,11 +225,6 @@ void triton_result_release(struct triton_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 static void *dup_bytes(const void *src, size_t len, size_t extra)
 {
     void *p = malloc(len + extra);
@@ -253,15 +248,15 @@ static bool build_copy(struct triton_build *dst, const struct triton_build *src)
     dst->n_params = 0;
     if (src->cubin)
         dst->cubin = dup_bytes(src->cubin, src->cubin_len, 1);
-    dst->ptx = dup_or_null(src->ptx);
-    dst->name = dup_or_null(src->name);
+    dst->ptx = strdup_or_null(src->ptx);
+    dst->name = strdup_or_null(src->name);
     ok = (!src->cubin || dst->cubin) && (!src->ptx || dst->ptx) && (!src->name || dst->name);
     if (ok && src->n_params) {
         dst->params = dup_bytes(src->params, src->n_params * sizeof(*src->params), 0);
         dst->param_types = calloc(src->n_params, sizeof(*dst->param_types));
         ok = dst->params && dst->param_types;
         for (size_t i = 0; ok && i < src->n_params; i++) {
-            dst->param_types[i] = dup_or_null(src->param_types[i]);
+            dst->param_types[i] = strdup_or_null(src->param_types[i]);
             ok = dst->param_types[i] != NULL;
             dst->n_params = i + 1;
         }
@@ -279,9 +274,9 @@ bool triton_result_copy(struct triton_result *dst, const struct triton_result *s
     dst->ok = src->ok;
     dst->ms = src->ms;
     dst->driver_ms = src->driver_ms;
-    dst->log = dup_or_null(src->log);
-    dst->failure = dup_or_null(src->failure);
-    dst->triton_version = dup_or_null(src->triton_version);
+    dst->log = strdup_or_null(src->log);
+    dst->failure = strdup_or_null(src->failure);
+    dst->triton_version = strdup_or_null(src->triton_version);
     ok = (!src->log || dst->log) && (!src->failure || dst->failure) &&
          (!src->triton_version || dst->triton_version);
     for (size_t i = 0; ok && i < src->diags.n; i++)

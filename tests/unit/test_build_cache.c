@@ -144,3 +144,75 @@ TEST(build_cache_evicts_the_least_recently_used)
     compile_result_release(&got);
     build_cache_free(c);
 }
+
+/* A Triton compile's result: one build of kernel "k" (n kept, equal to 1 elsewhere). */
+static struct triton_result triton_built(void)
+{
+    struct triton_result t = {.ok = true, .ms = 900, .driver_ms = 120};
+    struct triton_build *b;
+
+    t.builds = calloc(1, sizeof(*t.builds));
+    t.n_builds = 1;
+    b = &t.builds[0];
+    b->ok = true;
+    b->cubin = malloc(5);
+    memcpy(b->cubin,
+           "\x7f"
+           "ELF",
+           5);
+    b->cubin_len = 4;
+    b->ptx = strdup(".entry k()");
+    b->name = strdup("k");
+    b->num_warps = 4;
+    b->shared = 1024;
+    b->params = calloc(2, sizeof(*b->params));
+    b->params[1] = 1;
+    b->param_types = calloc(2, sizeof(*b->param_types));
+    b->param_types[0] = strdup("*fp32");
+    b->param_types[1] = strdup("i32");
+    b->n_params = 2;
+    t.log = strdup("");
+    t.triton_version = strdup("3.6.0");
+    diag_list_addf(&t.diags, 3, 1, "warning: %s", "unused");
+    return t;
+}
+
+TEST(triton_results_are_kept_apart_from_nvrtc_builds)
+{
+    static const struct triton_arg args[] = {{"*fp32", true, false}, {"i32", false, false}};
+    struct triton_kernel_request k = {
+        .kernel = "k", .args = args, .n_args = 2, .num_warps = 4, .num_stages = 3};
+    struct triton_request rq = {
+        .source = "import triton\n", .len = 14, .kernels = &k, .n_kernels = 1};
+    struct build_cache *c = build_cache_new();
+    struct triton_result t = triton_built(), got;
+    struct compile_result cr;
+    char key[65], key2[65];
+
+    CHECK(build_cache_triton_key(&rq, key));
+    k.num_warps = 8; /* any field of the request changes the key */
+    CHECK(build_cache_triton_key(&rq, key2));
+    CHECK(strcmp(key, key2) != 0);
+    CHECK(!build_cache_get_triton(c, key, &got));
+    build_cache_put_triton(c, key, &t);
+    CHECK(!build_cache_get(c, key, &cr)); /* the entry is a Triton one: no NVRTC build */
+    compile_result_release(&cr);
+    CHECK(build_cache_get_triton(c, key, &got));
+    CHECK_INT_EQ(got.n_builds, 1);
+    CHECK(got.builds[0].cubin != t.builds[0].cubin); /* a deep copy */
+    CHECK_INT_EQ(got.builds[0].cubin_len, 4);
+    CHECK_STR_EQ(got.builds[0].name, "k");
+    CHECK_INT_EQ(got.builds[0].n_params, 2);
+    CHECK_STR_EQ(got.builds[0].param_types[1], "i32");
+    CHECK_INT_EQ(got.builds[0].shared, 1024);
+    CHECK_INT_EQ(got.diags.n, 1);
+    CHECK_STR_EQ(got.triton_version, "3.6.0");
+    triton_result_release(&got);
+    /* A compile stopped by a limit depends on the machine: never kept. */
+    t.failure = strdup("Triton compilation exceeded the time limit of 60 s");
+    build_cache_put_triton(c, key2, &t);
+    CHECK(!build_cache_get_triton(c, key2, &got));
+    triton_result_release(&got);
+    triton_result_release(&t);
+    build_cache_free(c);
+}
