@@ -34,6 +34,10 @@ LD_LIBRARY_PATH=$(realpath "$fake") exec $(realpath "$build/bin/blockwise-runner
 SH
 chmod +x "$tmp/runner"
 export BLOCKWISE_RUNNER=$tmp/runner HOME=$tmp
+# Triton through the fake triton package (tests/cpu/lib/fake-triton.sh): its
+# builds of fake_triton_add / fake_triton_noop run on the fake driver.
+. tests/cpu/lib/fake-triton.sh
+fake_triton_venv "$tmp/venv" && export BLOCKWISE_PYTHON=$tmp/venv/bin/python3
 
 # Every control gets its declared verdict, executed (not compile-only).
 jd validate --json "$problem" >"$tmp/validate.json" 2>"$tmp/validate.err"
@@ -43,7 +47,7 @@ if [ $rc -eq 0 ]; then
 else
     bad "validate exit $rc: $(json "$tmp/validate.json" '[(r["file"], r["got"], r["result"]["message"]) for r in d["fake-add"] if not r["ok"]]' 2>&1 | head -c 600) $(head -c 300 "$tmp/validate.err")"
 fi
-for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu; do
+for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu solution.py starter.py; do
     got=$(json "$tmp/validate.json" "[r['result']['executed'] for r in d['fake-add'] if r['file']=='$f'][0]" 2>/dev/null)
     [ "$got" = True ] && ok "validate ran $f (executed)" || bad "validate did not execute $f: $got"
 done
@@ -76,6 +80,17 @@ rc=$?
     ok "--tests-only is a Run: no timing, no goals" ||
     bad "--tests-only: exit $rc, $(json "$tmp/run.json" '(d.get("mode"), len(d["benches"]), len(d["goals"]))')"
 
+# A Triton Submit, end to end: one compile request for its three builds (N = 1
+# folded, N not divisible by 16, N divisible by 16), each case on its build
+# with the two scratch pointers, timed, its goals (the rebuild with BLOCK=128
+# recompiles through Triton too).
+jd check --json "$problem" "$problem/solution.py" >"$tmp/py.json"
+rc=$?
+got=$(json "$tmp/py.json" '(d["verdict"], d["executed"], [b["samples"] >= 10 for b in d["benches"]], [(g["name"], g["status"]) for g in d["goals"]])' 2>&1)
+[ $rc -eq 0 ] && [ "$got" = "('AC', True, [True, True], [('autotune', 'failed'), ('block-128', 'passed'), ('sizes', 'passed')])" ] &&
+    ok "solution.py (Triton): Accepted, both shapes timed, its goals measured (no @tune: autotune fails)" ||
+    bad "solution.py: exit $rc, $got"
+
 # The runner's findings, each with its words.
 check_verdict() { # FILE VERDICT WORDS
     jd check --json --tests-only "$problem" "$problem/$1" >"$tmp/v.json"
@@ -91,6 +106,7 @@ check_verdict wrong/hang.cu TLE "did not finish within 1000 ms"
 check_verdict wrong/partial.cu WA "test N=1: out was never written (its element still holds the judge's 0xFF poison)"
 check_verdict wrong/copy.cu WA "test N=1: 1 element of out differs from the reference"
 check_verdict wrong/no_kernel.cu CE "no __global__ function named 'vector_add'"
+check_verdict starter.py WA "test N=1: out was never written"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -96,14 +96,9 @@ rc=$?
 # With Triton (the fake package of tests/fake/triton in a venv: its cubins never
 # run), a .py submission goes through the judge's Triton path: every variant in
 # one sandboxed compile, then "running needs a GPU" here.
+. tests/cpu/lib/fake-triton.sh
 venv=$tmp/venv
-pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-pyexe=$(python3 -c 'import sys; print(sys.executable)') # the interpreter, not a pyenv shim
-mkdir -p "$venv/bin" "$venv/lib/python$pyver/site-packages" &&
-    ln -s "$(realpath tests/fake/triton)" "$venv/lib/python$pyver/site-packages/triton" &&
-    ln -s "$pyexe" "$venv/bin/python3" &&
-    printf 'home = %s\ninclude-system-site-packages = false\n' "$(dirname "$pyexe")" \
-        >"$venv/pyvenv.cfg"
+fake_triton_venv "$venv"
 export BLOCKWISE_PYTHON=$venv/bin/python3
 "$judged" validate --language triton problems/vector-add problems/softmax >"$tmp/val-py.txt" 2>&1
 rc=$?

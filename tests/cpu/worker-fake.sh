@@ -26,10 +26,13 @@ OK=$problem/solution.cu FAULT=$problem/wrong/fault.cu HANG=$problem/wrong/hang.c
 OVERRUN=$problem/wrong/tail_overrun.cu TUNED=$problem/tuned.cu SHAPES=2 GOALS=3
 # LASTING: a Submit that takes seconds to judge (on the fake: 200 ms a launch)
 LASTING=$problem/slow.cu
+# Triton Runs: a correct one and a wrong one, with the wrong one's verdict
+TRITON_OK=$problem/solution.py TRITON_BAD=$problem/starter.py TRITON_BAD_V=WA
 if [ "$gpu" = --gpu ]; then
     problems=problems pid=vector-add problem=problems/vector-add
     OK=$problem/solution.cu FAULT=tests/hostile/run/illegal-address.cu
     HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK LASTING=$OK
+    TRITON_BAD=$problem/wrong/no_mask.py TRITON_BAD_V=MV
     SHAPES=$(jq '.benchmarks | length' "$problem/problem.json")
     GOALS=$(jq '.goals // [] | length' "$problem/problem.json")
 fi
@@ -59,6 +62,9 @@ else
     printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$(realpath "$fake")" \
         "$(realpath "$build/bin/blockwise-runner")" >"$T/runner"
     chmod +x "$T/runner"
+    # Triton through the fake triton package, whose builds the fake driver runs
+    . tests/cpu/lib/fake-triton.sh
+    fake_triton_venv "$T/venv" && export BLOCKWISE_PYTHON=$T/venv/bin/python3
 fi
 cat >"$T/server.conf" <<CONF
 port = $PORT
@@ -178,17 +184,17 @@ GOT="$(get ann "$SLOW" .state) $(get bob "$AFTER" .verdict) $((SECONDS - t0)) s"
 check "a cancelled Submit stops being judged, and the next Run is judged at once" \
     '[[ "$GOT" == "cancelled AC "* ]] && [ $((SECONDS - t0)) -lt 15 ] && grep -q "judging stops" "$T/judged.log"'
 
-# On the GPU machine with Triton: the worker registers it, and Triton Runs go
-# through the server to their verdicts (the fake driver cannot run Triton's cubins).
-if [ "$gpu" = --gpu ] && grep -q "this worker judges Triton submissions too" "$T/judged.log"; then
-    TR=$(submit ann "$problem/solution.py" run triton)
-    TW=$(submit bob "$problem/wrong/no_mask.py" run triton)
+# With Triton (the real one on the GPU machine, the fake package here): the
+# worker registers it, and Triton Runs go through the server to their verdicts.
+if grep -q "this worker judges Triton submissions too" "$T/judged.log"; then
+    TR=$(submit ann "$TRITON_OK" run triton)
+    TW=$(submit bob "$TRITON_BAD" run triton)
     wait_done ann "$TR" 180
     wait_done bob "$TW" 180
     GOT="$(get ann "$TR" .language) $(get ann "$TR" .verdict) $(get bob "$TW" .verdict) $(get ann "$TR" .result.executed)"
-    check "Triton Runs through the server on the GPU: solution.py AC, wrong/no_mask.py MV" \
-        '[ "$GOT" = "triton AC MV true" ]'
-elif [ "$gpu" = --gpu ]; then
+    check "Triton Runs through the server: ${TRITON_OK#"$problem"/} AC, ${TRITON_BAD#"$problem"/} $TRITON_BAD_V" \
+        '[ "$GOT" = "triton AC $TRITON_BAD_V true" ]'
+else
     skip=$((skip + 1))
     echo "skip - Triton through the server: $(grep -o 'no Triton (.*' "$T/judged.log" | head -1)"
 fi

@@ -14,10 +14,14 @@
  * a partial writer, a fault (a sticky CUDA_ERROR_ILLEGAL_ADDRESS), a hang.
  *
  * A module image is the harness fatbin (recognised by its magic), the text
- * "FAKECUBIN" followed by the kernel names it holds, one per line, or a real
+ * "FAKECUBIN" followed by the kernel names it holds, one per line, a real
  * cubin (an ELF image, as NVRTC makes it: the judge's own compile path), which
  * holds the learner kernels below whose names appear in its string table as
- * ".text.NAME" sections. So `judged` can judge real sources end to end here:
+ * ".text.NAME" sections, or the fake triton's cubin ("\x7fELF\nFAKECUBIN\n",
+ * the entry name, a JSON record whose "params" lists the kept parameters'
+ * Triton types), whose one entry takes those parameters and Triton's two
+ * scratch pointers: so a Triton submission runs here too, through the judge's
+ * own Triton path (tests/cpu/judge-fake.sh). So `judged` can judge real sources end to end here:
  * tests/cpu/judge-fake.sh and tests/fixtures/fake-gpu/, whose kernels are
  * written in CUDA to do what their stand-ins here do.
  *
@@ -461,6 +465,9 @@ enum fake_kind {
     K_SMEM,       /* (float *out, long long n): uses dynamic shared memory */
     K_ADD_REF,    /* (const float *x, const float *y, double *out, long long n): fp64 sum */
     K_SLOW_ADD,   /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
+    K_TRITON_ADD, /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
+                     (i32 or i64) unless it was 1 and folded, then two scratch pointers */
+    K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
 };
 
 static const struct {
@@ -496,17 +503,22 @@ static const struct {
     {"smem_user", K_SMEM, 2, {8, 8}, false},
     {"fake_add_ref", K_ADD_REF, 4, {8, 8, 8, 8}, false},
     {"vector_add_slow", K_SLOW_ADD, 4, {8, 8, 8, 8}, false},
+    {"fake_triton_add", K_TRITON_ADD, 6, {8, 8, 8, 8, 8, 8}, false}, /* layout: its module's */
+    {"fake_triton_noop", K_TRITON_NOOP, 6, {8, 8, 8, 8, 8, 8}, false},
+};
+
+struct fake_function {
+    int index; /* into kernels[] */
+    int max_dynamic_smem;
+    int n_params;        /* a fake triton build's own layout (0: kernels[index]'s) */
+    int param_bytes[16];
 };
 
 struct fake_module {
     bool harness;
     int n;
     char names[FAKE_MAX_KERNELS][64];
-};
-
-struct fake_function {
-    int index; /* into kernels[] */
-    int max_dynamic_smem;
+    struct fake_function triton; /* a fake triton build's entry */
 };
 
 static struct fake_function functions[sizeof(kernels) / sizeof(kernels[0])];
@@ -543,6 +555,32 @@ static void elf_kernels(const unsigned char *p, struct fake_module *mod)
     }
 }
 
+/* The fake triton's cubin after its magic: "NAME\n{...\"params\": [\"*fp32\", \"i32\"]...}".
+ * Its entry takes the kept parameters (8 bytes for a pointer or a 64-bit type,
+ * 4 otherwise) and two scratch pointers. False when it is not one. */
+static bool fake_triton_module(const char *s, struct fake_module *mod)
+{
+    size_t len = strcspn(s, "\n");
+    const char *list = strstr(s, "\"params\": [");
+    struct fake_function *fn = &mod->triton;
+
+    if (s[len] != '\n' || len == 0 || len >= 64 || !list)
+        return false;
+    snprintf(mod->names[mod->n++], 64, "%.*s", (int)len, s);
+    for (list += 11; *list && *list != ']' && fn->n_params < 14; list++) {
+        if (*list != '"')
+            continue;
+        const char *type = ++list;
+        list += strcspn(list, "\"");
+        bool wide = type[0] == '*' || strncmp(type, "i64", 3) == 0 ||
+                    strncmp(type, "u64", 3) == 0 || strncmp(type, "fp64", 4) == 0;
+        fn->param_bytes[fn->n_params++] = wide ? 8 : 4;
+    }
+    fn->param_bytes[fn->n_params++] = 8; /* global scratch */
+    fn->param_bytes[fn->n_params++] = 8; /* profile scratch */
+    return true;
+}
+
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
 {
     const unsigned char *p = image;
@@ -554,6 +592,11 @@ static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
         mod->harness = true; /* the fatbin magic 0xBA55ED50 */
+    } else if (strncmp(image, "\x7f" "ELF\nFAKECUBIN\n", 15) == 0) {
+        if (!fake_triton_module((const char *)image + 15, mod)) {
+            free(mod);
+            return CUDA_ERROR_INVALID_IMAGE;
+        }
     } else if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
         elf_kernels(p, mod);
     } else if (strncmp(image, "FAKECUBIN\n", 10) == 0) {
@@ -586,6 +629,20 @@ static CUresult fake_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *
     bool listed = mod->harness;
 
     CHECK_STICKY();
+    if (mod->triton.n_params) { /* a fake triton build: its one entry, its own layout */
+        if (strcmp(mod->names[0], name) != 0)
+            return CUDA_ERROR_NOT_FOUND;
+        for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
+            if (strcmp(kernels[k].name, name) == 0)
+                mod->triton.index = (int)k;
+        if (kernels[mod->triton.index].kind != K_TRITON_ADD &&
+            kernels[mod->triton.index].kind != K_TRITON_NOOP)
+            return CUDA_ERROR_NOT_FOUND;
+        if (!mod->triton.max_dynamic_smem)
+            mod->triton.max_dynamic_smem = 48 * 1024;
+        *f = (CUfunction)&mod->triton;
+        return CUDA_SUCCESS;
+    }
     for (int i = 0; !listed && i < mod->n; i++)
         listed = strcmp(mod->names[i], name) == 0;
     for (size_t k = 0; listed && k < sizeof(kernels) / sizeof(kernels[0]); k++) {
@@ -629,16 +686,19 @@ static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, in
 
 static CUresult fake_cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size)
 {
-    int k = ((struct fake_function *)f)->index;
+    const struct fake_function *fn = (const struct fake_function *)f;
+    int k = fn->index;
+    int n = fn->n_params ? fn->n_params : kernels[k].n_params;
+    const int *bytes = fn->n_params ? fn->param_bytes : kernels[k].param_bytes;
     size_t off = 0;
 
     CHECK_STICKY();
-    if ((int)i >= kernels[k].n_params)
+    if ((int)i >= n)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t j = 0; j < i; j++)
-        off += (size_t)kernels[k].param_bytes[j];
+        off += (size_t)bytes[j];
     *offset = off;
-    *size = (size_t)kernels[k].param_bytes[i];
+    *size = (size_t)bytes[i];
     return CUDA_SUCCESS;
 }
 
@@ -799,6 +859,15 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_FFMA:
     case K_MMA:
         usleep(2000);
+        break;
+    case K_TRITON_ADD: /* n folded (5 parameters): 1; else 4 or 8 bytes */
+        n = fn->n_params == 5 ? 1
+            : fn->param_bytes[3] == 4 ? (long long)P(int, 3)
+                                      : P(long long, 3);
+        for (long long i = 0; i < n; i++)
+            P(float *, 2)[i] = P(const float *, 0)[i] + P(const float *, 1)[i];
+        break;
+    case K_TRITON_NOOP:
         break;
     case K_ADD_REF:
         n = P(long long, 3);

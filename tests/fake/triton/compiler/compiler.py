@@ -206,6 +206,7 @@ def compile(src, target=None, options=None):
     kept = [ty for ty in src.signature.values() if ty != "constexpr"]
     record = {
         "signature": src.signature,
+        "params": kept,  # in order (sort_keys reorders the signature): the fake CUDA driver reads it
         "constexprs": {str(k[0]): v for k, v in sorted(src.constants.items()) if isinstance(v, (int, float, str, bool, type(None)))},
         "attrs": {str(k[0]): v for k, v in sorted(src.attrs.items())},
         "num_warps": num_warps,
