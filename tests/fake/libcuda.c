@@ -450,23 +450,23 @@ enum fake_kind {
     K_FFMA,
     K_MMA,
     /* learner kernels */
-    K_VECTOR_ADD, /* (const float *x, const float *y, float *out, long long n) */
-    K_COPY,       /* (const float *x, float *out, long long n) */
-    K_TAIL,       /* (const float *x, float *out, long long n): writes out[n] too */
-    K_BEFORE,     /* (float *out, long long n): writes out[-1] */
-    K_WRITE_IN,   /* (float *x, float *out, long long n): changes x[0] */
-    K_PARTIAL,    /* (float *out, long long n): writes out[0 .. n/2) */
-    K_FAULT,      /* (float *out): an illegal address */
-    K_HANG,       /* (float *out): never ends */
-    K_INT_PARAM,  /* (float *out, int n) */
-    K_SCALE,      /* (float *xy, long long n): xy[i] *= 2 */
-    K_NOOP1,      /* (void *p) */
-    K_NOOP2,      /* (void *p, void *q) */
-    K_SMEM,       /* (float *out, long long n): uses dynamic shared memory */
-    K_ADD_REF,    /* (const float *x, const float *y, double *out, long long n): fp64 sum */
-    K_SLOW_ADD,   /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
-    K_TRITON_ADD, /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
-                     (i32 or i64) unless it was 1 and folded, then two scratch pointers */
+    K_VECTOR_ADD,  /* (const float *x, const float *y, float *out, long long n) */
+    K_COPY,        /* (const float *x, float *out, long long n) */
+    K_TAIL,        /* (const float *x, float *out, long long n): writes out[n] too */
+    K_BEFORE,      /* (float *out, long long n): writes out[-1] */
+    K_WRITE_IN,    /* (float *x, float *out, long long n): changes x[0] */
+    K_PARTIAL,     /* (float *out, long long n): writes out[0 .. n/2) */
+    K_FAULT,       /* (float *out): an illegal address */
+    K_HANG,        /* (float *out): never ends */
+    K_INT_PARAM,   /* (float *out, int n) */
+    K_SCALE,       /* (float *xy, long long n): xy[i] *= 2 */
+    K_NOOP1,       /* (void *p) */
+    K_NOOP2,       /* (void *p, void *q) */
+    K_SMEM,        /* (float *out, long long n): uses dynamic shared memory */
+    K_ADD_REF,     /* (const float *x, const float *y, double *out, long long n): fp64 sum */
+    K_SLOW_ADD,    /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
+    K_TRITON_ADD,  /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
+                      (i32 or i64) unless it was 1 and folded, then two scratch pointers */
     K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
 };
 
@@ -510,7 +510,7 @@ static const struct {
 struct fake_function {
     int index; /* into kernels[] */
     int max_dynamic_smem;
-    int n_params;        /* a fake triton build's own layout (0: kernels[index]'s) */
+    int n_params; /* a fake triton build's own layout (0: kernels[index]'s) */
     int param_bytes[16];
 };
 
@@ -592,7 +592,10 @@ static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
         mod->harness = true; /* the fatbin magic 0xBA55ED50 */
-    } else if (strncmp(image, "\x7f" "ELF\nFAKECUBIN\n", 15) == 0) {
+    } else if (strncmp(image,
+                       "\x7f"
+                       "ELF\nFAKECUBIN\n",
+                       15) == 0) {
         if (!fake_triton_module((const char *)image + 15, mod)) {
             free(mod);
             return CUDA_ERROR_INVALID_IMAGE;
@@ -861,7 +864,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         usleep(2000);
         break;
     case K_TRITON_ADD: /* n folded (5 parameters): 1; else 4 or 8 bytes */
-        n = fn->n_params == 5 ? 1
+        n = fn->n_params == 5         ? 1
             : fn->param_bytes[3] == 4 ? (long long)P(int, 3)
                                       : P(long long, 3);
         for (long long i = 0; i < n; i++)
