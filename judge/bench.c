@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/limits.h"
+#include "common/log.h"
 #include "judge/failure.h"
 #include "judge/reference.h"
 #include "judge/run_plan.h"
@@ -42,6 +43,41 @@ static void checks_release(struct bench_checks *k)
     free(k->ref_scales);
     free(k->ref_ints);
     memset(k, 0, sizeof(*k));
+}
+
+/* Phases 2 and 3 of each shape, once per judging (bench.h). */
+struct bench_cache {
+    bool have[BW_MAX_BENCHMARKS];
+    struct bench_checks k[BW_MAX_BENCHMARKS];
+};
+
+void bench_release(struct session *s)
+{
+    if (!s->bench_cache)
+        return;
+    for (size_t b = 0; b < BW_MAX_BENCHMARKS; b++)
+        checks_release(&s->bench_cache->k[b]);
+    free(s->bench_cache);
+    s->bench_cache = NULL;
+}
+
+/* True when checks k (made for another configuration's plan) fit plan sub_pl:
+ * the same outputs in the same buffers with the same sizes. */
+static bool checks_fit(const struct bench_checks *k, const struct plan *sub_pl)
+{
+    int n = 0;
+
+    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &sub_pl->buffers[b];
+        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
+            continue;
+        if (n >= k->n || k->sub_buf[n] != (int)b || k->tensor[n] != pb->tensor ||
+            k->count[n] !=
+                ((uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES))
+            return false;
+        n++;
+    }
+    return n == k->n;
 }
 
 /* Chooses the elements checked after every timed run of an output of `count`
@@ -350,12 +386,19 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     const struct problem_case *c = &s->p->benchmarks[b];
     uint32_t base = BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
     struct plan sub_pl, ref_pl;
-    struct bench_checks k = {0};
+    struct bench_checks *k;
     struct bench_result bres = {0};
     char *why = NULL;
+    bool known;
     int rc;
 
     *verdict = VERDICT_ACCEPTED;
+    if (b >= BW_MAX_BENCHMARKS)
+        return bw_fail(cause, BW_ERR_INTERNAL, "benchmark %zu of at most %d", b + 1,
+                       BW_MAX_BENCHMARKS);
+    if (!s->bench_cache && !(s->bench_cache = calloc(1, sizeof(*s->bench_cache))))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    k = &s->bench_cache->k[b];
     *why_out = NULL;
     /* 1. Plans: an impossible launch for this shape is the learner's. */
     if (plan_build(s->p, &pg->dirs, pg->tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
@@ -367,19 +410,29 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl, cause);
     if (rc)
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
-    rc = checks_choose(s, &sub_pl, &ref_pl, &k, cause);
+    /* 2 and 3, unless an earlier configuration of this judging made them. */
+    known = s->bench_cache->have[b] && checks_fit(k, &sub_pl);
+    s->bench_cache->have[b] = false;
+    log_debug("%s: benchmark %s, configuration %zu: the checked elements' reference %s", s->job,
+              c->name, config + 1, known ? "reused" : "computed");
+    rc = BW_OK;
+    if (!known) {
+        checks_release(k);
+        rc = checks_choose(s, &sub_pl, &ref_pl, k, cause);
+    }
     session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
+    if (rc == BW_OK && !known)
+        rc = checks_reference(s, c, &ref_pl, base, k, cause);
     if (rc == BW_OK)
-        rc = checks_reference(s, c, &ref_pl, base, &k, cause);
+        s->bench_cache->have[b] = true;
     if (rc == BW_OK)
-        rc = time_plan(s, pg, config, c, &sub_pl, base, &k, &bres, verdict, why_out, cause);
+        rc = time_plan(s, pg, config, c, &sub_pl, base, k, &bres, verdict, why_out, cause);
     session_gate_leave(s, true);
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
-        rc = verify_samples(s, c, &sub_pl, &k, &bres, verdict, why_out, cause);
+        rc = verify_samples(s, c, &sub_pl, k, &bres, verdict, why_out, cause);
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
         rc = score(s, c, &bres.reply, bo, verdict, why_out, cause);
     bench_result_release(&bres);
-    checks_release(&k);
     return rc;
 }
 

@@ -18,7 +18,12 @@
  *   6. scores: statistics, GB/s, TFLOP/s, speed of light, and the physical
  *      floor (a time no GPU could reach is Wrong Answer).
  * Each @tune configuration is timed on each shape and the fastest kept per
- * shape (s->best_cfg, s->cfg_ms for the autotune goal).
+ * shape (s->best_cfg, s->cfg_ms for the autotune goal). Phases 2 and 3 are
+ * done once per shape and kept for the judging (s->bench_cache): every
+ * configuration, and every rebuild a learning goal times, is checked at the
+ * same secret elements against the same reference values, so the fp64
+ * reference of a shape (seconds, for attention) runs once, not once per
+ * configuration.
  */
 #ifndef BW_BENCH_H
 #define BW_BENCH_H
@@ -48,5 +53,8 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
  * failed timed run sets s->res->verdict and its message and stops.
  */
 int bench_run(struct session *s, char **cause);
+
+/* Frees what the judging's timing kept per shape (s->bench_cache). */
+void bench_release(struct session *s);
 
 #endif

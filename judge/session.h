@@ -27,6 +27,8 @@
 #include "judge/program.h"
 #include "judge/runner_client.h"
 
+struct bench_cache;
+
 struct session {
     const struct judge_config *cfg;
     const struct problem *p;
@@ -41,6 +43,7 @@ struct session {
     uint64_t seed;
     uint64_t pick_state; /* private stream for choosing checked elements */
     double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
+    struct bench_cache *bench_cache;    /* owned by bench.c (bench_release): each shape's checks */
     size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
 };
 

@@ -53,7 +53,8 @@ for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu solution.py starter.p
 done
 
 # A Submit: timed shapes, a score, the learning goals, every step's time.
-jd check --json --seed 1234abcd "$problem" "$problem/tuned.cu" >"$tmp/submit.json"
+jd check --json --seed 1234abcd --log-level debug "$problem" "$problem/tuned.cu" \
+    >"$tmp/submit.json" 2>"$tmp/submit.err"
 rc=$?
 [ $rc -eq 0 ] && [ "$(json "$tmp/submit.json" 'd["verdict"]')" = AC ] && ok "tuned.cu Accepted (exit 0)" ||
     bad "tuned.cu: exit $rc, $(head -c 400 "$tmp/submit.json")"
@@ -70,6 +71,10 @@ rc=$?
 [ "$(json "$tmp/submit.json" '[(g["name"], g["status"]) for g in d["goals"]]')" = "[('autotune', 'passed'), ('block-128', 'passed'), ('sizes', 'passed')]" ] &&
     ok "learning goals measured: autotune sweep, rebuild with BLOCK=128, shape compare" ||
     bad "goals: $(json "$tmp/submit.json" '[(g["name"], g["status"], g["detail"]) for g in d["goals"]]' | head -c 600)"
+computed=$(grep -c "reference computed" "$tmp/submit.err") reused=$(grep -c "reference reused" "$tmp/submit.err")
+[ "$computed" -eq 2 ] && [ "$reused" -ge 2 ] &&
+    ok "each shape's reference is computed once for every configuration and rebuild ($computed computed, $reused reused)" ||
+    bad "references: $computed computed, $reused reused"
 [ "$(json "$tmp/submit.json" 'len(d["tests"]) == 4 and all(t["verdict"] == "AC" for t in d["tests"])')" = True ] &&
     ok "every test of both configurations passed" || bad "tests: $(json "$tmp/submit.json" 'd["tests"]' | head -c 300)"
 
