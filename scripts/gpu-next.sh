@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# gpu-next.sh - the GPU work outstanding (issues 11 and 12), for one device
-# call of at most 600 s:
-#   A. (in the background, from the start) issue 12's neutral values: every
-#      CUDA control of the problems that gained "below" / "all -inf" tests,
-#      tests only (the new wrong/zero_init.cu and wrong/flt_max_init.cu must be
-#      rejected, every other control keep its verdict);
-#   B. the Triton controls not yet judged on the H200 and timed Submits of
-#      solution.py beside solution.cu (scripts/gpu-triton.sh, aimed);
+# gpu-next.sh - the GPU work outstanding after 2026-12-01 (issues 10-12), for
+# one device call of at most 600 s (then `make gpu-test` and `make bench`,
+# one call each):
+#   A. (in the background) issue 12's neutral-value CUDA controls again, tests
+#      only (proven on 2026-12-01; kept as a regression check);
+#   B. the Triton controls not yet judged on the H200 with issue 12's new
+#      tests (softmax, logsumexp, cross-entropy) and sdpa's rewritten
+#      wrong/no_masked_tiles.py; tests/gpu/triton.sh; timed Submits of
+#      flash-attention (its Triton Submit took 139 s before the per-shape
+#      reference cache) and sdpa, in Triton beside CUDA;
 #   C. tests/gpu/burst.sh: the server and a 2-slot worker on the GPU, a burst
 #      with failures, a cancelled Submit, Triton Runs through the server.
 # Everything that matters is in $OUT/summary.txt; the JSON and logs in
@@ -23,8 +25,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export BLOCKWISE_PYTHON=${BLOCKWISE_PYTHON:-$(command -v python3)}
 neutral="logsumexp cross-entropy softmax online-softmax sdpa flash-attention vector-max"
-triton_left="autotuned-matmul block-pointer-matmul flash-attention grouped-matmul layernorm-forward online-softmax sdpa split-k-matmul vector-max"
-submits="vectorized-add split-k-matmul matmul-bias-relu gemv flash-attention"
+triton_left="softmax logsumexp cross-entropy sdpa"
+submits="flash-attention sdpa"
 
 main() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
@@ -40,7 +42,7 @@ echo "== A. neutral values (issue 12): CUDA controls of $neutral, tests only (in
 neutral_pid=$!
 
 echo "== B. Triton ($(left) s left)"
-OUT=$tmp/triton PROBLEMS=$triton_left SUBMITS=$submits SKIP_SANDBOX=1 STEP3_S=170 \
+OUT=$tmp/triton PROBLEMS=$triton_left SUBMITS=$submits STEP3_S=200 \
     scripts/gpu-triton.sh "$build" $(($(left) - 130)) 3 | sed 's/^/  /'
 
 wait "$neutral_pid"
