@@ -348,8 +348,8 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
         const char *got;
 
         opts.tests_only = cli->tests_only || ctl->expect != VERDICT_ACCEPTED;
-        if (ctl->lang != LANG_CUDA && !cli->cfg.languages[LANG_CUDA].available)
-            judge_probe_languages(&cli->cfg, NULL); /* once: CUDA is always there after it */
+        if (ctl->lang != LANG_CUDA) /* triton_probe answers from memory after the first */
+            judge_probe_languages(&cli->cfg, NULL);
         if (ctl->lang != LANG_CUDA && !cli->cfg.languages[ctl->lang].available) {
             /* Not this machine's to judge (no Triton here): said, not failed. */
             if (!cli->json)
