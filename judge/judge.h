@@ -137,6 +137,10 @@ struct judge_result {
     double compile_ms, total_ms;
     double runners_ms;         /* waiting for the runners to start CUDA, after compiling */
     double tests_ms, bench_ms; /* wall time of the tests, of the timing */
+    /* Where the tests' wall time went, summed over the cases: waiting for the
+     * reference's expected outputs, the submission runner's round trip (inputs,
+     * launch, outputs back), and the CPU comparison. */
+    double tests_reference_wait_ms, tests_submission_ms, tests_compare_ms;
     double goals_ms;           /* wall time of the learning goals */
     uint64_t seed;
     bool tests_only;     /* judged as a Run: timing and goals were not asked for */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/util.h"
 #include "judge/failure.h"
 #include "judge/reference.h"
 #include "judge/run_plan.h"
@@ -145,6 +146,7 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     struct run_request rq = {.ret = RUN_RETURN_FULL};
     struct run_result res = {0};
     char *why = NULL;
+    double t0;
     bool loaded;
     int rc;
 
@@ -154,7 +156,9 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     t->detail = NULL;
     t->ms = 0;
 
+    t0 = now_ms();
     rc = reference_pipe_take(rp, i, &ref_pl, &exp, cause);
+    s->res->tests_reference_wait_ms += now_ms() - t0;
     if (rc)
         return rc;
     if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
@@ -172,7 +176,9 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     if (rc)
         goto out;
     session_gate_enter(s, false);
+    t0 = now_ms();
     rc = runner_run(s->sub_runner, &rq, &res, s->p->run_ms, &why);
+    s->res->tests_submission_ms += now_ms() - t0;
     session_gate_leave(s, false);
     if (rc == BW_ERR_TIMEOUT) {
         t->verdict = failure_timeout(s->p->run_ms, &t->message, &t->detail);
@@ -192,7 +198,9 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
             session_drop_sub_runner(s); /* its context is lost */
         goto out;
     }
+    t0 = now_ms();
     rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &res, t, cause);
+    s->res->tests_compare_ms += now_ms() - t0;
 out:
     free(why);
     run_result_release(&res);

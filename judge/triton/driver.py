@@ -117,6 +117,19 @@ def parse_record(data):
         pos = start + n + 1
 
 
+# Directories an unsandboxed run made and must remove before it exits: the
+# driver leaves through os._exit, which runs no atexit handler.
+OWN_DIRS = []
+
+
+def leave(status):
+    import shutil
+    for d in OWN_DIRS:
+        os.chdir("/")
+        shutil.rmtree(d, True)
+    os._exit(status)
+
+
 def fail_setup(step, code, message):
     put("error_step", step)
     put("error_code", str(code))
@@ -124,7 +137,7 @@ def fail_setup(step, code, message):
     end()
     sys.stderr.write("blockwise-triton-compile: %s: %s\n" % (step, message))
     sys.stderr.flush()
-    os._exit(3)
+    leave(3)
 
 
 def one_line(e):
@@ -659,10 +672,8 @@ def make_workdirs(sandboxed):
     if sandboxed:
         base = os.environ.get("TMPDIR", "/tmp")
     else:
-        import atexit
-        import shutil
         base = tempfile.mkdtemp(prefix="blockwise-triton-")
-        atexit.register(shutil.rmtree, base, True)
+        OWN_DIRS.append(base)
         os.environ["TMPDIR"] = base
         os.environ["HOME"] = os.path.join(base, "home")
         os.environ["TRITON_CACHE_DIR"] = os.path.join(base, "triton-cache")
@@ -712,7 +723,7 @@ def serve(sandboxed):
     end()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    leave(0)
 
 
 PROBE_SOURCE = b'''import triton

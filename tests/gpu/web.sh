@@ -2,8 +2,9 @@
 # web.sh - the web app's story on the GPU machine: the real blockwise-server
 # and the real judged with the GPU. A learner submits vector-add's solution
 # (Accepted, timed: the chart against the limits measured on this GPU), the
-# off-by-one control (Wrong Answer: the mismatch table) and the control
-# without a tail mask (Memory Violation, explained).
+# off-by-one control (Wrong Answer: the mismatch table), the control
+# without a tail mask (Memory Violation, explained) and, where the worker
+# compiles Triton, the Triton solution (Accepted, timed).
 #
 #   tests/gpu/web.sh BUILD        (from the repository root; part of make gpu-test)
 #
@@ -105,7 +106,7 @@ base, art = sys.argv[1], sys.argv[2]
 jar = http.cookiejar.CookieJar()
 web = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 csrf = None
-passed = failed = 0
+passed = failed = skipped = 0
 
 def call(method, path, body=None):
     req = urllib.request.Request(base + path, method=method,
@@ -128,7 +129,9 @@ def check(name, cond, detail=""):
 
 def judge(problem, mode, file, saved_as):
     src = open(f"problems/{problem}/{file}").read()
-    sub = call("POST", "/api/submissions", {"problem": problem, "mode": mode, "source": src})
+    lang = "triton" if file.endswith(".py") else "cuda"
+    sub = call("POST", "/api/submissions", {"problem": problem, "mode": mode, "source": src,
+                                            "language": lang})
     until = time.time() + 300
     while time.time() < until:
         s = call("GET", f"/api/submissions/{sub['id']}")
@@ -156,9 +159,18 @@ try:
           and t[0]["detail"]["outputs"][0]["first"], json.dumps(s)[:400])
     s = judge("vector-add", "run", "wrong/no_mask.cu", "vector-add-mv.json")
     check("the kernel without a tail mask is a Memory Violation", s.get("verdict") == "MV", json.dumps(s)[:400])
+    if call("GET", "/api/status")["workers"].get("languages", {}).get("triton", {}).get("gpu", 0):
+        s = judge("vector-add", "submit", "solution.py", "vector-add-triton-submit.json")
+        r = s.get("result") or {}
+        check("the Triton solution is Accepted and timed on this GPU",
+              s.get("verdict") == "AC" and s.get("language") == "triton"
+              and len(r.get("benches", [])) == 2 and s.get("score", 0) > 0, json.dumps(s)[:400])
+    else:
+        skipped += 1
+        print("skip the Triton solution: the worker registered no Triton (judged check x.py says why)")
 except Exception as e:
     check("the API story", False, repr(e))
-print(f"{passed} passed, {failed} failed, 0 skipped")
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed else 0)
 PY
 rc=$?
