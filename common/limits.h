@@ -103,7 +103,10 @@
 #define BW_MAX_BENCH_SETS     8  /* input sets a bench rotates through */
 #define BW_MAX_LOADED_KERNELS 32 /* kernels one runner load names (Triton: compiled variants) */
 #define BW_MAX_RETURN_BYTES                                                                        \
-    (32ULL << 30)                  /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
+    (32ULL << 30)                /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
+#define BW_RUNNER_LENT_SLOTS   4 /* buffers the judge lends one runner for full returns */
+#define BW_RUNNER_LENT_MIN     (1u << 20)   /* bytes: the smallest lent buffer */
+#define BW_RUNNER_LENT_MAX     (1ull << 30) /* bytes: a larger return goes in a memfd of its own */
 #define BW_RUNNER_NOFILE       256 /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
 #define BW_RUNNER_LOG_BYTES    (64 * 1024) /* runner stderr kept by the client, the rest dropped */
 #define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */

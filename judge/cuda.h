@@ -60,6 +60,8 @@
     X(cuMemGetInfo)                                                                                \
     X(cuMemcpyHtoD)                                                                                \
     X(cuMemcpyDtoH)                                                                                \
+    X(cuMemHostRegister)                                                                           \
+    X(cuMemHostUnregister)                                                                         \
     X(cuMemcpyDtoDAsync)                                                                           \
     X(cuMemsetD8Async)                                                                             \
     X(cuMemsetD32Async)                                                                            \

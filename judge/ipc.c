@@ -362,6 +362,30 @@ int ipc_memfd_seal(int fd, char **cause)
     return BW_OK;
 }
 
+#define IPC_SIZE_SEALS (F_SEAL_GROW | F_SEAL_SHRINK)
+
+int ipc_memfd_seal_size(int fd, char **cause)
+{
+    if (fcntl(fd, F_ADD_SEALS, IPC_SIZE_SEALS | F_SEAL_SEAL) < 0)
+        return bw_fail(cause, BW_ERR_SYSTEM, "sealing a memfd's size: %s", strerror(errno));
+    return BW_OK;
+}
+
+int ipc_memfd_map_lent(int fd, void **addr, size_t *size, char **cause)
+{
+    int seals = fcntl(fd, F_GET_SEALS);
+
+    *addr = NULL;
+    *size = 0;
+    if (seals < 0)
+        return bw_fail(cause, BW_ERR_PROTOCOL, "descriptor %d is not a memfd (%s)", fd,
+                       strerror(errno));
+    if ((seals & IPC_SIZE_SEALS) != IPC_SIZE_SEALS || (seals & F_SEAL_WRITE))
+        return bw_fail(cause, BW_ERR_PROTOCOL,
+                       "lent memfd %d must be sealed against growth and shrinking, not writes", fd);
+    return ipc_memfd_map(fd, addr, size, cause);
+}
+
 int ipc_memfd_map_sealed(int fd, const void **addr, size_t *size, char **cause)
 {
     void *p;

@@ -62,6 +62,15 @@ int ipc_memfd_map(int fd, void **addr, size_t *size, char **cause);
  * Every writable mapping of it must have been unmapped. */
 int ipc_memfd_seal(int fd, char **cause);
 
+/* Seals the memfd's size (growth, shrinking and further seals) but not its
+ * contents: a buffer one side lends the other to write into, which neither
+ * can resize under the other's mapping (SIGBUS). */
+int ipc_memfd_seal_size(int fd, char **cause);
+
+/* Maps a lent memfd received from a peer read-write (shared), after checking
+ * that its size is sealed; *addr is NULL when empty. */
+int ipc_memfd_map_lent(int fd, void **addr, size_t *size, char **cause);
+
 /* Maps a memfd received from a peer, read-only, after checking that it is a
  * sealed memfd (write, grow and shrink seals); *addr is NULL when empty. */
 int ipc_memfd_map_sealed(int fd, const void **addr, size_t *size, char **cause);

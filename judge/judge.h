@@ -141,7 +141,7 @@ struct judge_result {
      * reference's expected outputs, the submission runner's round trip (inputs,
      * launch, outputs back), and the CPU comparison. */
     double tests_reference_wait_ms, tests_submission_ms, tests_compare_ms;
-    double goals_ms;           /* wall time of the learning goals */
+    double goals_ms; /* wall time of the learning goals */
     uint64_t seed;
     bool tests_only;     /* judged as a Run: timing and goals were not asked for */
     bool compile_cached; /* every build of the submission came from the build cache */

@@ -143,6 +143,15 @@ uint64_t plan_buffer_bytes(const struct plan_buffer *b);
  * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
  * as Triton types a Python int. Writes into out (cap >= 16).
  */
+/* Bytes of a plan's full return: its out and inout buffers. */
+uint64_t plan_return_bytes(const struct plan *pl);
+
+/* The largest plan_return_bytes() over the problem's tests on one side
+ * (cases whose plan does not build are left out), for sizing the buffers a
+ * runner returns them in before the tests start. */
+uint64_t plan_tests_return_bytes(const struct problem *p, const struct directives *d,
+                                 const int64_t *tune_values, enum plan_side side);
+
 void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
 
 /* An integer argument Triton specialises on: divisible by 16, equal to 1. */

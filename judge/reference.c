@@ -141,6 +141,13 @@ static void *pipe_thread(void *arg)
 
 int reference_pipe_start(struct reference_pipe *rp, struct session *s, char **cause)
 {
+    /* The cases ahead and the one being compared each hold a returned buffer. */
+    uint64_t bytes =
+        plan_tests_return_bytes(s->p, &s->ref.dirs, s->ref.tune_values[0], PLAN_REFERENCE);
+    int rc = runner_reserve_returns(s->ref_runner, REFERENCE_AHEAD + 1, bytes, cause);
+
+    if (rc)
+        return rc;
     memset(rp, 0, sizeof(*rp));
     rp->s = s;
     pthread_mutex_init(&rp->lock, NULL);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,16 @@
 /* The runner's end of the socketpair, in its fd layout. */
 #define RUNNER_FD_SOCKET 3
 
+/* A buffer lent to the runner for full returns: a memfd of ours, its pages
+ * allocated once, mapped here for reading results. Held by the runner's slot
+ * and by every run_result in it (refs); freed when the last one lets go. */
+struct lent_buffer {
+    int refs; /* atomic: the slot's reference + one per result */
+    int fd;
+    uint8_t *map;
+    size_t size;
+};
+
 struct runner {
     pid_t pid;      /* 0 once reaped */
     int sock;       /* our end of the socketpair */
@@ -28,7 +39,142 @@ struct runner {
     struct buf log; /* what it wrote, capped */
     struct gpu_props gpu;
     char death[256]; /* how it ended, once it has */
+    /* Lent buffers, used by one thread at a time (the runner's caller); a
+     * result may be released from another thread (atomic refs). */
+    struct lent_buffer *lent[BW_RUNNER_LENT_SLOTS];
+    bool lent_sent[BW_RUNNER_LENT_SLOTS]; /* the runner has slot k's current memfd */
+    unsigned lent_made;
 };
+
+/* --- lent buffers -------------------------------------------------------------------- */
+
+static void lent_unref(struct lent_buffer *l)
+{
+    if (!l || __atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    ipc_unmap(l->map, l->size);
+    close(l->fd);
+    free(l);
+}
+
+/* True when only the slot holds l (no result is reading it). */
+static bool lent_free(const struct lent_buffer *l)
+{
+    return __atomic_load_n(&l->refs, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* A new lent buffer of at least `bytes`: its pages allocated (zeroed) once here. */
+static int lent_new(uint64_t bytes, struct lent_buffer **out, char **cause)
+{
+    struct lent_buffer *l;
+    size_t size = bytes < BW_RUNNER_LENT_MIN ? BW_RUNNER_LENT_MIN : (size_t)bytes;
+    void *map = NULL;
+    int fd, rc;
+
+    *out = NULL;
+    size = (size + 4095) & ~(size_t)4095;
+    if ((rc = ipc_memfd_create("lent", size, &fd, cause)))
+        return rc;
+    if (fallocate(fd, 0, 0, (off_t)size) < 0) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "lent buffer of %zu bytes: fallocate: %s", size,
+                     strerror(errno));
+        close(fd);
+        return rc;
+    }
+    if ((rc = ipc_memfd_seal_size(fd, cause))) {
+        close(fd);
+        return rc;
+    }
+    map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (map == MAP_FAILED) {
+        rc = bw_fail(cause, BW_ERR_SYSTEM, "lent buffer of %zu bytes: mmap: %s", size,
+                     strerror(errno));
+        close(fd);
+        return rc;
+    }
+    l = calloc(1, sizeof(*l));
+    if (!l) {
+        munmap(map, size);
+        close(fd);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    *l = (struct lent_buffer){.refs = 1, .fd = fd, .map = map, .size = size};
+    *out = l;
+    return BW_OK;
+}
+
+/* Slot k holds a new buffer of at least `bytes` (the old one, free, let go). */
+static int lent_grow(struct runner *r, int k, uint64_t bytes, char **cause)
+{
+    struct lent_buffer *l;
+    int rc = lent_new(bytes, &l, cause);
+
+    if (rc)
+        return rc;
+    lent_unref(r->lent[k]);
+    r->lent[k] = l;
+    r->lent_sent[k] = false;
+    r->lent_made++;
+    return BW_OK;
+}
+
+/* The slot a full return of `bytes` goes into, or -1 (every buffer is held):
+ * the smallest free one that fits, else an empty slot or the largest free
+ * one, grown. */
+static int lent_choose(struct runner *r, uint64_t bytes, char **cause)
+{
+    int fit = -1, grow = -1;
+
+    for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++) {
+        struct lent_buffer *l = r->lent[k];
+        if (!l) {
+            if (grow < 0 || r->lent[grow])
+                grow = k;
+            continue;
+        }
+        if (!lent_free(l))
+            continue;
+        if (l->size >= bytes && (fit < 0 || l->size < r->lent[fit]->size))
+            fit = k;
+        if (grow < 0 || (r->lent[grow] && l->size > r->lent[grow]->size))
+            grow = k;
+    }
+    if (fit >= 0)
+        return fit;
+    if (grow < 0)
+        return -1;
+    if (lent_grow(r, grow, bytes, cause))
+        return -2;
+    return grow;
+}
+
+int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause)
+{
+    int ready = 0;
+
+    if (n > BW_RUNNER_LENT_SLOTS)
+        n = BW_RUNNER_LENT_SLOTS;
+    if (bytes > BW_RUNNER_LENT_MAX)
+        return BW_OK; /* those returns will not be lent a buffer */
+    for (int k = 0; k < BW_RUNNER_LENT_SLOTS && ready < n; k++) {
+        if (r->lent[k] && r->lent[k]->size >= bytes) {
+            ready++;
+            continue;
+        }
+        if (r->lent[k] && !lent_free(r->lent[k]))
+            continue;
+        int rc = lent_grow(r, k, bytes, cause);
+        if (rc)
+            return rc;
+        ready++;
+    }
+    return BW_OK;
+}
+
+unsigned runner_lent_made(const struct runner *r)
+{
+    return r->lent_made;
+}
 
 /* --- the log --------------------------------------------------------------------- */
 
@@ -155,6 +301,8 @@ void runner_free(struct runner *r)
     if (!r)
         return;
     kill_runner(r);
+    for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++)
+        lent_unref(r->lent[k]);
     if (r->sock >= 0)
         close(r->sock);
     if (r->log_fd >= 0)
@@ -522,7 +670,11 @@ static int map_reply(int fd, const uint8_t **data, size_t *len, char **cause)
 
 void run_result_release(struct run_result *res)
 {
-    ipc_unmap(res->data, res->data_len);
+    if (res->lent)
+        lent_unref(res->lent);
+    else
+        ipc_unmap(res->data, res->data_len);
+    res->lent = NULL;
     res->data = NULL;
     res->data_len = 0;
 }
@@ -553,19 +705,37 @@ static int indices_memfd(const int64_t *idx, size_t n, bool needed, int *fd, cha
 int runner_run(struct runner *r, const struct run_request *req, struct run_result *res,
                int timeout_ms, char **cause)
 {
-    json_t *msg = NULL;
-    int fd = -1, rfd = -1, rc;
+    json_t *request, *msg = NULL;
+    int fd = -1, rfd = -1, into = -1, rc;
 
     memset(res, 0, sizeof(*res));
     run_failure_init(&res->reply.fail);
+    if (req->ret == RUN_RETURN_FULL) {
+        uint64_t bytes = run_plan_return_bytes(&req->plan);
+        if (bytes > 0 && bytes <= BW_RUNNER_LENT_MAX) {
+            into = lent_choose(r, bytes, cause);
+            if (into == -2)
+                return BW_ERR_NOMEM;
+        }
+    }
     if ((rc = indices_memfd(req->indices, req->n_indices, req->ret == RUN_RETURN_GATHER, &fd,
                             cause)))
         return rc;
-    rc = call(r, run_request_to_json(req), fd, "result", timeout_ms, &msg, &rfd, cause);
-    if (fd >= 0)
+    request = run_request_to_json(req);
+    if (request && into >= 0) {
+        bool lend = !r->lent_sent[into];
+        json_object_set_new(request, "into", json_integer(into));
+        json_object_set_new(request, "lend", json_boolean(lend));
+        if (lend)
+            fd = r->lent[into]->fd; /* sent, not closed: the buffer keeps it */
+    }
+    rc = call(r, request, fd, "result", timeout_ms, &msg, &rfd, cause);
+    if (fd >= 0 && (into < 0 || fd != r->lent[into]->fd))
         close(fd);
     if (rc)
         return rc;
+    if (into >= 0)
+        r->lent_sent[into] = true;
     rc = run_reply_from_json(as_reply_type(msg, "result"), &res->reply, cause);
     json_decref(msg);
     if (rc) {
@@ -574,10 +744,21 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
         return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's result");
     }
     if (res->reply.fail.status == RUN_OK) {
-        if (rfd < 0)
+        if (into >= 0) {
+            if (rfd >= 0) {
+                close(rfd);
+                return bw_fail(cause, BW_ERR_PROTOCOL,
+                               "the runner's result carries a memfd; it was lent a buffer");
+            }
+            res->lent = r->lent[into];
+            __atomic_add_fetch(&res->lent->refs, 1, __ATOMIC_ACQ_REL);
+            res->data = res->lent->map;
+            res->data_len = res->lent->size;
+        } else if (rfd < 0) {
             return bw_fail(cause, BW_ERR_PROTOCOL, "the runner's result carries no outputs memfd");
-        if ((rc = map_reply(rfd, &res->data, &res->data_len, cause)))
+        } else if ((rc = map_reply(rfd, &res->data, &res->data_len, cause))) {
             return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's outputs");
+        }
         for (int k = 0; k < res->reply.n_outputs; k++) {
             const struct run_output *o = &res->reply.outputs[k];
             if (o->offset > res->data_len || o->bytes > res->data_len - o->offset ||

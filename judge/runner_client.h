@@ -74,17 +74,39 @@ int runner_load_images(struct runner *r, const void *const *images, const size_t
                        const char *const *symbols, const char *const *names, int n,
                        struct load_reply *reply, int timeout_ms, char **cause);
 
-/* The outputs of a run, mapped read-only from the runner's sealed memfd. */
+struct lent_buffer;
+
+/*
+ * The outputs of a run: in a buffer this client lent the runner (a full
+ * return, runner_proto.h), or mapped read-only from the runner's sealed memfd.
+ * A lent buffer is not reused while a result holds it, so results of one
+ * runner may be held at once (the reference pipe holds several).
+ */
 struct run_result {
     struct run_reply reply;
-    const uint8_t *data; /* owned mapping; reply.outputs[k] locates output k; NULL when empty */
+    const uint8_t *data; /* reply.outputs[k] locates output k; NULL when empty */
     size_t data_len;
+    struct lent_buffer *lent; /* the lent buffer data lies in (a reference), or NULL: a mapping */
 };
 
-/* Runs a plan once. res is filled (release with run_result_release, even after a failure). */
+/*
+ * Runs a plan once. res is filled (release with run_result_release, even after
+ * a failure). A full return of at most BW_RUNNER_LENT_MAX bytes goes into a
+ * lent buffer of the runner's that no result holds and that fits, else one
+ * grown (a new memfd of at least BW_RUNNER_LENT_MIN bytes, allocated and
+ * touched here), else (all held, or larger) a new sealed memfd of the runner's.
+ */
 int runner_run(struct runner *r, const struct run_request *req, struct run_result *res,
                int timeout_ms, char **cause);
 void run_result_release(struct run_result *res);
+
+/* Makes `n` (at most BW_RUNNER_LENT_SLOTS) of the runner's lent buffers hold at
+ * least `bytes` each now, so that the runs after it find their buffer ready
+ * (growing one costs a new memfd's pages). Buffers held by a result are left. */
+int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause);
+
+/* Lent buffers made for this runner so far (each new one, or a grown one, counts). */
+unsigned runner_lent_made(const struct runner *r);
 /* Output of buffer `buf` in res (borrowed), or NULL; *bytes its size. */
 const void *run_result_output(const struct run_result *res, int buf, size_t *bytes);
 

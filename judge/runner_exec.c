@@ -1134,9 +1134,10 @@ static int blame_kernels(struct runner_exec *x, const struct staged_plan *st, in
 
 /* --- run ------------------------------------------------------------------------------ */
 
-/* Copies every out and inout buffer, back to back, into a new sealed memfd. */
-static int return_full(struct runner_exec *x, struct staged_plan *st, struct run_reply *reply,
-                       int *out_fd, char **cause)
+/* Copies every out and inout buffer, back to back, into the request's lent
+ * buffer or else a new sealed memfd. */
+static int return_full(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
+                       struct run_reply *reply, int *out_fd, char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t total = 0;
@@ -1158,6 +1159,24 @@ static int return_full(struct runner_exec *x, struct staged_plan *st, struct run
         return bw_fail(cause, BW_ERR_LIMIT,
                        "outputs of %" PRIu64 " bytes are over BW_MAX_RETURN_BYTES (%llu)", total,
                        (unsigned long long)BW_MAX_RETURN_BYTES);
+    if (req->into >= 0) {
+        if (total > req->into_size)
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "outputs of %" PRIu64 " bytes do not fit lent buffer %d (%zu bytes)",
+                           total, req->into, req->into_size);
+        for (int k = 0; k < reply->n_outputs; k++) {
+            const struct run_output *o = &reply->outputs[k];
+            CUresult crc;
+            if (o->bytes == 0)
+                continue;
+            crc = cu.cuMemcpyDtoH((char *)req->into_map + o->offset, st->buf[o->buf][0].data,
+                                  (size_t)o->bytes);
+            if (crc != CUDA_SUCCESS)
+                return xfail(x, crc, cause, "copying output %s to the host",
+                             p->buffers[o->buf].name);
+        }
+        return BW_OK;
+    }
     if ((rc = ipc_memfd_create("outputs", (size_t)total, &m, cause)))
         return rc;
     if ((rc = ipc_memfd_map(m, &map, &size, cause)))
@@ -1227,6 +1246,18 @@ free_dev:
     return rc;
 }
 
+bool runner_exec_pin(struct runner_exec *x, void *p, size_t size)
+{
+    (void)x;
+    return size > 0 && cu.cuMemHostRegister(p, size, 0) == CUDA_SUCCESS;
+}
+
+void runner_exec_unpin(struct runner_exec *x, void *p)
+{
+    if (!x->broken)
+        cu.cuMemHostUnregister(p);
+}
+
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause)
 {
@@ -1254,7 +1285,7 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
     if (req->ret == RUN_RETURN_GATHER)
         rc = return_gather(x, st, req, reply, out_fd, cause);
     else
-        rc = return_full(x, st, reply, out_fd, cause);
+        rc = return_full(x, st, req, reply, out_fd, cause);
 
 free_state:
     rc = blame_kernels(x, st, rc, &reply->fail, cause);

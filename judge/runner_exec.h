@@ -40,14 +40,21 @@ int runner_exec_open(int device, const void *fatbin, struct runner_exec **out,
 int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
                      const struct load_request *req, struct load_reply *reply, char **cause);
 
-/* Runs the plan once. On an ok status with outputs, *out_fd is a *new* sealed
- * memfd laid out as reply->outputs say; otherwise -1. */
+/* Runs the plan once. On an ok status with outputs, a full return goes into
+ * req->into_map when req->into >= 0 (*out_fd -1), else *out_fd is a *new*
+ * sealed memfd; either is laid out as reply->outputs say. */
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause);
 
 /* Times the plan (DESIGN §4.4). reply's arrays are *new* (bench_reply_release);
  * *out_fd is a *new* sealed memfd of the gathered bytes when bytes_per_sample
  * > 0 and the status is ok, else -1. */
+/* Registers host memory p..p+size with the driver (pinned: copies to it run
+ * at the bus's speed); false when the driver refuses, and the memory stays
+ * usable, pageable. runner_exec_unpin() undoes it before p is unmapped. */
+bool runner_exec_pin(struct runner_exec *x, void *p, size_t size);
+void runner_exec_unpin(struct runner_exec *x, void *p);
+
 int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
                       struct bench_reply *reply, int *out_fd, char **cause);
 

@@ -40,12 +40,21 @@
 extern const char harness_fatbin[];
 extern const char harness_fatbin_end[];
 
+/* A buffer judged lent for full returns (runner_proto.h, run_request.into):
+ * mapped writable, pinned when the driver agrees, until replaced or exit. */
+struct lent {
+    void *map; /* NULL: slot empty */
+    size_t size;
+    bool pinned;
+};
+
 struct runner {
     int device;
     bool sandbox;
     int sock;
     struct runner_exec *exec;
     struct gpu_props props;
+    struct lent lent[BW_RUNNER_LENT_SLOTS];
 };
 
 /* --- set-up steps --------------------------------------------------------------- */
@@ -200,6 +209,61 @@ static int handle_load(struct runner *r, const json_t *msg, struct blob *b)
     return send_json(r, load_reply_to_json(&reply), -1);
 }
 
+static void lent_drop(struct runner *r, struct lent *l)
+{
+    if (!l->map)
+        return;
+    if (l->pinned)
+        runner_exec_unpin(r->exec, l->map);
+    ipc_unmap(l->map, l->size);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Takes the request's fd as lent buffer k (replacing the one before): maps
+ * it writable, touching every page now, and pins it. The fd is closed here. */
+static int lent_take(struct runner *r, int k, struct blob *b, char **cause)
+{
+    struct lent *l = &r->lent[k];
+    void *map = NULL;
+    size_t size = 0;
+    int rc;
+
+    if (b->fd < 0)
+        return bw_fail(cause, BW_ERR_PROTOCOL, "run: lends buffer %d without a memfd", k);
+    lent_drop(r, l);
+    rc = ipc_memfd_map_lent(b->fd, &map, &size, cause);
+    close(b->fd);
+    b->fd = -1;
+    if (rc)
+        return rc;
+    if (size == 0)
+        return bw_fail(cause, BW_ERR_PROTOCOL, "run: lent buffer %d is empty", k);
+    l->map = map;
+    l->size = size;
+    l->pinned = runner_exec_pin(r->exec, map, size);
+    if (!l->pinned)
+        log_warn("lent buffer %d (%zu bytes) could not be pinned; copies to it are pageable", k,
+                 size);
+    return BW_OK;
+}
+
+/* Where a full return of req goes: its lent buffer, when it names one. */
+static int lent_bind(struct runner *r, struct run_request *req, struct blob *b, char **cause)
+{
+    if (req->into < 0)
+        return BW_OK;
+    if (req->lend) {
+        int rc = lent_take(r, req->into, b, cause);
+        if (rc)
+            return rc;
+    }
+    if (!r->lent[req->into].map)
+        return bw_fail(cause, BW_ERR_PROTOCOL, "run: lent buffer %d was never lent", req->into);
+    req->into_map = r->lent[req->into].map;
+    req->into_size = r->lent[req->into].size;
+    return BW_OK;
+}
+
 static int handle_run(struct runner *r, const json_t *msg, struct blob *b)
 {
     struct run_request *req = calloc(1, sizeof(*req));
@@ -212,6 +276,8 @@ static int handle_run(struct runner *r, const json_t *msg, struct blob *b)
         goto free_all;
     }
     rc = run_request_from_json(msg, req, &cause);
+    if (!rc)
+        rc = lent_bind(r, req, b, &cause);
     if (!rc)
         rc = blob_map(b, req->ret == RUN_RETURN_GATHER, "run", &cause);
     if (!rc && req->ret == RUN_RETURN_GATHER)
@@ -386,7 +452,10 @@ int main(int argc, char **argv)
             return 1;
     }
     status = serve(&r);
-    if (status != 3)
+    if (status != 3) {
+        for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++)
+            lent_drop(&r, &r.lent[k]);
         runner_exec_close(r.exec);
+    }
     return status;
 }

@@ -1150,6 +1150,7 @@ json_t *run_request_to_json(const struct run_request *r)
 int run_request_from_json(const json_t *j, struct run_request *r, char **cause)
 {
     char ret[16] = "full";
+    const json_t *into, *lend;
     int rc;
 
     memset(r, 0, sizeof(*r));
@@ -1163,7 +1164,38 @@ int run_request_from_json(const json_t *j, struct run_request *r, char **cause)
     else
         return bw_fail(cause, BW_ERR_INVALID, "run.return: expected full or gather, got \"%s\"",
                        ret);
+    r->into = -1;
+    into = json_object_get(j, "into");
+    lend = json_object_get(j, "lend");
+    if (into) {
+        if (!json_is_integer(into) || json_integer_value(into) < 0 ||
+            json_integer_value(into) >= BW_RUNNER_LENT_SLOTS)
+            return bw_fail(cause, BW_ERR_INVALID, "run.into: expected a lent buffer 0..%d",
+                           BW_RUNNER_LENT_SLOTS - 1);
+        if (r->ret != RUN_RETURN_FULL)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "run.into: only a full return goes into a "
+                           "lent buffer");
+        r->into = (int)json_integer_value(into);
+    }
+    if (lend) {
+        if (!json_is_boolean(lend))
+            return bw_fail(cause, BW_ERR_INVALID, "run.lend: expected true or false");
+        if (json_is_true(lend) && r->into < 0)
+            return bw_fail(cause, BW_ERR_INVALID, "run.lend: lends a buffer without \"into\"");
+        r->lend = json_is_true(lend);
+    }
     return BW_OK;
+}
+
+uint64_t run_plan_return_bytes(const struct run_plan *p)
+{
+    uint64_t total = 0;
+
+    for (int b = 0; b < p->n_buffers; b++)
+        if (p->buffers[b].role == RUN_ROLE_OUT || p->buffers[b].role == RUN_ROLE_INOUT)
+            total += p->buffers[b].count * dtype_size(p->buffers[b].dtype);
+    return total;
 }
 
 json_t *bench_request_to_json(const struct bench_request *r)

@@ -166,13 +166,31 @@ enum run_return {
     RUN_RETURN_GATHER    /* only the gathered elements, gather list order */
 };
 
+/*
+ * A full return goes into a new sealed memfd, or, with `into` >= 0, into the
+ * judge's lent buffer `into` (0..BW_RUNNER_LENT_SLOTS-1): a memfd the judge
+ * made and maps, sent with the request that first names it (`lend`), kept by
+ * the runner (mapped, registered with the driver) until a request lends
+ * another buffer in its place or the runner exits. Lent buffers are reused
+ * case after case, so their pages are touched and pinned once, not per case.
+ */
 struct run_request {
     struct run_plan plan;
     enum run_return ret;
     const int64_t *indices; /* borrowed; RUN_RETURN_GATHER: run_plan_gather_span() of them (in the
                                fd, not the JSON) */
     size_t n_indices;
+    /* Parsed by the runner; runner_run() chooses and sends them itself ("into",
+     * "lend"), whatever the caller's struct holds. */
+    int into;  /* RUN_RETURN_FULL: the lent buffer to write into; -1: a new memfd */
+    bool lend; /* the request's fd is the memfd of lent buffer `into`, replacing any before */
+    /* The runner's own (never in the JSON): where lent buffer `into` is mapped. */
+    void *into_map;
+    size_t into_size;
 };
+
+/* Bytes of a plan's full return: its out and inout buffers back to back. */
+uint64_t run_plan_return_bytes(const struct run_plan *p);
 
 struct bench_request {
     struct run_plan plan;

@@ -31,8 +31,9 @@ TRITON_OK=$problem/solution.py TRITON_BAD=$problem/starter.py TRITON_BAD_V=WA
 if [ "$gpu" = --gpu ]; then
     problems=problems pid=vector-add problem=problems/vector-add
     OK=$problem/solution.cu FAULT=tests/hostile/run/illegal-address.cu
-    HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK LASTING=$OK
-    TRITON_BAD=$problem/wrong/no_mask.py TRITON_BAD_V=MV
+    HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK
+    LASTING=tests/fixtures/gpu/slow-vector-add.cu # 25 ms a launch
+    TRITON_OK=$problem/solution.py TRITON_BAD=$problem/wrong/no_mask.py TRITON_BAD_V=MV
     SHAPES=$(jq '.benchmarks | length' "$problem/problem.json")
     GOALS=$(jq '.goals // [] | length' "$problem/problem.json")
 fi

@@ -330,6 +330,22 @@ static CUresult fake_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n)
     return CUDA_SUCCESS;
 }
 
+/* Pinning host memory: nothing to do on the fake, whose device memory is host memory. */
+static CUresult fake_cuMemHostRegister(void *p, size_t n, unsigned int flags)
+{
+    (void)flags;
+    CHECK_STICKY();
+    if (!p || n == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemHostUnregister(void *p)
+{
+    (void)p;
+    return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n)
 {
     CUresult rc = sync_point();
@@ -972,6 +988,8 @@ static const struct {
     FAKE_FN(cuMemGetInfo),
     FAKE_FN(cuMemcpyHtoD),
     FAKE_FN(cuMemcpyDtoH),
+    FAKE_FN(cuMemHostRegister),
+    FAKE_FN(cuMemHostUnregister),
     FAKE_FN(cuMemcpyDtoDAsync),
     FAKE_FN(cuMemsetD8Async),
     FAKE_FN(cuMemsetD32Async),

@@ -708,6 +708,66 @@ SCENARIO(vector_add_is_exact)
     runner_free(r);
 }
 
+/* Full returns go into buffers the client lends the runner: reused case
+ * after case, never while a result still holds one (the reference pipe holds
+ * several), a memfd of the runner's once every slot is held, and sized ahead
+ * by runner_reserve_returns. */
+SCENARIO(lent_buffers)
+{
+    struct run_request req[BW_RUNNER_LENT_SLOTS + 1];
+    struct run_result res[BW_RUNNER_LENT_SLOTS + 1];
+    struct runner *r = start(b);
+    char *cause = NULL;
+
+    if (!r)
+        return;
+    memset(res, 0, sizeof(res));
+    if (load(b, r, all_small, NULL)) {
+        for (uint32_t k = 0; k < 3; k++) { /* one at a time: one buffer serves them all */
+            vector_add_plan(&req[0], 5000 - k * 1000, 0x5eedull);
+            req[0].plan.case_index = k;
+            if (run(r, &req[0], &res[0], CALL_MS) && expect_status(&res[0].reply.fail, RUN_OK)) {
+                CHECK(res[0].lent != NULL);
+                check_vector_add(&req[0], &res[0]);
+            }
+            run_result_release(&res[0]);
+        }
+        CHECK_INT_EQ(runner_lent_made(r), 1);
+        /* Held at once: each in a buffer of its own, the last in a memfd. */
+        for (int k = 0; k <= BW_RUNNER_LENT_SLOTS; k++) {
+            vector_add_plan(&req[k], 3000 + (uint64_t)k, 0x5eedull);
+            req[k].plan.case_index = (uint32_t)(10 + k);
+            if (run(r, &req[k], &res[k], CALL_MS))
+                expect_status(&res[k].reply.fail, RUN_OK);
+        }
+        CHECK_INT_EQ(runner_lent_made(r), BW_RUNNER_LENT_SLOTS);
+        CHECK(res[BW_RUNNER_LENT_SLOTS].lent == NULL && res[BW_RUNNER_LENT_SLOTS].data != NULL);
+        for (int k = 0; k <= BW_RUNNER_LENT_SLOTS; k++) {
+            if (res[k].reply.fail.status == RUN_OK)
+                check_vector_add(&req[k], &res[k]);
+            for (int j = 0; j < k; j++)
+                CHECK(res[j].lent == NULL || res[j].lent != res[k].lent);
+        }
+        for (int k = 0; k <= BW_RUNNER_LENT_SLOTS; k++)
+            run_result_release(&res[k]);
+        /* Sized ahead: two buffers of 8 MiB, then a 6 MiB output makes none. */
+        CHECK_INT_EQ(runner_reserve_returns(r, 2, 8u << 20, &cause), BW_OK);
+        unsigned made = runner_lent_made(r);
+        vector_add_plan(&req[0], (6u << 20) / 4, 0x5eedull);
+        if (run(r, &req[0], &res[0], CALL_MS) && expect_status(&res[0].reply.fail, RUN_OK))
+            check_vector_add(&req[0], &res[0]);
+        CHECK_INT_EQ(runner_lent_made(r), made);
+        /* A result outlives its runner: the buffer goes with the last holder. */
+        runner_free(r);
+        r = NULL;
+        if (res[0].reply.fail.status == RUN_OK)
+            check_vector_add(&req[0], &res[0]);
+        run_result_release(&res[0]);
+    }
+    free(cause);
+    runner_free(r);
+}
+
 /* Several images in one load, each kernel under a name of its own (a Triton
  * program's variants): launches call the names, not the symbols. */
 SCENARIO(load_images_by_name)

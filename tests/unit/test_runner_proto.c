@@ -255,6 +255,36 @@ TEST(proto_run_request_validation)
     expect_bad_run("launches", json_array(), "at least one launch");
     expect_bad_run("gather.0.buf", json_integer(0), "is not an output");
     expect_bad_run("return", json_string("some"), "full or gather");
+    expect_bad_run("into", json_integer(BW_RUNNER_LENT_SLOTS), "run.into: expected a lent buffer");
+    expect_bad_run("into", json_string("0"), "run.into: expected a lent buffer");
+    expect_bad_run("lend", json_true(), "lends a buffer without \"into\"");
+    expect_bad_run("lend", json_string("yes"), "run.lend: expected true or false");
+}
+
+/* "into" and "lend" (added by runner_run, never by run_request_to_json). */
+TEST(proto_run_request_into_a_lent_buffer)
+{
+    struct run_request a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    memset(&a, 0, sizeof(a));
+    sample_plan(&a.plan);
+    j = run_request_to_json(&a);
+    CHECK(json_object_get(j, "into") == NULL);
+    CHECK_INT_EQ(run_request_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.into, -1);
+    CHECK(!b.lend);
+    json_object_set_new(j, "into", json_integer(2));
+    json_object_set_new(j, "lend", json_true());
+    CHECK_INT_EQ(run_request_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.into, 2);
+    CHECK(b.lend);
+    json_object_set_new(j, "return", json_string("gather"));
+    CHECK(run_request_from_json(j, &b, &cause) != BW_OK);
+    CHECK_CONTAINS(cause, "only a full return goes into a lent buffer");
+    json_decref(j);
+    free(cause);
 }
 
 TEST(proto_gen_spec_needs_sane_parameters)
