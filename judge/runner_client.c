@@ -103,11 +103,15 @@ static int lent_new(uint64_t bytes, struct lent_buffer **out, char **cause)
     return BW_OK;
 }
 
-/* Slot k holds a new buffer of at least `bytes` (the old one, free, let go). */
+/* Slot k holds a new buffer of at least `bytes`, and at least twice the old
+ * one's size (the cases of a problem grow: doubling bounds the pages touched
+ * to twice the largest case's); the old one, free, is let go. */
 static int lent_grow(struct runner *r, int k, uint64_t bytes, char **cause)
 {
     struct lent_buffer *l;
-    int rc = lent_new(bytes, &l, cause);
+    uint64_t twice = r->lent[k] ? 2 * (uint64_t)r->lent[k]->size : 0;
+    int rc =
+        lent_new(bytes > twice ? bytes : (twice < BW_RUNNER_LENT_MAX ? twice : bytes), &l, cause);
 
     if (rc)
         return rc;
@@ -775,6 +779,35 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
         close(rfd);
     }
     after_reply(r, &res->reply.fail);
+    return BW_OK;
+}
+
+int runner_lend_returns(struct runner *r, uint64_t bytes, int timeout_ms, char **cause)
+{
+    json_t *reply = NULL;
+    int rfd = -1, rc;
+
+    if (bytes > BW_RUNNER_LENT_MAX)
+        bytes = BW_RUNNER_LENT_MAX;
+    if ((rc = runner_reserve_returns(r, 1, bytes, cause)))
+        return rc;
+    for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++) {
+        if (!r->lent[k] || r->lent_sent[k] || r->lent[k]->size < bytes)
+            continue;
+        rc = call(r, json_pack("{s:s, s:i}", "type", "lend", "into", k), r->lent[k]->fd, "lent",
+                  timeout_ms, &reply, &rfd, cause);
+        if (rfd >= 0)
+            close(rfd);
+        if (rc)
+            return rc;
+        if (!json_is_object(reply) || json_integer_value(json_object_get(reply, "into")) != k) {
+            json_decref(reply);
+            return bw_fail(cause, BW_ERR_PROTOCOL, "the runner's \"lent\" reply is malformed");
+        }
+        json_decref(reply);
+        r->lent_sent[k] = true;
+        return BW_OK;
+    }
     return BW_OK;
 }
 

@@ -132,12 +132,6 @@ static int ensure_runner(struct session *s, size_t config, const struct plan *su
         t->verdict = failure_verdict(sub_pl, &fail, &t->message, &t->detail);
         *loaded = false;
     }
-    if (rc == BW_OK && *loaded)
-        rc = runner_reserve_returns(s->sub_runner, 1,
-                                    plan_tests_return_bytes(s->p, &s->sub.dirs,
-                                                            s->sub.tune_values[config],
-                                                            PLAN_SUBMISSION),
-                                    cause);
     return rc;
 }
 

@@ -34,6 +34,7 @@ step() { # NAME LIMIT_S COMMAND...: the command's log in $tmp/NAME.log, its summ
         echo "  $name: skipped (time)"
         return
     fi
+    mkdir -p "$tmp/$name-out"
     OUT=$tmp/$name-out timeout -k 5 "$limit" "$@" >"$tmp/$name.log" 2>&1
     local rc=$?
     printf '  %-10s rc=%-3s %4ss  %s\n' "$name" "$rc" $((SECONDS - s)) \
@@ -41,9 +42,19 @@ step() { # NAME LIMIT_S COMMAND...: the command's log in $tmp/NAME.log, its summ
     grep -E '^(FAIL|not ok)|^    \| FAIL' "$tmp/$name.log" | head -n 10 | sed 's/^/    /'
 }
 
+cat >"$tmp/timing.py" <<'PY'
+import json, sys
+j = json.load(sys.stdin)
+t = j["timing"]
+b = t.get("tests_breakdown", {})
+print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile {t['compile_ms']:.0f},"
+      f" runners {t['runners_ms']:.0f}, tests {t['tests_ms']:.0f} (reference wait"
+      f" {b.get('reference_wait_ms', 0):.0f}, submission {b.get('submission_ms', 0):.0f},"
+      f" compare {b.get('compare_ms', 0):.0f})")
+PY
 timing() { # PROBLEM FILE
     timeout 60 "$judged" check --tests-only --json "problems/$1" "problems/$1/$2" 2>/dev/null |
-        python3 -c 'import json,sys; j=json.load(sys.stdin); t=j["timing"]; b=t.get("tests_breakdown",{}); print(f"  {sys.argv[1]:28s} {j[\"verdict\"]} total {t[\"total_ms\"]:.0f} ms: compile {t[\"compile_ms\"]:.0f}, runners {t[\"runners_ms\"]:.0f}, tests {t[\"tests_ms\"]:.0f} (reference wait {b.get(\"reference_wait_ms\",0):.0f}, submission {b.get(\"submission_ms\",0):.0f}, compare {b.get(\"compare_ms\",0):.0f})")' "$1/$2"
+        python3 "$tmp/timing.py" "$1/$2"
 }
 
 main() {
