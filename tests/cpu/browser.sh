@@ -9,7 +9,9 @@
 #   tests/cpu/browser.sh BUILD_DIR            (run from the repository root)
 #   BW_BROWSER_KEEP=1 tests/cpu/browser.sh build   keep the temporary directory
 #
-# Screenshots of the main pages go to BUILD_DIR/test-artifacts/browser/.
+# Screenshots of the main pages go to BUILD_DIR/test-artifacts/browser/;
+# results recorded on the H200 (tests/fixtures/gpu-results, or
+# BW_GPU_RESULTS) are replayed into them.
 # Skips (1 skipped) when node, chromium or web/node_modules is missing.
 set -u
 build=${1:-build}
@@ -117,8 +119,10 @@ echo 'admin-password-1' >"$T/admin.pw"
 abs_bin=$(realpath "$bin")
 abs_art=$(realpath "$art")
 root=$(pwd)
+# Results the H200 recorded (tests/gpu/web.sh), replayed into the pages.
+gpu_results=$(realpath "${BW_GPU_RESULTS:-tests/fixtures/gpu-results}")
 out=$(
-    cd web && BW_BASE=$BASE BW_TMP=$T BW_ADMIN_PASSWORD=admin-password-1 BW_ARTIFACTS=$abs_art \
+    cd web && BW_GPU_RESULTS=$gpu_results BW_BASE=$BASE BW_TMP=$T BW_ADMIN_PASSWORD=admin-password-1 BW_ARTIFACTS=$abs_art \
         BW_SERVER="$abs_bin/blockwise-server" BW_JUDGED="$abs_bin/judged" \
         BW_CONF="$T/server.conf" BW_WORKER_TOKEN="$T/worker.token" BW_FAKE_TOKEN="$T/fake.token" \
         BW_ROOT=$root CHROMIUM=$CHROMIUM \

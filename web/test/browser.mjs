@@ -830,6 +830,8 @@ async function main() {
         await signIn(page, "alice", "alice-password");
         await page.goto(`${BASE}/#/p/vector-add`);
         await page.waitForSelector(".editor .cm-content");
+        await page.click('.lang-choice:has(input[data-lang="cuda"])'); /* alice chose Triton last */
+        check(await page.isChecked('.lang-switch input[data-lang="cuda"]'), "CUDA is chosen");
         await setEditor(page, ac.source.replace(/\n+$/, ""));
         await page.keyboard.press("Control+Shift+Enter");
         await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
@@ -845,6 +847,36 @@ async function main() {
         check((await page.locator(".mismatch tbody tr").count()) > 0, "a mismatch table");
         await shot(page, "16-gpu-wrong-answer", ".results");
       });
+      const tritonFile = path.join(recorded, "vector-add-triton-submit.json");
+      if (fs.existsSync(tritonFile)) {
+        const tr = JSON.parse(fs.readFileSync(tritonFile, "utf8"));
+        await test("a Triton Submit recorded on the GPU machine: Accepted, timed, its chart, in Triton", async () => {
+          /* The worker now compiles Triton too; the draft queued earlier is the oldest Triton job. */
+          await fake.register([{ name: "cuda", version: "13.0" }, { name: "triton", version: "3.6.0" }]);
+          await fake.judge(ids.triton, "WA", { tests: testNames, benches: [], kernel: "add_kernel" });
+          await page.goto(`${BASE}/#/p/vector-add`);
+          await page.waitForSelector(".editor .cm-content");
+          await page.click('.lang-choice:has(input[data-lang="triton"])');
+          check(await page.isChecked('.lang-switch input[data-lang="triton"]'), "Triton is chosen");
+          await setEditor(page, tr.source.replace(/\n+$/, ""));
+          const before = await currentSubmission(page).catch(() => 0);
+          await page.keyboard.press("Control+Shift+Enter");
+          await page.waitForFunction((prev) => {
+            const x = document.querySelector(".results h2");
+            const m = x && /#(\d+)/.exec(x.textContent);
+            return m && m[1] !== String(prev);
+          }, before);
+          await fake.replay(await currentSubmission(page), tr.result);
+          await page.waitForSelector('.verdict-card[data-verdict="AC"] [data-score]', { timeout: 20000 });
+          await page.waitForSelector(".benches svg");
+          check((await text(page, ".results .lang-tag")) === "Triton", "the results say Triton");
+          check((await text(page, ".benches [data-gpu]")).includes(tr.result.gpu.name), "the GPU is named");
+          await shot(page, "20-gpu-triton-accepted-timings", ".results");
+        });
+      } else {
+        skipped++;
+        console.log("skip the Triton Submit recorded on the GPU machine (tests/gpu/web.sh saves it where the worker compiles Triton)");
+      }
     } else {
       skipped++;
       console.log("skip results recorded on the GPU machine (set BW_GPU_RESULTS to the directory tests/gpu/web.sh wrote)");

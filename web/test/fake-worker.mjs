@@ -41,12 +41,14 @@ export class FakeWorker {
     return { status: r.status, body: text ? JSON.parse(text) : null };
   }
 
-  async register() {
+  /* languages: what the worker says it compiles (the server's default, CUDA only, when absent). */
+  async register(languages) {
     const r = await this.call("POST", "/api/judge/register", {
       hostname: "browser-test",
       version: "fake",
       can_execute: true,
       gpu: FAKE_GPU,
+      ...(languages ? { languages } : {}),
     });
     if (r.status !== 200) throw new Error(`register: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
