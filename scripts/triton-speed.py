@@ -3,6 +3,7 @@
 
     make gpu-validate SHARD=K/N ...            (the timed validate writes BUILD/validate.json)
     python3 scripts/triton-speed.py VALIDATE.json [PROBLEM ...]
+    python3 scripts/triton-speed.py --judge BUILD [PROBLEM ...]   (Submits each solution.py now)
 
 For each problem of the table below whose solution.py the timed validate
 judged Accepted, every benchmark shape is held against the bar of issue 11:
@@ -14,15 +15,19 @@ judged Accepted, every benchmark shape is held against the bar of issue 11:
 - matmul and attention: at most 1.25 x the time PyTorch takes on the same
   shape, measured here with CUDA events, L2 flushed before each timed call
   (as the judge does), median of 20: torch.matmul (cuBLAS) for the matmul
-  family, views included for block-pointer-matmul, and
+  family (fp32 without TF32 for sgemm; relu(F.linear) for
+  matmul-bias-relu), views included for block-pointer-matmul, and
   F.scaled_dot_product_attention for sdpa and flash-attention.
 Needs PyTorch (on the GPU machine: /opt/torch/.venv/bin/python3, plain
 python3 there). Prints one line per shape and ends with
 "N passed, N failed, N skipped" (a problem that has no solution.py row in the
 file, or was not Accepted, fails; one not in the file is skipped).
 """
+import functools
 import json
 import sys
+
+print = functools.partial(print, flush=True)  # noqa: A001 (lines survive a timeout)
 
 MEMORY = {  # problem: (factor on the judge's gbps, shapes only reported)
     "vectorized-add": (1.0, set()),
@@ -30,8 +35,8 @@ MEMORY = {  # problem: (factor on the judge's gbps, shapes only reported)
     "rope": (1.0, set()),
     "online-softmax": (1.5, set()),  # gbps is under 8MN; the bar is stated under 12MN
 }
-COMPUTE = {"autotuned-matmul", "grouped-matmul", "split-k-matmul", "block-pointer-matmul",
-           "sdpa", "flash-attention"}
+COMPUTE = {"sgemm", "matmul-bias-relu", "autotuned-matmul", "grouped-matmul", "split-k-matmul",
+           "block-pointer-matmul", "sdpa", "flash-attention"}
 
 
 def torch_time(fn, torch, reps=20):
@@ -55,6 +60,16 @@ def torch_op(problem, sizes, scalars, torch):
     """A zero-argument function doing the problem's operation on fresh inputs of the shape."""
     F = torch.nn.functional
     h = dict(device="cuda", dtype=torch.float16)
+    if problem == "sgemm":  # fp32 without TF32 (PyTorch's default for matmul)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        a = torch.randn(sizes["M"], sizes["K"], device="cuda", dtype=torch.float32)
+        b = torch.randn(sizes["K"], sizes["N"], device="cuda", dtype=torch.float32)
+        return lambda: torch.matmul(a, b)
+    if problem == "matmul-bias-relu":  # Y = relu(X W^T + b), W stored [N, K]
+        x = torch.randn(sizes["M"], sizes["K"], **h)
+        w = torch.randn(sizes["N"], sizes["K"], **h)
+        bias = torch.randn(sizes["N"], **h)
+        return lambda: torch.relu(F.linear(x, w, bias))
     if problem in ("autotuned-matmul", "grouped-matmul", "split-k-matmul"):
         a = torch.randn(sizes["M"], sizes["K"], **h)
         b = torch.randn(sizes["K"], sizes["N"], **h)
@@ -77,15 +92,31 @@ def torch_op(problem, sizes, scalars, torch):
     raise KeyError(problem)
 
 
+def judge_one(build, pid):
+    """A timed `judged check` of problems/PID/solution.py, as a validate row."""
+    import subprocess
+    r = subprocess.run([f"{build}/bin/judged", "check", "--json", f"problems/{pid}",
+                        f"problems/{pid}/solution.py"], capture_output=True, text=True,
+                       timeout=300)
+    try:
+        res = json.loads(r.stdout)
+    except ValueError:
+        res = {"verdict": f"no result (exit {r.returncode}): {r.stderr[-300:]}"}
+    return [{"file": "solution.py", "got": res.get("verdict"), "result": res}]
+
+
 def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
-    data = json.load(open(argv[1]))
-    wanted = argv[2:] or sorted(set(MEMORY) | COMPUTE)
+    build = argv[2] if argv[1] == "--judge" else None
+    wanted = argv[3 if build else 2:] or sorted(set(MEMORY) | COMPUTE)
+    data = {} if build else json.load(open(argv[1]))
     torch = None
     p = f = s = 0
     for pid in wanted:
+        if build:  # judge solution.py now, as a timed validate would
+            data[pid] = judge_one(build, pid)
         if pid not in data:
             s += 1
             print(f"skip {pid}: not in {argv[1]}")
