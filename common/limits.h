@@ -157,8 +157,7 @@
 /* --- the judged worker ------------------------------------------------------ */
 #define BW_POOL_MAX_SPARES      8  /* submission runners a runner pool keeps started */
 #define BW_POOL_MAX_REFERENCES  16 /* reference runners a runner pool keeps (one per job slot) */
-#define BW_POOL_LENT_BYTES      (64u << 20) /* the return buffer lent to each spare runner */
-#define BW_POOL_RETRY_MAX_S     30          /* longest back-off between failed runner starts */
+#define BW_POOL_RETRY_MAX_S     30 /* longest back-off between failed runner starts */
 #define BW_WORKER_GRACE_S       30 /* default --grace: on SIGTERM a job ending within it is finished */
 #define BW_WORKER_MAX_GRACE_S   3600 /* largest --grace */
 #define BW_WORKER_MAX_BACKOFF_S 60   /* longest wait between retries of a request to the server */

@@ -782,35 +782,6 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
     return BW_OK;
 }
 
-int runner_lend_returns(struct runner *r, uint64_t bytes, int timeout_ms, char **cause)
-{
-    json_t *reply = NULL;
-    int rfd = -1, rc;
-
-    if (bytes > BW_RUNNER_LENT_MAX)
-        bytes = BW_RUNNER_LENT_MAX;
-    if ((rc = runner_reserve_returns(r, 1, bytes, cause)))
-        return rc;
-    for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++) {
-        if (!r->lent[k] || r->lent_sent[k] || r->lent[k]->size < bytes)
-            continue;
-        rc = call(r, json_pack("{s:s, s:i}", "type", "lend", "into", k), r->lent[k]->fd, "lent",
-                  timeout_ms, &reply, &rfd, cause);
-        if (rfd >= 0)
-            close(rfd);
-        if (rc)
-            return rc;
-        if (!json_is_object(reply) || json_integer_value(json_object_get(reply, "into")) != k) {
-            json_decref(reply);
-            return bw_fail(cause, BW_ERR_PROTOCOL, "the runner's \"lent\" reply is malformed");
-        }
-        json_decref(reply);
-        r->lent_sent[k] = true;
-        return BW_OK;
-    }
-    return BW_OK;
-}
-
 void bench_result_release(struct bench_result *res)
 {
     bench_reply_release(&res->reply);

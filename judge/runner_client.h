@@ -105,12 +105,6 @@ void run_result_release(struct run_result *res);
  * (growing one costs a new memfd's pages). Buffers held by a result are left. */
 int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause);
 
-/* Lends the runner a buffer of at least `bytes` now (runner_reserve_returns
- * of one, then a "lend" request: the runner maps and pins it), so that a job
- * given this runner later finds it ready: the pool does it for every spare
- * submission runner before any job needs it. */
-int runner_lend_returns(struct runner *r, uint64_t bytes, int timeout_ms, char **cause);
-
 /* Lent buffers made for this runner so far (each new one, or a grown one, counts). */
 unsigned runner_lent_made(const struct runner *r);
 /* Output of buffer `buf` in res (borrowed), or NULL; *bytes its size. */

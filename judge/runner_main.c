@@ -264,31 +264,6 @@ static int lent_bind(struct runner *r, struct run_request *req, struct blob *b, 
     return BW_OK;
 }
 
-/* "lend" {"into": k} with the buffer's memfd: kept as lent buffer k. */
-static int handle_lend(struct runner *r, const json_t *msg, struct blob *b)
-{
-    const json_t *into = json_object_get(msg, "into");
-    char *cause = NULL;
-    int k = 0, rc;
-
-    if (!json_is_integer(into) || json_integer_value(into) < 0 ||
-        json_integer_value(into) >= BW_RUNNER_LENT_SLOTS) {
-        rc = bw_fail(&cause, BW_ERR_INVALID, "lend.into: expected a lent buffer 0..%d",
-                     BW_RUNNER_LENT_SLOTS - 1);
-    } else {
-        k = (int)json_integer_value(into);
-        rc = lent_take(r, k, b, &cause);
-    }
-    if (rc) {
-        rc = send_json(r, error_reply_to_json("lent", cause), -1);
-        free(cause);
-        return rc;
-    }
-    return send_json(
-        r, json_pack("{s:s, s:i, s:b}", "type", "lent", "into", k, "pinned", r->lent[k].pinned),
-        -1);
-}
-
 static int handle_run(struct runner *r, const json_t *msg, struct blob *b)
 {
     struct run_request *req = calloc(1, sizeof(*req));
@@ -404,8 +379,6 @@ static int serve(struct runner *r)
             rc = handle_load(r, msg, &b);
         } else if (strcmp(type, "run") == 0) {
             rc = handle_run(r, msg, &b);
-        } else if (strcmp(type, "lend") == 0) {
-            rc = handle_lend(r, msg, &b);
         } else if (strcmp(type, "bench") == 0) {
             rc = handle_bench(r, msg, &b);
         } else if (strcmp(type, "calibrate") == 0) {

@@ -115,15 +115,6 @@ static void *pool_thread(void *arg)
         }
         pthread_mutex_unlock(&p->lock);
         rc = runner_start(&ro, &r, &why);
-        if (rc == BW_OK && what != 1) {
-            /* Its return buffer too, pinned before a job needs it; without
-             * one the job lends it one (runner_run), so a refusal is no loss. */
-            char *lend_why = NULL;
-            if (runner_lend_returns(r, BW_POOL_LENT_BYTES, BW_RUNNER_LOAD_MS, &lend_why))
-                log_warn("runner pool: lending a spare runner its return buffer: %s",
-                         lend_why ? lend_why : "failed");
-            free(lend_why);
-        }
         pthread_mutex_lock(&p->lock);
         if (rc) {
             p->failures++;

@@ -12,9 +12,8 @@
  *     was killed (a sticky error, a timeout) is freed instead, and the next
  *     borrower gets a fresh one.
  *   submission runners: never reused. Each is started and initialised ahead
- *     of need (with a BW_POOL_LENT_BYTES return buffer lent and pinned:
- *     runner_lend_returns), handed to exactly one submission (one @tune
- *     configuration) and freed by its taker. The pool keeps `spares` of them
+ *     of need, handed to exactly one submission (one @tune configuration) and
+ *     freed by its taker. The pool keeps `spares` of them
  *     started, replacing each one taken in the background while the job runs.
  *
  * Every runner is started by the pool's own thread, which lives as long as

@@ -757,23 +757,6 @@ SCENARIO(lent_buffers)
         if (run(r, &req[0], &res[0], CALL_MS) && expect_status(&res[0].reply.fail, RUN_OK))
             check_vector_add(&req[0], &res[0]);
         CHECK_INT_EQ(runner_lent_made(r), made);
-        /* Lent ahead (the pool does it for its spares): a run then makes none. */
-        {
-            struct runner *ahead = start(b);
-            if (ahead && load(b, ahead, all_small, NULL)) {
-                struct run_result r2;
-                CHECK_INT_EQ(runner_lend_returns(ahead, 1u << 20, CALL_MS, &cause), BW_OK);
-                CHECK_INT_EQ(runner_lent_made(ahead), 1);
-                vector_add_plan(&req[1], 1000, 0x5eedull);
-                if (run(ahead, &req[1], &r2, CALL_MS) && expect_status(&r2.reply.fail, RUN_OK)) {
-                    CHECK(r2.lent != NULL);
-                    check_vector_add(&req[1], &r2);
-                }
-                run_result_release(&r2);
-                CHECK_INT_EQ(runner_lent_made(ahead), 1);
-            }
-            runner_free(ahead);
-        }
         /* A result outlives its runner: the buffer goes with the last holder. */
         runner_free(r);
         r = NULL;
