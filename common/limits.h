@@ -157,6 +157,7 @@
 /* --- the judged worker ------------------------------------------------------ */
 #define BW_POOL_MAX_SPARES      8  /* submission runners a runner pool keeps started */
 #define BW_POOL_MAX_REFERENCES  16 /* reference runners a runner pool keeps (one per job slot) */
+#define BW_POOL_STARTERS        2  /* threads of a runner pool starting runners side by side */
 #define BW_POOL_RETRY_MAX_S     30 /* longest back-off between failed runner starts */
 #define BW_WORKER_GRACE_S       30 /* default --grace: on SIGTERM a job ending within it is finished */
 #define BW_WORKER_MAX_GRACE_S   3600 /* largest --grace */

@@ -15,7 +15,8 @@
 
 struct runner_pool {
     struct runner_pool_options o;
-    pthread_t thread;
+    pthread_t threads[BW_POOL_STARTERS]; /* each starts runners, one at a time */
+    int n_threads;
     pthread_mutex_t lock;
     pthread_cond_t changed; /* a runner is ready, a start failed, a request came, stop */
     bool stop;
@@ -27,6 +28,7 @@ struct runner_pool {
     int refs_waiting;  /* takers waiting for a reference runner */
     int subs_waiting;  /* takers waiting for a submission runner */
     int refs_to_start; /* reference runners to start before anyone asks (options.references) */
+    int starting_refs, starting_subs; /* starts under way in the threads */
 
     unsigned long failures; /* start failures so far: a waiter that sees it move gets the error */
     int failure_rc;
@@ -79,11 +81,12 @@ static struct runner *pop_live(struct runner **list, int *n)
 static int next_start(const struct runner_pool *p)
 {
     int want_subs = p->o.spares > p->subs_waiting ? p->o.spares : p->subs_waiting;
+    int refs = p->n_idle_refs + p->starting_refs, subs = p->n_spares + p->starting_subs;
 
-    if ((p->refs_waiting > p->n_idle_refs || p->refs_to_start > 0) &&
-        p->n_idle_refs < BW_POOL_MAX_REFERENCES)
+    if ((p->refs_waiting > refs || p->refs_to_start > p->starting_refs) &&
+        refs < BW_POOL_MAX_REFERENCES)
         return 1;
-    if (p->n_spares < want_subs && p->n_spares < BW_POOL_MAX_SPARES)
+    if (subs < want_subs && subs < BW_POOL_MAX_SPARES)
         return 2;
     return 0;
 }
@@ -113,9 +116,17 @@ static void *pool_thread(void *arg)
                 continue;
             }
         }
+        if (what == 1)
+            p->starting_refs++;
+        else
+            p->starting_subs++;
         pthread_mutex_unlock(&p->lock);
         rc = runner_start(&ro, &r, &why);
         pthread_mutex_lock(&p->lock);
+        if (what == 1)
+            p->starting_refs--;
+        else
+            p->starting_subs--;
         if (rc) {
             p->failures++;
             p->failure_rc = rc;
@@ -174,12 +185,12 @@ int runner_pool_new(const struct runner_pool_options *o, struct runner_pool **ou
         pthread_condattr_destroy(&ca);
     }
     pthread_cond_init(&p->gate_changed, NULL);
-    if (pthread_create(&p->thread, NULL, pool_thread, p) != 0) {
-        pthread_mutex_destroy(&p->lock);
-        pthread_cond_destroy(&p->changed);
-        pthread_cond_destroy(&p->gate_changed);
-        free(p);
-        return bw_fail(cause, BW_ERR_SYSTEM, "cannot start the runner pool's thread");
+    for (int i = 0; i < BW_POOL_STARTERS; i++) {
+        if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0) {
+            runner_pool_free(p);
+            return bw_fail(cause, BW_ERR_SYSTEM, "cannot start the runner pool's threads");
+        }
+        p->n_threads++;
     }
     *out = p;
     return BW_OK;
@@ -193,7 +204,8 @@ void runner_pool_free(struct runner_pool *p)
     p->stop = true;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL);
+    for (int i = 0; i < p->n_threads; i++)
+        pthread_join(p->threads[i], NULL);
     for (int i = 0; i < p->n_spares; i++)
         runner_free(p->spares[i]);
     for (int i = 0; i < p->n_idle_refs; i++)

@@ -16,10 +16,12 @@
  *     freed by its taker. The pool keeps `spares` of them
  *     started, replacing each one taken in the background while the job runs.
  *
- * Every runner is started by the pool's own thread, which lives as long as
- * the pool: a runner's PDEATHSIG fires when the thread that started it exits
- * (runner_client.h), so a runner kept across jobs cannot be started by a
- * job's thread.
+ * Every runner is started by one of the pool's BW_POOL_STARTERS threads, which
+ * live as long as the pool: a runner's PDEATHSIG fires when the thread that
+ * started it exits (runner_client.h), so a runner kept across jobs cannot be
+ * started by a job's thread. They start runners side by side because a start
+ * (~180 ms on the H200) is longer than a Run that fails its first test: with
+ * one thread, a burst of such Runs waited for spares.
  *
  * The GPU gate: judgings on one GPU overlap while they run tests (each holds
  * the gate shared around each runner call), but a benchmark shape is timed
@@ -43,10 +45,10 @@ struct runner_pool_options {
     int references;  /* reference runners started at once (more start on demand), 0..spares+1 */
 };
 
-/* Starts the pool's thread, which begins starting runners at once. *out is *new*. */
+/* Starts the pool's threads, which begin starting runners at once. *out is *new*. */
 int runner_pool_new(const struct runner_pool_options *o, struct runner_pool **out, char **cause);
 
-/* Stops the thread and frees every runner the pool holds (not those taken). NULL: no-op. */
+/* Stops the threads and frees every runner the pool holds (not those taken). NULL: no-op. */
 void runner_pool_free(struct runner_pool *pool);
 
 /*

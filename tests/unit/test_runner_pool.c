@@ -82,6 +82,32 @@ TEST(pool_hands_out_fresh_submission_runners_and_refills)
     free(cause);
 }
 
+/* The BW_POOL_STARTERS threads start side by side, but never more runners
+ * than asked for: starts under way count. */
+TEST(pool_starts_what_it_needs_and_no_more)
+{
+    struct runner_pool_options o = {.spares = 2, .references = 1};
+    struct runner_pool *pool = NULL;
+    struct runner *a = NULL;
+    char why[512], *cause = NULL;
+
+    if (!use_fake_runner(why, sizeof(why)))
+        SKIP(why);
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    for (int i = 0; i < 500 && runner_pool_started(pool) < 3; i++)
+        usleep(10 * 1000);
+    usleep(300 * 1000);
+    CHECK_INT_EQ(runner_pool_started(pool), 3); /* one reference, two spares */
+    CHECK_INT_EQ(runner_pool_take_submission(pool, &a, &cause), BW_OK);
+    for (int i = 0; i < 500 && runner_pool_started(pool) < 4; i++)
+        usleep(10 * 1000);
+    usleep(300 * 1000);
+    CHECK_INT_EQ(runner_pool_started(pool), 4); /* the one taken, replaced once */
+    runner_free(a);
+    runner_pool_free(pool);
+    free(cause);
+}
+
 TEST(pool_lends_a_reference_runner_and_replaces_a_dead_one)
 {
     struct runner_pool_options o = {.spares = 0, .references = 1};
