@@ -989,6 +989,128 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
 }
 
 /* ------------------------------------------------------------------------ */
+/* @rows                                                                     */
+
+static const char *const rows_keys = "rows=, block=, smem=";
+
+/* Frees what r holds (not r). */
+static void rows_clear(struct rows_kernel *r)
+{
+    free(r->kernel);
+    expr_free(r->rows);
+    for (int i = 0; i < 3; i++)
+        expr_free(r->block[i]);
+    expr_free(r->smem);
+}
+
+static void rows_release(struct rows_kernel *r)
+{
+    if (r)
+        rows_clear(r);
+    free(r);
+}
+
+/* @rows KERNEL rows=(R) block=(...) [smem=...] */
+static void parse_rows(struct pstate *st, size_t at, size_t pos)
+{
+    struct rows_kernel r = {0};
+    size_t n, key, val;
+    int seen_rows = 0, seen_block = 0, seen_smem = 0, *seen;
+    char q[200], g[64];
+
+    r.line = st->lineno;
+    if (st->d->rows) {
+        err(st, at, "a second @rows (a reference has one rows kernel, first at line %d)",
+            st->d->rows->line);
+        return;
+    }
+    pos = skip_blanks(st, pos);
+    n = word_len(st, pos);
+    if (!check_name(st, pos, n, "kernel name"))
+        return;
+    if (pos + n < st->len && !is_blank(st->line[pos + n])) {
+        err(st, pos + n, "unexpected %s after the kernel name (expected a blank, then %s)",
+            got(st, pos + n, g, sizeof(g)), rows_keys);
+        return;
+    }
+    r.kernel = copy(st, pos, n);
+    if (!r.kernel)
+        return;
+    pos += n;
+    for (;;) {
+        pos = skip_blanks(st, pos);
+        if (pos >= st->len)
+            break;
+        key = pos;
+        n = word_len(st, pos);
+        val = n ? skip_blanks(st, pos + n) : pos;
+        if (n == 0 || val >= st->len || st->line[val] != '=') {
+            err(st, pos, "expected a key (%s), got %s", rows_keys, got(st, pos, g, sizeof(g)));
+            break;
+        }
+        val = skip_blanks(st, val + 1);
+        if (n == 4 && memcmp(st->line + key, "rows", 4) == 0)
+            seen = &seen_rows;
+        else if (n == 5 && memcmp(st->line + key, "block", 5) == 0)
+            seen = &seen_block;
+        else if (n == 4 && memcmp(st->line + key, "smem", 4) == 0)
+            seen = &seen_smem;
+        else
+            seen = NULL;
+        if (!seen) {
+            bool launch_key = (n == 4 && memcmp(st->line + key, "grid", 4) == 0) ||
+                              (n == 4 && memcmp(st->line + key, "args", 4) == 0);
+            if (launch_key)
+                err(st, key,
+                    "%s= in @rows: the judge launches one block per row (grid=(n_rows)) and "
+                    "passes the @launch's arguments, then rows and n_rows (keys are %s)",
+                    quote(st, key, n, q, sizeof(q)), rows_keys);
+            else
+                err(st, key, "unknown key '%s' in @rows (expected %s)",
+                    quote(st, key, n, q, sizeof(q)), rows_keys);
+            pos = skip_value(st, val);
+            continue;
+        }
+        if (*seen) {
+            err(st, key, "duplicate %s= in @rows (first at column %d)",
+                quote(st, key, n, q, sizeof(q)), *seen);
+            pos = skip_value(st, val);
+            continue;
+        }
+        *seen = (int)key + 1;
+        if (seen == &seen_rows) {
+            r.rows_column = (int)key + 1;
+            pos = parse_scalar_key(st, val, "rows", "the number of rows of a case", &r.rows);
+        } else if (seen == &seen_block) {
+            r.block_column = (int)key + 1;
+            pos = parse_dims(st, val, "block", r.block);
+        } else {
+            r.smem_column = (int)key + 1;
+            pos = parse_scalar_key(st, val, "smem", "bytes of dynamic shared memory", &r.smem);
+        }
+        if (pos < st->len && !is_blank(st->line[pos])) {
+            err(st, pos, "unexpected %s after %s=(...) (expected a blank, then the next key)",
+                got(st, pos, g, sizeof(g)), quote(st, key, n, q, sizeof(q)));
+            break;
+        }
+    }
+    if (!st->line_failed) {
+        if (!seen_rows)
+            err(st, at,
+                "@rows needs rows=(...) (the number of rows of a case, e.g. rows=(B*H*Sq))");
+        if (!seen_block)
+            err(st, at, "@rows needs block=(...) (threads per block, e.g. block=(128))");
+    }
+    if (!st->line_failed && !st->nomem && !(st->d->rows = malloc(sizeof(r))))
+        st->nomem = true;
+    if (st->line_failed || st->nomem) {
+        rows_clear(&r);
+        return;
+    }
+    *st->d->rows = r;
+}
+
+/* ------------------------------------------------------------------------ */
 /* @scratch types                                                            */
 
 static const char *const type_list =
@@ -1457,6 +1579,10 @@ static void parse_line(struct pstate *st)
             "num_stages= on its @launch");
     else if (IS("flags"))
         parse_flags(st, at, pos);
+    else if (IS("rows") && st->lang == LANG_TRITON)
+        err(st, at, "@rows is for a problem's reference.cu (CUDA), not a Triton kernel");
+    else if (IS("rows"))
+        parse_rows(st, at, pos);
     else
         err(st, at, "unknown directive '@%s' (expected %s)", quote(st, at + 1, n, q, sizeof(q)),
             directive_list);
@@ -1467,6 +1593,7 @@ void directives_release(struct directives *d)
 {
     size_t i;
 
+    rows_release(d->rows);
     for (i = 0; i < d->n_launches; i++)
         launch_release(&d->launches[i]);
     free(d->launches);

@@ -118,6 +118,23 @@ struct launch {
     int num_warps_column, num_stages_column; /* Triton's keys, likewise */
 };
 
+/*
+ * @rows (a problem's reference.cu only; docs/problem-format.md): the kernel
+ * that computes chosen rows of every output, for the checks of timed runs.
+ * It takes the @launch's arguments, then `const long long *rows, long long
+ * n_rows`, and runs as grid (n_rows) with this block and shared memory; row r
+ * of an output of E elements is its elements r*E/R .. (r+1)*E/R - 1, R being
+ * rows=(...) for the case.
+ */
+struct rows_kernel {
+    char *kernel;          /* owned */
+    struct expr *rows;     /* owned: R, the number of rows of a case */
+    struct expr *block[3]; /* owned; missing dimensions are NULL (meaning 1) */
+    struct expr *smem;     /* owned; NULL means 0 bytes */
+    int line;
+    int rows_column, block_column, smem_column; /* 1-based columns of the keys */
+};
+
 struct scratch {
     char *name; /* owned */
     enum dtype dtype;
@@ -150,6 +167,7 @@ struct directives {
     size_t n_tunes;
     char **flags; /* owned; each an allowed NVRTC option, in file order */
     size_t n_flags;
+    struct rows_kernel *rows; /* owned; NULL without @rows */
 };
 
 /*

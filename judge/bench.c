@@ -1,5 +1,6 @@
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,12 @@ static bool checks_fit(const struct bench_checks *k, const struct plan *sub_pl)
     return n == k->n;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Chooses the elements checked after every timed run of an output of `count`
  * elements: all of them when few, else the first, the last and random others. */
 static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_t n)
@@ -155,40 +162,153 @@ static int checks_take_reference(struct session *s, struct bench_checks *k, uint
     return BW_OK;
 }
 
-/* Phase 3: the reference's values at the checked elements, per input set. */
+/* The rows of @rows that hold the checked elements of input set r: row i of
+ * an output of E elements is its elements i*E/R .. (i+1)*E/R - 1. Sorted,
+ * each once, into *rows (new); *n of them. */
+static int checks_rows(const struct bench_checks *k, const struct plan *ref_pl, uint32_t r,
+                       int64_t row_count, const char *case_name, int64_t **rows, size_t *n,
+                       char **cause)
+{
+    int64_t *out = malloc(k->span * sizeof(*out));
+    size_t m = 0;
+
+    *rows = NULL;
+    *n = 0;
+    if (!out)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark rows");
+    for (int o = 0; o < k->n; o++) {
+        const struct plan_buffer *pb = &ref_pl->buffers[k->ref_buf[o]];
+        const int64_t *idx = k->indices + r * k->span + k->offset[o];
+        if (pb->count % row_count != 0) {
+            free(out);
+            return bw_fail(cause, BW_ERR_INTERNAL,
+                           "reference.cu @rows: output %s of %lld elements does not split into "
+                           "rows=%lld rows on benchmark %s",
+                           pb->name, (long long)pb->count, (long long)row_count, case_name);
+        }
+        for (uint64_t j = 0; j < k->count[o]; j++)
+            out[m++] = idx[j] / (pb->count / row_count);
+    }
+    qsort(out, m, sizeof(*out), cmp_i64);
+    size_t u = 0;
+    for (size_t j = 0; j < m; j++)
+        if (u == 0 || out[u - 1] != out[j])
+            out[u++] = out[j];
+    *rows = out;
+    *n = u;
+    return BW_OK;
+}
+
+/* The reference's gathered values of input set r into *res: from the full
+ * reference, or (rows != NULL) from the @rows kernel on those rows only. */
+static int reference_gather(struct session *s, const struct problem_case *c, const struct plan *pl,
+                            uint32_t ci, const struct bench_checks *k, uint32_t r,
+                            const int64_t *rows, size_t n_rows, struct run_result *res,
+                            char **cause)
+{
+    struct run_request rq = {.ret = RUN_RETURN_GATHER};
+    int64_t *indices = NULL;
+    int rc;
+
+    run_plan_from_plan(pl, s->seed, ci, &rq.plan);
+    for (int o = 0; o < k->n; o++) {
+        rq.plan.gather[rq.plan.n_gather++] =
+            (struct run_gather){k->ref_buf[o], k->offset[o], k->count[o]};
+        if (k->scale_buf[o] >= 0)
+            rq.plan.gather[rq.plan.n_gather++] =
+                (struct run_gather){k->scale_buf[o], k->offset[o], k->count[o]};
+    }
+    rq.indices = k->indices + r * k->span;
+    rq.n_indices = k->span;
+    if (rows) { /* the rows travel after the gather indices (the runner's data buffer) */
+        indices = malloc((k->span + n_rows) * sizeof(*indices));
+        if (!indices)
+            return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark rows");
+        memcpy(indices, rq.indices, k->span * sizeof(*indices));
+        memcpy(indices + k->span, rows, n_rows * sizeof(*indices));
+        rq.indices = indices;
+        rq.n_indices = k->span + n_rows;
+    }
+    rc = runner_run(s->ref_runner, &rq, res,
+                    s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_BENCH_SLACK_MS, cause);
+    free(indices);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu%s on benchmark %s",
+                       rows ? " (@rows)" : "", c->name);
+    if (res->reply.fail.status != RUN_OK)
+        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu%s failed on benchmark %s: %s %s",
+                       rows ? " (@rows)" : "", c->name, res->reply.fail.error,
+                       res->reply.fail.message);
+    return BW_OK;
+}
+
+/* BLOCKWISE_CHECK_ROWS=1 (problem authors, tests/gpu): the @rows kernel's
+ * values must be the full reference's within 1e-12 relative, else Judge Error. */
+static int rows_agree(const struct run_result *rows, const struct run_result *full,
+                      const char *case_name, char **cause)
+{
+    size_t n = full->data_len / 8;
+
+    if (rows->data_len < full->data_len)
+        return bw_fail(cause, BW_ERR_INTERNAL, "@rows returned fewer gathered values");
+    for (size_t j = 0; j < n; j++) {
+        double a, b;
+        memcpy(&a, rows->data + 8 * j, 8);
+        memcpy(&b, full->data + 8 * j, 8);
+        if (a == b || (a != a && b != b))
+            continue;
+        if (!(fabs(a - b) <= 1e-12 * fmax(1.0, fabs(b))))
+            return bw_fail(cause, BW_ERR_INTERNAL,
+                           "reference.cu @rows disagrees with the full reference on benchmark %s: "
+                           "gathered value %zu is %.17g, the full reference's %.17g",
+                           case_name, j, a, b);
+    }
+    return BW_OK;
+}
+
+/* Phase 3: the reference's values at the checked elements, per input set:
+ * with @rows, only the rows that hold them are computed (the full fp64
+ * reference of an attention shape takes seconds). */
 static int checks_reference(struct session *s, const struct problem_case *c,
                             const struct plan *ref_pl, uint32_t base, struct bench_checks *k,
                             char **cause)
 {
-    for (uint32_t r = 0; r < BW_BENCH_SETS; r++) {
-        struct run_request rq = {.ret = RUN_RETURN_GATHER};
-        struct run_result res = {0};
-        int rc;
+    const char *check = getenv("BLOCKWISE_CHECK_ROWS");
+    bool verify = check && strcmp(check, "1") == 0;
 
-        run_plan_from_plan(ref_pl, s->seed, base + r, &rq.plan);
-        for (int o = 0; o < k->n; o++) {
-            rq.plan.gather[rq.plan.n_gather++] =
-                (struct run_gather){k->ref_buf[o], k->offset[o], k->count[o]};
-            if (k->scale_buf[o] >= 0)
-                rq.plan.gather[rq.plan.n_gather++] =
-                    (struct run_gather){k->scale_buf[o], k->offset[o], k->count[o]};
+    for (uint32_t r = 0; r < BW_BENCH_SETS; r++) {
+        struct run_result res = {0}, full = {0};
+        int64_t *rows = NULL, row_count = 0;
+        size_t n_rows = 0;
+        struct plan rows_pl;
+        int rc = BW_OK;
+
+        if (s->ref.dirs.rows) {
+            rc = plan_rows_count(s->p, &s->ref.dirs, c, &row_count, cause);
+            if (!rc)
+                rc = checks_rows(k, ref_pl, r, row_count, c->name, &rows, &n_rows, cause);
+            if (!rc)
+                rc = plan_build_rows(s->p, &s->ref.dirs, c, (int64_t)n_rows, &rows_pl, &row_count,
+                                     cause);
+            if (rc) {
+                free(rows);
+                return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu @rows");
+            }
+            rc = reference_gather(s, c, &rows_pl, base + r, k, r, rows, n_rows, &res, cause);
+            log_debug("%s: benchmark %s set %u: @rows: %zu of %lld rows", s->job ? s->job : "judge",
+                      c->name, r, n_rows, (long long)row_count);
+            if (!rc && verify) {
+                rc = reference_gather(s, c, ref_pl, base + r, k, r, NULL, 0, &full, cause);
+                if (!rc)
+                    rc = rows_agree(&res, &full, c->name, cause);
+                run_result_release(&full);
+            }
+            free(rows);
+        } else {
+            rc = reference_gather(s, c, ref_pl, base + r, k, r, NULL, 0, &res, cause);
         }
-        rq.indices = k->indices + r * k->span;
-        rq.n_indices = k->span;
-        rc = runner_run(s->ref_runner, &rq, &res,
-                        s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_BENCH_SLACK_MS,
-                        cause);
-        if (rc) {
-            run_result_release(&res);
-            return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu on benchmark %s", c->name);
-        }
-        if (res.reply.fail.status != RUN_OK) {
-            rc = bw_fail(cause, BW_ERR_INTERNAL, "reference.cu failed on benchmark %s: %s %s",
-                         c->name, res.reply.fail.error, res.reply.fail.message);
-            run_result_release(&res);
-            return rc;
-        }
-        rc = checks_take_reference(s, k, r, &res, cause);
+        if (!rc)
+            rc = checks_take_reference(s, k, r, &res, cause);
         run_result_release(&res);
         if (rc)
             return rc;

@@ -226,6 +226,26 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
         }
     }
 
+    if (d->rows && side == PLAN_SUBMISSION) {
+        diag_list_addf(diags, d->rows->line, 1,
+                       "@rows is for a problem's reference.cu (its rows kernel), not a submission");
+        rc = BW_ERR_INVALID;
+    } else if (d->rows) {
+        const struct rows_kernel *rk = d->rows;
+        if (d->n_launches != 1) {
+            diag_list_addf(diags, rk->line, 1,
+                           "@rows needs exactly one @launch (its kernel takes that launch's "
+                           "arguments), and there are %zu",
+                           d->n_launches);
+            rc = BW_ERR_INVALID;
+        }
+        if (check_expr(p, d, rk->rows, rk->line, rk->rows_column, "rows=", diags) ||
+            check_expr(p, d, rk->smem, rk->line, rk->smem_column, "smem=", diags))
+            rc = BW_ERR_INVALID;
+        for (int k = 0; k < 3; k++)
+            if (check_expr(p, d, rk->block[k], rk->line, rk->block_column, "block=", diags))
+                rc = BW_ERR_INVALID;
+    }
     describe_names(p, d, names, sizeof(names));
     for (size_t l = 0; l < d->n_launches; l++) {
         const struct launch *ln = &d->launches[l];
@@ -773,6 +793,8 @@ static const char *role_name(enum plan_role r)
         return "inout";
     case PLAN_OUT:
         return "out";
+    case PLAN_DATA:
+        return "data";
     case PLAN_SCRATCH:
         break;
     }
@@ -882,4 +904,78 @@ uint64_t plan_tests_return_bytes(const struct problem *p, const struct directive
         free(why);
     }
     return most;
+}
+
+int plan_build_rows(const struct problem *p, const struct directives *d,
+                    const struct problem_case *c, int64_t n_rows, struct plan *out,
+                    int64_t *row_count, char **cause)
+{
+    static const char *const bname[3] = {"block.x = ", "block.y = ", "block.z = "};
+    static const int64_t bmax[3] = {BLOCK_XY_MAX, BLOCK_XY_MAX, BLOCK_Z_MAX};
+    const struct rows_kernel *rk = d->rows;
+    struct case_scope cs;
+    struct plan_launch *pl;
+    int64_t v, threads = 1;
+    int rc;
+
+    if (!rk || d->n_launches != 1)
+        return bw_fail(cause, BW_ERR_INVALID, "no @rows kernel with exactly one @launch");
+    rc = plan_build(p, d, NULL, c, PLAN_REFERENCE, out, cause);
+    if (rc)
+        return rc;
+    case_scope_init(&cs, p, d, NULL, c);
+    rc = eval_dim(rk->rows, 1, 1, INT64_MAX, &cs.scope, "rows = ", rk->line, c->name, row_count,
+                  cause);
+    if (rc)
+        return rc;
+    if (n_rows < 1 || n_rows > GRID_X_MAX || n_rows > *row_count)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "line %d: %lld rows asked of @rows for case %s (1..%lld)", rk->line,
+                       (long long)n_rows, c->name, (long long)*row_count);
+    pl = &out->launches[0];
+    if (pl->n_args + 2 > BW_MAX_LAUNCH_ARGS)
+        return bw_fail(cause, BW_ERR_LIMIT, "line %d: @rows: too many arguments", rk->line);
+    pl->kernel = rk->kernel;
+    pl->line = rk->line;
+    pl->grid[0] = (uint32_t)n_rows;
+    pl->grid[1] = pl->grid[2] = 1;
+    for (int k = 0; k < 3; k++) {
+        rc = eval_dim(rk->block[k], 1, 1, bmax[k], &cs.scope, bname[k], rk->line, c->name, &v,
+                      cause);
+        if (rc)
+            return rc;
+        pl->block[k] = (uint32_t)v;
+        threads *= v;
+    }
+    if (threads > BLOCK_THREADS_MAX)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "line %d: a block of %lld threads for case %s (max %lld)", rk->line,
+                       (long long)threads, c->name, BLOCK_THREADS_MAX);
+    rc = eval_dim(rk->smem, 0, 0, SMEM_MAX, &cs.scope, "smem = ", rk->line, c->name, &v, cause);
+    if (rc)
+        return rc;
+    pl->smem = (uint32_t)v;
+    rc = add_buffer(
+        out,
+        (struct plan_buffer){
+            .name = "rows", .dtype = DTYPE_INT64, .role = PLAN_DATA, .count = n_rows, .tensor = -1},
+        cause);
+    if (rc)
+        return rc;
+    pl->args[pl->n_args++] =
+        (struct plan_arg){.kind = PLAN_ARG_BUF, .buf = (int)out->n_buffers - 1, .name = "rows"};
+    pl->args[pl->n_args++] = (struct plan_arg){.kind = PLAN_ARG_I64, .i = n_rows, .name = "n_rows"};
+    return BW_OK;
+}
+
+int plan_rows_count(const struct problem *p, const struct directives *d,
+                    const struct problem_case *c, int64_t *row_count, char **cause)
+{
+    struct case_scope cs;
+
+    if (!d->rows)
+        return bw_fail(cause, BW_ERR_INVALID, "no @rows kernel");
+    case_scope_init(&cs, p, d, NULL, c);
+    return eval_dim(d->rows->rows, 1, 1, INT64_MAX, &cs.scope, "rows = ", d->rows->line, c->name,
+                    row_count, cause);
 }

@@ -38,7 +38,13 @@
 #include "common/problem.h"
 
 enum plan_side { PLAN_SUBMISSION, PLAN_REFERENCE };
-enum plan_role { PLAN_IN, PLAN_INOUT, PLAN_OUT, PLAN_SCRATCH };
+enum plan_role {
+    PLAN_IN,
+    PLAN_INOUT,
+    PLAN_OUT,
+    PLAN_SCRATCH,
+    PLAN_DATA /* int64 values the judge supplies: the rows of a @rows plan */
+};
 
 #define PLAN_MAX_BUFFERS (2 * BW_MAX_TENSORS + BW_MAX_SCRATCH)
 
@@ -143,6 +149,21 @@ uint64_t plan_buffer_bytes(const struct plan_buffer *b);
  * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
  * as Triton types a Python int. Writes into out (cap >= 16).
  */
+/*
+ * The plan of a @rows kernel (directive.h: struct rows_kernel) on case c for
+ * `n_rows` rows: the reference's plan (one @launch) whose launch becomes the
+ * rows kernel, grid (n_rows), with @rows's block and smem, the same
+ * arguments and then the rows (a PLAN_DATA buffer of n_rows int64, whose
+ * values the caller sends) and n_rows. *row_count is R, the case's rows=
+ * (plan_rows_count alone evaluates it).
+ * Failures are the problem's (BW_ERR_INVALID naming the line and the case).
+ */
+int plan_rows_count(const struct problem *p, const struct directives *d,
+                    const struct problem_case *c, int64_t *row_count, char **cause);
+int plan_build_rows(const struct problem *p, const struct directives *d,
+                    const struct problem_case *c, int64_t n_rows, struct plan *out,
+                    int64_t *row_count, char **cause);
+
 /* Bytes of a plan's full return: its out and inout buffers. */
 uint64_t plan_return_bytes(const struct plan *pl);
 

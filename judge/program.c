@@ -75,6 +75,8 @@ size_t program_kernels(const struct program *pg, const char **out, size_t cap)
         if (!seen)
             out[n++] = pg->dirs.launches[l].kernel;
     }
+    if (pg->dirs.rows && n < cap) /* a reference's rows kernel is loaded beside its @launch's */
+        out[n++] = pg->dirs.rows->kernel;
     return n;
 }
 
@@ -374,6 +376,22 @@ int program_check_signatures(const struct problem *p, const struct program *pg,
         }
         if (have_plan && check_args(p, pg, side, l, &pl.launches[l], e, diags))
             rc = BW_ERR_INVALID;
+    }
+    if (pg->dirs.rows && pg->dirs.n_launches == 1) {
+        const struct rows_kernel *rk = pg->dirs.rows;
+        const struct ptx_entry *e = ptx_find(&entries, rk->kernel);
+        size_t want = pg->dirs.launches[0].n_args + 2;
+        if (!e) {
+            diag_list_addf(diags, rk->line, 1, "no __global__ function named '%s' in the source",
+                           rk->kernel);
+            rc = BW_ERR_INVALID;
+        } else if ((size_t)e->n_params != want) {
+            diag_list_addf(diags, rk->line, 1,
+                           "rows kernel '%s' takes %d parameters but gets %zu: the @launch's "
+                           "arguments, then rows and n_rows",
+                           rk->kernel, e->n_params, want);
+            rc = BW_ERR_INVALID;
+        }
     }
     ptx_entries_release(&entries);
     return rc;

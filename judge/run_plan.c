@@ -16,6 +16,8 @@ static enum run_role role_of(enum plan_role r)
         return RUN_ROLE_OUT;
     case PLAN_SCRATCH:
         return RUN_ROLE_SCRATCH;
+    case PLAN_DATA:
+        return RUN_ROLE_DATA;
     }
     return RUN_ROLE_SCRATCH;
 }

@@ -1258,6 +1258,37 @@ void runner_exec_unpin(struct runner_exec *x, void *p)
         cu.cuMemHostUnregister(p);
 }
 
+/* Fills the data buffers (in buffer order) from the values after the gather
+ * indices of a gather request. */
+static int staged_fill_data(struct runner_exec *x, struct staged_plan *st,
+                            const struct run_request *req, char **cause)
+{
+    const struct run_plan *p = st->plan;
+    uint64_t at = run_plan_gather_span(p);
+
+    for (int b = 0; b < p->n_buffers; b++) {
+        const struct run_buffer *B = &p->buffers[b];
+        CUresult crc;
+        if (B->role != RUN_ROLE_DATA)
+            continue;
+        if (req->ret != RUN_RETURN_GATHER)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "data buffer %s: its values travel after a gather request's indices "
+                           "(this is a full return)",
+                           B->name);
+        if (req->n_indices < at || req->n_indices - at < B->count)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "data buffer %s: %" PRIu64 " values needed after the %" PRIu64
+                           " gather indices, %zu values sent in all",
+                           B->name, B->count, run_plan_gather_span(p), req->n_indices);
+        if (B->count > 0 && (crc = cu.cuMemcpyHtoD(st->buf[b][0].data, req->indices + at,
+                                                   (size_t)B->count * 8)) != CUDA_SUCCESS)
+            return xfail(x, crc, cause, "copying data buffer %s to the device", B->name);
+        at += B->count;
+    }
+    return BW_OK;
+}
+
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause)
 {
@@ -1273,7 +1304,7 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
     if ((rc = staged_setup(x, &req->plan, 1, st, &reply->fail, cause)) ||
         reply->fail.status != RUN_OK)
         goto free_state;
-    if ((rc = staged_reset_outputs(x, st, cause)))
+    if ((rc = staged_reset_outputs(x, st, cause)) || (rc = staged_fill_data(x, st, req, cause)))
         goto free_state;
     if ((rc = staged_launch(x, st, 0, true, &reply->ms, &reply->fail, cause)) ||
         reply->fail.status != RUN_OK)
@@ -1399,6 +1430,10 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
                        "bench: %u samples of %" PRIu64 " gathered bytes are over "
                        "BW_MAX_RETURN_BYTES",
                        req->max_samples, bps);
+    for (int b = 0; b < p->n_buffers; b++)
+        if (p->buffers[b].role == RUN_ROLE_DATA)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "bench: data buffer %s (data buffers are for run)", p->buffers[b].name);
     if ((rc = check_indices(p, req->indices, req->n_indices, (int)req->sets, cause)))
         return rc;
     reply->samples_ms = calloc(req->max_samples, sizeof(double));

@@ -791,10 +791,8 @@ int load_reply_from_json(const json_t *j, struct load_reply *r, char **cause)
 /* --- plans --------------------------------------------------------------------------- */
 
 static const char *const role_names[] = {
-    [RUN_ROLE_IN] = "in",
-    [RUN_ROLE_INOUT] = "inout",
-    [RUN_ROLE_OUT] = "out",
-    [RUN_ROLE_SCRATCH] = "scratch",
+    [RUN_ROLE_IN] = "in",           [RUN_ROLE_INOUT] = "inout", [RUN_ROLE_OUT] = "out",
+    [RUN_ROLE_SCRATCH] = "scratch", [RUN_ROLE_DATA] = "data",
 };
 
 /* Argument kinds and their JSON keys, in enum order. */
@@ -883,9 +881,8 @@ static void put_plan(json_t *o, const struct run_plan *p, bool *ok)
             put(bo, "dtype", json_string(dtype_name(b->dtype)), &bok);
             put(bo, "count", ju64(b->count), &bok);
             put(bo, "role",
-                json_string(b->role >= RUN_ROLE_IN && b->role <= RUN_ROLE_SCRATCH
-                                ? role_names[b->role]
-                                : "invalid"),
+                json_string(b->role >= RUN_ROLE_IN && b->role <= RUN_ROLE_DATA ? role_names[b->role]
+                                                                               : "invalid"),
                 &bok);
             if (b->role == RUN_ROLE_IN || b->role == RUN_ROLE_INOUT)
                 put(bo, "gen", gen_spec_to_json(&b->gen), &bok);
@@ -1049,13 +1046,16 @@ static int get_plan(const json_t *j, const char *type, struct run_plan *p, char 
                            path, b->count, dtype_name(b->dtype),
                            (unsigned long long)BW_MAX_TENSOR_BYTES);
         total += b->count * es;
-        for (int r = RUN_ROLE_IN; r <= RUN_ROLE_SCRATCH; r++)
+        for (int r = RUN_ROLE_IN; r <= RUN_ROLE_DATA; r++)
             if (strcmp(role, role_names[r]) == 0)
                 b->role = (enum run_role)r;
         if (!b->role)
             return bw_fail(cause, BW_ERR_INVALID,
-                           "%s.role: unknown role \"%s\" (expected in, inout, out, scratch)", path,
-                           role);
+                           "%s.role: unknown role \"%s\" (expected in, inout, out, scratch, data)",
+                           path, role);
+        if (b->role == RUN_ROLE_DATA && b->dtype != DTYPE_INT64)
+            return bw_fail(cause, BW_ERR_INVALID, "%s.dtype: a data buffer is int64, not %s", path,
+                           dtype_name(b->dtype));
         gen = json_object_get(bo, "gen");
         if (b->role == RUN_ROLE_IN || b->role == RUN_ROLE_INOUT) {
             char gpath[112];

@@ -96,10 +96,11 @@ struct kernel_info {
 /* --- run and bench: the launch plan ------------------------------------------- */
 
 enum run_role {
-    RUN_ROLE_IN = 1, /* generated; hashed before and after: a change is input_modified */
-    RUN_ROLE_INOUT,  /* generated, returned, not hashed */
-    RUN_ROLE_OUT,    /* 0xFF-poisoned before every run, returned */
-    RUN_ROLE_SCRATCH /* zeroed before every run, not returned */
+    RUN_ROLE_IN = 1,  /* generated; hashed before and after: a change is input_modified */
+    RUN_ROLE_INOUT,   /* generated, returned, not hashed */
+    RUN_ROLE_OUT,     /* 0xFF-poisoned before every run, returned */
+    RUN_ROLE_SCRATCH, /* zeroed before every run, not returned */
+    RUN_ROLE_DATA     /* int64, filled from the request (after the gather indices); run only */
 };
 
 struct run_buffer {

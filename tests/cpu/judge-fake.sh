@@ -75,6 +75,14 @@ computed=$(grep -c "reference computed" "$tmp/submit.err") reused=$(grep -c "ref
 [ "$computed" -eq 2 ] && [ "$reused" -ge 2 ] &&
     ok "each shape's reference is computed once for every configuration and rebuild ($computed computed, $reused reused)" ||
     bad "references: $computed computed, $reused reused"
+rows=$(grep -oE "@rows: [0-9]+ of [0-9]+ rows" "$tmp/submit.err" | sort -u | tr '\n' ' ')
+[ "$(grep -cE "@rows: [0-9]+ of (32768|65536) rows" "$tmp/submit.err")" -eq 4 ] &&
+    ok "the timed runs are checked against the reference's @rows kernel, only the rows they need ($rows)" ||
+    bad "@rows: $(grep -c "@rows" "$tmp/submit.err") lines: $rows"
+BLOCKWISE_CHECK_ROWS=1 jd check --json "$problem" "$problem/solution.cu" >"$tmp/rows.json" 2>"$tmp/rows.err"
+[ "$(json "$tmp/rows.json" 'd["verdict"]')" = AC ] &&
+    ok "BLOCKWISE_CHECK_ROWS=1: the @rows kernel's values are the full reference's" ||
+    bad "BLOCKWISE_CHECK_ROWS=1: $(json "$tmp/rows.json" '(d["verdict"], d["message"])' | head -c 400)"
 [ "$(json "$tmp/submit.json" 'len(d["tests"]) == 4 and all(t["verdict"] == "AC" for t in d["tests"])')" = True ] &&
     ok "every test of both configurations passed" || bad "tests: $(json "$tmp/submit.json" 'd["tests"]' | head -c 300)"
 

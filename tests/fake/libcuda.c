@@ -466,24 +466,25 @@ enum fake_kind {
     K_FFMA,
     K_MMA,
     /* learner kernels */
-    K_VECTOR_ADD,  /* (const float *x, const float *y, float *out, long long n) */
-    K_COPY,        /* (const float *x, float *out, long long n) */
-    K_TAIL,        /* (const float *x, float *out, long long n): writes out[n] too */
-    K_BEFORE,      /* (float *out, long long n): writes out[-1] */
-    K_WRITE_IN,    /* (float *x, float *out, long long n): changes x[0] */
-    K_PARTIAL,     /* (float *out, long long n): writes out[0 .. n/2) */
-    K_FAULT,       /* (float *out): an illegal address */
-    K_HANG,        /* (float *out): never ends */
-    K_INT_PARAM,   /* (float *out, int n) */
-    K_SCALE,       /* (float *xy, long long n): xy[i] *= 2 */
-    K_NOOP1,       /* (void *p) */
-    K_NOOP2,       /* (void *p, void *q) */
-    K_SMEM,        /* (float *out, long long n): uses dynamic shared memory */
-    K_ADD_REF,     /* (const float *x, const float *y, double *out, long long n): fp64 sum */
-    K_SLOW_ADD,    /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
-    K_TRITON_ADD,  /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
-                      (i32 or i64) unless it was 1 and folded, then two scratch pointers */
-    K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
+    K_VECTOR_ADD,   /* (const float *x, const float *y, float *out, long long n) */
+    K_COPY,         /* (const float *x, float *out, long long n) */
+    K_TAIL,         /* (const float *x, float *out, long long n): writes out[n] too */
+    K_BEFORE,       /* (float *out, long long n): writes out[-1] */
+    K_WRITE_IN,     /* (float *x, float *out, long long n): changes x[0] */
+    K_PARTIAL,      /* (float *out, long long n): writes out[0 .. n/2) */
+    K_FAULT,        /* (float *out): an illegal address */
+    K_HANG,         /* (float *out): never ends */
+    K_INT_PARAM,    /* (float *out, int n) */
+    K_SCALE,        /* (float *xy, long long n): xy[i] *= 2 */
+    K_NOOP1,        /* (void *p) */
+    K_NOOP2,        /* (void *p, void *q) */
+    K_SMEM,         /* (float *out, long long n): uses dynamic shared memory */
+    K_ADD_REF,      /* (const float *x, const float *y, double *out, long long n): fp64 sum */
+    K_ADD_REF_ROWS, /* K_ADD_REF's @rows kernel: (..., const long long *rows, long long n_rows) */
+    K_SLOW_ADD,     /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
+    K_TRITON_ADD,   /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
+                       (i32 or i64) unless it was 1 and folded, then two scratch pointers */
+    K_TRITON_NOOP,  /* a fake triton build that writes nothing (a starter) */
 };
 
 static const struct {
@@ -518,6 +519,7 @@ static const struct {
     {"noop2", K_NOOP2, 2, {8, 8}, false},
     {"smem_user", K_SMEM, 2, {8, 8}, false},
     {"fake_add_ref", K_ADD_REF, 4, {8, 8, 8, 8}, false},
+    {"fake_add_ref_rows", K_ADD_REF_ROWS, 6, {8, 8, 8, 8, 8, 8}, false},
     {"vector_add_slow", K_SLOW_ADD, 4, {8, 8, 8, 8}, false},
     {"fake_triton_add", K_TRITON_ADD, 6, {8, 8, 8, 8, 8, 8}, false}, /* layout: its module's */
     {"fake_triton_noop", K_TRITON_NOOP, 6, {8, 8, 8, 8, 8, 8}, false},
@@ -892,6 +894,12 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         n = P(long long, 3);
         for (long long i = 0; i < n; i++)
             P(double *, 2)[i] = (double)P(const float *, 0)[i] + (double)P(const float *, 1)[i];
+        break;
+    case K_ADD_REF_ROWS: /* row = element (rows=(N)); the others keep their poison */
+        for (long long j = 0; j < P(long long, 5); j++) {
+            long long i = P(const long long *, 4)[j];
+            P(double *, 2)[i] = (double)P(const float *, 0)[i] + (double)P(const float *, 1)[i];
+        }
         break;
     case K_SLOW_ADD:
         usleep(200 * 1000);

@@ -875,6 +875,33 @@ TEST(triton_directives_parse)
     directives_release(&d);
 }
 
+/* @rows: a reference's rows kernel (docs/problem-format.md). */
+TEST(directive_rows_kernel)
+{
+    const char *src = LAUNCH "// @rows k_rows rows=(B*H) block=(128) smem=(8*D)\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse(src, &d, &l), BW_OK);
+    CHECK(d.rows != NULL);
+    if (d.rows) {
+        CHECK_STR_EQ(d.rows->kernel, "k_rows");
+        CHECK_STR_EQ(expr_text(d.rows->rows), "(B*H)");
+        CHECK(d.rows->block[0] && !d.rows->block[1] && d.rows->smem);
+        CHECK_INT_EQ(d.rows->line, 2);
+    }
+    directives_release(&d);
+    diag_list_release(&l);
+    one_error(LAUNCH "// @rows k_rows rows=(N) block=(32) grid=(N)\n", 2, 37,
+              "grid= in @rows: the judge launches one block per row");
+    one_error(LAUNCH "// @rows k_rows rows=(N) block=(32) args=(x)\n", 2, 37, "args= in @rows");
+    one_error(LAUNCH "// @rows k_rows block=(32)\n", 2, 4, "@rows needs rows=(...)");
+    one_error(LAUNCH "// @rows k_rows rows=(N)\n", 2, 4, "@rows needs block=(...)");
+    one_error(LAUNCH "// @rows a rows=(N) block=(1)\n// @rows b rows=(N) block=(1)\n", 3, 4,
+              "a second @rows");
+    one_error(LAUNCH "// @rows k rows=(N) block=(1) depth=(2)\n", 2, 31, "unknown key 'depth'");
+}
+
 TEST(triton_directive_errors)
 {
     triton_error("# @launch k grid=(1) block=(256) args=(A)\n", 1, 22,

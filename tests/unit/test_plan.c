@@ -160,6 +160,55 @@ TEST(plan_arg_expression_error_names_its_case)
 
 /* Checks argument `a` of launch 0 of src against a parameter; returns the rc
  * and the first message (new) in *msg. */
+/* @rows: refused in a submission and beside two @launch lines; its plan is
+ * the @launch's on grid (n_rows) with the rows and n_rows appended. */
+TEST(plan_rows_kernel)
+{
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+    struct plan pl;
+    int64_t rows = 0;
+    char *cause = NULL;
+    const char *one = "// @launch k grid=(cdiv(N, 256)) block=(256) args=(x, y, out, N)\n"
+                      "// @rows k_rows rows=(N) block=(32) smem=(8 * 32)\n";
+
+    if (!p || !parse_ok(one, &d)) {
+        problem_free(p);
+        return;
+    }
+    CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+    CHECK(diags.n == 1 && strstr(diags.items[0].msg, "@rows is for a problem's reference.cu"));
+    diag_list_release(&diags);
+    CHECK_INT_EQ(plan_check(p, &d, PLAN_REFERENCE, &diags), BW_OK);
+    diag_list_release(&diags);
+    const struct problem_case *c = &p->tests[p->n_tests - 1]; /* N >= 3 */
+    CHECK_INT_EQ(plan_build_rows(p, &d, c, 3, &pl, &rows, &cause), BW_OK);
+    CHECK_INT_EQ(rows, c->sizes[0]);
+    CHECK_STR_EQ(pl.launches[0].kernel, "k_rows");
+    CHECK(pl.launches[0].grid[0] == 3 && pl.launches[0].block[0] == 32 &&
+          pl.launches[0].smem == 256);
+    CHECK_INT_EQ(pl.launches[0].n_args, 6);
+    CHECK(pl.launches[0].args[4].kind == PLAN_ARG_BUF &&
+          pl.buffers[pl.launches[0].args[4].buf].role == PLAN_DATA &&
+          pl.buffers[pl.launches[0].args[4].buf].count == 3);
+    CHECK(pl.launches[0].args[5].kind == PLAN_ARG_I64 && pl.launches[0].args[5].i == 3);
+    CHECK(plan_build_rows(p, &d, c, rows + 1, &pl, &rows, &cause) == BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "rows asked of @rows");
+    free(cause);
+    directives_release(&d);
+    if (parse_ok("// @launch k grid=(1) block=(1) args=(x, y, out, N)\n"
+                 "// @launch k grid=(1) block=(1) args=(x, y, out, N)\n"
+                 "// @rows k_rows rows=(N) block=(32)\n",
+                 &d)) {
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_REFERENCE, &diags), BW_ERR_INVALID);
+        CHECK(diags.n == 1 && strstr(diags.items[0].msg, "exactly one @launch"));
+        diag_list_release(&diags);
+        directives_release(&d);
+    }
+    problem_free(p);
+}
+
 static int int_arg(const struct problem *p, const char *src, size_t a, int bytes, bool is_float,
                    char **msg)
 {
