@@ -50,6 +50,7 @@ declare -A DEADLINE_S=(
     [judged-cli]=300           # 20, 18 s
     [tolerance-steps2-4]=300   # 11, 16 s
     [cuda_host_equiv]=180      # 7, 14 s
+    [rows-reference]=600       # 18 s alone: two attention references in the CUDA simulator
 )
 DEFAULT_DEADLINE_S=180         # every other CPU program: 8 s at most (asan/test_directive)
 # The GPU suite (make gpu-test) must finish in one 10-minute call of the GPU
@@ -60,6 +61,7 @@ declare -A GPU_DEADLINE_S=(
     [two-workers]=240  # 154 s with the scripts before it (issue 10's measurement)
     [oracle]=180
     [triton]=240       # the real Triton: the unit tests and hostile corpus, PTX vs the launcher
+    [rows]=240         # flash-attention's Submit with the full reference too (~35 s), unmeasured
 )
 GPU_DEFAULT_DEADLINE_S=120
 ASAN_DEADLINE_FACTOR=2

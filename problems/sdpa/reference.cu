@@ -16,6 +16,7 @@
 // causal masking a block stops after the key of its last row.
 //
 // @launch attention_ref grid=(cdiv(Sq, 16), B*H) block=(128) smem=(640*D + 8448) args=(Q, K, V, O, O_scale, scale, causal, B, H, Sq, Skv, D)
+// @rows attention_ref_rows rows=(B*H*Sq) block=(128) smem=(8*D + 1024)
 
 #include <cuda_fp16.h>
 
@@ -121,5 +122,94 @@ extern "C" __global__ void attention_ref(const __half* Q, const __half* K, const
             O[(bh * Sq + q0 + r) * D + d] = acc[u] / l_row[r];
             O_scale[(bh * Sq + q0 + r) * D + d] = sacc[u] / l_row[r];
         }
+    }
+}
+
+/*
+ * The rows kernel (@rows): row r = (b*H + h)*Sq + i of O, O_scale,
+ * one block of 128 threads per listed row, for the checks of timed runs. It
+ * sums in attention_ref's order, so its values are the same: each score's
+ * dot product over d in order; m the exact maximum; l as attention_ref's 8
+ * partial sums (keys j = k mod 8, in order) combined by its shuffle tree; and
+ * each O and O_scale element summed over the keys in order. Thread t scores
+ * key j0 + t of a tile of 128 keys and owns output dimension d = t.
+ */
+#define RKEYS 128 /* keys per tile of the rows kernel: one per thread */
+
+extern "C" __global__ void attention_ref_rows(const __half* Q, const __half* K, const __half* V,
+                                              double* O, double* O_scale, float scale,
+                                              int causal, long long B, long long H, long long Sq,
+                                              long long Skv, long long D, const long long* rows,
+                                              long long n_rows)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    double* q = (double*)smem; /* [D] */
+    double* p = q + D;         /* [RKEYS]: exp(s - m) of the tile's keys */
+    __shared__ double red[THREADS];
+    __shared__ double lpart[8];
+
+    const int t = threadIdx.x;
+    const long long r = rows[blockIdx.x], bh = r / Sq, i = r % Sq;
+    const __half* Kh = K + bh * Skv * D;
+    const __half* Vh = V + bh * Skv * D;
+    const double sc = (double)scale;
+    const double neg_inf = -__longlong_as_double(0x7ff0000000000000ll);
+    const long long kv_end = causal ? min(Skv, i + 1) : Skv;
+
+    for (long long d = t; d < D; d += THREADS)
+        q[d] = (double)__half2float(Q[r * D + d]);
+    __syncthreads();
+
+    /* Pass 0: the row's maximum score. */
+    double m = neg_inf;
+    for (long long j = t; j < kv_end; j += THREADS) {
+        double dot = 0.0;
+        for (long long d = 0; d < D; d++)
+            dot += q[d] * (double)__half2float(Kh[j * D + d]);
+        m = fmax(m, sc * dot);
+    }
+    red[t] = m;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (t < s)
+            red[t] = fmax(red[t], red[t + s]);
+        __syncthreads();
+    }
+    m = red[0];
+
+    /* Pass 1: l's 8 partial sums (threads 0-7), O and O_scale (thread d). */
+    double l8 = 0.0, acc = 0.0, sacc = 0.0;
+    for (long long j0 = 0; j0 < kv_end; j0 += RKEYS) {
+        const long long j = j0 + t, n = min((long long)RKEYS, kv_end - j0);
+        double pe = 0.0;
+        if (j < kv_end) {
+            double dot = 0.0;
+            for (long long d = 0; d < D; d++)
+                dot += q[d] * (double)__half2float(Kh[j * D + d]);
+            const double s = sc * dot;
+            pe = s == neg_inf ? 0.0 : exp(s - m);
+        }
+        __syncthreads(); /* the previous tile's p is no longer read */
+        p[t] = pe;
+        __syncthreads();
+        if (t < 8)
+            for (long long kk = t; kk < n; kk += 8)
+                l8 += p[kk];
+        if (t < D)
+            for (long long kk = 0; kk < n; kk++) {
+                const double v = (double)__half2float(Vh[(j0 + kk) * D + t]);
+                acc += p[kk] * v;
+                sacc += p[kk] * fabs(v);
+            }
+    }
+    if (t < 8)
+        lpart[t] = l8;
+    __syncthreads();
+    /* attention_ref's __shfl_xor_sync tree over its 8 lanes (xor 4, 2, 1) */
+    const double l = ((lpart[0] + lpart[4]) + (lpart[2] + lpart[6])) +
+                     ((lpart[1] + lpart[5]) + (lpart[3] + lpart[7]));
+    if (t < D) {
+        O[r * D + t] = acc / l;
+        O_scale[r * D + t] = sacc / l;
     }
 }

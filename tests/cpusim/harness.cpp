@@ -123,7 +123,7 @@ static void make_buffers(const struct plan &pl, unsigned long long seed, unsigne
 }
 
 static void run_plan(const struct plan &pl, std::vector<host_buffer> &bufs,
-                     void (*call)(int, const sim_arg *))
+                     void (*call)(int, const sim_arg *), int first_launch = 0)
 {
     for (size_t l = 0; l < pl.n_launches; l++) {
         const struct plan_launch &L = pl.launches[l];
@@ -143,7 +143,7 @@ static void run_plan(const struct plan &pl, std::vector<host_buffer> &bufs,
                 break;
             }
         }
-        const int li = (int)l;
+        const int li = first_launch + (int)l;
         sim_launch(dim3{L.grid[0], L.grid[1], L.grid[2]}, dim3{L.block[0], L.block[1], L.block[2]},
                    L.smem, [&] { call(li, args.data()); });
     }
@@ -156,6 +156,57 @@ static int find_buffer(const struct plan &pl, int tensor, bool scale)
             pl.buffers[b].role != PLAN_SCRATCH)
             return (int)b;
     return -1;
+}
+
+/* The reference's @rows kernel on some rows (the first, the last and others
+ * spread between) must give the full reference's values there, within 1e-12
+ * relative (what BLOCKWISE_CHECK_ROWS=1 asks on the GPU). */
+static bool rows_agree(const struct problem *p, const struct directives *d,
+                       const struct problem_case *c, const struct plan &full,
+                       const std::vector<host_buffer> &fb, unsigned long long seed,
+                       unsigned case_index, std::string &note)
+{
+    char *cause = nullptr;
+    int64_t R = 0;
+    if (plan_rows_count(p, d, c, &R, &cause)) {
+        std::printf("JE   %s: @rows: %s\n", c->name, cause);
+        return false;
+    }
+    std::vector<int64_t> rows;
+    for (int64_t k = 0; k < 17 && k < R; k++)
+        rows.push_back(R <= 17 ? k : k * (R - 1) / 16);
+    struct plan pl;
+    if (plan_build_rows(p, d, c, (int64_t)rows.size(), &pl, &R, &cause)) {
+        std::printf("JE   %s: @rows plan: %s\n", c->name, cause);
+        return false;
+    }
+    std::vector<host_buffer> rb;
+    make_buffers(pl, seed, case_index, rb);
+    for (size_t b = 0; b < pl.n_buffers; b++)
+        if (pl.buffers[b].role == PLAN_DATA)
+            std::memcpy(rb[b].p, rows.data(), rows.size() * sizeof(int64_t));
+    run_plan(pl, rb, sim_call_ref, (int)d->n_launches);
+    for (size_t b = 0; b < full.n_buffers; b++) {
+        const struct plan_buffer &pb = full.buffers[b];
+        if (pb.role != PLAN_OUT || pb.dtype != DTYPE_FP64)
+            continue;
+        const double *want = (const double *)fb[b].p, *got = (const double *)rb[b].p;
+        const int64_t len = pb.count / R;
+        for (int64_t r : rows)
+            for (int64_t e = r * len; e < (r + 1) * len; e++) {
+                double a = got[e], w = want[e];
+                if (a == w || (a != a && w != w))
+                    continue;
+                if (!(std::fabs(a - w) <= 1e-12 * std::fmax(1.0, std::fabs(w)))) {
+                    std::printf("JE   %s: @rows disagrees with the full reference: %s[%lld] = "
+                                "%.17g, full %.17g (row %lld)\n",
+                                c->name, pb.name, (long long)e, a, w, (long long)r);
+                    return false;
+                }
+            }
+    }
+    note = "; @rows agrees on " + std::to_string(rows.size()) + " rows";
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -249,6 +300,9 @@ int main(int argc, char **argv)
             std::printf("JE   %s: reference.cu disagrees with the CPU: %s\n", c->name, why.c_str());
             return 2;
         }
+        std::string rows_note;
+        if (ref_d.rows && !rows_agree(p, &ref_d, c, ref_pl, rb, seed, (unsigned)ci, rows_note))
+            return 2;
 
         run_plan(sub_pl, sb, sim_call_sub);
         ran++;
@@ -320,7 +374,7 @@ int main(int argc, char **argv)
             verdict = fail;
             break;
         }
-        std::printf("ok   %s:%s\n", c->name, notes.c_str());
+        std::printf("ok   %s:%s%s\n", c->name, notes.c_str(), rows_note.c_str());
         std::fflush(stdout);
     }
     std::printf("VERDICT %s (%zu cases)\n", verdict.c_str(), ran);

@@ -125,7 +125,7 @@ def transform(src):
 
 
 def directives(path):
-    consts, launches = {}, []
+    consts, launches, rows = {}, [], None
     for line in open(path):
         m = re.match(r"\s*//\s*@const\s+([A-Za-z_]\w*)\s*=\s*(-?\d+)", line)
         if m:
@@ -137,6 +137,13 @@ def directives(path):
         if m:
             args = [a for a in (x.strip() for x in m.group(2).split(",")) if a]
             launches.append((m.group(1), len(args)))
+        m = re.match(r"\s*//\s*@rows\s+([A-Za-z_]\w*)\s", line)
+        if m:
+            rows = m.group(1)
+    # A reference's @rows kernel is called as the launch after the last one,
+    # with the first launch's arguments and then rows and n_rows.
+    if launches and rows:
+        launches.append((rows, launches[0][1] + 2))
     return consts, launches
 
 
@@ -280,12 +287,16 @@ def main(argv):
         got = m.group(1)
         ok = got.lower() == expect.lower() or {"wa": "wrong answer", "mv": "memory violation",
                                                "ac": "accepted"}.get(expect.lower()) == got.lower()
-        worst = {}
+        worst, rows_ok = {}, 0
         for ln in lines:
             if ln.startswith("ok   "):
-                for name, v in re.findall(r" (\w+) ([0-9][0-9.e+-]*)", ln.split(":", 1)[1]):
+                notes, _, rows_note = ln.split(":", 1)[1].partition("; @rows agrees")
+                rows_ok += bool(rows_note)
+                for name, v in re.findall(r" (\w+) ([0-9][0-9.e+-]*)", notes):
                     worst[name] = max(worst.get(name, 0.0), float(v))
         detail = ", ".join("%s worst %.3g of the bound" % kv for kv in worst.items())
+        if rows_ok:
+            detail += "; reference @rows = full reference on %d cases" % rows_ok
         print("%s %-44s %-17s expected %-17s %s cases%s" % (
             "ok  " if ok else "FAIL", label, got, expect, m.group(2), (" (" + detail + ")") if detail else ""))
         if not ok or got != "Accepted":
