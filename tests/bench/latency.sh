@@ -34,6 +34,10 @@ web = ""
 pwhash_ops = 1
 pwhash_mem_kib = 8192
 quota_in_flight = 100
+# The bench measures the judge, not the quotas: one learner Submits every
+# problem's solution and the precision series (over the default 30 an hour).
+quota_run = 100000
+quota_submit = 100000
 CONF
 SERVER= JUDGED=
 cleanup() {
