@@ -41,6 +41,7 @@
 #include "common/util.h"
 #include "judge/compile.h"
 #include "judge/sandbox.h"
+#include "tests/unit/hostile_header.h"
 #include "common/banned.h"
 
 #include "tests/fuzz/fuzz_compile_log.c"
@@ -917,100 +918,35 @@ TEST(compile_child_dies_with_the_judge)
 
 /* ---- hostile programs -------------------------------------------------------------------- */
 
-#define MAX_EXPECT 6
-
+/* The header's keys of this corpus beyond the shared ones (hostile_header.h). */
 struct hostile {
-    char expect[32];
-    char failure[160];
-    char log_has[MAX_EXPECT][160];
-    int n_log_has;
-    char log_lacks[MAX_EXPECT][160];
-    int n_log_lacks;
-    char control_has[160];
-    char diag[200];
-    int diag_line, diag_col;
-    int wall_ms, cpu_s, max_ms;
-    long mem_mb, log_max;
-    bool no_sandbox;
-    char fifo[200];
+    struct hostile_header c;
+    bool no_sandbox; /* mode: no-sandbox */
+    char fifo[200];  /* setup: fifo PATH */
 };
 
-static bool value_is(const char *line, const char *key, char *out, size_t size)
+static bool own_key(const char *line, void *ctx)
 {
-    size_t n = strlen(key);
-    if (strncmp(line, key, n) != 0 || line[n] != ':' || line[n + 1] != ' ')
-        return false;
-    snprintf(out, size, "%s", line + n + 2);
+    struct hostile *h = ctx;
+    char v[200];
+
+    if (hostile_value(line, "mode", v, sizeof(v))) {
+        if (strcmp(v, "no-sandbox") != 0)
+            return false;
+        h->no_sandbox = true;
+    } else if (hostile_value(line, "setup", v, sizeof(v))) {
+        if (strncmp(v, "fifo ", 5) != 0)
+            return false;
+        snprintf(h->fifo, sizeof(h->fifo), "%s", v + 5);
+    }
     return true;
 }
 
 /* Reads the "// key: value" header of a hostile file. */
 static bool parse_hostile(const char *src, struct hostile *h)
 {
-    const char *p = src;
-    char line[256], v[200];
-
     memset(h, 0, sizeof(*h));
-    while (strncmp(p, "// ", 3) == 0) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        snprintf(line, sizeof(line), "%.*s", (int)(len - 3 < sizeof(line) - 1 ? len - 3 : 200),
-                 p + 3);
-        p = nl ? nl + 1 : p + len;
-        if (value_is(line, "expect", h->expect, sizeof(h->expect)) ||
-            value_is(line, "failure", h->failure, sizeof(h->failure)) ||
-            value_is(line, "control-log-has", h->control_has, sizeof(h->control_has)))
-            continue;
-        if (h->n_log_has < MAX_EXPECT &&
-            value_is(line, "log-has", h->log_has[h->n_log_has], sizeof(h->log_has[0]))) {
-            h->n_log_has++;
-        } else if (h->n_log_lacks < MAX_EXPECT &&
-                   value_is(line, "log-lacks", h->log_lacks[h->n_log_lacks],
-                            sizeof(h->log_lacks[0]))) {
-            h->n_log_lacks++;
-        } else if (value_is(line, "diag", v, sizeof(v))) {
-            int used = 0;
-            if (sscanf(v, "%d:%d %n", &h->diag_line, &h->diag_col, &used) != 2 || !used)
-                return false;
-            snprintf(h->diag, sizeof(h->diag), "%s", v + used);
-        } else if (value_is(line, "limits", v, sizeof(v))) {
-            char *save = NULL;
-            for (char *t = strtok_r(v, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-                int64_t n;
-                char *eq = strchr(t, '=');
-                if (!eq || !parse_i64(eq + 1, &n))
-                    return false;
-                *eq = '\0';
-                if (strcmp(t, "wall_ms") == 0)
-                    h->wall_ms = (int)n;
-                else if (strcmp(t, "cpu_s") == 0)
-                    h->cpu_s = (int)n;
-                else if (strcmp(t, "mem_mb") == 0)
-                    h->mem_mb = (long)n;
-                else
-                    return false;
-            }
-        } else if (value_is(line, "mode", v, sizeof(v))) {
-            if (strcmp(v, "no-sandbox") != 0)
-                return false;
-            h->no_sandbox = true;
-        } else if (value_is(line, "setup", v, sizeof(v))) {
-            if (strncmp(v, "fifo ", 5) != 0)
-                return false;
-            snprintf(h->fifo, sizeof(h->fifo), "%s", v + 5);
-        } else if (value_is(line, "max-ms", v, sizeof(v))) {
-            int64_t n;
-            if (!parse_i64(v, &n))
-                return false;
-            h->max_ms = (int)n;
-        } else if (value_is(line, "log-max", v, sizeof(v))) {
-            int64_t n;
-            if (!parse_i64(v, &n))
-                return false;
-            h->log_max = (long)n;
-        }
-    }
-    return h->expect[0] != '\0';
+    return hostile_header_parse(src, "// ", &h->c, own_key, h);
 }
 
 /* True if text appears in the log, a diagnostic or the failure. */
@@ -1028,9 +964,9 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
 {
     struct compile_request rq = {.source = src,
                                  .len = len,
-                                 .wall_ms = h->wall_ms,
-                                 .cpu_s = h->cpu_s,
-                                 .mem_bytes = (unsigned long long)h->mem_mb << 20,
+                                 .wall_ms = h->c.wall_ms,
+                                 .cpu_s = h->c.cpu_s,
+                                 .mem_bytes = (unsigned long long)h->c.mem_mb << 20,
                                  .compiler = compiler(),
                                  .no_sandbox = h->no_sandbox};
     struct compile_result r;
@@ -1043,38 +979,39 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
     }
     int rc = compile_run(&rq, &r, &cause);
     CHECK_MSG(rc == BW_OK, "%s: compile_run: %s (%s)", name, bw_strerror(rc), cause);
-    if (strcmp(h->expect, "ok") == 0)
+    if (strcmp(h->c.expect, "ok") == 0)
         CHECK_MSG(r.ok && !r.failure, "%s: expected a cubin", name);
-    else if (strcmp(h->expect, "compile-error") == 0)
+    else if (strcmp(h->c.expect, "compile-error") == 0)
         CHECK_MSG(!r.ok && !r.failure && count_errors(&r) > 0,
                   "%s: expected a compile error with diagnostics (failure: %s)", name,
                   r.failure ? r.failure : "none");
-    else if (strcmp(h->expect, "failure") == 0)
+    else if (strcmp(h->c.expect, "failure") == 0)
         CHECK_MSG(!r.ok && r.failure, "%s: expected a failure", name);
     else
-        CHECK_MSG(false, "%s: unknown expectation %s", name, h->expect);
-    if (h->failure[0])
-        CHECK_MSG(r.failure && strstr(r.failure, h->failure), "%s: failure \"%s\", expected \"%s\"",
-                  name, r.failure ? r.failure : "none", h->failure);
-    for (int i = 0; i < h->n_log_has; i++)
-        CHECK_MSG(r.log && strstr(r.log, h->log_has[i]), "%s: the log lacks \"%s\"", name,
-                  h->log_has[i]);
-    for (int i = 0; i < h->n_log_lacks; i++)
-        CHECK_MSG(!anywhere(&r, h->log_lacks[i]), "%s: \"%s\" leaked", name, h->log_lacks[i]);
+        CHECK_MSG(false, "%s: unknown expectation %s", name, h->c.expect);
+    if (h->c.failure[0])
+        CHECK_MSG(r.failure && strstr(r.failure, h->c.failure),
+                  "%s: failure \"%s\", expected \"%s\"", name, r.failure ? r.failure : "none",
+                  h->c.failure);
+    for (int i = 0; i < h->c.n_log_has; i++)
+        CHECK_MSG(r.log && strstr(r.log, h->c.log_has[i]), "%s: the log lacks \"%s\"", name,
+                  h->c.log_has[i]);
+    for (int i = 0; i < h->c.n_log_lacks; i++)
+        CHECK_MSG(!anywhere(&r, h->c.log_lacks[i]), "%s: \"%s\" leaked", name, h->c.log_lacks[i]);
     for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
         CHECK_MSG(!anywhere(&r, secrets[i]), "%s: host secret \"%s\" leaked into the result", name,
                   secrets[i]);
-    if (h->diag[0]) {
-        CHECK_MSG(find_diag(&r, h->diag_line, h->diag_col, h->diag), "%s: no diag %d:%d %s", name,
-                  h->diag_line, h->diag_col, h->diag);
+    if (h->c.diag[0]) {
+        CHECK_MSG(find_diag(&r, h->c.diag_line, h->c.diag_col, h->c.diag), "%s: no diag %d:%d %s",
+                  name, h->c.diag_line, h->c.diag_col, h->c.diag);
         if (test_failed())
             dump_diags(&r);
     }
-    if (h->log_max)
-        CHECK_MSG(r.log && (long)strlen(r.log) <= h->log_max, "%s: log of %zu bytes", name,
+    if (h->c.log_max)
+        CHECK_MSG(r.log && (long)strlen(r.log) <= h->c.log_max, "%s: log of %zu bytes", name,
                   r.log ? strlen(r.log) : 0);
-    if (h->max_ms)
-        CHECK_MSG(r.ms <= h->max_ms, "%s: took %.0f ms", name, r.ms);
+    if (h->c.max_ms)
+        CHECK_MSG(r.ms <= h->c.max_ms, "%s: took %.0f ms", name, r.ms);
     printf("  %-28s %-14s %7.0f ms  %s\n", name,
            r.ok        ? "ok"
            : r.failure ? "failure"
@@ -1082,12 +1019,12 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
            r.ms, r.failure ? r.failure : "");
     compile_result_release(&r);
 
-    if (h->control_has[0]) {
+    if (h->c.control_has[0]) {
         rq.no_sandbox = true;
         rc = compile_run(&rq, &r, &cause);
-        CHECK_MSG(rc == BW_OK && anywhere(&r, h->control_has),
+        CHECK_MSG(rc == BW_OK && anywhere(&r, h->c.control_has),
                   "%s: without the sandbox \"%s\" does not appear: the test proves nothing", name,
-                  h->control_has);
+                  h->c.control_has);
         compile_result_release(&r);
     }
     if (h->fifo[0])

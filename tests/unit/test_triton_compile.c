@@ -54,6 +54,7 @@
 #include "common/util.h"
 #include "judge/compile.h"
 #include "judge/triton_compile.h"
+#include "tests/unit/hostile_header.h"
 #include "common/banned.h"
 
 #define HOSTILE_DIR "tests/hostile/triton"
@@ -1153,106 +1154,37 @@ TEST(sandbox_unavailable_is_reported)
 
 /* ---- hostile programs -------------------------------------------------------------------- */
 
-#define MAX_EXPECT 8
-
+/* The header's keys of this corpus beyond the shared ones (hostile_header.h). */
 struct hostile {
-    char expect[32];
-    char failure[160];
-    char log_has[MAX_EXPECT][160];
-    int n_log_has;
-    char log_lacks[MAX_EXPECT][160];
-    int n_log_lacks;
-    char control_has[160];
-    char diag[200];
-    int diag_line, diag_col;
-    int wall_ms, cpu_s, max_ms;
-    long mem_mb, log_max;
-    bool skip_real, non_root;
-    char no_survivor[64];
+    struct hostile_header c;
+    bool skip_real, non_root; /* real: skip; needs: non-root */
+    char no_survivor[64];     /* no-survivor: */
 };
 
-static bool value_is(const char *line, const char *key, char *out, size_t size)
+static bool own_key(const char *line, void *ctx)
 {
-    size_t n = strlen(key);
-    if (strncmp(line, key, n) != 0 || line[n] != ':' || line[n + 1] != ' ')
-        return false;
-    snprintf(out, size, "%s", line + n + 2);
+    struct hostile *h = ctx;
+    char v[200];
+
+    if (hostile_value(line, "no-survivor", h->no_survivor, sizeof(h->no_survivor)))
+        return true;
+    if (hostile_value(line, "needs", v, sizeof(v))) {
+        if (strcmp(v, "non-root") != 0)
+            return false;
+        h->non_root = true;
+    } else if (hostile_value(line, "real", v, sizeof(v))) {
+        if (strcmp(v, "skip") != 0)
+            return false;
+        h->skip_real = true;
+    }
     return true;
 }
 
 /* Reads the "# key: value" header of a hostile file. */
 static bool parse_hostile(const char *src, struct hostile *h)
 {
-    const char *p = src;
-    char line[256], v[200];
-
     memset(h, 0, sizeof(*h));
-    while (strncmp(p, "# ", 2) == 0) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        snprintf(line, sizeof(line), "%.*s", (int)(len - 2 < sizeof(line) - 1 ? len - 2 : 200),
-                 p + 2);
-        p = nl ? nl + 1 : p + len;
-        if (value_is(line, "expect", h->expect, sizeof(h->expect)) ||
-            value_is(line, "failure", h->failure, sizeof(h->failure)) ||
-            value_is(line, "control-log-has", h->control_has, sizeof(h->control_has)) ||
-            value_is(line, "no-survivor", h->no_survivor, sizeof(h->no_survivor)))
-            continue;
-        if (value_is(line, "needs", v, sizeof(v))) {
-            if (strcmp(v, "non-root") != 0)
-                return false;
-            h->non_root = true;
-        } else if (h->n_log_has < MAX_EXPECT &&
-                   value_is(line, "log-has", h->log_has[h->n_log_has], sizeof(h->log_has[0]))) {
-            h->n_log_has++;
-        } else if (h->n_log_lacks < MAX_EXPECT &&
-                   value_is(line, "log-lacks", h->log_lacks[h->n_log_lacks],
-                            sizeof(h->log_lacks[0]))) {
-            h->n_log_lacks++;
-        } else if (value_is(line, "diag", v, sizeof(v))) {
-            int used = 0;
-            if (sscanf(v, "%d:%d %n", &h->diag_line, &h->diag_col, &used) == 2 && used) {
-                snprintf(h->diag, sizeof(h->diag), "%s", v + used);
-            } else if (sscanf(v, "%d:* %n", &h->diag_line, &used) == 1 && used) {
-                h->diag_col = -1;
-                snprintf(h->diag, sizeof(h->diag), "%s", v + used);
-            } else {
-                return false;
-            }
-        } else if (value_is(line, "limits", v, sizeof(v))) {
-            char *save = NULL;
-            for (char *t = strtok_r(v, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-                int64_t n;
-                char *eq = strchr(t, '=');
-                if (!eq || !parse_i64(eq + 1, &n))
-                    return false;
-                *eq = '\0';
-                if (strcmp(t, "wall_ms") == 0)
-                    h->wall_ms = (int)n;
-                else if (strcmp(t, "cpu_s") == 0)
-                    h->cpu_s = (int)n;
-                else if (strcmp(t, "mem_mb") == 0)
-                    h->mem_mb = (long)n;
-                else
-                    return false;
-            }
-        } else if (value_is(line, "max-ms", v, sizeof(v))) {
-            int64_t n;
-            if (!parse_i64(v, &n))
-                return false;
-            h->max_ms = (int)n;
-        } else if (value_is(line, "log-max", v, sizeof(v))) {
-            int64_t n;
-            if (!parse_i64(v, &n))
-                return false;
-            h->log_max = (long)n;
-        } else if (value_is(line, "real", v, sizeof(v))) {
-            if (strcmp(v, "skip") != 0)
-                return false;
-            h->skip_real = true;
-        }
-    }
-    return h->expect[0] != '\0';
+    return hostile_header_parse(src, "# ", &h->c, own_key, h);
 }
 
 /* True if text appears in the log, a diagnostic or the failure. */
@@ -1310,9 +1242,9 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
                                 .len = len,
                                 .kernels = &k,
                                 .n_kernels = 1,
-                                .wall_ms = h->wall_ms,
-                                .cpu_s = h->cpu_s,
-                                .mem_bytes = (unsigned long long)h->mem_mb << 20,
+                                .wall_ms = h->c.wall_ms,
+                                .cpu_s = h->c.cpu_s,
+                                .mem_bytes = (unsigned long long)h->c.mem_mb << 20,
                                 .python = python(),
                                 .compiler = compiler()};
     struct triton_result r;
@@ -1321,35 +1253,36 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
 
     int rc = triton_compile_run(&rq, &r, &cause);
     CHECK_MSG(rc == BW_OK, "%s: triton_compile_run: %s (%s)", name, bw_strerror(rc), cause);
-    if (strcmp(h->expect, "ok") == 0)
+    if (strcmp(h->c.expect, "ok") == 0)
         CHECK_MSG(r.ok && !r.failure, "%s: expected a build", name);
-    else if (strcmp(h->expect, "compile-error") == 0)
+    else if (strcmp(h->c.expect, "compile-error") == 0)
         CHECK_MSG(!r.ok && !r.failure && count_errors(&r) > 0,
                   "%s: expected a compile error with diagnostics (failure: %s)", name,
                   r.failure ? r.failure : "none");
-    else if (strcmp(h->expect, "failure") == 0)
+    else if (strcmp(h->c.expect, "failure") == 0)
         CHECK_MSG(!r.ok && r.failure, "%s: expected a failure", name);
     else
-        CHECK_MSG(false, "%s: unknown expectation %s", name, h->expect);
-    if (h->failure[0])
-        CHECK_MSG(r.failure && strstr(r.failure, h->failure), "%s: failure \"%s\", expected \"%s\"",
-                  name, r.failure ? r.failure : "none", h->failure);
-    for (int i = 0; i < h->n_log_has; i++)
-        CHECK_MSG(r.log && strstr(r.log, h->log_has[i]), "%s: the log lacks \"%s\"", name,
-                  h->log_has[i]);
-    for (int i = 0; i < h->n_log_lacks; i++)
-        CHECK_MSG(!anywhere(&r, h->log_lacks[i]), "%s: \"%s\" leaked", name, h->log_lacks[i]);
+        CHECK_MSG(false, "%s: unknown expectation %s", name, h->c.expect);
+    if (h->c.failure[0])
+        CHECK_MSG(r.failure && strstr(r.failure, h->c.failure),
+                  "%s: failure \"%s\", expected \"%s\"", name, r.failure ? r.failure : "none",
+                  h->c.failure);
+    for (int i = 0; i < h->c.n_log_has; i++)
+        CHECK_MSG(r.log && strstr(r.log, h->c.log_has[i]), "%s: the log lacks \"%s\"", name,
+                  h->c.log_has[i]);
+    for (int i = 0; i < h->c.n_log_lacks; i++)
+        CHECK_MSG(!anywhere(&r, h->c.log_lacks[i]), "%s: \"%s\" leaked", name, h->c.log_lacks[i]);
     for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
         CHECK_MSG(!anywhere(&r, secrets[i]), "%s: host secret \"%s\" leaked into the result", name,
                   secrets[i]);
-    if (h->diag[0])
-        CHECK_MSG(find_diag(&r, h->diag_line, h->diag_col, h->diag), "%s: no diag %d:%d %s", name,
-                  h->diag_line, h->diag_col, h->diag);
-    if (h->log_max)
-        CHECK_MSG(r.log && (long)strlen(r.log) <= h->log_max, "%s: log of %zu bytes", name,
+    if (h->c.diag[0])
+        CHECK_MSG(find_diag(&r, h->c.diag_line, h->c.diag_col, h->c.diag), "%s: no diag %d:%d %s",
+                  name, h->c.diag_line, h->c.diag_col, h->c.diag);
+    if (h->c.log_max)
+        CHECK_MSG(r.log && (long)strlen(r.log) <= h->c.log_max, "%s: log of %zu bytes", name,
                   r.log ? strlen(r.log) : 0);
-    if (h->max_ms)
-        CHECK_MSG(r.ms <= h->max_ms, "%s: took %.0f ms", name, r.ms);
+    if (h->c.max_ms)
+        CHECK_MSG(r.ms <= h->c.max_ms, "%s: took %.0f ms", name, r.ms);
     if (h->no_survivor[0]) {
         int left = count_marked(h->no_survivor);
         for (int i = 0; i < 50 && left > 0; i++) {
@@ -1368,12 +1301,12 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
            r.ms, r.failure ? r.failure : "");
     triton_result_release(&r);
 
-    if (h->control_has[0]) {
+    if (h->c.control_has[0]) {
         rq.no_sandbox = true;
         rc = triton_compile_run(&rq, &r, &cause);
-        CHECK_MSG(rc == BW_OK && anywhere(&r, h->control_has),
+        CHECK_MSG(rc == BW_OK && anywhere(&r, h->c.control_has),
                   "%s: without the sandbox \"%s\" does not appear: the test proves nothing", name,
-                  h->control_has);
+                  h->c.control_has);
         triton_result_release(&r);
     }
     free(cause);
