@@ -738,10 +738,12 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
         close(fd);
     if (rc)
         return rc;
-    if (into >= 0)
-        r->lent_sent[into] = true;
     rc = run_reply_from_json(as_reply_type(msg, "result"), &res->reply, cause);
     json_decref(msg);
+    /* A runner that could not serve the request (RUN_ERROR) may not have taken
+     * the buffer: it is sent again next time, which is harmless. */
+    if (rc == BW_OK && into >= 0 && res->reply.fail.status != RUN_ERROR)
+        r->lent_sent[into] = true;
     if (rc) {
         if (rfd >= 0)
             close(rfd);
