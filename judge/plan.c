@@ -592,6 +592,34 @@ static int build_triton_launch(const struct problem *p, const struct directives 
     return BW_OK;
 }
 
+/* A CUDA launch's block= and smem= for case c into pl (a @launch's or @rows's). */
+static int build_block_smem(struct expr *const block[3], const struct expr *smem, int line,
+                            const struct expr_scope *scope, const struct problem_case *c,
+                            struct plan_launch *pl, char **cause)
+{
+    static const char *const bname[3] = {"block.x = ", "block.y = ", "block.z = "};
+    static const int64_t bmax[3] = {BLOCK_XY_MAX, BLOCK_XY_MAX, BLOCK_Z_MAX};
+    int64_t v, threads = 1;
+    int rc;
+
+    for (int k = 0; k < 3; k++) {
+        rc = eval_dim(block[k], 1, 1, bmax[k], scope, bname[k], line, c->name, &v, cause);
+        if (rc)
+            return rc;
+        pl->block[k] = (uint32_t)v;
+        threads *= v;
+    }
+    if (threads > BLOCK_THREADS_MAX)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "line %d: a block of %lld threads for case %s (max %lld)", line,
+                       (long long)threads, c->name, BLOCK_THREADS_MAX);
+    rc = eval_dim(smem, 0, 0, SMEM_MAX, scope, "smem = ", line, c->name, &v, cause);
+    if (rc)
+        return rc;
+    pl->smem = (uint32_t)v;
+    return BW_OK;
+}
+
 int plan_build(const struct problem *p, const struct directives *d, const int64_t *tune_values,
                const struct problem_case *c, enum plan_side side, struct plan *out, char **cause)
 {
@@ -608,10 +636,8 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
         const struct launch *ln = &d->launches[l];
         struct plan_launch *pl = &out->launches[out->n_launches];
         static const char *const gname[3] = {"grid.x = ", "grid.y = ", "grid.z = "};
-        static const char *const bname[3] = {"block.x = ", "block.y = ", "block.z = "};
         static const int64_t gmax[3] = {GRID_X_MAX, GRID_YZ_MAX, GRID_YZ_MAX};
-        static const int64_t bmax[3] = {BLOCK_XY_MAX, BLOCK_XY_MAX, BLOCK_Z_MAX};
-        int64_t v, threads = 1;
+        int64_t v;
 
         pl->kernel = ln->kernel;
         pl->line = ln->line;
@@ -628,21 +654,10 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
             if (rc)
                 return rc;
             pl->grid[k] = (uint32_t)v;
-            rc = eval_dim(ln->block[k], 1, 1, bmax[k], &cs.scope, bname[k], ln->line, c->name, &v,
-                          cause);
-            if (rc)
-                return rc;
-            pl->block[k] = (uint32_t)v;
-            threads *= v;
         }
-        if (threads > BLOCK_THREADS_MAX)
-            return bw_fail(cause, BW_ERR_INVALID,
-                           "line %d: a block of %lld threads for case %s (max %lld)", ln->line,
-                           (long long)threads, c->name, BLOCK_THREADS_MAX);
-        rc = eval_dim(ln->smem, 0, 0, SMEM_MAX, &cs.scope, "smem = ", ln->line, c->name, &v, cause);
+        rc = build_block_smem(ln->block, ln->smem, ln->line, &cs.scope, c, pl, cause);
         if (rc)
             return rc;
-        pl->smem = (uint32_t)v;
         for (size_t a = 0; a < ln->n_args; a++) {
             rc = build_arg(p, d, tune_values, c, side, &cs.scope, &ln->args[a], a, out,
                            &pl->args[a], cause);
@@ -910,12 +925,9 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
                     const struct problem_case *c, int64_t n_rows, struct plan *out,
                     int64_t *row_count, char **cause)
 {
-    static const char *const bname[3] = {"block.x = ", "block.y = ", "block.z = "};
-    static const int64_t bmax[3] = {BLOCK_XY_MAX, BLOCK_XY_MAX, BLOCK_Z_MAX};
     const struct rows_kernel *rk = d->rows;
     struct case_scope cs;
     struct plan_launch *pl;
-    int64_t v, threads = 1;
     int rc;
 
     if (!rk || d->n_launches != 1)
@@ -939,22 +951,9 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
     pl->line = rk->line;
     pl->grid[0] = (uint32_t)n_rows;
     pl->grid[1] = pl->grid[2] = 1;
-    for (int k = 0; k < 3; k++) {
-        rc = eval_dim(rk->block[k], 1, 1, bmax[k], &cs.scope, bname[k], rk->line, c->name, &v,
-                      cause);
-        if (rc)
-            return rc;
-        pl->block[k] = (uint32_t)v;
-        threads *= v;
-    }
-    if (threads > BLOCK_THREADS_MAX)
-        return bw_fail(cause, BW_ERR_INVALID,
-                       "line %d: a block of %lld threads for case %s (max %lld)", rk->line,
-                       (long long)threads, c->name, BLOCK_THREADS_MAX);
-    rc = eval_dim(rk->smem, 0, 0, SMEM_MAX, &cs.scope, "smem = ", rk->line, c->name, &v, cause);
+    rc = build_block_smem(rk->block, rk->smem, rk->line, &cs.scope, c, pl, cause);
     if (rc)
         return rc;
-    pl->smem = (uint32_t)v;
     rc = add_buffer(
         out,
         (struct plan_buffer){
