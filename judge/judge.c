@@ -138,6 +138,7 @@ static void *build_thread(void *arg)
         pthread_join(ref, NULL);
     else
         build_reference(j);
+    j->s->res->build_wait_ms = now_ms() - t0 - j->ms;
     return NULL;
 }
 
@@ -275,7 +276,9 @@ static int step_runners(struct pipeline *pl, const char *start_why, char **why)
                  s->job, s->cfg->gpu.uuid, runner_gpu(s->sub_runner)->uuid);
         out->gpu.calibrated = false;
     }
+    double t0 = now_ms();
     rc = program_load(s->ref_runner, &s->ref, 0, &fail, why);
+    out->reference_load_ms = now_ms() - t0;
     if (rc || fail.status != RUN_OK) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "loading reference.cu failed: %s",
@@ -428,6 +431,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         set_message(out, "%s", why ? why : bw_strerror(rc));
     }
 
+    double t_finish = now_ms();
     session_return_reference(s);
     runner_free(s->sub_runner);
     program_release(&s->sub);
@@ -448,6 +452,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         return pl.fatal;
     }
     free(why);
+    out->finish_ms = now_ms() - t_finish;
     out->total_ms = now_ms() - t0;
     session_emit(s, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict",
                               verdict_code(out->verdict), "message", out->message));

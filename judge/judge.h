@@ -141,7 +141,10 @@ struct judge_result {
      * reference's expected outputs, the submission runner's round trip (inputs,
      * launch, outputs back), and the CPU comparison. */
     double tests_reference_wait_ms, tests_submission_ms, tests_compare_ms;
-    double goals_ms; /* wall time of the learning goals */
+    double goals_ms;          /* wall time of the learning goals */
+    double build_wait_ms;     /* after the submission compiled: waiting for the reference's build */
+    double reference_load_ms; /* loading the reference's module into its runner */
+    double finish_ms;         /* after the last step: giving the runners back, freeing */
     uint64_t seed;
     bool tests_only;     /* judged as a Run: timing and goals were not asked for */
     bool compile_cached; /* every build of the submission came from the build cache */
