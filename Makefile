@@ -160,8 +160,9 @@ $(BUILD)/bin/blockwise-runner: $(BUILD)/obj/judge/runner_main.o $(BUILD)/obj/har
 
 $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 
-# The hostile corpora's header reader, shared by test_compile and test_triton_compile.
-$(BUILD)/tests/test_compile $(BUILD)/tests/test_triton_compile: $(BUILD)/obj/tests/unit/hostile_header.o
+# The hostile corpora's header reader and the built tools' lookup, shared by
+# test_compile and test_triton_compile.
+$(BUILD)/tests/test_compile $(BUILD)/tests/test_triton_compile: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o
 
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/test_main.o $(BUILD)/libserver.a $(BUILD)/libjudge.a $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)

@@ -54,6 +54,7 @@
 #include "common/util.h"
 #include "judge/compile.h"
 #include "judge/triton_compile.h"
+#include "tests/unit/built_tool.h"
 #include "tests/unit/hostile_header.h"
 #include "common/banned.h"
 
@@ -77,27 +78,11 @@ static const char *compiler(void)
 {
     static char path[PATH_MAX];
     static bool looked;
-    char *dir, *candidate;
 
-    if (looked)
-        return path[0] ? path : NULL;
-    looked = true;
-    if (getenv(BW_TRITON_COMPILE_ENV)) {
-        snprintf(path, sizeof(path), "%s", getenv(BW_TRITON_COMPILE_ENV));
-        return path;
+    if (!looked) {
+        looked = true;
+        built_tool(BW_TRITON_COMPILE_ENV, "blockwise-triton-compile", path, sizeof(path));
     }
-    dir = exe_dir();
-    candidate = dir ? path_join(dir, "../bin/blockwise-triton-compile") : NULL;
-    free(dir);
-    if (!candidate || access(candidate, X_OK) != 0) {
-        free(candidate);
-        candidate = strdup("build/bin/blockwise-triton-compile");
-    }
-    if (candidate && access(candidate, X_OK) == 0 && realpath(candidate, path))
-        ;
-    else
-        path[0] = '\0';
-    free(candidate);
     return path[0] ? path : NULL;
 }
 
