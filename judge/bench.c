@@ -541,6 +541,7 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
         rc = checks_choose(s, &sub_pl, &ref_pl, k, cause);
     }
     session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
+    runner_discard_drain();      /* nor a discarded runner's context being torn down */
     if (rc == BW_OK && !known)
         rc = checks_reference(s, c, &ref_pl, base, k, cause);
     if (rc == BW_OK)

@@ -433,7 +433,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
 
     double t_finish = now_ms();
     session_return_reference(s);
-    runner_free(s->sub_runner);
+    session_drop_sub_runner(s);
     program_release(&s->sub);
     program_release(&s->ref);
     free(s->cfg_ms);

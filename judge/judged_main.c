@@ -822,6 +822,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     runner_pool_free(cli.cfg.pool);
+    runner_discard_drain(); /* no runner outlives the command */
     build_cache_free(cli.cfg.builds);
     judge_config_release(&cli.cfg);
     free(cli.cache_dir);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +314,80 @@ void runner_free(struct runner *r)
         close(r->log_fd);
     buf_release(&r->log);
     free(r);
+}
+
+/* --- discarding in the background ------------------------------------------------------ */
+
+/* Runners killed and waiting to be reaped by the one reaper thread of the
+ * process, started on the first runner_discard. */
+struct discarded {
+    struct runner *r;
+    struct discarded *next;
+};
+
+static pthread_mutex_t discard_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t discard_cond = PTHREAD_COND_INITIALIZER;
+static struct discarded *discard_queue;
+static int discard_pending; /* queued or being reaped */
+static bool reaper_started;
+
+static void *reaper_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&discard_lock);
+    for (;;) {
+        while (!discard_queue)
+            pthread_cond_wait(&discard_cond, &discard_lock);
+        struct discarded *d = discard_queue;
+        discard_queue = d->next;
+        pthread_mutex_unlock(&discard_lock);
+        runner_free(d->r);
+        free(d);
+        pthread_mutex_lock(&discard_lock);
+        discard_pending--;
+        pthread_cond_broadcast(&discard_cond);
+    }
+    return NULL;
+}
+
+void runner_discard(struct runner *r)
+{
+    struct discarded *d;
+
+    if (!r)
+        return;
+    if (r->pid > 0)
+        kill(r->pid, SIGKILL);
+    d = malloc(sizeof(*d));
+    pthread_mutex_lock(&discard_lock);
+    if (d && !reaper_started) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        reaper_started = pthread_create(&t, &a, reaper_main, NULL) == 0;
+        pthread_attr_destroy(&a);
+    }
+    if (!d || !reaper_started) {
+        pthread_mutex_unlock(&discard_lock);
+        free(d);
+        runner_free(r);
+        return;
+    }
+    /* the newest first: the order of reaping does not matter */
+    *d = (struct discarded){.r = r, .next = discard_queue};
+    discard_queue = d;
+    discard_pending++;
+    pthread_cond_broadcast(&discard_cond);
+    pthread_mutex_unlock(&discard_lock);
+}
+
+void runner_discard_drain(void)
+{
+    pthread_mutex_lock(&discard_lock);
+    while (discard_pending > 0)
+        pthread_cond_wait(&discard_cond, &discard_lock);
+    pthread_mutex_unlock(&discard_lock);
 }
 
 /* --- spawning ------------------------------------------------------------------------- */

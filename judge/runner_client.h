@@ -128,4 +128,15 @@ int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure
 /* Kills the runner (if alive), reaps it and frees everything. NULL is a no-op. */
 void runner_free(struct runner *r);
 
+/* runner_free for a runner whose end nobody waits to hear about: SIGKILLs it
+ * now and leaves the reaping to a background thread of this process. A
+ * killed runner's exit (the driver tearing down its CUDA context, its lent
+ * buffers unmapped) took 70-100 ms on the H200, which a verdict should not
+ * wait for. On failure to queue it, frees it here. NULL is a no-op. */
+void runner_discard(struct runner *r);
+
+/* Waits until every runner_discard'ed runner is reaped (before exiting, and
+ * where a test counts processes). */
+void runner_discard_drain(void);
+
 #endif

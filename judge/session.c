@@ -54,7 +54,7 @@ void session_return_reference(struct session *s)
     if (s->cfg->pool)
         runner_pool_return_reference(s->cfg->pool, s->ref_runner);
     else
-        runner_free(s->ref_runner);
+        runner_discard(s->ref_runner);
     s->ref_runner = NULL;
 }
 
@@ -84,7 +84,7 @@ int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t
 
 void session_drop_sub_runner(struct session *s)
 {
-    runner_free(s->sub_runner);
+    runner_discard(s->sub_runner);
     s->sub_runner = NULL;
 }
 

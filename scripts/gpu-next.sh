@@ -16,6 +16,7 @@
 # Then `make gpu-test` as a whole (453 s on 2026-12-02, before rows.sh).
 # The summary is $OUT/summary.txt; logs and JSON in $OUT/logs.tgz.
 #   scripts/gpu-next.sh BUILD [BUDGET_S]     (from the repository root)
+# STEPS="rows runner ..." runs only the steps named (default: all six).
 set -u
 build=${1:-build}
 budget=${2:-570}
@@ -27,6 +28,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export BLOCKWISE_PYTHON=${BLOCKWISE_PYTHON:-$(command -v python3)}
 judged=$build/bin/judged
+steps=" ${STEPS:-rows validate runner timing latency triton} "
+want() { [[ $steps == *" $1 "* ]]; }
 
 step() { # NAME LIMIT_S COMMAND...: the command's log in $tmp/NAME.log, its summary line
     local name=$1 limit=$2 s=$SECONDS
@@ -52,7 +55,9 @@ b = t.get("tests_breakdown", {})
 print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile {t['compile_ms']:.0f},"
       f" runners {t['runners_ms']:.0f}, tests {t['tests_ms']:.0f} (reference wait"
       f" {b.get('reference_wait_ms', 0):.0f}, submission {b.get('submission_ms', 0):.0f},"
-      f" compare {b.get('compare_ms', 0):.0f})")
+      f" compare {b.get('compare_ms', 0):.0f}), build wait {t.get('build_wait_ms', 0):.0f},"
+      f" reference load {t.get('reference_load_ms', 0):.0f}, finish {t.get('finish_ms', 0):.0f},"
+      f" unaccounted {t['total_ms'] - sum(t.get(k, 0) for k in ('compile_ms', 'runners_ms', 'tests_ms', 'build_wait_ms', 'reference_load_ms', 'finish_ms', 'bench_ms', 'goals_ms')):.0f}")
 PY
 timing() { # PROBLEM FILE
     timeout 60 "$judged" check --tests-only --json "problems/$1" "problems/$1/$2" 2>/dev/null |
@@ -62,21 +67,25 @@ timing() { # PROBLEM FILE
 main() {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 "$judged" calibrate >/dev/null 2>&1
-echo "== 1. rows"
-step rows 150 tests/gpu/rows.sh "$build"
-grep -E '^(ok|FAIL)' "$tmp/rows.log" | sed 's/^/    /'
-echo "== 2. validate (CUDA controls, tests only)"
-step validate 200 tests/gpu/validate.sh "$build"
-echo "== 3. runner"
-step runner 120 tests/gpu/runner.sh "$build"
+want rows && echo "== 1. rows" && step rows 150 tests/gpu/rows.sh "$build"
+want rows && grep -E '^(ok|FAIL)' "$tmp/rows.log" | sed 's/^/    /'
+want validate && echo "== 2. validate (CUDA controls, tests only)" && step validate 200 tests/gpu/validate.sh "$build"
+want runner && echo "== 3. runner" && step runner 120 tests/gpu/runner.sh "$build"
+if want timing; then
 echo "== 4. where a Run's time goes (judged check --tests-only)"
 for i in 1 2 3; do timing vector-add solution.cu; done
 for i in 1 2 3; do timing softmax starter.cu; done
+for i in 1 2; do timing vector-add solution.py; done
+echo "  compare_bench (the CPU comparison, 25 M elements):"
+timeout 60 "$build/tests/compare_bench" 2>&1 | tail -n 12 | sed 's/^/    /'
+fi
+if want latency; then
 echo "== 5. latency through the server, 2 slots, full ($(left) s left)"
 step latency 260 tests/bench/latency.sh "$build" --slots 2
 tail -n 45 "$tmp/latency.log" | sed 's/^/  /'
-echo "== 6. Triton attention against PyTorch ($(left) s left)"
-if [ "$(left)" -gt 40 ]; then
+fi
+want triton && echo "== 6. Triton attention against PyTorch ($(left) s left)"
+if want triton && [ "$(left)" -gt 40 ]; then
     timeout -k 5 $(($(left) - 10)) "$BLOCKWISE_PYTHON" scripts/triton-speed.py --judge "$build" \
         flash-attention sdpa >"$tmp/triton-speed.log" 2>&1
     sed 's/^/  /' "$tmp/triton-speed.log" | tail -n 12

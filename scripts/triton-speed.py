@@ -3,7 +3,8 @@
 
     make gpu-validate SHARD=K/N ...            (the timed validate writes BUILD/validate.json)
     python3 scripts/triton-speed.py VALIDATE.json [PROBLEM ...]
-    python3 scripts/triton-speed.py --judge BUILD [PROBLEM ...]   (Submits each solution.py now)
+    python3 scripts/triton-speed.py --judge BUILD [PROBLEM[=FILE] ...]
+                                       (Submits each solution.py, or FILE, now)
 
 For each problem of the table below whose solution.py the timed validate
 judged Accepted, every benchmark shape is held against the bar of issue 11:
@@ -92,12 +93,11 @@ def torch_op(problem, sizes, scalars, torch):
     raise KeyError(problem)
 
 
-def judge_one(build, pid):
-    """A timed `judged check` of problems/PID/solution.py, as a validate row."""
+def judge_one(build, pid, path):
+    """A timed `judged check` of PATH (a candidate for problems/PID/solution.py), as a validate row."""
     import subprocess
-    r = subprocess.run([f"{build}/bin/judged", "check", "--json", f"problems/{pid}",
-                        f"problems/{pid}/solution.py"], capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([f"{build}/bin/judged", "check", "--json", f"problems/{pid}", path],
+                       capture_output=True, text=True, timeout=300)
     try:
         res = json.loads(r.stdout)
     except ValueError:
@@ -113,10 +113,12 @@ def main(argv):
     wanted = argv[3 if build else 2:] or sorted(set(MEMORY) | COMPUTE)
     data = {} if build else json.load(open(argv[1]))
     torch = None
+    torch_ms = {}
     p = f = s = 0
-    for pid in wanted:
-        if build:  # judge solution.py now, as a timed validate would
-            data[pid] = judge_one(build, pid)
+    for arg in wanted:
+        pid, _, path = arg.partition("=")
+        if build:  # judge solution.py (or the candidate PATH) now, as a timed validate would
+            data[pid] = judge_one(build, pid, path or f"problems/{pid}/solution.py")
         if pid not in data:
             s += 1
             print(f"skip {pid}: not in {argv[1]}")
@@ -132,7 +134,7 @@ def main(argv):
         cases = {b["name"]: b for b in spec["benchmarks"]}
         copy = res.get("gpu", {}).get("copy_gbps", 0)
         for b in res["benches"]:
-            name = f"{pid} {b['name']}"
+            name = f"{pid}{'=' + path if path else ''} {b['name']}"
             if pid in MEMORY:
                 factor, report_only = MEMORY[pid]
                 gbps = b["gbps"] * factor
@@ -155,7 +157,10 @@ def main(argv):
             sizes = case["sizes"][0] if isinstance(case["sizes"], list) else case["sizes"]
             scalars = dict((x["name"], x["value"]) for x in spec.get("scalars", []))
             scalars.update(case.get("scalars", {}))
-            ref = torch_time(torch_op(pid, sizes, scalars, torch), torch)
+            key = (pid, b["name"])  # candidates of one problem share PyTorch's time
+            if key not in torch_ms:
+                torch_ms[key] = torch_time(torch_op(pid, sizes, scalars, torch), torch)
+            ref = torch_ms[key]
             ratio = b["median_ms"] / ref
             line = f"{name}: Triton {b['median_ms']:.4f} ms, PyTorch {ref:.4f} ms: {ratio:.2f}x"
             if ratio <= 1.25:

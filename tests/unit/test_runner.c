@@ -768,6 +768,41 @@ SCENARIO(lent_buffers)
     runner_free(r);
 }
 
+/* A discarded runner is killed at once and reaped in the background: its
+ * result outlives it, and once drained no process of it is left. */
+SCENARIO(discard_reaps_in_the_background)
+{
+    struct run_request req;
+    struct run_result res = {0};
+    struct runner *r[3];
+    pid_t pid[3];
+
+    for (int k = 0; k < 3; k++) {
+        r[k] = start(b);
+        if (!r[k]) {
+            while (k-- > 0)
+                runner_free(r[k]);
+            return;
+        }
+        pid[k] = runner_pid(r[k]);
+    }
+    if (load(b, r[0], all_small, NULL)) {
+        vector_add_plan(&req, 4000, 0x5eedull);
+        if (run(r[0], &req, &res, CALL_MS))
+            expect_status(&res.reply.fail, RUN_OK);
+    }
+    for (int k = 0; k < 3; k++)
+        runner_discard(r[k]);
+    runner_discard(NULL);
+    if (res.reply.fail.status == RUN_OK)
+        check_vector_add(&req, &res);
+    run_result_release(&res);
+    runner_discard_drain();
+    for (int k = 0; k < 3; k++)
+        CHECK_MSG(kill(pid[k], 0) < 0 && errno == ESRCH, "runner %d (pid %d) is still there", k,
+                  (int)pid[k]);
+}
+
 /* Several images in one load, each kernel under a name of its own (a Triton
  * program's variants): launches call the names, not the symbols. */
 SCENARIO(load_images_by_name)
