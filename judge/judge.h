@@ -141,6 +141,9 @@ struct judge_result {
      * reference's expected outputs, the submission runner's round trip (inputs,
      * launch, outputs back), and the CPU comparison. */
     double tests_reference_wait_ms, tests_submission_ms, tests_compare_ms;
+    /* within tests_submission_ms: the runner's own time on the plans (the
+     * replies' ms) and the judge's making of buffers lent to it */
+    double tests_submission_plan_ms, tests_submission_lend_ms;
     double goals_ms;          /* wall time of the learning goals */
     double build_wait_ms;     /* after the submission compiled: waiting for the reference's build */
     double reference_load_ms; /* loading the reference's module into its runner */

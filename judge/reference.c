@@ -141,10 +141,12 @@ static void *pipe_thread(void *arg)
 
 int reference_pipe_start(struct reference_pipe *rp, struct session *s, char **cause)
 {
-    /* The cases ahead and the one being compared each hold a returned buffer. */
+    /* The cases ahead, the one the submission runs and the one being compared
+     * (tests.c) each hold a returned buffer. */
+    _Static_assert(REFERENCE_AHEAD + 2 <= BW_RUNNER_LENT_SLOTS, "a lent buffer for each");
     uint64_t bytes =
         plan_tests_return_bytes(s->p, &s->ref.dirs, s->ref.tune_values[0], PLAN_REFERENCE);
-    int rc = runner_reserve_returns(s->ref_runner, REFERENCE_AHEAD + 1, bytes, cause);
+    int rc = runner_reserve_returns(s->ref_runner, REFERENCE_AHEAD + 2, bytes, cause);
 
     if (rc)
         return rc;

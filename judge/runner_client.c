@@ -45,6 +45,7 @@ struct runner {
     struct lent_buffer *lent[BW_RUNNER_LENT_SLOTS];
     bool lent_sent[BW_RUNNER_LENT_SLOTS]; /* the runner has slot k's current memfd */
     unsigned lent_made;
+    double lent_ms; /* spent making lent buffers (allocating and mapping their pages) */
 };
 
 /* --- lent buffers -------------------------------------------------------------------- */
@@ -111,9 +112,11 @@ static int lent_grow(struct runner *r, int k, uint64_t bytes, char **cause)
 {
     struct lent_buffer *l;
     uint64_t twice = r->lent[k] ? 2 * (uint64_t)r->lent[k]->size : 0;
+    double t0 = now_ms();
     int rc =
         lent_new(bytes > twice ? bytes : (twice < BW_RUNNER_LENT_MAX ? twice : bytes), &l, cause);
 
+    r->lent_ms += now_ms() - t0;
     if (rc)
         return rc;
     lent_unref(r->lent[k]);
@@ -179,6 +182,11 @@ int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause
 unsigned runner_lent_made(const struct runner *r)
 {
     return r->lent_made;
+}
+
+double runner_lent_ms(const struct runner *r)
+{
+    return r->lent_ms;
 }
 
 /* --- the log --------------------------------------------------------------------- */

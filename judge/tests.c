@@ -1,5 +1,6 @@
 #include "tests.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,107 +136,229 @@ static int ensure_runner(struct session *s, size_t config, const struct plan *su
     return rc;
 }
 
-/* Runs case i of configuration `config` into s->res->tests[i]. */
-static int run_case(struct session *s, size_t config, size_t i, struct reference_pipe *rp,
-                    char **cause)
-{
-    const struct problem_case *c = &s->p->tests[i];
-    struct test_outcome *t = &s->res->tests[i];
+/*
+ * One case between its submission run and its place in s->res->tests: the
+ * outcome so far and, when the run succeeded, what its comparison needs. The
+ * comparison runs on a thread of its own (compare_thread) while the
+ * submission runner runs the next case; the outcome lands in tests[i] only
+ * when every earlier case has landed (tests_run), so the verdict is the first
+ * failure in order, as if one case ran at a time.
+ */
+struct pending_case {
+    size_t i;
+    struct test_outcome t; /* the outcome, without its name */
+    bool compare;          /* the run succeeded: res and exp wait for compare_case */
     struct plan ref_pl, sub_pl;
     struct expected exp;
+    struct run_result res;
+    pthread_t thread;
+    bool threaded; /* compare_case runs on `thread` */
+    int rc;        /* compare_case's */
+    char *cause;
+    double compare_ms;
+};
+
+static void pending_free(struct pending_case *pc)
+{
+    if (!pc)
+        return;
+    free(pc->t.message);
+    json_decref(pc->t.detail);
+    run_result_release(&pc->res);
+    expected_release(&pc->exp);
+    free(pc->cause);
+    free(pc);
+}
+
+struct compare_job {
+    struct session *s;
+    struct pending_case *pc;
+};
+
+static void compare_pending(struct session *s, struct pending_case *pc)
+{
+    double t0 = now_ms();
+    pc->rc = compare_case(s, &s->p->tests[pc->i], &pc->sub_pl, &pc->ref_pl, &pc->exp, &pc->res,
+                          &pc->t, &pc->cause);
+    pc->compare_ms = now_ms() - t0;
+}
+
+static void *compare_thread(void *arg)
+{
+    struct compare_job *job = arg;
+    compare_pending(job->s, job->pc);
+    free(job);
+    return NULL;
+}
+
+/* Starts pc's comparison on a thread, or does it here when no thread starts. */
+static void compare_start(struct session *s, struct pending_case *pc)
+{
+    struct compare_job *job = malloc(sizeof(*job));
+
+    if (job) {
+        *job = (struct compare_job){.s = s, .pc = pc};
+        pc->threaded = pthread_create(&pc->thread, NULL, compare_thread, job) == 0;
+        if (pc->threaded)
+            return;
+        free(job);
+    }
+    compare_pending(s, pc);
+}
+
+/* Waits for pc's comparison; returns its rc (its cause moved to *cause). */
+static int compare_wait(struct pending_case *pc, char **cause)
+{
+    if (pc->threaded)
+        pthread_join(pc->thread, NULL);
+    pc->threaded = false;
+    if (pc->rc && cause) {
+        free(*cause);
+        *cause = pc->cause;
+        pc->cause = NULL;
+    }
+    return pc->rc;
+}
+
+/* Runs case i of configuration `config` in the submission runner into *pc:
+ * its outcome, or what its comparison needs (pc->compare). */
+static int run_case(struct session *s, size_t config, size_t i, struct reference_pipe *rp,
+                    struct pending_case *pc, char **cause)
+{
+    const struct problem_case *c = &s->p->tests[i];
+    struct test_outcome *t = &pc->t;
     struct run_request rq = {.ret = RUN_RETURN_FULL};
-    struct run_result res = {0};
     char *why = NULL;
     double t0;
     bool loaded;
     int rc;
 
-    free(t->message);
-    t->message = NULL;
-    json_decref(t->detail);
-    t->detail = NULL;
-    t->ms = 0;
-
+    pc->i = i;
     t0 = now_ms();
-    rc = reference_pipe_take(rp, i, &ref_pl, &exp, cause);
+    rc = reference_pipe_take(rp, i, &pc->ref_pl, &pc->exp, cause);
     s->res->tests_reference_wait_ms += now_ms() - t0;
     if (rc)
         return rc;
-    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &sub_pl,
-                   &why)) {
+    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION,
+                   &pc->sub_pl, &why)) {
         t->verdict = VERDICT_RUNTIME_ERROR;
         t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
         t->message = why;
-        why = NULL;
-        goto out;
+        return BW_OK;
     }
-    rc = ensure_runner(s, config, &sub_pl, t, &loaded, cause);
+    rc = ensure_runner(s, config, &pc->sub_pl, t, &loaded, cause);
     if (rc || !loaded)
-        goto out;
-    rc = program_run_plan(&s->sub, config, &sub_pl, s->seed, (uint32_t)i, &rq.plan, cause);
+        return rc;
+    rc = program_run_plan(&s->sub, config, &pc->sub_pl, s->seed, (uint32_t)i, &rq.plan, cause);
     if (rc)
-        goto out;
+        return rc;
     session_gate_enter(s, false);
     t0 = now_ms();
-    rc = runner_run(s->sub_runner, &rq, &res, s->p->run_ms, &why);
+    double lent0 = runner_lent_ms(s->sub_runner);
+    rc = runner_run(s->sub_runner, &rq, &pc->res, s->p->run_ms, &why);
     s->res->tests_submission_ms += now_ms() - t0;
+    s->res->tests_submission_lend_ms += runner_lent_ms(s->sub_runner) - lent0;
     session_gate_leave(s, false);
     if (rc == BW_ERR_TIMEOUT) {
         t->verdict = failure_timeout(s->p->run_ms, &t->message, &t->detail);
         session_drop_sub_runner(s);
         rc = BW_OK;
-        goto out;
-    }
-    if (rc) {
+    } else if (rc) {
         bw_fail(cause, rc, "submission runner on case %s: %s", c->name,
                 why ? why : bw_strerror(rc));
-        goto out;
+    } else {
+        t->ms = pc->res.reply.ms;
+        s->res->tests_submission_plan_ms += t->ms;
+        if (pc->res.reply.fail.status != RUN_OK) {
+            t->verdict = failure_verdict(&pc->sub_pl, &pc->res.reply.fail, &t->message,
+                                         &t->detail);
+            if (pc->res.reply.fail.status == RUN_CUDA_ERROR)
+                session_drop_sub_runner(s); /* its context is lost */
+        } else {
+            pc->compare = true;
+        }
     }
-    t->ms = res.reply.ms;
-    if (res.reply.fail.status != RUN_OK) {
-        t->verdict = failure_verdict(&sub_pl, &res.reply.fail, &t->message, &t->detail);
-        if (res.reply.fail.status == RUN_CUDA_ERROR)
-            session_drop_sub_runner(s); /* its context is lost */
-        goto out;
-    }
-    t0 = now_ms();
-    rc = compare_case(s, c, &sub_pl, &ref_pl, &exp, &res, t, cause);
-    s->res->tests_compare_ms += now_ms() - t0;
-out:
     free(why);
-    run_result_release(&res);
-    expected_release(&exp);
     return rc;
+}
+
+/* Puts pc's outcome into s->res->tests and says so in a "test" event, once its
+ * comparison (if any) is done; false when the judging stops here (*rc set when
+ * the judge failed). Frees pc. */
+static bool land_case(struct session *s, struct pending_case *pc, int *rc, char **cause)
+{
+    struct test_outcome *t = &s->res->tests[pc->i];
+    bool go_on;
+
+    if (pc->compare) {
+        *rc = compare_wait(pc, cause);
+        s->res->tests_compare_ms += pc->compare_ms;
+    }
+    if (*rc == BW_OK) {
+        free(t->message);
+        json_decref(t->detail);
+        t->verdict = pc->t.verdict;
+        t->message = pc->t.message;
+        t->detail = pc->t.detail;
+        t->ms = pc->t.ms;
+        pc->t.message = NULL;
+        pc->t.detail = NULL;
+        session_emit(s, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index",
+                                  (json_int_t)pc->i, "of", (json_int_t)s->p->n_tests, "name",
+                                  s->p->tests[pc->i].name, "verdict", verdict_code(t->verdict),
+                                  "ms", t->ms));
+    }
+    go_on = *rc == BW_OK && t->verdict == VERDICT_ACCEPTED;
+    pending_free(pc);
+    return go_on;
 }
 
 int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
 {
     struct reference_pipe rp;
+    struct pending_case *comparing = NULL; /* the previous case, its comparison under way */
     int rc = reference_pipe_start(&rp, s, cause);
+    bool stopped = false; /* a case failed, or the judging did */
 
     *all_passed = false;
     if (rc)
         return rc;
-    for (size_t i = 0; i < s->p->n_tests; i++) {
-        const struct test_outcome *t = &s->res->tests[i];
+    for (size_t i = 0; i < s->p->n_tests && !stopped; i++) {
+        struct pending_case *pc;
+        int run_rc;
 
         if (session_cancelled(s)) {
             rc = bw_fail(cause, BW_ERR_CANCELLED, "cancelled");
             break;
         }
-        rc = run_case(s, config, i, &rp, cause);
-        if (rc)
+        pc = calloc(1, sizeof(*pc));
+        if (!pc) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             break;
-        session_emit(s, json_pack("{s:s, s:I, s:I, s:s, s:s, s:f}", "event", "test", "index",
-                                  (json_int_t)i, "of", (json_int_t)s->p->n_tests, "name",
-                                  s->p->tests[i].name, "verdict", verdict_code(t->verdict), "ms",
-                                  t->ms));
-        if (t->verdict != VERDICT_ACCEPTED)
-            break;
-        *all_passed = i + 1 == s->p->n_tests;
+        }
+        pc->t.verdict = VERDICT_ACCEPTED;
+        run_rc = run_case(s, config, i, &rp, pc, cause);
+        /* The previous case lands first: its failure stops the judging before
+         * this one counts (this one's run is wasted, never reported). */
+        if (comparing) {
+            stopped = !land_case(s, comparing, &rc, cause);
+            comparing = NULL;
+        }
+        if (stopped || run_rc) {
+            if (!stopped)
+                rc = run_rc;
+            stopped = true;
+            pending_free(pc);
+        } else if (pc->compare) {
+            compare_start(s, pc);
+            comparing = pc;
+        } else {
+            stopped = !land_case(s, pc, &rc, cause);
+        }
     }
-    if (s->p->n_tests == 0)
-        *all_passed = true;
+    if (comparing)
+        stopped |= !land_case(s, comparing, &rc, cause);
+    *all_passed = rc == BW_OK && !stopped;
     reference_pipe_finish(&rp);
     return rc;
 }
