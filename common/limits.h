@@ -107,6 +107,8 @@
 #define BW_RUNNER_LENT_SLOTS   4 /* buffers the judge lends one runner for full returns */
 #define BW_RUNNER_LENT_MIN     (1u << 20)   /* bytes: the smallest lent buffer */
 #define BW_RUNNER_LENT_MAX     (1ull << 30) /* bytes: a larger return goes in a memfd of its own */
+#define BW_LENT_KEPT_BUFFERS   8 /* lent buffers kept (zeroed) from ended runners for the next */
+#define BW_LENT_KEPT_BYTES     (2ull << 30) /* bytes: the most those kept buffers hold */
 #define BW_RUNNER_NOFILE       256 /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
 #define BW_RUNNER_LOG_BYTES    (64 * 1024) /* runner stderr kept by the client, the rest dropped */
 #define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */

@@ -31,6 +31,7 @@ struct lent_buffer {
     int fd;
     uint8_t *map;
     size_t size;
+    size_t used; /* bytes from 0 a runner may have written (zeroed before it is kept) */
 };
 
 struct runner {
@@ -63,6 +64,75 @@ static void lent_unref(struct lent_buffer *l)
 static bool lent_free(const struct lent_buffer *l)
 {
     return __atomic_load_n(&l->refs, __ATOMIC_ACQUIRE) == 1;
+}
+
+/*
+ * Buffers kept from runners that ended, for the next ones of this process:
+ * making a buffer (allocating and zeroing its pages, then mapping them) cost
+ * 88-107 ms of a vector-add Run on the H200, every Run, since each Run has a
+ * fresh submission runner. A buffer is kept only when no result holds it,
+ * after the part a runner wrote is zeroed (the next runner is another
+ * learner's), within BW_LENT_KEPT_BUFFERS and BW_LENT_KEPT_BYTES.
+ */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lent_buffer *kept[BW_LENT_KEPT_BUFFERS];
+static uint64_t kept_bytes;
+
+/* Zeroes the written part of l (its own mapping is read-only); false on failure. */
+static bool lent_zero(struct lent_buffer *l)
+{
+    void *w;
+
+    if (l->used == 0)
+        return true;
+    w = mmap(NULL, l->used, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, 0);
+    if (w == MAP_FAILED)
+        return false;
+    memset(w, 0, l->used);
+    munmap(w, l->used);
+    l->used = 0;
+    return true;
+}
+
+/* Lets go of a slot's buffer as its runner ends: kept for the next runner
+ * when nothing else holds it and there is room, else unreferenced. */
+static void lent_keep_or_unref(struct lent_buffer *l)
+{
+    bool keep;
+
+    if (!l)
+        return;
+    keep = lent_free(l) && lent_zero(l);
+    pthread_mutex_lock(&kept_lock);
+    for (int i = 0; keep && i < BW_LENT_KEPT_BUFFERS; i++) {
+        if (!kept[i] && kept_bytes + l->size <= BW_LENT_KEPT_BYTES) {
+            kept[i] = l;
+            kept_bytes += l->size;
+            l = NULL;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    lent_unref(l);
+}
+
+/* The largest kept buffer of at least `bytes`, taken out of the kept ones; NULL if none. */
+static struct lent_buffer *lent_take_kept(uint64_t bytes)
+{
+    int best = -1;
+    struct lent_buffer *l = NULL;
+
+    pthread_mutex_lock(&kept_lock);
+    for (int i = 0; i < BW_LENT_KEPT_BUFFERS; i++)
+        if (kept[i] && kept[i]->size >= bytes && (best < 0 || kept[i]->size > kept[best]->size))
+            best = i;
+    if (best >= 0) {
+        l = kept[best];
+        kept[best] = NULL;
+        kept_bytes -= l->size;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return l;
 }
 
 /* A new lent buffer of at least `bytes`: its pages allocated (zeroed) once here. */
@@ -113,13 +183,16 @@ static int lent_grow(struct runner *r, int k, uint64_t bytes, char **cause)
     struct lent_buffer *l;
     uint64_t twice = r->lent[k] ? 2 * (uint64_t)r->lent[k]->size : 0;
     double t0 = now_ms();
-    int rc =
-        lent_new(bytes > twice ? bytes : (twice < BW_RUNNER_LENT_MAX ? twice : bytes), &l, cause);
+    int rc = BW_OK;
 
+    l = lent_take_kept(bytes);
+    if (!l)
+        rc = lent_new(bytes > twice ? bytes : (twice < BW_RUNNER_LENT_MAX ? twice : bytes), &l,
+                      cause);
     r->lent_ms += now_ms() - t0;
     if (rc)
         return rc;
-    lent_unref(r->lent[k]);
+    lent_unref(r->lent[k]); /* outgrown: not worth keeping (or zeroing here, mid-judging) */
     r->lent[k] = l;
     r->lent_sent[k] = false;
     r->lent_made++;
@@ -182,6 +255,17 @@ int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause
 unsigned runner_lent_made(const struct runner *r)
 {
     return r->lent_made;
+}
+
+int runner_lent_kept(void)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&kept_lock);
+    for (int i = 0; i < BW_LENT_KEPT_BUFFERS; i++)
+        n += kept[i] != NULL;
+    pthread_mutex_unlock(&kept_lock);
+    return n;
 }
 
 double runner_lent_ms(const struct runner *r)
@@ -315,7 +399,7 @@ void runner_free(struct runner *r)
         return;
     kill_runner(r);
     for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++)
-        lent_unref(r->lent[k]);
+        lent_keep_or_unref(r->lent[k]);
     if (r->sock >= 0)
         close(r->sock);
     if (r->log_fd >= 0)
@@ -841,6 +925,8 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
             }
             res->lent = r->lent[into];
             __atomic_add_fetch(&res->lent->refs, 1, __ATOMIC_ACQ_REL);
+            if (res->lent->used < run_plan_return_bytes(&req->plan))
+                res->lent->used = (size_t)run_plan_return_bytes(&req->plan);
             res->data = res->lent->map;
             res->data_len = res->lent->size;
         } else if (rfd < 0) {

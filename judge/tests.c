@@ -239,8 +239,8 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     s->res->tests_reference_wait_ms += now_ms() - t0;
     if (rc)
         return rc;
-    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION,
-                   &pc->sub_pl, &why)) {
+    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &pc->sub_pl,
+                   &why)) {
         t->verdict = VERDICT_RUNTIME_ERROR;
         t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
         t->message = why;
@@ -270,8 +270,7 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
         t->ms = pc->res.reply.ms;
         s->res->tests_submission_plan_ms += t->ms;
         if (pc->res.reply.fail.status != RUN_OK) {
-            t->verdict = failure_verdict(&pc->sub_pl, &pc->res.reply.fail, &t->message,
-                                         &t->detail);
+            t->verdict = failure_verdict(&pc->sub_pl, &pc->res.reply.fail, &t->message, &t->detail);
             if (pc->res.reply.fail.status == RUN_CUDA_ERROR)
                 session_drop_sub_runner(s); /* its context is lost */
         } else {

@@ -60,6 +60,10 @@ print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile
       f" reference load {t.get('reference_load_ms', 0):.0f}, finish {t.get('finish_ms', 0):.0f},"
       f" unaccounted {t['total_ms'] - sum(t.get(k, 0) for k in ('compile_ms', 'runners_ms', 'tests_ms', 'build_wait_ms', 'reference_load_ms', 'finish_ms', 'bench_ms', 'goals_ms')):.0f}")
 PY
+submit_timing() { # PROBLEM FILE: a Submit's phases
+    timeout 120 "$judged" check --json "problems/$1" "problems/$1/$2" 2>/dev/null |
+        python3 -c 'import json,sys; j=json.load(sys.stdin); t=j["timing"]; print("  %-30s %s " % (sys.argv[1], j["verdict"]) + ", ".join("%s %.0f" % (k[:-3], v) for k, v in t.items() if k.endswith("_ms")))' "Submit $1/$2"
+}
 timing() { # PROBLEM FILE
     timeout 60 "$judged" check --tests-only --json "problems/$1" "problems/$1/$2" 2>/dev/null |
         python3 "$tmp/timing.py" "$1/$2"
@@ -77,6 +81,9 @@ echo "== 4. where a Run's time goes (judged check --tests-only)"
 for i in 1 2 3; do timing vector-add solution.cu; done
 for i in 1 2 3; do timing softmax starter.cu; done
 for i in 1 2; do timing vector-add solution.py; done
+submit_timing flash-attention solution.cu
+submit_timing flash-attention solution.py
+submit_timing vector-add solution.cu
 echo "  compare_bench (the CPU comparison, 25 M elements):"
 timeout 60 "$build/tests/compare_bench" 2>&1 | tail -n 12 | sed 's/^/    /'
 fi

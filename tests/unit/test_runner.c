@@ -768,6 +768,46 @@ SCENARIO(lent_buffers)
     runner_free(r);
 }
 
+/* A runner's lent buffers outlive it, zeroed, for the next runner of the
+ * process: its first return makes no new pages. */
+SCENARIO(lent_buffers_kept_for_the_next_runner)
+{
+    struct run_request req;
+    struct run_result res = {0};
+    struct runner *r = start(b);
+    int kept;
+
+    if (!r)
+        return;
+    if (load(b, r, all_small, NULL)) {
+        vector_add_plan(&req, 300000, 0x5eedull); /* 1.2 MB of out: a 2 MiB buffer */
+        if (run(r, &req, &res, CALL_MS))
+            expect_status(&res.reply.fail, RUN_OK);
+        run_result_release(&res);
+    }
+    kept = runner_lent_kept();
+    runner_free(r);
+    CHECK_INT_EQ(runner_lent_kept(), kept + 1);
+    r = start(b);
+    if (!r)
+        return;
+    if (load(b, r, all_small, NULL)) {
+        vector_add_plan(&req, 1000, 0x5eedull);
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+            check_vector_add(&req, &res);
+            CHECK_INT_EQ(runner_lent_kept(), kept);
+            CHECK(res.data_len >= 1200000);
+            size_t nonzero = 0;
+            for (size_t k = 4000; k < 1200000 && k < res.data_len; k++)
+                nonzero += res.data[k] != 0;
+            CHECK_MSG(nonzero == 0, "%zu bytes of the last runner's outputs are still there",
+                      nonzero);
+        }
+        run_result_release(&res);
+    }
+    runner_free(r);
+}
+
 /* A discarded runner is killed at once and reaped in the background: its
  * result outlives it, and once drained no process of it is left. */
 SCENARIO(discard_reaps_in_the_background)
