@@ -16,7 +16,8 @@
 # Then `make gpu-test` as a whole (453 s on 2026-12-02, before rows.sh).
 # The summary is $OUT/summary.txt; logs and JSON in $OUT/logs.tgz.
 #   scripts/gpu-next.sh BUILD [BUDGET_S]     (from the repository root)
-# STEPS="rows runner ..." runs only the steps named (default: all six).
+# STEPS="rows runner ..." runs only the steps named (default: all six);
+# TRITON_ARGS: step 6's problems (PROBLEM or PROBLEM=FILE), by default the attention ones.
 set -u
 build=${1:-build}
 budget=${2:-570}
@@ -95,8 +96,8 @@ fi
 want triton && echo "== 6. Triton attention against PyTorch ($(left) s left)"
 if want triton && [ "$(left)" -gt 40 ]; then
     timeout -k 5 $(($(left) - 10)) "$BLOCKWISE_PYTHON" scripts/triton-speed.py --judge "$build" \
-        flash-attention sdpa >"$tmp/triton-speed.log" 2>&1
-    sed 's/^/  /' "$tmp/triton-speed.log" | tail -n 12
+        ${TRITON_ARGS:-flash-attention sdpa} >"$tmp/triton-speed.log" 2>&1
+    grep -E '^(ok|FAIL|skip)|passed' "$tmp/triton-speed.log" | sed 's/^/  /' | tail -n 80
 fi
 echo "== done with $(left) s left"
 }

@@ -1,5 +1,6 @@
 # FlashAttention forward in Triton: O = softmax(scale * Q K^T) V and the row
-# log-sum-exp, without storing the scores.
+# log-sum-exp, without storing the scores, with the key loop pipelined by
+# hand so that the tensor cores and the softmax overlap.
 #
 # One program owns BLOCK_M query rows of one (b, h) (grid axis 1 is
 # b * H + h), 16 rows per warp. Its Q tile stays on chip; the keys and
@@ -9,6 +10,45 @@
 #   m_new = max(m, rowmax(qk)),  p = exp2(qk - m_new),  alpha = exp2(m - m_new)
 #   l = l * alpha + rowsum(p),   acc = acc * alpha + tl.dot(p.to(fp16), v)
 # At the end O = acc / l (one fp16 rounding) and LSE = (m + log2 l) * ln 2.
+#
+# Why the loop is pipelined by hand. The unmasked loop is
+# software-pipelined so that the second product of one tile runs on
+# the tensor cores while the CUDA cores do the softmax of the next
+# (FlashAttention-3's "intra-warpgroup overlap"). In the textbook loop each
+# iteration is QK (tensor cores) -> softmax (CUDA cores)
+# -> PV (tensor cores), and Triton waits for QK right after issuing it, so
+# within a warpgroup the tensor cores idle during the softmax: at D = 128
+# the exp2/max/sum/rescale work of a 128 x 128 tile is about half the time
+# of its two products, which is where the textbook loop lost to PyTorch on
+# the d128 full shape (1.37x on the H200; 1.20x with this loop). Here
+# iteration j does:
+#   qk = Q K_j^T                        (Triton waits for it: wait 0)
+#   m_new = max(m, rowmax(qk)), alpha = exp2(m - m_new)
+#   acc = acc * alpha + (P_{j-1} * alpha) V_{j-1}      (issued, NOT waited)
+#   P_j = exp2(qk - m_new), l = l * alpha + rowsum(P_j)  (overlaps the PV)
+# P_{j-1}, kept from the previous iteration relative to the old maximum, is
+# rescaled to m_new with the rest of the row: acc and P_{j-1} V_{j-1} are
+# then both relative to m_new. Triton keeps the PV wgmma in flight because
+# its result is used, in the next iteration, only after that iteration's
+# wait 0 (the rule "dotCanBeProperlyAsync", 3b, of its Hopper pipeliner),
+# exactly as it does for the textbook loop's PV; what is new is that the
+# softmax now sits between the PV's issue and that wait. The rescale of
+# P_{j-1} is also what makes this safe: the wgmma's register operand
+# (P_{j-1} * alpha) is computed from this iteration's maximum, so it is
+# written only after the wait that retired the previous PV, never while a
+# wgmma still reads it (carrying P and feeding it directly would make the
+# next iteration's P overwrite the registers of an in-flight wgmma, which
+# ptxas answers by serialising every wgmma). Cost: BLOCK_N/2 more fp16
+# multiplies a row-thread per tile (one HMUL2 per two), and, where a row's
+# maximum moved, P rounded to fp16 up to three times (p, alpha, p * alpha)
+# instead of once; where it did not move alpha = exp2(0) = 1 exactly and the
+# product is exact, which after the first few tiles is almost every row.
+# In the first iteration P_{-1} = 0 and the V tile loaded is tile 0 (the
+# row index is clamped at 0: any finite V times 0 is 0); after the loop the
+# last pending P is flushed with one more PV (masked past Skv, for the case
+# where the loop did not run). The loads are pointer loads (cp.async, 16
+# bytes a thread): with TMA loads (tensor descriptors) instead, the same loop
+# was slower on the H200 (9.31 against 9.09 ms on the d128 full shape).
 #
 # The keys are walked in two loops. The first covers whole tiles that every
 # row of the block sees: no mask at all (all of [0, Skv) rounded down to a
@@ -27,21 +67,25 @@
 # same types on both sides, and a size equal to 1 is a constant, not an i32).
 # The programs run in reverse order of their query blocks, so in causal
 # attention the longest ones start first. BLOCK_M (64 or 128 rows: 4 or 8
-# warps) and BLOCK_N are tuned, with 3 stages of K and V tiles in flight for
-# 64-key tiles and 2 for 128-key ones (at D = 128 a stage of those is 64 KiB
-# of shared memory). HEAD_D = D is a constexpr (one build per head
-# dimension). Offsets of (b, h) are int64.
+# warps) and BLOCK_N are tuned. The unmasked loop is tl.range(...,
+# num_stages=NS), with NS a keyword argument computed from D and BLOCK_N in
+# the launch (the kernel's num_stages may not depend on sizes): 2 stages of
+# K and V tiles when a tile pair is 64 KiB (D = 128 with 128-key tiles), 3
+# at 32 KiB, 4 below, so every build stays under about 160 KiB of shared
+# memory; the launch's num_stages=2 applies to the masked loop. HEAD_D = D
+# is a constexpr (one build per head dimension). Offsets of (b, h) are int64.
 #
 # @tune BLOCK_M=(64, 128)
 # @tune BLOCK_N=(64, 128)
-# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=BLOCK_M/16 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=BLOCK_M/16 num_stages=2 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, NS=min(4, 1+16384/(D*BLOCK_N)))
 import triton
 import triton.language as tl
 
 
 @triton.jit
 def attn_fwd(Q, K, V, O, LSE, scale, causal, Sq, Skv,
-             HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+             HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             NS: tl.constexpr):
     start_m = (tl.num_programs(0) - 1 - tl.program_id(0)) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     offs_m = start_m + tl.arange(0, BLOCK_M)
@@ -65,18 +109,29 @@ def attn_fwd(Q, K, V, O, LSE, scale, causal, Sq, Skv,
                           tl.where(is_causal, (start_m // BLOCK_N) * BLOCK_N, Skv))
     tail_end = tl.minimum(Skv, tl.where(is_causal, start_m + BLOCK_M, Skv))
 
-    # whole tiles that every row of the block sees: no mask
-    for start_n in range(0, full_end, BLOCK_N):
+    # whole tiles that every row of the block sees: no mask. p16 is the
+    # previous tile's P (fp16, relative to m_i), not yet multiplied by V
+    p16 = tl.zeros((BLOCK_M, BLOCK_N), tl.float16)
+    for start_n in tl.range(0, full_end, BLOCK_N, num_stages=NS):
         rows = start_n + offs_n
         k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :])
         qk = tl.dot(q, tl.trans(k))
         m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.exp2(qk * qk_scale - m_new[:, None])
         alpha = tl.exp2(m_i - m_new)
+        # the previous tile's PV, rescaled to m_new: issued, not waited for
+        vrows = tl.maximum(start_n - BLOCK_N, 0) + offs_n
+        v = tl.load(v_base + vrows[:, None] * HEAD_D + offs_d[None, :])
+        acc = tl.dot(p16 * alpha.to(tl.float16)[:, None], v, acc * alpha[:, None])
+        # this tile's softmax, while the tensor cores do that PV
+        p = tl.exp2(qk * qk_scale - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_base + rows[:, None] * HEAD_D + offs_d[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        p16 = p.to(tl.float16)
         m_i = m_new
+    # the last pending tile (none if the loop did not run: then p16 = 0)
+    vrows = tl.maximum(full_end - BLOCK_N, 0) + offs_n
+    v = tl.load(v_base + vrows[:, None] * HEAD_D + offs_d[None, :],
+                mask=vrows[:, None] < Skv, other=0.0)
+    acc = tl.dot(p16, v, acc)
 
     # the ragged last tile and the diagonal tiles: masked
     for start_n in range(full_end, tail_end, BLOCK_N):
