@@ -282,18 +282,22 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
 }
 
 /* Puts pc's outcome into s->res->tests and says so in a "test" event, once its
- * comparison (if any) is done; false when the judging stops here (*rc set when
- * the judge failed). Frees pc. */
+ * comparison (if any) is done; false when the judging stops here. A failed
+ * comparison sets *rc (and *cause) unless *rc already holds a failure (the
+ * judging was cancelled). Frees pc. */
 static bool land_case(struct session *s, struct pending_case *pc, int *rc, char **cause)
 {
     struct test_outcome *t = &s->res->tests[pc->i];
+    int crc = BW_OK;
     bool go_on;
 
     if (pc->compare) {
-        *rc = compare_wait(pc, cause);
+        crc = compare_wait(pc, *rc == BW_OK ? cause : NULL);
         s->res->tests_compare_ms += pc->compare_ms;
+        if (*rc == BW_OK)
+            *rc = crc;
     }
-    if (*rc == BW_OK) {
+    if (crc == BW_OK) {
         free(t->message);
         json_decref(t->detail);
         t->verdict = pc->t.verdict;
@@ -307,7 +311,7 @@ static bool land_case(struct session *s, struct pending_case *pc, int *rc, char 
                                   s->p->tests[pc->i].name, "verdict", verdict_code(t->verdict),
                                   "ms", t->ms));
     }
-    go_on = *rc == BW_OK && t->verdict == VERDICT_ACCEPTED;
+    go_on = *rc == BW_OK && crc == BW_OK && t->verdict == VERDICT_ACCEPTED;
     pending_free(pc);
     return go_on;
 }
