@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
-# gpu-next.sh - the GPU work outstanding after 2026-12-02 (issues 10 and 11),
-# for one device call of at most 600 s; everything it runs came after the
-# session's last GPU call:
-#   1. tests/gpu/rows.sh: the @rows kernels of sdpa and flash-attention on
-#      every benchmark shape (BLOCKWISE_CHECK_ROWS=1), then flash-attention's
-#      Submit with them (34.0 s with the full reference);
-#   2. tests/gpu/validate.sh: every CUDA control, tests only;
-#   3. tests/gpu/runner.sh (the data role, lent buffers);
-#   4. where a Run's time goes (`judged check --tests-only` breakdown);
-#   5. tests/bench/latency.sh with 2 slots, full (the pool's 2 starter threads:
-#      failing-Run p50 was 0.254 s and the WA burst 233/min with one; the quota
-#      no longer cuts the Submit sweep);
-#   6. scripts/triton-speed.py --judge on the attention problems, as far as
-#      the budget goes.
-# Then `make gpu-test` as a whole (453 s on 2026-12-02, before rows.sh).
+# gpu-next.sh - a device call of at most 600 s for the measurements of issues
+# 10 and 11 that are not tests (each step can be picked with STEPS):
+#   rows      tests/gpu/rows.sh: the @rows kernels of sdpa and flash-attention
+#             against the full reference on every benchmark shape, and
+#             flash-attention's Submit with them;
+#   validate  tests/gpu/validate.sh: every CUDA control, tests only;
+#   runner    tests/gpu/runner.sh;
+#   timing    where a Run's and a Submit's time go (`judged check` breakdowns),
+#             and the CPU comparison's speed (compare_bench);
+#   latency   tests/bench/latency.sh with 2 slots, full (the issue 10 table,
+#             the warm flash-attention Submit, the judge's breakdowns);
+#   triton    scripts/triton-speed.py --judge: Triton beside PyTorch, on
+#             TRITON_ARGS (PROBLEM or PROBLEM=FILE, a candidate; by default the
+#             attention problems).
+# Used on 2026-12-02 as STEPS="rows runner timing", "timing latency" and
+# "latency triton" (docs/speed-of-light.md, the closing notes).
 # The summary is $OUT/summary.txt; logs and JSON in $OUT/logs.tgz.
 #   scripts/gpu-next.sh BUILD [BUDGET_S]     (from the repository root)
-# STEPS="rows runner ..." runs only the steps named (default: all six);
-# TRITON_ARGS: step 6's problems (PROBLEM or PROBLEM=FILE), by default the attention ones.
+# STEPS="rows runner ..." runs only the steps named (default: all six).
 set -u
 build=${1:-build}
 budget=${2:-570}

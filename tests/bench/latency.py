@@ -171,7 +171,8 @@ def main():
                   "timing": subs[-1].get("result", {}).get("timing")}
     t, subs = serial(a, wa_p, wa_f, "run", n)
     res["run_wa"] = {"p50_s": pct(t, 50), "p90_s": pct(t, 90), "samples_s": t,
-                     "verdicts": [s.get("verdict") for s in subs]}
+                     "verdicts": [s.get("verdict") for s in subs],
+                     "timing": subs[-1].get("result", {}).get("timing")}
     t, subs = serial(a, ok_p, ok_f, "submit", max(2, n // 2))
     res["submit"] = {"p50_s": pct(t, 50), "p90_s": pct(t, 90), "samples_s": t,
                      "verdicts": [s.get("verdict") for s in subs],
@@ -220,6 +221,16 @@ def main():
                                    "timing": sub.get("result", {}).get("timing")}
         except Exception as e:  # noqa: BLE001 - reported in the table
             res["solutions"][p] = {"error": str(e)}
+    # The sweep's Submits find the worker's build cache cold for each reference.cu:
+    # flash-attention again (its own source changed, so compiled again) is the warm figure.
+    if "flash-attention" in res["solutions"]:
+        try:
+            t, sub = a.judge("flash-attention", source("flash-attention", "solution.cu") +
+                             f"\n// w {time.time_ns()}\n", "submit")
+            res["flash_warm"] = {"s": t, "verdict": sub.get("verdict"),
+                                 "timing": sub.get("result", {}).get("timing")}
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            res["flash_warm"] = {"error": str(e)}
 
     with open(os.path.join(work, "latency.json"), "w") as f:
         json.dump(res, f, indent=1)
@@ -238,9 +249,16 @@ def main():
         line(f"precision {shape}", f"max/min {v['max_over_min']:.4f} over {len(v['medians_ms'])}", "<= 1.02 (was 1.0022)")
     for p, v in res["solutions"].items():
         line(f"Submit {p}", f"{v.get('s', float('nan')):.2f} s {v.get('verdict', v.get('error', ''))}", "flash-attention <= 3 s" if p == "flash-attention" else "")
-    for k in ("run", "submit"):
-        tm = res[k].get("timing") or {}
-        line(f"breakdown {k}", " ".join(f"{x[:-3]} {tm[x]:.0f}" for x in sorted(tm) if x.endswith("_ms")) + " ms")
+    if "flash_warm" in res:
+        v = res["flash_warm"]
+        line("Submit flash-attention, warm", f"{v.get('s', float('nan')):.2f} s {v.get('verdict', v.get('error', ''))}", "<= 3 s (reference build cached)")
+    for k in ("run", "run_wa", "submit", "flash_warm"):
+        tm = (res.get(k) or {}).get("timing") or {}
+        if not tm:
+            continue
+        parts = [f"{x[:-3]} {tm[x]:.0f}" for x in sorted(tm) if x.endswith("_ms")]
+        parts += [f"{x[:-3]} {v:.0f}" for x, v in sorted((tm.get("tests_breakdown") or {}).items())]
+        line(f"breakdown {k}", " ".join(parts) + " ms")
 
 
 if __name__ == "__main__":
