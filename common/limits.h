@@ -174,7 +174,7 @@
 #define BW_WORKER_REPLY_BYTES   (1 << 20)                  /* one JSON reply from the server */
 #define BW_WORKER_PROBLEMS      16  /* problems a worker keeps loaded (bundles by hash) */
 #define BW_WORKER_POST_MS       250 /* progress events wait at most this long to be posted */
-#define BW_WORKER_TICK_MS       50  /* a job's monitor wakes this often (its verdict wakes it at once) */
+#define BW_WORKER_TICK_MS       50  /* a job's monitor wakes this often (its verdict: at once) */
 #define BW_WORKER_MAX_SLOTS     8   /* jobs one worker judges at once (--slots) */
 #define BW_WORKER_SLOTS         2   /* default --slots: 2 doubled an AC burst on the H200 (bench) */
 
