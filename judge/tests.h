@@ -8,7 +8,10 @@
  * launch for these sizes is a Runtime Error), a run under the problem's
  * run_ms (Time Limit: the runner is killed and replaced), the runner's own
  * findings (failure.h), then every output against the reference (compare.h).
- * Each case's outcome is in s->res->tests[i] and sent as a "test" event.
+ * A case's comparison runs on a thread of its own while the submission runner
+ * runs the next case; outcomes still land in case order, so a later case
+ * never counts once an earlier one failed. Each case's outcome is in
+ * s->res->tests[i] and sent as a "test" event.
  */
 #ifndef BW_TESTS_H
 #define BW_TESTS_H
