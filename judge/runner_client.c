@@ -116,15 +116,23 @@ static void lent_keep_or_unref(struct lent_buffer *l)
     lent_unref(l);
 }
 
-/* The largest kept buffer of at least `bytes`, taken out of the kept ones; NULL if none. */
+/*
+ * The smallest kept buffer that holds `bytes` and is at most
+ * BW_LENT_KEPT_WASTE times the size a new one would have, taken out of the
+ * kept ones; NULL if none. The runner pins all of a buffer it is lent
+ * (cuMemHostRegister, in proportion to its size), so a small return is
+ * better served by a new small buffer than by a large kept one.
+ */
 static struct lent_buffer *lent_take_kept(uint64_t bytes)
 {
+    uint64_t most = BW_LENT_KEPT_WASTE * (bytes < BW_RUNNER_LENT_MIN ? BW_RUNNER_LENT_MIN : bytes);
     int best = -1;
     struct lent_buffer *l = NULL;
 
     pthread_mutex_lock(&kept_lock);
     for (int i = 0; i < BW_LENT_KEPT_BUFFERS; i++)
-        if (kept[i] && kept[i]->size >= bytes && (best < 0 || kept[i]->size > kept[best]->size))
+        if (kept[i] && kept[i]->size >= bytes && kept[i]->size <= most &&
+            (best < 0 || kept[i]->size < kept[best]->size))
             best = i;
     if (best >= 0) {
         l = kept[best];
@@ -266,6 +274,21 @@ int runner_lent_kept(void)
         n += kept[i] != NULL;
     pthread_mutex_unlock(&kept_lock);
     return n;
+}
+
+void runner_lent_kept_release(void)
+{
+    struct lent_buffer *gone[BW_LENT_KEPT_BUFFERS];
+
+    pthread_mutex_lock(&kept_lock);
+    for (int i = 0; i < BW_LENT_KEPT_BUFFERS; i++) {
+        gone[i] = kept[i];
+        kept[i] = NULL;
+    }
+    kept_bytes = 0;
+    pthread_mutex_unlock(&kept_lock);
+    for (int i = 0; i < BW_LENT_KEPT_BUFFERS; i++)
+        lent_unref(gone[i]);
 }
 
 double runner_lent_ms(const struct runner *r)

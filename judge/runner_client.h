@@ -109,6 +109,8 @@ int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause
 unsigned runner_lent_made(const struct runner *r);
 /* How many lent buffers of ended runners are kept for the next ones (for tests). */
 int runner_lent_kept(void);
+/* Frees every kept buffer (their memory back to the system; tests start clean). */
+void runner_lent_kept_release(void);
 /* The milliseconds r's caller spent making lent buffers so far (for timing). */
 double runner_lent_ms(const struct runner *r);
 /* Output of buffer `buf` in res (borrowed), or NULL; *bytes its size. */

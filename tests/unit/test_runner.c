@@ -777,6 +777,7 @@ SCENARIO(lent_buffers_kept_for_the_next_runner)
     struct runner *r = start(b);
     int kept;
 
+    runner_lent_kept_release();
     if (!r)
         return;
     if (load(b, r, all_small, NULL)) {
@@ -802,6 +803,49 @@ SCENARIO(lent_buffers_kept_for_the_next_runner)
                 nonzero += res.data[k] != 0;
             CHECK_MSG(nonzero == 0, "%zu bytes of the last runner's outputs are still there",
                       nonzero);
+        }
+        run_result_release(&res);
+    }
+    runner_free(r);
+}
+
+/* A kept buffer serves only returns it does not dwarf: the runner pins all of
+ * a buffer it is lent, so a small return gets a new small buffer. */
+SCENARIO(lent_buffers_kept_fit_the_return)
+{
+    struct run_request req;
+    struct run_result res = {0};
+    struct runner *r = start(b);
+    int kept;
+
+    runner_lent_kept_release();
+    if (!r)
+        return;
+    if (load(b, r, all_small, NULL)) {
+        vector_add_plan(&req, (6u << 20) / 4, 0x5eedull); /* 6 MiB of out */
+        if (run(r, &req, &res, CALL_MS))
+            expect_status(&res.reply.fail, RUN_OK);
+        run_result_release(&res);
+    }
+    kept = runner_lent_kept();
+    runner_free(r);
+    CHECK_INT_EQ(runner_lent_kept(), kept + 1);
+    r = start(b);
+    if (!r)
+        return;
+    if (load(b, r, all_small, NULL)) {
+        vector_add_plan(&req, 1000, 0x5eedull); /* 4 KB: the 6 MiB buffer stays kept */
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+            check_vector_add(&req, &res);
+            CHECK_INT_EQ(runner_lent_kept(), kept + 1);
+            CHECK(res.data_len < (6u << 20));
+        }
+        run_result_release(&res);
+        vector_add_plan(&req, (5u << 20) / 4, 0x5eedull); /* 5 MiB: it takes the kept one */
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+            check_vector_add(&req, &res);
+            CHECK_INT_EQ(runner_lent_kept(), kept);
+            CHECK(res.data_len >= (6u << 20));
         }
         run_result_release(&res);
     }
