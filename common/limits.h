@@ -109,7 +109,7 @@
 #define BW_RUNNER_LENT_MAX     (1ull << 30) /* bytes: a larger return goes in a memfd of its own */
 #define BW_LENT_KEPT_BUFFERS   8 /* lent buffers kept (zeroed) from ended runners for the next */
 #define BW_LENT_KEPT_BYTES     (2ull << 30) /* bytes: the most those kept buffers hold */
-#define BW_LENT_KEPT_WASTE     4   /* a kept buffer serves returns down to a quarter of its size */
+#define BW_LENT_KEPT_WASTE     16  /* a kept buffer serves returns down to 1/16 of its size */
 #define BW_RUNNER_NOFILE       256 /* RLIMIT_NOFILE of a runner (the driver opens a few dozen) */
 #define BW_RUNNER_LOG_BYTES    (64 * 1024) /* runner stderr kept by the client, the rest dropped */
 #define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */

@@ -121,7 +121,10 @@ static void lent_keep_or_unref(struct lent_buffer *l)
  * BW_LENT_KEPT_WASTE times the size a new one would have, taken out of the
  * kept ones; NULL if none. The runner pins all of a buffer it is lent
  * (cuMemHostRegister, in proportion to its size), so a small return is
- * better served by a new small buffer than by a large kept one.
+ * better served by a new small buffer than by a large kept one: a Run that
+ * fails its first test pins a few MiB, not the 256 MiB a vector-add Run
+ * left. A judging whose cases grow (they do) makes new buffers up to 1/16
+ * of the kept ones' size, then takes those.
  */
 static struct lent_buffer *lent_take_kept(uint64_t bytes)
 {
