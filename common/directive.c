@@ -849,6 +849,26 @@ static size_t parse_scalar_key(struct pstate *st, size_t pos, const char *key, c
 static const char *const launch_keys = "grid=, block=, smem=, args=";
 static const char *const triton_launch_keys = "grid=, num_warps=, num_stages=, args=";
 
+/* The kernel name of a @launch or @rows at *pos (blanks skipped), copied into
+ * *name, with *pos moved past it; false, with the error reported, when it is
+ * not a name followed by a blank or the line's end (`keys`: what may follow). */
+static bool parse_kernel_name(struct pstate *st, size_t *pos, const char *keys, char **name)
+{
+    size_t at = skip_blanks(st, *pos), n = word_len(st, at);
+    char g[64];
+
+    if (!check_name(st, at, n, "kernel name"))
+        return false;
+    if (at + n < st->len && !is_blank(st->line[at + n])) {
+        err(st, at + n, "unexpected %s after the kernel name (expected a blank, then %s)",
+            got(st, at + n, g, sizeof(g)), keys);
+        return false;
+    }
+    *name = copy(st, at, n);
+    *pos = at + n;
+    return *name != NULL;
+}
+
 static void parse_launch(struct pstate *st, size_t at, size_t pos)
 {
     struct launch l = {0};
@@ -875,17 +895,8 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             quote(st, pos, n, q, sizeof(q)), triton ? "" : "block=(...) ");
         return;
     }
-    if (!check_name(st, pos, n, "kernel name"))
+    if (!parse_kernel_name(st, &pos, keys, &l.kernel))
         return;
-    if (pos + n < st->len && !is_blank(st->line[pos + n])) {
-        err(st, pos + n, "unexpected %s after the kernel name (expected a blank, then %s)",
-            got(st, pos + n, g, sizeof(g)), keys);
-        return;
-    }
-    l.kernel = copy(st, pos, n);
-    if (!l.kernel)
-        return;
-    pos += n;
 
     for (;;) {
         pos = skip_blanks(st, pos);
@@ -1024,19 +1035,8 @@ static void parse_rows(struct pstate *st, size_t at, size_t pos)
             st->d->rows->line);
         return;
     }
-    pos = skip_blanks(st, pos);
-    n = word_len(st, pos);
-    if (!check_name(st, pos, n, "kernel name"))
+    if (!parse_kernel_name(st, &pos, rows_keys, &r.kernel))
         return;
-    if (pos + n < st->len && !is_blank(st->line[pos + n])) {
-        err(st, pos + n, "unexpected %s after the kernel name (expected a blank, then %s)",
-            got(st, pos + n, g, sizeof(g)), rows_keys);
-        return;
-    }
-    r.kernel = copy(st, pos, n);
-    if (!r.kernel)
-        return;
-    pos += n;
     for (;;) {
         pos = skip_blanks(st, pos);
         if (pos >= st->len)

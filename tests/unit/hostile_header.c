@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tests/test.h"
 
 bool hostile_value(const char *line, const char *key, char *out, size_t size)
 {
@@ -109,4 +110,63 @@ bool hostile_header_parse(const char *src, const char *prefix, struct hostile_he
             return false;
     }
     return h->expect[0] != '\0';
+}
+
+bool hostile_anywhere(const struct hostile_result *r, const char *text)
+{
+    if ((r->log && strstr(r->log, text)) || (r->failure && strstr(r->failure, text)))
+        return true;
+    for (size_t i = 0; i < r->diags->n; i++)
+        if (strstr(r->diags->items[i].msg, text))
+            return true;
+    return false;
+}
+
+const struct diag *hostile_find_diag(const struct diag_list *d, int line, int column,
+                                     const char *text)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const struct diag *x = &d->items[i];
+        if (x->line == line && (column < 0 || x->column == column) && strstr(x->msg, text))
+            return x;
+    }
+    return NULL;
+}
+
+void hostile_check(const struct hostile_header *h, const char *name, const char *built,
+                   const char *canary, const struct hostile_result *r)
+{
+    const char *const secrets[] = {canary, "root:x:0:0", "root:*:", "root:!"};
+
+    if (strcmp(h->expect, "ok") == 0)
+        CHECK_MSG(r->ok && !r->failure, "%s: expected %s", name, built);
+    else if (strcmp(h->expect, "compile-error") == 0)
+        CHECK_MSG(!r->ok && !r->failure && r->errors > 0,
+                  "%s: expected a compile error with diagnostics (failure: %s)", name,
+                  r->failure ? r->failure : "none");
+    else if (strcmp(h->expect, "failure") == 0)
+        CHECK_MSG(!r->ok && r->failure, "%s: expected a failure", name);
+    else
+        CHECK_MSG(false, "%s: unknown expectation %s", name, h->expect);
+    if (h->failure[0])
+        CHECK_MSG(r->failure && strstr(r->failure, h->failure),
+                  "%s: failure \"%s\", expected \"%s\"", name, r->failure ? r->failure : "none",
+                  h->failure);
+    for (int i = 0; i < h->n_log_has; i++)
+        CHECK_MSG(r->log && strstr(r->log, h->log_has[i]), "%s: the log lacks \"%s\"", name,
+                  h->log_has[i]);
+    for (int i = 0; i < h->n_log_lacks; i++)
+        CHECK_MSG(!hostile_anywhere(r, h->log_lacks[i]), "%s: \"%s\" leaked", name,
+                  h->log_lacks[i]);
+    for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
+        CHECK_MSG(!hostile_anywhere(r, secrets[i]), "%s: host secret \"%s\" leaked into the result",
+                  name, secrets[i]);
+    if (h->diag[0])
+        CHECK_MSG(hostile_find_diag(r->diags, h->diag_line, h->diag_col, h->diag),
+                  "%s: no diag %d:%d %s", name, h->diag_line, h->diag_col, h->diag);
+    if (h->log_max)
+        CHECK_MSG(r->log && (long)strlen(r->log) <= h->log_max, "%s: log of %zu bytes", name,
+                  r->log ? strlen(r->log) : 0);
+    if (h->max_ms)
+        CHECK_MSG(r->ms <= h->max_ms, "%s: took %.0f ms", name, r->ms);
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/directive.h"
+
 #define HOSTILE_MAX_EXPECT 8
 
 struct hostile_header {
@@ -32,6 +34,30 @@ struct hostile_header {
     int max_ms;   /* max-ms: */
     long log_max; /* log-max: */
 };
+
+/* A compile's result as the header's checks see it: CUDA's compile_result
+ * or Triton's triton_result, whose fields these point into. */
+struct hostile_result {
+    bool ok;
+    const char *failure, *log; /* NULL when there is none */
+    const struct diag_list *diags;
+    size_t errors; /* diagnostics of severity error, as each compiler counts them */
+    double ms;
+};
+
+/* True if text appears in r's log, its failure or one of its diagnostics. */
+bool hostile_anywhere(const struct hostile_result *r, const char *text);
+
+/* The diagnostic at line:column (column -1: any) whose message holds text, or NULL. */
+const struct diag *hostile_find_diag(const struct diag_list *d, int line, int column,
+                                     const char *text);
+
+/* Checks r against every expectation of h, naming `name` in each failure:
+ * expect: (`built` says what "ok" produces, e.g. "a cubin"), failure:,
+ * log-has:, log-lacks:, diag:, log-max:, max-ms:, and that neither `canary`
+ * nor a line of /etc/passwd or /etc/shadow is anywhere in it. */
+void hostile_check(const struct hostile_header *h, const char *name, const char *built,
+                   const char *canary, const struct hostile_result *r);
 
 /* If `line` is "KEY: value", copies the value into out (size bytes). */
 bool hostile_value(const char *line, const char *key, char *out, size_t size);

@@ -102,17 +102,6 @@ static bool sandbox_works(void)
     return state > 0;
 }
 
-static const struct diag *find_diag(const struct compile_result *r, int line, int column,
-                                    const char *text)
-{
-    for (size_t i = 0; i < r->diags.n; i++) {
-        const struct diag *d = &r->diags.items[i];
-        if (d->line == line && d->column == column && strstr(d->msg, text))
-            return d;
-    }
-    return NULL;
-}
-
 static void dump_diags(const struct compile_result *r)
 {
     for (size_t i = 0; i < r->diags.n; i++)
@@ -317,17 +306,21 @@ TEST(log_diags_canned)
     CHECK_INT_EQ(compile_log_diags(canned_errors, "submission.cu", &l), BW_OK);
     r.diags = l;
     CHECK_INT_EQ(l.n, 10);
-    CHECK(find_diag(&r, 6, 5, "error: expected a \";\""));
-    CHECK(find_diag(&r, 4, 6, "warning: variable \"y\" was declared but never referenced"));
-    CHECK(find_diag(&r, 3, 25, "remark: #pragma message: \"hello\""));
-    CHECK(find_diag(
-        &r, 0, 0, "error: in /cuda/include/cuda_fp16.hpp line 120: identifier \"x\" is undefined"));
-    CHECK(find_diag(&r, 12, 23, "error: cannot open source file \"/etc/passwd\""));
-    CHECK(find_diag(&r, 2, 0, "error: no echo line follows this one"));
-    CHECK(find_diag(&r, 0, 0, "error: ptxas: Entry function 'k' uses too much shared data"));
-    CHECK(find_diag(&r, 0, 0, "warning: ptxas: Registers are spilled"));
-    CHECK(find_diag(&r, 0, 0, "error: unrecognized option --foo found"));
-    CHECK(find_diag(&r, 0, 0, "warning: in a(file) with(parens) line 7: odd file name"));
+    CHECK(hostile_find_diag(&r.diags, 6, 5, "error: expected a \";\""));
+    CHECK(hostile_find_diag(&r.diags, 4, 6,
+                            "warning: variable \"y\" was declared but never referenced"));
+    CHECK(hostile_find_diag(&r.diags, 3, 25, "remark: #pragma message: \"hello\""));
+    CHECK(hostile_find_diag(
+        &r.diags, 0, 0,
+        "error: in /cuda/include/cuda_fp16.hpp line 120: identifier \"x\" is undefined"));
+    CHECK(hostile_find_diag(&r.diags, 12, 23, "error: cannot open source file \"/etc/passwd\""));
+    CHECK(hostile_find_diag(&r.diags, 2, 0, "error: no echo line follows this one"));
+    CHECK(hostile_find_diag(&r.diags, 0, 0,
+                            "error: ptxas: Entry function 'k' uses too much shared data"));
+    CHECK(hostile_find_diag(&r.diags, 0, 0, "warning: ptxas: Registers are spilled"));
+    CHECK(hostile_find_diag(&r.diags, 0, 0, "error: unrecognized option --foo found"));
+    CHECK(hostile_find_diag(&r.diags, 0, 0,
+                            "warning: in a(file) with(parens) line 7: odd file name"));
     CHECK_INT_EQ(count_errors(&r), 6);
     if (test_failed())
         dump_diags(&r);
@@ -567,7 +560,7 @@ TEST(compile_reports_spills)
         CHECK(k->stack_bytes > 0);
     }
     /* sm_90a raises 16 to 24 and says so */
-    CHECK(find_diag(&r, 0, 0, "warning: ptxas: For profile sm_90a adjusting"));
+    CHECK(hostile_find_diag(&r.diags, 0, 0, "warning: ptxas: For profile sm_90a adjusting"));
     compile_result_release(&r);
 
     rq.n_options = 0;
@@ -613,7 +606,7 @@ TEST(compile_syntax_error_located)
     NEED_COMPILER();
     CHECK_INT_EQ(compile_with(rq, src, &r, &cause), BW_OK);
     CHECK(!r.ok && r.cubin == NULL && r.failure == NULL);
-    CHECK(find_diag(&r, 4, 5, "error: expected a \";\""));
+    CHECK(hostile_find_diag(&r.diags, 4, 5, "error: expected a \";\""));
     CHECK_CONTAINS(r.log, "submission.cu(4): error");
     CHECK_INT_EQ(r.n_kernels, 0);
     if (test_failed())
@@ -622,7 +615,7 @@ TEST(compile_syntax_error_located)
 
     rq.filename = "mine.cu";
     CHECK_INT_EQ(compile_with(rq, src, &r, &cause), BW_OK);
-    CHECK(find_diag(&r, 4, 5, "error: expected a \";\""));
+    CHECK(hostile_find_diag(&r.diags, 4, 5, "error: expected a \";\""));
     CHECK_CONTAINS(r.log, "mine.cu(4): error");
     compile_result_release(&r);
     free(cause);
@@ -642,7 +635,8 @@ TEST(compile_warning_is_a_warning)
     NEED_COMPILER();
     CHECK_INT_EQ(compile_with(rq, src, &r, &cause), BW_OK);
     CHECK(r.ok);
-    const struct diag *d = find_diag(&r, 3, 9, "warning: variable \"unused\" was declared");
+    const struct diag *d =
+        hostile_find_diag(&r.diags, 3, 9, "warning: variable \"unused\" was declared");
     CHECK(d && !compile_diag_is_error(d));
     CHECK_INT_EQ(count_errors(&r), 0);
     compile_result_release(&r);
@@ -719,7 +713,7 @@ TEST(compile_options_reach_nvrtc)
     rq.options = wrong_block;
     rq.n_options = 2;
     CHECK_INT_EQ(compile_with(rq, src, &r, &cause), BW_OK);
-    CHECK(!r.ok && find_diag(&r, 2, 2, "BLOCK is not 256"));
+    CHECK(!r.ok && hostile_find_diag(&r.diags, 2, 2, "BLOCK is not 256"));
     compile_result_release(&r);
 
     /* an option NVRTC rejects is the source's compile error, reported as such */
@@ -934,15 +928,15 @@ static bool parse_hostile(const char *src, struct hostile *h)
     return hostile_header_parse(src, "// ", &h->c, own_key, h);
 }
 
-/* True if text appears in the log, a diagnostic or the failure. */
-static bool anywhere(const struct compile_result *r, const char *text)
+/* r as the hostile header's checks see it. */
+static struct hostile_result hostile_view(const struct compile_result *r)
 {
-    if ((r->log && strstr(r->log, text)) || (r->failure && strstr(r->failure, text)))
-        return true;
-    for (size_t i = 0; i < r->diags.n; i++)
-        if (strstr(r->diags.items[i].msg, text))
-            return true;
-    return false;
+    return (struct hostile_result){.ok = r->ok,
+                                   .failure = r->failure,
+                                   .log = r->log,
+                                   .diags = &r->diags,
+                                   .errors = count_errors(r),
+                                   .ms = r->ms};
 }
 
 static void check_hostile(const char *name, const char *src, size_t len, const struct hostile *h)
@@ -956,47 +950,16 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
                                  .no_sandbox = h->no_sandbox};
     struct compile_result r;
     char *cause = NULL;
-    static const char *const secrets[] = {CANARY, "root:x:0:0", "root:*:", "root:!"};
-
     if (h->fifo[0]) {
         unlink(h->fifo);
         CHECK_MSG(mkfifo(h->fifo, 0600) == 0, "%s: mkfifo %s: %s", name, h->fifo, strerror(errno));
     }
     int rc = compile_run(&rq, &r, &cause);
     CHECK_MSG(rc == BW_OK, "%s: compile_run: %s (%s)", name, bw_strerror(rc), cause);
-    if (strcmp(h->c.expect, "ok") == 0)
-        CHECK_MSG(r.ok && !r.failure, "%s: expected a cubin", name);
-    else if (strcmp(h->c.expect, "compile-error") == 0)
-        CHECK_MSG(!r.ok && !r.failure && count_errors(&r) > 0,
-                  "%s: expected a compile error with diagnostics (failure: %s)", name,
-                  r.failure ? r.failure : "none");
-    else if (strcmp(h->c.expect, "failure") == 0)
-        CHECK_MSG(!r.ok && r.failure, "%s: expected a failure", name);
-    else
-        CHECK_MSG(false, "%s: unknown expectation %s", name, h->c.expect);
-    if (h->c.failure[0])
-        CHECK_MSG(r.failure && strstr(r.failure, h->c.failure),
-                  "%s: failure \"%s\", expected \"%s\"", name, r.failure ? r.failure : "none",
-                  h->c.failure);
-    for (int i = 0; i < h->c.n_log_has; i++)
-        CHECK_MSG(r.log && strstr(r.log, h->c.log_has[i]), "%s: the log lacks \"%s\"", name,
-                  h->c.log_has[i]);
-    for (int i = 0; i < h->c.n_log_lacks; i++)
-        CHECK_MSG(!anywhere(&r, h->c.log_lacks[i]), "%s: \"%s\" leaked", name, h->c.log_lacks[i]);
-    for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
-        CHECK_MSG(!anywhere(&r, secrets[i]), "%s: host secret \"%s\" leaked into the result", name,
-                  secrets[i]);
-    if (h->c.diag[0]) {
-        CHECK_MSG(find_diag(&r, h->c.diag_line, h->c.diag_col, h->c.diag), "%s: no diag %d:%d %s",
-                  name, h->c.diag_line, h->c.diag_col, h->c.diag);
-        if (test_failed())
-            dump_diags(&r);
-    }
-    if (h->c.log_max)
-        CHECK_MSG(r.log && (long)strlen(r.log) <= h->c.log_max, "%s: log of %zu bytes", name,
-                  r.log ? strlen(r.log) : 0);
-    if (h->c.max_ms)
-        CHECK_MSG(r.ms <= h->c.max_ms, "%s: took %.0f ms", name, r.ms);
+    struct hostile_result view = hostile_view(&r);
+    hostile_check(&h->c, name, "a cubin", CANARY, &view);
+    if (h->c.diag[0] && test_failed())
+        dump_diags(&r);
     printf("  %-28s %-14s %7.0f ms  %s\n", name,
            r.ok        ? "ok"
            : r.failure ? "failure"
@@ -1007,7 +970,8 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
     if (h->c.control_has[0]) {
         rq.no_sandbox = true;
         rc = compile_run(&rq, &r, &cause);
-        CHECK_MSG(rc == BW_OK && anywhere(&r, h->c.control_has),
+        view = hostile_view(&r);
+        CHECK_MSG(rc == BW_OK && hostile_anywhere(&view, h->c.control_has),
                   "%s: without the sandbox \"%s\" does not appear: the test proves nothing", name,
                   h->c.control_has);
         compile_result_release(&r);

@@ -768,44 +768,56 @@ SCENARIO(lent_buffers)
     runner_free(r);
 }
 
+/* From no kept buffers: a runner returns a vector add of n elements and ends,
+ * leaving its one lent buffer kept. Returns a fresh runner with the test
+ * module loaded, or NULL. */
+static struct runner *after_a_kept_buffer(struct backend *b, uint64_t n)
+{
+    struct run_request req;
+    struct run_result res = {0};
+    struct runner *r;
+
+    runner_lent_kept_release();
+    r = start(b);
+    if (!r)
+        return NULL;
+    if (load(b, r, all_small, NULL)) {
+        vector_add_plan(&req, n, 0x5eedull);
+        if (run(r, &req, &res, CALL_MS))
+            expect_status(&res.reply.fail, RUN_OK);
+        run_result_release(&res);
+    }
+    runner_free(r);
+    CHECK_INT_EQ(runner_lent_kept(), 1);
+    r = start(b);
+    if (r && !load(b, r, all_small, NULL)) {
+        runner_free(r);
+        r = NULL;
+    }
+    return r;
+}
+
 /* A runner's lent buffers outlive it, zeroed, for the next runner of the
  * process: its first return makes no new pages. */
 SCENARIO(lent_buffers_kept_for_the_next_runner)
 {
     struct run_request req;
     struct run_result res = {0};
-    struct runner *r = start(b);
-    int kept;
+    struct runner *r = after_a_kept_buffer(b, 300000); /* 1.2 MB of out */
 
-    runner_lent_kept_release();
     if (!r)
         return;
-    if (load(b, r, all_small, NULL)) {
-        vector_add_plan(&req, 300000, 0x5eedull); /* 1.2 MB of out: a 2 MiB buffer */
-        if (run(r, &req, &res, CALL_MS))
-            expect_status(&res.reply.fail, RUN_OK);
-        run_result_release(&res);
+    vector_add_plan(&req, 1000, 0x5eedull);
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+        check_vector_add(&req, &res);
+        CHECK_INT_EQ(runner_lent_kept(), 0);
+        CHECK(res.data_len >= 1200000);
+        size_t nonzero = 0;
+        for (size_t k = 4000; k < 1200000 && k < res.data_len; k++)
+            nonzero += res.data[k] != 0;
+        CHECK_MSG(nonzero == 0, "%zu bytes of the last runner's outputs are still there", nonzero);
     }
-    kept = runner_lent_kept();
-    runner_free(r);
-    CHECK_INT_EQ(runner_lent_kept(), kept + 1);
-    r = start(b);
-    if (!r)
-        return;
-    if (load(b, r, all_small, NULL)) {
-        vector_add_plan(&req, 1000, 0x5eedull);
-        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
-            check_vector_add(&req, &res);
-            CHECK_INT_EQ(runner_lent_kept(), kept);
-            CHECK(res.data_len >= 1200000);
-            size_t nonzero = 0;
-            for (size_t k = 4000; k < 1200000 && k < res.data_len; k++)
-                nonzero += res.data[k] != 0;
-            CHECK_MSG(nonzero == 0, "%zu bytes of the last runner's outputs are still there",
-                      nonzero);
-        }
-        run_result_release(&res);
-    }
+    run_result_release(&res);
     runner_free(r);
 }
 
@@ -815,40 +827,24 @@ SCENARIO(lent_buffers_kept_fit_the_return)
 {
     struct run_request req;
     struct run_result res = {0};
-    struct runner *r = start(b);
-    int kept;
+    struct runner *r = after_a_kept_buffer(b, (20u << 20) / 4); /* 20 MiB of out */
 
-    runner_lent_kept_release();
     if (!r)
         return;
-    if (load(b, r, all_small, NULL)) {
-        vector_add_plan(&req, (20u << 20) / 4, 0x5eedull); /* 20 MiB of out */
-        if (run(r, &req, &res, CALL_MS))
-            expect_status(&res.reply.fail, RUN_OK);
-        run_result_release(&res);
+    vector_add_plan(&req, 1000, 0x5eedull); /* 4 KB: the 20 MiB buffer stays kept */
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+        check_vector_add(&req, &res);
+        CHECK_INT_EQ(runner_lent_kept(), 1);
+        CHECK(res.data_len < (20u << 20));
     }
-    kept = runner_lent_kept();
-    runner_free(r);
-    CHECK_INT_EQ(runner_lent_kept(), kept + 1);
-    r = start(b);
-    if (!r)
-        return;
-    if (load(b, r, all_small, NULL)) {
-        vector_add_plan(&req, 1000, 0x5eedull); /* 4 KB: the 20 MiB buffer stays kept */
-        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
-            check_vector_add(&req, &res);
-            CHECK_INT_EQ(runner_lent_kept(), kept + 1);
-            CHECK(res.data_len < (20u << 20));
-        }
-        run_result_release(&res);
-        vector_add_plan(&req, (2u << 20) / 4, 0x5eedull); /* 2 MiB: within 1/16, it is taken */
-        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
-            check_vector_add(&req, &res);
-            CHECK_INT_EQ(runner_lent_kept(), kept);
-            CHECK(res.data_len >= (20u << 20));
-        }
-        run_result_release(&res);
+    run_result_release(&res);
+    vector_add_plan(&req, (2u << 20) / 4, 0x5eedull); /* 2 MiB: within 1/16, it is taken */
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+        check_vector_add(&req, &res);
+        CHECK_INT_EQ(runner_lent_kept(), 0);
+        CHECK(res.data_len >= (20u << 20));
     }
+    run_result_release(&res);
     runner_free(r);
 }
 

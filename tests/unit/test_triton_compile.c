@@ -234,17 +234,6 @@ static bool sandbox_works(void)
     return state > 0;
 }
 
-static const struct diag *find_diag(const struct triton_result *r, int line, int column,
-                                    const char *text)
-{
-    for (size_t i = 0; i < r->diags.n; i++) {
-        const struct diag *d = &r->diags.items[i];
-        if (d->line == line && (column < 0 || d->column == column) && strstr(d->msg, text))
-            return d;
-    }
-    return NULL;
-}
-
 static void dump(const struct triton_result *r)
 {
     for (size_t i = 0; i < r->diags.n; i++)
@@ -258,7 +247,7 @@ static void dump(const struct triton_result *r)
 
 #define CHECK_DIAG(r, line, col, text)                                                             \
     do {                                                                                           \
-        if (!find_diag((r), (line), (col), (text))) {                                              \
+        if (!hostile_find_diag(&(r)->diags, (line), (col), (text))) {                              \
             test_fail(__FILE__, __LINE__, "no diag %d:%d containing \"%s\"", (line), (col),        \
                       (text));                                                                     \
             dump(r);                                                                               \
@@ -895,7 +884,7 @@ TEST(binding_errors_at_the_launch_line)
             CHECK_DIAG(&r, 24, 0,
                        "the tl.constexpr parameter `BLOCK` of `k` has no default: "
                        "give it in args as BLOCK=...");
-            CHECK(!find_diag(&r, 24, 0, "`D`"));
+            CHECK(!hostile_find_diag(&r.diags, 24, 0, "`D`"));
             break;
         case 4:
             CHECK_DIAG(&r, 25, 0, "`missing` is not defined at the top level of submission.py");
@@ -1172,23 +1161,23 @@ static bool parse_hostile(const char *src, struct hostile *h)
     return hostile_header_parse(src, "# ", &h->c, own_key, h);
 }
 
-/* True if text appears in the log, a diagnostic or the failure. */
-static bool anywhere(const struct triton_result *r, const char *text)
-{
-    if ((r->log && strstr(r->log, text)) || (r->failure && strstr(r->failure, text)))
-        return true;
-    for (size_t i = 0; i < r->diags.n; i++)
-        if (strstr(r->diags.items[i].msg, text))
-            return true;
-    return false;
-}
-
 static size_t count_errors(const struct triton_result *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->diags.n; i++)
         n += strncmp(r->diags.items[i].msg, "error: ", 7) == 0;
     return n;
+}
+
+/* r as the hostile header's checks see it. */
+static struct hostile_result hostile_view(const struct triton_result *r)
+{
+    return (struct hostile_result){.ok = r->ok,
+                                   .failure = r->failure,
+                                   .log = r->log,
+                                   .diags = &r->diags,
+                                   .errors = count_errors(r),
+                                   .ms = r->ms};
 }
 
 /* Live processes whose command line holds `marker` (a zombie's is empty). */
@@ -1234,40 +1223,11 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
                                 .compiler = compiler()};
     struct triton_result r;
     char *cause = NULL;
-    static const char *const secrets[] = {CANARY, "root:x:0:0", "root:*:", "root:!"};
 
     int rc = triton_compile_run(&rq, &r, &cause);
     CHECK_MSG(rc == BW_OK, "%s: triton_compile_run: %s (%s)", name, bw_strerror(rc), cause);
-    if (strcmp(h->c.expect, "ok") == 0)
-        CHECK_MSG(r.ok && !r.failure, "%s: expected a build", name);
-    else if (strcmp(h->c.expect, "compile-error") == 0)
-        CHECK_MSG(!r.ok && !r.failure && count_errors(&r) > 0,
-                  "%s: expected a compile error with diagnostics (failure: %s)", name,
-                  r.failure ? r.failure : "none");
-    else if (strcmp(h->c.expect, "failure") == 0)
-        CHECK_MSG(!r.ok && r.failure, "%s: expected a failure", name);
-    else
-        CHECK_MSG(false, "%s: unknown expectation %s", name, h->c.expect);
-    if (h->c.failure[0])
-        CHECK_MSG(r.failure && strstr(r.failure, h->c.failure),
-                  "%s: failure \"%s\", expected \"%s\"", name, r.failure ? r.failure : "none",
-                  h->c.failure);
-    for (int i = 0; i < h->c.n_log_has; i++)
-        CHECK_MSG(r.log && strstr(r.log, h->c.log_has[i]), "%s: the log lacks \"%s\"", name,
-                  h->c.log_has[i]);
-    for (int i = 0; i < h->c.n_log_lacks; i++)
-        CHECK_MSG(!anywhere(&r, h->c.log_lacks[i]), "%s: \"%s\" leaked", name, h->c.log_lacks[i]);
-    for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
-        CHECK_MSG(!anywhere(&r, secrets[i]), "%s: host secret \"%s\" leaked into the result", name,
-                  secrets[i]);
-    if (h->c.diag[0])
-        CHECK_MSG(find_diag(&r, h->c.diag_line, h->c.diag_col, h->c.diag), "%s: no diag %d:%d %s",
-                  name, h->c.diag_line, h->c.diag_col, h->c.diag);
-    if (h->c.log_max)
-        CHECK_MSG(r.log && (long)strlen(r.log) <= h->c.log_max, "%s: log of %zu bytes", name,
-                  r.log ? strlen(r.log) : 0);
-    if (h->c.max_ms)
-        CHECK_MSG(r.ms <= h->c.max_ms, "%s: took %.0f ms", name, r.ms);
+    struct hostile_result view = hostile_view(&r);
+    hostile_check(&h->c, name, "a build", CANARY, &view);
     if (h->no_survivor[0]) {
         int left = count_marked(h->no_survivor);
         for (int i = 0; i < 50 && left > 0; i++) {
@@ -1289,7 +1249,8 @@ static void check_hostile(const char *name, const char *src, size_t len, const s
     if (h->c.control_has[0]) {
         rq.no_sandbox = true;
         rc = triton_compile_run(&rq, &r, &cause);
-        CHECK_MSG(rc == BW_OK && anywhere(&r, h->c.control_has),
+        view = hostile_view(&r);
+        CHECK_MSG(rc == BW_OK && hostile_anywhere(&view, h->c.control_has),
                   "%s: without the sandbox \"%s\" does not appear: the test proves nothing", name,
                   h->c.control_has);
         triton_result_release(&r);
