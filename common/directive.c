@@ -869,6 +869,36 @@ static bool parse_kernel_name(struct pstate *st, size_t *pos, const char *keys, 
     return *name != NULL;
 }
 
+/* For the key of n characters at `key` of directive `what` ("@launch"): true
+ * the first time (*seen records its column), false with the error reported
+ * when the key came before. */
+static bool key_first_time(struct pstate *st, size_t key, size_t n, int *seen, const char *what)
+{
+    char q[200];
+
+    if (*seen) {
+        err(st, key, "duplicate %s= in %s (first at column %d)", quote(st, key, n, q, sizeof(q)),
+            what, *seen);
+        return false;
+    }
+    *seen = (int)key + 1;
+    return true;
+}
+
+/* True when a key's value, read up to pos, ends there: at a blank or the
+ * line's end; else false with the error reported. */
+static bool value_ends(struct pstate *st, size_t pos, size_t key, size_t n)
+{
+    char q[200], g[64];
+
+    if (pos < st->len && !is_blank(st->line[pos])) {
+        err(st, pos, "unexpected %s after %s=(...) (expected a blank, then the next key)",
+            got(st, pos, g, sizeof(g)), quote(st, key, n, q, sizeof(q)));
+        return false;
+    }
+    return true;
+}
+
 static void parse_launch(struct pstate *st, size_t at, size_t pos)
 {
     struct launch l = {0};
@@ -950,13 +980,10 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             pos = skip_value(st, val);
             continue;
         }
-        if (*seen) {
-            err(st, key, "duplicate %s= in @launch (first at column %d)",
-                quote(st, key, n, q, sizeof(q)), *seen);
+        if (!key_first_time(st, key, n, seen, "@launch")) {
             pos = skip_value(st, val);
             continue;
         }
-        *seen = (int)key + 1;
         if (seen == &seen_grid) {
             l.grid_column = (int)key + 1;
             pos = parse_dims(st, val, "grid", l.grid);
@@ -977,11 +1004,8 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
         } else {
             pos = parse_args(st, val, &l);
         }
-        if (pos < st->len && !is_blank(st->line[pos])) {
-            err(st, pos, "unexpected %s after %s=(...) (expected a blank, then the next key)",
-                got(st, pos, g, sizeof(g)), quote(st, key, n, q, sizeof(q)));
+        if (!value_ends(st, pos, key, n))
             break;
-        }
     }
     if (!st->line_failed) {
         if (!seen_grid)
@@ -1071,13 +1095,10 @@ static void parse_rows(struct pstate *st, size_t at, size_t pos)
             pos = skip_value(st, val);
             continue;
         }
-        if (*seen) {
-            err(st, key, "duplicate %s= in @rows (first at column %d)",
-                quote(st, key, n, q, sizeof(q)), *seen);
+        if (!key_first_time(st, key, n, seen, "@rows")) {
             pos = skip_value(st, val);
             continue;
         }
-        *seen = (int)key + 1;
         if (seen == &seen_rows) {
             r.rows_column = (int)key + 1;
             pos = parse_scalar_key(st, val, "rows", "the number of rows of a case", &r.rows);
@@ -1088,11 +1109,8 @@ static void parse_rows(struct pstate *st, size_t at, size_t pos)
             r.smem_column = (int)key + 1;
             pos = parse_scalar_key(st, val, "smem", "bytes of dynamic shared memory", &r.smem);
         }
-        if (pos < st->len && !is_blank(st->line[pos])) {
-            err(st, pos, "unexpected %s after %s=(...) (expected a blank, then the next key)",
-                got(st, pos, g, sizeof(g)), quote(st, key, n, q, sizeof(q)));
+        if (!value_ends(st, pos, key, n))
             break;
-        }
     }
     if (!st->line_failed) {
         if (!seen_rows)
