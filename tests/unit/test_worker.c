@@ -18,6 +18,7 @@
 #include "tests/test.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,6 +45,8 @@ struct fixture {
     pid_t server;
     char token[128];
     char csrf[128];
+    bool missing;  /* fixture_init: a prerequisite is missing (a skip, not a failure) */
+    char why[512]; /* fixture_init: what failed */
 };
 
 /* Runs a shell command and returns its stdout (new, trimmed), or NULL. */
@@ -115,35 +118,59 @@ static bool fixture_init(struct fixture *f)
     free(compile);
     free(runner);
     free(curl);
-    if (!ok)
-        return false;
-    snprintf(f->dir, sizeof(f->dir), "/tmp/bw-test-worker.XXXXXX");
-    if (!mkdtemp(f->dir))
-        return false;
-    srand((unsigned)time(NULL) ^ (unsigned)getpid());
-    f->port = 40000 + rand() % 20000;
-    char conf[4096];
-    snprintf(conf, sizeof(conf),
-             "port = %d\ndatabase = %s/db\nproblems = tests/fixtures/problems\nweb = \"\"\n"
-             "pwhash_ops = 1\npwhash_mem_kib = 8192\nlease = 3\nclaim_wait = 1\n"
-             "quota_in_flight = 10\n",
-             f->port, f->dir);
-    char path[256];
-    snprintf(path, sizeof(path), "%s/server.conf", f->dir);
-    if (write_file_atomic(path, conf, strlen(conf), NULL) < 0)
-        return false;
-    char *tok =
-        sh("timeout 30 '%s' -c '%s' create-worker w1 --token-file '%s/w.token' >/dev/null && cat "
-           "'%s/w.token'",
-           f->bin, path, f->dir, f->dir);
-    if (!tok || strncmp(tok, "bww_", 4) != 0) {
-        free(tok);
+    if (!ok) {
+        f->missing = true;
         return false;
     }
-    snprintf(f->token, sizeof(f->token), "%s", tok);
-    free(tok);
-    if (!start_server(f))
+    snprintf(f->dir, sizeof(f->dir), "/tmp/bw-test-worker.XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        snprintf(f->why, sizeof(f->why), "mkdtemp: %s", strerror(errno));
         return false;
+    }
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    char path[256];
+    snprintf(path, sizeof(path), "%s/server.conf", f->dir);
+    /* A random port may be taken: a few tries, each with its own config. */
+    for (int attempt = 0; attempt < 5; attempt++) {
+        char conf[4096];
+        f->port = 40000 + rand() % 20000;
+        snprintf(conf, sizeof(conf),
+                 "port = %d\ndatabase = %s/db\nproblems = tests/fixtures/problems\nweb = \"\"\n"
+                 "pwhash_ops = 1\npwhash_mem_kib = 8192\nlease = 3\nclaim_wait = 1\n"
+                 "quota_in_flight = 10\n",
+                 f->port, f->dir);
+        if (write_file_atomic(path, conf, strlen(conf), NULL) < 0) {
+            snprintf(f->why, sizeof(f->why), "cannot write %s", path);
+            return false;
+        }
+        if (attempt == 0) {
+            char *tok = sh("timeout 30 '%s' -c '%s' create-worker w1 --token-file '%s/w.token' "
+                           ">/dev/null && cat '%s/w.token'",
+                           f->bin, path, f->dir, f->dir);
+            if (!tok || strncmp(tok, "bww_", 4) != 0) {
+                snprintf(f->why, sizeof(f->why), "create-worker gave no token (%s)",
+                         tok ? tok : "no output");
+                free(tok);
+                return false;
+            }
+            snprintf(f->token, sizeof(f->token), "%s", tok);
+            free(tok);
+        }
+        if (start_server(f))
+            break;
+        if (f->server > 0) {
+            kill(f->server, SIGKILL);
+            waitpid(f->server, NULL, 0);
+            f->server = 0;
+        }
+        char *last = sh("tail -n 1 '%s/server.log'", f->dir);
+        snprintf(f->why, sizeof(f->why), "the server did not answer on port %d within 10 s: %s",
+                 f->port, last && *last ? last : "(no log)");
+        free(last);
+    }
+    if (f->server == 0)
+        return false;
+    f->why[0] = '\0';
     char *csrf =
         sh("curl -s -m 10 -c '%s/jar' -H 'Content-Type: application/json' "
            "-d '{\"name\":\"learner\",\"password\":\"password-1\"}' "
@@ -151,6 +178,8 @@ static bool fixture_init(struct fixture *f)
            f->dir, f->port);
     snprintf(f->csrf, sizeof(f->csrf), "%s", csrf ? csrf : "");
     free(csrf);
+    if (f->csrf[0] == '\0')
+        snprintf(f->why, sizeof(f->why), "signing up a learner gave no CSRF token");
     return f->csrf[0] != '\0';
 }
 
@@ -297,8 +326,12 @@ TEST(worker_judges_a_compile_error_end_to_end)
 {
     struct fixture f;
     if (!fixture_init(&f)) {
+        bool missing = f.missing;
+        CHECK_MSG(missing, "the fixture did not start: %s", f.why);
         fixture_release(&f);
-        SKIP("needs make all (blockwise-server, blockwise-compile), curl and jq");
+        if (missing)
+            SKIP("needs make all (blockwise-server, blockwise-compile), curl and jq");
+        return;
     }
     char src[256];
     snprintf(src, sizeof(src), "%s/ce.cu", f.dir);
@@ -385,8 +418,12 @@ TEST(worker_killed_mid_job_loses_nothing)
 {
     struct fixture f;
     if (!fixture_init(&f)) {
+        bool missing = f.missing;
+        CHECK_MSG(missing, "the fixture did not start: %s", f.why);
         fixture_release(&f);
-        SKIP("needs make all (blockwise-server, blockwise-compile), curl and jq");
+        if (missing)
+            SKIP("needs make all (blockwise-server, blockwise-compile), curl and jq");
+        return;
     }
     char src[256], stand_in[256];
     snprintf(src, sizeof(src), "%s/ok.cu", f.dir);
