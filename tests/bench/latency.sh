@@ -24,7 +24,7 @@ for ((i = 0; i < ${#extra[@]}; i++)); do [ "${extra[$i]}" = --problems ] && prob
 out=${OUT:-$build/bench}
 mkdir -p "$out"
 T=$(mktemp -d /tmp/bw-latency.XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 cat >"$T/server.conf" <<CONF
 port = $PORT

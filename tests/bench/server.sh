@@ -16,7 +16,7 @@ bin=$build/bin/blockwise-server
 out=${OUT:-$build/bench}
 mkdir -p "$out"
 T=$(mktemp -d /tmp/bw-bench.XXXXXX)
-PORT=$((30000 + RANDOM % 10000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 NPORT=$((PORT + 1))
 BASE=http://127.0.0.1:$PORT
 THREADS=$(nproc)

@@ -55,7 +55,7 @@ fi
 pass=$((pass + ${u_pass:-0}))
 
 T=$(mktemp -d /tmp/bw-browser-test.XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 mkdir -p "$art"
 rm -f "$art"/*.png

@@ -61,7 +61,7 @@ if [ ! -x "$bin" ]; then
 fi
 
 T=$(mktemp -d /tmp/bw-server-test.XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 mkdir -p "$T/web"
 echo '<!doctype html><title>Blockwise</title>' >"$T/web/index.html"

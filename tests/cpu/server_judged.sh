@@ -36,7 +36,7 @@ for tool in curl jq; do
 done
 
 T=$(mktemp -d /tmp/bw-judged-test.XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 cat >"$T/server.conf" <<EOF
 port = $PORT

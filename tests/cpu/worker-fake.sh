@@ -55,7 +55,7 @@ for tool in curl jq; do
 done
 
 T=$(mktemp -d /tmp/bw-worker-fake.XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 if [ "$gpu" = --gpu ]; then
     ln -s "$(realpath "$build/bin/blockwise-runner")" "$T/runner"

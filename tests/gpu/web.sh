@@ -38,7 +38,7 @@ for b in blockwise-server judged; do
 done
 mkdir -p "$art"
 T=$(mktemp -d /tmp/bw-web-gpu.XXXXXX)
-PORT=$((20000 + RANDOM % 20000))
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 web=web/dist
 [ -f "$web/index.html" ] || { mkdir -p "$T/web" && echo '<!doctype html><title>Blockwise</title>' >"$T/web/index.html" && web=$T/web; }

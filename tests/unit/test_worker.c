@@ -133,7 +133,7 @@ static bool fixture_init(struct fixture *f)
     /* A random port may be taken: a few tries, each with its own config. */
     for (int attempt = 0; attempt < 5; attempt++) {
         char conf[4096];
-        f->port = 40000 + rand() % 20000;
+        f->port = 20000 + rand() % 12000; /* below the ephemeral ports (32768-) */
         snprintf(conf, sizeof(conf),
                  "port = %d\ndatabase = %s/db\nproblems = tests/fixtures/problems\nweb = \"\"\n"
                  "pwhash_ops = 1\npwhash_mem_kib = 8192\nlease = 3\nclaim_wait = 1\n"
