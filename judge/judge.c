@@ -26,22 +26,28 @@
 
 #define STEP_STOP 1 /* a step's result: the verdict is set, skip the remaining steps */
 
-/* Everything compiled in the background while the runners start. */
+/* The two compiles, each on a thread of its own while the runners start. */
 struct build_job {
     struct session *s;
     const char *source, *ref_source; /* borrowed */
     size_t len, ref_len;
     int rc, ref_rc;
-    char *cause, *ref_cause; /* owned */
-    double ms;
+    char *cause, *ref_cause;   /* owned */
+    double ms;                 /* the submission's compile */
+    double done_at, ref_done_at; /* now_ms() when each compile ended */
 };
 
-/* One judging in progress: the session, the background build, and what the
- * steps leave for the end. */
+/* One judging in progress: the session, the background build, the reference
+ * made ready while the submission compiles, and what the steps leave for the
+ * end. */
 struct pipeline {
     struct session s;
     struct build_job build;
     char *ref_source; /* owned: reference.cu's text */
+    int ref_rc;       /* the reference did not build or match its launches (the problem's fault) */
+    char *ref_why;    /* owned: reference_check's cause */
+    bool ref_loaded;  /* the reference runner holds reference.cu */
+    char *load_why;   /* owned: why loading it failed */
     int fatal;        /* negative: the judge could not work at all (judge_submission fails) */
 };
 
@@ -117,29 +123,65 @@ static void *build_reference(void *arg)
 
     j->ref_rc =
         program_compile(&j->s->ref, &t, j->ref_source, j->ref_len, "reference.cu", &j->ref_cause);
+    j->ref_done_at = now_ms();
     return NULL;
 }
 
-/* Compiles the submission and, at the same time, the reference. */
-static void *build_thread(void *arg)
+static void *build_submission(void *arg)
 {
     struct build_job *j = arg;
     struct program_target t = session_target(j->s);
     double t0 = now_ms();
-    pthread_t ref;
-    bool ref_started = pthread_create(&ref, NULL, build_reference, j) == 0;
-
     char filename[32];
 
     snprintf(filename, sizeof(filename), "submission%s", language_extension(j->s->lang));
     j->rc = program_compile(&j->s->sub, &t, j->source, j->len, filename, &j->cause);
-    j->ms = now_ms() - t0;
-    if (ref_started)
-        pthread_join(ref, NULL);
-    else
-        build_reference(j);
-    j->s->res->build_wait_ms = now_ms() - t0 - j->ms;
+    j->done_at = now_ms();
+    j->ms = j->done_at - t0;
     return NULL;
+}
+
+/* Runs fn(arg) on a new thread (true), or here when none starts (false). */
+static bool in_background(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    if (pthread_create(thread, NULL, fn, arg) == 0)
+        return true;
+    fn(arg);
+    return false;
+}
+
+/*
+ * Once reference.cu is built (a build-cache hit, usually, long before the
+ * submission's compile ends): checks it, loads it into the reference runner
+ * and starts the tests' reference pipe, so that the first cases' expected
+ * outputs are ready when the submission is. Its failures are kept for the
+ * steps that report them, in their usual order (a Compile Error first). The
+ * pipe thread reads only the problem, s->ref, the seed and the reference
+ * runner, none of which the submission's compile touches.
+ */
+static void prepare_reference(struct pipeline *pl)
+{
+    struct session *s = &pl->s;
+    struct run_failure fail;
+    char *why = NULL;
+    double t0;
+
+    pl->ref_rc = pl->build.ref_rc ? pl->build.ref_rc : reference_check(s, &pl->ref_why);
+    if (pl->ref_rc || !s->cfg->have_gpu || !s->ref_runner)
+        return;
+    t0 = now_ms();
+    if (program_load(s->ref_runner, &s->ref, 0, &fail, &pl->load_why) == BW_OK) {
+        pl->ref_loaded = fail.status == RUN_OK;
+        if (!pl->ref_loaded) {
+            free(pl->load_why);
+            pl->load_why = strdup(fail.message);
+        }
+    }
+    s->res->reference_load_ms = now_ms() - t0;
+    /* A pipe that does not start here is started (or its failure reported) by tests_run. */
+    if (pl->ref_loaded)
+        s->ref_pipe_running = reference_pipe_start(&s->ref_pipe, s, &why) == BW_OK;
+    free(why);
 }
 
 static void collect_kernels(struct judge_result *r, const struct compile_result *cr)
@@ -203,20 +245,21 @@ static void review_builds(struct session *s)
 /*
  * Compiles both programs in the background while this thread starts the two
  * runners (a runner dies with the thread that started it, so this thread,
- * which outlives the judging, starts them). A runner that fails to start is
- * reported by step_runners, after a Compile Error had its chance.
+ * which outlives the judging, starts them), then readies the reference
+ * (prepare_reference) while the submission may still be compiling. A runner
+ * that fails to start is reported by step_runners, after a Compile Error had
+ * its chance.
  */
 static int step_compile(struct pipeline *pl, char **why, char **start_why)
 {
     struct session *s = &pl->s;
     struct judge_result *out = s->res;
     struct build_job *b = &pl->build;
-    pthread_t builder;
-    bool building = pthread_create(&builder, NULL, build_thread, b) == 0;
+    pthread_t sub_thread, ref_thread;
+    bool sub_bg = in_background(&sub_thread, build_submission, b);
+    bool ref_bg = in_background(&ref_thread, build_reference, b);
     char *sub_why = NULL;
 
-    if (!building)
-        build_thread(b);
     if (s->cfg->have_gpu) {
         double t0 = now_ms();
         if (session_take_reference(s, start_why) == BW_OK &&
@@ -226,9 +269,13 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
         }
         out->runners_ms = now_ms() - t0;
     }
-    if (building)
-        pthread_join(builder, NULL);
+    if (ref_bg)
+        pthread_join(ref_thread, NULL);
+    prepare_reference(pl);
+    if (sub_bg)
+        pthread_join(sub_thread, NULL);
     out->compile_ms = b->ms;
+    out->build_wait_ms = b->ref_done_at > b->done_at ? b->ref_done_at - b->done_at : 0;
     if (b->rc) {
         pl->fatal = bw_fail(why, b->rc, "%s", b->cause ? b->cause : bw_strerror(b->rc));
         return STEP_STOP;
@@ -239,10 +286,12 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
                               "kernels", out->kernels ? out->kernels : json_null()));
     if (out->verdict == VERDICT_COMPILE_ERROR)
         return STEP_STOP;
-    if (b->ref_rc || reference_check(s, why)) {
+    if (pl->ref_rc) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "the problem's reference failed: %s",
-                    b->ref_rc ? (b->ref_cause ? b->ref_cause : bw_strerror(b->ref_rc)) : *why);
+                    b->ref_rc   ? (b->ref_cause ? b->ref_cause : bw_strerror(b->ref_rc))
+                    : pl->ref_why ? pl->ref_why
+                                  : bw_strerror(pl->ref_rc));
         return STEP_STOP;
     }
     if (!s->cfg->have_gpu) {
@@ -257,13 +306,12 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
 /* ---- step 3: the runners ------------------------------------------------------------ */
 
 /* Both runners up (a failure to start one is the judge's, not the learner's),
- * on the GPU whose figures the config holds, and the reference loaded. */
-static int step_runners(struct pipeline *pl, const char *start_why, char **why)
+ * on the GPU whose figures the config holds, and the reference loaded (by
+ * prepare_reference). */
+static int step_runners(struct pipeline *pl, const char *start_why)
 {
     struct session *s = &pl->s;
     struct judge_result *out = s->res;
-    struct run_failure fail;
-    int rc;
 
     if (!s->ref_runner || !s->sub_runner) {
         out->verdict = VERDICT_JUDGE_ERROR;
@@ -276,13 +324,10 @@ static int step_runners(struct pipeline *pl, const char *start_why, char **why)
                  s->job, s->cfg->gpu.uuid, runner_gpu(s->sub_runner)->uuid);
         out->gpu.calibrated = false;
     }
-    double t0 = now_ms();
-    rc = program_load(s->ref_runner, &s->ref, 0, &fail, why);
-    out->reference_load_ms = now_ms() - t0;
-    if (rc || fail.status != RUN_OK) {
+    if (!pl->ref_loaded) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "loading reference.cu failed: %s",
-                    rc ? (*why ? *why : bw_strerror(rc)) : fail.message);
+                    pl->load_why ? pl->load_why : "unknown");
         return STEP_STOP;
     }
     out->executed = true;
@@ -417,7 +462,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     if (rc == BW_OK)
         rc = step_compile(&pl, &why, &start_why);
     if (rc == BW_OK)
-        rc = step_runners(&pl, start_why, &why);
+        rc = step_runners(&pl, start_why);
     if (rc == BW_OK)
         rc = step_tests(&pl, &why);
     if (rc == BW_OK)
@@ -432,6 +477,10 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     }
 
     double t_finish = now_ms();
+    if (s->ref_pipe_running) { /* the judging ended before its tests (a Compile Error) */
+        reference_pipe_finish(&s->ref_pipe);
+        s->ref_pipe_running = false;
+    }
     session_return_reference(s);
     session_drop_sub_runner(s);
     program_release(&s->sub);
@@ -441,6 +490,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     free(pl.build.cause);
     free(pl.build.ref_cause);
     free(pl.ref_source);
+    free(pl.ref_why);
+    free(pl.load_why);
     free(start_why);
     if (pl.fatal) {
         if (cause) {

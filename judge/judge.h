@@ -144,8 +144,11 @@ struct judge_result {
     /* within tests_submission_ms: the runner's own time on the plans (the
      * replies' ms) and the judge's making of buffers lent to it */
     double tests_submission_plan_ms, tests_submission_lend_ms;
+    /* cases whose expected outputs were ready when the tests began: computed
+     * while the submission compiled (at most REFERENCE_AHEAD) */
+    size_t tests_reference_ready;
     double goals_ms;          /* wall time of the learning goals */
-    double build_wait_ms;     /* after the submission compiled: waiting for the reference's build */
+    double build_wait_ms;     /* after the submission compiled, the reference's build still ran */
     double reference_load_ms; /* loading the reference's module into its runner */
     double finish_ms;         /* after the last step: giving the runners back, freeing */
     uint64_t seed;

@@ -188,6 +188,17 @@ int reference_pipe_take(struct reference_pipe *rp, size_t i, struct plan *plan,
     return rc;
 }
 
+size_t reference_pipe_ready(struct reference_pipe *rp)
+{
+    size_t n = 0;
+
+    pthread_mutex_lock(&rp->lock);
+    for (int k = 0; k < REFERENCE_AHEAD; k++)
+        n += rp->slots[k].ready;
+    pthread_mutex_unlock(&rp->lock);
+    return n;
+}
+
 void reference_pipe_finish(struct reference_pipe *rp)
 {
     pthread_mutex_lock(&rp->lock);

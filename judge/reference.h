@@ -81,6 +81,9 @@ int reference_pipe_start(struct reference_pipe *rp, struct session *s, char **ca
 int reference_pipe_take(struct reference_pipe *rp, size_t i, struct plan *plan,
                         struct expected *exp, char **cause);
 
+/* How many cases' expected outputs are ready and not yet taken. */
+size_t reference_pipe_ready(struct reference_pipe *rp);
+
 /* Stops the thread and frees what it computed that nobody took. */
 void reference_pipe_finish(struct reference_pipe *rp);
 

@@ -25,6 +25,7 @@
 #include "common/problem.h"
 #include "judge/judge.h"
 #include "judge/program.h"
+#include "judge/reference.h"
 #include "judge/runner_client.h"
 
 struct bench_cache;
@@ -45,6 +46,13 @@ struct session {
     double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
     struct bench_cache *bench_cache;    /* owned by bench.c (bench_release): each shape's checks */
     size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
+    /* The tests' expected outputs, computed ahead (reference.h). judge.c starts
+     * the pipe as soon as the reference is loaded, while the submission is still
+     * compiling; tests_run takes a running pipe (configuration 0) or starts one,
+     * and finishes it. judge.c finishes one still running when the judging ends
+     * early (a Compile Error), before the reference runner goes back. */
+    struct reference_pipe ref_pipe;
+    bool ref_pipe_running;
 };
 
 /* Sends a progress event (stolen; NULL is ignored) to the options' callback. */

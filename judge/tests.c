@@ -318,14 +318,20 @@ static bool land_case(struct session *s, struct pending_case *pc, int *rc, char 
 
 int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
 {
-    struct reference_pipe rp;
+    struct reference_pipe *rp = &s->ref_pipe;
     struct pending_case *comparing = NULL; /* the previous case, its comparison under way */
-    int rc = reference_pipe_start(&rp, s, cause);
     bool stopped = false; /* a case failed, or the judging did */
+    int rc = BW_OK;
 
     *all_passed = false;
+    /* Started by judge.c while the submission compiled (configuration 0), or now. */
+    if (s->ref_pipe_running)
+        s->res->tests_reference_ready = reference_pipe_ready(rp);
+    else
+        rc = reference_pipe_start(rp, s, cause);
     if (rc)
         return rc;
+    s->ref_pipe_running = true;
     for (size_t i = 0; i < s->p->n_tests && !stopped; i++) {
         struct pending_case *pc;
         int run_rc;
@@ -340,7 +346,7 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
             break;
         }
         pc->t.verdict = VERDICT_ACCEPTED;
-        run_rc = run_case(s, config, i, &rp, pc, cause);
+        run_rc = run_case(s, config, i, rp, pc, cause);
         /* The previous case lands first: its failure stops the judging before
          * this one counts (this one's run is wasted, never reported). */
         if (comparing) {
@@ -362,6 +368,7 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
     if (comparing)
         stopped |= !land_case(s, comparing, &rc, cause);
     *all_passed = rc == BW_OK && !stopped;
-    reference_pipe_finish(&rp);
+    reference_pipe_finish(rp);
+    s->ref_pipe_running = false;
     return rc;
 }

@@ -28,7 +28,9 @@ struct session;
 /*
  * Runs every test of configuration `config` of s->sub; the submission runner
  * is started (and the configuration loaded) if there is none. *all_passed
- * tells whether every test was Accepted. Returns BW_OK whenever a verdict was
+ * tells whether every test was Accepted. The expected outputs come from
+ * s->ref_pipe: the one judge.c started while the submission compiled, or one
+ * started here; it is finished on return. Returns BW_OK whenever a verdict was
  * reached; negative when the judge failed (a runner could not be called, the
  * reference failed), with the cause.
  */

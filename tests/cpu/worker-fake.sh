@@ -185,6 +185,15 @@ GOT="$(get ann "$SLOW" .state) $(get bob "$AFTER" .verdict) $((SECONDS - t0)) s"
 check "a cancelled Submit stops being judged, and the next Run is judged at once" \
     '[[ "$GOT" == "cancelled AC "* ]] && [ $((SECONDS - t0)) -lt 15 ] && grep -q "judging stops" "$T/judged.log"'
 
+# While a source new to the build cache compiles (NVRTC: 100 ms or more), the
+# reference, its build cached by the jobs above, runs the first cases (judge.c,
+# prepare_reference): their expected outputs are ready when the tests begin.
+{ cat "$OK"; echo "// new to the build cache: $$ $RANDOM"; } >"$T/fresh.cu"
+FRESH=$(submit bob "$T/fresh.cu" run)
+wait_done bob "$FRESH" 60
+GOT=$(get bob "$FRESH" '[.verdict, .result.compile_cached, .result.timing.tests_breakdown.reference_ready] | map(tostring) | join(" ")')
+check "a Run's first expected outputs are computed while it compiles" '[[ "$GOT" == "AC false "[12] ]]'
+
 # With Triton (the real one on the GPU machine, the fake package here): the
 # worker registers it, and Triton Runs go through the server to their verdicts.
 if grep -q "this worker judges Triton submissions too" "$T/judged.log"; then
