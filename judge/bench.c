@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "judge/failure.h"
 #include "judge/reference.h"
 #include "judge/run_plan.h"
@@ -338,7 +339,11 @@ static int time_plan(struct session *s, const struct program *pg, size_t config,
     brq.max_samples = BW_BENCH_MAX_SAMPLES;
     brq.target_rse = BW_BENCH_TARGET_RSE;
     brq.budget_ms = BW_BENCH_BUDGET_MS;
-    brq.warmup_ms = BW_BENCH_WARMUP_MS;
+    /* The first shape of a judging warms the clocks up from idle; every later
+     * shape, configuration or rebuild follows it on a busy GPU (and only needs
+     * its own buffers touched: the 3 runs at least). */
+    brq.warmup_ms = s->timed_once ? BW_BENCH_WARMUP_NEXT_MS : BW_BENCH_WARMUP_MS;
+    s->timed_once = true;
     brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
     brq.indices = k->indices;
     brq.n_indices = BW_BENCH_SETS * k->span;
@@ -540,17 +545,27 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
         checks_release(k);
         rc = checks_choose(s, &sub_pl, &ref_pl, k, cause);
     }
+    double t0 = now_ms();
     session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
     runner_discard_drain();      /* nor a discarded runner's context being torn down */
+    double t1 = now_ms();
+    s->res->bench_gate_ms += t1 - t0;
     if (rc == BW_OK && !known)
         rc = checks_reference(s, c, &ref_pl, base, k, cause);
     if (rc == BW_OK)
         s->bench_cache->have[b] = true;
+    double t2 = now_ms();
+    s->res->bench_reference_ms += t2 - t1;
     if (rc == BW_OK)
         rc = time_plan(s, pg, config, c, &sub_pl, base, k, &bres, verdict, why_out, cause);
     session_gate_leave(s, true);
+    s->res->bench_runner_ms += now_ms() - t2;
+    for (uint32_t i = 0; i < bres.reply.n_samples; i++)
+        s->res->bench_samples_ms += bres.reply.samples_ms[i];
+    t0 = now_ms();
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
         rc = verify_samples(s, c, &sub_pl, k, &bres, verdict, why_out, cause);
+    s->res->bench_verify_ms += now_ms() - t0;
     if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
         rc = score(s, c, &bres.reply, bo, verdict, why_out, cause);
     bench_result_release(&bres);

@@ -147,6 +147,13 @@ struct judge_result {
     /* cases whose expected outputs were ready when the tests began: computed
      * while the submission compiled (at most REFERENCE_AHEAD) */
     size_t tests_reference_ready;
+    /* Where the timed shapes' wall time went, summed over shapes, configurations
+     * and the learning goals' rebuilds (so it may exceed bench_ms):
+     * waiting for the GPU to be the shape's alone, the reference at the
+     * checked elements, the submission runner's bench call (inputs, warm-up,
+     * samples, gathering) and within it the timed samples themselves, and
+     * the check of every sample's gathered elements. */
+    double bench_gate_ms, bench_reference_ms, bench_runner_ms, bench_samples_ms, bench_verify_ms;
     double goals_ms;          /* wall time of the learning goals */
     double build_wait_ms;     /* after the submission compiled, the reference's build still ran */
     double reference_load_ms; /* loading the reference's module into its runner */

@@ -277,6 +277,11 @@ json_t *judge_result_json(const struct judge_result *r)
                                   r->tests_submission_ms, "submission_plan_ms",
                                   r->tests_submission_plan_ms, "submission_lend_ms",
                                   r->tests_submission_lend_ms, "compare_ms", r->tests_compare_ms));
+    json_object_set_new(json_object_get(j, "timing"), "bench_breakdown",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "gate_ms", r->bench_gate_ms,
+                                  "reference_ms", r->bench_reference_ms, "runner_ms",
+                                  r->bench_runner_ms, "samples_ms", r->bench_samples_ms,
+                                  "verify_ms", r->bench_verify_ms));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

@@ -46,6 +46,7 @@ struct session {
     double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
     struct bench_cache *bench_cache;    /* owned by bench.c (bench_release): each shape's checks */
     size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
+    bool timed_once; /* a shape was timed: later ones warm up for less (bench.c) */
     /* The tests' expected outputs, computed ahead (reference.h). judge.c starts
      * the pipe as soon as the reference is loaded, while the submission is still
      * compiling; tests_run takes a running pipe (configuration 0) or starts one,

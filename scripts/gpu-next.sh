@@ -63,7 +63,7 @@ print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile
 PY
 submit_timing() { # PROBLEM FILE: a Submit's phases
     timeout 120 "$judged" check --json "problems/$1" "problems/$1/$2" 2>/dev/null |
-        python3 -c 'import json,sys; j=json.load(sys.stdin); t=j["timing"]; print("  %-30s %s " % (sys.argv[1], j["verdict"]) + ", ".join("%s %.0f" % (k[:-3], v) for k, v in t.items() if k.endswith("_ms")))' "Submit $1/$2"
+        python3 -c 'import json,sys; j=json.load(sys.stdin); t=j["timing"]; print("  %-30s %s " % (sys.argv[1], j["verdict"]) + ", ".join("%s %.0f" % (k[:-3], v) for k, v in list(t.items()) + [("bench." + x, y) for x, y in t.get("bench_breakdown", {}).items()] if k.endswith("_ms")))' "Submit $1/$2"
 }
 timing() { # PROBLEM FILE
     timeout 60 "$judged" check --tests-only --json "problems/$1" "problems/$1/$2" 2>/dev/null |

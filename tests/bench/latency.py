@@ -272,7 +272,10 @@ def main():
         if not tm:
             continue
         parts = [f"{x[:-3]} {tm[x]:.0f}" for x in sorted(tm) if x.endswith("_ms")]
-        parts += [f"{x[:-3]} {v:.0f}" for x, v in sorted((tm.get("tests_breakdown") or {}).items())]
+        parts += [f"{x[:-3] if x.endswith('_ms') else x} {v:.0f}"
+                  for x, v in sorted((tm.get("tests_breakdown") or {}).items())]
+        if tm.get("bench_ms"):
+            parts += [f"bench.{x[:-3]} {v:.0f}" for x, v in sorted((tm.get("bench_breakdown") or {}).items())]
         line(f"breakdown {k}", " ".join(parts) + " ms")
 
 
