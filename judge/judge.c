@@ -32,8 +32,8 @@ struct build_job {
     const char *source, *ref_source; /* borrowed */
     size_t len, ref_len;
     int rc, ref_rc;
-    char *cause, *ref_cause;   /* owned */
-    double ms;                 /* the submission's compile */
+    char *cause, *ref_cause;     /* owned */
+    double ms;                   /* the submission's compile */
     double done_at, ref_done_at; /* now_ms() when each compile ended */
 };
 
@@ -289,7 +289,7 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     if (pl->ref_rc) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "the problem's reference failed: %s",
-                    b->ref_rc   ? (b->ref_cause ? b->ref_cause : bw_strerror(b->ref_rc))
+                    b->ref_rc     ? (b->ref_cause ? b->ref_cause : bw_strerror(b->ref_rc))
                     : pl->ref_why ? pl->ref_why
                                   : bw_strerror(pl->ref_rc));
         return STEP_STOP;

@@ -320,7 +320,7 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
 {
     struct reference_pipe *rp = &s->ref_pipe;
     struct pending_case *comparing = NULL; /* the previous case, its comparison under way */
-    bool stopped = false; /* a case failed, or the judging did */
+    bool stopped = false;                  /* a case failed, or the judging did */
     int rc = BW_OK;
 
     *all_passed = false;
