@@ -219,6 +219,8 @@ static void review_builds(struct session *s)
         char cfgname[256];
 
         out->compile_cached &= cr->from_cache;
+        if (!cr->from_cache)
+            out->compiler_ms += cr->nvrtc_ms;
         if (c == 0) {
             free(out->compile_log);
             out->compile_log = strdup(cr->log ? cr->log : "");

@@ -267,6 +267,7 @@ json_t *judge_result_json(const struct judge_result *r)
                                   "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
                                   r->bench_ms, "goals_ms", r->goals_ms, "total_ms", r->total_ms));
     json_object_set_new(json_object_get(j, "timing"), "build_wait_ms", json_real(r->build_wait_ms));
+    json_object_set_new(json_object_get(j, "timing"), "compiler_ms", json_real(r->compiler_ms));
     json_object_set_new(json_object_get(j, "timing"), "reference_load_ms",
                         json_real(r->reference_load_ms));
     json_object_set_new(json_object_get(j, "timing"), "finish_ms", json_real(r->finish_ms));
