@@ -135,9 +135,9 @@ struct judge_result {
     bool executed;       /* false: no GPU here, stopped after compiling */
     struct gpu_info gpu; /* the GPU that ran it (copied from the config) */
     double compile_ms, total_ms;
-    double compiler_ms; /* within compile_ms: the compiler itself (nvrtcCompileProgram, or
-                           Triton's compile), summed over the builds not found cached; the
-                           rest is the sandboxed process's start, lock-down and answer */
+    double compiler_ms;        /* within compile_ms: the compiler itself (nvrtcCompileProgram, or
+                                  Triton's compile), summed over the builds not found cached; the
+                                  rest is the sandboxed process's start, lock-down and answer */
     double runners_ms;         /* waiting for the runners to start CUDA, after compiling */
     double tests_ms, bench_ms; /* wall time of the tests, of the timing */
     /* Where the tests' wall time went, summed over the cases: waiting for the
