@@ -53,9 +53,10 @@ import json, sys
 j = json.load(sys.stdin)
 t = j["timing"]
 b = t.get("tests_breakdown", {})
-print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile {t['compile_ms']:.0f},"
+print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile {t['compile_ms']:.0f}"
+      f" (compiler {t.get('compiler_ms', 0):.0f}),"
       f" runners {t['runners_ms']:.0f}, tests {t['tests_ms']:.0f} (reference wait"
-      f" {b.get('reference_wait_ms', 0):.0f}, submission {b.get('submission_ms', 0):.0f}"
+      f" {b.get('reference_wait_ms', 0):.0f}, ready {b.get('reference_ready', 0)}, submission {b.get('submission_ms', 0):.0f}"
       f" [kernels {b.get('submission_plan_ms', 0):.0f}, lending {b.get('submission_lend_ms', 0):.0f}],"
       f" compare {b.get('compare_ms', 0):.0f}), build wait {t.get('build_wait_ms', 0):.0f},"
       f" reference load {t.get('reference_load_ms', 0):.0f}, finish {t.get('finish_ms', 0):.0f},"
