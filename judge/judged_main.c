@@ -205,13 +205,16 @@ static int parse_options(int argc, char **argv, struct cli *cli)
 }
 
 /* Keeps runners ready for the judgings ahead (none without a GPU): `slots`
- * judgings at once, each with a reference runner and a spare submission runner. */
+ * judgings at once, each with a reference runner and BW_POOL_SPARES_PER_SLOT
+ * spare submission runners (a start takes ~340 ms on the H200, a Run that
+ * fails its first test ~0.13 s: with one spare a slot, back-to-back Runs
+ * waited for every other start). */
 static int start_pool(struct cli *cli, int slots, char **cause)
 {
     struct runner_pool_options o = {
         .device = cli->cfg.device,
         .no_sandbox = cli->cfg.no_sandbox,
-        .spares = slots,
+        .spares = slots * BW_POOL_SPARES_PER_SLOT,
         .references = slots,
     };
 

@@ -127,7 +127,8 @@ def main(argv):
         if not rows or rows[0]["got"] != "AC" or not rows[0]["result"].get("benches"):
             f += 1
             got = rows[0]["got"] if rows else "no solution.py row"
-            print(f"FAIL {pid}: solution.py was not timed as Accepted ({got})")
+            why = (rows[0]["result"].get("message") or "")[:300] if rows else ""
+            print(f"FAIL {arg}: solution.py was not timed as Accepted ({got}{': ' + why if why else ''})")
             continue
         res = rows[0]["result"]
         spec = json.load(open(f"problems/{pid}/problem.json"))

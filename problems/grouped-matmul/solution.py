@@ -9,41 +9,58 @@
 # GROUP_M rows of A and a few columns of B, which fit in L2 together, instead
 # of (row-major, GROUP_M = 1) about two rows of tiles and *all* of B.
 #
-# The tile code is problem 21's, with the loads done by the TMA: a tensor
-# descriptor per operand (tl.make_tensor_descriptor, A as [M, K] with strides
-# [K, 1], B as [K, N] with strides [N, 1]) and a_desc.load([m0, k0]), one bulk
-# copy of a whole BM x BK (BK x BN) box into shared memory, in the swizzled
-# layout wgmma reads, completed on an mbarrier; the hardware fills the parts
-# past M, N or K with zeros (which add nothing), so the loop has no masks and
-# no pointer tensors. tl.dot accumulates in fp32, the tile is rounded to fp16
-# once at the masked store; Triton pipelines the K loop. GROUP_M = 1 arrives
-# as a constant (the judge specialises an integer argument equal to 1, as
-# Triton's JIT does): that build is the row-major one of the benchmark pair,
-# the same code.
+# The tile code: a tensor descriptor per operand (tl.make_tensor_descriptor, A as [M, K] with strides
+# [K, 1], B as [K, N] with strides [N, 1]), a_desc.load([m0, k0]) one bulk
+# copy of the box into shared memory in the swizzled layout wgmma reads (the
+# hardware fills what lies past M, N or K with zeros), tl.dot in fp32,
+# Triton's software pipeline over K, and the masked pointer store of the
+# fp16 tile. GROUP_M = 1 arrives as a constant (the judge specialises an
+# integer argument equal to 1, as Triton's JIT does): that build is the
+# row-major one of the benchmark pair, the same code.
 #
-# Why the TMA: the cp.async loads of problem 21 make every thread
-# compute and carry the addresses of its 16-byte chunks and issue its share
-# of the copies, in the warps that also feed the tensor cores; a TMA copy is
-# one instruction per box and frees those registers and issue slots (the
-# loads of Triton's fastest Hopper matmuls, tutorial 09). The TMA needs row
-# strides that are multiples of 16 bytes: N and K are multiples of 8 here, so
-# 2N and 2K bytes are; the box's inner side is at least 64 bytes. The
-# descriptors live in a small global scratch that Triton asks for. Also new:
-# the pipeline depth is tuned (3 or 4 stages): at 3 stages a 128 x 128 x 64
-# build needs 96 KiB of shared memory and two programs can share an SM, one's
-# epilogue overlapping the other's main loop.
+# Two levers beyond that, both in the @tune list (the judge keeps the fastest
+# build of each shape):
 #
-# @tune BK=(32, 64)
-# @tune WARPS=(4, 8)
-# @tune STAGES=(3, 4)
-# @launch matmul grid=(cdiv(M, 128) * cdiv(N, 128)) num_warps=WARPS num_stages=STAGES args=(A, B, C, tile_order, M, N, K, GROUP_M, BM=128, BN=128, BK=BK)
+# 1. The store may use cache_modifier ".cs" (CS = 1): st.global.cs
+#    "allocates global lines with evict-first policy" (PTX ISA). C is written
+#    once and never read back; the 264 resident tiles write 8.4 MiB of it per
+#    wave into an L2 whose other ~42 MiB hold the A and B slabs the group
+#    reuses, and evict-first keeps C from pushing them out. The plain store is
+#    kept for the builds most likely to be the current winners (CS = 0), in
+#    case the hint costs more than it saves.
+# 2. Deeper pipelines at the same 96 KiB: BK = 32 with 6 stages keeps ~4.5
+#    slabs (72 KiB) in flight per program instead of ~1.5 (48 KiB) for
+#    BK = 64 with 3 (the load for iteration j goes out after the wgmma wait of
+#    iteration j - stages + 1), so a program alone on its SM, while the other
+#    one is in its prologue or epilogue, still covers the L2 latency; both
+#    leave two programs per SM (2 x 96 KiB of 228 KiB).
+#
+# The builds, CFG = warps * 1000 + (BK / 32) * 100 + stages * 10 + CS
+# (shared memory = stages * (128 + 128) * BK * 2 bytes; the epilogue's
+# layout-conversion scratch reuses it, Triton allocating by liveness):
+#   8231 4231  BK 64, 3 stages, .cs     96 KiB  2 per SM
+#   8161 4161  BK 32, 6 stages, .cs     96 KiB  2 per SM
+#   8241 4241  BK 64, 4 stages, .cs    128 KiB  1 per SM
+#   4141       BK 32, 4 stages, .cs     64 KiB  2-3 per SM
+#   8230 4230  BK 64, 3 stages, plain   96 KiB
+#   8240 4240  BK 64, 4 stages, plain  128 KiB
+# 11 configurations x 11 specialisations of (M, N, K, GROUP_M) over the cases
+# = 121 builds (the judge compiles at most 128 a file).
+#
+# On the H200 (2026-12-02, PyTorch's torch.matmul timed in the same run):
+# 16384x16384x4096 GROUP_M=8 3.35 ms, 1.12x PyTorch's time (BK 32/64 x 3/4
+# stages with plain stores only: 3.71 ms, 1.27x); K = 8192 6.40 ms, 0.97x;
+# the row-major pair (GROUP_M = 1) 3.70 and 8.37 ms.
+#
+# @tune CFG=(8231, 4231, 8161, 4161, 8241, 4241, 4141, 8230, 4230, 8240, 4240)
+# @launch matmul grid=(cdiv(M, 128) * cdiv(N, 128)) num_warps=(CFG / 1000) num_stages=(CFG / 10 % 10) args=(A, B, C, tile_order, M, N, K, GROUP_M, BM=128, BN=128, BK=32 * (CFG / 100 % 10), CS=CFG % 10)
 import triton
 import triton.language as tl
 
 
 @triton.jit
 def matmul(A, B, C, tile_order, M, N, K, GROUP_M,
-           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, CS: tl.constexpr):
     pid = tl.program_id(0)
     num_m = tl.cdiv(M, BM)
     num_n = tl.cdiv(N, BN)
@@ -66,4 +83,8 @@ def matmul(A, B, C, tile_order, M, N, K, GROUP_M,
     offs_m = m0 + tl.arange(0, BM)
     offs_n = n0 + tl.arange(0, BN)
     c_ptrs = C + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
-    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if CS:
+        tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask, cache_modifier=".cs")
+    else:
+        tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask)

@@ -4,7 +4,9 @@
 # (tests/bench/latency.py measures). Run once per job-slot count, so the
 # table compares them in the same run, and the default (BW_WORKER_SLOTS) can
 # be chosen by measurement.
-#   tests/bench/latency.sh BUILD [--quick] [--slots "1 2 4"] [--problems DIR --ok P/F --wa P/F]
+#   tests/bench/latency.sh BUILD [--quick] [--skip-solutions] [--slots "1 2 4"]
+#                          [--problems DIR --ok P/F --wa P/F]
+# (--skip-solutions: no Submit of every problem's solution, the longest part)
 # Logs and latency-slots*.json go to $OUT (or BUILD/bench); the table is last.
 set -u
 build=${1:-build}
@@ -14,7 +16,7 @@ extra=()
 while [ $# -gt 0 ]; do
     case $1 in
     --slots) slots_list=$2; shift 2 ;;
-    --quick) extra+=(--quick); shift ;;
+    --quick | --skip-solutions) extra+=("$1"); shift ;;
     --problems | --ok | --wa) extra+=("$1" "$2"); shift 2 ;;
     *) echo "latency.sh: unknown option $1" >&2; exit 2 ;;
     esac
