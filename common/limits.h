@@ -160,9 +160,9 @@
     1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
 
 /* --- the judged worker ------------------------------------------------------ */
-#define BW_POOL_MAX_SPARES      16 /* submission runners a runner pool keeps started */
+#define BW_POOL_MAX_SPARES 16 /* submission runners a runner pool keeps started */
 #define BW_POOL_SPARES_PER_SLOT                                                                    \
-    2 /* judged keeps this many per job slot: one ran dry when a learner's failing Runs came 0.13 s apart */
+    2 /* judged keeps this many a job slot: one ran dry under back-to-back failing Runs */
 #define BW_POOL_MAX_REFERENCES  16 /* reference runners a runner pool keeps (one per job slot) */
 #define BW_POOL_STARTERS        2  /* threads of a runner pool starting runners side by side */
 #define BW_POOL_RETRY_MAX_S     30 /* longest back-off between failed runner starts */

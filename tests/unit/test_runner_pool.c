@@ -159,8 +159,8 @@ TEST(pool_start_failure_reaches_the_waiter)
     else
         unsetenv("BLOCKWISE_RUNNER");
     free(saved);
-    CHECK_INT_EQ(runner_pool_new(&(struct runner_pool_options){.spares = BW_POOL_MAX_SPARES + 1}, &pool,
-                                 &cause),
+    CHECK_INT_EQ(runner_pool_new(&(struct runner_pool_options){.spares = BW_POOL_MAX_SPARES + 1},
+                                 &pool, &cause),
                  BW_ERR_INVALID);
     free(cause);
 }
