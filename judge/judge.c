@@ -479,7 +479,9 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     }
 
     double t_finish = now_ms();
-    if (s->ref_pipe_running) { /* the judging ended before its tests (a Compile Error) */
+    /* The judging ended before its tests (a Compile Error, a runner that did
+     * not start): the pipe's case in flight ends first, then the runner goes back. */
+    if (s->ref_pipe_running) {
         reference_pipe_finish(&s->ref_pipe);
         s->ref_pipe_running = false;
     }
