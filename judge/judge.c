@@ -45,7 +45,7 @@ struct pipeline {
     struct build_job build;
     char *ref_source; /* owned: reference.cu's text */
     int ref_rc;       /* the reference did not build or match its launches (the problem's fault) */
-    char *ref_why;    /* owned: reference_check's cause */
+    char *ref_why;    /* owned: why (the build's cause, or reference_check's) */
     bool ref_loaded;  /* the reference runner holds reference.cu */
     char *load_why;   /* owned: why loading it failed */
     int fatal;        /* negative: the judge could not work at all (judge_submission fails) */
@@ -166,7 +166,13 @@ static void prepare_reference(struct pipeline *pl)
     char *why = NULL;
     double t0;
 
-    pl->ref_rc = pl->build.ref_rc ? pl->build.ref_rc : reference_check(s, &pl->ref_why);
+    if (pl->build.ref_rc) {
+        pl->ref_rc = pl->build.ref_rc;
+        pl->ref_why = pl->build.ref_cause;
+        pl->build.ref_cause = NULL;
+    } else {
+        pl->ref_rc = reference_check(s, &pl->ref_why);
+    }
     if (pl->ref_rc || !s->cfg->have_gpu || !s->ref_runner)
         return;
     t0 = now_ms();
@@ -291,9 +297,7 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     if (pl->ref_rc) {
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "the problem's reference failed: %s",
-                    b->ref_rc     ? (b->ref_cause ? b->ref_cause : bw_strerror(b->ref_rc))
-                    : pl->ref_why ? pl->ref_why
-                                  : bw_strerror(pl->ref_rc));
+                    pl->ref_why ? pl->ref_why : bw_strerror(pl->ref_rc));
         return STEP_STOP;
     }
     if (!s->cfg->have_gpu) {

@@ -266,19 +266,19 @@ json_t *judge_result_json(const struct judge_result *r)
                         json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
                                   "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
                                   r->bench_ms, "goals_ms", r->goals_ms, "total_ms", r->total_ms));
-    json_object_set_new(json_object_get(j, "timing"), "build_wait_ms", json_real(r->build_wait_ms));
-    json_object_set_new(json_object_get(j, "timing"), "compiler_ms", json_real(r->compiler_ms));
-    json_object_set_new(json_object_get(j, "timing"), "reference_load_ms",
-                        json_real(r->reference_load_ms));
-    json_object_set_new(json_object_get(j, "timing"), "finish_ms", json_real(r->finish_ms));
-    json_object_set_new(json_object_get(j, "timing"), "tests_breakdown",
+    json_t *timing = json_object_get(j, "timing");
+    json_object_set_new(timing, "build_wait_ms", json_real(r->build_wait_ms));
+    json_object_set_new(timing, "compiler_ms", json_real(r->compiler_ms));
+    json_object_set_new(timing, "reference_load_ms", json_real(r->reference_load_ms));
+    json_object_set_new(timing, "finish_ms", json_real(r->finish_ms));
+    json_object_set_new(timing, "tests_breakdown",
                         json_pack("{s:f, s:I, s:f, s:f, s:f, s:f}", "reference_wait_ms",
                                   r->tests_reference_wait_ms, "reference_ready",
                                   (json_int_t)r->tests_reference_ready, "submission_ms",
                                   r->tests_submission_ms, "submission_plan_ms",
                                   r->tests_submission_plan_ms, "submission_lend_ms",
                                   r->tests_submission_lend_ms, "compare_ms", r->tests_compare_ms));
-    json_object_set_new(json_object_get(j, "timing"), "bench_breakdown",
+    json_object_set_new(timing, "bench_breakdown",
                         json_pack("{s:f, s:f, s:f, s:f, s:f}", "gate_ms", r->bench_gate_ms,
                                   "reference_ms", r->bench_reference_ms, "runner_ms",
                                   r->bench_runner_ms, "samples_ms", r->bench_samples_ms,

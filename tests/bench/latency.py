@@ -112,6 +112,14 @@ def outside_s(times, subs):
     return out
 
 
+def figures(times, subs):
+    """What a series of serial submissions measured: percentiles, every sample,
+    the waits outside the judge, the verdicts and the last one's judge timing."""
+    return {"p50_s": pct(times, 50), "p90_s": pct(times, 90), "samples_s": times,
+            "outside_s": outside_s(times, subs), "verdicts": [s.get("verdict") for s in subs],
+            "timing": subs[-1].get("result", {}).get("timing")}
+
+
 def serial(learner, problem, file, mode, n):
     times, subs = [], []
     src = source(problem, file)
@@ -176,18 +184,9 @@ def main():
     a.name = "a"
 
     serial(a, ok_p, ok_f, "run", 1)  # warm: bundles, caches, clocks
-    t, subs = serial(a, ok_p, ok_f, "run", n)
-    res["run"] = {"p50_s": pct(t, 50), "p90_s": pct(t, 90), "samples_s": t, "outside_s": outside_s(t, subs),
-                  "verdicts": [s.get("verdict") for s in subs],
-                  "timing": subs[-1].get("result", {}).get("timing")}
-    t, subs = serial(a, wa_p, wa_f, "run", n)
-    res["run_wa"] = {"p50_s": pct(t, 50), "p90_s": pct(t, 90), "samples_s": t, "outside_s": outside_s(t, subs),
-                     "verdicts": [s.get("verdict") for s in subs],
-                     "timing": subs[-1].get("result", {}).get("timing")}
-    t, subs = serial(a, ok_p, ok_f, "submit", max(2, n // 2))
-    res["submit"] = {"p50_s": pct(t, 50), "p90_s": pct(t, 90), "samples_s": t, "outside_s": outside_s(t, subs),
-                     "verdicts": [s.get("verdict") for s in subs],
-                     "timing": subs[-1].get("result", {}).get("timing")}
+    res["run"] = figures(*serial(a, ok_p, ok_f, "run", n))
+    res["run_wa"] = figures(*serial(a, wa_p, wa_f, "run", n))
+    res["submit"] = figures(*serial(a, ok_p, ok_f, "submit", max(2, n // 2)))
 
     learners = []
     for k in range(n_learners):
