@@ -5,17 +5,22 @@
 # table compares them in the same run, and the default (BW_WORKER_SLOTS) can
 # be chosen by measurement.
 #   tests/bench/latency.sh BUILD [--quick] [--skip-solutions] [--slots "1 2 4"]
-#                          [--problems DIR --ok P/F --wa P/F]
-# (--skip-solutions: no Submit of every problem's solution, the longest part)
-# Logs and latency-slots*.json go to $OUT (or BUILD/bench); the table is last.
+#                          [--budget S] [--problems DIR --ok P/F --wa P/F]
+# (--skip-solutions: no Submit of every problem's solution, the longest part;
+# the first slot count's pass has them, the others compare bursts.)
+# --budget S: passes start only while S seconds have not passed and at least
+# BW_LATENCY_PASS_S (100) are left; each pass's lines are printed when it ends.
+# Logs and latency-slots*.json go to $OUT (or BUILD/bench).
 set -u
 build=${1:-build}
 shift
 slots_list="1 2 4"
+budget=100000
 extra=()
 while [ $# -gt 0 ]; do
     case $1 in
     --slots) slots_list=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
     --quick | --skip-solutions) extra+=("$1"); shift ;;
     --problems | --ok | --wa) extra+=("$1" "$2"); shift 2 ;;
     *) echo "latency.sh: unknown option $1" >&2; exit 2 ;;
@@ -54,8 +59,16 @@ trap cleanup EXIT
 "$build/bin/blockwise-server" -c "$T/server.conf" >>"$out/latency-server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do curl -s "$BASE/api/health" >/dev/null && break; sleep 0.05; done
+deadline=$((SECONDS + budget))
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+echo "machine: ${gpu:-no GPU (the fake driver?)}, $(nproc) CPUs"
 : >"$out/latency-table.txt"
 for s in $slots_list; do
+    left=$((deadline - SECONDS))
+    if [ "$left" -lt "${BW_LATENCY_PASS_S:-100}" ]; then
+        echo "slots=$s: skipped, $left s left of the budget" | tee -a "$out/latency-table.txt"
+        continue
+    fi
     HOME=$T "$build/bin/judged" --server "$BASE" --token-file "$T/w.token" --gpu 0 --slots "$s" \
         --cache "$T/cache" >>"$out/latency-judged-slots$s.log" 2>&1 &
     JUDGED=$!
@@ -64,13 +77,13 @@ for s in $slots_list; do
     # every problem's Submit once (with the first slot count): the rest compare bursts
     once=()
     [ "$s" != "${slots_list%% *}" ] && once=(--skip-solutions)
-    timeout 1800 python3 tests/bench/latency.py "$BASE" "$T/s$s" --label "slots=$s" "${extra[@]}" "${once[@]}" \
-        >>"$out/latency-table.txt" 2>>"$out/latency-errors.log" ||
-        echo "slots=$s: latency.py failed (see latency-errors.log)" >>"$out/latency-table.txt"
+    timeout -k 5 "$left" python3 tests/bench/latency.py "$BASE" "$T/s$s" --label "slots=$s" \
+        --budget $((left - 10)) "${extra[@]}" "${once[@]}" \
+        >"$T/table" 2>>"$out/latency-errors.log" ||
+        echo "slots=$s: latency.py failed (see latency-errors.log)" >>"$T/table"
+    tee -a "$out/latency-table.txt" <"$T/table"
     cp "$T/s$s/latency.json" "$out/latency-slots$s.json" 2>/dev/null
     kill "$JUDGED" 2>/dev/null
     wait "$JUDGED" 2>/dev/null
     JUDGED=
 done
-echo "machine: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU (fake driver?)'), $(nproc) CPUs"
-cat "$out/latency-table.txt"
