@@ -1,6 +1,8 @@
 #include "bench.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "judge/failure.h"
 #include "judge/reference.h"
 #include "judge/run_plan.h"
+#include "judge/runner_pool.h"
 #include "judge/score.h"
 #include "judge/session.h"
 #include "judge/stats.h"
@@ -53,33 +56,25 @@ struct bench_cache {
     struct bench_checks k[BW_MAX_BENCHMARKS];
 };
 
+/* The thread computing phases 2 and 3 ahead (bench_ahead_start). */
+struct bench_ahead {
+    pthread_t thread;
+    atomic_bool stop;  /* set by bench_ahead_finish when the timing will not run */
+    unsigned computed; /* shapes it completed */
+    double work_ms;    /* its time in the reference runner, from taking it to giving it back */
+    int rc;            /* its failure, only logged: bench_shape computes the rest itself */
+    char *why;
+};
+
 void bench_release(struct session *s)
 {
+    bench_ahead_finish(s, false);
     if (!s->bench_cache)
         return;
     for (size_t b = 0; b < BW_MAX_BENCHMARKS; b++)
         checks_release(&s->bench_cache->k[b]);
     free(s->bench_cache);
     s->bench_cache = NULL;
-}
-
-/* True when checks k (made for another configuration's plan) fit plan sub_pl:
- * the same outputs in the same buffers with the same sizes. */
-static bool checks_fit(const struct bench_checks *k, const struct plan *sub_pl)
-{
-    int n = 0;
-
-    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
-        const struct plan_buffer *pb = &sub_pl->buffers[b];
-        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
-            continue;
-        if (n >= k->n || k->sub_buf[n] != (int)b || k->tensor[n] != pb->tensor ||
-            k->count[n] !=
-                ((uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES))
-            return false;
-        n++;
-    }
-    return n == k->n;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -103,18 +98,21 @@ static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_
         out[j] = (int64_t)(session_pick(s) % (uint64_t)count);
 }
 
-/* Phase 2: the outputs to check, where their indices lie, and the indices. */
-static int checks_choose(struct session *s, const struct plan *sub_pl, const struct plan *ref_pl,
-                         struct bench_checks *k, char **cause)
+/* Phase 2: the outputs to check (the problem's output tensors, as the
+ * reference's plan holds them), where their indices lie, and the indices.
+ * The submission's buffers are found by tensor later (checks_bind), so the
+ * checks can be chosen before the submission has compiled. */
+static int checks_choose(struct session *s, const struct plan *ref_pl, struct bench_checks *k,
+                         char **cause)
 {
     memset(k, 0, sizeof(*k));
-    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
-        const struct plan_buffer *pb = &sub_pl->buffers[b];
-        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
+    for (size_t b = 0; b < ref_pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &ref_pl->buffers[b];
+        if (pb->tensor < 0 || pb->is_scale || (pb->role != PLAN_OUT && pb->role != PLAN_INOUT))
             continue;
         k->tensor[k->n] = pb->tensor;
-        k->sub_buf[k->n] = (int)b;
-        k->ref_buf[k->n] = reference_buffer(ref_pl, pb->tensor, false);
+        k->sub_buf[k->n] = -1;
+        k->ref_buf[k->n] = (int)b;
         k->scale_buf[k->n] = reference_buffer(ref_pl, pb->tensor, true);
         k->count[k->n] =
             (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
@@ -130,9 +128,38 @@ static int checks_choose(struct session *s, const struct plan *sub_pl, const str
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark checks");
     for (uint32_t r = 0; r < BW_BENCH_SETS; r++)
         for (int o = 0; o < k->n; o++)
-            pick_indices(s, sub_pl->buffers[k->sub_buf[o]].count,
+            pick_indices(s, ref_pl->buffers[k->ref_buf[o]].count,
                          k->indices + r * k->span + k->offset[o], k->count[o]);
     return BW_OK;
+}
+
+/* Finds each checked output's buffer in the submission's plan (k->sub_buf):
+ * the same tensors, of the same sizes, and no other output. Both plans come
+ * from the problem's tensors, so a mismatch is the judge's fault. */
+static int checks_bind(struct bench_checks *k, const struct plan *sub_pl, const struct plan *ref_pl,
+                       const char *case_name, char **cause)
+{
+    int outputs = 0;
+    bool bound;
+
+    for (int o = 0; o < k->n; o++)
+        k->sub_buf[o] = -1;
+    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &sub_pl->buffers[b];
+        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
+            continue;
+        outputs++;
+        for (int o = 0; o < k->n; o++)
+            if (k->tensor[o] == pb->tensor && ref_pl->buffers[k->ref_buf[o]].count == pb->count)
+                k->sub_buf[o] = (int)b;
+    }
+    bound = outputs == k->n;
+    for (int o = 0; o < k->n; o++)
+        bound &= k->sub_buf[o] >= 0;
+    if (bound)
+        return BW_OK;
+    return bw_fail(cause, BW_ERR_INTERNAL,
+                   "benchmark %s: the submission's outputs are not the reference's", case_name);
 }
 
 /* Copies input set r's gathered reference values (and scales) out of a reply. */
@@ -202,9 +229,9 @@ static int checks_rows(const struct bench_checks *k, const struct plan *ref_pl, 
 
 /* The reference's gathered values of input set r into *res: from the full
  * reference, or (rows != NULL) from the @rows kernel on those rows only. */
-static int reference_gather(struct session *s, const struct problem_case *c, const struct plan *pl,
-                            uint32_t ci, const struct bench_checks *k, uint32_t r,
-                            const int64_t *rows, size_t n_rows, struct run_result *res,
+static int reference_gather(struct session *s, struct runner *runner, const struct problem_case *c,
+                            const struct plan *pl, uint32_t ci, const struct bench_checks *k,
+                            uint32_t r, const int64_t *rows, size_t n_rows, struct run_result *res,
                             char **cause)
 {
     struct run_request rq = {.ret = RUN_RETURN_GATHER};
@@ -230,7 +257,7 @@ static int reference_gather(struct session *s, const struct problem_case *c, con
         rq.indices = indices;
         rq.n_indices = k->span + n_rows;
     }
-    rc = runner_run(s->ref_runner, &rq, res,
+    rc = runner_run(runner, &rq, res,
                     s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_BENCH_SLACK_MS, cause);
     free(indices);
     if (rc)
@@ -267,12 +294,15 @@ static int rows_agree(const struct run_result *rows, const struct run_result *fu
     return BW_OK;
 }
 
-/* Phase 3: the reference's values at the checked elements, per input set:
- * with @rows, only the rows that hold them are computed (the full fp64
- * reference of an attention shape takes seconds). */
-static int checks_reference(struct session *s, const struct problem_case *c,
-                            const struct plan *ref_pl, uint32_t base, struct bench_checks *k,
-                            char **cause)
+/* Phase 3: the reference's values at the checked elements, per input set,
+ * in `runner` (a reference runner holding reference.cu): with @rows, only the
+ * rows that hold them are computed (the full fp64 reference of an attention
+ * shape takes seconds). Each set is computed holding the GPU gate shared, like
+ * the tests: it needs the GPU, not the GPU alone. Ahead of the timing (`stop`
+ * non-NULL), the work stops between sets once *stop is set (BW_ERR_CANCELLED). */
+static int checks_reference(struct session *s, struct runner *runner, const atomic_bool *stop,
+                            const struct problem_case *c, const struct plan *ref_pl, uint32_t base,
+                            struct bench_checks *k, char **cause)
 {
     const char *check = getenv("BLOCKWISE_CHECK_ROWS");
     bool verify = check && strcmp(check, "1") == 0;
@@ -284,6 +314,9 @@ static int checks_reference(struct session *s, const struct problem_case *c,
         struct plan rows_pl;
         int rc = BW_OK;
 
+        if (stop && atomic_load(stop))
+            return bw_fail(cause, BW_ERR_CANCELLED, "the timing is not needed");
+        session_gate_enter(s, false);
         if (s->ref.dirs.rows) {
             rc = plan_rows_count(s->p, &s->ref.dirs, c, &row_count, cause);
             if (!rc)
@@ -291,23 +324,25 @@ static int checks_reference(struct session *s, const struct problem_case *c,
             if (!rc)
                 rc = plan_build_rows(s->p, &s->ref.dirs, c, (int64_t)n_rows, &rows_pl, &row_count,
                                      cause);
-            if (rc) {
-                free(rows);
-                return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu @rows");
+            if (rc)
+                rc = bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu @rows");
+            if (!rc) {
+                rc = reference_gather(s, runner, c, &rows_pl, base + r, k, r, rows, n_rows, &res,
+                                      cause);
+                log_debug("%s: benchmark %s set %u: @rows: %zu of %lld rows", s->job, c->name, r,
+                          n_rows, (long long)row_count);
             }
-            rc = reference_gather(s, c, &rows_pl, base + r, k, r, rows, n_rows, &res, cause);
-            log_debug("%s: benchmark %s set %u: @rows: %zu of %lld rows", s->job ? s->job : "judge",
-                      c->name, r, n_rows, (long long)row_count);
             if (!rc && verify) {
-                rc = reference_gather(s, c, ref_pl, base + r, k, r, NULL, 0, &full, cause);
+                rc = reference_gather(s, runner, c, ref_pl, base + r, k, r, NULL, 0, &full, cause);
                 if (!rc)
                     rc = rows_agree(&res, &full, c->name, cause);
                 run_result_release(&full);
             }
             free(rows);
         } else {
-            rc = reference_gather(s, c, ref_pl, base + r, k, r, NULL, 0, &res, cause);
+            rc = reference_gather(s, runner, c, ref_pl, base + r, k, r, NULL, 0, &res, cause);
         }
+        session_gate_leave(s, false);
         if (!rc)
             rc = checks_take_reference(s, k, r, &res, cause);
         run_result_release(&res);
@@ -535,27 +570,30 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl, cause);
     if (rc)
         return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
-    /* 2 and 3, unless an earlier configuration of this judging made them. */
-    known = s->bench_cache->have[b] && checks_fit(k, &sub_pl);
+    /* 2 and 3, unless computed ahead (bench_ahead_start) or by an earlier
+     * configuration or rebuild of this judging. */
+    known = s->bench_cache->have[b];
     s->bench_cache->have[b] = false;
     log_debug("%s: benchmark %s, configuration %zu: the checked elements' reference %s", s->job,
               c->name, config + 1, known ? "reused" : "computed");
+    double t0 = now_ms();
     rc = BW_OK;
     if (!known) {
         checks_release(k);
-        rc = checks_choose(s, &sub_pl, &ref_pl, k, cause);
+        rc = checks_choose(s, &ref_pl, k, cause);
+        if (rc == BW_OK)
+            rc = checks_reference(s, s->ref_runner, NULL, c, &ref_pl, base, k, cause);
     }
-    double t0 = now_ms();
-    session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
-    runner_discard_drain();      /* nor a discarded runner's context being torn down */
-    double t1 = now_ms();
-    s->res->bench_gate_ms += t1 - t0;
-    if (rc == BW_OK && !known)
-        rc = checks_reference(s, c, &ref_pl, base, k, cause);
+    if (rc == BW_OK)
+        rc = checks_bind(k, &sub_pl, &ref_pl, c->name, cause);
     if (rc == BW_OK)
         s->bench_cache->have[b] = true;
+    double t1 = now_ms();
+    s->res->bench_reference_ms += t1 - t0;
+    session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
+    runner_discard_drain();      /* nor a discarded runner's context being torn down */
     double t2 = now_ms();
-    s->res->bench_reference_ms += t2 - t1;
+    s->res->bench_gate_ms += t2 - t1;
     if (rc == BW_OK)
         rc = time_plan(s, pg, config, c, &sub_pl, base, k, &bres, verdict, why_out, cause);
     session_gate_leave(s, true);
@@ -612,9 +650,99 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
     return BW_OK;
 }
 
+/* ---- phases 2 and 3 ahead ---------------------------------------------------------- */
+
+static void *ahead_thread(void *arg)
+{
+    struct session *s = arg;
+    struct bench_ahead *a = s->bench_ahead;
+    struct runner *runner = NULL;
+    struct run_failure fail;
+    double t0 = now_ms();
+    int rc;
+
+    rc = runner_pool_take_reference(s->cfg->pool, &runner, &a->why);
+    if (rc == BW_OK) {
+        rc = program_load(runner, &s->ref, 0, &fail, &a->why);
+        if (rc == BW_OK && fail.status != RUN_OK)
+            rc = bw_fail(&a->why, BW_ERR_INTERNAL, "loading reference.cu: %s", fail.message);
+    }
+    for (size_t b = 0; rc == BW_OK && b < s->p->n_benchmarks && b < BW_MAX_BENCHMARKS; b++) {
+        const struct problem_case *c = &s->p->benchmarks[b];
+        struct bench_checks *k = &s->bench_cache->k[b];
+        struct plan ref_pl;
+
+        rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl,
+                        &a->why);
+        if (rc == BW_OK)
+            rc = checks_choose(s, &ref_pl, k, &a->why);
+        if (rc == BW_OK)
+            rc = checks_reference(s, runner, &a->stop, c, &ref_pl,
+                                  BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE, k, &a->why);
+        if (rc == BW_OK) {
+            s->bench_cache->have[b] = true;
+            a->computed++;
+            log_debug("%s: benchmark %s: the checked elements' reference computed ahead", s->job,
+                      c->name);
+        } else {
+            checks_release(k);
+        }
+    }
+    runner_pool_return_reference(s->cfg->pool, runner);
+    a->rc = rc;
+    a->work_ms = now_ms() - t0;
+    return NULL;
+}
+
+void bench_ahead_start(struct session *s)
+{
+    struct bench_ahead *a;
+
+    if (s->bench_ahead || !s->cfg->pool || s->res->tests_only || s->p->n_benchmarks == 0)
+        return;
+    if (!s->bench_cache && !(s->bench_cache = calloc(1, sizeof(*s->bench_cache))))
+        return;
+    a = calloc(1, sizeof(*a));
+    if (!a)
+        return;
+    atomic_init(&a->stop, false);
+    s->bench_ahead = a;
+    if (pthread_create(&a->thread, NULL, ahead_thread, s) != 0) {
+        s->bench_ahead = NULL;
+        free(a);
+    }
+}
+
+double bench_ahead_finish(struct session *s, bool needed)
+{
+    struct bench_ahead *a = s->bench_ahead;
+    double t0 = now_ms(), waited;
+
+    if (!a)
+        return 0;
+    if (!needed)
+        atomic_store(&a->stop, true);
+    pthread_join(a->thread, NULL);
+    waited = now_ms() - t0;
+    if (!needed)
+        log_debug("%s: the benchmarks' reference ahead stopped after %u of %zu shapes (%.0f ms "
+                  "waited): the timing will not run",
+                  s->job, a->computed, s->p->n_benchmarks, waited);
+    else if (a->rc && a->rc != BW_ERR_CANCELLED)
+        log_warn("%s: the benchmarks' reference ahead: %s (computed in line instead)", s->job,
+                 a->why ? a->why : bw_strerror(a->rc));
+    s->res->bench_reference_ms += a->work_ms;
+    free(a->why);
+    free(a);
+    s->bench_ahead = NULL;
+    return waited;
+}
+
 int bench_run(struct session *s, char **cause)
 {
     struct judge_result *r = s->res;
+
+    r->bench_reference_wait_ms = bench_ahead_finish(s, true);
 
     free(s->cfg_ms);
     s->cfg_ms = calloc(s->sub.n_configs * (s->p->n_benchmarks ? s->p->n_benchmarks : 1),

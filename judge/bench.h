@@ -28,6 +28,7 @@
 #ifndef BW_BENCH_H
 #define BW_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/verdict.h"
@@ -54,7 +55,29 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
  */
 int bench_run(struct session *s, char **cause);
 
-/* Frees what the judging's timing kept per shape (s->bench_cache). */
+/*
+ * Phases 2 and 3 of every shape, ahead of the timing: a thread takes a
+ * second reference runner from the pool, loads reference.cu (s->ref, built)
+ * and computes each shape's checked elements and their reference values into
+ * s->bench_cache, holding the GPU gate shared, while the submission compiles
+ * and runs its tests; bench_shape then finds them. For flash-attention's
+ * shapes this is ~0.7 s of a Submit's ~3 s, now off its critical path. Only
+ * for a Submit with benchmarks, and only with a runner pool (judged's, every
+ * command's); otherwise bench_shape computes them in line, as it does a shape
+ * the thread did not finish. It reads the problem, s->ref, the seed and the
+ * pick stream, none of which the other steps touch until the timing.
+ */
+void bench_ahead_start(struct session *s);
+
+/*
+ * Waits for the thread of bench_ahead_start, if any: at once between input
+ * sets unless `needed` (the timing will not run), and returns the
+ * milliseconds waited. Call before s->ref is released.
+ */
+double bench_ahead_finish(struct session *s, bool needed);
+
+/* Frees what the judging's timing kept per shape (s->bench_cache), after
+ * bench_ahead_finish(s, false). */
 void bench_release(struct session *s);
 
 #endif

@@ -280,6 +280,8 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     if (ref_bg)
         pthread_join(ref_thread, NULL);
     prepare_reference(pl);
+    if (pl->ref_loaded)
+        bench_ahead_start(s); /* a Submit's checked elements, while the submission compiles */
     if (sub_bg)
         pthread_join(sub_thread, NULL);
     out->compile_ms = b->ms;
@@ -489,6 +491,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         reference_pipe_finish(&s->ref_pipe);
         s->ref_pipe_running = false;
     }
+    bench_ahead_finish(s, false); /* it reads s->ref */
     session_return_reference(s);
     session_drop_sub_runner(s);
     program_release(&s->sub);

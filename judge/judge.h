@@ -147,6 +147,9 @@ struct judge_result {
     /* within tests_submission_ms: the runner's own time on the plans (the
      * replies' ms) and the judge's making of buffers lent to it */
     double tests_submission_plan_ms, tests_submission_lend_ms;
+    /* within tests_submission_ms: the runner's phases (runner_proto.h's
+     * enum run_phase: setup, launch, checks, return, free), summed */
+    double tests_submission_phase_ms[5];
     /* cases whose expected outputs were ready when the tests began: computed
      * while the submission compiled (at most REFERENCE_AHEAD) */
     size_t tests_reference_ready;
@@ -155,8 +158,12 @@ struct judge_result {
      * waiting for the GPU to be the shape's alone, the reference at the
      * checked elements, the submission runner's bench call (inputs, warm-up,
      * samples, gathering) and within it the timed samples themselves, and
-     * the check of every sample's gathered elements. */
+     * the check of every sample's gathered elements. The reference's time
+     * counts whether it was computed ahead (bench_ahead_start: while the
+     * submission compiled and ran its tests) or in line; reference_wait is
+     * what the timing waited for the part computed ahead. */
     double bench_gate_ms, bench_reference_ms, bench_runner_ms, bench_samples_ms, bench_verify_ms;
+    double bench_reference_wait_ms;
     double goals_ms;          /* wall time of the learning goals */
     double build_wait_ms;     /* after the submission compiled, the reference's build still ran */
     double reference_load_ms; /* loading the reference's module into its runner */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "judge/goals.h"
+#include "judge/runner_proto.h"
 #include "common/banned.h"
 
 #define C_RESET "\033[0m"
@@ -278,11 +279,18 @@ json_t *judge_result_json(const struct judge_result *r)
                                   r->tests_submission_ms, "submission_plan_ms",
                                   r->tests_submission_plan_ms, "submission_lend_ms",
                                   r->tests_submission_lend_ms, "compare_ms", r->tests_compare_ms));
+    json_t *tests_breakdown = json_object_get(timing, "tests_breakdown");
+    for (int k = 0; tests_breakdown && k < RUN_PHASES; k++) {
+        char key[40];
+        snprintf(key, sizeof(key), "submission_%s_ms", run_phase_name((enum run_phase)k));
+        json_object_set_new(tests_breakdown, key, json_real(r->tests_submission_phase_ms[k]));
+    }
     json_object_set_new(timing, "bench_breakdown",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "gate_ms", r->bench_gate_ms,
-                                  "reference_ms", r->bench_reference_ms, "runner_ms",
-                                  r->bench_runner_ms, "samples_ms", r->bench_samples_ms,
-                                  "verify_ms", r->bench_verify_ms));
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "gate_ms", r->bench_gate_ms,
+                                  "reference_ms", r->bench_reference_ms, "reference_wait_ms",
+                                  r->bench_reference_wait_ms, "runner_ms", r->bench_runner_ms,
+                                  "samples_ms", r->bench_samples_ms, "verify_ms",
+                                  r->bench_verify_ms));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

@@ -1293,6 +1293,7 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
                     int *out_fd, char **cause)
 {
     struct staged_plan *st;
+    double *ph = reply->phase_ms, t = now_ms(), t0;
     int rc;
 
     memset(reply, 0, sizeof(*reply));
@@ -1306,21 +1307,27 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
         goto free_state;
     if ((rc = staged_reset_outputs(x, st, cause)) || (rc = staged_fill_data(x, st, req, cause)))
         goto free_state;
-    if ((rc = staged_launch(x, st, 0, true, &reply->ms, &reply->fail, cause)) ||
-        reply->fail.status != RUN_OK)
+    ph[RUN_PHASE_SETUP] = (t0 = now_ms()) - t;
+    rc = staged_launch(x, st, 0, true, &reply->ms, &reply->fail, cause);
+    ph[RUN_PHASE_LAUNCH] = (t = now_ms()) - t0;
+    if (rc || reply->fail.status != RUN_OK)
         goto free_state;
     if ((rc = staged_check_guards(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
         goto free_state;
     if ((rc = staged_check_inputs(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
         goto free_state;
+    ph[RUN_PHASE_CHECKS] = (t0 = now_ms()) - t;
     if (req->ret == RUN_RETURN_GATHER)
         rc = return_gather(x, st, req, reply, out_fd, cause);
     else
         rc = return_full(x, st, req, reply, out_fd, cause);
+    ph[RUN_PHASE_RETURN] = now_ms() - t0;
 
 free_state:
     rc = blame_kernels(x, st, rc, &reply->fail, cause);
+    t0 = now_ms();
     staged_free(x, st);
+    ph[RUN_PHASE_FREE] = now_ms() - t0;
     free(st);
     return rc;
 }

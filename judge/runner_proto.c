@@ -1249,9 +1249,19 @@ int bench_request_from_json(const json_t *j, struct bench_request *r, char **cau
 
 /* --- run and bench replies -------------------------------------------------------- */
 
+static const char *const run_phase_names[RUN_PHASES] = {
+    [RUN_PHASE_SETUP] = "setup",   [RUN_PHASE_LAUNCH] = "launch", [RUN_PHASE_CHECKS] = "checks",
+    [RUN_PHASE_RETURN] = "return", [RUN_PHASE_FREE] = "free",
+};
+
+const char *run_phase_name(enum run_phase p)
+{
+    return (unsigned)p < RUN_PHASES ? run_phase_names[p] : "?";
+}
+
 json_t *run_reply_to_json(const struct run_reply *r)
 {
-    json_t *o = json_object(), *outs;
+    json_t *o = json_object(), *outs, *phases;
     bool ok = o != NULL;
 
     if (!o)
@@ -1261,6 +1271,11 @@ json_t *run_reply_to_json(const struct run_reply *r)
     if (r->fail.status != RUN_OK)
         return finish(o, ok);
     put(o, "ms", jdouble(r->ms), &ok);
+    phases = json_object();
+    put(o, "phases", phases, &ok);
+    for (int k = 0; phases && k < RUN_PHASES; k++)
+        if (json_object_set_new(phases, run_phase_name((enum run_phase)k), jdouble(r->phase_ms[k])))
+            ok = false;
     outs = json_array();
     put(o, "outputs", outs, &ok);
     for (int k = 0; outs && k < r->n_outputs; k++)
@@ -1273,7 +1288,7 @@ json_t *run_reply_to_json(const struct run_reply *r)
 
 int run_reply_from_json(const json_t *j, struct run_reply *r, char **cause)
 {
-    json_t *outs;
+    json_t *outs, *phases;
     size_t n;
     int rc;
 
@@ -1284,6 +1299,13 @@ int run_reply_from_json(const json_t *j, struct run_reply *r, char **cause)
     if ((rc = get_f64(j, "ms", "result", false, &r->ms, cause)) ||
         (rc = get_array(j, "outputs", "result", true, BW_MAX_BUFFERS, &outs, &n, cause)))
         return rc;
+    phases = json_object_get(j, "phases");
+    if (phases && !json_is_object(phases))
+        return bw_fail(cause, BW_ERR_INVALID, "result.phases: expected an object");
+    for (int k = 0; phases && k < RUN_PHASES; k++)
+        if ((rc = get_finite(phases, run_phase_name((enum run_phase)k), "result.phases", false, 0,
+                             1e12, &r->phase_ms[k], cause)))
+            return rc;
     r->n_outputs = (int)n;
     for (size_t k = 0; k < n; k++) {
         json_t *oo = json_array_get(outs, k);

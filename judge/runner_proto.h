@@ -249,11 +249,26 @@ struct run_output {
     uint64_t offset, bytes; /* where in the returned memfd */
 };
 
+/* Where a run's wall time went in the runner (informative: the judge's
+ * timing breakdown says which part grows when judgings share a GPU). */
+enum run_phase {
+    RUN_PHASE_SETUP,  /* buffers allocated with their guards, inputs generated and hashed,
+                         outputs poisoned */
+    RUN_PHASE_LAUNCH, /* the plan's launches, each waited for */
+    RUN_PHASE_CHECKS, /* guards and input hashes checked */
+    RUN_PHASE_RETURN, /* outputs copied to the host (a lent buffer or a memfd) */
+    RUN_PHASE_FREE,   /* the device buffers freed */
+    RUN_PHASES
+};
+/* "setup", "launch", "checks", "return", "free". */
+const char *run_phase_name(enum run_phase p);
+
 struct run_reply {
     struct run_failure fail;
     double ms; /* sum of the launches' event times (informative; bench times) */
     int n_outputs;
     struct run_output outputs[BW_MAX_BUFFERS];
+    double phase_ms[RUN_PHASES]; /* wall milliseconds per phase; 0 from an older runner */
 };
 
 struct load_reply {

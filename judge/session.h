@@ -28,6 +28,7 @@
 #include "judge/reference.h"
 #include "judge/runner_client.h"
 
+struct bench_ahead;
 struct bench_cache;
 
 struct session {
@@ -45,6 +46,7 @@ struct session {
     uint64_t pick_state; /* private stream for choosing checked elements */
     double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
     struct bench_cache *bench_cache;    /* owned by bench.c (bench_release): each shape's checks */
+    struct bench_ahead *bench_ahead;    /* owned by bench.c: those checks computed ahead, or NULL */
     size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
     bool timed_once; /* a shape was timed: later ones warm up for less (bench.c) */
     /* The tests' expected outputs, computed ahead (reference.h). judge.c starts

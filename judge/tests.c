@@ -13,6 +13,10 @@
 #include "judge/session.h"
 #include "common/banned.h"
 
+_Static_assert(RUN_PHASES ==
+                   sizeof(((struct judge_result *)0)->tests_submission_phase_ms) / sizeof(double),
+               "judge_result keeps one sum per runner phase");
+
 int tests_compare_spec(const struct problem *p, size_t t, const struct problem_case *c,
                        int64_t *dims, struct compare_spec *spec, char **cause)
 {
@@ -269,6 +273,8 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     } else {
         t->ms = pc->res.reply.ms;
         s->res->tests_submission_plan_ms += t->ms;
+        for (int k = 0; k < RUN_PHASES; k++)
+            s->res->tests_submission_phase_ms[k] += pc->res.reply.phase_ms[k];
         if (pc->res.reply.fail.status != RUN_OK) {
             t->verdict = failure_verdict(&pc->sub_pl, &pc->res.reply.fail, &t->message, &t->detail);
             if (pc->res.reply.fail.status == RUN_CUDA_ERROR)

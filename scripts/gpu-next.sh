@@ -12,12 +12,17 @@
 #             the warm flash-attention Submit, the judge's breakdowns);
 #   triton    scripts/triton-speed.py --judge: Triton beside PyTorch, on
 #             TRITON_ARGS (PROBLEM or PROBLEM=FILE, a candidate; by default the
-#             attention problems).
+#             attention problems);
+#   suite     make gpu-test without its tests-only validate (GPU_SKIP), for a
+#             call that runs the timed one;
+#   timed     the timed validate of the CUDA controls (make gpu-validate's), one problem at a time
+#             (scripts/gpu-validate-each.sh), as far as the budget goes, from
+#             TIMED_FROM (a problem's name) on: a later call resumes there.
 # Used on 2026-12-02 as STEPS="rows runner timing", "timing latency" and
 # "latency triton" (docs/speed-of-light.md, the closing notes).
 # The summary is $OUT/summary.txt; logs and JSON in $OUT/logs.tgz.
 #   scripts/gpu-next.sh BUILD [BUDGET_S]     (from the repository root)
-# STEPS="rows runner ..." runs only the steps named (default: all six).
+# STEPS="rows runner ..." runs only the steps named (default: the first six).
 set -u
 build=${1:-build}
 budget=${2:-570}
@@ -99,6 +104,28 @@ if want triton && [ "$(left)" -gt 40 ]; then
     timeout -k 5 $(($(left) - 10)) "$BLOCKWISE_PYTHON" scripts/triton-speed.py --judge "$build" \
         ${TRITON_ARGS:-flash-attention sdpa} >"$tmp/triton-speed.log" 2>&1
     grep -E '^(ok|FAIL|skip)|passed' "$tmp/triton-speed.log" | sed 's/^/  /' | tail -n 80
+fi
+if want suite; then
+echo "== 7. make gpu-test without validate ($(left) s left)"
+GPU_SKIP="validate ${GPU_SKIP:-}" step suite 330 make --no-print-directory gpu-test BUILD="$build"
+grep -E '^[a-z0-9-]+ +[0-9]+ passed|^  [a-z0-9-]+: (skipped|TIMED)' "$tmp/suite.log" | sed 's/^/  /'
+fi
+if want timed; then
+echo "== 8. the timed validate, problem by problem ($(left) s left)"
+ps=()
+for d in problems/*/; do
+    p=$(basename "$d")
+    [[ -n "${TIMED_FROM:-}" && "$p" < "$TIMED_FROM" ]] && continue
+    ps+=("$p")
+done
+for p in "${ps[@]}"; do
+    if [ "$(left)" -lt 45 ]; then
+        echo "  stopped before $p: $(left) s left (TIMED_FROM=$p resumes)"
+        break
+    fi
+    LANGUAGE=cuda OUT=$tmp/timed timeout -k 5 $(($(left) - 5)) scripts/gpu-validate-each.sh "$build" \
+        $(($(left) - 10)) "$p" 2>&1 | sed 's/^/  /'
+done
 fi
 echo "== done with $(left) s left"
 }

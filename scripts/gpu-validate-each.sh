@@ -2,11 +2,13 @@
 # gpu-validate-each.sh - judged validate per problem, each under its own time
 # limit, JSON per problem in $OUT; a table last. For GPU sessions.
 #   scripts/gpu-validate-each.sh BUILD LIMIT_S [--tests-only] [PROBLEM...]
+# LANGUAGE=cuda (or triton): only that language's controls.
 set -u
 build=$1 limit=$2
 shift 2
 flags=()
 [ "${1:-}" = --tests-only ] && { flags+=(--tests-only); shift; }
+[ -n "${LANGUAGE:-}" ] && flags+=(--language "$LANGUAGE")
 out=${OUT:-/tmp/validate-each}
 mkdir -p "$out"
 ps=("$@")

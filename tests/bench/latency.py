@@ -142,7 +142,9 @@ def serial(learner, problem, file, mode, n):
 # The phases of a burst's judgings that the table shows (result.timing, "tests." for
 # its tests_breakdown): where a judging's time goes when others share the GPU and CPU.
 BURST_PHASES = ("total", "runners", "compile", "tests", "tests.compare", "tests.submission",
-                "tests.submission_lend", "tests.reference_wait", "finish")
+                "tests.submission_setup", "tests.submission_launch", "tests.submission_checks",
+                "tests.submission_return", "tests.submission_free", "tests.submission_lend",
+                "tests.reference_wait", "finish")
 
 
 def in_judge(subs, wall):

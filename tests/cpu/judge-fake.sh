@@ -71,10 +71,20 @@ rc=$?
 [ "$(json "$tmp/submit.json" '[(g["name"], g["status"]) for g in d["goals"]]')" = "[('autotune', 'passed'), ('block-128', 'passed'), ('sizes', 'passed')]" ] &&
     ok "learning goals measured: autotune sweep, rebuild with BLOCK=128, shape compare" ||
     bad "goals: $(json "$tmp/submit.json" '[(g["name"], g["status"], g["detail"]) for g in d["goals"]]' | head -c 600)"
-computed=$(grep -c "reference computed" "$tmp/submit.err") reused=$(grep -c "reference reused" "$tmp/submit.err")
-[ "$computed" -eq 2 ] && [ "$reused" -ge 2 ] &&
-    ok "each shape's reference is computed once for every configuration and rebuild ($computed computed, $reused reused)" ||
-    bad "references: $computed computed, $reused reused"
+ahead=$(grep -c "reference computed ahead" "$tmp/submit.err") inline=$(grep -c "reference computed$" "$tmp/submit.err")
+reused=$(grep -c "reference reused" "$tmp/submit.err")
+[ "$ahead" -eq 2 ] && [ "$inline" -eq 0 ] && [ "$reused" -ge 4 ] &&
+    ok "each shape's reference is computed once, ahead of the timing, for every configuration and rebuild ($ahead ahead, $reused reused)" ||
+    bad "references: $ahead computed ahead, $inline in line, $reused reused"
+[ "$(json "$tmp/submit.json" 'sorted(d["timing"]["bench_breakdown"])')" = "['gate_ms', 'reference_ms', 'reference_wait_ms', 'runner_ms', 'samples_ms', 'verify_ms']" ] &&
+    ok "the timing's breakdown says how long it waited for the reference computed ahead" ||
+    bad "bench_breakdown: $(json "$tmp/submit.json" 'd["timing"].get("bench_breakdown")')"
+# A Submit that fails its tests stops the thread computing the timing's checks ahead.
+jd check --json --log-level debug "$problem" "$problem/wrong/copy.cu" >"$tmp/wa-submit.json" 2>"$tmp/wa-submit.err"
+[ "$(json "$tmp/wa-submit.json" '(d["verdict"], len(d["benches"]))')" = "('WA', 0)" ] &&
+    grep -q "the benchmarks' reference ahead stopped" "$tmp/wa-submit.err" &&
+    ok "a Submit failing its tests: WA, and the reference ahead stopped, not waited for" ||
+    bad "wrong/copy.cu Submit: $(json "$tmp/wa-submit.json" '(d["verdict"], d["message"])'), $(grep -c ahead "$tmp/wa-submit.err") lines on the reference ahead"
 rows=$(grep -oE "@rows: [0-9]+ of [0-9]+ rows" "$tmp/submit.err" | sort -u | tr '\n' ' ')
 [ "$(grep -cE "@rows: [0-9]+ of (32768|65536) rows" "$tmp/submit.err")" -eq 4 ] &&
     ok "the timed runs are checked against the reference's @rows kernel, only the rows they need ($rows)" ||

@@ -361,6 +361,8 @@ TEST(proto_run_reply_round_trips_every_status)
             a.n_outputs = 2;
             a.outputs[0] = (struct run_output){.buf = 2, .offset = 0, .bytes = 4000};
             a.outputs[1] = (struct run_output){.buf = 3, .offset = 4000, .bytes = 8};
+            for (int k = 0; k < RUN_PHASES; k++)
+                a.phase_ms[k] = 0.125 * (k + 1);
         } else {
             snprintf(a.fail.message, sizeof(a.fail.message), "what went wrong %d", s);
         }
@@ -392,8 +394,31 @@ TEST(proto_run_reply_round_trips_every_status)
             CHECK(b.outputs[k].buf == a.outputs[k].buf &&
                   b.outputs[k].offset == a.outputs[k].offset &&
                   b.outputs[k].bytes == a.outputs[k].bytes);
+        for (int k = 0; k < RUN_PHASES; k++)
+            CHECK(b.phase_ms[k] == a.phase_ms[k]);
         json_decref(j);
     }
+    free(cause);
+}
+
+TEST(proto_run_reply_phases_are_optional_and_checked)
+{
+    struct run_reply b;
+    char *cause = NULL;
+    json_t *j =
+        json_pack("{s:s, s:s, s:f, s:[]}", "type", "result", "status", "ok", "ms", 0.5, "outputs");
+
+    CHECK_INT_EQ(run_reply_from_json(j, &b, &cause), BW_OK); /* an older runner: no phases */
+    for (int k = 0; k < RUN_PHASES; k++)
+        CHECK(b.phase_ms[k] == 0);
+    json_object_set_new(j, "phases", json_pack("{s:f}", "launch", -1.0));
+    CHECK_INT_EQ(run_reply_from_json(j, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "result.phases.launch");
+    json_object_set_new(j, "phases", json_string("fast"));
+    CHECK_INT_EQ(run_reply_from_json(j, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "expected an object");
+    CHECK_STR_EQ(run_phase_name(RUN_PHASE_RETURN), "return");
+    json_decref(j);
     free(cause);
 }
 
