@@ -57,7 +57,8 @@ int bench_run(struct session *s, char **cause);
 
 /*
  * Phases 2 and 3 of every shape, ahead of the timing: a thread takes a
- * second reference runner from the pool, loads reference.cu (s->ref, built)
+ * second reference runner from the pool (only one idle now: waiting for a
+ * start would cost a cheap shape more than it saves), loads reference.cu (s->ref, built)
  * and computes each shape's checked elements and their reference values into
  * s->bench_cache, holding the GPU gate shared, while the submission compiles
  * and runs its tests; bench_shape then finds them. For flash-attention's

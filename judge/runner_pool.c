@@ -257,6 +257,18 @@ int runner_pool_take_reference(struct runner_pool *p, struct runner **out, char 
     return take(p, p->idle_refs, &p->n_idle_refs, &p->refs_waiting, out, cause);
 }
 
+bool runner_pool_try_take_reference(struct runner_pool *p, struct runner **out)
+{
+    pthread_mutex_lock(&p->lock);
+    *out = p->stop ? NULL : pop_live(p->idle_refs, &p->n_idle_refs);
+    if (!*out && !p->stop && p->refs_to_start == 0) {
+        p->refs_to_start = 1; /* one for next time, started in the background */
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return *out != NULL;
+}
+
 void runner_pool_return_reference(struct runner_pool *p, struct runner *r)
 {
     if (!r)

@@ -61,6 +61,12 @@ int runner_pool_take_submission(struct runner_pool *pool, struct runner **out, c
 /* A reference runner (*out, lent) until runner_pool_return_reference(). */
 int runner_pool_take_reference(struct runner_pool *pool, struct runner **out, char **cause);
 
+/* A reference runner if one is idle now (true, *out lent as above); otherwise
+ * false, and one is started in the background for a later call (at most one
+ * such start pending). For work that only pays when it does not wait for a
+ * start: the timing's reference computed ahead (bench.h). */
+bool runner_pool_try_take_reference(struct runner_pool *pool, struct runner **out);
+
 /* Gives a lent reference runner back: kept when alive, freed otherwise. NULL: no-op. */
 void runner_pool_return_reference(struct runner_pool *pool, struct runner *r);
 

@@ -134,6 +134,33 @@ TEST(pool_lends_a_reference_runner_and_replaces_a_dead_one)
     free(cause);
 }
 
+TEST(pool_try_take_never_waits_and_starts_one_for_next_time)
+{
+    struct runner_pool_options o = {.spares = 0, .references = 1};
+    struct runner_pool *pool = NULL;
+    struct runner *r = NULL, *second = NULL;
+    char why[512], *cause = NULL;
+
+    if (!use_fake_runner(why, sizeof(why)))
+        SKIP(why);
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    CHECK_INT_EQ(runner_pool_take_reference(pool, &r, &cause), BW_OK);
+    double t0 = now_ms();
+    CHECK(!runner_pool_try_take_reference(pool, &second)); /* none idle: no wait */
+    CHECK(second == NULL && now_ms() - t0 < 50);
+    CHECK(!runner_pool_try_take_reference(pool, &second)); /* still one start pending */
+    for (int i = 0; i < 500 && runner_pool_started(pool) < 2; i++)
+        usleep(10 * 1000);
+    usleep(200 * 1000);
+    CHECK_INT_EQ(runner_pool_started(pool), 2); /* started for next time, once */
+    CHECK(runner_pool_try_take_reference(pool, &second));
+    CHECK(second && second != r && runner_alive(second));
+    runner_pool_return_reference(pool, second);
+    runner_pool_return_reference(pool, r);
+    runner_pool_free(pool);
+    free(cause);
+}
+
 TEST(pool_start_failure_reaches_the_waiter)
 {
     struct runner_pool_options o = {.spares = 1, .references = 0};
