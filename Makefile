@@ -182,8 +182,8 @@ gpu-test:
 bench:
 	@tests/bench/run.sh $(BUILD)
 
-# The timed validate of every problem, in shards that each fit one call of the
-# GPU machine: make gpu-validate SHARD=1/3, 2/3, 3/3 (scripts/gpu-validate.sh).
+# The timed validate of every problem: about 240 s on the H200 (2026-12-02), so
+# one call of the GPU machine; SHARD=K/N runs a part (scripts/gpu-validate.sh).
 SHARD ?= 1/1
 gpu-validate:
 	@scripts/gpu-validate.sh $(BUILD) $(SHARD)
