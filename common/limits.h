@@ -163,8 +163,7 @@
 #define BW_POOL_MAX_SPARES 16 /* submission runners a runner pool keeps started */
 #define BW_POOL_SPARES_PER_SLOT                                                                    \
     2 /* judged keeps this many a job slot: one ran dry under back-to-back failing Runs */
-#define BW_POOL_MAX_REFERENCES                                                                     \
-    16 /* reference runners a runner pool keeps (two per job slot: the tests, the timing ahead) */
+#define BW_POOL_MAX_REFERENCES  16 /* reference runners a pool keeps (two a slot: tests, timing) */
 #define BW_POOL_STARTERS        2  /* threads of a runner pool starting runners side by side */
 #define BW_POOL_RETRY_MAX_S     30 /* longest back-off between failed runner starts */
 #define BW_WORKER_GRACE_S       30 /* default --grace: on SIGTERM a job ending within it is finished */

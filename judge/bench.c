@@ -663,14 +663,13 @@ static void *ahead_thread(void *arg)
 
     /* A start (~340 ms on the H200) would cost a cheap shape more than computing
      * it in line: only an idle runner is used (one is started for next time). */
-    rc = runner_pool_try_take_reference(s->cfg->pool, &runner)
-             ? BW_OK
-             : bw_fail(&a->why, BW_ERR_CANCELLED, "no idle reference runner");
-    if (rc == BW_OK) {
-        rc = program_load(runner, &s->ref, 0, &fail, &a->why);
-        if (rc == BW_OK && fail.status != RUN_OK)
-            rc = bw_fail(&a->why, BW_ERR_INTERNAL, "loading reference.cu: %s", fail.message);
+    if (!runner_pool_try_take_reference(s->cfg->pool, &runner)) {
+        log_debug("%s: the benchmarks' reference in line: no idle reference runner", s->job);
+        return NULL;
     }
+    rc = program_load(runner, &s->ref, 0, &fail, &a->why);
+    if (rc == BW_OK && fail.status != RUN_OK)
+        rc = bw_fail(&a->why, BW_ERR_INTERNAL, "loading reference.cu: %s", fail.message);
     for (size_t b = 0; rc == BW_OK && b < s->p->n_benchmarks && b < BW_MAX_BENCHMARKS; b++) {
         const struct problem_case *c = &s->p->benchmarks[b];
         struct bench_checks *k = &s->bench_cache->k[b];
@@ -693,8 +692,6 @@ static void *ahead_thread(void *arg)
         }
     }
     runner_pool_return_reference(s->cfg->pool, runner);
-    if (!runner)
-        log_debug("%s: the benchmarks' reference in line: no idle reference runner", s->job);
     a->rc = rc;
     a->work_ms = now_ms() - t0;
     return NULL;
