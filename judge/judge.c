@@ -284,6 +284,9 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
         bench_ahead_start(s); /* a Submit's checked elements, while the submission compiles */
     if (sub_bg)
         pthread_join(sub_thread, NULL);
+    log_debug("%s: compiled in %.0f ms (runners taken in %.1f ms); %zu expected outputs ready",
+              s->job, b->ms, out->runners_ms,
+              s->ref_pipe_running ? reference_pipe_ready(&s->ref_pipe) : 0);
     out->compile_ms = b->ms;
     out->build_wait_ms = b->ref_done_at > b->done_at ? b->ref_done_at - b->done_at : 0;
     if (b->rc) {

@@ -147,6 +147,9 @@ struct judge_result {
     /* within tests_submission_ms: the runner's own time on the plans (the
      * replies' ms) and the judge's making of buffers lent to it */
     double tests_submission_plan_ms, tests_submission_lend_ms;
+    /* the judge's making of buffers lent to the reference runner, in its pipe's
+     * thread (reference.c): within tests_reference_wait_ms where a case waited */
+    double tests_reference_lend_ms;
     /* within tests_submission_ms: the runner's phases (runner_proto.h's
      * enum run_phase: setup, launch, checks, return, free), summed */
     double tests_submission_phase_ms[5];

@@ -894,33 +894,6 @@ json_t *plan_json(const struct plan *pl, enum language lang)
     return json_pack("{s:o, s:o}", "buffers", buffers, "launches", launches);
 }
 
-uint64_t plan_return_bytes(const struct plan *pl)
-{
-    uint64_t total = 0;
-
-    for (size_t b = 0; b < pl->n_buffers; b++)
-        if (pl->buffers[b].role == PLAN_OUT || pl->buffers[b].role == PLAN_INOUT)
-            total += (uint64_t)pl->buffers[b].count * dtype_size(pl->buffers[b].dtype);
-    return total;
-}
-
-uint64_t plan_tests_return_bytes(const struct problem *p, const struct directives *d,
-                                 const int64_t *tune_values, enum plan_side side)
-{
-    uint64_t most = 0;
-
-    for (size_t i = 0; i < p->n_tests; i++) {
-        struct plan pl;
-        char *why = NULL;
-        if (plan_build(p, d, tune_values, &p->tests[i], side, &pl, &why) == BW_OK) {
-            uint64_t bytes = plan_return_bytes(&pl);
-            most = bytes > most ? bytes : most;
-        }
-        free(why);
-    }
-    return most;
-}
-
 int plan_build_rows(const struct problem *p, const struct directives *d,
                     const struct problem_case *c, int64_t n_rows, struct plan *out,
                     int64_t *row_count, char **cause)

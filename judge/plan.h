@@ -164,15 +164,6 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
                     const struct problem_case *c, int64_t n_rows, struct plan *out,
                     int64_t *row_count, char **cause);
 
-/* Bytes of a plan's full return: its out and inout buffers. */
-uint64_t plan_return_bytes(const struct plan *pl);
-
-/* The largest plan_return_bytes() over the problem's tests on one side
- * (cases whose plan does not build are left out), for sizing the buffers a
- * runner returns them in before the tests start. */
-uint64_t plan_tests_return_bytes(const struct problem *p, const struct directives *d,
-                                 const int64_t *tune_values, enum plan_side side);
-
 void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
 
 /* An integer argument Triton specialises on: divisible by 16, equal to 1. */

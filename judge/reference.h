@@ -70,6 +70,7 @@ struct reference_pipe {
     pthread_cond_t changed;
     size_t produced, consumed; /* cases started by the thread, taken by the judge */
     bool stop;
+    double lent_ms0; /* runner_lent_ms(ref_runner) at the start: the finish adds the rest */
     struct reference_slot slots[REFERENCE_AHEAD];
 };
 

@@ -240,29 +240,6 @@ static int lent_choose(struct runner *r, uint64_t bytes, char **cause)
     return grow;
 }
 
-int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause)
-{
-    int ready = 0;
-
-    if (n > BW_RUNNER_LENT_SLOTS)
-        n = BW_RUNNER_LENT_SLOTS;
-    if (bytes > BW_RUNNER_LENT_MAX)
-        return BW_OK; /* those returns will not be lent a buffer */
-    for (int k = 0; k < BW_RUNNER_LENT_SLOTS && ready < n; k++) {
-        if (r->lent[k] && r->lent[k]->size >= bytes) {
-            ready++;
-            continue;
-        }
-        if (r->lent[k] && !lent_free(r->lent[k]))
-            continue;
-        int rc = lent_grow(r, k, bytes, cause);
-        if (rc)
-            return rc;
-        ready++;
-    }
-    return BW_OK;
-}
-
 unsigned runner_lent_made(const struct runner *r)
 {
     return r->lent_made;

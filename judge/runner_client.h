@@ -100,11 +100,6 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
                int timeout_ms, char **cause);
 void run_result_release(struct run_result *res);
 
-/* Makes `n` (at most BW_RUNNER_LENT_SLOTS) of the runner's lent buffers hold at
- * least `bytes` each now, so that the runs after it find their buffer ready
- * (growing one costs a new memfd's pages). Buffers held by a result are left. */
-int runner_reserve_returns(struct runner *r, int n, uint64_t bytes, char **cause);
-
 /* Lent buffers made for this runner so far (each new one, or a grown one, counts). */
 unsigned runner_lent_made(const struct runner *r);
 /* How many lent buffers of ended runners are kept for the next ones (for tests). */

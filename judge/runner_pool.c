@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "common/banned.h"
 
 struct runner_pool {
@@ -121,7 +122,11 @@ static void *pool_thread(void *arg)
         else
             p->starting_subs++;
         pthread_mutex_unlock(&p->lock);
+        double t0 = now_ms();
+        log_debug("runner pool: starting a %s runner", what == 1 ? "reference" : "submission");
         rc = runner_start(&ro, &r, &why);
+        log_debug("runner pool: %s runner start %s in %.0f ms",
+                  what == 1 ? "reference" : "submission", rc ? "failed" : "done", now_ms() - t0);
         pthread_mutex_lock(&p->lock);
         if (what == 1)
             p->starting_refs--;

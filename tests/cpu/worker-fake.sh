@@ -43,7 +43,7 @@ bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
 check() {
     local name=$1
     shift
-    if eval "$@"; then ok "$name"; else bad "$name (${GOT:-})"; fi
+    if eval "$@"; then ok "$name"; else bad "$name (${GOT:-})"; return 1; fi
 }
 needs=("$server_bin" "$judged_bin" "$build/bin/blockwise-runner")
 [ "$gpu" = --gpu ] || needs+=("$fake/libcuda.so.1") # on the GPU machine: the real driver
@@ -102,7 +102,7 @@ trap 'cleanup; rm -rf "$T"' INT TERM
 SERVER=$!
 for _ in $(seq 100); do curl -s "$BASE/api/health" >/dev/null && break; sleep 0.05; done
 BLOCKWISE_RUNNER=$T/runner HOME=$T "$judged_bin" --server "$BASE" --token-file "$T/w.token" \
-    --gpu 0 --slots 2 --cache "$T/cache" >>"$T/judged.log" 2>&1 &
+    --gpu 0 --slots 2 --cache "$T/cache" --log-level debug >>"$T/judged.log" 2>&1 &
 JUDGED=$!
 
 signup() { # NAME
@@ -188,16 +188,20 @@ check "a cancelled Submit stops being judged, and the next Run is judged at once
 # While a source new to the build cache compiles (NVRTC: 100 ms or more), the
 # reference, its build cached by the jobs above, runs the first cases (judge.c,
 # prepare_reference): their expected outputs are ready when the tests begin.
-# A failure prints the Run's timing: on the H200 (2026-12-02) this check failed
-# in 6 of 9 runs; one printed compile 98 ms, reference_wait 61 ms and reference_ready 0,
-# the reference's first case slower than the compile (not yet explained).
+# A failure prints the Run's timing and the worker's debug lines for it. Until
+# 2026-12-03 this failed in 6 of 9 runs on the H200: the Run got a reference
+# runner whose lent buffers did not fit vector-add's cases yet, and the
+# reference pipe first sized them all for the largest case, 466-490 ms,
+# against a compile of 63-89 ms; they now grow with the cases.
 { cat "$OK"; echo "// new to the build cache: $$ $RANDOM"; } >"$T/fresh.cu"
+log_at=$(wc -l <"$T/judged.log")
 FRESH=$(submit bob "$T/fresh.cu" run)
 wait_done bob "$FRESH" 60
 GOT=$(get bob "$FRESH" '[.verdict, .result.compile_cached, .result.timing.tests_breakdown.reference_ready] | map(tostring) | join(" ")')
 WHY=$(get bob "$FRESH" '.result.timing | (. + .tests_breakdown) | [to_entries[] | select(.value | type == "number") | "\(.key) \(.value)"] | join(", ")')
 READY=$GOT GOT="$GOT; timing: $WHY"
-check "a Run's first expected outputs are computed while it compiles" '[[ "$READY" == "AC false "[12] ]]'
+check "a Run's first expected outputs are computed while it compiles" '[[ "$READY" == "AC false "[12] ]]' ||
+    tail -n +"$((log_at + 1))" "$T/judged.log" | grep -E "submission $FRESH:|runner pool" | head -30
 
 # With Triton (the real one on the GPU machine, the fake package here): the
 # worker registers it, and Triton Runs go through the server to their verdicts.
