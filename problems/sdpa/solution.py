@@ -50,6 +50,16 @@
 # keys), 3 at 32 KiB, 4 below, every build under about 160 KiB; the launch's
 # num_stages=2 applies to the masked loop (one or two tiles).
 #
+# What did not help on the 8x16x1024 d128 full shape (H200, 2026-12-03,
+# each configuration launched through Triton's JIT, L2 flushed, against
+# PyTorch's 0.122 ms): this kernel takes 0.172 ms at 64 x 64 (1.41x), 0.173
+# at 128 x 64, 0.210 at 128 x 128, 0.264 at 64 x 128; problem 30's
+# hand-pipelined loop with Q in registers (under HEAD_D >= 64) 0.176-0.253
+# (1.44x at best; judged, 1.44x against this file's 1.40x); K, V and Q through
+# tensor descriptors (TMA) 0.216 ms, and with Triton's automatic warp
+# specialisation of the key loop 0.223 ms on 8 warps, while no 4-warp build
+# compiled (Triton 3.6: "PassManager::run failed").
+#
 # @tune BLOCK_M=(64, 128)
 # @tune BLOCK_N=(64, 128)
 # @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=BLOCK_M/16 num_stages=2 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, NS=min(4, 1+16384/(D*BLOCK_N)))
