@@ -1,11 +1,12 @@
 # Scaled dot-product attention in Triton, fused: O = softmax(scale * Q K^T) V
 # without the score matrix in memory (the scratch this problem allows is not
 # needed). This is problem 30's kernel, without the log-sum-exp output.
-# BLOCK_M is tuned with BLOCK_N (64-row blocks too), and the pipeline is as
-# deep as each tile allows.
+# BLOCK_M is tuned with BLOCK_N (64 to 256 rows), the pipeline is as deep
+# as each tile allows, and the tune also holds problem 30's hand-pipelined
+# loop.
 #
-# One program owns BLOCK_M query rows of one (b, h) (grid axis 1 is
-# b * H + h), 16 rows per warp. Its Q tile stays on chip; the keys and
+# One program owns BLOCK_M query rows of one (b, h) (see "The order of the
+# programs" for which), 16 rows per warp. Its Q tile stays on chip; the keys and
 # values stream through in tiles of BLOCK_N rows. For each tile: the scores
 # qk = tl.dot(q, k^T) in fp32, then the online softmax of problem 26 per
 # row, in base 2 (the scale and log2(e) folded into one multiply, exp2):
@@ -30,39 +31,69 @@
 # value; either way it only sets the loop bounds and the diagonal mask, with
 # tl.where rather than an `if` (a run-time `if` must give its variables the
 # same types on both sides, and a size equal to 1 is a constant, not an i32).
-# The programs run in reverse order of their query blocks, so in causal
-# attention the longest ones start first. HEAD_D = D is a constexpr (one
-# build per head dimension: 16, 32, 64, 128). Offsets of (b, h) are int64.
+# HEAD_D = D is a constexpr (one build per head dimension: 16, 32, 64, 128).
+# Offsets of (b, h) are int64.
 #
-# Why BLOCK_M is tuned too. The benchmarks are short: 1024
-# programs of 128 rows on 132 SMs, each walking only 8 (d128) or 16 (d64) key
-# tiles, so a program's fixed costs (loading Q, filling the pipeline, the
-# epilogue) are a large share, and with one 8-warp program per SM nothing
-# hides them (with BLOCK_M fixed at 128, the d64 full shape took 1.45x
-# PyTorch's time on the H200; 1.20x with this tuning). So BLOCK_M is tuned, as in problem 30 and Triton's tutorial 06 (num_warps =
-# BLOCK_M / 16: 64 rows on 4 warps, one warpgroup): twice the programs, each
-# with half the registers and shared memory (64 x 64 tiles: about 72 KiB at
-# d64, 112 KiB at d128 with the depths below), so two can share an SM and
-# one's start overlaps the other's loop. And the depth of the unmasked loop's
-# pipeline now follows the tile size, through tl.range(..., num_stages=NS)
-# with NS a keyword argument of D and BLOCK_N (the kernel's num_stages may not
-# depend on sizes): 2 stages when a K + V tile pair is 64 KiB (D = 128, 128
-# keys), 3 at 32 KiB, 4 below, every build under about 160 KiB; the launch's
-# num_stages=2 applies to the masked loop (one or two tiles).
+# The order of the programs, as in problem 30: the grid is one axis of
+# cdiv(Sq, BLOCK_M) * B * H programs, walked GROUP = 8 heads at a time,
+# longest query block first within the group (in causal attention the
+# longest programs start first, and the running programs share 8 heads'
+# K and V in L2).
 #
-# What did not help on the 8x16x1024 d128 full shape (H200, 2026-12-03,
-# each configuration launched through Triton's JIT, L2 flushed, against
-# PyTorch's 0.122 ms): this kernel takes 0.172 ms at 64 x 64 (1.41x), 0.173
-# at 128 x 64, 0.210 at 128 x 128, 0.264 at 64 x 128; problem 30's
-# hand-pipelined loop with Q in registers (under HEAD_D >= 64) 0.176-0.253
-# (1.44x at best; judged, 1.44x against this file's 1.40x); K, V and Q through
-# tensor descriptors (TMA) 0.216 ms, and with Triton's automatic warp
-# specialisation of the key loop 0.223 ms on 8 warps, while no 4-warp build
-# compiled (Triton 3.6: "PassManager::run failed").
+# Why BLOCK_M is tuned. The benchmarks are short: at 128 rows, 1024
+# programs on 132 SMs, each walking only 8 (d128) or 16 (d64) key tiles, so
+# a program's fixed costs (loading Q, filling the pipeline, the epilogue)
+# are a large share, and with one 8-warp program per SM nothing hides them
+# (with BLOCK_M fixed at 128, the d64 full shape took 1.45x PyTorch's time
+# on the H200; 1.20x with this tuning). With 64 rows (4 warps, one
+# warpgroup) there are twice the programs, each with half the registers and
+# shared memory, so two share an SM and one's softmax overlaps the other's
+# products; with 256 rows (16 warps) a program reads its head's K and V
+# once for four times the rows of a 64-row one. num_warps = BLOCK_M / 16.
+# The depth of the unmasked loop's pipeline follows the tile size, through
+# tl.range(..., num_stages=NS), NS a keyword argument of D and BLOCK_N (the
+# kernel's num_stages may not depend on sizes): 2 stages when a K + V tile
+# pair is 64 KiB (D = 128, 128 keys), 3 at 32 KiB, 4 below; every build
+# stays under 160 KiB of shared memory (Q, 64 KiB at BM 256 and D 128, plus
+# NS x (K + V)). The launch's num_stages=2 applies to the masked loop.
 #
-# @tune BLOCK_M=(64, 128)
-# @tune BLOCK_N=(64, 128)
-# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=BLOCK_M/16 num_stages=2 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, NS=min(4, 1+16384/(D*BLOCK_N)))
+# The loop (LOOP = CFG % 10). 0: the loop above. 1: problem 30's loop,
+# pipelined by hand (the PV product of one tile in flight on the tensor
+# cores while the CUDA cores do the next tile's softmax; see problem 30's
+# solution.py for why it is safe) with Q in registers (q + 0.0 is not a
+# load, so Triton gives the QK wgmma its A operand from registers). The
+# tune is one name, CFG = BLOCK_M * 10000 + BLOCK_N * 10 + LOOP, so that
+# only these 6 combinations are built:
+#   640640  BM 64,  BN 64        641280  BM 64,  BN 128
+#   1280640 BM 128, BN 64        1281280 BM 128, BN 128
+#   2560640 BM 256, BN 64        640641  BM 64,  BN 64, pipelined, Q in registers
+#
+# The 8x16x1024 d128 full shape stays over issue 11's bar of 1.25x
+# PyTorch's time. Judged on the H200 (2026-12-03): 0.1655 ms against
+# PyTorch's 0.1203 (1.38x; 1.40x with the previous tune), the d64 shapes
+# 1.21x full and 1.12x causal. Through Triton's JIT the same day (L2
+# flushed, median of 20, PyTorch 0.121 ms in the same run), 146 builds
+# (two sweeps) of BLOCK_M (64-256), BLOCK_N (32-128), NS (2-4), both
+# loops, Q in shared memory or registers, pointer or TMA loads, and maxnreg
+# (128 at BM 128 for two programs an SM, 168 at BM 64 for three) all took
+# 0.167 ms or more: 0.1667-0.1677 for BM 256 BN 64, 0.1686 for the
+# pipelined BM 64 BN 64 build. Nsight Compute says why: the three best
+# builds issue 1.37-1.65 instructions a cycle, PyTorch's cuDNN kernel 1.67,
+# but they execute 24-43 % more of them (383-442 thousand an SM against 309
+# thousand); its tensor pipe is busy 65 % of the time, ours 43-47 %. The
+# key loop is 333 instructions a warp for 64 keys, 64 of them the rescale
+# of acc; 128-key tiles would halve that share (505 for 128 keys), but on 8
+# warps they run slower (0.178 ms at best), spilled or not (TMA loads: 200
+# registers, no spills, 0.184 ms): with one program an SM its two
+# warpgroups do their softmax and their products at the same time. cuDNN's
+# kernel ("..._flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1") is one
+# persistent program an SM of three warpgroups (384 threads, 232 KiB of
+# shared memory), the FlashAttention-3 shape: a producer and two consumers
+# taking turns on the tensor cores, which Triton 3.6 expresses only through
+# its warp specialisation, slower here. See docs/speed-of-light.md.
+#
+# @tune CFG=(640640, 641280, 1280640, 1281280, 2560640, 640641)
+# @launch attn_fwd grid=(cdiv(Sq, CFG / 10000) * B * H) num_warps=CFG/160000 num_stages=2 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=CFG/10000, BLOCK_N=CFG%10000/10, NS=min(4, 1+16384/(D*(CFG%10000/10))), QREG=CFG%10, TEXTBOOK=1-CFG%10, GROUP=8)
 import triton
 import triton.language as tl
 
@@ -70,9 +101,17 @@ import triton.language as tl
 @triton.jit
 def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
              HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-             NS: tl.constexpr):
-    start_m = (tl.num_programs(0) - 1 - tl.program_id(0)) * BLOCK_M
-    bh = tl.program_id(1).to(tl.int64)
+             NS: tl.constexpr, QREG: tl.constexpr, TEXTBOOK: tl.constexpr, GROUP: tl.constexpr):
+    # program -> (query block, bh): GROUP heads at a time, longest block first
+    pid = tl.program_id(0)
+    n_m = tl.cdiv(Sq, BLOCK_M)
+    n_bh = tl.num_programs(0) // n_m
+    group = pid // (GROUP * n_m)
+    first_bh = group * GROUP
+    gsize = tl.minimum(n_bh - first_bh, GROUP)
+    r = pid - group * (GROUP * n_m)
+    start_m = (n_m - 1 - r // gsize) * BLOCK_M
+    bh = (first_bh + r % gsize).to(tl.int64)
     offs_m = start_m + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, HEAD_D)
@@ -80,8 +119,9 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
     v_base = V + bh * Skv * HEAD_D
     q = tl.load(Q + bh * Sq * HEAD_D + offs_m[:, None] * HEAD_D + offs_d[None, :],
                 mask=offs_m[:, None] < Sq, other=0.0)
+    if QREG:
+        q = q + 0.0  # not a load any more: the QK wgmma takes Q from registers
     qk_scale = scale * 1.4426950408889634  # log2(e): exp(x) = exp2(x * log2(e))
-
     m_i = tl.full((BLOCK_M,), float("-inf"), tl.float32)
     l_i = tl.zeros((BLOCK_M,), tl.float32)
     acc = tl.zeros((BLOCK_M, HEAD_D), tl.float32)
@@ -94,18 +134,42 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
                           tl.where(is_causal, (start_m // BLOCK_N) * BLOCK_N, Skv))
     tail_end = tl.minimum(Skv, tl.where(is_causal, start_m + BLOCK_M, Skv))
 
-    # whole tiles that every row of the block sees: no mask
-    for start_n in tl.range(0, full_end, BLOCK_N, num_stages=NS):
-        rows = start_n + offs_n
-        k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :])
-        qk = tl.dot(q, tl.trans(k))
-        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.exp2(qk * qk_scale - m_new[:, None])
-        alpha = tl.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_base + rows[:, None] * HEAD_D + offs_d[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
-        m_i = m_new
+    if TEXTBOOK:  # whole tiles that every row of the block sees: no mask
+        for start_n in tl.range(0, full_end, BLOCK_N, num_stages=NS):
+            rows = start_n + offs_n
+            k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :])
+            qk = tl.dot(q, tl.trans(k))
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            p = tl.exp2(qk * qk_scale - m_new[:, None])
+            alpha = tl.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(v_base + rows[:, None] * HEAD_D + offs_d[None, :])
+            acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+            m_i = m_new
+    else:
+        # the same tiles, pipelined by hand: p16 is the previous tile's P
+        # (fp16, relative to m_i), not yet multiplied by V
+        p16 = tl.zeros((BLOCK_M, BLOCK_N), tl.float16)
+        for start_n in tl.range(0, full_end, BLOCK_N, num_stages=NS):
+            rows = start_n + offs_n
+            k = tl.load(k_base + rows[:, None] * HEAD_D + offs_d[None, :])
+            qk = tl.dot(q, tl.trans(k))
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            alpha = tl.exp2(m_i - m_new)
+            # the previous tile's PV, rescaled to m_new: issued, not waited for
+            vrows = tl.maximum(start_n - BLOCK_N, 0) + offs_n
+            v = tl.load(v_base + vrows[:, None] * HEAD_D + offs_d[None, :])
+            acc = tl.dot(p16 * alpha.to(tl.float16)[:, None], v, acc * alpha[:, None])
+            # this tile's softmax, while the tensor cores do that PV
+            p = tl.exp2(qk * qk_scale - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, 1)
+            p16 = p.to(tl.float16)
+            m_i = m_new
+        # the last pending tile (none if the loop did not run: then p16 = 0)
+        vrows = tl.maximum(full_end - BLOCK_N, 0) + offs_n
+        v = tl.load(v_base + vrows[:, None] * HEAD_D + offs_d[None, :],
+                    mask=vrows[:, None] < Skv, other=0.0)
+        acc = tl.dot(p16, v, acc)
 
     # the ragged last tile and the diagonal tiles: masked
     for start_n in range(full_end, tail_end, BLOCK_N):
