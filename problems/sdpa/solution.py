@@ -54,7 +54,7 @@
 # tl.range(..., num_stages=NS), NS a keyword argument of D and BLOCK_N (the
 # kernel's num_stages may not depend on sizes): 2 stages when a K + V tile
 # pair is 64 KiB (D = 128, 128 keys), 3 at 32 KiB, 4 below; every build
-# stays under 160 KiB of shared memory (Q, 64 KiB at BM 256 and D 128, plus
+# stays within 160 KiB of shared memory (Q, 64 KiB at BM 256 and D 128, plus
 # NS x (K + V)). The launch's num_stages=2 applies to the masked loop.
 #
 # The loop (LOOP = CFG % 10). 0: the loop above. 1: problem 30's loop,
