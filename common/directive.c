@@ -642,6 +642,37 @@ static size_t value_end(const struct pstate *st, size_t pos, bool *open_left)
     return pos;
 }
 
+/* A '(' at `open` that the line never closes: reports where the ')' is
+ * missing. When a blank and a @launch key (grid=, block=, smem=, args=,
+ * num_warps=, num_stages=) follow inside the open value, the ')' most likely
+ * belongs before that key ("grid=(cdiv(n, 256) block=(256)"), so the error
+ * points there; otherwise at the end of the line. `what` names the value, as
+ * in "grid=(". */
+static void err_unclosed(struct pstate *st, size_t open, const char *what)
+{
+    static const char *const keys[] = {"grid", "block", "smem", "args", "num_warps", "num_stages"};
+    size_t pos, k;
+
+    for (pos = open + 1; pos < st->len; pos++) {
+        size_t n, eq;
+
+        if (!is_blank(st->line[pos - 1]) || is_blank(st->line[pos]))
+            continue;
+        n = word_len(st, pos);
+        eq = skip_blanks(st, pos + n);
+        if (n == 0 || eq >= st->len || st->line[eq] != '=')
+            continue;
+        for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+            if (strlen(keys[k]) == n && memcmp(st->line + pos, keys[k], n) == 0) {
+                err(st, pos, "expected ')' to close %s at column %zu before %s=", what, open + 1,
+                    keys[k]);
+                return;
+            }
+    }
+    err(st, st->len, "expected ')' to close %s at column %zu, got the end of the line", what,
+        open + 1);
+}
+
 /* After an error in a key's value: the position past it. */
 static size_t skip_value(const struct pstate *st, size_t pos)
 {
@@ -664,7 +695,10 @@ static size_t parse_dims(struct pstate *st, size_t open, const char *key, struct
     }
     close = match_paren(st, open, commas, 3, &n_commas);
     if (close >= st->len) {
-        err(st, st->len, "expected ')' to close %s=(", key);
+        char opened[32];
+
+        snprintf(opened, sizeof(opened), "%s=(", key);
+        err_unclosed(st, open, opened);
         return st->len;
     }
     if (n_commas > 2) {
@@ -763,7 +797,7 @@ static size_t parse_args(struct pstate *st, size_t open, struct launch *l)
     }
     close = match_paren(st, open, commas, BW_MAX_LAUNCH_ARGS, &n_commas);
     if (close >= st->len) {
-        err(st, st->len, "expected ')' to close args=(");
+        err_unclosed(st, open, "args=(");
         return st->len;
     }
     if (n_commas >= BW_MAX_LAUNCH_ARGS) {
@@ -1453,7 +1487,8 @@ static void parse_tune(struct pstate *st, size_t at, size_t pos)
     }
     close = match_paren(st, open, commas, BW_MAX_TUNE_VALUES, &n_commas);
     if (close >= st->len) {
-        err(st, st->len, "expected ')' to close @tune %s=(", t.name);
+        err(st, st->len, "expected ')' to close @tune %s=( at column %zu, got the end of the line",
+            t.name, open + 1);
         goto free_name;
     }
     if (n_commas >= BW_MAX_TUNE_VALUES) {

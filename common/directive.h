@@ -55,8 +55,9 @@
  *
  * Every error is a struct diag with a 1-based line and column (columns count
  * bytes; a tab is one column) in the learner's file and a message saying what
- * was expected, so the editor can underline it: e.g. line 3, column 40:
- * "expected ')' to close grid=(". Errors about the whole file have line 0.
+ * was expected, so the editor can underline it: e.g. line 3, column 33:
+ * "expected ')' to close grid=( at column 19 before block=". Errors about the
+ * whole file have line 0.
  */
 #ifndef BW_DIRECTIVE_H
 #define BW_DIRECTIVE_H

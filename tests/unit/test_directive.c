@@ -267,8 +267,15 @@ TEST(directive_args_expressions)
 
 TEST(directive_error_positions)
 {
-    one_error("// @launch k grid=(cdiv(n, 256) block=(256) args=(x)\n", 1, 53,
-              "expected ')' to close grid=(");
+    /* An unclosed '(' points before the next key, where the ')' is missing,
+     * or at the end of the line when no key follows. */
+    one_error("// @launch k grid=(cdiv(n, 256) block=(256) args=(x)\n", 1, 33,
+              "expected ')' to close grid=( at column 19 before block=");
+    one_error("// @launch k grid=(1) block=(1) args=(x, (n\n", 1, 44,
+              "expected ')' to close args=( at column 38, got the end of the line");
+    /* A key-like word inside the value without a blank before it is not a key. */
+    one_error("// @launch k grid=(f(1,grid=2) block=(1) args=(x)\n", 1, 32,
+              "expected ')' to close grid=( at column 19 before block=");
     one_error("// @launch k grd=(1) block=(1) args=(x)\n", 1, 14,
               "unknown key 'grd' in @launch (expected grid=, block=, smem=, args=)");
     one_error("// @launch k grid=(1) args=(x)\n", 1, 4, "@launch needs block=(...)");
