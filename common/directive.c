@@ -614,6 +614,7 @@ static void launch_release(struct launch *l)
     expr_free(l->smem);
     expr_free(l->num_warps);
     expr_free(l->num_stages);
+    expr_free(l->maxnreg);
     for (i = 0; i < l->n_args; i++) {
         free(l->args[i].keyword);
         free(l->args[i].name);
@@ -644,13 +645,14 @@ static size_t value_end(const struct pstate *st, size_t pos, bool *open_left)
 
 /* A '(' at `open` that the line never closes: reports where the ')' is
  * missing. When a blank and a @launch key (grid=, block=, smem=, args=,
- * num_warps=, num_stages=) follow inside the open value, the ')' most likely
- * belongs before that key ("grid=(cdiv(n, 256) block=(256)"), so the error
- * points there; otherwise at the end of the line. `what` names the value, as
- * in "grid=(". */
+ * num_warps=, num_stages=, maxnreg=) follow inside the open value, the ')'
+ * most likely belongs before that key ("grid=(cdiv(n, 256) block=(256)"), so
+ * the error points there; otherwise at the end of the line. `what` names the
+ * value, as in "grid=(". */
 static void err_unclosed(struct pstate *st, size_t open, const char *what)
 {
-    static const char *const keys[] = {"grid", "block", "smem", "args", "num_warps", "num_stages"};
+    static const char *const keys[] = {"grid",      "block",      "smem",   "args",
+                                       "num_warps", "num_stages", "maxnreg"};
     size_t pos, k;
 
     for (pos = open + 1; pos < st->len; pos++) {
@@ -852,9 +854,10 @@ static size_t parse_args(struct pstate *st, size_t open, struct launch *l)
     return close + 1;
 }
 
-/* KEY=e for smem=, num_warps= and num_stages=: a value running to the next
- * blank outside parentheses, so both smem=4*BLOCK and smem=(4 * BLOCK) work.
- * `meaning` says what the value is, for the error when it is missing. */
+/* KEY=e for smem=, num_warps=, num_stages= and maxnreg=: a value running to
+ * the next blank outside parentheses, so both smem=4*BLOCK and smem=(4 *
+ * BLOCK) work. `meaning` says what the value is, for the error when it is
+ * missing. */
 static size_t parse_scalar_key(struct pstate *st, size_t pos, const char *key, const char *meaning,
                                struct expr **out)
 {
@@ -881,7 +884,7 @@ static size_t parse_scalar_key(struct pstate *st, size_t pos, const char *key, c
 }
 
 static const char *const launch_keys = "grid=, block=, smem=, args=";
-static const char *const triton_launch_keys = "grid=, num_warps=, num_stages=, args=";
+static const char *const triton_launch_keys = "grid=, num_warps=, num_stages=, maxnreg=, args=";
 
 /* The kernel name of a @launch or @rows at *pos (blanks skipped), copied into
  * *name, with *pos moved past it; false, with the error reported, when it is
@@ -938,7 +941,7 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
     struct launch l = {0};
     size_t n, key, val;
     int seen_grid = 0, seen_block = 0, seen_smem = 0, seen_args = 0, seen_warps = 0,
-        seen_stages = 0, *seen;
+        seen_stages = 0, seen_maxnreg = 0, *seen;
     bool triton = st->lang == LANG_TRITON;
     const char *keys = triton ? triton_launch_keys : launch_keys;
     char q[200], g[64];
@@ -991,6 +994,8 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             seen = &seen_warps;
         else if (n == 10 && memcmp(st->line + key, "num_stages", 10) == 0)
             seen = &seen_stages;
+        else if (n == 7 && memcmp(st->line + key, "maxnreg", 7) == 0)
+            seen = &seen_maxnreg;
         else
             seen = NULL;
         if (seen && triton && (seen == &seen_block || seen == &seen_smem)) {
@@ -1001,7 +1006,8 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             pos = skip_value(st, val);
             continue;
         }
-        if (seen && !triton && (seen == &seen_warps || seen == &seen_stages)) {
+        if (seen && !triton &&
+            (seen == &seen_warps || seen == &seen_stages || seen == &seen_maxnreg)) {
             err(st, key,
                 "%s= is a Triton launch option; a CUDA @launch says block=(threads) (keys are %s)",
                 quote(st, key, n, q, sizeof(q)), keys);
@@ -1035,6 +1041,10 @@ static void parse_launch(struct pstate *st, size_t at, size_t pos)
             l.num_stages_column = (int)key + 1;
             pos = parse_scalar_key(st, val, "num_stages", "the software pipelining depth",
                                    &l.num_stages);
+        } else if (seen == &seen_maxnreg) {
+            l.maxnreg_column = (int)key + 1;
+            pos =
+                parse_scalar_key(st, val, "maxnreg", "the cap on registers per thread", &l.maxnreg);
         } else {
             pos = parse_args(st, val, &l);
         }
@@ -1628,8 +1638,8 @@ static void parse_line(struct pstate *st)
         parse_tune(st, at, pos);
     else if (IS("flags") && st->lang == LANG_TRITON)
         err(st, at,
-            "@flags is for CUDA (NVRTC options); a Triton kernel's options are num_warps= and "
-            "num_stages= on its @launch");
+            "@flags is for CUDA (NVRTC options); a Triton kernel's options are num_warps=, "
+            "num_stages= and maxnreg= on its @launch");
     else if (IS("flags"))
         parse_flags(st, at, pos);
     else if (IS("rows") && st->lang == LANG_TRITON)

@@ -110,13 +110,14 @@ struct launch {
     struct expr *smem;       /* owned; NULL means 0 bytes of dynamic shared memory */
     struct expr *num_warps;  /* owned; Triton: NULL means 4 (a block of 32 * num_warps threads) */
     struct expr *num_stages; /* owned; Triton: NULL means 3 (software pipelining depth) */
+    struct expr *maxnreg;    /* owned; Triton: NULL means no cap on registers per thread */
     struct launch_arg *args; /* owned */
     size_t n_args;
     int line; /* of the @launch directive */
     /* 1-based columns of the keys "grid=", "block=", "smem=" (0 if absent),
      * where the plan module reports evaluation errors */
     int grid_column, block_column, smem_column;
-    int num_warps_column, num_stages_column; /* Triton's keys, likewise */
+    int num_warps_column, num_stages_column, maxnreg_column; /* Triton's keys, likewise */
 };
 
 /*
@@ -187,9 +188,9 @@ int directives_parse(const char *source, size_t len, struct directives *out,
 /*
  * As directives_parse for a source in language `lang`. LANG_TRITON: the
  * directives are "#" comments (a line whose first non-blank characters are
- * '#', optional blanks, '@'); @launch takes grid=, num_warps=, num_stages=
- * and args= (block= and smem= are refused: Triton decides them), its args
- * are the positional ones, then NAME=value keywords for tl.constexpr
+ * '#', optional blanks, '@'); @launch takes grid=, num_warps=, num_stages=,
+ * maxnreg= and args= (block= and smem= are refused: Triton decides them),
+ * its args are the positional ones, then NAME=value keywords for tl.constexpr
  * parameters; @flags is refused; @const and @tune names are not macros, so
  * only the expression language's function names are reserved.
  * directives_parse() is directives_parse_as(LANG_CUDA, ...).

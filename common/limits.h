@@ -22,6 +22,14 @@
 #define BW_MAX_FLAGS          16           /* options given by @flags */
 #define BW_MAX_NAME           64           /* bytes in a kernel, tensor, size or const name */
 #define BW_MAX_DIAGS          100          /* directive errors reported for one file */
+/* Triton's maxnreg= caps the registers per thread (ptxas's .maxnreg). The most is 255, a
+ * thread's maximum on every GPU since compute capability 3.5 (CUDA C++ Programming Guide,
+ * "Compute Capabilities": maximum number of 32-bit registers per thread). ptxas documents no
+ * least cap (nvcc's --maxrregcount: one below the ABI's minimum is raised to that minimum); 24
+ * is the least PTX's setmaxnreg gives a warp group (PTX ISA, "setmaxnreg": 24 to 256), which is
+ * how a warp-specialised kernel shares the cap among its partitions. */
+#define BW_TRITON_MAXNREG_MIN 24  /* least maxnreg= of a Triton @launch (setmaxnreg's least) */
+#define BW_TRITON_MAXNREG_MAX 255 /* most maxnreg= of a Triton @launch (a thread's registers) */
 
 /* --- expressions (shapes, grids, formulas) -------------------------------- */
 #define BW_MAX_EXPR_BYTES 512 /* one expression's text */

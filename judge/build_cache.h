@@ -14,7 +14,7 @@
  * A Triton compile (triton_compile.h) is kept the same way, as one entry
  * per request (all the kernel variants of a submission), keyed by the
  * request's wire encoding: source, architecture, every kernel's signature,
- * specialisation, constexprs, warps and stages.
+ * specialisation, constexprs, warps, stages and maxnreg.
  *
  * Only builds the source decides are kept: a cubin, or compile errors. A
  * compile stopped by a time, CPU or memory limit (compile_result.failure)

@@ -164,8 +164,9 @@ static int check_arg_expr(const struct problem *p, const struct directives *d,
     return ec.rc;
 }
 
-/* Names in num_warps= and num_stages= must be @const or @tune names: they
- * change the compiled code, so they may not depend on a case's sizes. */
+/* Names in num_warps=, num_stages= and maxnreg= must be @const or @tune
+ * names: they change the compiled code, so they may not depend on a case's
+ * sizes. */
 static void check_compile_name(const char *name, void *arg)
 {
     struct expr_check *ec = arg;
@@ -260,7 +261,8 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
         if (check_compile_expr(p, d, ln->num_warps, ln->line, ln->num_warps_column,
                                "num_warps=", diags) ||
             check_compile_expr(p, d, ln->num_stages, ln->line, ln->num_stages_column,
-                               "num_stages=", diags))
+                               "num_stages=", diags) ||
+            check_compile_expr(p, d, ln->maxnreg, ln->line, ln->maxnreg_column, "maxnreg=", diags))
             rc = BW_ERR_INVALID;
         for (size_t a = 0; a < ln->n_args; a++) {
             const struct launch_arg *arg = &ln->args[a];
@@ -539,6 +541,30 @@ static int build_arg(const struct problem *p, const struct directives *d,
     return bw_fail(cause, BW_ERR_INVALID, "line %d: unknown argument '%s'", la->line, la->name);
 }
 
+/* Triton's maxnreg= for case `case_name` into *out: 0 when the launch has none
+ * (Triton's default, no cap), else BW_TRITON_MAXNREG_MIN..BW_TRITON_MAXNREG_MAX. */
+static int eval_maxnreg(const struct launch *ln, const struct expr_scope *scope,
+                        const char *case_name, int *out, char **cause)
+{
+    int64_t v;
+    int rc;
+
+    *out = 0;
+    if (!ln->maxnreg)
+        return BW_OK;
+    rc = eval_dim(ln->maxnreg, 0, INT64_MIN, INT64_MAX, scope, "maxnreg = ", ln->line, case_name,
+                  &v, cause);
+    if (rc)
+        return rc;
+    if (v < BW_TRITON_MAXNREG_MIN || v > BW_TRITON_MAXNREG_MAX)
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "line %d: maxnreg = %lld: Triton's maxnreg is %d to %d registers per "
+                       "thread (BW_TRITON_MAXNREG_MIN, BW_TRITON_MAXNREG_MAX)",
+                       ln->line, (long long)v, BW_TRITON_MAXNREG_MIN, BW_TRITON_MAXNREG_MAX);
+    *out = (int)v;
+    return BW_OK;
+}
+
 /* Triton's grid, block (32 x num_warps threads), options and arguments:
  * positional ones as for CUDA, keyword ones as constexpr values. */
 static int build_triton_launch(const struct problem *p, const struct directives *d,
@@ -574,6 +600,9 @@ static int build_triton_launch(const struct problem *p, const struct directives 
     if (rc)
         return rc;
     pl->num_stages = (int)v;
+    rc = eval_maxnreg(ln, scope, c->name, &pl->maxnreg, cause);
+    if (rc)
+        return rc;
     for (size_t a = 0; a < ln->n_args; a++) {
         const struct launch_arg *la = &ln->args[a];
         struct plan_arg arg;
@@ -882,6 +911,8 @@ json_t *plan_json(const struct plan *pl, enum language lang)
                                     json_integer((json_int_t)L->constexprs[k].value));
             json_object_set_new(o, "num_warps", json_integer(L->num_warps));
             json_object_set_new(o, "num_stages", json_integer(L->num_stages));
+            if (L->maxnreg)
+                json_object_set_new(o, "maxnreg", json_integer(L->maxnreg));
             json_object_set_new(o, "constexprs", cx);
         } else {
             json_object_set_new(

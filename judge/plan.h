@@ -14,10 +14,10 @@
  * every case.
  *
  * A Triton source's launches (d->lang) have no block= or smem=: the block is
- * 32 x num_warps threads, num_warps and num_stages are evaluated from @const
- * and @tune names only (they change the compiled code), and the keyword
- * arguments become constexpr values, evaluated per case like any integer
- * argument (each distinct value is a build of its own: program.h).
+ * 32 x num_warps threads, num_warps, num_stages and maxnreg are evaluated
+ * from @const and @tune names only (they change the compiled code), and the
+ * keyword arguments become constexpr values, evaluated per case like any
+ * integer argument (each distinct value is a build of its own: program.h).
  *
  * The two sides differ only in output buffers: a submission's outputs have
  * the tensor's dtype; the reference's float outputs are fp64, its integer
@@ -92,6 +92,7 @@ struct plan_launch {
     size_t n_args;
     int line;
     int num_warps, num_stages;                            /* Triton only (0 for CUDA) */
+    int maxnreg;                                          /* Triton only: 0 when not given */
     struct plan_constexpr constexprs[BW_MAX_LAUNCH_ARGS]; /* Triton only, in @launch order */
     size_t n_constexprs;
 };
@@ -172,9 +173,10 @@ bool plan_arg_is_integer(const struct plan_arg *a);
 /* The plan as a *new* JSON object (what `judged plan` prints, and the CPU
  * Triton interpreter reads): {"buffers": [{"name", "dtype", "count", "role"}],
  * "launches": [{"kernel", "grid": [x, y, z], "args": [...]} plus "block" and
- * "smem" for CUDA, or "num_warps", "num_stages" and "constexprs": {NAME: V}
- * for Triton]}; an argument is {"buffer": NAME}, {"int": V, "type": T} or
- * {"float": V, "type": T} (T a Triton type for Triton, the C kind for CUDA). */
+ * "smem" for CUDA, or "num_warps", "num_stages", "maxnreg" (only when given)
+ * and "constexprs": {NAME: V} for Triton]}; an argument is {"buffer": NAME},
+ * {"int": V, "type": T} or {"float": V, "type": T} (T a Triton type for
+ * Triton, the C kind for CUDA). */
 json_t *plan_json(const struct plan *pl, enum language lang);
 
 #endif

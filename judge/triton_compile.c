@@ -98,6 +98,12 @@ static int check_kernel(const struct triton_kernel_request *k, size_t i, char **
     if (k->num_stages < 1 || k->num_stages > MAX_NUM_STAGES)
         return bw_fail(cause, BW_ERR_INVALID, "kernel %s: num_stages=%d (expected 1 to %d)",
                        k->kernel, k->num_stages, MAX_NUM_STAGES);
+    if (k->maxnreg != 0 &&
+        (k->maxnreg < BW_TRITON_MAXNREG_MIN || k->maxnreg > BW_TRITON_MAXNREG_MAX))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "kernel %s: maxnreg=%d (expected 0, or %d to %d: BW_TRITON_MAXNREG_MIN, "
+                       "BW_TRITON_MAXNREG_MAX)",
+                       k->kernel, k->maxnreg, BW_TRITON_MAXNREG_MIN, BW_TRITON_MAXNREG_MAX);
     if (k->line < 0)
         return bw_fail(cause, BW_ERR_INVALID, "kernel %s: line %d", k->kernel, k->line);
     for (size_t a = 0; a < k->n_args; a++) {
@@ -176,6 +182,10 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
         rc = rc ? rc : compile_wire_puts(out, "num_warps", n);
         snprintf(n, sizeof(n), "%d", k->num_stages);
         rc = rc ? rc : compile_wire_puts(out, "num_stages", n);
+        if (k->maxnreg) {
+            snprintf(n, sizeof(n), "%d", k->maxnreg);
+            rc = rc ? rc : compile_wire_puts(out, "maxnreg", n);
+        }
         for (size_t a = 0; a < k->n_args && !rc; a++) {
             const struct triton_arg *arg = &k->args[a];
             snprintf(n, sizeof(n), "%s %s", arg->type,
@@ -571,8 +581,9 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
             return BW_ERR_NOMEM;
         p->has_ptx = true;
     } else if (strcmp(f->key, "num_warps") == 0) {
-        if (!parse_u64(f->value, 32, &v) || v == 0 || (v & (v - 1))) {
-            *bad = "num_warps is not 1 to 32, a power of 2";
+        /* not a power of 2 for a warp-specialised kernel: every partition's warps */
+        if (!parse_u64(f->value, 32, &v) || v == 0) {
+            *bad = "num_warps is not 1 to 32";
             return BW_OK;
         }
         b->num_warps = (int)v;

@@ -14,13 +14,14 @@
  * driver imports triton (about 0.9 s on the H200 machine) and waits for ONE
  * request; triton_compiler_compile() sends it: the source and, per kernel
  * variant, the kernel's name, its positional arguments typed as
- * kernel[grid](...) would type them, its constexpr values, num_warps and
- * num_stages. The driver checks the binding against the kernel's signature,
- * specialises as Triton's JIT does (tt.divisibility=16, integers equal to 1
- * folded), runs triton.compile(ASTSource(fn, signature, constexprs, attrs),
- * target=GPUTarget("cuda", CC, 32), options={num_warps, num_stages}) -- no
- * other option -- and answers cubins, PTX and metadata, or diagnostics at
- * the learner's lines.
+ * kernel[grid](...) would type them, its constexpr values, num_warps,
+ * num_stages and maxnreg (when given). The driver checks the binding against
+ * the kernel's signature, specialises as Triton's JIT does (tt.divisibility=16,
+ * integers equal to 1 folded), runs triton.compile(ASTSource(fn, signature,
+ * constexprs, attrs), target=GPUTarget("cuda", CC, 32), options={num_warps,
+ * num_stages[, maxnreg]}) -- no other option; a @gluon.jit kernel's source is
+ * Gluon's GluonASTSource, the same otherwise -- and answers cubins, PTX and
+ * metadata, or diagnostics at the learner's lines.
  *
  * Pre-starting (the shape of the API): importing triton is most of a Triton
  * compile's latency, so a pool keeps a started compiler ahead of need and
@@ -95,6 +96,8 @@ struct triton_kernel_request {
     size_t n_constexprs; /* at most BW_MAX_LAUNCH_ARGS */
     int num_warps;       /* 1, 2, 4, 8, 16 or 32 */
     int num_stages;      /* 1 to 16 */
+    int maxnreg;         /* registers per thread: 0 (no cap, Triton's default) or
+                            BW_TRITON_MAXNREG_MIN to BW_TRITON_MAXNREG_MAX */
     int line;            /* the @launch line: errors about the binding go there (0: none) */
 };
 
@@ -131,7 +134,8 @@ struct triton_build {
     size_t cubin_len;
     char *ptx;     /* owned */
     char *name;    /* owned; the entry symbol in the cubin */
-    int num_warps; /* block = 32 * num_warps threads */
+    int num_warps; /* 1 to 32; block = 32 * num_warps threads. A warp-specialised kernel's
+                      is every partition's warps (e.g. 12): not the request's, nor a power of 2 */
     int num_ctas;  /* always 1 (the judge never asks for clusters) */
     int shared;    /* dynamic shared memory bytes to launch with (opt in above 48 KiB) */
     uint64_t global_scratch_size; /* per program; the launch needs grid_x*grid_y*grid_z*size
@@ -231,7 +235,8 @@ bool triton_arg_type_valid(const char *type);
  * filename, source, cc, jobs (BW_TRITON_JOBS: the driver compiles the
  * variants in that many forked processes at most, as many as it has CPUs),
  * then per kernel: kernel, line, num_warps,
- * num_stages, arg "TYPE FLAGS" (FLAGS "D" div16, "1" equal1, "-" none),
+ * num_stages, maxnreg (only when nonzero), arg "TYPE FLAGS" (FLAGS "D"
+ * div16, "1" equal1, "-" none),
  * constexpr "NAME=VALUE". BW_ERR_INVALID or BW_ERR_LIMIT with the cause.
  */
 int triton_request_encode(const struct triton_request *rq, struct buf *out, char **cause);

@@ -47,12 +47,13 @@ static void variant_of(const struct plan *pl, size_t l, struct triton_variant *v
         v->constexprs[k] = (struct triton_constexpr){L->constexprs[k].name, L->constexprs[k].value};
     v->num_warps = L->num_warps;
     v->num_stages = L->num_stages;
+    v->maxnreg = L->maxnreg;
 }
 
 static bool same_variant(const struct triton_variant *a, const struct triton_variant *b)
 {
     if (a->launch != b->launch || a->n_args != b->n_args || a->n_constexprs != b->n_constexprs ||
-        a->num_warps != b->num_warps || a->num_stages != b->num_stages)
+        a->num_warps != b->num_warps || a->num_stages != b->num_stages || a->maxnreg != b->maxnreg)
         return false;
     for (size_t k = 0; k < a->n_args; k++)
         if (strcmp(a->types[k], b->types[k]) != 0 || a->args[k].div16 != b->args[k].div16 ||
@@ -188,6 +189,7 @@ int triton_program_compile(struct triton_program *tp, const struct directives *d
                 .n_constexprs = v->n_constexprs,
                 .num_warps = v->num_warps,
                 .num_stages = v->num_stages,
+                .maxnreg = v->maxnreg,
                 .line = d->launches[v->launch].line,
             };
         }

@@ -6,8 +6,8 @@
  *
  * Why variants: Triton's JIT specialises a kernel on its arguments. An
  * integer is i32 or i64 by its value, marked divisible by 16 when it is, and
- * folded into the code when it equals 1; every constexpr value, num_warps
- * and num_stages is part of the code. The judge gives each case the build
+ * folded into the code when it equals 1; every constexpr value, num_warps,
+ * num_stages and maxnreg is part of the code. The judge gives each case the build
  * that `kernel[grid](...)` would give it at home, so one @tune configuration
  * is one build per distinct variant over all of the problem's test and
  * benchmark cases (at most BW_TRITON_MAX_VARIANTS a configuration), and the
@@ -18,9 +18,11 @@
  * A configuration's builds are loaded into one runner as "v0", "v1", ...
  * (runner_load_images). A case's launch calls the variant its arguments
  * select, with the arguments the build kept (an integer equal to 1 is
- * dropped), typed as the build takes them, with block 32 * num_warps and the
- * build's dynamic shared memory, then Triton's two trailing scratch pointers:
- * a zeroed buffer of the build's size per program of the launch, or NULL.
+ * dropped), typed as the build takes them, with block 32 * the build's
+ * num_warps (a warp-specialised kernel's is all its partitions' warps, more
+ * than the @launch's num_warps) and the build's dynamic shared memory, then
+ * Triton's two trailing scratch pointers: a zeroed buffer of the build's size
+ * per program of the launch, or NULL.
  */
 #ifndef BW_TRITON_PROGRAM_H
 #define BW_TRITON_PROGRAM_H
@@ -47,6 +49,7 @@ struct triton_variant {
     struct triton_constexpr constexprs[BW_MAX_LAUNCH_ARGS]; /* names borrowed from the directives */
     size_t n_constexprs;
     int num_warps, num_stages;
+    int maxnreg; /* 0: no cap */
 };
 
 /* The variants of one @tune configuration. */

@@ -10,6 +10,8 @@
 #              triton.compile(ASTSource(fn, signature, constexprs, attrs),
 #                             target=GPUTarget("cuda", CC, 32),
 #                             options={"num_warps": W, "num_stages": S})
+#            (plus "maxnreg": R when the @launch gives maxnreg=; a @gluon.jit
+#            kernel's source is Gluon's GluonASTSource, same arguments)
 #            and answers builds (cubin, PTX, metadata, kept parameters) and
 #            diagnostics at the learner's lines on fd 4, then exits.
 #   --probe  (trusted, unsandboxed) imports triton, compiles one small kernel
@@ -153,6 +155,7 @@ class KernelRequest:
         self.line = 0
         self.num_warps = 4
         self.num_stages = 3
+        self.maxnreg = None   # Triton's default: no cap on registers per thread
         self.args = []        # [(type, flags)]
         self.constexprs = []  # [(name, int)]
 
@@ -177,6 +180,8 @@ def decode_request(data):
             k.num_warps = int(value)
         elif key == "num_stages":
             k.num_stages = int(value)
+        elif key == "maxnreg":
+            k.maxnreg = int(value)
         elif key == "arg":
             ty, _, flags = value.decode().partition(" ")
             k.args.append((ty, flags))
@@ -283,7 +288,8 @@ class Learner:
         return True
 
     def jit_functions(self):
-        """Every JITFunction reachable from the module's globals (unwrapping autotune)."""
+        """Every JITFunction reachable from the module's globals (unwrapping autotune);
+        Gluon's GluonJITFunction (@gluon.jit) is one of its subclasses."""
         JIT = self.triton.runtime.jit.JITFunction
         out = []
         for value in list(vars(self.module).values()):
@@ -343,11 +349,19 @@ def find_kernel(learner, name):
             raise BindError("`%s` is wrapped by %s: the judge compiles the @triton.jit function "
                             "itself; tune with # @tune and give every tl.constexpr in the @launch "
                             "args" % (name, type(obj).__name__))
-        raise BindError("`%s` is not a @triton.jit function (it is a %s)" % (name, type(obj).__name__))
+        raise BindError("`%s` is not a @triton.jit (or @gluon.jit) function (it is a %s)"
+                        % (name, type(obj).__name__))
     if obj.fn.__code__.co_filename != learner.filename:
-        raise BindError("`%s` is a @triton.jit function of another module (%s): @launch runs "
-                        "kernels defined in %s" % (name, obj.fn.__module__, learner.filename))
+        raise BindError("`%s` is a @triton.jit (or @gluon.jit) function of another module (%s): "
+                        "@launch runs kernels defined in %s"
+                        % (name, obj.fn.__module__, learner.filename))
     return obj
+
+
+def is_gluon(fn):
+    """A @gluon.jit kernel: Triton 3.6's GluonJITFunction says so with is_gluon()."""
+    test = getattr(fn, "is_gluon", None)
+    return callable(test) and test() is True
 
 
 def specialise(fn, k, attr_d):
@@ -438,6 +452,7 @@ class Compiler:
         from triton.compiler import ASTSource
         self.triton = triton
         self.ASTSource = ASTSource
+        self.GluonASTSource = None  # imported by source_class for the first @gluon.jit kernel
         self.target = GPUTarget("cuda", cc, 32)
         self.attr_d = [["tt.divisibility", 16]]
         try:
@@ -449,15 +464,33 @@ class Compiler:
             pass
         self.memo = {}
 
+    def source_class(self, fn):
+        """ASTSource, or GluonASTSource (triton.experimental.gluon._runtime) for a @gluon.jit
+        kernel; BindError when this Triton has no Gluon compiler."""
+        if not is_gluon(fn):
+            return self.ASTSource
+        if self.GluonASTSource is None:
+            try:
+                from triton.experimental.gluon._runtime import GluonASTSource
+            except Exception as e:  # an installation without Gluon, or another layout of it
+                raise BindError("`%s` is a @gluon.jit kernel, and Triton %s here has no Gluon "
+                                "compiler (triton.experimental.gluon._runtime.GluonASTSource: %s)"
+                                % (fn.__name__, getattr(self.triton, "__version__", "?"),
+                                   one_line(e)))
+            self.GluonASTSource = GluonASTSource
+        return self.GluonASTSource
+
     def compile(self, fn, k, spec):
         signature, constexprs, attrs, _ = spec
         key = (k.name, tuple(signature.items()), repr(sorted(constexprs.items())),
-               repr(sorted(attrs.items())), k.num_warps, k.num_stages)
+               repr(sorted(attrs.items())), k.num_warps, k.num_stages, k.maxnreg)
         if key in self.memo:
             return self.memo[key]
-        src = self.ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
-        compiled = self.triton.compile(src, target=self.target,
-                                       options={"num_warps": k.num_warps, "num_stages": k.num_stages})
+        src = self.source_class(fn)(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
+        options = {"num_warps": k.num_warps, "num_stages": k.num_stages}
+        if k.maxnreg is not None:
+            options["maxnreg"] = k.maxnreg
+        compiled = self.triton.compile(src, target=self.target, options=options)
         self.memo[key] = compiled
         return compiled
 
@@ -523,9 +556,14 @@ def report_compile_error(e, learner, fn, k, diags):
         where = where or learner_frame(c.__traceback__, learner.filename)
     if where is None:
         where = (learner.def_line(fn)[0], 0)
-    diags.add(where[0], where[1], "error",
-              "Triton could not compile `%s` (num_warps=%d, num_stages=%d): %s"
-              % (k.name, k.num_warps, k.num_stages, message or one_line(chain[-1])))
+    diags.add(where[0], where[1], "error", "Triton could not compile `%s` (%s): %s"
+              % (k.name, options_text(k), message or one_line(chain[-1])))
+
+
+def options_text(k):
+    """num_warps=4, num_stages=3[, maxnreg=168]: the options a build was compiled with."""
+    text = "num_warps=%d, num_stages=%d" % (k.num_warps, k.num_stages)
+    return text + (", maxnreg=%d" % k.maxnreg if k.maxnreg is not None else "")
 
 
 def compile_one(compiler, learner, item, given_up, diags):
@@ -624,6 +662,7 @@ def compile_all(triton, rq, workdir):
             continue
         try:
             fn = find_kernel(learner, k.name)
+            compiler.source_class(fn)  # a @gluon.jit kernel needs Triton's Gluon
             items.append((i, k, fn, specialise(fn, k, compiler.attr_d)))
         except BindError as e:
             diags.add(k.line, 0, "error", str(e))

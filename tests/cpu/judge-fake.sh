@@ -47,7 +47,7 @@ if [ $rc -eq 0 ]; then
 else
     bad "validate exit $rc: $(json "$tmp/validate.json" '[(r["file"], r["got"], r["result"]["message"]) for r in d["fake-add"] if not r["ok"]]' 2>&1 | head -c 600) $(head -c 300 "$tmp/validate.err")"
 fi
-for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu solution.py starter.py; do
+for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu solution.py solution_gluon.py starter.py; do
     got=$(json "$tmp/validate.json" "[r['result']['executed'] for r in d['fake-add'] if r['file']=='$f'][0]" 2>/dev/null)
     [ "$got" = True ] && ok "validate ran $f (executed)" || bad "validate did not execute $f: $got"
 done
@@ -121,6 +121,16 @@ got=$(json "$tmp/py.json" '(d["verdict"], d["executed"], [b["samples"] >= 10 for
 [ $rc -eq 0 ] && [ "$got" = "('AC', True, [True, True], [('autotune', 'failed'), ('block-128', 'passed'), ('sizes', 'passed')])" ] &&
     ok "solution.py (Triton): Accepted, both shapes timed, its goals measured (no @tune: autotune fails)" ||
     bad "solution.py: exit $rc, $got"
+
+# A warp-specialised Gluon kernel with maxnreg= (its build has 12 warps, the
+# @launch 4: tests/unit/test_triton_program.c checks the block), judged as a
+# Triton one: every case on its build.
+jd check --json --tests-only "$problem" "$problem/solution_gluon.py" >"$tmp/gluon.json"
+rc=$?
+got=$(json "$tmp/gluon.json" '(d["verdict"], d["executed"], [t["verdict"] for t in d["tests"]])' 2>&1)
+[ $rc -eq 0 ] && [ "$got" = "('AC', True, ['AC', 'AC', 'AC', 'AC'])" ] &&
+    ok "solution_gluon.py (Gluon, warp-specialised, maxnreg=168): Accepted" ||
+    bad "solution_gluon.py: exit $rc, $got $(json "$tmp/gluon.json" 'd["message"]' | head -c 400)"
 
 # The runner's findings, each with its words.
 check_verdict() { # FILE VERDICT WORDS

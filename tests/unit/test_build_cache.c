@@ -187,12 +187,16 @@ TEST(triton_results_are_kept_apart_from_nvrtc_builds)
     struct build_cache *c = build_cache_new();
     struct triton_result t = triton_built(), got;
     struct compile_result cr;
-    char key[65], key2[65];
+    char key[65], key2[65], key3[65];
 
     CHECK(build_cache_triton_key(&rq, key));
     k.num_warps = 8; /* any field of the request changes the key */
     CHECK(build_cache_triton_key(&rq, key2));
     CHECK(strcmp(key, key2) != 0);
+    k.maxnreg = 168; /* maxnreg too: a cap on registers is another build */
+    CHECK(build_cache_triton_key(&rq, key3));
+    CHECK(strcmp(key2, key3) != 0);
+    k.maxnreg = 0;
     CHECK(!build_cache_get_triton(c, key, &got));
     build_cache_put_triton(c, key, &t);
     CHECK(!build_cache_get(c, key, &cr)); /* the entry is a Triton one: no NVRTC build */

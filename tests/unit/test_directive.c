@@ -936,3 +936,44 @@ TEST(triton_directive_errors)
                            "keyword argument 'BLOCK=' in a CUDA @launch"),
                  BW_ERR_INVALID);
 }
+
+/* maxnreg=: Triton's cap on registers per thread, parsed like num_stages=. */
+TEST(triton_launch_maxnreg)
+{
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse_triton("# @tune R=(168, 232)\n"
+                              "# @launch k grid=(1) num_warps=4 maxnreg=R args=(A)\n"
+                              "# @launch k grid=(1) maxnreg=(8 * 21) args=(A)\n"
+                              "# @launch k grid=(1) args=(A)\n",
+                              &d, &l),
+                 BW_OK);
+    CHECK_INT_EQ(l.n, 0);
+    CHECK_INT_EQ(d.n_launches, 3);
+    if (d.n_launches == 3) {
+        CHECK(d.launches[0].maxnreg != NULL);
+        CHECK_STR_EQ(expr_text(d.launches[0].maxnreg), "R");
+        CHECK_INT_EQ(d.launches[0].maxnreg_column, 34);
+        CHECK(d.launches[1].maxnreg != NULL);
+        CHECK_STR_EQ(expr_text(d.launches[1].maxnreg), "(8 * 21)");
+        CHECK_INT_EQ(d.launches[1].maxnreg_column, 22);
+        CHECK(d.launches[2].maxnreg == NULL && d.launches[2].maxnreg_column == 0);
+    }
+    directives_release(&d);
+
+    triton_error("# @launch k grid=(1) maxnreg= args=(A)\n", 1, 31,
+                 "expected an expression after maxnreg=");
+    triton_error("# @launch k grid=(1) maxnreg=128 maxnreg=64 args=(A)\n", 1, 34,
+                 "duplicate maxnreg= in @launch (first at column 22)");
+    triton_error("# @launch k grid=(1 maxnreg=128 args=(A)\n", 1, 21,
+                 "expected ')' to close grid=( at column 18 before maxnreg=");
+    triton_error("# @launch k grid=(1) maxregs=128 args=(A)\n", 1, 22,
+                 "unknown key 'maxregs' in @launch (expected grid=, num_warps=, num_stages=, "
+                 "maxnreg=, args=)");
+    triton_error("# @flags --maxrregcount=128\n# @launch k grid=(1) args=(A)\n", 1, 3,
+                 "options are num_warps=, num_stages= and maxnreg= on its @launch");
+    CHECK_INT_EQ(one_error("// @launch k grid=(1) block=(1) maxnreg=128 args=(A)\n", 1, 33,
+                           "maxnreg= is a Triton launch option"),
+                 BW_ERR_INVALID);
+}

@@ -469,3 +469,71 @@ TEST(plan_triton_refuses_what_cannot_be_compiled_once)
     free(pl);
     problem_free(p);
 }
+
+/* The "maxnreg" of launch 0 of pl's JSON: its value, 0 when absent, -1 when not an integer. */
+static long long json_maxnreg(const struct plan *pl)
+{
+    json_t *j = plan_json(pl, LANG_TRITON);
+    json_t *v = json_object_get(json_array_get(json_object_get(j, "launches"), 0), "maxnreg");
+    long long n = !v ? 0 : json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+
+    json_decref(j);
+    return n;
+}
+
+TEST(plan_triton_maxnreg)
+{
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+    int64_t tv[BW_MAX_TUNE_PARAMS] = {232};
+    struct plan *pl = calloc(1, sizeof(*pl));
+    char *cause = NULL;
+
+    if (!p || !pl) {
+        problem_free(p);
+        free(pl);
+        return;
+    }
+    if (parse_triton_ok("# @tune R=(168, 232)\n"
+                        "# @launch add grid=(1) maxnreg=R args=(x, y, out, N)\n",
+                        &d)) {
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+        CHECK_INT_EQ(plan_build(p, &d, tv, &p->tests[0], PLAN_SUBMISSION, pl, &cause), BW_OK);
+        CHECK_INT_EQ(pl->launches[0].maxnreg, 232);
+        CHECK_INT_EQ(json_maxnreg(pl), 232);
+        directives_release(&d);
+    }
+    if (parse_triton_ok("# @launch add grid=(1) args=(x, y, out, N)\n", &d)) {
+        CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[0], PLAN_SUBMISSION, pl, &cause), BW_OK);
+        CHECK_INT_EQ(pl->launches[0].maxnreg, 0); /* Triton's default: no cap */
+        CHECK_INT_EQ(json_maxnreg(pl), 0);        /* and none in the JSON */
+        directives_release(&d);
+    }
+    /* a size changes per case: maxnreg may not use one */
+    if (parse_triton_ok("# @launch add grid=(1) maxnreg=min(N, 128) args=(x, y, out, N)\n", &d)) {
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+        CHECK(diags.n == 1 && strstr(diags.items[0].msg, "'N' cannot be used in maxnreg=: it "
+                                                         "changes the compiled kernel"));
+        CHECK(diags.n == 1 && diags.items[0].line == 1 && diags.items[0].column == 24);
+        directives_release(&d);
+    }
+    diag_list_release(&diags);
+    if (parse_triton_ok("# @const R=7\n# @launch add grid=(1) maxnreg=R args=(x, y, out, N)\n",
+                        &d)) {
+        CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[0], PLAN_SUBMISSION, pl, &cause),
+                     BW_ERR_INVALID);
+        CHECK_CONTAINS(cause, "line 2: maxnreg = 7: Triton's maxnreg is 24 to 255 registers per "
+                              "thread");
+        directives_release(&d);
+    }
+    if (parse_triton_ok("# @launch add grid=(1) maxnreg=256 args=(x, y, out, N)\n", &d)) {
+        CHECK_INT_EQ(plan_build(p, &d, NULL, &p->tests[0], PLAN_SUBMISSION, pl, &cause),
+                     BW_ERR_INVALID);
+        CHECK_CONTAINS(cause, "maxnreg = 256: Triton's maxnreg is 24 to 255");
+        directives_release(&d);
+    }
+    free(cause);
+    free(pl);
+    problem_free(p);
+}

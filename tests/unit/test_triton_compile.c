@@ -337,6 +337,37 @@ TEST(request_record)
     free(cause);
 }
 
+/* maxnreg is sent only when given, after num_stages. */
+TEST(request_record_maxnreg)
+{
+    static const struct triton_arg args[] = {{"*fp32", true, false}};
+    struct triton_kernel_request k = kernel("ws", args, 1, NULL, 0, 3);
+    struct triton_request rq = {.source = "x", .len = 1, .kernels = &k, .n_kernels = 1};
+    const char *want[] = {"filename", "source",    "cc",         "jobs",    "kernel",
+                          "line",     "num_warps", "num_stages", "maxnreg", "arg"};
+    struct compile_field f;
+    struct buf b;
+    char *cause = NULL, *data;
+    size_t pos = 0, i = 0, len;
+    int rc;
+
+    k.maxnreg = 168;
+    buf_init(&b, 1 << 20);
+    CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_OK);
+    len = b.len;
+    data = buf_detach(&b);
+    while ((rc = compile_wire_next(data, len, &pos, &f, &cause)) == 1 && i < 10) {
+        CHECK_STR_EQ(f.key, want[i]);
+        if (strcmp(f.key, "maxnreg") == 0)
+            CHECK_STR_EQ(f.value, "168");
+        i++;
+    }
+    CHECK_INT_EQ(rc, 0);
+    CHECK_INT_EQ(i, 10);
+    free(data);
+    free(cause);
+}
+
 TEST(request_refused)
 {
     static const struct triton_arg tensordesc[] = {{"tensordesc<fp16[64,64]>", false, false}};
@@ -351,6 +382,20 @@ TEST(request_refused)
     k.num_warps = 3;
     CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "num_warps=3");
+    k = kernel("k", add_args, 4, block_1024, 1, 1);
+    k.num_warps = 12; /* a build may have 12 warps (warp specialisation); a request may not */
+    CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "num_warps=12 (expected 1, 2, 4, 8, 16 or 32)");
+    k = kernel("k", add_args, 4, block_1024, 1, 1);
+    k.maxnreg = BW_TRITON_MAXNREG_MIN - 1;
+    CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "maxnreg=23 (expected 0, or 24 to 255");
+    k.maxnreg = BW_TRITON_MAXNREG_MAX + 1;
+    CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "maxnreg=256");
+    k.maxnreg = -1;
+    CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "maxnreg=-1");
     k = kernel("k", tensordesc, 1, NULL, 0, 1);
     CHECK_INT_EQ(triton_request_encode(&rq, &b, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "host-side tensor descriptors are not supported");
@@ -443,6 +488,27 @@ TEST(result_record_good_build)
     free(cause);
 }
 
+/* A warp-specialised build's num_warps is every partition's: 12 is not a power of 2. */
+TEST(result_record_warp_specialised_build)
+{
+    size_t len;
+    char *data =
+        record(&len, "ready", "3.6.0", "accepted", "", "build", "0", "name", "add_kernel", "cubin",
+               "\177ELF add_kernel", "ptx", good_ptx, "num_warps", "12", "num_ctas", "1", "shared",
+               "0", "params", "0,1,2,3", "types", "*fp32,*fp32,*fp32,i32", "ptx_params", "6", NULL);
+    struct triton_result r;
+    bool accepted, complete;
+    char *cause = NULL;
+
+    CHECK_INT_EQ(decode(data, len, NULL, &r, &accepted, &complete, &cause), BW_OK);
+    CHECK(accepted && complete && !r.failure);
+    CHECK(r.builds[0].ok);
+    CHECK_INT_EQ(r.builds[0].num_warps, 12);
+    triton_result_release(&r);
+    free(data);
+    free(cause);
+}
+
 /* A forged or broken build: the submission's failure, never a judge error. */
 static void expect_unsound(const char *what, const char *failure, ...)
 {
@@ -517,7 +583,9 @@ TEST(result_record_unsound_builds)
         "huge scratch", "BW_TRITON_MAX_SCRATCH",
         BUILD_FIELDS("add_kernel", "\177ELF add_kernel", "0,1,2", "*fp32,*fp32,*fp32", "5"),
         "global_scratch_size", "1099511627776", NULL);
-    expect_unsound("bad warps", "num_warps", "build", "0", "num_warps", "3", NULL);
+    expect_unsound("no warps", "num_warps is not 1 to 32", "build", "0", "num_warps", "0", NULL);
+    expect_unsound("too many warps", "num_warps is not 1 to 32", "build", "0", "num_warps", "33",
+                   NULL);
     expect_unsound(
         "repeated build", "repeated",
         BUILD_FIELDS("add_kernel", "\177ELF add_kernel", "0,1,2", "*fp32,*fp32,*fp32", "5"),
@@ -817,6 +885,166 @@ TEST(variants_and_metadata)
     free(cause);
 }
 
+/* maxnreg reaches triton.compile only when given; the memo of builds tells it apart. */
+TEST(maxnreg_is_a_compile_option)
+{
+    struct triton_kernel_request ks[3] = {kernel("add_kernel", add_args, 4, block_1024, 1, 1),
+                                          kernel("add_kernel", add_args, 4, block_1024, 1, 1),
+                                          kernel("add_kernel", add_args, 4, block_1024, 1, 1)};
+    struct triton_result r;
+    char *cause = NULL;
+
+    NEED_TRITON();
+    FAKE_ONLY();
+    ks[1].maxnreg = 128;
+    ks[2].maxnreg = 64;
+    CHECK_MSG(compile_ks(vector_add, ks, 3, false, &r, &cause) == BW_OK, "%s", cause);
+    CHECK(r.ok && r.n_builds == 3);
+    if (!r.ok)
+        dump(&r);
+    else {
+        CHECK_CONTAINS(fake_record(&r.builds[0]), "\"maxnreg\": null");
+        CHECK_CONTAINS(fake_record(&r.builds[1]), "\"maxnreg\": 128");
+        CHECK_CONTAINS(fake_record(&r.builds[2]), "\"maxnreg\": 64");
+        CHECK_CONTAINS(fake_record(&r.builds[0]), "\"source\": \"ASTSource\"");
+    }
+    triton_result_release(&r);
+    free(cause);
+}
+
+/* Gluon (the fake's tests/fake/triton/experimental/gluon): the kernel line numbers. */
+static const char gluon_src[] =
+    "import triton.language as tl\n"                                     /* 1 */
+    "from triton.experimental import gluon\n"                            /* 2 */
+    "from triton.experimental.gluon import language as gl\n"             /* 3 */
+    "from triton.experimental.gluon.language.nvidia.hopper import tma\n" /* 4 */
+    "\n"                                                                 /* 5 */
+    "\n"                                                                 /* 6 */
+    "@gluon.jit\n"                                                       /* 7 */
+    "def _loader(x_ptr, n):\n"                                           /* 8 */
+    "    gl.load(x_ptr)\n"                                               /* 9 */
+    "\n"                                                                 /* 10 */
+    "\n"                                                                 /* 11 */
+    "@gluon.jit\n"                                                       /* 12 */
+    "def _consumer(x_ptr, n):\n"                                         /* 13 */
+    "    gl.store(x_ptr, gl.load(x_ptr) + 1.0)\n"                        /* 14 */
+    "\n"                                                                 /* 15 */
+    "\n"                                                                 /* 16 */
+    "@gluon.jit\n"                                                       /* 17 */
+    "def ws(x_ptr, n, BLOCK: gl.constexpr):\n"                           /* 18 */
+    "    desc = tma.make_tensor_descriptor(x_ptr, [n], [1], [BLOCK])\n"  /* 19 */
+    "    args = (x_ptr, n)\n"                                            /* 20 */
+    "    gl.warp_specialize([(_consumer, args), (_consumer, args), (_loader, args)],"
+    " [4, 1], [240, 24])\n"                                                                /* 21 */
+    "\n"                                                                                   /* 22 */
+    "\n"                                                                                   /* 23 */
+    "@gluon.jit\n"                                                                         /* 24 */
+    "def _bad_helper(x):\n"                                                                /* 25 */
+    "    return x + undefined_in_gluon\n"                                                  /* 26 */
+    "\n"                                                                                   /* 27 */
+    "\n"                                                                                   /* 28 */
+    "@gluon.jit\n"                                                                         /* 29 */
+    "def k_bad(x_ptr, n, BLOCK: gl.constexpr):\n"                                          /* 30 */
+    "    gl.store(x_ptr, _bad_helper(n))\n"                                                /* 31 */
+    "\n"                                                                                   /* 32 */
+    "\n"                                                                                   /* 33 */
+    "@gluon.jit\n"                                                                         /* 34 */
+    "def k_ptxas(x_ptr, n, BLOCK: gl.constexpr):\n"                                        /* 35 */
+    "    tl.fake_ptxas_error()\n"                                                          /* 36 */
+    "\n"                                                                                   /* 37 */
+    "\n"                                                                                   /* 38 */
+    "@gluon.jit\n"                                                                         /* 39 */
+    "def k_bad_partition(x_ptr, n, BLOCK: gl.constexpr):\n"                                /* 40 */
+    "    gl.warp_specialize([(_consumer, (x_ptr, n)), (_bad_helper, (n,))], [1], [24])\n"; /* 41 */
+
+TEST(gluon_kernels_compile_as_gluon)
+{
+    static const struct triton_arg args[] = {{"*fp16", true, false}, {"i32", true, false}};
+    static const struct triton_constexpr cx[] = {{"BLOCK", 64}};
+    struct triton_kernel_request ks[2] = {kernel("ws", args, 2, cx, 1, 50),
+                                          kernel("ws", args, 2, cx, 1, 50)};
+    struct triton_result r;
+    char *cause = NULL;
+    const struct triton_build *b;
+
+    NEED_TRITON();
+    FAKE_ONLY();
+    ks[0].maxnreg = 168;
+    CHECK_MSG(compile_ks(gluon_src, ks, 2, false, &r, &cause) == BW_OK, "%s", cause);
+    CHECK(r.ok && r.n_builds == 2);
+    if (!r.ok) {
+        dump(&r);
+    } else {
+        b = &r.builds[0];
+        CHECK_INT_EQ(b->num_warps, 12);            /* 4 + 4 + 1 warps, in whole warp groups */
+        CHECK_INT_EQ(b->global_scratch_size, 128); /* tma.make_tensor_descriptor */
+        CHECK_CONTAINS(fake_record(b), "\"source\": \"GluonASTSource\"");
+        CHECK_CONTAINS(fake_record(b), "\"maxnreg\": 168");
+        CHECK_CONTAINS(fake_record(b), "\"num_warps\": 4"); /* what was asked */
+        CHECK_CONTAINS(fake_record(b), "\"constexprs\": {\"2\": 64}");
+        CHECK_CONTAINS(fake_record(&r.builds[1]), "\"maxnreg\": null");
+    }
+    triton_result_release(&r);
+    free(cause);
+}
+
+TEST(gluon_errors_at_the_learners_lines)
+{
+    static const struct triton_arg args[] = {{"*fp32", true, false}, {"i32", true, false}};
+    static const struct triton_constexpr cx[] = {{"BLOCK", 4}};
+    struct triton_kernel_request ks[3] = {kernel("k_bad", args, 2, cx, 1, 1),
+                                          kernel("k_ptxas", args, 2, cx, 1, 1),
+                                          kernel("k_bad_partition", args, 2, cx, 1, 1)};
+    struct triton_result r;
+    char *cause = NULL;
+
+    NEED_TRITON();
+    FAKE_ONLY();
+    ks[1].maxnreg = 168;
+    CHECK_MSG(compile_ks(gluon_src, ks, 3, false, &r, &cause) == BW_OK, "%s", cause);
+    CHECK(!r.ok && !r.failure);
+    CHECK_DIAG(&r, 26, 16, "error: NameError(\"'undefined_in_gluon' is not defined\")");
+    CHECK_DIAG(&r, 31, 21, "remark: the error above happens in this call");
+    CHECK_DIAG(&r, 35, 0,
+               "error: Triton could not compile `k_ptxas` (num_warps=4, num_stages=3, "
+               "maxnreg=168): PTXASError: `ptxas` failed with error code 255");
+    CHECK_DIAG(&r, 41, 50, "remark: the error above happens in this call"); /* the partition */
+    triton_result_release(&r);
+    free(cause);
+}
+
+/* A @gluon.jit kernel where Triton's Gluon compiler cannot be imported: said at the @launch. */
+TEST(gluon_without_gluon_is_said_at_the_launch)
+{
+    static const char src[] =
+        "import sys\n"
+        "from triton.experimental import gluon\n"
+        "from triton.experimental.gluon import language as gl\n"
+        "\n"
+        "\n"
+        "@gluon.jit\n"
+        "def k(x_ptr, n, BLOCK: gl.constexpr):\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "sys.modules[\"triton.experimental.gluon._runtime\"] = None  # as if it were absent\n";
+    static const struct triton_arg args[] = {{"*fp32", true, false}, {"i32", true, false}};
+    static const struct triton_constexpr cx[] = {{"BLOCK", 4}};
+    struct triton_kernel_request k = kernel("k", args, 2, cx, 1, 14);
+    struct triton_result r;
+    char *cause = NULL;
+
+    NEED_TRITON();
+    FAKE_ONLY();
+    CHECK_MSG(compile_ks(src, &k, 1, false, &r, &cause) == BW_OK, "%s", cause);
+    CHECK(!r.ok && !r.failure && !r.builds[0].ok);
+    CHECK_DIAG(&r, 14, 0,
+               "error: `k` is a @gluon.jit kernel, and Triton 3.6.0+fake here has no "
+               "Gluon compiler (triton.experimental.gluon._runtime.GluonASTSource: ");
+    triton_result_release(&r);
+    free(cause);
+}
+
 /* ---- errors -------------------------------------------------------------------------- */
 
 static const char binding_src[] =
@@ -890,7 +1118,8 @@ TEST(binding_errors_at_the_launch_line)
             CHECK_DIAG(&r, 25, 0, "`missing` is not defined at the top level of submission.py");
             break;
         case 5:
-            CHECK_DIAG(&r, 26, 0, "`plain` is not a @triton.jit function (it is a function)");
+            CHECK_DIAG(&r, 26, 0,
+                       "`plain` is not a @triton.jit (or @gluon.jit) function (it is a function)");
             break;
         case 6:
             CHECK_DIAG(&r, 27, 0,
@@ -900,11 +1129,11 @@ TEST(binding_errors_at_the_launch_line)
         case 7: /* the real triton's library kernels are @triton.jit functions of their module */
             if (real())
                 CHECK_DIAG(&r, 28, 0,
-                           "`lib_kernel` is a @triton.jit function of another module "
-                           "(triton.language.standard): @launch runs kernels defined in "
+                           "`lib_kernel` is a @triton.jit (or @gluon.jit) function of another "
+                           "module (triton.language.standard): @launch runs kernels defined in "
                            "submission.py");
             else
-                CHECK_DIAG(&r, 28, 0, "`lib_kernel` is not a @triton.jit function");
+                CHECK_DIAG(&r, 28, 0, "`lib_kernel` is not a @triton.jit (or @gluon.jit) function");
             break;
         }
         triton_result_release(&r);
@@ -1324,6 +1553,31 @@ static const char matmul_src[] =
     "    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc,\n"
     "             mask=(rm[:, None] < M) & (rn[None, :] < N))\n";
 
+/* A real Gluon kernel, warp-specialised: a default partition of 4 warps adding
+ * 1 to a block of x, and a 1-warp worker that only reads n (Gluon's
+ * partitions are rounded to whole warpgroups, so the build has 8 warps). */
+static const char gluon_ws_src[] =
+    "from triton.experimental import gluon\n"
+    "from triton.experimental.gluon import language as gl\n"
+    "\n"
+    "\n"
+    "@gluon.jit\n"
+    "def _add_one(x_ptr, n):\n"
+    "    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])\n"
+    "    offs = gl.program_id(0) * 128 + gl.arange(0, 128, layout)\n"
+    "    x = gl.load(x_ptr + offs, mask=offs < n)\n"
+    "    gl.store(x_ptr + offs, x + 1.0, mask=offs < n)\n"
+    "\n"
+    "\n"
+    "@gluon.jit\n"
+    "def _reader(x_ptr, n):\n"
+    "    gl.static_assert(True)\n"
+    "\n"
+    "\n"
+    "@gluon.jit\n"
+    "def add_one(x_ptr, n):\n"
+    "    gl.warp_specialize([(_add_one, (x_ptr, n)), (_reader, (x_ptr, n))], [1], [24])\n";
+
 /* Writes a build's PTX to $BW_TRITON_DUMP_DIR/NAME.ptx (tests/gpu/triton.sh compares it). */
 static void dump_ptx(const char *name, const struct triton_build *b)
 {
@@ -1390,6 +1644,34 @@ TEST(real_vector_add_and_matmul)
         CHECK(b->ptx && strstr(b->ptx, "cp.async"));
         printf("  matmul: cubin %zu bytes, shared %d, %.0f ms\n", b->cubin_len, b->shared, r.ms);
         dump_ptx("matmul", b);
+    }
+    triton_result_release(&r);
+    free(cause);
+}
+
+TEST(real_gluon_warp_specialised)
+{
+    static const struct triton_arg args[] = {{"*fp32", true, false}, {"i32", false, false}};
+    struct triton_kernel_request k = kernel("add_one", args, 2, NULL, 0, 1);
+    struct triton_result r;
+    char *cause = NULL;
+
+    if (!real())
+        SKIP("the real Triton runs on the GPU machine (tests/gpu/triton.sh, BW_TRITON_REAL=1)");
+    NEED_TRITON();
+    k.maxnreg = 128;
+    CHECK_MSG(compile_ks(gluon_ws_src, &k, 1, false, &r, &cause) == BW_OK, "%s", cause);
+    CHECK(r.ok);
+    if (!r.ok)
+        dump(&r);
+    if (r.ok) {
+        const struct triton_build *b = &r.builds[0];
+        CHECK_STR_EQ(b->name, "add_one");
+        CHECK_MSG(b->num_warps > 4 && b->num_warps % 4 == 0, "num_warps %d", b->num_warps);
+        CHECK_INT_EQ(b->n_params, 2);
+        CHECK_MSG(b->ptx && strstr(b->ptx, ".maxnreg 128"), "no .maxnreg 128 in the PTX");
+        printf("  gluon add_one: %d warps, cubin %zu bytes, %.0f ms\n", b->num_warps, b->cubin_len,
+               r.ms);
     }
     triton_result_release(&r);
     free(cause);

@@ -195,3 +195,69 @@ TEST(triton_program_no_case_can_launch_is_said_why)
     problem_free(p);
     free(cause);
 }
+
+TEST(triton_maxnreg_is_part_of_each_variant)
+{
+    static const char capped[] =
+        "# @tune R=(168, 232)\n"
+        "# @launch add grid=(cdiv(N, 128)) num_warps=4 maxnreg=R args=(x, y, out, N, BLOCK=128)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct program pg;
+    struct triton_program tp;
+    struct plan pl;
+    struct run_plan rp;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&pg, p, capped), BW_OK);
+    CHECK_INT_EQ(triton_program_plan(&tp, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+                 BW_OK);
+    CHECK_INT_EQ(tp.n_builds, 6); /* two caps x three specialisations of N */
+    for (size_t i = 0; i < tp.configs[0].n_variants; i++)
+        CHECK_INT_EQ(tp.configs[0].variants[i].maxnreg, 168);
+    for (size_t i = 0; i < tp.configs[1].n_variants; i++)
+        CHECK_INT_EQ(tp.configs[1].variants[i].maxnreg, 232);
+
+    /* A warp-specialised build: 12 warps (4 + workers of 4 and 1, in warp groups), not the
+     * @launch's 4 and not a power of 2; the block is all of them. */
+    tp.result.builds = calloc(tp.n_builds, sizeof(*tp.result.builds));
+    tp.result.n_builds = tp.n_builds;
+    for (size_t i = 0; i < tp.n_builds; i++) {
+        fake_build(&tp.result.builds[i], i % 3 == 0, 0);
+        tp.result.builds[i].num_warps = 12;
+    }
+    CHECK_INT_EQ(
+        plan_build(p, &pg.dirs, pg.tune_values[1], &p->tests[1], PLAN_SUBMISSION, &pl, &cause),
+        BW_OK);
+    CHECK_INT_EQ(pl.launches[0].block[0], 128); /* the plan knows only the @launch's warps */
+    CHECK_INT_EQ(triton_program_run_plan(&tp, 1, &pl, 7, 1, &rp, &cause), BW_OK);
+    CHECK_INT_EQ(rp.launches[0].block[0], 384);
+    triton_program_release(&tp);
+    program_release(&pg);
+    problem_free(p);
+    free(cause);
+}
+
+TEST(triton_maxnreg_out_of_range_is_said_why)
+{
+    static const char low[] = "# @launch add grid=(1) maxnreg=16 args=(x, y, out, N, BLOCK=128)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct program pg;
+    struct program_target t = {0};
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&pg, p, low), BW_OK);
+    /* Planned before any Python starts: no Triton is needed to refuse it. */
+    CHECK_INT_EQ(program_compile(&pg, &t, low, strlen(low), "submission.py", &cause), BW_OK);
+    CHECK(!pg.builds[0].ok);
+    CHECK(pg.builds[0].failure != NULL);
+    if (pg.builds[0].failure)
+        CHECK_CONTAINS(pg.builds[0].failure,
+                       "maxnreg = 16: Triton's maxnreg is 24 to 255 registers per thread");
+    program_release(&pg);
+    problem_free(p);
+    free(cause);
+}

@@ -5,9 +5,10 @@ GPU (tests/unit/test_triton_compile.c). It never generates code.
 It is also a contract test: ASTSource and compile() check that the driver
 hands them what Triton 3.3-3.6 expect (a signature naming every parameter in
 order, "constexpr" entries with their values keyed (index,), divisibility
-attributes only on kept parameters, only the num_warps and num_stages
-options), and the fake cubin records what it was given, so a test can read
-the specialisation back. See tests/fake/triton/compiler/compiler.py for what
+attributes only on kept parameters, only the num_warps, num_stages and
+maxnreg options, a GluonASTSource for a @gluon.jit kernel), and the fake
+cubin records what it was given, so a test can read the specialisation back.
+triton.experimental.gluon fakes Gluon (tests/fake/triton/experimental/). See tests/fake/triton/compiler/compiler.py for what
 its "compile" does (ptxas --version through a subprocess, name checks, a few
 magic calls that fail the way Triton does).
 """

@@ -2,3 +2,4 @@
 // @launch k grid=(1) block=(1) args=(x, n
 // @launch k grid=(1) block=(1 args=(x)
 // @launch k grid=(1) block=(1) smem=(4 * (n + 1) args=(x)
+// @launch k grid=(1 maxnreg=128 block=(1) args=(x)

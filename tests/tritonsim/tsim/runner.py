@@ -126,6 +126,8 @@ def run_case(mod, path, case, in_dir, out_dir, time_limit=None):
         kwargs = dict(L.get("constexprs", {}))
         kwargs["num_warps"] = L.get("num_warps", 4)
         kwargs["num_stages"] = L.get("num_stages", 3)
+        if "maxnreg" in L:  # only when the @launch gives it; no effect on the CPU
+            kwargs["maxnreg"] = L["maxnreg"]
         label = "launch %d (%s, grid %s)" % (li, L["kernel"], L["grid"])
         try:
             launch(k, tuple(L["grid"]), args, kwargs, time_limit=time_limit, plan=True)

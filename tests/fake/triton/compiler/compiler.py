@@ -20,7 +20,15 @@ the package). compile() then "compiles" without generating code:
     asm["ptx"] has one .entry with a .param per kept parameter plus Triton's
     two scratch pointers; metadata has the fields of Triton 3.6
     (shared > 0 when the kernel uses tl.dot, global scratch when it uses
-    tl.make_tensor_descriptor).
+    tl.make_tensor_descriptor or Gluon's tma.make_tensor_descriptor).
+
+A @gluon.jit kernel (tests/fake/triton/experimental/gluon) must come as a
+GluonASTSource, and a @triton.jit one as a plain ASTSource, as Triton's
+own launchers make them. A Gluon kernel that calls
+gl.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
+has, as Triton 3.6's metadata says, num_warps = its own plus every worker's,
+rounded up to whole warp groups of 4 (4 + [4, 1] -> 12); each partition
+function is checked like a callee.
 """
 import ast
 import builtins
@@ -81,7 +89,8 @@ class CompiledKernel:
 
 
 KernelMetadata = collections.namedtuple(
-    "KernelMetadata", ["name", "num_warps", "num_ctas", "num_stages", "shared", "global_scratch_size",
+    "KernelMetadata", ["name", "num_warps", "num_ctas", "num_stages", "maxnreg", "shared",
+                       "global_scratch_size",
                        "global_scratch_align", "profile_scratch_size", "profile_scratch_align",
                        "cluster_dims", "target", "hash"])
 
@@ -108,6 +117,7 @@ class _Checker:
         self.depth = depth
         self.uses_dot = False
         self.uses_descriptor = False
+        self.worker_warps = 0  # gl.warp_specialize's workers, over every call
 
     def fail(self, node, message):
         raise CompilationError(self.jf.src, node, message)
@@ -147,12 +157,7 @@ class _Checker:
         target = self.resolve(node.func)
         name = getattr(target, "__name__", "")
         if isinstance(target, JITFunction):
-            if self.depth > 8:
-                self.fail(node, "RecursionError('too deep')")
-            try:
-                _Checker(target, {}, self.depth + 1).run()
-            except CompilationError as e:
-                raise CompilationError(self.jf.src, node, None) from e
+            self.callee(node, target)
         elif getattr(target, "__triton_constexpr_function__", False):
             try:
                 target(*[self.constant(a) for a in node.args])
@@ -163,6 +168,8 @@ class _Checker:
                 self.uses_dot = True
             elif name == "make_tensor_descriptor":
                 self.uses_descriptor = True
+            elif name == "warp_specialize":
+                self.warp_specialize(node)
             elif name == "static_assert" and node.args and self.constant_or_none(node.args[0]) is False:
                 message = self.constant_or_none(node.args[1]) if len(node.args) > 1 else ""
                 raise CompileTimeAssertionFailure(self.jf.src, node, "Static assertion failed: %s" % message)
@@ -179,6 +186,36 @@ class _Checker:
             elif name == "fake_ptxas_error":
                 raise PTXASError("`ptxas` failed with error code 255\n`ptxas` stderr:\nptxas fatal : fake")
 
+    def callee(self, node, target):
+        """Checks a called @jit function; its error is wrapped at the call, as Triton does."""
+        if self.depth > 8:
+            self.fail(node, "RecursionError('too deep')")
+        try:
+            callee = _Checker(target, {}, self.depth + 1).run()
+        except CompilationError as e:
+            raise CompilationError(self.jf.src, node, None) from e
+        self.uses_dot = self.uses_dot or callee.uses_dot
+        self.uses_descriptor = self.uses_descriptor or callee.uses_descriptor
+
+    def warp_specialize(self, node):
+        """gl.warp_specialize([(fn, args), ...], worker_num_warps, worker_num_regs)."""
+        from ..runtime.jit import JITFunction
+        if len(node.args) != 3 or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+            self.fail(node, "TypeError('warp_specialize takes functions_and_args, "
+                            "worker_num_warps, worker_num_regs')")
+        warps, regs = self.constant_or_none(node.args[1]), self.constant_or_none(node.args[2])
+        partitions = node.args[0].elts
+        if not isinstance(warps, list) or not isinstance(regs, list) or \
+                len(warps) != len(partitions) - 1 or len(regs) != len(warps):
+            self.fail(node, "ValueError('warp_specialize: one worker_num_warps and one "
+                            "worker_num_regs per worker partition')")
+        for part in partitions:
+            fn = self.resolve(part.elts[0]) if isinstance(part, ast.Tuple) and part.elts else None
+            if not isinstance(fn, JITFunction):
+                self.fail(part, "TypeError('a partition is not a @jit function')")
+            self.callee(part, fn)
+        self.worker_warps += sum(warps)
+
     def constant_or_none(self, node):
         try:
             return self.constant(node)
@@ -186,22 +223,47 @@ class _Checker:
             return None
 
 
-def compile(src, target=None, options=None):
+def _check_source(src):
+    """A @gluon.jit kernel comes as a GluonASTSource, a @triton.jit one as an ASTSource."""
     if not isinstance(src, ASTSource):
         raise TypeError("the fake triton compiles ASTSource only")
-    make_backend(target)
-    options = dict(options or {})
-    unknown = set(options) - {"num_warps", "num_stages"}
+    gluon_source = type(src).__name__ == "GluonASTSource"
+    if src.fn.is_gluon() != gluon_source:
+        raise AssertionError("fake triton: a %s kernel compiled from a %s"
+                             % ("@gluon.jit" if src.fn.is_gluon() else "@triton.jit",
+                                type(src).__name__))
+    return gluon_source
+
+
+def _check_options(options):
+    """(num_warps, num_stages, maxnreg) of the options the driver may give."""
+    unknown = set(options) - {"num_warps", "num_stages", "maxnreg"}
     if unknown:
-        raise AssertionError("fake triton: options beyond num_warps/num_stages: %s" % sorted(unknown))
+        raise AssertionError("fake triton: options beyond num_warps/num_stages/maxnreg: %s"
+                             % sorted(unknown))
     num_warps = options.get("num_warps", 4)
     num_stages = options.get("num_stages", 3)
+    maxnreg = options.get("maxnreg")
     if num_warps <= 0 or num_warps & (num_warps - 1):
         raise AssertionError("num_warps must be a power of 2")
+    if maxnreg is not None and (not isinstance(maxnreg, int) or maxnreg <= 0):
+        raise AssertionError("fake triton: maxnreg must be a positive int, got %r" % (maxnreg,))
+    return num_warps, num_stages, maxnreg
+
+
+def compile(src, target=None, options=None):
+    gluon_source = _check_source(src)
+    make_backend(target)
+    num_warps, num_stages, maxnreg = _check_options(dict(options or {}))
     ptxas_version = _ptxas()
     jf = src.fn
     constants = {jf.arg_names[k[0]]: v for k, v in src.constants.items()}
     checker = _Checker(jf, constants).run()
+    if checker.worker_warps and not gluon_source:
+        raise AssertionError("fake triton: warp_specialize outside a @gluon.jit kernel")
+    total_warps = num_warps + checker.worker_warps
+    if checker.worker_warps:
+        total_warps = (total_warps + 3) // 4 * 4  # whole warp groups, as Triton 3.6 pads them
     name = jf.__name__
     kept = [ty for ty in src.signature.values() if ty != "constexpr"]
     record = {
@@ -211,6 +273,8 @@ def compile(src, target=None, options=None):
         "attrs": {str(k[0]): v for k, v in sorted(src.attrs.items())},
         "num_warps": num_warps,
         "num_stages": num_stages,
+        "maxnreg": maxnreg,
+        "source": type(src).__name__,
         "arch": target.arch,
         "ptxas": ptxas_version.strip().splitlines()[-1],
     }
@@ -221,7 +285,7 @@ def compile(src, target=None, options=None):
            % (target.arch, name, ",\n".join(params)))
     digest = hashlib.sha256(cubin + ptx.encode()).hexdigest()
     metadata = KernelMetadata(
-        name=name, num_warps=num_warps, num_ctas=1, num_stages=num_stages,
+        name=name, num_warps=total_warps, num_ctas=1, num_stages=num_stages, maxnreg=maxnreg,
         shared=16384 * num_stages if checker.uses_dot else 0,
         global_scratch_size=128 if checker.uses_descriptor else 0,
         global_scratch_align=128 if checker.uses_descriptor else 1,

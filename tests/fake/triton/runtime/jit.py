@@ -89,6 +89,9 @@ class JITFunction:
     def parse(self):
         return ast.parse(self.src)
 
+    def is_gluon(self):
+        return False  # GluonJITFunction (triton.experimental.gluon._runtime) says True
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
 

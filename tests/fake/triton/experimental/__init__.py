@@ -1,0 +1,1 @@
+"""triton.experimental, faked: only Gluon (gluon/)."""
