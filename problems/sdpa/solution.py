@@ -93,7 +93,9 @@
 # its warp specialisation, slower here. Rescaling acc only when some row's
 # maximum rose by more than 8 (FlashAttention-4's lazy rescale, a
 # block-uniform `if`) was slower too: 0.176 ms at BM 256 (the block-wide
-# maximum costs a barrier every tile). See docs/speed-of-light.md.
+# maximum costs a barrier every tile). See docs/speed-of-light.md. That shape
+# is within the bar in Gluon, Triton's lower-level language, where the
+# warpgroups can take turns: solution_gluon.py (1.13x, judged 2026-12-04).
 #
 # @tune CFG=(640640, 641280, 1280640, 1281280, 2560640, 640641)
 # @launch attn_fwd grid=(cdiv(Sq, CFG / 10000) * B * H) num_warps=CFG/160000 num_stages=2 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=CFG/10000, BLOCK_N=CFG%10000/10, NS=min(4, 1+16384/(D*(CFG%10000/10))), QREG=CFG%10, TEXTBOOK=1-CFG%10, GROUP=8)
