@@ -8,9 +8,10 @@ order, "constexpr" entries with their values keyed (index,), divisibility
 attributes only on kept parameters, only the num_warps, num_stages and
 maxnreg options, a GluonASTSource for a @gluon.jit kernel), and the fake
 cubin records what it was given, so a test can read the specialisation back.
-triton.experimental.gluon fakes Gluon (tests/fake/triton/experimental/). See tests/fake/triton/compiler/compiler.py for what
-its "compile" does (ptxas --version through a subprocess, name checks, a few
-magic calls that fail the way Triton does).
+triton.experimental.gluon fakes Gluon (tests/fake/triton/experimental/). See
+tests/fake/triton/compiler/compiler.py for what its "compile" does (ptxas
+--version through a subprocess, name checks, a few magic calls that fail the
+way Triton does).
 """
 __version__ = "3.6.0+fake"
 
