@@ -9,8 +9,10 @@
 #   make format-check clang-format over every C source
 #   make SANITIZE=address,undefined BUILD=build-asan   a sanitizer build
 #
-# Sources are discovered by folder: common/*.c is shared by every binary,
-# judge/*.c (except *_main.c) is the judge library, each *_main.c is a binary.
+# Sources are discovered by folder (docs/architecture.md): library folders
+# (common, problem, plan, wire, judge/sandbox, judge/worker, server) become
+# archives, each process folder (judge/compile, judge/triton, judge/runner) is
+# its binary, and every binary names below exactly what it links.
 
 CUDA_HOME ?= /usr/local/cuda
 BUILD     ?= build
@@ -35,9 +37,10 @@ LDFLAGS += -Wl,--as-needed
 
 CUDA_LIBDIR := $(CUDA_HOME)/lib64
 # NVRTC is linked (it is on every judge machine with the toolkit); the CUDA
-# driver is never linked, it is opened at run time by judge/cuda.c.
+# driver is never linked, it is opened at run time by judge/runner/cuda.c.
 LIBS_NVRTC  := -L$(CUDA_LIBDIR) -lnvrtc -Wl,-rpath,$(CUDA_LIBDIR) -Wl,-rpath,'$$ORIGIN'
 LIBS_JUDGE  := -ljansson -lseccomp -lcurl -ldl -lpthread -lm
+LIBS_RUNNER := -ljansson -lseccomp -ldl -lpthread -lm
 # blockwise-server: libmicrohttpd and libsodium linked statically (GPU nodes
 # lack them). Debian's libmicrohttpd.a is built with HTTPS support and so
 # needs libgnutls.so.30, which every machine with Debian's libcurl.so.4 has
@@ -46,15 +49,31 @@ LIBDIR_SYS  := /usr/lib/x86_64-linux-gnu
 LIBS_SERVER := $(LIBDIR_SYS)/libmicrohttpd.a $(LIBDIR_SYS)/libsodium.a -lgnutls \
                -lmd4c-html -Wl,--no-as-needed -lmd4c -Wl,--as-needed -lsqlite3 -Wl,-rpath,'$$ORIGIN' -Wl,-rpath,'$$ORIGIN/../bin'
 
-COMMON_SRC := $(wildcard common/*.c)
-JUDGE_SRC  := $(filter-out %_main.c,$(wildcard judge/*.c))
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
-TEST_SRC   := $(wildcard tests/unit/test_*.c)
+# ---- sources, by folder -------------------------------------------------------
+# A folder is a part (docs/architecture.md). A library folder's *.c become one
+# archive; a process folder's *.c are its binary (its main is *_main.c). Each
+# binary names what it links below, so a binary's trusted code base is its
+# link line: the runner links its own folder, the runner codec, the sandbox
+# and common/, nothing of the worker, the server or the compilers.
+objs_of = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
 
-COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
-JUDGE_OBJ  := $(JUDGE_SRC:%.c=$(BUILD)/obj/%.o)
-SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/schema_blob.o
-TEST_BINS  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+COMMON_OBJ  := $(call objs_of,common)       # every binary: errors, logs, buffers, dtypes, expressions
+PROBLEM_OBJ := $(call objs_of,problem)      # the problem directory: loader, bundles (server, judged)
+PLAN_OBJ    := $(call objs_of,plan)         # the launch language (judged)
+SANDBOX_OBJ := $(call objs_of,judge/sandbox) # the one sandbox of judged's children
+WORKER_OBJ  := $(filter-out %_main.o,$(call objs_of,judge/worker))
+SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema_blob.o
+# The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
+WIRE_RUNNER  := $(BUILD)/obj/wire/runner_proto.o $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
+WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile, blockwise-triton-compile
+WIRE_OBJ     := $(call objs_of,wire)
+
+COMPILE_BIN_OBJ := $(call objs_of,judge/compile)
+TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o
+RUNNER_BIN_OBJ  := $(call objs_of,judge/runner) $(BUILD)/obj/harness_blob.o
+
+TEST_SRC  := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwise-runner \
         $(BUILD)/bin/blockwise-server $(BUILD)/bin/blockwise-triton-compile
@@ -76,17 +95,16 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/lib%.a:
+	@rm -f $@
+	ar rcs $@ $^
 $(BUILD)/libcommon.a: $(COMMON_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
-
-$(BUILD)/libjudge.a: $(JUDGE_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
-
+$(BUILD)/libproblem.a: $(PROBLEM_OBJ)
+$(BUILD)/libplan.a: $(PLAN_OBJ)
+$(BUILD)/libsandbox.a: $(SANDBOX_OBJ)
+$(BUILD)/libworker.a: $(WORKER_OBJ)
 $(BUILD)/libserver.a: $(SERVER_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+$(BUILD)/libwire.a: $(WIRE_OBJ)
 
 # schema.sql, embedded in the server (server/db.c reads `schema_sql`).
 $(BUILD)/obj/schema_blob.o: schema.sql
@@ -99,13 +117,13 @@ $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBD
 	cp -L $< $@
 
 # The CPU comparison's throughput (make bench).
-$(BUILD)/tests/compare_bench: $(BUILD)/obj/tests/bench/compare_bench.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+$(BUILD)/tests/compare_bench: $(BUILD)/obj/tests/bench/compare_bench.o $(BUILD)/libworker.a $(BUILD)/libproblem.a $(BUILD)/libcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
 
 # The fake CUDA driver (tests/fake/libcuda.c): the runner's host logic and the
 # whole judging pipeline on a machine without a GPU (test_runner, judge-fake.sh).
-$(BUILD)/tests/fake/libcuda.so.1: tests/fake/libcuda.c common/dtype.c common/dtype.h common/gen.h judge/kernels/gen_value.h
+$(BUILD)/tests/fake/libcuda.so.1: tests/fake/libcuda.c common/dtype.c common/dtype.h common/gen.h judge/runner/kernels/gen_value.h
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC -O1 -std=c11 -D_GNU_SOURCE -fvisibility=hidden -I. -isystem $(CUDA_HOME)/include \
 	  -o $@ tests/fake/libcuda.c common/dtype.c -lm -lpthread
@@ -115,48 +133,50 @@ $(BUILD)/tests/sse_load: tests/bench/sse_load.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -pthread -o $@ $<
 
-$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libcommon.a \
+$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a \
+                               $(BUILD)/libcommon.a \
                                | $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_SERVER) $(LIBS_JUDGE)
+	$(LINK) $^ $(LIBS_SERVER) $(LIBS_JUDGE)
 
 # Trusted harness kernels (input generation, poison, guard and input checks,
 # L2 flush, calibration), compiled ahead of time into one fatbin that the
 # runner embeds: SASS for sm_80/sm_90 and PTX for newer GPUs.
-HARNESS_CU := $(wildcard judge/kernels/*.cu)
-$(BUILD)/harness.fatbin: $(HARNESS_CU) $(wildcard judge/kernels/*.h) common/philox.h common/gen.h common/dtype.h
+HARNESS_CU := $(wildcard judge/runner/kernels/*.cu)
+$(BUILD)/harness.fatbin: $(HARNESS_CU) $(wildcard judge/runner/kernels/*.h) common/philox.h common/gen.h common/dtype.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -O3 -I. -std=c++17 \
 	  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-	  -gencode arch=compute_90,code=compute_90 -o $@ judge/kernels/harness.cu
+	  -gencode arch=compute_90,code=compute_90 -o $@ judge/runner/kernels/harness.cu
 
 $(BUILD)/obj/harness_blob.o: $(BUILD)/harness.fatbin
 	@mkdir -p $(dir $@)
 	printf '.section .rodata\n.global harness_fatbin\n.global harness_fatbin_end\n.balign 64\nharness_fatbin:\n.incbin "%s"\nharness_fatbin_end:\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/harness_blob.S
 	$(CC) -c $(BUILD)/obj/harness_blob.S -o $@
 
-$(BUILD)/bin/judged: $(BUILD)/obj/judge/judged_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
+# Each binary's link line: its own folder, the codecs of its boundaries, the
+# shared libraries. The map files (build/maps/) are what tests/cpu/layout.sh
+# reads to prove it.
+LINK = @mkdir -p $(dir $@) $(BUILD)/maps && $(CC) $(LDFLAGS) -Wl,-Map,$(BUILD)/maps/$(notdir $@).map -o $@
 
-$(BUILD)/bin/blockwise-compile: $(BUILD)/obj/judge/compile_main.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_JUDGE)
+$(BUILD)/bin/judged: $(BUILD)/obj/judge/worker/judged_main.o $(BUILD)/libworker.a $(BUILD)/libplan.a \
+                     $(BUILD)/libproblem.a $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+	$(LINK) $^ $(LIBS_JUDGE)
 
-# The Triton compiler child (judge/triton_compile_main.c): no NVRTC, no CUDA;
+$(BUILD)/bin/blockwise-compile: $(COMPILE_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+	$(LINK) $^ $(LIBS_NVRTC) $(LIBS_JUDGE)
+
+# The Triton compiler child (judge/triton/triton_compile_main.c): no NVRTC, no CUDA;
 # the trusted Python driver it execs Python on is embedded (`triton_driver_py`).
 $(BUILD)/obj/triton_driver_blob.o: judge/triton/driver.py
 	@mkdir -p $(dir $@)
 	printf '.section .rodata\n.global triton_driver_py\ntriton_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_driver_blob.S
 	$(CC) -c $(BUILD)/obj/triton_driver_blob.S -o $@
 
-$(BUILD)/bin/blockwise-triton-compile: $(BUILD)/obj/judge/triton_compile_main.o $(BUILD)/obj/triton_driver_blob.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
+$(BUILD)/bin/blockwise-triton-compile: $(TRITON_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+	$(LINK) $^ $(LIBS_JUDGE)
 
-$(BUILD)/bin/blockwise-runner: $(BUILD)/obj/judge/runner_main.o $(BUILD)/obj/harness_blob.o $(BUILD)/libjudge.a $(BUILD)/libcommon.a
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JUDGE)
+$(BUILD)/bin/blockwise-runner: $(RUNNER_BIN_OBJ) $(WIRE_RUNNER) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+	$(LINK) $^ $(LIBS_RUNNER)
 
 $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 
@@ -164,7 +184,12 @@ $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 # test_compile and test_triton_compile.
 $(BUILD)/tests/test_compile $(BUILD)/tests/test_triton_compile: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/test_main.o $(BUILD)/libserver.a $(BUILD)/libjudge.a $(BUILD)/libcommon.a
+# Unit tests link every library, and the runner's own modules (test_runner
+# drives runner_exec against the fake driver).
+TEST_LIBS := $(BUILD)/libserver.a $(BUILD)/libworker.a $(BUILD)/libplan.a $(BUILD)/libproblem.a \
+             $(BUILD)/libwire.a $(BUILD)/librunner.a $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+$(BUILD)/librunner.a: $(filter-out %_main.o,$(RUNNER_BIN_OBJ))
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/test_main.o $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_NVRTC) $(LIBS_SERVER) $(LIBS_JUDGE)
 

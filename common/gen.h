@@ -1,6 +1,6 @@
 /*
  * gen.h - input generation: distributions as plain data, shared by host C and
- * the device generator kernels (judge/kernels/harness.cu).
+ * the device generator kernels (judge/runner/kernels/harness.cu).
  *
  * Every input element is a pure function of (seed, case, stream, index):
  * Philox4x32-10 (philox.h) is keyed by the 64-bit per-submission secret seed

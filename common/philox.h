@@ -4,7 +4,7 @@
  * Salmon et al., "Parallel random numbers: as easy as 1, 2, 3" (SC'11), as in
  * Random123 and cuRAND (curand_Philox4x32_10) and Triton's tl.rand. Header-only
  * and free of libraries so that the same code compiles as host C (tests, the
- * CPU side) and as CUDA device code (judge/kernels/harness.cu): a pure function
+ * CPU side) and as CUDA device code (judge/runner/kernels/harness.cu): a pure function
  * of (counter, key) with no state. The known-answer vectors of Random123's
  * kat_vectors are unit tests (tests/unit/test_philox.c).
  */

@@ -18,8 +18,8 @@
 #include "common/error.h"
 #include "common/language.h"
 #include "common/log.h"
-#include "common/problem.h"
 #include "common/util.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 static int db_trouble(struct http_response *res, char *cause)

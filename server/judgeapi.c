@@ -16,12 +16,12 @@
 #include "queue.h"
 #include "server.h"
 #include "sse.h"
-#include "common/bundle.h"
 #include "common/error.h"
 #include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "problem/bundle.h"
 #include "common/banned.h"
 
 struct waiter {
@@ -138,7 +138,7 @@ static const char *lease_param(struct http_request *req)
 }
 
 /* The answer to a post under a lease that is no longer active: 409 either
- * way, which judged takes as "drop the job" (judge/worker.c); the code tells
+ * way, which judged takes as "drop the job" (judge/worker/worker.c); the code tells
  * a cancelled submission ("cancelled") from an expired or given-up lease
  * ("lease_lost"). Frees cause. */
 static int lease_refused(struct server *s, const struct principal *who, const char *lease,

@@ -17,15 +17,15 @@
 #include "http.h"
 #include "server.h"
 #include "common/buf.h"
-#include "common/bundle.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "common/expr.h"
 #include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "common/problem.h"
 #include "common/util.h"
+#include "problem/bundle.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 struct problem_set_holder {

@@ -2,7 +2,7 @@
  * problems.h - the problems the server serves, loaded from problems/.
  *
  * A problem set is every subdirectory of the problems directory that
- * problem_load() accepts, each with its content hash (common/bundle.h), its
+ * problem_load() accepts, each with its content hash (problem/bundle.h), its
  * statement rendered to HTML with md4c (math spans kept for KaTeX as
  * <x-equation> elements), the languages it is offered in (CUDA always,
  * Triton with starter.py) with each one's starter and signature (the types a

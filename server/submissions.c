@@ -24,8 +24,8 @@
 #include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
-#include "common/problem.h"
 #include "common/util.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 #define IN_FLIGHT_RETRY_S 10

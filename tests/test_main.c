@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/util.h"
-#include "../common/banned.h"
+#include "common/util.h"
+#include "common/banned.h"
 
 #define MAX_TESTS               1024
 #define TEST_DEFAULT_DEADLINE_S 600 /* a binary run by hand; run-suite.sh sets its own */

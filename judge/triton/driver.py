@@ -2,7 +2,7 @@
 #
 # Embedded in the blockwise-triton-compile binary (Makefile: triton_driver_blob.o)
 # and run as `python3 -I -B -X utf8 -c <this file> MODE [--no-sandbox]` once the
-# C half has locked the process down (judge/triton_compile_main.c). Two modes:
+# C half has locked the process down (judge/triton/triton_compile_main.c). Two modes:
 #
 #   --serve  imports triton, says "ready", reads ONE request record from fd 3
 #            (until EOF), says "accepted", imports the learner's module and
@@ -18,8 +18,8 @@
 #            the same way, and lists every path of the installation that this
 #            needed: the sandbox's root is built from that list.
 #
-# The wire format (judge/compile.h): fields "KEY LEN\n" + LEN bytes + "\n",
-# ending with "end 0\n\n". Field meanings: judge/triton_compile.h.
+# The wire format (judge/worker/compile.h): fields "KEY LEN\n" + LEN bytes + "\n",
+# ending with "end 0\n\n". Field meanings: judge/worker/triton_compile.h.
 #
 # Nothing here trusts the learner: after "accepted" the learner's code runs in
 # this very process and may rewrite anything, including this driver's output;
@@ -47,7 +47,7 @@ import time
 ERR_NOTFOUND = -5
 ERR_SANDBOX = -10
 ERR_PROTOCOL = -11
-EXIT_CPU_LIMIT = 152  # SANDBOX_EXIT_CPU_LIMIT of judge/sandbox.h
+EXIT_CPU_LIMIT = 152  # SANDBOX_EXIT_CPU_LIMIT of judge/sandbox/sandbox.h
 REQUEST_FD = 3
 RESULT_FD = 4
 MAX_REQUEST = 16 << 20

@@ -1,6 +1,6 @@
 /*
  * compare_bench.c - throughput of the trusted output comparison
- * (judge/compare.c), which runs on the CPU for every test case: P1's tests
+ * (judge/worker/compare.c), which runs on the CPU for every test case: P1's tests
  * alone compare 63 million elements, so it is part of the verdict latency.
  * Prints ns per element for fp32, fp16 and fp64 outputs with a tolerance and
  * for an exact fp32 output (P1's rule), median of 5 runs each, in one thread
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common/dtype.h"
-#include "judge/compare.h"
+#include "judge/worker/compare.h"
 
 static double now_ns(void)
 {

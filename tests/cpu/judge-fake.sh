@@ -149,7 +149,7 @@ check_verdict wrong/copy.cu WA "test N=1: 1 element of out differs from the refe
 check_verdict wrong/no_kernel.cu CE "no __global__ function named 'vector_add'"
 check_verdict starter.py WA "test N=1: out was never written"
 # The first failure in case order is the verdict, though a case's comparison
-# overlaps the next case's run (judge/tests.c): N=129 is wrong, N=4099 (run
+# overlaps the next case's run (judge/worker/tests.c): N=129 is wrong, N=4099 (run
 # during N=129's comparison) modifies its input and is never reported.
 check_verdict wrong/late_failures.cu WA "test N=129: 1 element of out differs"
 [ "$(json "$tmp/v.json" '[t["verdict"] for t in d["tests"]]')" = "['AC', 'AC', 'WA', 'NJ']" ] &&

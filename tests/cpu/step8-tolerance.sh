@@ -8,7 +8,7 @@ set -u
 build=${1:-build}
 out=$build/cpusim/tolerance
 mkdir -p "$build/cpusim"
-if ! g++ -std=c++20 -O2 -ffp-contract=off -I. tests/cpusim/tolerance.cpp "$build/libcommon.a" \
+if ! g++ -std=c++20 -O2 -ffp-contract=off -I. tests/cpusim/tolerance.cpp "$build/libproblem.a" "$build/libcommon.a" \
     -o "$out" 2>"$out.log"; then
     cat "$out.log"
     echo "FAIL build of tests/cpusim/tolerance.cpp"

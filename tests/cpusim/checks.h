@@ -10,7 +10,7 @@
 
 extern "C" {
 #include "common/dtype.h"
-#include "common/problem.h"
+#include "problem/problem.h"
 }
 
 /* A buffer of the reference's plan: inputs in their dtype, outputs fp64/int64. */

@@ -1,5 +1,5 @@
 /*
- * gen_host.c - the judge's input generator (judge/kernels/gen_value.h) on the
+ * gen_host.c - the judge's input generator (judge/runner/kernels/gen_value.h) on the
  * host, for the CPU simulator: the same bits as the GPU generator writes
  * (tests/cpu/cuda_host_equiv.sh proves the rounding identical).
  */
@@ -7,7 +7,7 @@
 
 #include "common/dtype.h"
 #include "common/gen.h"
-#include "judge/kernels/gen_value.h"
+#include "judge/runner/kernels/gen_value.h"
 
 void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index, void *out,
                   long long count);

@@ -28,11 +28,11 @@
 
 extern "C" {
 #include "common/buf.h"
-#include "common/directive.h"
+#include "plan/directive.h"
 #include "common/dtype.h"
-#include "common/problem.h"
-#include "judge/compare.h"
-#include "judge/plan.h"
+#include "problem/problem.h"
+#include "judge/worker/compare.h"
+#include "plan/plan.h"
 void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index, void *out,
                   long long count);
 }

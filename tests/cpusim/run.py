@@ -237,8 +237,8 @@ def main(argv):
                     "-o", tmp], check=True)
     os.replace(tmp, gen_obj)
     objs.append(gen_obj)
-    libs = [os.path.join(ROOT, build, "libjudge.a"), os.path.join(ROOT, build, "libcommon.a"),
-            "-ljansson", "-lm"]
+    libs = [os.path.join(ROOT, build, "lib%s.a" % lib)
+            for lib in ("worker", "plan", "problem", "wire", "sandbox", "common")] + ["-ljansson", "-lm"]
 
     ref_tu = os.path.join(out, "reference.cpp")
     consts = write_tu(os.path.join(pdir, "reference.cu"), "ref", ref_tu)

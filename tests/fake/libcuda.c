@@ -4,10 +4,10 @@
  *
  * tests/unit/test_runner.c compiles this into BUILD/tests/fake/libcuda.so.1 and
  * starts the real runner with LD_LIBRARY_PATH pointing there. The fake exposes
- * cuGetProcAddress_v2 and every entry point judge/cuda.h resolves; "device
+ * cuGetProcAddress_v2 and every entry point judge/runner/cuda.h resolves; "device
  * memory" is host memory, and a launch runs a C stand-in of the kernel at
- * once: the harness kernels (same contracts as judge/kernels/harness.cu;
- * generation through judge/kernels/gen_value.h and dtype_store(), i.e. exactly
+ * once: the harness kernels (same contracts as judge/runner/kernels/harness.cu;
+ * generation through judge/runner/kernels/gen_value.h and dtype_store(), i.e. exactly
  * the host reference the GPU tests compare with) and a few learner kernels
  * named like the GPU tests' NVRTC kernels, with the same behaviour: a correct
  * vector_add, a tail overrun, a write before the start, a write to an input,
@@ -45,7 +45,7 @@
 
 #include "common/dtype.h"
 #include "common/gen.h"
-#include "judge/kernels/gen_value.h"
+#include "judge/runner/kernels/gen_value.h"
 
 #define FAKE_EXPORT      __attribute__((visibility("default")))
 #define FAKE_MAX_KERNELS 32

@@ -10,8 +10,8 @@
  *
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -DBW_FUZZ_MAIN -I. \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     -o build-fuzz/fuzz_compile_log tests/fuzz/fuzz_compile_log.c judge/compile.c \
- *     judge/sandbox.c common/directive.c common/expr.c common/dtype.c common/buf.c \
+ *     -o build-fuzz/fuzz_compile_log tests/fuzz/fuzz_compile_log.c judge/worker/compile.c \
+ *     judge/sandbox/sandbox.c plan/directive.c common/expr.c common/dtype.c common/buf.c \
  *     common/error.c common/util.c -lseccomp -lm
  *   build-fuzz/fuzz_compile_log -max_total_time=60 build-fuzz/corpus-compile_log \
  *     tests/fuzz/corpus/compile_log
@@ -29,10 +29,10 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/directive.h"
 #include "common/error.h"
 #include "common/limits.h"
-#include "judge/compile.h"
+#include "judge/worker/compile.h"
+#include "plan/directive.h"
 #include "common/banned.h"
 
 int fuzz_compile_log_one(const uint8_t *data, size_t size);

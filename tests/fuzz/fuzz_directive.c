@@ -3,17 +3,17 @@
  * file and check the result. Built with BW_FUZZ_MAIN by run.sh; the unit
  * tests link fuzz_directive_one() alone.
  */
-#include "tests/fuzz/fuzz.h"
+#include "fuzz.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/directive.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "plan/directive.h"
 #include "common/banned.h"
 
 #define FAIL(...)                                                                                  \

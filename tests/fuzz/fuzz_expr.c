@@ -3,7 +3,7 @@
  * and as real against a fixed scope. Built with BW_FUZZ_MAIN by run.sh; the
  * unit tests link fuzz_expr_one() alone.
  */
-#include "tests/fuzz/fuzz.h"
+#include "fuzz.h"
 
 #include <inttypes.h>
 #include <math.h>

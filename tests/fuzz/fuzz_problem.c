@@ -11,7 +11,7 @@
  * failure has a one-line cause that starts with the directory; a loaded
  * problem is complete, and every per-case helper succeeds on every case.
  */
-#include "tests/fuzz/fuzz.h"
+#include "fuzz.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/problem.h"
 #include "common/util.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 #define FAIL(...)                                                                                  \

@@ -10,7 +10,7 @@
  * Built with BW_FUZZ_MAIN by tests/fuzz/run.sh; test_server_fuzz replays the
  * corpus through fuzz_request_one().
  */
-#include "tests/fuzz/fuzz.h"
+#include "fuzz.h"
 
 #include <stdbool.h>
 #include <stdio.h>

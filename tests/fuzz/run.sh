@@ -20,8 +20,8 @@ mkdir -p "$out"
 CC=${CLANG:-clang}
 # The parsers and what they use; nothing that links CUDA. Only the problem
 # loader needs jansson.
-deps=(common/expr.c common/directive.c common/dtype.c common/buf.c common/error.c common/util.c)
-problem_deps=(common/problem.c common/tolerance.c common/verdict.c)
+deps=(common/expr.c plan/directive.c common/dtype.c common/buf.c common/error.c common/util.c)
+problem_deps=(problem/problem.c problem/tolerance.c common/verdict.c)
 # The server's request bodies (server/bodies.h) and the JSON error writer.
 request_deps=(server/api.c server/bodies.c server/http.c server/arena.c common/verdict.c common/log.c)
 status=0

@@ -31,7 +31,7 @@ DTYPES = {
     "int32": (np.int32, torch.int32), "int64": (np.int64, torch.int64),
     "uint32": (np.uint32, torch.int64), "uint64": (np.uint64, torch.int64),
 }
-DEFAULT_TOL = {  # torch.testing.assert_close's table, as common/tolerance.c
+DEFAULT_TOL = {  # torch.testing.assert_close's table, as problem/tolerance.c
     "fp32": (1e-5, 1.3e-6), "fp16": (1e-5, 1e-3), "bf16": (1e-5, 1.6e-2), "fp64": (1e-7, 1e-7),
 }
 

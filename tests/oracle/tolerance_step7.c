@@ -161,7 +161,7 @@ struct shape {
 
 /* Judges `samples` outputs of one shape, drawing a fresh row of A and column
  * of B for each (outputs are independent). worst[0]: the worst
- * |got - ref| / bound with the unrounded fp64 reference (what judge/compare.c
+ * |got - ref| / bound with the unrounded fp64 reference (what judge/worker/compare.c
  * does); worst[1]: with the reference rounded to the output dtype first (what
  * docs/problem-format.md says). *failing: the fraction of outputs over the
  * bound (unrounded reference). */

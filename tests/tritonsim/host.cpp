@@ -18,7 +18,7 @@
  *
  * compare: reads DIR/NAME.out (a submission's output bytes, in the tensor's
  * dtype) for every output and compares it with NAME.ref through the judge's
- * comparator (judge/compare.h) and tolerances. Prints "ok   NAME WORST"
+ * comparator (judge/worker/compare.h) and tolerances. Prints "ok   NAME WORST"
  * (the worst error as a fraction of its bound, or "exact") or "FAIL" and the
  * comparator's report, then "VERDICT Accepted" or "VERDICT Wrong Answer".
  *
@@ -41,12 +41,12 @@ extern "C" {
 #include <jansson.h>
 
 #include "common/buf.h"
-#include "common/directive.h"
+#include "plan/directive.h"
 #include "common/dtype.h"
 #include "common/language.h"
-#include "common/problem.h"
-#include "judge/compare.h"
-#include "judge/plan.h"
+#include "problem/problem.h"
+#include "judge/worker/compare.h"
+#include "plan/plan.h"
 void sim_generate(const struct gen_spec *g, unsigned long long seed, unsigned case_index, void *out,
                   long long count);
 }

@@ -76,7 +76,8 @@ def build_host(build, pdir, out):
     libraries. Returns its path, or None (the log says why)."""
     os.makedirs(out, exist_ok=True)
     host = os.path.join(out, "host")
-    libs = [os.path.join(build, "libjudge.a"), os.path.join(build, "libcommon.a")]
+    libs = [os.path.join(build, "lib%s.a" % lib)
+            for lib in ("worker", "plan", "problem", "wire", "sandbox", "common")]
     for lib in libs:
         if not os.path.exists(lib):
             print("FAIL %s is missing: build first (make -j2)" % lib)

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "common/directive.h"
+#include "plan/directive.h"
 
 #define HOSTILE_MAX_EXPECT 8
 

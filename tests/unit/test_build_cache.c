@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "common/limits.h"
-#include "judge/build_cache.h"
+#include "judge/worker/build_cache.h"
 #include "common/banned.h"
 
 /* A request for `source` with one option (*opt, the caller's storage) or none. */

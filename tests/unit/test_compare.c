@@ -11,8 +11,8 @@
 #include "common/buf.h"
 #include "common/dtype.h"
 #include "common/error.h"
-#include "common/problem.h"
-#include "judge/compare.h"
+#include "judge/worker/compare.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 static struct compare_spec fp32_spec(double atol, double rtol)

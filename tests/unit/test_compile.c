@@ -34,15 +34,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "built_tool.h"
+#include "hostile_header.h"
 #include "common/buf.h"
-#include "common/directive.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
-#include "judge/compile.h"
-#include "judge/sandbox.h"
-#include "tests/unit/built_tool.h"
-#include "tests/unit/hostile_header.h"
+#include "judge/sandbox/sandbox.h"
+#include "judge/worker/compile.h"
+#include "plan/directive.h"
 #include "common/banned.h"
 
 #include "tests/fuzz/fuzz_compile_log.c"

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 
 #include "common/buf.h"
-#include "common/directive.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "plan/directive.h"
 #include "common/banned.h"
 
 static int parse(const char *src, struct directives *d, struct diag_list *l)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/failure.h"
+#include "judge/worker/failure.h"
 #include "common/banned.h"
 
 static struct plan two_buffers(void)

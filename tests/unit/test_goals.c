@@ -21,13 +21,13 @@
 #include <jansson.h>
 
 #include "common/error.h"
-#include "common/problem.h"
 #include "common/util.h"
-#include "judge/compile.h"
-#include "judge/goals.h"
-#include "judge/judge.h"
-#include "judge/report.h"
-#include "judge/sass.h"
+#include "judge/worker/compile.h"
+#include "judge/worker/goals.h"
+#include "judge/worker/judge.h"
+#include "judge/worker/report.h"
+#include "judge/worker/sass.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 #define OK_GOALS "tests/golden/problems/ok-goals"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/gpu_info.h"
+#include "judge/worker/gpu_info.h"
 #include "common/banned.h"
 
 static struct gpu_info h200(void)

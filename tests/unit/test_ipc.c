@@ -13,7 +13,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
-#include "judge/ipc.h"
+#include "wire/ipc.h"
 #include "common/banned.h"
 
 /* A connected pair; false (and a failed check) if it cannot be made. */

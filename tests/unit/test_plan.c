@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "common/directive.h"
 #include "common/error.h"
-#include "common/problem.h"
 #include "common/util.h"
-#include "judge/judge.h"
-#include "judge/plan.h"
+#include "judge/worker/judge.h"
+#include "plan/directive.h"
+#include "plan/plan.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 #define VECTOR_ADD "tests/fixtures/problems/vector-add"

@@ -1,5 +1,5 @@
 /*
- * Tests of the problem loader (common/problem.c).
+ * Tests of the problem loader (problem/problem.c).
  *
  * Golden directories live in tests/golden/problems/: every ok-* must load,
  * every bad-* must be rejected with a message containing its expected-error
@@ -21,8 +21,8 @@
 #include "common/dtype.h"
 #include "common/error.h"
 #include "common/gen.h"
-#include "common/problem.h"
 #include "common/util.h"
+#include "problem/problem.h"
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/fuzz_problem.c"
 #include "common/banned.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/problem.h"
-#include "judge/program.h"
+#include "judge/worker/program.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 #define FIXTURE "tests/fixtures/problems/vector-add"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "common/error.h"
-#include "judge/ptx.h"
+#include "judge/worker/ptx.h"
 #include "common/banned.h"
 
 static const char canned[] =

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/problem.h"
-#include "judge/program.h"
-#include "judge/run_plan.h"
+#include "judge/worker/program.h"
+#include "plan/run_plan.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 TEST(run_plan_copies_buffers_launches_and_args)

@@ -1,5 +1,5 @@
 /*
- * Tests of blockwise-runner end to end, driven through judge/runner_client.h.
+ * Tests of blockwise-runner end to end, driven through judge/worker/runner_client.h.
  *
  * Every scenario runs on two backends:
  *   fake_*  the real runner binary on a fake driver (tests/fake/libcuda.c,
@@ -39,10 +39,10 @@
 #include "common/gen.h"
 #include "common/limits.h"
 #include "common/util.h"
-#include "judge/kernels/gen_value.h"
-#include "judge/runner_client.h"
-#include "judge/runner_proto.h"
-#include "judge/runner_sandbox.h"
+#include "judge/runner/kernels/gen_value.h"
+#include "judge/runner/runner_sandbox.h"
+#include "judge/worker/runner_client.h"
+#include "wire/runner_proto.h"
 #include "common/banned.h"
 
 #define CALL_MS 60000 /* generous: a first launch on a GPU loads modules lazily */

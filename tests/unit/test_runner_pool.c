@@ -19,7 +19,7 @@
 
 #include "common/error.h"
 #include "common/util.h"
-#include "judge/runner_pool.h"
+#include "judge/worker/runner_pool.h"
 #include "common/banned.h"
 
 /* Points BLOCKWISE_RUNNER at a wrapper running the real runner on the fake

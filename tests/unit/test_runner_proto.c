@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "common/error.h"
-#include "judge/runner_proto.h"
+#include "wire/runner_proto.h"
 #include "common/banned.h"
 
 /* A plan exercising every field: buffers of every role, every argument kind, gather. */

@@ -29,9 +29,9 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/util.h"
-#include "judge/sandbox.h"
-#include "judge/sandbox_job.h"
-#include "judge/spawn.h"
+#include "judge/sandbox/sandbox.h"
+#include "judge/sandbox/sandbox_job.h"
+#include "judge/sandbox/spawn.h"
 #include "common/banned.h"
 
 /* Runs `sh -c script` as a job; returns sandbox_job_run's code. */

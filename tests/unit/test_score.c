@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "common/error.h"
-#include "judge/score.h"
+#include "judge/worker/score.h"
 #include "common/banned.h"
 
 static bool near(double a, double b, double rel)

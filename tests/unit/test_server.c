@@ -14,10 +14,10 @@
 #include <sodium.h>
 #include <sqlite3.h>
 
-#include "common/bundle.h"
 #include "common/error.h"
 #include "common/sha256.h"
 #include "common/util.h"
+#include "problem/bundle.h"
 #include "server/api.h"
 #include "server/arena.h"
 #include "server/auth.h"

@@ -8,10 +8,10 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-#include "tests/fuzz/fuzz.h"
-#include "tests/fuzz/fuzz_request.c"
 #include "common/error.h"
 #include "common/util.h"
+#include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_request.c"
 
 TEST(fuzz_replay_request_corpus)
 {

@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/philox.h"
-#include "judge/stats.h"
+#include "common/stats.h"
 #include "common/banned.h"
 
 static bool near(double a, double b)

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "judge/tests.h"
+#include "judge/worker/tests.h"
 #include "common/banned.h"
 
 static char *line(int64_t count, int64_t mismatches, int64_t unwritten)

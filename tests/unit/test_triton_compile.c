@@ -48,14 +48,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "built_tool.h"
+#include "hostile_header.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
-#include "judge/compile.h"
-#include "judge/triton_compile.h"
-#include "tests/unit/built_tool.h"
-#include "tests/unit/hostile_header.h"
+#include "judge/worker/compile.h"
+#include "judge/worker/triton_compile.h"
 #include "common/banned.h"
 
 #define HOSTILE_DIR "tests/hostile/triton"

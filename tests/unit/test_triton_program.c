@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/problem.h"
-#include "judge/program.h"
-#include "judge/triton_program.h"
+#include "judge/worker/program.h"
+#include "judge/worker/triton_program.h"
+#include "problem/problem.h"
 #include "common/banned.h"
 
 /* Sizes of the fixture's cases: N = 1, 2, 127, 128, 129, 100003 and 2^24. */

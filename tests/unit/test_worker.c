@@ -1,5 +1,5 @@
 /*
- * The judged worker loop (judge/worker.c) against the real blockwise-server
+ * The judged worker loop (judge/worker/worker.c) against the real blockwise-server
  * on loopback, with the real judge: a kernel with a compile error goes
  * through register, claim, bundle download, compile in the sandbox, result
  * and storage, with its events on the stream; a worker killed with SIGKILL
@@ -34,8 +34,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/util.h"
-#include "judge/judge.h"
-#include "judge/worker.h"
+#include "judge/worker/judge.h"
+#include "judge/worker/worker.h"
 #include "common/banned.h"
 
 struct fixture {

@@ -43,7 +43,7 @@ export function cudaHelp(error, judgeHint) {
   return CUDA_ERRORS[error] || "";
 }
 
-/* What went wrong in one failed test, from its `detail` (judge/judge.c):
+/* What went wrong in one failed test, from its `detail` (judge/worker/judge.c):
  * {title, text, hint} for the kinds other than "mismatch" (that one gets a
  * table of its own). */
 export function failureText(test) {
@@ -97,7 +97,7 @@ export function severity(message) {
   return w === "error" ? "error" : w === "warning" ? "warning" : "info";
 }
 
-/* ---- learning goals (judge/goals.h): reported beside the verdict ---- */
+/* ---- learning goals (judge/worker/goals.h): reported beside the verdict ---- */
 
 export const GOAL_STATUS = {
   passed: { mark: "met", badge: "AC" },

@@ -1,7 +1,7 @@
 // fake-worker.mjs - a test double of a GPU worker for the browser tests: it
 // speaks the real worker API (docs/api.md, "Worker API") to the real server,
 // claims the job the test names and posts the progress events and the result
-// the test asks for, in the shape of judge_result_json() (judge/judge.c).
+// the test asks for, in the shape of judge_result_json() (judge/worker/judge.c).
 // There is no GPU on the CPU test machine; what is tested here is the server
 // and the web app showing a GPU worker's results, not the judge (tests/gpu/
 // covers the judge on the H200).

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { GOAL_STATUS, goalFigures, goalKind, goalRequirement, goalSummary } from "../../src/explain.js";
 
-/* Outcomes as judge_result_json writes them (judge/goals.c). */
+/* Outcomes as judge_result_json writes them (judge/worker/goals.c). */
 const goals = [
   {
     name: "vectorized", kind: "sass", status: "passed", passed: true,

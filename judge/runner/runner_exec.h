@@ -1,0 +1,70 @@
+/*
+ * runner_exec.h - the GPU work of blockwise-runner: one device, its primary
+ * context, the trusted harness module (judge/runner/kernels/harness.cu), the loaded
+ * module of the learner (or of a reference), and what each request does.
+ *
+ * Only the runner process uses this module (through cuda.h's driver table);
+ * judge/runner/runner_main.c owns the process and the messages, this module owns
+ * the device. Each action returns BW_OK when it produced a reply - whose
+ * status may still say the kernel failed (a guard written, a launch refused,
+ * a kernel fault) - and a negative code with *cause when the request could
+ * not be served at all (bad indices, out of device memory, a harness call
+ * failing), which the runner answers with status "error".
+ *
+ * After a sticky CUDA error (a kernel fault) the context is unusable:
+ * runner_exec_broken() turns true and the runner must exit after replying.
+ * Buffers live for one request: allocated with guard bands, filled, used and
+ * freed before the reply, so no learner's data outlives its request.
+ */
+#ifndef BW_RUNNER_EXEC_H
+#define BW_RUNNER_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "wire/runner_proto.h"
+
+struct runner_exec;
+
+/*
+ * Sets up device `device` (its primary context, made current on the calling
+ * thread) and loads the harness from `fatbin` (borrowed). cuda_open() must
+ * have succeeded. *props describes the GPU. BW_ERR_NODEVICE when there is no
+ * such device; BW_ERR_CUDA for other failures.
+ */
+int runner_exec_open(int device, const void *fatbin, struct runner_exec **out,
+                     struct gpu_props *props, char **cause);
+
+/* Loads `image` (a cubin; borrowed, len bytes), replacing any module loaded
+ * before, and describes the requested kernels in *reply. */
+int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
+                     const struct load_request *req, struct load_reply *reply, char **cause);
+
+/* Runs the plan once. On an ok status with outputs, a full return goes into
+ * req->into_map when req->into >= 0 (*out_fd -1), else *out_fd is a *new*
+ * sealed memfd; either is laid out as reply->outputs say. */
+int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
+                    int *out_fd, char **cause);
+
+/* Times the plan (DESIGN §4.4). reply's arrays are *new* (bench_reply_release);
+ * *out_fd is a *new* sealed memfd of the gathered bytes when bytes_per_sample
+ * > 0 and the status is ok, else -1. */
+/* Registers host memory p..p+size with the driver (pinned: copies to it run
+ * at the bus's speed); false when the driver refuses, and the memory stays
+ * usable, pageable. runner_exec_unpin() undoes it before p is unmapped. */
+bool runner_exec_pin(struct runner_exec *x, void *p, size_t size);
+void runner_exec_unpin(struct runner_exec *x, void *p);
+
+int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
+                      struct bench_reply *reply, int *out_fd, char **cause);
+
+/* Measures copy bandwidth, FFMA and mma.sync peaks, and the SM clock. */
+int runner_exec_calibrate(struct runner_exec *x, struct calibration *c, char **cause);
+
+/* True once a sticky error has made the context unusable. */
+bool runner_exec_broken(const struct runner_exec *x);
+
+/* Releases the device (nothing on a broken context: exiting frees it). NULL is a no-op. */
+void runner_exec_close(struct runner_exec *x);
+
+#endif

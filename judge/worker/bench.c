@@ -1,0 +1,774 @@
+#include "bench.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "failure.h"
+#include "reference.h"
+#include "runner_pool.h"
+#include "score.h"
+#include "session.h"
+#include "tests.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/stats.h"
+#include "common/util.h"
+#include "plan/run_plan.h"
+#include "common/banned.h"
+
+/* Philox case indices of benchmark input sets: set r of benchmark b is
+ * BENCH_CASE_BASE + b * BENCH_CASE_STRIDE + r, so no benchmark input repeats
+ * a test's (tests count from 0, at most BW_MAX_CASES of them). */
+#define BENCH_CASE_BASE   4096u
+#define BENCH_CASE_STRIDE 16u
+
+/* Where the checked elements of a shape lie: output k's indices are
+ * indices[set * span + offset[k] .. + count[k]). */
+struct bench_checks {
+    int n; /* outputs checked */
+    int tensor[PLAN_MAX_BUFFERS];
+    int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
+    uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
+    uint64_t span;      /* indices per input set */
+    int64_t *indices;   /* owned: [BW_BENCH_SETS][span] */
+    double *ref_values; /* owned: the reference at each index (float outputs) */
+    double *ref_scales; /* owned: the reference's scale S at each index (acc outputs) */
+    int64_t *ref_ints;  /* owned: the reference at each index (integer outputs) */
+};
+
+static void checks_release(struct bench_checks *k)
+{
+    free(k->indices);
+    free(k->ref_values);
+    free(k->ref_scales);
+    free(k->ref_ints);
+    memset(k, 0, sizeof(*k));
+}
+
+/* Phases 2 and 3 of each shape, once per judging (bench.h). */
+struct bench_cache {
+    bool have[BW_MAX_BENCHMARKS];
+    struct bench_checks k[BW_MAX_BENCHMARKS];
+};
+
+/* The thread computing phases 2 and 3 ahead (bench_ahead_start). */
+struct bench_ahead {
+    pthread_t thread;
+    atomic_bool stop;  /* set by bench_ahead_finish when the timing will not run */
+    unsigned computed; /* shapes it completed */
+    double work_ms;    /* its time in the reference runner, from taking it to giving it back */
+    int rc;            /* its failure, only logged: bench_shape computes the rest itself */
+    char *why;
+};
+
+void bench_release(struct session *s)
+{
+    bench_ahead_finish(s, false);
+    if (!s->bench_cache)
+        return;
+    for (size_t b = 0; b < BW_MAX_BENCHMARKS; b++)
+        checks_release(&s->bench_cache->k[b]);
+    free(s->bench_cache);
+    s->bench_cache = NULL;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Chooses the elements checked after every timed run of an output of `count`
+ * elements: all of them when few, else the first, the last and random others. */
+static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_t n)
+{
+    if ((uint64_t)count <= n) {
+        for (uint64_t j = 0; j < n; j++)
+            out[j] = (int64_t)j;
+        return;
+    }
+    out[0] = 0;
+    out[1] = count - 1;
+    for (uint64_t j = 2; j < n; j++)
+        out[j] = (int64_t)(session_pick(s) % (uint64_t)count);
+}
+
+/* Phase 2: the outputs to check (the problem's output tensors, as the
+ * reference's plan holds them), where their indices lie, and the indices.
+ * The submission's buffers are found by tensor later (checks_bind), so the
+ * checks can be chosen before the submission has compiled. */
+static int checks_choose(struct session *s, const struct plan *ref_pl, struct bench_checks *k,
+                         char **cause)
+{
+    memset(k, 0, sizeof(*k));
+    for (size_t b = 0; b < ref_pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &ref_pl->buffers[b];
+        if (pb->tensor < 0 || pb->is_scale || (pb->role != PLAN_OUT && pb->role != PLAN_INOUT))
+            continue;
+        k->tensor[k->n] = pb->tensor;
+        k->sub_buf[k->n] = -1;
+        k->ref_buf[k->n] = (int)b;
+        k->scale_buf[k->n] = reference_buffer(ref_pl, pb->tensor, true);
+        k->count[k->n] =
+            (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
+        k->offset[k->n] = k->span;
+        k->span += k->count[k->n];
+        k->n++;
+    }
+    k->indices = calloc(BW_BENCH_SETS * k->span, sizeof(*k->indices));
+    k->ref_values = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_values));
+    k->ref_scales = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_scales));
+    k->ref_ints = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_ints));
+    if (!k->indices || !k->ref_values || !k->ref_scales || !k->ref_ints)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark checks");
+    for (uint32_t r = 0; r < BW_BENCH_SETS; r++)
+        for (int o = 0; o < k->n; o++)
+            pick_indices(s, ref_pl->buffers[k->ref_buf[o]].count,
+                         k->indices + r * k->span + k->offset[o], k->count[o]);
+    return BW_OK;
+}
+
+/* Finds each checked output's buffer in the submission's plan (k->sub_buf):
+ * the same tensors, of the same sizes, and no other output. Both plans come
+ * from the problem's tensors, so a mismatch is the judge's fault. */
+static int checks_bind(struct bench_checks *k, const struct plan *sub_pl, const struct plan *ref_pl,
+                       const char *case_name, char **cause)
+{
+    int outputs = 0;
+    bool bound;
+
+    for (int o = 0; o < k->n; o++)
+        k->sub_buf[o] = -1;
+    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
+        const struct plan_buffer *pb = &sub_pl->buffers[b];
+        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
+            continue;
+        outputs++;
+        for (int o = 0; o < k->n; o++)
+            if (k->tensor[o] == pb->tensor && ref_pl->buffers[k->ref_buf[o]].count == pb->count)
+                k->sub_buf[o] = (int)b;
+    }
+    bound = outputs == k->n;
+    for (int o = 0; o < k->n; o++)
+        bound &= k->sub_buf[o] >= 0;
+    if (bound)
+        return BW_OK;
+    return bw_fail(cause, BW_ERR_INTERNAL,
+                   "benchmark %s: the submission's outputs are not the reference's", case_name);
+}
+
+/* Copies input set r's gathered reference values (and scales) out of a reply. */
+static int checks_take_reference(struct session *s, struct bench_checks *k, uint32_t r,
+                                 const struct run_result *res, char **cause)
+{
+    size_t pos = 0;
+
+    for (int o = 0; o < k->n; o++) {
+        size_t bytes = k->count[o] * 8;
+        uint64_t at = r * k->span + k->offset[o];
+        if (pos + bytes > res->data_len)
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "reference runner returned too few gathered values");
+        if (dtype_is_float(s->p->tensors[k->tensor[o]].dtype))
+            memcpy(k->ref_values + at, res->data + pos, bytes);
+        else
+            memcpy(k->ref_ints + at, res->data + pos, bytes);
+        pos += bytes;
+        if (k->scale_buf[o] >= 0) {
+            if (pos + bytes > res->data_len)
+                return bw_fail(cause, BW_ERR_PROTOCOL,
+                               "reference runner returned too few gathered scales");
+            memcpy(k->ref_scales + at, res->data + pos, bytes);
+            pos += bytes;
+        }
+    }
+    return BW_OK;
+}
+
+/* The rows of @rows that hold the checked elements of input set r: row i of
+ * an output of E elements is its elements i*E/R .. (i+1)*E/R - 1. Sorted,
+ * each once, into *rows (new); *n of them. */
+static int checks_rows(const struct bench_checks *k, const struct plan *ref_pl, uint32_t r,
+                       int64_t row_count, const char *case_name, int64_t **rows, size_t *n,
+                       char **cause)
+{
+    int64_t *out = malloc(k->span * sizeof(*out));
+    size_t m = 0;
+
+    *rows = NULL;
+    *n = 0;
+    if (!out)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark rows");
+    for (int o = 0; o < k->n; o++) {
+        const struct plan_buffer *pb = &ref_pl->buffers[k->ref_buf[o]];
+        const int64_t *idx = k->indices + r * k->span + k->offset[o];
+        if (pb->count % row_count != 0) {
+            free(out);
+            return bw_fail(cause, BW_ERR_INTERNAL,
+                           "reference.cu @rows: output %s of %lld elements does not split into "
+                           "rows=%lld rows on benchmark %s",
+                           pb->name, (long long)pb->count, (long long)row_count, case_name);
+        }
+        for (uint64_t j = 0; j < k->count[o]; j++)
+            out[m++] = idx[j] / (pb->count / row_count);
+    }
+    qsort(out, m, sizeof(*out), cmp_i64);
+    size_t u = 0;
+    for (size_t j = 0; j < m; j++)
+        if (u == 0 || out[u - 1] != out[j])
+            out[u++] = out[j];
+    *rows = out;
+    *n = u;
+    return BW_OK;
+}
+
+/* The reference's gathered values of input set r into *res: from the full
+ * reference, or (rows != NULL) from the @rows kernel on those rows only. */
+static int reference_gather(struct session *s, struct runner *runner, const struct problem_case *c,
+                            const struct plan *pl, uint32_t ci, const struct bench_checks *k,
+                            uint32_t r, const int64_t *rows, size_t n_rows, struct run_result *res,
+                            char **cause)
+{
+    struct run_request rq = {.ret = RUN_RETURN_GATHER};
+    int64_t *indices = NULL;
+    int rc;
+
+    run_plan_from_plan(pl, s->seed, ci, &rq.plan);
+    for (int o = 0; o < k->n; o++) {
+        rq.plan.gather[rq.plan.n_gather++] =
+            (struct run_gather){k->ref_buf[o], k->offset[o], k->count[o]};
+        if (k->scale_buf[o] >= 0)
+            rq.plan.gather[rq.plan.n_gather++] =
+                (struct run_gather){k->scale_buf[o], k->offset[o], k->count[o]};
+    }
+    rq.indices = k->indices + r * k->span;
+    rq.n_indices = k->span;
+    if (rows) { /* the rows travel after the gather indices (the runner's data buffer) */
+        indices = malloc((k->span + n_rows) * sizeof(*indices));
+        if (!indices)
+            return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark rows");
+        memcpy(indices, rq.indices, k->span * sizeof(*indices));
+        memcpy(indices + k->span, rows, n_rows * sizeof(*indices));
+        rq.indices = indices;
+        rq.n_indices = k->span + n_rows;
+    }
+    rc = runner_run(runner, &rq, res,
+                    s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_BENCH_SLACK_MS, cause);
+    free(indices);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu%s on benchmark %s",
+                       rows ? " (@rows)" : "", c->name);
+    if (res->reply.fail.status != RUN_OK)
+        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu%s failed on benchmark %s: %s %s",
+                       rows ? " (@rows)" : "", c->name, res->reply.fail.error,
+                       res->reply.fail.message);
+    return BW_OK;
+}
+
+/* BLOCKWISE_CHECK_ROWS=1 (problem authors, tests/gpu): the @rows kernel's
+ * values must be the full reference's within 1e-12 relative, else Judge Error. */
+static int rows_agree(const struct run_result *rows, const struct run_result *full,
+                      const char *case_name, char **cause)
+{
+    size_t n = full->data_len / 8;
+
+    if (rows->data_len < full->data_len)
+        return bw_fail(cause, BW_ERR_INTERNAL, "@rows returned fewer gathered values");
+    for (size_t j = 0; j < n; j++) {
+        double a, b;
+        memcpy(&a, rows->data + 8 * j, 8);
+        memcpy(&b, full->data + 8 * j, 8);
+        if (a == b || (a != a && b != b))
+            continue;
+        if (!(fabs(a - b) <= 1e-12 * fmax(1.0, fabs(b))))
+            return bw_fail(cause, BW_ERR_INTERNAL,
+                           "reference.cu @rows disagrees with the full reference on benchmark %s: "
+                           "gathered value %zu is %.17g, the full reference's %.17g",
+                           case_name, j, a, b);
+    }
+    return BW_OK;
+}
+
+/* Phase 3: the reference's values at the checked elements, per input set,
+ * in `runner` (a reference runner holding reference.cu): with @rows, only the
+ * rows that hold them are computed (the full fp64 reference of an attention
+ * shape takes seconds). Each set is computed holding the GPU gate shared, like
+ * the tests: it needs the GPU, not the GPU alone. Ahead of the timing (`stop`
+ * non-NULL), the work stops between sets once *stop is set (BW_ERR_CANCELLED). */
+static int checks_reference(struct session *s, struct runner *runner, const atomic_bool *stop,
+                            const struct problem_case *c, const struct plan *ref_pl, uint32_t base,
+                            struct bench_checks *k, char **cause)
+{
+    const char *check = getenv("BLOCKWISE_CHECK_ROWS");
+    bool verify = check && strcmp(check, "1") == 0;
+
+    for (uint32_t r = 0; r < BW_BENCH_SETS; r++) {
+        struct run_result res = {0}, full = {0};
+        int64_t *rows = NULL, row_count = 0;
+        size_t n_rows = 0;
+        struct plan rows_pl;
+        int rc = BW_OK;
+
+        if (stop && atomic_load(stop))
+            return bw_fail(cause, BW_ERR_CANCELLED, "the timing is not needed");
+        session_gate_enter(s, false);
+        if (s->ref.dirs.rows) {
+            rc = plan_rows_count(s->p, &s->ref.dirs, c, &row_count, cause);
+            if (!rc)
+                rc = checks_rows(k, ref_pl, r, row_count, c->name, &rows, &n_rows, cause);
+            if (!rc)
+                rc = plan_build_rows(s->p, &s->ref.dirs, c, (int64_t)n_rows, &rows_pl, &row_count,
+                                     cause);
+            if (rc)
+                rc = bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu @rows");
+            if (!rc) {
+                rc = reference_gather(s, runner, c, &rows_pl, base + r, k, r, rows, n_rows, &res,
+                                      cause);
+                log_debug("%s: benchmark %s set %u: @rows: %zu of %lld rows", s->job, c->name, r,
+                          n_rows, (long long)row_count);
+            }
+            if (!rc && verify) {
+                rc = reference_gather(s, runner, c, ref_pl, base + r, k, r, NULL, 0, &full, cause);
+                if (!rc)
+                    rc = rows_agree(&res, &full, c->name, cause);
+                run_result_release(&full);
+            }
+            free(rows);
+        } else {
+            rc = reference_gather(s, runner, c, ref_pl, base + r, k, r, NULL, 0, &res, cause);
+        }
+        session_gate_leave(s, false);
+        if (!rc)
+            rc = checks_take_reference(s, k, r, &res, cause);
+        run_result_release(&res);
+        if (rc)
+            return rc;
+    }
+    return BW_OK;
+}
+
+/* Phase 4: the timed samples, gathering the checked elements of each. */
+static int time_plan(struct session *s, const struct program *pg, size_t config,
+                     const struct problem_case *c, const struct plan *sub_pl, uint32_t base,
+                     const struct bench_checks *k, struct bench_result *bres, enum verdict *verdict,
+                     char **why_out, char **cause)
+{
+    struct bench_request brq = {0};
+    const struct bench_reply *brep = &bres->reply;
+    char *why = NULL;
+    int rc;
+
+    rc = program_run_plan(pg, config, sub_pl, s->seed, base, &brq.plan, cause);
+    if (rc)
+        return rc;
+    for (int o = 0; o < k->n; o++)
+        brq.plan.gather[brq.plan.n_gather++] =
+            (struct run_gather){k->sub_buf[o], k->offset[o], k->count[o]};
+    brq.sets = BW_BENCH_SETS;
+    brq.min_samples = BW_BENCH_MIN_SAMPLES;
+    brq.max_samples = BW_BENCH_MAX_SAMPLES;
+    brq.target_rse = BW_BENCH_TARGET_RSE;
+    brq.budget_ms = BW_BENCH_BUDGET_MS;
+    /* The first shape of a judging warms the clocks up from idle; every later
+     * shape, configuration or rebuild follows it on a busy GPU (and only needs
+     * its own buffers touched: the 3 runs at least). */
+    brq.warmup_ms = s->timed_once ? BW_BENCH_WARMUP_NEXT_MS : BW_BENCH_WARMUP_MS;
+    s->timed_once = true;
+    brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
+    brq.indices = k->indices;
+    brq.n_indices = BW_BENCH_SETS * k->span;
+    rc = runner_bench(s->sub_runner, &brq, bres,
+                      (int)(BW_BENCH_WARMUP_MS + BW_BENCH_BUDGET_MS) +
+                          BW_BENCH_OVERRUN_RUNS * s->p->run_ms + BW_BENCH_CALL_SLACK_MS,
+                      &why);
+    if (rc == BW_ERR_TIMEOUT) {
+        *verdict = VERDICT_TIME_LIMIT;
+        session_set_line(why_out, "benchmark %s: a timed run did not finish within %d ms", c->name,
+                         s->p->run_ms);
+        session_drop_sub_runner(s);
+        rc = BW_OK;
+    } else if (rc) {
+        bw_fail(cause, rc, "submission runner on benchmark %s: %s", c->name,
+                why ? why : bw_strerror(rc));
+    } else if (brep->fail.status != RUN_OK) {
+        char *message = NULL;
+        json_t *detail = NULL;
+        *verdict = failure_verdict(sub_pl, &brep->fail, &message, &detail);
+        session_set_line(why_out, "benchmark %s, timed run %lld: %s", c->name,
+                         (long long)brep->fail.sample,
+                         message ? message : run_status_name(brep->fail.status));
+        if (brep->fail.status == RUN_CUDA_ERROR)
+            session_drop_sub_runner(s);
+        free(message);
+        json_decref(detail);
+    }
+    free(why);
+    return rc;
+}
+
+/* Phase 5, one output of one sample: its checked elements against the reference. */
+static int verify_output(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
+                         const struct bench_checks *k, int o, uint32_t smp,
+                         const unsigned char *got, enum verdict *verdict, char **why_out,
+                         char **cause)
+{
+    const struct plan_buffer *pb = &sub_pl->buffers[k->sub_buf[o]];
+    size_t esize = dtype_size(pb->dtype);
+    uint32_t set = smp % BW_BENCH_SETS;
+    struct compare_sample *samples = calloc(k->count[o], sizeof(*samples));
+    struct compare_spec spec;
+    struct compare_report rep;
+    int64_t dims[BW_MAX_DIMS];
+    int rc;
+
+    if (!samples)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (uint64_t j = 0; j < k->count[o]; j++) {
+        uint64_t at = set * k->span + k->offset[o] + j;
+        samples[j].index = k->indices[at];
+        memcpy(samples[j].got, got + j * esize, esize);
+        samples[j].ref = k->ref_values[at];
+        samples[j].ref_i = k->ref_ints[at];
+        samples[j].scale = k->ref_scales[at];
+    }
+    rc = tests_compare_spec(s->p, (size_t)k->tensor[o], c, dims, &spec, cause);
+    if (rc == BW_OK)
+        rc = compare_samples(&spec, samples, k->count[o], pb->count, &rep, cause);
+    free(samples);
+    if (rc == BW_OK && !compare_passed(&rep)) {
+        *verdict = VERDICT_WRONG_ANSWER;
+        session_set_line(why_out,
+                         "benchmark %s, timed run %u: %lld of %lld checked elements of %s wrong",
+                         c->name, smp, (long long)rep.mismatches, (long long)rep.checked, pb->name);
+    }
+    return rc;
+}
+
+/* Phase 5: every timed output free of poison, and its checked elements right. */
+static int verify_samples(struct session *s, const struct problem_case *c,
+                          const struct plan *sub_pl, const struct bench_checks *k,
+                          const struct bench_result *bres, enum verdict *verdict, char **why_out,
+                          char **cause)
+{
+    const struct bench_reply *brep = &bres->reply;
+
+    for (uint32_t smp = 0; smp < brep->n_samples && *verdict == VERDICT_ACCEPTED; smp++) {
+        const unsigned char *row = bres->gathered + (size_t)smp * brep->bytes_per_sample;
+        size_t pos = 0;
+
+        if ((size_t)(smp + 1) * brep->bytes_per_sample > bres->gathered_len)
+            return bw_fail(cause, BW_ERR_PROTOCOL,
+                           "runner returned fewer gathered samples than timed runs");
+        for (int q = 0; q < brep->n_poison; q++) {
+            const struct plan_buffer *pb = &sub_pl->buffers[brep->poison_buf[q]];
+            uint64_t bad = brep->poison[(size_t)smp * brep->n_poison + q];
+            if (bad && dtype_is_float(pb->dtype)) {
+                *verdict = VERDICT_WRONG_ANSWER;
+                session_set_line(
+                    why_out, "benchmark %s, timed run %u: %llu element%s of %s never written",
+                    c->name, smp, (unsigned long long)bad, bad == 1 ? "" : "s", pb->name);
+            }
+        }
+        for (int o = 0; o < k->n && *verdict == VERDICT_ACCEPTED; o++) {
+            int rc = verify_output(s, c, sub_pl, k, o, smp, row + pos, verdict, why_out, cause);
+            if (rc)
+                return rc;
+            pos += k->count[o] * dtype_size(sub_pl->buffers[k->sub_buf[o]].dtype);
+        }
+    }
+    return BW_OK;
+}
+
+/* Phase 6: statistics and scores, and the physical floor. */
+static int score(struct session *s, const struct problem_case *c, const struct bench_reply *brep,
+                 struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
+{
+    const struct gpu_info *gpu = &s->cfg->gpu;
+    struct roofline roof = {gpu->copy_gbps, gpu->fp32_tflops, gpu->fp16_tflops, gpu->bf16_tflops};
+    struct expr_binding vars[BW_MAX_SIZES + BW_MAX_SCALARS];
+    struct expr_scope scope;
+    struct stats_summary st;
+    struct shape_score sc;
+    double bytes = 0, flops = 0;
+    int rc;
+
+    rc = stats_summarize(brep->samples_ms, (int)brep->n_samples, &st, cause);
+    if (rc)
+        return rc;
+    problem_formula_scope(s->p, c, vars, &scope);
+    if (expr_eval_real(s->p->bytes, &scope, &bytes, cause) ||
+        expr_eval_real(s->p->flops, &scope, &flops, cause))
+        return bw_wrap(cause, BW_ERR_INTERNAL, "problem.json bytes/flops for %s", c->name);
+    bo->samples = st.n;
+    bo->median_ms = st.median;
+    bo->min_ms = st.min;
+    bo->max_ms = st.max;
+    bo->p10_ms = st.p10;
+    bo->p90_ms = st.p90;
+    bo->rse = st.rse_median;
+    bo->gbps = score_gbps(bytes, st.median);
+    bo->tflops = score_tflops(flops, st.median);
+    bo->clock_mhz = (int)brep->clock_mhz[1];
+    free(bo->stop);
+    bo->stop = strdup(brep->stop == BENCH_STOP_RSE           ? "rse"
+                      : brep->stop == BENCH_STOP_MAX_SAMPLES ? "max"
+                                                             : "budget");
+    if (s->res->gpu.calibrated &&
+        score_shape(&roof, s->p->peak, bytes, flops, st.median, &sc, NULL) == BW_OK) {
+        /* The physical floor uses the tensor peaks with headroom: the worker
+         * measures them with mma.sync, which wgmma outruns on Hopper, so a
+         * fast wgmma kernel must not look impossible. */
+        struct roofline ceiling = roof;
+        struct shape_score limit;
+        ceiling.fp16_tflops *= BW_TENSOR_PEAK_HEADROOM;
+        ceiling.bf16_tflops *= BW_TENSOR_PEAK_HEADROOM;
+        bo->sol_pct = sc.sol_pct;
+        if (score_shape(&ceiling, s->p->peak, bytes, flops, st.median, &limit, NULL) == BW_OK &&
+            limit.impossible) {
+            *verdict = VERDICT_WRONG_ANSWER;
+            session_set_line(why_out,
+                             "benchmark %s: %.4f ms is below the physical floor of %.4f ms for "
+                             "this GPU: the kernel cannot have done the work",
+                             c->name, st.median, limit.floor_ms);
+        }
+    }
+    return BW_OK;
+}
+
+int bench_shape(struct session *s, const struct program *pg, size_t b, size_t config,
+                struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
+{
+    const struct problem_case *c = &s->p->benchmarks[b];
+    uint32_t base = BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
+    struct plan sub_pl, ref_pl;
+    struct bench_checks *k;
+    struct bench_result bres = {0};
+    char *why = NULL;
+    bool known;
+    int rc;
+
+    *verdict = VERDICT_ACCEPTED;
+    if (b >= BW_MAX_BENCHMARKS)
+        return bw_fail(cause, BW_ERR_INTERNAL, "benchmark %zu of at most %d", b + 1,
+                       BW_MAX_BENCHMARKS);
+    if (!s->bench_cache && !(s->bench_cache = calloc(1, sizeof(*s->bench_cache))))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    k = &s->bench_cache->k[b];
+    *why_out = NULL;
+    /* 1. Plans: an impossible launch for this shape is the learner's. */
+    if (plan_build(s->p, &pg->dirs, pg->tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+        *verdict = VERDICT_RUNTIME_ERROR;
+        session_set_line(why_out, "benchmark %s: %s", c->name, why ? why : "invalid launch");
+        free(why);
+        return BW_OK;
+    }
+    rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl, cause);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu");
+    /* 2 and 3, unless computed ahead (bench_ahead_start) or by an earlier
+     * configuration or rebuild of this judging. */
+    known = s->bench_cache->have[b];
+    s->bench_cache->have[b] = false;
+    log_debug("%s: benchmark %s, configuration %zu: the checked elements' reference %s", s->job,
+              c->name, config + 1, known ? "reused" : "computed");
+    double t0 = now_ms();
+    rc = BW_OK;
+    if (!known) {
+        checks_release(k);
+        rc = checks_choose(s, &ref_pl, k, cause);
+        if (rc == BW_OK)
+            rc = checks_reference(s, s->ref_runner, NULL, c, &ref_pl, base, k, cause);
+    }
+    if (rc == BW_OK)
+        rc = checks_bind(k, &sub_pl, &ref_pl, c->name, cause);
+    if (rc == BW_OK)
+        s->bench_cache->have[b] = true;
+    double t1 = now_ms();
+    s->res->bench_reference_ms += t1 - t0;
+    session_gate_enter(s, true); /* the shape is timed with nothing else on the GPU */
+    runner_discard_drain();      /* nor a discarded runner's context being torn down */
+    double t2 = now_ms();
+    s->res->bench_gate_ms += t2 - t1;
+    if (rc == BW_OK)
+        rc = time_plan(s, pg, config, c, &sub_pl, base, k, &bres, verdict, why_out, cause);
+    session_gate_leave(s, true);
+    s->res->bench_runner_ms += now_ms() - t2;
+    for (uint32_t i = 0; i < bres.reply.n_samples; i++)
+        s->res->bench_samples_ms += bres.reply.samples_ms[i];
+    t0 = now_ms();
+    if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
+        rc = verify_samples(s, c, &sub_pl, k, &bres, verdict, why_out, cause);
+    s->res->bench_verify_ms += now_ms() - t0;
+    if (rc == BW_OK && *verdict == VERDICT_ACCEPTED)
+        rc = score(s, c, &bres.reply, bo, verdict, why_out, cause);
+    bench_result_release(&bres);
+    return rc;
+}
+
+/* Times every configuration on benchmark b; the fastest goes to *best. */
+static int bench_configs(struct session *s, size_t b, struct bench_outcome *best, char **cause)
+{
+    struct judge_result *r = s->res;
+    bool have = false;
+
+    for (size_t cfg = 0; cfg < s->sub.n_configs; cfg++) {
+        struct bench_outcome bo = {0};
+        enum verdict v;
+        char *why = NULL;
+        int rc;
+
+        if (s->sub.n_configs > 1) {
+            struct run_failure fail;
+            rc = session_fresh_sub_runner(s, &s->sub, cfg, &fail, cause);
+            if (rc)
+                return rc;
+        }
+        rc = bench_shape(s, &s->sub, b, cfg, &bo, &v, &why, cause);
+        if (rc || v != VERDICT_ACCEPTED) {
+            free(bo.stop);
+            r->verdict = v;
+            if (why)
+                session_set_line(&r->message, "%s", why);
+            free(why);
+            return rc;
+        }
+        s->cfg_ms[cfg * s->p->n_benchmarks + b] = bo.median_ms;
+        if (!have || bo.median_ms < best->median_ms) {
+            free(best->stop);
+            *best = bo;
+            s->best_cfg[b] = cfg;
+            have = true;
+        } else {
+            free(bo.stop);
+        }
+    }
+    return BW_OK;
+}
+
+/* ---- phases 2 and 3 ahead ---------------------------------------------------------- */
+
+static void *ahead_thread(void *arg)
+{
+    struct session *s = arg;
+    struct bench_ahead *a = s->bench_ahead;
+    struct runner *runner = NULL;
+    struct run_failure fail;
+    double t0 = now_ms();
+    int rc;
+
+    /* A start (~340 ms on the H200) would cost a cheap shape more than computing
+     * it in line: only an idle runner is used (one is started for next time). */
+    if (!runner_pool_try_take_reference(s->cfg->pool, &runner)) {
+        log_debug("%s: the benchmarks' reference in line: no idle reference runner", s->job);
+        return NULL;
+    }
+    rc = program_load(runner, &s->ref, 0, &fail, &a->why);
+    if (rc == BW_OK && fail.status != RUN_OK)
+        rc = bw_fail(&a->why, BW_ERR_INTERNAL, "loading reference.cu: %s", fail.message);
+    for (size_t b = 0; rc == BW_OK && b < s->p->n_benchmarks && b < BW_MAX_BENCHMARKS; b++) {
+        const struct problem_case *c = &s->p->benchmarks[b];
+        struct bench_checks *k = &s->bench_cache->k[b];
+        struct plan ref_pl;
+
+        rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl,
+                        &a->why);
+        if (rc == BW_OK)
+            rc = checks_choose(s, &ref_pl, k, &a->why);
+        if (rc == BW_OK)
+            rc = checks_reference(s, runner, &a->stop, c, &ref_pl,
+                                  BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE, k, &a->why);
+        if (rc == BW_OK) {
+            s->bench_cache->have[b] = true;
+            a->computed++;
+            log_debug("%s: benchmark %s: the checked elements' reference computed ahead", s->job,
+                      c->name);
+        } else {
+            checks_release(k);
+        }
+    }
+    runner_pool_return_reference(s->cfg->pool, runner);
+    a->rc = rc;
+    a->work_ms = now_ms() - t0;
+    return NULL;
+}
+
+void bench_ahead_start(struct session *s)
+{
+    struct bench_ahead *a;
+
+    if (s->bench_ahead || !s->cfg->pool || s->res->tests_only || s->p->n_benchmarks == 0)
+        return;
+    if (!s->bench_cache && !(s->bench_cache = calloc(1, sizeof(*s->bench_cache))))
+        return;
+    a = calloc(1, sizeof(*a));
+    if (!a)
+        return;
+    atomic_init(&a->stop, false);
+    s->bench_ahead = a;
+    if (pthread_create(&a->thread, NULL, ahead_thread, s) != 0) {
+        s->bench_ahead = NULL;
+        free(a);
+    }
+}
+
+double bench_ahead_finish(struct session *s, bool needed)
+{
+    struct bench_ahead *a = s->bench_ahead;
+    double t0 = now_ms(), waited;
+
+    if (!a)
+        return 0;
+    if (!needed)
+        atomic_store(&a->stop, true);
+    pthread_join(a->thread, NULL);
+    waited = now_ms() - t0;
+    if (!needed)
+        log_debug("%s: the benchmarks' reference ahead stopped after %u of %zu shapes (%.0f ms "
+                  "waited): the timing will not run",
+                  s->job, a->computed, s->p->n_benchmarks, waited);
+    else if (a->rc && a->rc != BW_ERR_CANCELLED)
+        log_warn("%s: the benchmarks' reference ahead: %s (computed in line instead)", s->job,
+                 a->why ? a->why : bw_strerror(a->rc));
+    s->res->bench_reference_ms += a->work_ms;
+    free(a->why);
+    free(a);
+    s->bench_ahead = NULL;
+    return waited;
+}
+
+int bench_run(struct session *s, char **cause)
+{
+    struct judge_result *r = s->res;
+
+    r->bench_reference_wait_ms = bench_ahead_finish(s, true);
+
+    free(s->cfg_ms);
+    s->cfg_ms = calloc(s->sub.n_configs * (s->p->n_benchmarks ? s->p->n_benchmarks : 1),
+                       sizeof(*s->cfg_ms));
+    if (!s->cfg_ms)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+
+    for (size_t b = 0; b < s->p->n_benchmarks; b++) {
+        struct bench_outcome best = {0};
+        int rc = session_cancelled(s) ? bw_fail(cause, BW_ERR_CANCELLED, "cancelled")
+                                      : bench_configs(s, b, &best, cause);
+
+        if (rc || r->verdict != VERDICT_ACCEPTED) {
+            free(best.stop);
+            return rc;
+        }
+        best.name = strdup(s->p->benchmarks[b].name);
+        r->benches[b] = best;
+        r->n_benches = b + 1;
+        session_emit(s, json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:f}", "event", "bench",
+                                  "index", (json_int_t)b, "of", (json_int_t)s->p->n_benchmarks,
+                                  "name", best.name, "median_ms", best.median_ms, "gbps", best.gbps,
+                                  "tflops", best.tflops, "sol_pct", best.sol_pct));
+    }
+    return BW_OK;
+}

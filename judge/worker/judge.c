@@ -1,0 +1,571 @@
+/*
+ * judge.c - the pipeline of judge.h: one step per function, in order, each
+ * returning BW_OK to go on, STEP_STOP once the verdict is decided, or a
+ * negative code with the cause for a Judge Error.
+ */
+#include "judge.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "failure.h"
+#include "goal_measure.h"
+#include "reference.h"
+#include "score.h"
+#include "session.h"
+#include "tests.h"
+#include "triton_compile.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+#define STEP_STOP 1 /* a step's result: the verdict is set, skip the remaining steps */
+
+/* The two compiles, each on a thread of its own while the runners start. */
+struct build_job {
+    struct session *s;
+    const char *source, *ref_source; /* borrowed */
+    size_t len, ref_len;
+    int rc, ref_rc;
+    char *cause, *ref_cause;     /* owned */
+    double ms;                   /* the submission's compile */
+    double done_at, ref_done_at; /* now_ms() when each compile ended */
+};
+
+/* One judging in progress: the session, the background build, the reference
+ * made ready while the submission compiles, and what the steps leave for the
+ * end. */
+struct pipeline {
+    struct session s;
+    struct build_job build;
+    char *ref_source; /* owned: reference.cu's text */
+    int ref_rc;       /* the reference did not build or match its launches (the problem's fault) */
+    char *ref_why;    /* owned: why (the build's cause, or reference_check's) */
+    bool ref_loaded;  /* the reference runner holds reference.cu */
+    char *load_why;   /* owned: why loading it failed */
+    int fatal;        /* negative: the judge could not work at all (judge_submission fails) */
+};
+
+static void set_message(struct judge_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void set_message(struct judge_result *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    free(r->message);
+    r->message = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&r->message, fmt, ap) < 0)
+        r->message = NULL;
+    va_end(ap);
+}
+
+static int init_result(struct judge_result *r, const struct problem *p,
+                       const struct judge_config *cfg)
+{
+    memset(r, 0, sizeof(*r));
+    r->gpu = cfg->gpu;
+    r->tests = calloc(p->n_tests ? p->n_tests : 1, sizeof(*r->tests));
+    r->benches = calloc(p->n_benchmarks ? p->n_benchmarks : 1, sizeof(*r->benches));
+    if (!r->tests || !r->benches)
+        return BW_ERR_NOMEM;
+    r->n_tests = p->n_tests;
+    for (size_t i = 0; i < p->n_tests; i++) {
+        r->tests[i].name = strdup(p->tests[i].name);
+        if (!r->tests[i].name)
+            return BW_ERR_NOMEM;
+    }
+    return BW_OK;
+}
+
+/* ---- step 1: directives -------------------------------------------------------------- */
+
+/* The submission's directives and names (Compile Error at their line and
+ * column) and the reference's (the problem's fault: Judge Error). */
+static int step_parse(struct pipeline *pl, char **why)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+
+    if (program_parse(&s->sub, s->p, s->lang, s->source, s->len, PLAN_SUBMISSION, &out->diags)) {
+        out->verdict = VERDICT_COMPILE_ERROR;
+        set_message(out, "%s",
+                    out->diags.n ? out->diags.items[0].msg : "the directives are invalid");
+        return STEP_STOP;
+    }
+    if (s->lang != LANG_CUDA && !s->cfg->languages[s->lang].available) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "this judge cannot compile %s (%s)", language_title(s->lang),
+                    s->cfg->languages[s->lang].reason[0] ? s->cfg->languages[s->lang].reason
+                                                         : "not found here");
+        return STEP_STOP;
+    }
+    if (reference_prepare(s, &pl->ref_source, &pl->build.ref_len, why)) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "the problem's reference: %s", *why ? *why : "cannot be read");
+        return STEP_STOP;
+    }
+    pl->build.ref_source = pl->ref_source;
+    return BW_OK;
+}
+
+/* ---- step 2: compiling, while the runners start ----------------------------------- */
+
+static void *build_reference(void *arg)
+{
+    struct build_job *j = arg;
+    struct program_target t = session_target(j->s);
+
+    j->ref_rc =
+        program_compile(&j->s->ref, &t, j->ref_source, j->ref_len, "reference.cu", &j->ref_cause);
+    j->ref_done_at = now_ms();
+    return NULL;
+}
+
+static void *build_submission(void *arg)
+{
+    struct build_job *j = arg;
+    struct program_target t = session_target(j->s);
+    double t0 = now_ms();
+    char filename[32];
+
+    snprintf(filename, sizeof(filename), "submission%s", language_extension(j->s->lang));
+    j->rc = program_compile(&j->s->sub, &t, j->source, j->len, filename, &j->cause);
+    j->done_at = now_ms();
+    j->ms = j->done_at - t0;
+    return NULL;
+}
+
+/* Runs fn(arg) on a new thread (true), or here when none starts (false). */
+static bool in_background(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    if (pthread_create(thread, NULL, fn, arg) == 0)
+        return true;
+    fn(arg);
+    return false;
+}
+
+/*
+ * Once reference.cu is built (a build-cache hit, usually, long before the
+ * submission's compile ends): checks it, loads it into the reference runner
+ * and starts the tests' reference pipe, so that the first cases' expected
+ * outputs are ready when the submission is. Its failures are kept for the
+ * steps that report them, in their usual order (a Compile Error first). The
+ * pipe thread reads only the problem, s->ref, the seed and the reference
+ * runner, none of which the submission's compile touches.
+ */
+static void prepare_reference(struct pipeline *pl)
+{
+    struct session *s = &pl->s;
+    struct run_failure fail;
+    char *why = NULL;
+    double t0;
+
+    if (pl->build.ref_rc) {
+        pl->ref_rc = pl->build.ref_rc;
+        pl->ref_why = pl->build.ref_cause;
+        pl->build.ref_cause = NULL;
+    } else {
+        pl->ref_rc = reference_check(s, &pl->ref_why);
+    }
+    if (pl->ref_rc || !s->cfg->have_gpu || !s->ref_runner)
+        return;
+    t0 = now_ms();
+    if (program_load(s->ref_runner, &s->ref, 0, &fail, &pl->load_why) == BW_OK) {
+        pl->ref_loaded = fail.status == RUN_OK;
+        if (!pl->ref_loaded) {
+            free(pl->load_why);
+            pl->load_why = strdup(fail.message);
+        }
+    }
+    s->res->reference_load_ms = now_ms() - t0;
+    /* A pipe that does not start here is started (or its failure reported) by tests_run. */
+    if (pl->ref_loaded)
+        s->ref_pipe_running = reference_pipe_start(&s->ref_pipe, s, &why) == BW_OK;
+    free(why);
+}
+
+static void collect_kernels(struct judge_result *r, const struct compile_result *cr)
+{
+    json_decref(r->kernels);
+    r->kernels = json_array();
+    for (size_t k = 0; k < cr->n_kernels; k++) {
+        const struct kernel_usage *u = &cr->kernels[k];
+        json_array_append_new(r->kernels,
+                              json_pack("{s:s, s:i, s:i, s:I, s:I, s:I, s:I}", "name", u->name,
+                                        "registers", u->registers, "barriers", u->barriers,
+                                        "smem_bytes", (json_int_t)u->smem_bytes, "stack_bytes",
+                                        (json_int_t)u->stack_bytes, "spill_store_bytes",
+                                        (json_int_t)u->spill_store_bytes, "spill_load_bytes",
+                                        (json_int_t)u->spill_load_bytes));
+    }
+}
+
+/* Copies the diagnostics of a compile into the result. */
+static void take_diags(struct judge_result *r, const struct compile_result *cr)
+{
+    for (size_t i = 0; i < cr->diags.n; i++)
+        diag_list_addf(&r->diags, cr->diags.items[i].line, cr->diags.items[i].column, "%s",
+                       cr->diags.items[i].msg);
+}
+
+/* Checks every compiled configuration; sets Compile Error on the first bad one. */
+static void review_builds(struct session *s)
+{
+    struct judge_result *out = s->res;
+
+    out->compile_cached = s->sub.n_configs > 0;
+    for (size_t c = 0; c < s->sub.n_configs; c++) {
+        const struct compile_result *cr = &s->sub.builds[c];
+        char cfgname[256];
+
+        out->compile_cached &= cr->from_cache;
+        if (!cr->from_cache)
+            out->compiler_ms += cr->nvrtc_ms;
+        if (c == 0) {
+            free(out->compile_log);
+            out->compile_log = strdup(cr->log ? cr->log : "");
+            collect_kernels(out, cr);
+            take_diags(out, cr);
+        }
+        program_describe_config(&s->sub, c, cfgname, sizeof(cfgname));
+        if (!cr->ok) {
+            if (c > 0)
+                take_diags(out, cr);
+            out->verdict = VERDICT_COMPILE_ERROR;
+            set_message(out, "%s%s%s", cr->failure ? cr->failure : "the source does not compile",
+                        cfgname[0] ? " with " : "", cfgname);
+            return;
+        }
+        if (program_check_signatures(s->p, &s->sub, cr, PLAN_SUBMISSION, s->job, &out->diags)) {
+            out->verdict = VERDICT_COMPILE_ERROR;
+            set_message(out, "%s", out->diags.items[out->diags.n - 1].msg);
+            return;
+        }
+    }
+}
+
+/*
+ * Compiles both programs in the background while this thread starts the two
+ * runners (a runner dies with the thread that started it, so this thread,
+ * which outlives the judging, starts them), then readies the reference
+ * (prepare_reference) while the submission may still be compiling. A runner
+ * that fails to start is reported by step_runners, after a Compile Error had
+ * its chance.
+ */
+static int step_compile(struct pipeline *pl, char **why, char **start_why)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+    struct build_job *b = &pl->build;
+    pthread_t sub_thread, ref_thread;
+    bool sub_bg = in_background(&sub_thread, build_submission, b);
+    bool ref_bg = in_background(&ref_thread, build_reference, b);
+    char *sub_why = NULL;
+
+    if (s->cfg->have_gpu) {
+        double t0 = now_ms();
+        if (session_take_reference(s, start_why) == BW_OK &&
+            session_start_runner(s, &s->sub_runner, &sub_why) != BW_OK) {
+            free(*start_why);
+            *start_why = sub_why ? sub_why : strdup("unknown");
+        }
+        out->runners_ms = now_ms() - t0;
+    }
+    if (ref_bg)
+        pthread_join(ref_thread, NULL);
+    prepare_reference(pl);
+    if (pl->ref_loaded)
+        bench_ahead_start(s); /* a Submit's checked elements, while the submission compiles */
+    if (sub_bg)
+        pthread_join(sub_thread, NULL);
+    log_debug("%s: compiled in %.0f ms (runners taken in %.1f ms); %zu expected outputs ready",
+              s->job, b->ms, out->runners_ms,
+              s->ref_pipe_running ? reference_pipe_ready(&s->ref_pipe) : 0);
+    out->compile_ms = b->ms;
+    out->build_wait_ms = b->ref_done_at > b->done_at ? b->ref_done_at - b->done_at : 0;
+    if (b->rc) {
+        pl->fatal = bw_fail(why, b->rc, "%s", b->cause ? b->cause : bw_strerror(b->rc));
+        return STEP_STOP;
+    }
+    review_builds(s);
+    session_emit(s, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok",
+                              out->verdict != VERDICT_COMPILE_ERROR, "ms", out->compile_ms,
+                              "kernels", out->kernels ? out->kernels : json_null()));
+    if (out->verdict == VERDICT_COMPILE_ERROR)
+        return STEP_STOP;
+    if (pl->ref_rc) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "the problem's reference failed: %s",
+                    pl->ref_why ? pl->ref_why : bw_strerror(pl->ref_rc));
+        return STEP_STOP;
+    }
+    if (!s->cfg->have_gpu) {
+        out->executed = false;
+        set_message(out, "compiled; running needs a GPU (%s)",
+                    s->cfg->no_gpu_reason ? s->cfg->no_gpu_reason : "none here");
+        return STEP_STOP;
+    }
+    return BW_OK;
+}
+
+/* ---- step 3: the runners ------------------------------------------------------------ */
+
+/* Both runners up (a failure to start one is the judge's, not the learner's),
+ * on the GPU whose figures the config holds, and the reference loaded (by
+ * prepare_reference). */
+static int step_runners(struct pipeline *pl, const char *start_why)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+
+    if (!s->ref_runner || !s->sub_runner) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "could not start a GPU runner: %s", start_why ? start_why : "unknown");
+        return STEP_STOP;
+    }
+    if (strcmp(runner_gpu(s->sub_runner)->uuid, s->cfg->gpu.uuid) != 0) {
+        /* The cached figures belong to another GPU: keep judging, score nothing. */
+        log_warn("%s: the GPU's cached figures are for %s but this is %s: run `judged calibrate`",
+                 s->job, s->cfg->gpu.uuid, runner_gpu(s->sub_runner)->uuid);
+        out->gpu.calibrated = false;
+    }
+    if (!pl->ref_loaded) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "loading reference.cu failed: %s",
+                    pl->load_why ? pl->load_why : "unknown");
+        return STEP_STOP;
+    }
+    out->executed = true;
+    return BW_OK;
+}
+
+/* ---- step 4: tests ---------------------------------------------------------------- */
+
+/* The first test that failed decides the verdict. */
+static void verdict_from_tests(struct judge_result *r, const struct program *sub, size_t config)
+{
+    char cfgname[256];
+
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_outcome *t = &r->tests[i];
+        if (t->verdict == VERDICT_ACCEPTED || t->verdict == VERDICT_NONE)
+            continue;
+        r->verdict = t->verdict;
+        program_describe_config(sub, config, cfgname, sizeof(cfgname));
+        set_message(r, "test %s%s%s: %s", t->name, cfgname[0] ? " with " : "", cfgname,
+                    t->message ? t->message : verdict_name(t->verdict));
+        return;
+    }
+}
+
+/* Every test of every configuration, each configuration in a fresh
+ * submission runner; the first failure decides. */
+static int step_tests(struct pipeline *pl, char **why)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+    double t0 = now_ms();
+    bool passed;
+    int rc;
+
+    for (size_t c = 0; c < s->sub.n_configs; c++) {
+        if (c > 0)
+            session_drop_sub_runner(s);
+        if (s->sub_runner) {
+            struct run_failure fail;
+            rc = program_load(s->sub_runner, &s->sub, c, &fail, why);
+            if (rc)
+                return rc;
+            if (fail.status != RUN_OK) {
+                struct plan none = {0};
+                struct test_outcome *t = &out->tests[0];
+                t->verdict = failure_verdict(&none, &fail, &t->message, &t->detail);
+                verdict_from_tests(out, &s->sub, c);
+                return STEP_STOP;
+            }
+        }
+        rc = tests_run(s, c, &passed, why);
+        out->tests_ms = now_ms() - t0;
+        if (rc)
+            return rc;
+        if (!passed) {
+            verdict_from_tests(out, &s->sub, c);
+            return STEP_STOP;
+        }
+    }
+    out->verdict = VERDICT_ACCEPTED;
+    return BW_OK;
+}
+
+/* ---- steps 5 and 6: timing and goals (a Submit) ------------------------------------- */
+
+static int step_timing(struct pipeline *pl, char **why)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+    double sols[BW_MAX_BENCHMARKS], t0 = now_ms();
+    int rc;
+
+    if (out->tests_only || s->p->n_benchmarks == 0)
+        return BW_OK;
+    rc = bench_run(s, why);
+    out->bench_ms = now_ms() - t0;
+    if (rc)
+        return rc;
+    if (out->verdict != VERDICT_ACCEPTED)
+        return STEP_STOP;
+    for (size_t b = 0; b < out->n_benches; b++)
+        sols[b] = out->benches[b].sol_pct;
+    out->score = out->gpu.calibrated ? score_problem(sols, out->n_benches) : 0;
+    return BW_OK;
+}
+
+/* Beside the verdict, never changing it: a failure here is only logged. */
+static void step_goals(struct pipeline *pl)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+    double t0 = now_ms();
+    char *why = NULL;
+
+    if (out->tests_only || s->p->n_goals == 0)
+        return;
+    if (goal_measure_all(s, &why))
+        log_warn("%s: %s", s->job, why ? why : "learning goals failed");
+    free(why);
+    out->goals_ms = now_ms() - t0;
+}
+
+/* ---- the whole ---------------------------------------------------------------------- */
+
+int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source,
+                     size_t len, const struct judge_options *opts, struct judge_result *out,
+                     char **cause)
+{
+    struct pipeline pl = {
+        .s = {.cfg = cfg, .p = p, .opts = opts, .res = out, .source = source, .len = len},
+    };
+    struct session *s = &pl.s;
+    char *why = NULL, *start_why = NULL;
+    double t0 = now_ms();
+    int rc;
+
+    pl.build = (struct build_job){.s = s, .source = source, .len = len};
+    s->job = opts && opts->job ? opts->job : p->id;
+    s->lang = opts ? opts->language : LANG_CUDA;
+    if (init_result(out, p, cfg)) {
+        judge_result_release(out);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    s->seed = opts && opts->seed ? opts->seed : session_fresh_seed();
+    s->pick_state = s->seed ^ 0x5DEECE66Dull;
+    out->seed = s->seed;
+    out->tests_only = opts && opts->tests_only;
+    session_emit(s, json_pack("{s:s}", "event", "compiling"));
+
+    rc = step_parse(&pl, &why);
+    if (rc == BW_OK)
+        rc = step_compile(&pl, &why, &start_why);
+    if (rc == BW_OK)
+        rc = step_runners(&pl, start_why);
+    if (rc == BW_OK)
+        rc = step_tests(&pl, &why);
+    if (rc == BW_OK)
+        rc = step_timing(&pl, &why);
+    if (rc == BW_OK) {
+        step_goals(&pl);
+        set_message(out, "all %zu tests passed%s", p->n_tests,
+                    out->tests_only || !p->n_benchmarks ? "" : " and every timed run was checked");
+    } else if (rc < 0) {
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "%s", why ? why : bw_strerror(rc));
+    }
+
+    double t_finish = now_ms();
+    /* The judging ended before its tests (a Compile Error, a runner that did
+     * not start): the pipe's case in flight ends first, then the runner goes back. */
+    if (s->ref_pipe_running) {
+        reference_pipe_finish(&s->ref_pipe);
+        s->ref_pipe_running = false;
+    }
+    bench_ahead_finish(s, false); /* it reads s->ref */
+    session_return_reference(s);
+    session_drop_sub_runner(s);
+    program_release(&s->sub);
+    program_release(&s->ref);
+    free(s->cfg_ms);
+    bench_release(s);
+    free(pl.build.cause);
+    free(pl.build.ref_cause);
+    free(pl.ref_source);
+    free(pl.ref_why);
+    free(pl.load_why);
+    free(start_why);
+    if (pl.fatal) {
+        if (cause) {
+            *cause = why;
+            why = NULL;
+        }
+        free(why);
+        judge_result_release(out);
+        return pl.fatal;
+    }
+    free(why);
+    out->finish_ms = now_ms() - t_finish;
+    out->total_ms = now_ms() - t0;
+    session_emit(s, json_pack("{s:s, s:s, s:s?}", "event", "done", "verdict",
+                              verdict_code(out->verdict), "message", out->message));
+    return BW_OK;
+}
+
+void judge_result_release(struct judge_result *r)
+{
+    for (size_t i = 0; i < r->n_tests; i++) {
+        free(r->tests[i].name);
+        free(r->tests[i].message);
+        json_decref(r->tests[i].detail);
+    }
+    free(r->tests);
+    for (size_t i = 0; i < r->n_benches; i++) {
+        free(r->benches[i].name);
+        free(r->benches[i].stop);
+    }
+    free(r->benches);
+    for (size_t i = 0; i < r->n_goals; i++)
+        goal_outcome_release(&r->goals[i]);
+    free(r->goals);
+    free(r->message);
+    free(r->compile_log);
+    json_decref(r->kernels);
+    diag_list_release(&r->diags);
+    memset(r, 0, sizeof(*r));
+}
+
+void judge_config_release(struct judge_config *cfg)
+{
+    free(cfg->no_gpu_reason);
+    cfg->no_gpu_reason = NULL;
+}
+
+void judge_probe_languages(struct judge_config *cfg, const char *python)
+{
+    struct judge_language *t = &cfg->languages[LANG_TRITON];
+    char *version = NULL, *cause = NULL;
+
+    cfg->languages[LANG_CUDA].available = true;
+    memset(t, 0, sizeof(*t));
+    if (triton_probe(python, &version, &cause) == BW_OK) {
+        t->available = true;
+        snprintf(t->version, sizeof(t->version), "%s", version ? version : "");
+    } else {
+        snprintf(t->reason, sizeof(t->reason), "%s", cause ? cause : "Triton was not found");
+    }
+    free(version);
+    free(cause);
+}

@@ -1,0 +1,297 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "goals.h"
+#include "wire/runner_proto.h"
+#include "common/banned.h"
+
+#define C_RESET "\033[0m"
+#define C_BOLD  "\033[1m"
+#define C_GREEN "\033[32m"
+#define C_RED   "\033[31m"
+#define C_DIM   "\033[2m"
+
+static const char *col(bool color, const char *code)
+{
+    return color ? code : "";
+}
+
+void report_print_gpu(FILE *f, const struct gpu_info *g)
+{
+    if (!g->name[0]) {
+        fprintf(f, "gpu       none\n");
+        return;
+    }
+    fprintf(f, "gpu       %s (cc %s, %d SMs, %s, driver %s)\n", g->name, g->cc, g->sm_count,
+            g->arch[0] ? g->arch : "?", g->driver[0] ? g->driver : "?");
+    if (g->calibrated)
+        fprintf(f,
+                "limits    copy %.0f GB/s, fp32 %.1f TFLOP/s, fp16 tensor %.0f TFLOP/s, bf16 "
+                "tensor %.0f TFLOP/s\n",
+                g->copy_gbps, g->fp32_tflops, g->fp16_tflops, g->bf16_tflops);
+}
+
+/* Prints a JSON number or the special strings "nan", "inf", "-inf". */
+static void print_value(FILE *f, json_t *v)
+{
+    if (json_is_number(v))
+        fprintf(f, "%.9g", json_number_value(v));
+    else if (json_is_string(v))
+        fputs(json_string_value(v), f);
+    else
+        fputs("-", f);
+}
+
+static void print_index(FILE *f, json_t *idx)
+{
+    size_t i;
+    json_t *v;
+
+    if (!json_is_array(idx)) {
+        fputs("?", f);
+        return;
+    }
+    fputc('[', f);
+    json_array_foreach (idx, i, v)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+    fputc(']', f);
+}
+
+/* The mismatch table of one failing test, from its detail JSON. */
+static void print_detail(FILE *f, json_t *detail)
+{
+    const char *kind = json_string_value(json_object_get(detail, "kind"));
+    json_t *outputs, *o;
+    size_t i, j;
+
+    if (!kind)
+        return;
+    if (strcmp(kind, "mismatch") != 0) {
+        const char *hint = json_string_value(json_object_get(detail, "hint"));
+        if (hint)
+            fprintf(f, "      hint: %s\n", hint);
+        return;
+    }
+    outputs = json_object_get(detail, "outputs");
+    json_array_foreach (outputs, i, o) {
+        json_t *first = json_object_get(o, "first"), *m;
+        long long bad = json_integer_value(json_object_get(o, "mismatches"));
+        if (bad == 0)
+            continue;
+        fprintf(f,
+                "      output %s: %lld of %lld elements wrong; max abs error %.3g, max rel error "
+                "%.3g\n",
+                json_string_value(json_object_get(o, "name")), bad,
+                (long long)json_integer_value(json_object_get(o, "checked")),
+                json_number_value(json_object_get(o, "max_abs_err")),
+                json_number_value(json_object_get(o, "max_rel_err")));
+        fprintf(f, "        %-20s %-16s %-16s %-12s %s\n", "index", "expected", "got", "abs err",
+                "why");
+        json_array_foreach (first, j, m) {
+            fprintf(f, "        ");
+            print_index(f, json_object_get(m, "index"));
+            fprintf(f, "%*s", 4, "");
+            print_value(f, json_object_get(m, "expected"));
+            fputs("  ", f);
+            print_value(f, json_object_get(m, "got"));
+            fputs("  ", f);
+            print_value(f, json_object_get(m, "abs_err"));
+            fprintf(f, "  %s\n", json_string_value(json_object_get(m, "reason")) ?: "");
+        }
+    }
+}
+
+void report_print(FILE *f, const struct problem *p, const char *file, const struct judge_result *r,
+                  bool color)
+{
+    size_t passed = 0, run = 0;
+    json_t *k;
+    size_t i;
+
+    fprintf(f, "problem   %s (P%d %s)\n", p->id, p->number, p->title);
+    fprintf(f, "file      %s\n", file);
+    report_print_gpu(f, &r->gpu);
+
+    for (i = 0; i < r->diags.n; i++)
+        fprintf(f, "%s:%d:%d: %s\n", file, r->diags.items[i].line, r->diags.items[i].column,
+                r->diags.items[i].msg);
+    if (r->verdict == VERDICT_COMPILE_ERROR && r->compile_log && r->compile_log[0] &&
+        r->diags.n == 0)
+        fprintf(f, "%s\n", r->compile_log);
+    if (r->compile_ms > 0)
+        fprintf(f, "compile   %s in %.0f ms\n",
+                r->verdict == VERDICT_COMPILE_ERROR ? "failed" : "ok", r->compile_ms);
+    json_array_foreach (r->kernels, i, k) {
+        fprintf(f, "  kernel %s: %lld registers, %lld B shared, %lld B stack, %lld B spilled\n",
+                json_string_value(json_object_get(k, "name")),
+                (long long)json_integer_value(json_object_get(k, "registers")),
+                (long long)json_integer_value(json_object_get(k, "smem_bytes")),
+                (long long)json_integer_value(json_object_get(k, "stack_bytes")),
+                (long long)(json_integer_value(json_object_get(k, "spill_store_bytes")) +
+                            json_integer_value(json_object_get(k, "spill_load_bytes"))));
+    }
+
+    for (i = 0; i < r->n_tests; i++) {
+        if (r->tests[i].verdict == VERDICT_NONE)
+            continue;
+        run++;
+        if (r->tests[i].verdict == VERDICT_ACCEPTED)
+            passed++;
+    }
+    if (r->n_tests && r->executed) {
+        fprintf(f, "tests     %zu/%zu passed\n", passed, r->n_tests);
+        for (i = 0; i < r->n_tests; i++) {
+            const struct test_outcome *t = &r->tests[i];
+            if (t->verdict == VERDICT_NONE)
+                continue;
+            if (t->verdict == VERDICT_ACCEPTED) {
+                fprintf(f, "  %sok%s   %s\n", col(color, C_GREEN), col(color, C_RESET), t->name);
+                continue;
+            }
+            fprintf(f, "  %s%-4s%s %s: %s\n", col(color, C_RED), verdict_code(t->verdict),
+                    col(color, C_RESET), t->name,
+                    t->message ? t->message : verdict_name(t->verdict));
+            print_detail(f, t->detail);
+        }
+        if (run < r->n_tests)
+            fprintf(f, "  %s%zu tests not run after the first failure%s\n", col(color, C_DIM),
+                    r->n_tests - run, col(color, C_RESET));
+    }
+    if (r->n_benches) {
+        fprintf(f, "timing    median of n runs, L2 flushed before each\n");
+        fprintf(f, "  %-22s %10s %10s %14s %5s %9s %9s %7s\n", "shape", "median", "min", "p10-p90",
+                "n", "GB/s", "TFLOP/s", "SoL %");
+        for (i = 0; i < r->n_benches; i++) {
+            const struct bench_outcome *b = &r->benches[i];
+            char spread[32];
+            snprintf(spread, sizeof(spread), "%.3f-%.3f", b->p10_ms, b->p90_ms);
+            fprintf(f, "  %-22s %8.3fms %8.3fms %14s %5d %9.1f %9.2f %7.1f\n", b->name,
+                    b->median_ms, b->min_ms, spread, b->samples, b->gbps, b->tflops, b->sol_pct);
+        }
+    }
+    goal_outcomes_print(f, r->goals, r->n_goals, color);
+    if (!r->executed && r->verdict == VERDICT_NONE) {
+        fprintf(f, "verdict   %snot executed%s: %s\n", col(color, C_BOLD), col(color, C_RESET),
+                r->message ? r->message : "no GPU");
+        return;
+    }
+    fprintf(f, "verdict   %s%s%s%s", col(color, C_BOLD),
+            col(color, r->verdict == VERDICT_ACCEPTED ? C_GREEN : C_RED), verdict_name(r->verdict),
+            col(color, C_RESET));
+    if (r->message && r->verdict != VERDICT_ACCEPTED)
+        fprintf(f, ": %s", r->message);
+    if (r->n_benches && r->verdict == VERDICT_ACCEPTED && isfinite(r->score))
+        fprintf(f, "   score %.1f (geometric mean of speed-of-light %%)", r->score);
+    fprintf(f, "\n");
+}
+
+void report_print_event(FILE *f, json_t *event)
+{
+    const char *ev = json_string_value(json_object_get(event, "event"));
+
+    if (!ev)
+        return;
+    if (strcmp(ev, "test") == 0)
+        fprintf(f, "  test %lld/%lld %s: %s\n",
+                (long long)json_integer_value(json_object_get(event, "index")) + 1,
+                (long long)json_integer_value(json_object_get(event, "of")),
+                json_string_value(json_object_get(event, "name")),
+                json_string_value(json_object_get(event, "verdict")));
+    else if (strcmp(ev, "bench") == 0)
+        fprintf(f, "  bench %s: %.4f ms\n", json_string_value(json_object_get(event, "name")),
+                json_number_value(json_object_get(event, "median_ms")));
+    else if (strcmp(ev, "goal") == 0)
+        fprintf(f, "  goal %s (%s): %s\n", json_string_value(json_object_get(event, "name")),
+                json_string_value(json_object_get(event, "kind")),
+                json_string_value(json_object_get(event, "status")));
+    else
+        fprintf(f, "  %s\n", ev);
+    fflush(f);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+json_t *judge_result_json(const struct judge_result *r)
+{
+    json_t *j = json_object(), *tests = json_array(), *benches = json_array(),
+           *diags = json_array(), *goals = json_array();
+    char seed[24];
+
+    for (size_t i = 0; i < r->diags.n; i++)
+        json_array_append_new(diags, json_pack("{s:i, s:i, s:s}", "line", r->diags.items[i].line,
+                                               "column", r->diags.items[i].column, "message",
+                                               r->diags.items[i].msg));
+    for (size_t i = 0; i < r->n_tests; i++) {
+        const struct test_outcome *t = &r->tests[i];
+        json_t *tj = json_pack("{s:s, s:s, s:f}", "name", t->name, "verdict",
+                               verdict_code(t->verdict), "ms", t->ms);
+        if (t->message)
+            json_object_set_new(tj, "message", json_string(t->message));
+        if (t->detail)
+            json_object_set(tj, "detail", t->detail);
+        json_array_append_new(tests, tj);
+    }
+    for (size_t i = 0; i < r->n_benches; i++) {
+        const struct bench_outcome *b = &r->benches[i];
+        json_array_append_new(
+            benches,
+            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
+                      b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms",
+                      b->min_ms, "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms,
+                      "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
+                      "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
+    }
+    for (size_t i = 0; i < r->n_goals; i++)
+        json_array_append_new(goals, goal_outcome_json(&r->goals[i]));
+    snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)r->seed);
+    json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));
+    json_object_set_new(j, "verdict_name", json_string(verdict_name(r->verdict)));
+    json_object_set_new(j, "message", r->message ? json_string(r->message) : json_null());
+    json_object_set_new(j, "mode", json_string(r->tests_only ? "run" : "submit"));
+    json_object_set_new(j, "executed", json_boolean(r->executed));
+    json_object_set_new(j, "diagnostics", diags);
+    json_object_set_new(j, "compile_log", json_string(r->compile_log ? r->compile_log : ""));
+    json_object_set_new(j, "kernels", r->kernels ? json_incref(r->kernels) : json_array());
+    json_object_set_new(j, "tests", tests);
+    json_object_set_new(j, "benches", benches);
+    json_object_set_new(j, "score", json_real(r->score));
+    json_object_set_new(j, "goals", goals);
+    json_object_set_new(j, "gpu", gpu_info_json(&r->gpu));
+    json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
+    json_object_set_new(j, "compile_cached", json_boolean(r->compile_cached));
+    json_object_set_new(j, "total_ms", json_real(r->total_ms));
+    json_object_set_new(j, "timing",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "compile_ms", r->compile_ms,
+                                  "runners_ms", r->runners_ms, "tests_ms", r->tests_ms, "bench_ms",
+                                  r->bench_ms, "goals_ms", r->goals_ms, "total_ms", r->total_ms));
+    json_t *timing = json_object_get(j, "timing");
+    json_object_set_new(timing, "build_wait_ms", json_real(r->build_wait_ms));
+    json_object_set_new(timing, "compiler_ms", json_real(r->compiler_ms));
+    json_object_set_new(timing, "reference_load_ms", json_real(r->reference_load_ms));
+    json_object_set_new(timing, "finish_ms", json_real(r->finish_ms));
+    json_object_set_new(timing, "tests_breakdown",
+                        json_pack("{s:f, s:I, s:f, s:f, s:f, s:f, s:f}", "reference_wait_ms",
+                                  r->tests_reference_wait_ms, "reference_ready",
+                                  (json_int_t)r->tests_reference_ready, "reference_lend_ms",
+                                  r->tests_reference_lend_ms, "submission_ms",
+                                  r->tests_submission_ms, "submission_plan_ms",
+                                  r->tests_submission_plan_ms, "submission_lend_ms",
+                                  r->tests_submission_lend_ms, "compare_ms", r->tests_compare_ms));
+    json_t *tests_breakdown = json_object_get(timing, "tests_breakdown");
+    for (int k = 0; tests_breakdown && k < RUN_PHASES; k++) {
+        char key[40];
+        snprintf(key, sizeof(key), "submission_%s_ms", run_phase_name((enum run_phase)k));
+        json_object_set_new(tests_breakdown, key, json_real(r->tests_submission_phase_ms[k]));
+    }
+    json_object_set_new(timing, "bench_breakdown",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "gate_ms", r->bench_gate_ms,
+                                  "reference_ms", r->bench_reference_ms, "reference_wait_ms",
+                                  r->bench_reference_wait_ms, "runner_ms", r->bench_runner_ms,
+                                  "samples_ms", r->bench_samples_ms, "verify_ms",
+                                  r->bench_verify_ms));
+    json_object_set_new(j, "seed", json_string(seed));
+    return j;
+}

@@ -1,0 +1,124 @@
+#include "session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "runner_pool.h"
+#include "common/error.h"
+#include "common/util.h"
+#include "common/banned.h"
+
+void session_emit(const struct session *s, json_t *event)
+{
+    if (s->opts && s->opts->on_event && event)
+        s->opts->on_event(event, s->opts->event_arg);
+    json_decref(event);
+}
+
+struct program_target session_target(const struct session *s)
+{
+    struct program_target t = {
+        .arch = s->cfg->gpu.arch[0] ? s->cfg->gpu.arch : s->cfg->arch,
+        .no_sandbox = s->cfg->no_sandbox,
+        .cache = s->cfg->builds,
+    };
+
+    if (sscanf(s->cfg->gpu.cc, "%d.%d", &t.cc_major, &t.cc_minor) != 2)
+        t.cc_major = t.cc_minor = 0; /* no GPU: Triton's default target (9.0) */
+    return t;
+}
+
+int session_start_runner(const struct session *s, struct runner **out, char **cause)
+{
+    struct runner_options opt = {.device = s->cfg->device, .no_sandbox = s->cfg->no_sandbox};
+
+    if (s->cfg->pool)
+        return runner_pool_take_submission(s->cfg->pool, out, cause);
+    return runner_start(&opt, out, cause);
+}
+
+int session_take_reference(struct session *s, char **cause)
+{
+    struct runner_options opt = {.device = s->cfg->device, .no_sandbox = s->cfg->no_sandbox};
+
+    if (s->cfg->pool)
+        return runner_pool_take_reference(s->cfg->pool, &s->ref_runner, cause);
+    return runner_start(&opt, &s->ref_runner, cause);
+}
+
+void session_return_reference(struct session *s)
+{
+    if (s->cfg->pool)
+        runner_pool_return_reference(s->cfg->pool, s->ref_runner);
+    else
+        runner_discard(s->ref_runner);
+    s->ref_runner = NULL;
+}
+
+void session_gate_enter(const struct session *s, bool exclusive)
+{
+    if (s->cfg->pool)
+        runner_pool_gate_enter(s->cfg->pool, exclusive);
+}
+
+void session_gate_leave(const struct session *s, bool exclusive)
+{
+    if (s->cfg->pool)
+        runner_pool_gate_leave(s->cfg->pool, exclusive);
+}
+
+int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t config,
+                             struct run_failure *fail, char **cause)
+{
+    int rc;
+
+    session_drop_sub_runner(s);
+    rc = session_start_runner(s, &s->sub_runner, cause);
+    if (rc == BW_OK)
+        rc = program_load(s->sub_runner, pg, config, fail, cause);
+    return rc;
+}
+
+void session_drop_sub_runner(struct session *s)
+{
+    runner_discard(s->sub_runner);
+    s->sub_runner = NULL;
+}
+
+bool session_cancelled(const struct session *s)
+{
+    return s->opts && s->opts->cancel && atomic_load(s->opts->cancel);
+}
+
+uint64_t session_fresh_seed(void)
+{
+    uint64_t seed = 0;
+
+    while (seed == 0)
+        if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+            seed = now_ns() ^ ((uint64_t)getpid() << 32);
+    return seed;
+}
+
+uint64_t session_pick(struct session *s)
+{
+    uint64_t z = (s->pick_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void session_set_line(char **msg, const char *fmt, ...)
+{
+    va_list ap;
+
+    free(*msg);
+    *msg = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(msg, fmt, ap) < 0)
+        *msg = NULL;
+    va_end(ap);
+}

@@ -1,0 +1,54 @@
+/*
+ * tests.h - the correctness step of a judging: every test case of the
+ * problem, run in the submission runner on the inputs the reference runner
+ * generated too, and compared in trusted code with the expected outputs.
+ *
+ * For one @tune configuration, case by case in order, stopping at the first
+ * failure (DESIGN.md §4.2): the submission's plan for the case (an impossible
+ * launch for these sizes is a Runtime Error), a run under the problem's
+ * run_ms (Time Limit: the runner is killed and replaced), the runner's own
+ * findings (failure.h), then every output against the reference (compare.h).
+ * A case's comparison runs on a thread of its own while the submission runner
+ * runs the next case; outcomes still land in case order, so a later case
+ * never counts once an earlier one failed. Each case's outcome is in
+ * s->res->tests[i] and sent as a "test" event.
+ */
+#ifndef BW_TESTS_H
+#define BW_TESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "problem/problem.h"
+
+struct session;
+
+/*
+ * Runs every test of configuration `config` of s->sub; the submission runner
+ * is started (and the configuration loaded) if there is none. *all_passed
+ * tells whether every test was Accepted. The expected outputs come from
+ * s->ref_pipe: the one judge.c started while the submission compiled, or one
+ * started here; it is finished on return. Returns BW_OK whenever a verdict was
+ * reached; negative when the judge failed (a runner could not be called, the
+ * reference failed), with the cause.
+ */
+int tests_run(struct session *s, size_t config, bool *all_passed, char **cause);
+
+/*
+ * The comparison spec of output tensor t in case c: its dtype against the
+ * fp64 (or int64) reference, the tolerance for these sizes and the shape,
+ * with `dims` (BW_MAX_DIMS entries, the caller's) holding the shape. Used by
+ * the tests and by the sampled checks of timed runs.
+ */
+int tests_compare_spec(const struct problem *p, size_t t, const struct problem_case *c,
+                       int64_t *dims, struct compare_spec *spec, char **cause);
+
+/* The one line that says how output `name` failed its comparison r (*message,
+ * replaced by a new string): "out was never written (...)" when every element
+ * still holds the poison, "K of N elements of out were never written" when
+ * every mismatch is one, else "K elements of out differ from the reference". */
+void tests_mismatch_line(const struct compare_report *r, const char *name, char **message);
+
+#endif

@@ -1,0 +1,1379 @@
+#include "triton_compile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compile.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/util.h"
+#include "judge/sandbox/sandbox_job.h"
+#include "judge/sandbox/spawn.h"
+#include "common/banned.h"
+
+#define DEFAULT_CC       90
+#define MAX_NUM_STAGES   16
+#define FAILURE_BYTES    1024 /* a failure text the driver sends, kept */
+#define VERSION_BYTES    128  /* Triton's version string, kept */
+#define COMPILER_NAME    "blockwise-triton-compile"
+#define TRAILING_SCRATCH 2 /* Triton's global and profile scratch pointers */
+
+/* ---- types and requests -------------------------------------------------------------- */
+
+static const char *const dtypes[] = {"i1",   "i8",      "i16",   "i32",     "i64",  "u8",
+                                     "u16",  "u32",     "u64",   "fp16",    "bf16", "fp32",
+                                     "fp64", "fp8e4nv", "fp8e5", "fp8e4b15"};
+
+static bool is_dtype(const char *s)
+{
+    for (size_t i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++)
+        if (strcmp(s, dtypes[i]) == 0)
+            return true;
+    return false;
+}
+
+bool triton_arg_type_valid(const char *type)
+{
+    if (!type)
+        return false;
+    return is_dtype(type[0] == '*' ? type + 1 : type);
+}
+
+/* A type the cubin may take: an argument type, or a const pointer "*k..." (annotations). */
+static bool build_type_valid(const char *type)
+{
+    if (strncmp(type, "*k", 2) == 0)
+        return is_dtype(type + 2);
+    return triton_arg_type_valid(type);
+}
+
+static bool is_int_type(const char *type)
+{
+    return type[0] == 'i' || type[0] == 'u';
+}
+
+static bool filename_valid(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (n == 0 || n > BW_MAX_NAME || name[0] == '.' || name[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+              (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' ||
+              name[i] == '.'))
+            return false;
+    return true;
+}
+
+static int request_cc(const struct triton_request *rq)
+{
+    return rq->cc_major == 0 && rq->cc_minor == 0 ? DEFAULT_CC : rq->cc_major * 10 + rq->cc_minor;
+}
+
+static int check_kernel(const struct triton_kernel_request *k, size_t i, char **cause)
+{
+    if (!k->kernel || !is_identifier(k->kernel))
+        return bw_fail(cause, BW_ERR_INVALID, "kernel %zu: bad kernel name \"%.64s\"", i,
+                       k->kernel ? k->kernel : "(null)");
+    if (k->n_args > BW_MAX_LAUNCH_ARGS || k->n_constexprs > BW_MAX_LAUNCH_ARGS)
+        return bw_fail(cause, BW_ERR_LIMIT,
+                       "kernel %s: %zu arguments and %zu constexprs, over BW_MAX_LAUNCH_ARGS (%d)",
+                       k->kernel, k->n_args, k->n_constexprs, BW_MAX_LAUNCH_ARGS);
+    if ((k->n_args && !k->args) || (k->n_constexprs && !k->constexprs))
+        return bw_fail(cause, BW_ERR_INVALID, "kernel %s: arguments missing", k->kernel);
+    if (k->num_warps < 1 || k->num_warps > 32 || (k->num_warps & (k->num_warps - 1)))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "kernel %s: num_warps=%d (expected 1, 2, 4, 8, 16 or 32)", k->kernel,
+                       k->num_warps);
+    if (k->num_stages < 1 || k->num_stages > MAX_NUM_STAGES)
+        return bw_fail(cause, BW_ERR_INVALID, "kernel %s: num_stages=%d (expected 1 to %d)",
+                       k->kernel, k->num_stages, MAX_NUM_STAGES);
+    if (k->maxnreg != 0 &&
+        (k->maxnreg < BW_TRITON_MAXNREG_MIN || k->maxnreg > BW_TRITON_MAXNREG_MAX))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "kernel %s: maxnreg=%d (expected 0, or %d to %d: BW_TRITON_MAXNREG_MIN, "
+                       "BW_TRITON_MAXNREG_MAX)",
+                       k->kernel, k->maxnreg, BW_TRITON_MAXNREG_MIN, BW_TRITON_MAXNREG_MAX);
+    if (k->line < 0)
+        return bw_fail(cause, BW_ERR_INVALID, "kernel %s: line %d", k->kernel, k->line);
+    for (size_t a = 0; a < k->n_args; a++) {
+        const struct triton_arg *arg = &k->args[a];
+        if (arg->type && strncmp(arg->type, "tensordesc", 10) == 0)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "kernel %s: argument %zu: host-side tensor descriptors are not "
+                           "supported",
+                           k->kernel, a);
+        if (!triton_arg_type_valid(arg->type))
+            return bw_fail(cause, BW_ERR_INVALID, "kernel %s: argument %zu: bad type \"%.32s\"",
+                           k->kernel, a, arg->type ? arg->type : "(null)");
+        if (arg->equal1 && (arg->type[0] == '*' || !is_int_type(arg->type) || arg->div16))
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "kernel %s: argument %zu: only an integer not divisible by 16 can "
+                           "equal 1",
+                           k->kernel, a);
+    }
+    for (size_t c = 0; c < k->n_constexprs; c++) {
+        const char *name = k->constexprs[c].name;
+        if (!name || !is_identifier(name))
+            return bw_fail(cause, BW_ERR_INVALID, "kernel %s: bad constexpr name \"%.64s\"",
+                           k->kernel, name ? name : "(null)");
+        for (size_t d = 0; d < c; d++)
+            if (strcmp(k->constexprs[d].name, name) == 0)
+                return bw_fail(cause, BW_ERR_INVALID, "kernel %s: constexpr %s given twice",
+                               k->kernel, name);
+    }
+    return BW_OK;
+}
+
+static int check_request(const struct triton_request *rq, char **cause)
+{
+    const char *filename = rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME;
+    int rc;
+
+    if (!filename_valid(filename))
+        return bw_fail(cause, BW_ERR_INVALID, "bad Triton file name \"%.64s\"", filename);
+    if (!rq->source && rq->len)
+        return bw_fail(cause, BW_ERR_INVALID, "no source to compile");
+    if (rq->cc_major < 0 || rq->cc_major > 15 || rq->cc_minor < 0 || rq->cc_minor > 9 ||
+        (request_cc(rq) < 50 && !(rq->cc_major == 0 && rq->cc_minor == 0)))
+        return bw_fail(cause, BW_ERR_INVALID, "bad compute capability %d.%d", rq->cc_major,
+                       rq->cc_minor);
+    if (rq->n_kernels == 0 || !rq->kernels)
+        return bw_fail(cause, BW_ERR_INVALID, "a Triton compile request names no kernel");
+    if (rq->n_kernels > BW_TRITON_MAX_KERNELS)
+        return bw_fail(cause, BW_ERR_LIMIT, "%zu kernel variants, over BW_TRITON_MAX_KERNELS (%d)",
+                       rq->n_kernels, BW_TRITON_MAX_KERNELS);
+    for (size_t i = 0; i < rq->n_kernels; i++)
+        if ((rc = check_kernel(&rq->kernels[i], i, cause)))
+            return rc;
+    return BW_OK;
+}
+
+int triton_request_encode(const struct triton_request *rq, struct buf *out, char **cause)
+{
+    char n[64];
+    int rc;
+
+    if ((rc = check_request(rq, cause)))
+        return rc;
+    rc = compile_wire_puts(out, "filename",
+                           rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME);
+    rc = rc ? rc : compile_wire_put(out, "source", rq->source ? rq->source : "", rq->len);
+    snprintf(n, sizeof(n), "%d", request_cc(rq));
+    rc = rc ? rc : compile_wire_puts(out, "cc", n);
+    snprintf(n, sizeof(n), "%d", BW_TRITON_JOBS);
+    rc = rc ? rc : compile_wire_puts(out, "jobs", n);
+    for (size_t i = 0; i < rq->n_kernels && !rc; i++) {
+        const struct triton_kernel_request *k = &rq->kernels[i];
+        rc = compile_wire_puts(out, "kernel", k->kernel);
+        snprintf(n, sizeof(n), "%d", k->line);
+        rc = rc ? rc : compile_wire_puts(out, "line", n);
+        snprintf(n, sizeof(n), "%d", k->num_warps);
+        rc = rc ? rc : compile_wire_puts(out, "num_warps", n);
+        snprintf(n, sizeof(n), "%d", k->num_stages);
+        rc = rc ? rc : compile_wire_puts(out, "num_stages", n);
+        if (k->maxnreg) {
+            snprintf(n, sizeof(n), "%d", k->maxnreg);
+            rc = rc ? rc : compile_wire_puts(out, "maxnreg", n);
+        }
+        for (size_t a = 0; a < k->n_args && !rc; a++) {
+            const struct triton_arg *arg = &k->args[a];
+            snprintf(n, sizeof(n), "%s %s", arg->type,
+                     arg->equal1                         ? "1"
+                     : arg->div16 || arg->type[0] == '*' ? "D"
+                                                         : "-");
+            rc = compile_wire_puts(out, "arg", n);
+        }
+        for (size_t c = 0; c < k->n_constexprs && !rc; c++) {
+            char *kv = NULL;
+            if (asprintf(&kv, "%s=%lld", k->constexprs[c].name, (long long)k->constexprs[c].value) <
+                0)
+                return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            rc = compile_wire_puts(out, "constexpr", kv);
+            free(kv);
+        }
+    }
+    rc = rc ? rc : compile_wire_end(out);
+    if (rc)
+        return bw_fail(cause, rc, "cannot encode the Triton compile request: %s", bw_strerror(rc));
+    return BW_OK;
+}
+
+/* ---- results ------------------------------------------------------------------------------ */
+
+static void build_release(struct triton_build *b)
+{
+    free(b->cubin);
+    free(b->ptx);
+    free(b->name);
+    free(b->params);
+    for (size_t i = 0; b->param_types && i < b->n_params; i++)
+        free(b->param_types[i]);
+    free(b->param_types);
+    memset(b, 0, sizeof(*b));
+}
+
+void triton_result_release(struct triton_result *r)
+{
+    for (size_t i = 0; r->builds && i < r->n_builds; i++)
+        build_release(&r->builds[i]);
+    free(r->builds);
+    diag_list_release(&r->diags);
+    free(r->log);
+    free(r->failure);
+    free(r->triton_version);
+    memset(r, 0, sizeof(*r));
+}
+
+static void *dup_bytes(const void *src, size_t len, size_t extra)
+{
+    void *p = malloc(len + extra);
+
+    if (p) {
+        memcpy(p, src, len);
+        memset((char *)p + len, 0, extra);
+    }
+    return p;
+}
+
+/* A deep copy of src into *dst (zeroed first); false when out of memory. */
+static bool build_copy(struct triton_build *dst, const struct triton_build *src)
+{
+    bool ok;
+
+    *dst = *src;
+    dst->cubin = dst->ptx = dst->name = NULL;
+    dst->params = NULL;
+    dst->param_types = NULL;
+    dst->n_params = 0;
+    if (src->cubin)
+        dst->cubin = dup_bytes(src->cubin, src->cubin_len, 1);
+    dst->ptx = strdup_or_null(src->ptx);
+    dst->name = strdup_or_null(src->name);
+    ok = (!src->cubin || dst->cubin) && (!src->ptx || dst->ptx) && (!src->name || dst->name);
+    if (ok && src->n_params) {
+        dst->params = dup_bytes(src->params, src->n_params * sizeof(*src->params), 0);
+        dst->param_types = calloc(src->n_params, sizeof(*dst->param_types));
+        ok = dst->params && dst->param_types;
+        for (size_t i = 0; ok && i < src->n_params; i++) {
+            dst->param_types[i] = strdup_or_null(src->param_types[i]);
+            ok = dst->param_types[i] != NULL;
+            dst->n_params = i + 1;
+        }
+    }
+    if (!ok)
+        build_release(dst);
+    return ok;
+}
+
+bool triton_result_copy(struct triton_result *dst, const struct triton_result *src)
+{
+    bool ok = true;
+
+    memset(dst, 0, sizeof(*dst));
+    dst->ok = src->ok;
+    dst->ms = src->ms;
+    dst->driver_ms = src->driver_ms;
+    dst->log = strdup_or_null(src->log);
+    dst->failure = strdup_or_null(src->failure);
+    dst->triton_version = strdup_or_null(src->triton_version);
+    ok = (!src->log || dst->log) && (!src->failure || dst->failure) &&
+         (!src->triton_version || dst->triton_version);
+    for (size_t i = 0; ok && i < src->diags.n; i++)
+        ok = diag_list_addf(&dst->diags, src->diags.items[i].line, src->diags.items[i].column, "%s",
+                            src->diags.items[i].msg) == BW_OK;
+    if (ok && src->n_builds) {
+        dst->builds = calloc(src->n_builds, sizeof(*dst->builds));
+        ok = dst->builds != NULL;
+        for (size_t i = 0; ok && i < src->n_builds; i++) {
+            ok = build_copy(&dst->builds[i], &src->builds[i]);
+            dst->n_builds = i + (ok ? 1 : 0);
+        }
+    }
+    if (!ok)
+        triton_result_release(dst);
+    return ok;
+}
+
+/* Sets out->failure (the first one wins) to a new formatted message; BW_ERR_NOMEM if it cannot. */
+static int set_failure(struct triton_result *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int set_failure(struct triton_result *out, const char *fmt, ...)
+{
+    va_list ap;
+    char *msg = NULL;
+    int n;
+
+    if (out->failure)
+        return BW_OK;
+    va_start(ap, fmt);
+    n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return BW_ERR_NOMEM;
+    out->failure = msg;
+    return BW_OK;
+}
+
+/* What the decoder has seen of one build. */
+struct partial {
+    bool reported; /* a build or failed field named it */
+    bool has_name, has_cubin, has_ptx, has_warps, has_params, has_types;
+    size_t n_types;
+    int64_t ptx_params;
+};
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+    int64_t x;
+    if (!parse_i64(s, &x) || x < 0 || (uint64_t)x > max)
+        return false;
+    *v = (uint64_t)x;
+    return true;
+}
+
+static bool name_valid(const char *s, size_t len)
+{
+    if (len == 0 || len > BW_TRITON_NAME_BYTES)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '$' || s[i] == '.'))
+            return false;
+    return true;
+}
+
+/* Parses "0,1,3" into a *new* array of indices: strictly increasing, each below n_args. */
+static bool parse_params(const char *s, size_t n_args, int **out, size_t *n)
+{
+    int *v = calloc(n_args ? n_args : 1, sizeof(*v));
+    size_t k = 0;
+    int64_t last = -1;
+
+    if (!v)
+        return false;
+    while (*s) {
+        char num[16];
+        size_t len = strcspn(s, ",");
+        int64_t x;
+        if (len == 0 || len >= sizeof(num) || k == n_args)
+            goto bad;
+        memcpy(num, s, len);
+        num[len] = '\0';
+        if (!parse_i64(num, &x) || x <= last || x >= (int64_t)n_args)
+            goto bad;
+        v[k++] = (int)x;
+        last = x;
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            goto bad;
+    }
+    *out = v;
+    *n = k;
+    return true;
+bad:
+    free(v);
+    return false;
+}
+
+/* Splits "a,b,c" into a *new* array of *new* strings; false when out of memory or over max. */
+static bool split_types(const char *s, size_t max, char ***out, size_t *n)
+{
+    char **v = calloc(max ? max : 1, sizeof(*v));
+    size_t k = 0;
+
+    if (!v)
+        return false;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (k == max || len == 0 || !(v[k] = strndup(s, len)))
+            goto bad;
+        k++;
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            goto bad;
+    }
+    *out = v;
+    *n = k;
+    return true;
+bad:
+    for (size_t i = 0; i < k; i++)
+        free(v[i]);
+    free(v);
+    return false;
+}
+
+/* Checks a build once its fields are in; false (with *why) when it is not sound. */
+static bool build_sound(const struct triton_build *b, const struct partial *p,
+                        const struct triton_kernel_request *k, const char **why)
+{
+    size_t next = 0;
+
+    if (!p->has_name || !p->has_cubin || !p->has_ptx || !p->has_warps || !p->has_params ||
+        !p->has_types) {
+        *why = "a build lacks a field";
+        return false;
+    }
+    if (!memmem(b->cubin, b->cubin_len, b->name, strlen(b->name))) {
+        *why = "the cubin does not hold its entry's name";
+        return false;
+    }
+    if (p->n_types != b->n_params) {
+        *why = "the build's parameter types do not match its parameters";
+        return false;
+    }
+    for (size_t i = 0; i < b->n_params; i++)
+        if (!build_type_valid(b->param_types[i])) {
+            *why = "a parameter type is not one the judge knows";
+            return false;
+        }
+    /* Only arguments equal to 1 may be folded away. */
+    for (size_t a = 0; a < k->n_args; a++) {
+        if (next < b->n_params && b->params[next] == (int)a) {
+            next++;
+            continue;
+        }
+        if (!k->args[a].equal1) {
+            *why = "the build drops an argument that is not a constant 1";
+            return false;
+        }
+    }
+    if (p->ptx_params != (int64_t)b->n_params + TRAILING_SCRATCH) {
+        *why = "the PTX entry does not take the kept arguments and Triton's two scratch "
+               "pointers";
+        return false;
+    }
+    if (b->num_ctas != 1) {
+        *why = "the build asks for a thread-block cluster (num_ctas > 1)";
+        return false;
+    }
+    return true;
+}
+
+/* Appends a diag field "LINE:COL:MSG" (the driver's), normalised, within the caps. */
+static int add_diag(struct triton_result *out, const char *value, size_t len)
+{
+    int64_t line = 0, column = 0;
+    const char *p = value, *msg;
+    char num[16];
+    size_t n;
+
+    if (out->diags.n >= BW_MAX_DIAGS)
+        return BW_OK;
+    for (int part = 0; part < 2; part++) {
+        n = strcspn(p, ":");
+        if (n == 0 || n >= sizeof(num) || p[n] != ':')
+            return BW_ERR_PROTOCOL;
+        memcpy(num, p, n);
+        num[n] = '\0';
+        if (!parse_i64(num, part ? &column : &line) || (part ? column : line) < 0 ||
+            (part ? column : line) > INT_MAX)
+            return BW_ERR_PROTOCOL;
+        p += n + 1;
+    }
+    msg = p;
+    n = len - (size_t)(p - value);
+    if (n > BW_TRITON_DIAG_BYTES)
+        n = BW_TRITON_DIAG_BYTES;
+    if (strncmp(msg, "error: ", 7) == 0 || strncmp(msg, "warning: ", 9) == 0 ||
+        strncmp(msg, "remark: ", 8) == 0)
+        return diag_list_addf(&out->diags, (int)line, (int)column, "%.*s", (int)n, msg);
+    return diag_list_addf(&out->diags, (int)line, (int)column, "error: %.*s", (int)n, msg);
+}
+
+static bool is_build_key(const char *key)
+{
+    static const char *const keys[] = {"name",
+                                       "cubin",
+                                       "ptx",
+                                       "num_warps",
+                                       "num_ctas",
+                                       "shared",
+                                       "global_scratch_size",
+                                       "global_scratch_align",
+                                       "profile_scratch_size",
+                                       "params",
+                                       "types",
+                                       "ptx_params"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The meaning of one field after "accepted"; a message in *bad when it is malformed. */
+static int decode_field(const struct compile_field *f, const struct triton_request *rq,
+                        struct triton_result *out, struct partial *parts, long *current,
+                        const char **bad)
+{
+    struct triton_build *b = *current >= 0 ? &out->builds[*current] : NULL;
+    struct partial *p = *current >= 0 ? &parts[*current] : NULL;
+    uint64_t v;
+
+    if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0) {
+        if (!parse_u64(f->value, rq->n_kernels - 1, &v) || parts[v].reported) {
+            *bad = "a build index is out of range or repeated";
+            return BW_OK;
+        }
+        parts[v].reported = true;
+        *current = f->key[0] == 'b' ? (long)v : -1;
+        return BW_OK;
+    }
+    if (strcmp(f->key, "diag") == 0) {
+        int rc = add_diag(out, f->value, f->len);
+        if (rc == BW_ERR_PROTOCOL)
+            *bad = "a diagnostic is malformed";
+        return rc == BW_ERR_PROTOCOL ? BW_OK : rc;
+    }
+    if (strcmp(f->key, "failure") == 0)
+        return set_failure(out, "%.*s", (int)(f->len < FAILURE_BYTES ? f->len : FAILURE_BYTES),
+                           f->value);
+    if (strcmp(f->key, "driver_ms") == 0) {
+        if (!parse_double(f->value, &out->driver_ms))
+            *bad = "driver_ms is not a number";
+        *current = -1;
+        return BW_OK;
+    }
+    if (!is_build_key(f->key)) {
+        *bad = "an unknown field";
+        return BW_OK;
+    }
+    if (!b) {
+        *bad = "a build field outside a build";
+        return BW_OK;
+    }
+    if (strcmp(f->key, "name") == 0) {
+        if (p->has_name || !name_valid(f->value, f->len)) {
+            *bad = "a build's entry name is malformed";
+            return BW_OK;
+        }
+        if (!(b->name = strndup(f->value, f->len)))
+            return BW_ERR_NOMEM;
+        p->has_name = true;
+    } else if (strcmp(f->key, "cubin") == 0) {
+        if (p->has_cubin || f->len < 4 || memcmp(f->value, "\177ELF", 4) != 0 ||
+            f->len > BW_MAX_CUBIN_BYTES) {
+            *bad = "a cubin is not an ELF image of at most BW_MAX_CUBIN_BYTES";
+            return BW_OK;
+        }
+        if (!(b->cubin = malloc(f->len + 1)))
+            return BW_ERR_NOMEM;
+        memcpy(b->cubin, f->value, f->len);
+        ((char *)b->cubin)[f->len] = '\0';
+        b->cubin_len = f->len;
+        p->has_cubin = true;
+    } else if (strcmp(f->key, "ptx") == 0) {
+        if (p->has_ptx || f->len > BW_MAX_CUBIN_BYTES || memchr(f->value, '\0', f->len)) {
+            *bad = "a PTX text is malformed or over BW_MAX_CUBIN_BYTES";
+            return BW_OK;
+        }
+        if (!(b->ptx = strndup(f->value, f->len)))
+            return BW_ERR_NOMEM;
+        p->has_ptx = true;
+    } else if (strcmp(f->key, "num_warps") == 0) {
+        /* not a power of 2 for a warp-specialised kernel: every partition's warps */
+        if (!parse_u64(f->value, 32, &v) || v == 0) {
+            *bad = "num_warps is not 1 to 32";
+            return BW_OK;
+        }
+        b->num_warps = (int)v;
+        p->has_warps = true;
+    } else if (strcmp(f->key, "num_ctas") == 0) {
+        if (!parse_u64(f->value, 64, &v)) {
+            *bad = "num_ctas is malformed";
+            return BW_OK;
+        }
+        b->num_ctas = (int)v;
+    } else if (strcmp(f->key, "shared") == 0) {
+        if (!parse_u64(f->value, BW_TRITON_MAX_SHARED, &v)) {
+            *bad = "the shared memory size is malformed or over BW_TRITON_MAX_SHARED";
+            return BW_OK;
+        }
+        b->shared = (int)v;
+    } else if (strcmp(f->key, "global_scratch_size") == 0 ||
+               strcmp(f->key, "profile_scratch_size") == 0) {
+        if (!parse_u64(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
+            *bad = "a scratch size is malformed or over BW_TRITON_MAX_SCRATCH";
+            return BW_OK;
+        }
+        if (f->key[0] == 'g')
+            b->global_scratch_size = v;
+        else
+            b->profile_scratch_size = v;
+    } else if (strcmp(f->key, "global_scratch_align") == 0) {
+        if (!parse_u64(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
+            *bad = "the scratch alignment is not a power of 2 up to 4096";
+            return BW_OK;
+        }
+        b->global_scratch_align = v;
+    } else if (strcmp(f->key, "params") == 0) {
+        if (p->has_params ||
+            !parse_params(f->value, rq->kernels[*current].n_args, &b->params, &b->n_params)) {
+            *bad = "a build's parameter list is malformed";
+            return BW_OK;
+        }
+        p->has_params = true;
+    } else if (strcmp(f->key, "types") == 0) {
+        if (p->has_types ||
+            !split_types(f->value, BW_MAX_LAUNCH_ARGS, &b->param_types, &p->n_types)) {
+            *bad = "a build's parameter types are malformed";
+            return BW_OK;
+        }
+        p->has_types = true;
+    } else if (!parse_i64(f->value, &p->ptx_params)) { /* ptx_params */
+        *bad = "ptx_params is not a number";
+    }
+    return BW_OK;
+}
+
+int triton_result_decode(char *data, size_t len, const struct triton_request *rq,
+                         struct triton_result *out, bool *accepted, bool *complete, char **cause)
+{
+    const char *error = NULL, *error_step = "?", *bad = NULL;
+    int64_t error_code = BW_ERR_PROTOCOL;
+    struct compile_field f;
+    struct partial *parts;
+    size_t pos = 0;
+    long current = -1;
+    int rc = BW_OK, next = 1;
+    char *why = NULL;
+
+    *accepted = *complete = false;
+    if (!out->builds) {
+        out->builds = calloc(rq->n_kernels, sizeof(*out->builds));
+        if (!out->builds)
+            return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        out->n_builds = rq->n_kernels;
+    }
+    parts = calloc(rq->n_kernels, sizeof(*parts));
+    if (!parts)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < rq->n_kernels; i++)
+        parts[i].ptx_params = -1;
+    while (data && (next = compile_wire_next(data, len, &pos, &f, &why)) == 1) {
+        if (!*accepted) {
+            if (strcmp(f.key, "ready") == 0) {
+                free(out->triton_version);
+                out->triton_version =
+                    strndup(f.value, f.len < VERSION_BYTES ? f.len : VERSION_BYTES);
+                if (!out->triton_version) {
+                    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+                    goto release;
+                }
+            } else if (strcmp(f.key, "accepted") == 0) {
+                *accepted = true;
+            } else if (strcmp(f.key, "error") == 0) {
+                error = f.value;
+            } else if (strcmp(f.key, "error_step") == 0) {
+                error_step = f.value;
+            } else if (strcmp(f.key, "error_code") == 0) {
+                if (!parse_i64(f.value, &error_code) || error_code >= 0 || error_code < -100)
+                    error_code = BW_ERR_PROTOCOL;
+            } else {
+                rc = bw_fail(cause, BW_ERR_PROTOCOL,
+                             "blockwise-triton-compile sent \"%s\" before it accepted the request",
+                             f.key);
+                goto release;
+            }
+            continue;
+        }
+        if ((rc = decode_field(&f, rq, out, parts, &current, &bad))) {
+            rc = bw_fail(cause, rc, "out of memory reading the Triton compile result");
+            goto release;
+        }
+        if (bad)
+            break;
+    }
+    if (data && next == 0 && !bad)
+        *complete = true;
+    if (!*accepted) {
+        if (error) {
+            rc = error_code == BW_ERR_SANDBOX
+                     ? bw_fail(cause, BW_ERR_SANDBOX, "Triton compile sandbox unavailable: %s: %s",
+                               error_step, error)
+                     : bw_fail(cause, (int)error_code, "blockwise-triton-compile: %s: %s",
+                               error_step, error);
+        }
+        /* A record cut short (the child died) is the caller's to explain. */
+        goto release;
+    }
+    /* From here on the record is the submission's: a fault is its failure. A record
+     * cut short or broken at the wire level is not complete: the caller explains it
+     * with the child's end. */
+    if (bad) {
+        if ((rc = set_failure(out, "the Triton compiler's answer is malformed: %s", bad)))
+            goto nomem;
+        for (size_t i = 0; i < rq->n_kernels; i++)
+            build_release(&out->builds[i]);
+        *complete = false;
+        goto release;
+    }
+    for (size_t i = 0; i < rq->n_kernels; i++) {
+        struct triton_build *b = &out->builds[i];
+        const char *not_sound = NULL;
+        bool built = b->name || b->cubin || b->ptx || parts[i].has_params;
+        if (built && build_sound(b, &parts[i], &rq->kernels[i], &not_sound)) {
+            b->ok = true;
+            continue;
+        }
+        if (built && (rc = set_failure(out,
+                                       "kernel %s: the Triton compiler's answer is not a "
+                                       "sound build: %s",
+                                       rq->kernels[i].kernel, not_sound)))
+            goto nomem;
+        build_release(b);
+        if (*complete && !parts[i].reported &&
+            (rc = set_failure(out, "the Triton compiler said nothing of kernel %s",
+                              rq->kernels[i].kernel)))
+            goto nomem;
+    }
+    goto release;
+nomem:
+    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+release:
+    free(why);
+    free(parts);
+    return rc;
+}
+
+/* ---- finding the programs --------------------------------------------------------------- */
+
+/* The Python to run: as given, $BLOCKWISE_PYTHON, else python3 on PATH (*new* absolute path). */
+static int find_python(const char *python, char **out, char **cause)
+{
+    const char *name = python && *python ? python : getenv(BW_TRITON_PYTHON_ENV);
+    const char *path = getenv("PATH");
+
+    if (!name || !*name)
+        name = "python3";
+    if (strchr(name, '/')) {
+        char cwd[PATH_MAX];
+        if (access(name, X_OK) != 0)
+            return bw_fail(cause, BW_ERR_NOTFOUND, "no Python at %s: %s", name, strerror(errno));
+        /* Absolute, but not resolved: a venv's bin/python3 is a link that must stay one. */
+        if (name[0] == '/')
+            *out = strdup(name);
+        else if (!getcwd(cwd, sizeof(cwd)) || asprintf(out, "%s/%s", cwd, name) < 0)
+            *out = NULL;
+        return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "cannot make %s absolute", name);
+    }
+    for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        size_t n = strcspn(p, ":");
+        char *candidate = NULL;
+        if (n > 0 && asprintf(&candidate, "%.*s/%s", (int)n, p, name) >= 0) {
+            if (candidate[0] == '/' && access(candidate, X_OK) == 0) {
+                *out = candidate;
+                return BW_OK;
+            }
+            free(candidate);
+        }
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return bw_fail(cause, BW_ERR_NOTFOUND, "no %s on PATH (set %s to the Python that has Triton)",
+                   name, BW_TRITON_PYTHON_ENV);
+}
+
+/* blockwise-triton-compile: as given, $BLOCKWISE_TRITON_COMPILE, or beside us (*new*). */
+static int find_compiler(const char *compiler, char **out, char **cause)
+{
+    const char *env = getenv(BW_TRITON_COMPILE_ENV);
+    char *dir;
+
+    if (compiler && *compiler)
+        *out = strdup(compiler);
+    else if (env && *env)
+        *out = strdup(env);
+    else if ((dir = exe_dir())) {
+        *out = path_join(dir, COMPILER_NAME);
+        free(dir);
+    } else {
+        return bw_fail(cause, BW_ERR_SYSTEM, "cannot locate %s", COMPILER_NAME);
+    }
+    if (!*out)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    if (access(*out, X_OK) != 0) {
+        int e = errno;
+        int rc =
+            bw_fail(cause, BW_ERR_NOTFOUND, "no %s at %s: %s", COMPILER_NAME, *out, strerror(e));
+        free(*out);
+        *out = NULL;
+        return rc;
+    }
+    return BW_OK;
+}
+
+/* ---- the installation: discovered once per Python ---------------------------------------- */
+
+struct layout {
+    char *key;     /* the Python as found (find_python) */
+    char *python;  /* sys.executable: what the sandbox execs */
+    char *version; /* triton.__version__ */
+    char **paths;  /* the root's read-only entries */
+    size_t n_paths;
+    struct layout *next;
+};
+
+static pthread_mutex_t layouts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct layout *layouts; /* kept for the process's life */
+
+static void layout_free(struct layout *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n_paths; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    free(l->key);
+    free(l->python);
+    free(l->version);
+    free(l);
+}
+
+/* A path the probe may name: absolute, no "..", no control bytes. */
+static bool path_valid(const char *s, size_t len)
+{
+    if (len < 2 || len >= PATH_MAX || s[0] != '/' || memchr(s, '\0', len))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return false;
+    for (const char *p = s; (p = strstr(p, "..")); p += 2)
+        if ((p == s || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+            return false;
+    return true;
+}
+
+static int parse_probe(struct sandbox_job *job, struct layout *l, char **cause)
+{
+    char *data = job->result.data, *why = NULL;
+    const char *error = NULL, *error_step = "?";
+    int64_t error_code = BW_ERR_NOTFOUND;
+    struct compile_field f;
+    size_t pos = 0;
+    int next, rc = BW_OK;
+
+    l->paths = calloc(BW_TRITON_MAX_BINDS, sizeof(*l->paths));
+    if (!l->paths)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    while (data && (next = compile_wire_next(data, job->result.len, &pos, &f, &why)) == 1) {
+        if (strcmp(f.key, "error") == 0) {
+            error = f.value;
+        } else if (strcmp(f.key, "error_step") == 0) {
+            error_step = f.value;
+        } else if (strcmp(f.key, "error_code") == 0) {
+            if (!parse_i64(f.value, &error_code) || error_code >= 0 || error_code < -100)
+                error_code = BW_ERR_NOTFOUND;
+        } else if (strcmp(f.key, "version") == 0) {
+            free(l->version);
+            if (!(l->version = strndup(f.value, f.len < VERSION_BYTES ? f.len : VERSION_BYTES)))
+                return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        } else if (strcmp(f.key, "python") == 0 || strcmp(f.key, "path") == 0) {
+            bool is_python = f.key[1] == 'y';
+            if (!path_valid(f.value, f.len)) {
+                rc = bw_fail(cause, BW_ERR_PROTOCOL, "the Triton probe named a bad path \"%.200s\"",
+                             f.value);
+                goto release;
+            }
+            if (!is_python && l->n_paths == BW_TRITON_MAX_BINDS) {
+                rc = bw_fail(cause, BW_ERR_LIMIT,
+                             "the Python + Triton installation needs more than "
+                             "BW_TRITON_MAX_BINDS (%d) paths",
+                             BW_TRITON_MAX_BINDS);
+                goto release;
+            }
+            if (is_python) {
+                free(l->python);
+                l->python = strdup(f.value);
+            } else {
+                l->paths[l->n_paths] = strdup(f.value);
+            }
+            if (!(is_python ? l->python : l->paths[l->n_paths++]))
+                return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        } else {
+            rc = bw_fail(cause, BW_ERR_PROTOCOL, "the Triton probe sent an unknown field \"%s\"",
+                         f.key);
+            goto release;
+        }
+    }
+    if (error) {
+        rc = bw_fail(cause, error_code == BW_ERR_SANDBOX ? BW_ERR_NOTFOUND : (int)error_code,
+                     "Triton is not usable with %s: %s: %s", l->key, error_step, error);
+        goto release;
+    }
+    if (!data || next != 0 || !l->python || !l->version) {
+        const char *output = job->output.data ? job->output.data : "";
+        size_t n = strlen(output);
+        if (job->timed_out)
+            rc = bw_fail(cause, BW_ERR_NOTFOUND,
+                         "Triton is not usable with %s: the probe took "
+                         "over %d s",
+                         l->key, job->wall_ms / 1000);
+        else
+            rc = bw_fail(cause, BW_ERR_NOTFOUND,
+                         "Triton is not usable with %s: the probe ended (status %#x) without an "
+                         "answer: %s",
+                         l->key, job->status, output + (n > 400 ? n - 400 : 0));
+    }
+release:
+    free(why);
+    return rc;
+}
+
+/* Runs the probe for the Python `key` (unsandboxed: trusted code only). */
+static int discover(const char *key, const char *compiler, struct layout **out, char **cause)
+{
+    struct layout *l = calloc(1, sizeof(*l));
+    struct sandbox_job job;
+    char parent[32], python[PATH_MAX + 16], cpu[32], mem[48];
+    char *env[3] = {NULL, NULL, NULL}, *argv[8];
+    const char *path = getenv("PATH"), *home = getenv("HOME");
+    int rc, n_env = 0;
+
+    if (!l || !(l->key = strdup(key))) {
+        free(l);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    /* The judge's PATH and HOME only: a Python shim (pyenv) may need them; TRITON_* never. */
+    if (path && asprintf(&env[n_env], "PATH=%s", path) >= 0)
+        n_env++;
+    if (home && asprintf(&env[n_env], "HOME=%s", home) >= 0)
+        n_env++;
+    snprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
+    snprintf(python, sizeof(python), "--python=%s", key);
+    snprintf(cpu, sizeof(cpu), "--cpu-s=%d", BW_TRITON_CPU_S);
+    snprintf(mem, sizeof(mem), "--mem-bytes=%llu", (unsigned long long)BW_TRITON_MEM_BYTES);
+    argv[0] = (char *)compiler;
+    argv[1] = parent;
+    argv[2] = "--probe";
+    argv[3] = python;
+    argv[4] = cpu;
+    argv[5] = mem;
+    argv[6] = NULL;
+    sandbox_job_init(&job, BW_TRITON_PROBE_MS, BW_TRITON_PROBE_BYTES, BW_TRITON_OUTPUT_BYTES);
+    job.path = compiler;
+    job.argv = argv;
+    job.env = env;
+    if ((rc = sandbox_job_run(&job, cause)))
+        goto release;
+    rc = parse_probe(&job, l, cause);
+release:
+    sandbox_job_release(&job);
+    for (int i = 0; i < n_env; i++)
+        free(env[i]);
+    if (rc) {
+        layout_free(l);
+        return rc;
+    }
+    *out = l;
+    return BW_OK;
+}
+
+/* The layout for a Python (borrowed: kept for the process's life), discovering it once. */
+static int get_layout(const char *python, const char *compiler, const struct layout **out,
+                      char **cause)
+{
+    struct layout *l;
+    int rc = BW_OK;
+
+    pthread_mutex_lock(&layouts_lock);
+    for (l = layouts; l && strcmp(l->key, python) != 0; l = l->next)
+        ;
+    if (!l && (rc = discover(python, compiler, &l, cause)) == BW_OK) {
+        l->next = layouts;
+        layouts = l;
+    }
+    pthread_mutex_unlock(&layouts_lock);
+    if (rc == BW_OK)
+        *out = l;
+    return rc;
+}
+
+int triton_probe(const char *python, char **version, char **cause)
+{
+    const struct layout *l;
+    char *py = NULL, *compiler = NULL;
+    int rc;
+
+    if ((rc = find_python(python, &py, cause)))
+        return rc;
+    if ((rc = find_compiler(NULL, &compiler, cause)))
+        goto release;
+    if ((rc = get_layout(py, compiler, &l, cause)))
+        goto release;
+    if (version && !(*version = strdup(l->version)))
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+release:
+    free(py);
+    free(compiler);
+    return rc;
+}
+
+/* ---- a started compiler -------------------------------------------------------------------- */
+
+struct triton_compiler {
+    struct sandbox_job job;
+    char **argv; /* owned, NULL-terminated */
+    char *compiler;
+    bool used;
+    int cpu_s;
+    unsigned long long mem_bytes;
+    double start_ms;
+};
+
+void triton_compiler_free(struct triton_compiler *c)
+{
+    if (!c)
+        return;
+    sandbox_job_release(&c->job);
+    for (size_t i = 0; c->argv && c->argv[i]; i++)
+        free(c->argv[i]);
+    free(c->argv);
+    free(c->compiler);
+    free(c);
+}
+
+static int push_arg(struct triton_compiler *c, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int push_arg(struct triton_compiler *c, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+
+    va_start(ap, fmt);
+    r = vasprintf(&c->argv[*n], fmt, ap);
+    va_end(ap);
+    if (r < 0) {
+        c->argv[*n] = NULL;
+        return BW_ERR_NOMEM;
+    }
+    (*n)++;
+    return BW_OK;
+}
+
+/* The serving child's environment: nothing (blockwise-triton-compile sets Python's). */
+int triton_compiler_start(const struct triton_options *o, struct triton_compiler **out,
+                          char **cause)
+{
+    static const struct triton_options none = {0};
+    struct triton_compiler *c;
+    const struct layout *l;
+    char *python = NULL;
+    size_t n = 0;
+    int rc;
+
+    *out = NULL;
+    o = o ? o : &none;
+    if (o->cpu_s < 0 || o->cpu_s > 3600)
+        return bw_fail(cause, BW_ERR_INVALID, "bad Triton CPU limit %d s", o->cpu_s);
+    if (!(c = calloc(1, sizeof(*c))))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    sandbox_job_init(&c->job, BW_TRITON_WALL_MS, BW_TRITON_RESULT_BYTES, BW_TRITON_OUTPUT_BYTES);
+    c->cpu_s = o->cpu_s > 0 ? o->cpu_s : BW_TRITON_CPU_S;
+    c->mem_bytes = o->mem_bytes > 0 ? o->mem_bytes : BW_TRITON_MEM_BYTES;
+    if ((rc = find_python(o->python, &python, cause)) ||
+        (rc = find_compiler(o->compiler, &c->compiler, cause)) ||
+        (rc = get_layout(python, c->compiler, &l, cause)))
+        goto fail;
+    if (!(c->argv = calloc(l->n_paths + 10, sizeof(*c->argv)))) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    rc = push_arg(c, &n, "%s", c->compiler);
+    rc = rc ? rc : push_arg(c, &n, "--parent=%ld", (long)getpid());
+    rc = rc ? rc : push_arg(c, &n, "--serve");
+    rc = rc ? rc : push_arg(c, &n, "--python=%s", l->python);
+    rc = rc ? rc : push_arg(c, &n, "--cpu-s=%d", c->cpu_s);
+    rc = rc ? rc : push_arg(c, &n, "--mem-bytes=%llu", c->mem_bytes);
+    if (o->no_sandbox)
+        rc = rc ? rc : push_arg(c, &n, "--no-sandbox");
+    for (size_t i = 0; i < l->n_paths && !rc; i++)
+        rc = push_arg(c, &n, "--bind=%s", l->paths[i]);
+    if (rc) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    c->job.path = c->compiler;
+    c->job.argv = c->argv;
+    c->job.request_stream = true;
+    c->start_ms = now_ms();
+    if ((rc = sandbox_job_start(&c->job, cause)))
+        goto fail;
+    free(python);
+    *out = c;
+    return BW_OK;
+fail:
+    free(python);
+    triton_compiler_free(c);
+    return rc;
+}
+
+/* What the answer so far says of readiness: 1 ready, 0 not yet, < 0 the judge error it holds. */
+static int readiness(struct triton_compiler *c, char **cause)
+{
+    struct triton_request rq = {.n_kernels = 1};
+    struct triton_kernel_request k = {0};
+    struct triton_result r = {0};
+    bool accepted, complete;
+    char *copy;
+    int rc;
+
+    if (!c->job.result.data)
+        return 0;
+    if (!(copy = malloc(c->job.result.len + 1)))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    memcpy(copy, c->job.result.data, c->job.result.len + 1);
+    rq.kernels = &k;
+    rc = triton_result_decode(copy, c->job.result.len, &rq, &r, &accepted, &complete, cause);
+    if (rc == BW_OK)
+        rc = r.triton_version ? 1 : 0;
+    triton_result_release(&r);
+    free(copy);
+    return rc;
+}
+
+int triton_compiler_wait_ready(struct triton_compiler *c, int timeout_ms, char **cause)
+{
+    double deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : BW_TRITON_START_MS);
+    int rc;
+
+    if (c->used)
+        return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
+    for (;;) {
+        double left = deadline - now_ms();
+        if ((rc = readiness(c, cause)) != 0)
+            return rc < 0 ? rc : BW_OK;
+        if (c->job.exited || c->job.result_r < 0 || c->job.result_overflow) {
+            const char *output = c->job.output.data ? c->job.output.data : "";
+            size_t n = strlen(output);
+            return bw_fail(cause, BW_ERR_SANDBOX,
+                           "Triton compile sandbox unavailable: the compiler ended before it was "
+                           "ready: %s",
+                           output + (n > 400 ? n - 400 : 0));
+        }
+        if (left <= 0)
+            return bw_fail(cause, BW_ERR_TIMEOUT, "the Triton compiler was not ready within %d ms",
+                           timeout_ms > 0 ? timeout_ms : BW_TRITON_START_MS);
+        rc = sandbox_job_wait_result(&c->job, c->job.result.len + 1, (int)left + 1, NULL);
+        if (rc && rc != BW_ERR_TIMEOUT)
+            return bw_fail(cause, rc, "waiting for the Triton compiler failed");
+    }
+}
+
+static char *format_seconds(double ms)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%g s", ms / 1000.0) < 0)
+        return NULL;
+    return s;
+}
+
+/* The child ended without a whole answer after it accepted: the submission's failure. */
+static int map_death(const struct sandbox_job *job, const struct triton_compiler *c,
+                     struct triton_result *out)
+{
+    double cpu =
+        (double)job->rusage.ru_utime.tv_sec + (double)job->rusage.ru_stime.tv_sec +
+        ((double)job->rusage.ru_utime.tv_usec + (double)job->rusage.ru_stime.tv_usec) / 1e6;
+    const char *output = job->output.data ? job->output.data : "";
+    int sig;
+
+    if (job->timed_out) {
+        char *limit = format_seconds(job->wall_ms);
+        int rc = set_failure(out, "Triton compilation exceeded the time limit of %s",
+                             limit ? limit : "?");
+        free(limit);
+        return rc;
+    }
+    if (job->result_overflow)
+        return set_failure(out, "the Triton compiler's answer is over BW_TRITON_RESULT_BYTES (%d)",
+                           BW_TRITON_RESULT_BYTES);
+    if (WIFEXITED(job->status) && WEXITSTATUS(job->status) == SANDBOX_EXIT_CPU_LIMIT)
+        return set_failure(out, "Triton compilation exceeded the CPU time limit of %d s", c->cpu_s);
+    if (WIFEXITED(job->status))
+        return set_failure(out,
+                           "the Triton compiler's answer is incomplete or malformed (it exited "
+                           "with status %d): did the submission exit, or write to the "
+                           "compiler's result pipe (fd 4)?",
+                           WEXITSTATUS(job->status));
+    sig = WTERMSIG(job->status);
+    if ((sig == SIGXCPU || sig == SIGKILL) && cpu >= 0.9 * (double)(c->cpu_s + 1))
+        return set_failure(out, "Triton compilation exceeded the CPU time limit of %d s", c->cpu_s);
+    if (strstr(output, "MemoryError") || strstr(output, "std::bad_alloc") ||
+        strstr(output, "out of memory") || strstr(output, "Cannot allocate memory"))
+        return set_failure(out, "Triton compilation exceeded the memory limit of %llu MiB",
+                           c->mem_bytes >> 20);
+    if (sig == SIGSYS)
+        return set_failure(out, "the Triton compiler was stopped: it made a forbidden system call");
+    if (sig == SIGKILL)
+        return set_failure(out, "the Triton compiler was killed (SIGKILL), likely for memory");
+    return set_failure(out, "the Triton compiler crashed (%s)", spawn_signal_name(sig));
+}
+
+/* The log: the child's output, with a line saying it was cut. */
+static int take_log(struct sandbox_job *job, struct triton_result *out)
+{
+    struct buf b;
+
+    buf_init(&b, BW_TRITON_OUTPUT_BYTES + 128);
+    if (job->output.data && buf_append(&b, job->output.data, job->output.len))
+        return BW_ERR_NOMEM;
+    if (job->output.len >= job->output_max &&
+        buf_addf(&b, "\n[... the output was cut at %zu bytes ...]\n", job->output_max))
+        return BW_ERR_NOMEM;
+    out->log = buf_detach(&b);
+    return out->log ? BW_OK : BW_ERR_NOMEM;
+}
+
+/* A source the child must not see: over the size limit, or holding a NUL byte. */
+static int refuse_source(const struct triton_request *rq, struct triton_result *out, bool *refused)
+{
+    const char *nul;
+
+    *refused = false;
+    if (rq->len > BW_MAX_SOURCE_BYTES) {
+        *refused = true;
+        return diag_list_addf(&out->diags, 0, 0,
+                              "error: the source is %zu bytes, over the limit of %d bytes", rq->len,
+                              BW_MAX_SOURCE_BYTES);
+    }
+    nul = rq->len ? memchr(rq->source, '\0', rq->len) : NULL;
+    if (nul) {
+        int line = 1, column = 1;
+        for (const char *p = rq->source; p < nul; p++) {
+            column++;
+            if (*p == '\n') {
+                line++;
+                column = 1;
+            }
+        }
+        *refused = true;
+        return diag_list_addf(&out->diags, line, column, "error: the source contains a NUL byte");
+    }
+    return BW_OK;
+}
+
+int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
+                            struct triton_result *out, char **cause)
+{
+    struct buf req;
+    bool accepted = false, complete = false, refused;
+    double t0 = now_ms();
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (c->used)
+        return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
+    buf_init(&req, BW_MAX_MESSAGE_BYTES);
+    if ((rc = triton_request_encode(rq, &req, cause)))
+        goto release;
+    if (!(out->builds = calloc(rq->n_kernels, sizeof(*out->builds)))) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    out->n_builds = rq->n_kernels;
+    if ((rc = refuse_source(rq, out, &refused))) {
+        rc = bw_fail(cause, rc, "out of memory");
+        goto release;
+    }
+    if (refused) {
+        out->log = strdup("");
+        rc = out->log ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release; /* the compiler stays unused */
+    }
+    c->used = true;
+    c->job.wall_ms = rq->wall_ms > 0 ? rq->wall_ms : BW_TRITON_WALL_MS;
+    if ((rc = sandbox_job_finish(&c->job, req.data, req.len, cause)))
+        goto release;
+    out->ms = now_ms() - t0;
+    if ((rc = triton_result_decode(c->job.result.data, c->job.result.len, rq, out, &accepted,
+                                   &complete, cause)))
+        goto release;
+    if (!accepted) {
+        const char *output = c->job.output.data ? c->job.output.data : "";
+        size_t n = strlen(output);
+        if (c->job.timed_out)
+            rc = bw_fail(cause, BW_ERR_TIMEOUT,
+                         "the Triton compiler did not take its request within %d ms (importing "
+                         "triton)",
+                         c->job.wall_ms);
+        else
+            rc = bw_fail(cause, BW_ERR_SANDBOX,
+                         "Triton compile sandbox unavailable: the compiler ended (status %#x) "
+                         "before it took its request: %s",
+                         c->job.status, output + (n > 400 ? n - 400 : 0));
+        goto release;
+    }
+    if (!complete && (rc = map_death(&c->job, c, out))) {
+        rc = bw_fail(cause, rc, "out of memory");
+        goto release;
+    }
+    if (take_log(&c->job, out)) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    out->ok = !out->failure;
+    for (size_t i = 0; i < out->n_builds; i++)
+        out->ok = out->ok && out->builds[i].ok;
+    if (!out->ok && !out->failure) {
+        bool has_error = false;
+        for (size_t i = 0; i < out->diags.n; i++)
+            has_error = has_error || strncmp(out->diags.items[i].msg, "error: ", 7) == 0;
+        if (!has_error && set_failure(out, "the Triton compiler built no kernel and gave no "
+                                           "reason")) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            goto release;
+        }
+    }
+    rc = BW_OK;
+release:
+    if (rc == BW_OK && !out->log && !(out->log = strdup("")))
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    buf_release(&req);
+    return rc;
+}
+
+int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause)
+{
+    struct triton_options o = {.python = rq->python,
+                               .compiler = rq->compiler,
+                               .no_sandbox = rq->no_sandbox,
+                               .cpu_s = rq->cpu_s,
+                               .mem_bytes = rq->mem_bytes};
+    struct triton_compiler *c = NULL;
+    double t0 = now_ms();
+    int rc;
+
+    bool refused;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = check_request(rq, cause)))
+        return rc;
+    /* A source the child must not see starts no child (nor the discovery). */
+    if (refuse_source(rq, out, &refused) || (refused && !(out->log = strdup(""))) ||
+        (refused && !(out->builds = calloc(rq->n_kernels, sizeof(*out->builds))))) {
+        triton_result_release(out);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    if (refused) {
+        out->n_builds = rq->n_kernels;
+        return BW_OK;
+    }
+    if ((rc = triton_compiler_start(&o, &c, cause)))
+        return rc;
+    rc = triton_compiler_compile(c, rq, out, cause);
+    out->ms = now_ms() - t0;
+    triton_compiler_free(c);
+    return rc;
+}
