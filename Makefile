@@ -61,7 +61,8 @@ COMMON_OBJ  := $(call objs_of,common)       # every binary: errors, logs, buffer
 PROBLEM_OBJ := $(call objs_of,problem)      # the problem directory: loader, bundles (server, judged)
 PLAN_OBJ    := $(call objs_of,plan)         # the launch language (judged)
 SANDBOX_OBJ := $(call objs_of,judge/sandbox) # the one sandbox of judged's children
-WORKER_OBJ  := $(filter-out %_main.o,$(call objs_of,judge/worker))
+WORKER_OBJ  := $(filter-out %_main.o %/cli_%.o,$(call objs_of,judge/worker))
+JUDGED_BIN_OBJ := $(filter %_main.o %/cli_%.o,$(call objs_of,judge/worker))
 SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema_blob.o
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
 WIRE_RUNNER  := $(BUILD)/obj/wire/runner_proto.o $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
@@ -158,7 +159,7 @@ $(BUILD)/obj/harness_blob.o: $(BUILD)/harness.fatbin
 # reads to prove it.
 LINK = @mkdir -p $(dir $@) $(BUILD)/maps && $(CC) $(LDFLAGS) -Wl,-Map,$(BUILD)/maps/$(notdir $@).map -o $@
 
-$(BUILD)/bin/judged: $(BUILD)/obj/judge/worker/judged_main.o $(BUILD)/libworker.a $(BUILD)/libplan.a \
+$(BUILD)/bin/judged: $(JUDGED_BIN_OBJ) $(BUILD)/libworker.a $(BUILD)/libplan.a \
                      $(BUILD)/libproblem.a $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)
 

@@ -31,7 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "judge.h"
+#include "judge_config.h"
+#include "judging.h"
 #include "program.h"
 #include "common/verdict.h"
 

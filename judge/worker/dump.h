@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "judge.h"
+#include "judge_config.h"
+#include "judging.h"
 #include "problem/problem.h"
 
 /*

@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "compile.h"
-#include "judge.h"
 #include "runner_client.h"
 #include "common/error.h"
 #include "common/limits.h"
@@ -70,19 +69,19 @@ void gpu_info_arch_for(int cc_major, int cc_minor, char *out, size_t cap)
  * starts the runners it judges with, and the pipeline compares their GPU's
  * UUID with the cached one (judge.c).
  */
-static char *cache_path(const struct judge_config *cfg)
+static char *cache_path(const struct gpu_probe *q)
 {
     char name[64];
-    if (!cfg->cache_dir)
+    if (!q->cache_dir)
         return NULL;
-    snprintf(name, sizeof(name), "gpu-%d.json", cfg->device);
-    return path_join(cfg->cache_dir, name);
+    snprintf(name, sizeof(name), "gpu-%d.json", q->device);
+    return path_join(q->cache_dir, name);
 }
 
 /* Today's calibrated figures of this device from the cache, or false. */
-static bool cache_load(struct judge_config *cfg)
+static bool cache_load(const struct gpu_probe *q, struct gpu_info *gi)
 {
-    char *path = cache_path(cfg), *text = NULL;
+    char *path = cache_path(q), *text = NULL;
     json_t *j = NULL;
     bool ok = false;
 
@@ -92,29 +91,29 @@ static bool cache_load(struct judge_config *cfg)
     if (!j ||
         time(NULL) - json_integer_value(json_object_get(j, "measured_at")) > BW_GPU_CACHE_SECONDS)
         goto out;
-    ok = gpu_info_from_json(j, &cfg->gpu) && cfg->gpu.calibrated;
-    if (ok && cfg->arch)
-        snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s", cfg->arch);
+    ok = gpu_info_from_json(j, gi) && gi->calibrated;
+    if (ok && q->arch)
+        snprintf(gi->arch, sizeof(gi->arch), "%s", q->arch);
 out:
     if (!ok)
-        memset(&cfg->gpu, 0, sizeof(cfg->gpu));
+        memset(gi, 0, sizeof(*gi));
     json_decref(j);
     free(text);
     free(path);
     return ok;
 }
 
-static void cache_save(const struct judge_config *cfg)
+static void cache_save(const struct gpu_probe *q, const struct gpu_info *gi)
 {
-    char *path = cache_path(cfg), *text = NULL;
+    char *path = cache_path(q), *text = NULL;
     json_t *j;
 
-    if (!path || mkdirs(cfg->cache_dir, NULL)) {
-        log_warn("cannot cache the GPU's figures in %s", cfg->cache_dir ? cfg->cache_dir : "?");
+    if (!path || mkdirs(q->cache_dir, NULL)) {
+        log_warn("cannot cache the GPU's figures in %s", q->cache_dir ? q->cache_dir : "?");
         free(path);
         return;
     }
-    j = gpu_info_json(&cfg->gpu);
+    j = gpu_info_json(gi);
     if (json_is_object(j) &&
         json_object_set_new(j, "measured_at", json_integer((json_int_t)time(NULL))) == 0)
         text = json_dumps(j, JSON_INDENT(2));
@@ -125,18 +124,17 @@ static void cache_save(const struct judge_config *cfg)
     free(path);
 }
 
-/* The device's properties, as the runner read them, into cfg->gpu. */
-static void take_properties(struct judge_config *cfg, const struct gpu_props *g)
+/* The device's properties, as the runner read them, into *gi. */
+static void take_properties(const struct gpu_probe *q, const struct gpu_props *g,
+                            struct gpu_info *gi)
 {
-    struct gpu_info *gi = &cfg->gpu;
-
     snprintf(gi->name, sizeof(gi->name), "%s", g->name);
     snprintf(gi->uuid, sizeof(gi->uuid), "%s", g->uuid);
     snprintf(gi->cc, sizeof(gi->cc), "%d.%d", g->cc_major, g->cc_minor);
     snprintf(gi->driver, sizeof(gi->driver), "%d.%d", g->driver_version / 1000,
              (g->driver_version % 1000) / 10);
-    if (cfg->arch)
-        snprintf(gi->arch, sizeof(gi->arch), "%s", cfg->arch);
+    if (q->arch)
+        snprintf(gi->arch, sizeof(gi->arch), "%s", q->arch);
     else
         gpu_info_arch_for(g->cc_major, g->cc_minor, gi->arch, sizeof(gi->arch));
     gi->sm_count = g->sm_count;
@@ -145,29 +143,25 @@ static void take_properties(struct judge_config *cfg, const struct gpu_props *g)
     gi->max_clock_mhz = g->max_clock_mhz;
 }
 
-int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
+int gpu_info_probe(const struct gpu_probe *q, struct gpu_info *gi, char **no_gpu_reason,
+                   char **cause)
 {
-    struct runner_options opt = {.device = cfg->device, .no_sandbox = cfg->no_sandbox};
+    struct runner_options opt = {.device = q->device, .no_sandbox = q->no_sandbox};
     struct runner *r = NULL;
     struct calibration cal;
     struct run_failure fail;
     char *why = NULL;
     int rc;
 
-    cfg->have_gpu = false;
-    free(cfg->no_gpu_reason);
-    cfg->no_gpu_reason = NULL;
-    memset(&cfg->gpu, 0, sizeof(cfg->gpu));
-    if (!recalibrate && cache_load(cfg)) {
-        cfg->have_gpu = true;
+    *no_gpu_reason = NULL;
+    memset(gi, 0, sizeof(*gi));
+    if (!q->recalibrate && cache_load(q, gi))
         return BW_OK;
-    }
-    snprintf(cfg->gpu.arch, sizeof(cfg->gpu.arch), "%s",
-             cfg->arch ? cfg->arch : BW_COMPILE_DEFAULT_ARCH);
+    snprintf(gi->arch, sizeof(gi->arch), "%s", q->arch ? q->arch : BW_COMPILE_DEFAULT_ARCH);
 
     rc = runner_start(&opt, &r, &why);
     if (rc == BW_ERR_NODEVICE) {
-        cfg->no_gpu_reason = why ? why : strdup("no GPU");
+        *no_gpu_reason = why ? why : strdup("no GPU");
         return BW_OK;
     }
     if (rc) {
@@ -175,8 +169,7 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
         free(why);
         return rc;
     }
-    take_properties(cfg, runner_gpu(r));
-    cfg->have_gpu = true;
+    take_properties(q, runner_gpu(r), gi);
 
     rc = runner_calibrate(r, &cal, &fail, BW_RUNNER_CALIBRATE_MS, &why);
     runner_free(r);
@@ -185,11 +178,11 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause)
         free(why);
         return BW_OK;
     }
-    cfg->gpu.copy_gbps = cal.copy_gbps;
-    cfg->gpu.fp32_tflops = cal.fp32_tflops;
-    cfg->gpu.fp16_tflops = cal.fp16_tensor_tflops;
-    cfg->gpu.bf16_tflops = cal.bf16_tensor_tflops;
-    cfg->gpu.calibrated = true;
-    cache_save(cfg);
+    gi->copy_gbps = cal.copy_gbps;
+    gi->fp32_tflops = cal.fp32_tflops;
+    gi->fp16_tflops = cal.fp16_tensor_tflops;
+    gi->bf16_tflops = cal.bf16_tensor_tflops;
+    gi->calibrated = true;
+    cache_save(q, gi);
     return BW_OK;
 }

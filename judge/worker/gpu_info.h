@@ -22,8 +22,6 @@
 
 #include <jansson.h>
 
-struct judge_config;
-
 /* What the worker measured on its GPU (DESIGN.md §4.5); zeros when unknown. */
 struct gpu_info {
     char name[128];
@@ -58,13 +56,25 @@ bool gpu_info_from_json(json_t *j, struct gpu_info *g);
  * Hopper and later (wgmma, setmaxnreg need it), plain before: "sm_90a", "sm_80". */
 void gpu_info_arch_for(int cc_major, int cc_minor, char *out, size_t cap);
 
+/* Where and how to look for the GPU. */
+struct gpu_probe {
+    int device;            /* CUDA device ordinal */
+    const char *arch;      /* NVRTC target to record; NULL: from the compute capability */
+    const char *cache_dir; /* today's figures are cached there; NULL: no cache */
+    bool no_sandbox;       /* diagnostics only: the runner without its sandbox */
+    bool recalibrate;      /* measure even when the cache holds today's figures */
+};
+
 /*
  * Finds the GPU (via a runner), its properties and, unless cached in
- * cfg->cache_dir (GPU_INFO_CACHE_SECONDS) and not `recalibrate`, measures its
- * limits. Without a GPU, returns BW_OK with have_gpu false and no_gpu_reason
- * set: that is a normal state of a compile-only machine. A failed calibration
- * is logged and leaves calibrated false (judging works; scores are left out).
+ * q->cache_dir (BW_GPU_CACHE_SECONDS) and not q->recalibrate, measures its
+ * limits into *gi. Without a GPU, returns BW_OK with *gi zeroed but for its
+ * arch and *no_gpu_reason set (*new*): a normal state of a compile-only
+ * machine. A failed calibration is logged and leaves calibrated false
+ * (judging works; scores are left out). A negative code only when the runner
+ * could not be started for another reason.
  */
-int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause);
+int gpu_info_probe(const struct gpu_probe *q, struct gpu_info *gi, char **no_gpu_reason,
+                   char **cause);
 
 #endif

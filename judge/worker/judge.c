@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "failure.h"
 #include "goal_measure.h"
+#include "goals.h"
 #include "reference.h"
 #include "score.h"
 #include "session.h"
@@ -545,27 +546,4 @@ void judge_result_release(struct judge_result *r)
     json_decref(r->kernels);
     diag_list_release(&r->diags);
     memset(r, 0, sizeof(*r));
-}
-
-void judge_config_release(struct judge_config *cfg)
-{
-    free(cfg->no_gpu_reason);
-    cfg->no_gpu_reason = NULL;
-}
-
-void judge_probe_languages(struct judge_config *cfg, const char *python)
-{
-    struct judge_language *t = &cfg->languages[LANG_TRITON];
-    char *version = NULL, *cause = NULL;
-
-    cfg->languages[LANG_CUDA].available = true;
-    memset(t, 0, sizeof(*t));
-    if (triton_probe(python, &version, &cause) == BW_OK) {
-        t->available = true;
-        snprintf(t->version, sizeof(t->version), "%s", version ? version : "");
-    } else {
-        snprintf(t->reason, sizeof(t->reason), "%s", cause ? cause : "Triton was not found");
-    }
-    free(version);
-    free(cause);
 }

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "judge.h"
+#include "judge_config.h"
+#include "judging.h"
 #include "problem/problem.h"
 
 /* The whole result as JSON (a *new* reference): verdict, verdict_name, message,

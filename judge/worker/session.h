@@ -21,7 +21,8 @@
 
 #include <jansson.h>
 
-#include "judge.h"
+#include "judge_config.h"
+#include "judging.h"
 #include "program.h"
 #include "reference.h"
 #include "runner_client.h"

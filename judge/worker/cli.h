@@ -1,0 +1,54 @@
+/*
+ * cli.h - judged's command line, private to its files: the options every
+ * subcommand shares, the exit statuses, and one function per subcommand
+ * (judged_main.c dispatches; cli_judge.c: check, validate; cli_tools.c:
+ * plan, dump, calibrate; cli_worker.c: the worker).
+ */
+#ifndef BW_CLI_H
+#define BW_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "judge_config.h"
+#include "common/language.h"
+
+enum {
+    EXIT_ACCEPTED = 0,
+    EXIT_REJECTED = 1,
+    EXIT_USAGE = 2,
+    EXIT_JUDGE = 3,
+    EXIT_NO_GPU = 4,
+    EXIT_NO_LANGUAGE = 5 /* the submission's language cannot be compiled here (no Triton) */
+};
+
+struct cli {
+    bool json, tests_only, progress, recalibrate;
+    bool only_language; /* validate: only the controls in `language` */
+    enum language language;
+    uint64_t seed;
+    struct judge_config cfg;
+    char *cache_dir; /* owned */
+};
+
+/* Prints the usage text to f. */
+void cli_usage(FILE *f);
+
+/* Parses the options shared by every subcommand; returns the index of the
+ * first operand, or -1 after printing an error. */
+int cli_parse_options(int argc, char **argv, struct cli *cli);
+
+/* Starts cli->cfg.pool for `slots` judgings at once (none without a GPU). */
+int cli_start_pool(struct cli *cli, int slots, char **cause);
+
+/* The subcommands: each takes its own argv (argv[0] is the subcommand) and
+ * returns the process's exit status. */
+int cmd_check(int argc, char **argv, struct cli *cli);
+int cmd_validate(int argc, char **argv, struct cli *cli);
+int cmd_dump(int argc, char **argv, struct cli *cli);
+int cmd_calibrate(int argc, char **argv, struct cli *cli);
+int cmd_plan(int argc, char **argv, struct cli *cli);
+int cmd_worker(int argc, char **argv, struct cli *cli);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * judge_config.h - the long-lived settings of a judge (a `judged check` run or
+ * a worker): the GPU it runs on, what it compiles, where runners and builds
+ * come from. Filled once at start (judge_probe_gpu, judge_probe_languages),
+ * then read-only while judging.
+ */
+#ifndef BW_JUDGE_CONFIG_H
+#define BW_JUDGE_CONFIG_H
+
+#include <stdbool.h>
+
+#include "gpu_info.h"
+#include "common/language.h"
+
+struct runner_pool;
+struct build_cache;
+
+/* A language this judge compiles besides CUDA, as the worker registers it. */
+struct judge_language {
+    bool available;   /* e.g. Triton: triton_probe() found it */
+    char version[32]; /* "3.6.0" */
+    char reason[256]; /* why not, when !available ("no module named triton") */
+};
+
+/* Long-lived settings of a judge (a CLI run or a worker). Read-only while judging. */
+struct judge_config {
+    int device; /* CUDA device ordinal */
+    const char
+        *arch;       /* NVRTC target; NULL: from the GPU (sm_90a on Hopper), "sm_90a" without one */
+    bool no_sandbox; /* diagnostics only: run children without namespaces/seccomp */
+    const char *cache_dir;    /* where compiled references and calibration are cached; NULL: none */
+    struct runner_pool *pool; /* borrowed: where runners come from, and whose GPU gate keeps
+                                 timing alone (runner_pool.h); NULL: each judging starts its own */
+    struct build_cache *builds; /* borrowed: compiled builds kept across judgings; NULL: none */
+    struct gpu_info gpu;        /* filled by judge_probe_gpu() */
+    bool have_gpu;              /* judge_probe_gpu() found a usable GPU */
+    char *no_gpu_reason;        /* owned: why there is no GPU, when !have_gpu */
+    struct judge_language languages[LANG_COUNT]; /* what it compiles beyond CUDA (always there:
+                                                    NVRTC); worker.c registers them */
+};
+
+/*
+ * Finds the GPU (gpu_info_probe, through a runner) into cfg->gpu, have_gpu
+ * and no_gpu_reason, from cfg->device, cfg->arch and cfg->cache_dir. Without
+ * a GPU, returns BW_OK with have_gpu false and no_gpu_reason set: a normal
+ * state of a compile-only machine.
+ */
+int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause);
+
+/* Fills cfg->languages: CUDA is always there (NVRTC); Triton when
+ * triton_probe() finds it (python NULL: $BLOCKWISE_PYTHON or python3). */
+void judge_probe_languages(struct judge_config *cfg, const char *python);
+
+/* Frees what judge_probe_gpu() (gpu_info.h) put in cfg. */
+void judge_config_release(struct judge_config *cfg);
+
+#endif
