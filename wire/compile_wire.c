@@ -182,6 +182,21 @@ void compile_job_release(struct compile_job *job)
     memset(job, 0, sizeof(*job));
 }
 
+_Noreturn void compile_wire_fail_setup(int fd, const char *tool, const char *step, int code,
+                                       const char *cause)
+{
+    const char *why = cause ? cause : bw_strerror(code);
+    char n[16];
+
+    snprintf(n, sizeof(n), "%d", code);
+    compile_wire_write(fd, "error_step", step, strlen(step));
+    compile_wire_write(fd, "error_code", n, strlen(n));
+    compile_wire_write(fd, "error", why, strlen(why));
+    compile_wire_write(fd, "end", "", 0);
+    fprintf(stderr, "%s: %s: %s\n", tool, step, why);
+    _exit(3);
+}
+
 /* ---- the log field ------------------------------------------------------------- */
 
 int compile_log_cap(const char *log, size_t len, size_t cap, struct buf *out)

@@ -55,6 +55,14 @@ struct compile_field {
 int compile_wire_put(struct buf *b, const char *key, const void *value, size_t len);
 int compile_wire_puts(struct buf *b, const char *key, const char *value);
 int compile_wire_end(struct buf *b);
+/*
+ * A child's set-up failure, as its whole result record (error_step,
+ * error_code, error, end) on fd, and on stderr prefixed with `tool`; then
+ * _exit(3). The parent reports it as a judge error naming the step.
+ */
+_Noreturn void compile_wire_fail_setup(int fd, const char *tool, const char *step, int code,
+                                       const char *cause);
+
 /* Writes one field straight to fd (a large cubin is not copied first); BW_ERR_IO on failure. */
 int compile_wire_write(int fd, const char *key, const void *value, size_t len);
 

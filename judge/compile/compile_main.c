@@ -32,6 +32,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "judge/sandbox/child.h"
 #include "judge/sandbox/sandbox.h"
 #include "judge/sandbox/sandbox_job.h"
 #include "wire/compile_wire.h"
@@ -46,8 +47,7 @@
 #define FALLBACK_INCLUDE "/usr/local/cuda/include"
 
 struct child {
-    bool sandbox;
-    pid_t parent;
+    struct sandbox_child base; /* first: the steps of child.h see it */
     struct compile_job job;
     char include_dir[PATH_MAX]; /* host path of CUDA's include directory */
     bool has_cccl;              /* include_dir/cccl exists (CUDA 13 keeps libcu++ there) */
@@ -113,25 +113,9 @@ static const char *const allowed_syscalls[] = {
     "uname",
 };
 
-static int step_die_with_parent(struct child *c, char **cause)
+static int step_read_request(struct sandbox_child *base, char **cause)
 {
-    return sandbox_die_with_parent(c->parent, cause);
-}
-
-static int step_new_session(struct child *c, char **cause)
-{
-    (void)c;
-    return sandbox_new_session(cause);
-}
-
-static int step_close_fds(struct child *c, char **cause)
-{
-    (void)c;
-    return sandbox_close_fds(SANDBOX_FD_RESULT + 1, cause);
-}
-
-static int step_read_request(struct child *c, char **cause)
-{
+    struct child *c = (struct child *)base;
     struct buf b;
     char chunk[65536];
     size_t len;
@@ -187,8 +171,9 @@ static bool is_dir(const char *path)
 }
 
 /* Finds CUDA's include directory: lib/../include beside libnvrtc, else the usual place. */
-static int step_find_headers(struct child *c, char **cause)
+static int step_find_headers(struct sandbox_child *base, char **cause)
 {
+    struct child *c = (struct child *)base;
     char *lib = library_dir((void *)nvrtcVersion);
     char probe[PATH_MAX + 32];
     int n = -1;
@@ -217,13 +202,13 @@ static int step_find_headers(struct child *c, char **cause)
  * name. Loading it now, before the root changes, makes that later dlopen find
  * the library already mapped.
  */
-static int step_preload_builtins(struct child *c, char **cause)
+static int step_preload_builtins(struct sandbox_child *base, char **cause)
 {
     char name[64], path[PATH_MAX + 64];
     int major = 0, minor = 0;
     char *lib;
 
-    (void)c;
+    (void)base;
     if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
         return bw_fail(cause, BW_ERR_NVRTC, "nvrtcVersion failed");
     snprintf(name, sizeof(name), "libnvrtc-builtins.so.%d.%d", major, minor);
@@ -239,27 +224,22 @@ static int step_preload_builtins(struct child *c, char **cause)
     return bw_fail(cause, BW_ERR_NVRTC, "cannot load %s: %s", name, dlerror());
 }
 
-static int step_unshare(struct child *c, char **cause)
+static int step_unshare(struct sandbox_child *base, char **cause)
 {
-    (void)c;
+    (void)base;
     return sandbox_unshare(NAMESPACES, cause);
 }
 
-static int step_enter_pid_namespace(struct child *c, char **cause)
+static int step_rlimits(struct sandbox_child *base, char **cause)
 {
-    (void)c;
-    return sandbox_enter_pid_namespace(cause);
-}
-
-static int step_rlimits(struct child *c, char **cause)
-{
+    struct child *c = (struct child *)base;
     struct sandbox_limits l = {
         .cpu_s = c->job.rq.cpu_s > 0 ? c->job.rq.cpu_s : BW_COMPILE_CPU_S,
         .as_bytes = c->job.rq.mem_bytes > 0 ? c->job.rq.mem_bytes : BW_COMPILE_MEM_BYTES,
         .fsize_bytes = 0,
         .nofile = BW_COMPILE_NOFILE,
         /* Outside a user namespace RLIMIT_NPROC counts every process of the uid. */
-        .nproc = c->sandbox ? BW_COMPILE_NPROC : 0,
+        .nproc = c->base.sandbox ? BW_COMPILE_NPROC : 0,
     };
     int rc;
 #ifdef BW_SANITIZE
@@ -270,41 +250,32 @@ static int step_rlimits(struct child *c, char **cause)
     return sandbox_not_dumpable(cause);
 }
 
-static int step_make_root(struct child *c, char **cause)
+static int step_make_root(struct sandbox_child *base, char **cause)
 {
+    struct child *c = (struct child *)base;
     const struct sandbox_bind binds[] = {{.source = c->include_dir, .target = ROOT_INCLUDE}};
     return sandbox_make_root(binds, sizeof(binds) / sizeof(binds[0]), cause);
 }
 
-static int step_drop_privileges(struct child *c, char **cause)
+static int step_seccomp(struct sandbox_child *base, char **cause)
 {
-    (void)c;
-    return sandbox_drop_privileges(cause);
-}
-
-static int step_seccomp(struct child *c, char **cause)
-{
-    (void)c;
+    (void)base;
     return sandbox_seccomp_allowlist(allowed_syscalls,
                                      sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]), cause);
 }
 
-static const struct step {
-    const char *name;
-    int (*run)(struct child *c, char **cause);
-    bool isolation; /* skipped by --no-sandbox */
-} steps[] = {
-    {"die with parent", step_die_with_parent, false},
-    {"new session", step_new_session, false},
-    {"close fds", step_close_fds, false},
+static const struct sandbox_step steps[] = {
+    {"die with parent", sandbox_step_die_with_parent, false},
+    {"new session", sandbox_step_new_session, false},
+    {"close fds", sandbox_step_close_fds, false},
     {"read request", step_read_request, false},
     {"find CUDA headers", step_find_headers, false},
     {"preload NVRTC builtins", step_preload_builtins, false},
     {"unshare namespaces", step_unshare, true},
-    {"enter pid namespace", step_enter_pid_namespace, true},
+    {"enter pid namespace", sandbox_step_enter_pid_namespace, true},
     {"rlimits", step_rlimits, false},
     {"make root", step_make_root, true},
-    {"drop privileges", step_drop_privileges, true},
+    {"drop privileges", sandbox_step_drop_privileges, true},
     {"seccomp", step_seccomp, true},
 };
 
@@ -321,15 +292,7 @@ static void send_text(const char *key, const char *value)
 
 static _Noreturn void report_setup_failure(const char *step, int code, const char *cause)
 {
-    char n[16];
-
-    snprintf(n, sizeof(n), "%d", code);
-    send_text("error_step", step);
-    send_text("error_code", n);
-    send_text("error", cause ? cause : bw_strerror(code));
-    send_field("end", "", 0);
-    fprintf(stderr, "blockwise-compile: %s: %s\n", step, cause ? cause : bw_strerror(code));
-    _exit(3);
+    compile_wire_fail_setup(SANDBOX_FD_RESULT, "blockwise-compile", step, code, cause);
 }
 
 /* Runs NVRTC and sends the answer. Never returns. */
@@ -338,7 +301,7 @@ static _Noreturn void compile_and_answer(struct child *c)
     const struct compile_request *rq = &c->job.rq;
     const char *opts[BW_COMPILE_MAX_OPTIONS + 8];
     char arch[64], inc[PATH_MAX + 8], cccl[PATH_MAX + 16], ms[32];
-    const char *inc_dir = c->sandbox ? ROOT_INCLUDE : c->include_dir;
+    const char *inc_dir = c->base.sandbox ? ROOT_INCLUDE : c->include_dir;
     const char *failure = NULL;
     bool has_std = false;
     size_t n = 0, log_size = 0, cubin_size = 0;
@@ -427,29 +390,27 @@ static void usage(void)
 int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
-    struct child c = {.sandbox = true};
+    struct child c = {.base.sandbox = true};
 
     for (int i = 1; i < argc; i++) {
         int64_t pid;
         if (strcmp(argv[i], "--no-sandbox") == 0) {
-            c.sandbox = false;
+            c.base.sandbox = false;
         } else if (strncmp(argv[i], "--parent=", 9) == 0 && parse_i64(argv[i] + 9, &pid) &&
                    pid > 0 && pid <= INT_MAX) {
-            c.parent = (pid_t)pid;
+            c.base.parent = (pid_t)pid;
         } else {
             usage();
             return 2;
         }
     }
-    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+    {
+        const char *step = NULL;
         char *cause = NULL;
-        int rc;
-        if (steps[i].isolation && !c.sandbox)
-            continue;
-        rc = steps[i].run(&c, &cause);
+        int rc =
+            sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]), &step, &cause);
         if (rc)
-            report_setup_failure(steps[i].name, rc, cause);
-        free(cause);
+            report_setup_failure(step, rc, cause);
     }
     compile_and_answer(&c);
 }

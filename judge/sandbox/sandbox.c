@@ -729,22 +729,7 @@ release:
     return rc;
 }
 
-/* System calls no sandboxed work of ours ever makes: a try is an attack, and ends it. */
-static const char *const killed_syscalls[] = {
-    "execve",
-    "execveat",
-    "fork",
-    "vfork",
-    "socket",
-    "socketpair",
-    "connect",
-    "bind",
-    "listen",
-    "accept",
-    "accept4",
-    "sendto",
-    "sendmsg",
-    "sendmmsg",
+const char *const sandbox_attack_syscalls[] = {
     "ptrace",
     "process_vm_readv",
     "process_vm_writev",
@@ -778,13 +763,13 @@ static const char *const killed_syscalls[] = {
     "mknodat",
     "fsopen",
     "fsmount",
+    "fsconfig",
+    "fspick",
     "open_tree",
     "move_mount",
     "mount_setattr",
-    "pidfd_open",
     "pidfd_getfd",
     "process_madvise",
-    "memfd_create",
     "setuid",
     "setgid",
     "setreuid",
@@ -794,9 +779,27 @@ static const char *const killed_syscalls[] = {
     "setgroups",
     "capset",
     "seccomp",
+    "iopl",
+    "ioperm",
+    "modify_ldt",
+    "acct",
+    "quotactl",
+    "vhangup",
+    "lookup_dcookie",
+};
+const size_t sandbox_n_attack_syscalls =
+    sizeof(sandbox_attack_syscalls) / sizeof(sandbox_attack_syscalls[0]);
+
+/* What the allowlist profile's children (pure computation) never do besides:
+ * start programs or processes, talk on a network, make anonymous files or
+ * watch other processes. A try is an attack, and ends the process. */
+static const char *const compute_killed_syscalls[] = {
+    "execve",  "execveat", "fork",       "vfork",        "socket",  "socketpair",
+    "connect", "bind",     "listen",     "accept",       "accept4", "sendto",
+    "sendmsg", "sendmmsg", "pidfd_open", "memfd_create",
 };
 
-#define N_KILLED (sizeof(killed_syscalls) / sizeof(killed_syscalls[0]))
+#define N_COMPUTE_KILLED (sizeof(compute_killed_syscalls) / sizeof(compute_killed_syscalls[0]))
 
 int sandbox_seccomp_allowlist(const char *const *allow, size_t n_allow, char **cause)
 {
@@ -832,7 +835,8 @@ int sandbox_seccomp_allowlist(const char *const *allow, size_t n_allow, char **c
     };
     const size_t n_checked = sizeof(checked) / sizeof(checked[0]);
     struct sandbox_filter f = {.fallback = SANDBOX_FAIL, .fallback_err = EPERM};
-    struct sandbox_rule *rules = calloc(n_allow + N_KILLED + n_checked, sizeof(*rules));
+    struct sandbox_rule *rules =
+        calloc(n_allow + N_COMPUTE_KILLED + sandbox_n_attack_syscalls + n_checked, sizeof(*rules));
     size_t n = 0;
     int rc;
 
@@ -840,8 +844,12 @@ int sandbox_seccomp_allowlist(const char *const *allow, size_t n_allow, char **c
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n_allow; i++)
         rules[n++] = (struct sandbox_rule){.syscall = allow[i], .verdict = SANDBOX_ALLOW};
-    for (size_t i = 0; i < N_KILLED; i++)
-        rules[n++] = (struct sandbox_rule){.syscall = killed_syscalls[i], .verdict = SANDBOX_KILL};
+    for (size_t i = 0; i < N_COMPUTE_KILLED; i++)
+        rules[n++] =
+            (struct sandbox_rule){.syscall = compute_killed_syscalls[i], .verdict = SANDBOX_KILL};
+    for (size_t i = 0; i < sandbox_n_attack_syscalls; i++)
+        rules[n++] =
+            (struct sandbox_rule){.syscall = sandbox_attack_syscalls[i], .verdict = SANDBOX_KILL};
     for (size_t i = 0; i < n_checked; i++)
         rules[n++] = checked[i];
     f.rules = rules;

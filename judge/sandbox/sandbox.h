@@ -212,6 +212,17 @@ struct sandbox_filter {
     size_t n_rules;
 };
 
+/*
+ * System calls that are kernel attack surface and that no child of ours ever
+ * makes (ptrace, mount, namespaces, bpf, keys, kernel modules, io_uring,
+ * set*id, ...): the compile children's filters kill a process that tries one
+ * (the allowlist profile below, and the Triton child's). The runner, whose
+ * CUDA driver makes calls nobody lists, refuses its own list with EPERM
+ * instead (runner_sandbox.c).
+ */
+extern const char *const sandbox_attack_syscalls[];
+extern const size_t sandbox_n_attack_syscalls;
+
 /* Loads a seccomp filter (the mechanism: each child's rules are its policy). */
 int sandbox_seccomp_load(const struct sandbox_filter *f, char **cause);
 
@@ -221,9 +232,9 @@ int sandbox_seccomp_load(const struct sandbox_filter *f, char **cause);
  * allowed; open/openat only without a write or create flag; clone only for
  * threads (CLONE_THREAD); clone3 fails with ENOSYS (glibc falls back to
  * clone); tgkill only to the caller's own pid; prlimit64 only on itself, to
- * read or to set RLIMIT_STACK (NVRTC raises it). A fixed list of dangerous
- * calls (execve, fork, socket, ptrace, mount, unshare, bpf, ...) kills the
- * process with SIGSYS; anything else fails with EPERM.
+ * read or to set RLIMIT_STACK (NVRTC raises it). sandbox_attack_syscalls and
+ * starting programs, processes or network connections (execve, fork, socket,
+ * ...) kill the process with SIGSYS; anything else fails with EPERM.
  */
 int sandbox_seccomp_allowlist(const char *const *allow, size_t n_allow, char **cause);
 

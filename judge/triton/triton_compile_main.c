@@ -44,6 +44,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
+#include "judge/sandbox/child.h"
 #include "judge/sandbox/sandbox.h"
 #include "judge/sandbox/sandbox_job.h"
 #include "wire/compile_wire.h"
@@ -69,8 +70,8 @@ static const char *const devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/d
                                       "/dev/urandom"};
 
 struct child {
-    bool sandbox, probe;
-    pid_t parent;
+    struct sandbox_child base; /* first: the steps of child.h see it */
+    bool probe;
     const char *python;
     const char *binds[BW_TRITON_MAX_BINDS];
     size_t n_binds;
@@ -78,26 +79,10 @@ struct child {
     unsigned long long mem_bytes;
 };
 
-static int step_die_with_parent(struct child *c, char **cause)
-{
-    return sandbox_die_with_parent(c->parent, cause);
-}
-
-static int step_new_session(struct child *c, char **cause)
-{
-    (void)c;
-    return sandbox_new_session(cause);
-}
-
-static int step_close_fds(struct child *c, char **cause)
-{
-    (void)c;
-    return sandbox_close_fds(SANDBOX_FD_RESULT + 1, cause);
-}
-
 /* The installation the parent found is still there (an upgrade under a running judge is not). */
-static int step_check_installation(struct child *c, char **cause)
+static int step_check_installation(struct sandbox_child *base, char **cause)
 {
+    struct child *c = (struct child *)base;
     struct stat st;
 
     if (c->python[0] != '/' || access(c->python, X_OK) != 0)
@@ -111,16 +96,10 @@ static int step_check_installation(struct child *c, char **cause)
     return BW_OK;
 }
 
-static int step_unshare(struct child *c, char **cause)
+static int step_unshare(struct sandbox_child *base, char **cause)
 {
-    (void)c;
+    (void)base;
     return sandbox_unshare(NAMESPACES, cause);
-}
-
-static int step_enter_pid_namespace(struct child *c, char **cause)
-{
-    (void)c;
-    return sandbox_enter_pid_namespace(cause);
 }
 
 /* CPU, files, descriptors, tasks; the address space is the last step (see step_exec). */
@@ -129,20 +108,21 @@ static int step_enter_pid_namespace(struct child *c, char **cause)
  * submission then reach only the namespace's processes, never the middle
  * process outside it (whose death would end the compile as a SIGKILL).
  */
-static int step_session_in_namespace(struct child *c, char **cause)
+static int step_session_in_namespace(struct sandbox_child *base, char **cause)
 {
-    (void)c;
+    (void)base;
     return sandbox_new_session(cause);
 }
 
-static int step_rlimits(struct child *c, char **cause)
+static int step_rlimits(struct sandbox_child *base, char **cause)
 {
+    struct child *c = (struct child *)base;
     struct sandbox_limits l = {
         .cpu_s = c->cpu_s,
         .fsize_bytes = BW_TRITON_FILE_BYTES,
         .nofile = BW_TRITON_NOFILE,
         /* Outside a user namespace RLIMIT_NPROC counts every process of the uid. */
-        .nproc = c->sandbox ? BW_TRITON_NPROC : 0,
+        .nproc = c->base.sandbox ? BW_TRITON_NPROC : 0,
     };
     int rc;
 
@@ -152,8 +132,9 @@ static int step_rlimits(struct child *c, char **cause)
     return sandbox_not_dumpable(cause);
 }
 
-static int step_make_root(struct child *c, char **cause)
+static int step_make_root(struct sandbox_child *base, char **cause)
 {
+    struct child *c = (struct child *)base;
     struct sandbox_bind binds[MAX_ENTRIES];
     size_t n = 0;
     struct stat st;
@@ -168,12 +149,6 @@ static int step_make_root(struct child *c, char **cause)
         binds[n++] =
             (struct sandbox_bind){.source = c->binds[i], .target = c->binds[i], .exec = true};
     return sandbox_make_root(binds, n, cause);
-}
-
-static int step_drop_privileges(struct child *c, char **cause)
-{
-    (void)c;
-    return sandbox_drop_privileges(cause);
 }
 
 /*
@@ -344,72 +319,12 @@ static const char *const allowed[] = {
     "capget",
 };
 
-/* Calls nothing of ours makes: a try is an attack, and ends the process (SIGSYS). */
-static const char *const killed[] = {
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-    "unshare",
-    "setns",
-    "bpf",
-    "perf_event_open",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "kexec_load",
-    "kexec_file_load",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "reboot",
-    "swapon",
-    "swapoff",
-    "userfaultfd",
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "open_by_handle_at",
-    "name_to_handle_at",
-    "fanotify_init",
-    "mknod",
-    "mknodat",
-    "fsopen",
-    "fsmount",
-    "fsconfig",
-    "fspick",
-    "open_tree",
-    "move_mount",
-    "mount_setattr",
-    "pidfd_getfd",
-    "process_madvise",
-    "setuid",
-    "setgid",
-    "setreuid",
-    "setregid",
-    "setresuid",
-    "setresgid",
-    "setgroups",
-    "capset",
-    "seccomp",
-    "iopl",
-    "ioperm",
-    "modify_ldt",
-    "acct",
-    "quotactl",
-    "vhangup",
-    "lookup_dcookie",
-};
-
 /* Namespace flags of clone(2): a nested user namespace is kernel attack surface, refused. */
 #define CLONE_NS_FLAGS                                                                             \
     (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |     \
      CLONE_NEWCGROUP)
 
-static int step_seccomp(struct child *c, char **cause)
+static int step_seccomp(struct sandbox_child *base, char **cause)
 {
     const struct sandbox_rule checked[] = {
         /* Threads and forks (subprocess, ptxas); never a new namespace. */
@@ -432,19 +347,21 @@ static int step_seccomp(struct child *c, char **cause)
         {"prctl", SANDBOX_ALLOW, 0, 1, {SCMP_A0_64(SCMP_CMP_EQ, PR_CAPBSET_READ)}},
     };
     const size_t n_allowed = sizeof(allowed) / sizeof(allowed[0]);
-    const size_t n_killed = sizeof(killed) / sizeof(killed[0]);
     const size_t n_checked = sizeof(checked) / sizeof(checked[0]);
-    struct sandbox_rule rules[sizeof(allowed) / sizeof(allowed[0]) +
-                              sizeof(killed) / sizeof(killed[0]) +
-                              sizeof(checked) / sizeof(checked[0]) + 1];
     struct sandbox_filter f = {.fallback = SANDBOX_FAIL, .fallback_err = EPERM};
+    struct sandbox_rule *rules =
+        calloc(n_allowed + sandbox_n_attack_syscalls + n_checked + 1, sizeof(*rules));
     size_t n = 0;
+    int rc;
 
-    (void)c;
+    (void)base;
+    if (!rules)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n_allowed; i++)
         rules[n++] = (struct sandbox_rule){.syscall = allowed[i], .verdict = SANDBOX_ALLOW};
-    for (size_t i = 0; i < n_killed; i++)
-        rules[n++] = (struct sandbox_rule){.syscall = killed[i], .verdict = SANDBOX_KILL};
+    for (size_t i = 0; i < sandbox_n_attack_syscalls; i++)
+        rules[n++] =
+            (struct sandbox_rule){.syscall = sandbox_attack_syscalls[i], .verdict = SANDBOX_KILL};
     for (size_t i = 0; i < n_checked; i++)
         rules[n++] = checked[i];
     /* clone with a namespace flag dies, rather than failing quietly. */
@@ -456,43 +373,28 @@ static int step_seccomp(struct child *c, char **cause)
                               {SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)}};
     f.rules = rules;
     f.n_rules = n;
-    return sandbox_seccomp_load(&f, cause);
+    rc = sandbox_seccomp_load(&f, cause);
+    free(rules);
+    return rc;
 }
 
-static const struct step {
-    const char *name;
-    int (*run)(struct child *c, char **cause);
-    bool isolation; /* skipped by --no-sandbox (and by --probe, which is trusted) */
-} steps[] = {
-    {"die with parent", step_die_with_parent, false},
-    {"new session", step_new_session, false},
-    {"close fds", step_close_fds, false},
+static const struct sandbox_step steps[] = {
+    {"die with parent", sandbox_step_die_with_parent, false},
+    {"new session", sandbox_step_new_session, false},
+    {"close fds", sandbox_step_close_fds, false},
     {"check installation", step_check_installation, false},
     {"unshare namespaces", step_unshare, true},
-    {"enter pid namespace", step_enter_pid_namespace, true},
+    {"enter pid namespace", sandbox_step_enter_pid_namespace, true},
     {"session in namespace", step_session_in_namespace, true},
     {"rlimits", step_rlimits, false},
     {"make root", step_make_root, true},
-    {"drop privileges", step_drop_privileges, true},
+    {"drop privileges", sandbox_step_drop_privileges, true},
     {"seccomp", step_seccomp, true},
 };
 
-static void send_text(const char *key, const char *value)
-{
-    compile_wire_write(SANDBOX_FD_RESULT, key, value, strlen(value));
-}
-
 static _Noreturn void report_setup_failure(const char *step, int code, const char *cause)
 {
-    char n[16];
-
-    snprintf(n, sizeof(n), "%d", code);
-    send_text("error_step", step);
-    send_text("error_code", n);
-    send_text("error", cause ? cause : bw_strerror(code));
-    compile_wire_write(SANDBOX_FD_RESULT, "end", "", 0);
-    fprintf(stderr, "blockwise-triton-compile: %s: %s\n", step, cause ? cause : bw_strerror(code));
-    _exit(3);
+    compile_wire_fail_setup(SANDBOX_FD_RESULT, "blockwise-triton-compile", step, code, cause);
 }
 
 /*
@@ -527,7 +429,7 @@ static _Noreturn void exec_python(struct child *c)
     argv[argc++] = "-c";
     argv[argc++] = (char *)triton_driver_py;
     argv[argc++] = c->probe ? "--probe" : "--serve";
-    if (!c->sandbox && !c->probe)
+    if (!c->base.sandbox && !c->probe)
         argv[argc++] = "--no-sandbox";
     argv[argc] = NULL;
     if ((err = sandbox_apply_rlimits(&as, &failed))) {
@@ -536,11 +438,12 @@ static _Noreturn void exec_python(struct child *c)
                  c->mem_bytes, strerror(err));
         report_setup_failure("address space limit", BW_ERR_SANDBOX, msg);
     }
-    execve(c->python, argv, c->probe ? probe_env : c->sandbox ? sandboxed_env : plain_env);
+    execve(c->python, argv, c->probe ? probe_env : c->base.sandbox ? sandboxed_env : plain_env);
     {
         char msg[PATH_MAX + 64];
         snprintf(msg, sizeof(msg), "execve(%s): %s", c->python, strerror(errno));
-        report_setup_failure("exec python", c->sandbox ? BW_ERR_SANDBOX : BW_ERR_NOTFOUND, msg);
+        report_setup_failure("exec python", c->base.sandbox ? BW_ERR_SANDBOX : BW_ERR_NOTFOUND,
+                             msg);
     }
 }
 
@@ -554,13 +457,14 @@ static void usage(void)
 int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
-    struct child c = {.sandbox = true, .cpu_s = BW_TRITON_CPU_S, .mem_bytes = BW_TRITON_MEM_BYTES};
+    struct child c = {
+        .base.sandbox = true, .cpu_s = BW_TRITON_CPU_S, .mem_bytes = BW_TRITON_MEM_BYTES};
     bool serve = false;
 
     for (int i = 1; i < argc; i++) {
         int64_t v;
         if (strcmp(argv[i], "--no-sandbox") == 0) {
-            c.sandbox = false;
+            c.base.sandbox = false;
         } else if (strcmp(argv[i], "--serve") == 0) {
             serve = true;
         } else if (strcmp(argv[i], "--probe") == 0) {
@@ -572,7 +476,7 @@ int main(int argc, char **argv)
             c.binds[c.n_binds++] = argv[i] + 7;
         } else if (strncmp(argv[i], "--parent=", 9) == 0 && parse_i64(argv[i] + 9, &v) && v > 0 &&
                    v <= INT_MAX) {
-            c.parent = (pid_t)v;
+            c.base.parent = (pid_t)v;
         } else if (strncmp(argv[i], "--cpu-s=", 8) == 0 && parse_i64(argv[i] + 8, &v) && v > 0 &&
                    v <= 3600) {
             c.cpu_s = (long)v;
@@ -589,16 +493,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (c.probe)
-        c.sandbox = false; /* trusted code: it must see the host to describe it */
-    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        c.base.sandbox = false; /* trusted code: it must see the host to describe it */
+    {
+        const char *step = NULL;
         char *cause = NULL;
-        int rc;
-        if (steps[i].isolation && !c.sandbox)
-            continue;
-        rc = steps[i].run(&c, &cause);
+        int rc =
+            sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]), &step, &cause);
         if (rc)
-            report_setup_failure(steps[i].name, rc, cause);
-        free(cause);
+            report_setup_failure(step, rc, cause);
     }
     exec_python(&c);
 }
