@@ -10,6 +10,7 @@
 #ifndef BW_DIAG_H
 #define BW_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A located message (an error in a learner's file). */
@@ -27,5 +28,12 @@ void diag_list_release(struct diag_list *l);
 /* Appends a formatted diagnostic; returns BW_OK or BW_ERR_NOMEM. */
 int diag_list_addf(struct diag_list *l, int line, int column, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/*
+ * What every compiler refuses before it sees a source: more than
+ * BW_MAX_SOURCE_BYTES, or a NUL byte (at its line and column). Appends the
+ * error to *diags and sets *refused; returns BW_OK or BW_ERR_NOMEM.
+ */
+int diag_refuse_source(const char *source, size_t len, struct diag_list *diags, bool *refused);
 
 #endif

@@ -562,34 +562,6 @@ static int request_memfd(const struct buf *req, int *fd_out, char **cause)
 }
 
 /* A source the child must not see: over the size limit or holding a NUL byte. */
-static int refuse_source(const struct compile_request *rq, struct compile_result *out,
-                         bool *refused)
-{
-    const char *nul;
-
-    *refused = false;
-    if (rq->len > BW_MAX_SOURCE_BYTES) {
-        *refused = true;
-        return diag_list_addf(&out->diags, 0, 0,
-                              "error: the source is %zu bytes, over the limit of %d bytes", rq->len,
-                              BW_MAX_SOURCE_BYTES);
-    }
-    nul = memchr(rq->source, '\0', rq->len);
-    if (nul) {
-        int line = 1, column = 1;
-        for (const char *p = rq->source; p < nul; p++) {
-            column++;
-            if (*p == '\n') {
-                line++;
-                column = 1;
-            }
-        }
-        *refused = true;
-        return diag_list_addf(&out->diags, line, column, "error: the source contains a NUL byte");
-    }
-    return BW_OK;
-}
-
 static char *format_seconds(double ms)
 {
     char *s = NULL;
@@ -772,7 +744,7 @@ int compile_run(const struct compile_request *rq, struct compile_result *out, ch
     sent.cpu_s = rq->cpu_s > 0 ? rq->cpu_s : BW_COMPILE_CPU_S;
     sent.mem_bytes = rq->mem_bytes > 0 ? rq->mem_bytes : BW_COMPILE_MEM_BYTES;
 
-    if ((rc = refuse_source(&sent, out, &refused)))
+    if ((rc = diag_refuse_source(sent.source, sent.len, &out->diags, &refused)))
         return bw_fail(cause, rc, "out of memory");
     if (refused) {
         out->log = strdup("");

@@ -1237,33 +1237,6 @@ static int take_log(struct sandbox_job *job, struct triton_result *out)
 }
 
 /* A source the child must not see: over the size limit, or holding a NUL byte. */
-static int refuse_source(const struct triton_request *rq, struct triton_result *out, bool *refused)
-{
-    const char *nul;
-
-    *refused = false;
-    if (rq->len > BW_MAX_SOURCE_BYTES) {
-        *refused = true;
-        return diag_list_addf(&out->diags, 0, 0,
-                              "error: the source is %zu bytes, over the limit of %d bytes", rq->len,
-                              BW_MAX_SOURCE_BYTES);
-    }
-    nul = rq->len ? memchr(rq->source, '\0', rq->len) : NULL;
-    if (nul) {
-        int line = 1, column = 1;
-        for (const char *p = rq->source; p < nul; p++) {
-            column++;
-            if (*p == '\n') {
-                line++;
-                column = 1;
-            }
-        }
-        *refused = true;
-        return diag_list_addf(&out->diags, line, column, "error: the source contains a NUL byte");
-    }
-    return BW_OK;
-}
-
 int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
                             struct triton_result *out, char **cause)
 {
@@ -1283,7 +1256,7 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
         goto release;
     }
     out->n_builds = rq->n_kernels;
-    if ((rc = refuse_source(rq, out, &refused))) {
+    if ((rc = diag_refuse_source(rq->source, rq->len, &out->diags, &refused))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
     }
@@ -1361,7 +1334,8 @@ int triton_compile_run(const struct triton_request *rq, struct triton_result *ou
     if ((rc = check_request(rq, cause)))
         return rc;
     /* A source the child must not see starts no child (nor the discovery). */
-    if (refuse_source(rq, out, &refused) || (refused && !(out->log = strdup(""))) ||
+    if (diag_refuse_source(rq->source, rq->len, &out->diags, &refused) ||
+        (refused && !(out->log = strdup(""))) ||
         (refused && !(out->builds = calloc(rq->n_kernels, sizeof(*out->builds))))) {
         triton_result_release(out);
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
