@@ -65,7 +65,7 @@ WORKER_OBJ  := $(filter-out %_main.o %/cli_%.o,$(call objs_of,judge/worker))
 JUDGED_BIN_OBJ := $(filter %_main.o %/cli_%.o,$(call objs_of,judge/worker))
 SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema_blob.o
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
-WIRE_RUNNER  := $(BUILD)/obj/wire/runner_proto.o $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
+WIRE_RUNNER  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard wire/runner_proto*.c)) $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
 WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile, blockwise-triton-compile
 WIRE_OBJ     := $(call objs_of,wire)
 

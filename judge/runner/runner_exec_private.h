@@ -87,10 +87,12 @@ struct staged_plan {
 
 /* A failed driver call of the harness: marks the context broken when the
  * error is sticky, fills cause, returns BW_ERR_CUDA. */
-int xfail(struct runner_exec *x, CUresult rc, char **cause, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int xfail(struct runner_exec *x, CUresult rc, char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Sets a failure of status s with CUDA error rc (0: none) and a message. */
-void set_failure(struct run_failure *f, enum run_status s, CUresult rc, int launch, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void set_failure(struct run_failure *f, enum run_status s, CUresult rc, int launch, const char *fmt,
+                 ...) __attribute__((format(printf, 5, 6)));
 
 CUresult guard_fill(const struct runner_exec *x, const struct dev_buffer *b);
 
@@ -98,11 +100,14 @@ CUresult guard_check(const struct runner_exec *x, const struct dev_buffer *b, CU
 
 CUresult hash_launch(const struct runner_exec *x, const struct dev_buffer *b, CUdeviceptr slot);
 
-CUresult poison_launch(const struct runner_exec *x, const struct dev_buffer *b, unsigned int elem_size, CUdeviceptr slot);
+CUresult poison_launch(const struct runner_exec *x, const struct dev_buffer *b,
+                       unsigned int elem_size, CUdeviceptr slot);
 
-CUresult gather_launch(const struct runner_exec *x, CUdeviceptr src, unsigned int elem_size, CUdeviceptr idx, uint64_t n, CUdeviceptr dst, uint64_t count);
+CUresult gather_launch(const struct runner_exec *x, CUdeviceptr src, unsigned int elem_size,
+                       CUdeviceptr idx, uint64_t n, CUdeviceptr dst, uint64_t count);
 
-CUresult generate_launch(const struct runner_exec *x, const struct dev_buffer *b, uint64_t count, const struct gen_spec *spec, uint64_t seed, uint32_t case_index);
+CUresult generate_launch(const struct runner_exec *x, const struct dev_buffer *b, uint64_t count,
+                         const struct gen_spec *spec, uint64_t seed, uint32_t case_index);
 
 /* Copies n u64 result slots to the host (waits for the queued work). */
 int read_slots(struct runner_exec *x, uint64_t *dst, int n, char **cause);
@@ -121,10 +126,12 @@ void staged_free(struct runner_exec *x, struct staged_plan *st);
 
 /* Generates the in and inout buffers of set r (case_index + r); with
  * inout_only, only the inout ones (they are restored before each bench run). */
-int staged_generate(struct runner_exec *x, struct staged_plan *st, int r, bool inout_only, char **cause);
+int staged_generate(struct runner_exec *x, struct staged_plan *st, int r, bool inout_only,
+                    char **cause);
 
 /* Compares the `in` buffers' hashes with those taken after generation. */
-int staged_check_inputs(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail, char **cause);
+int staged_check_inputs(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail,
+                        char **cause);
 
 /* Poisons outputs with 0xFF and zeroes scratch (set 0: they have one copy). */
 int staged_reset_outputs(struct runner_exec *x, struct staged_plan *st, char **cause);
@@ -133,12 +140,14 @@ int staged_reset_outputs(struct runner_exec *x, struct staged_plan *st, char **c
  * Checks every guard band; the first violation (lowest buffer, then set)
  * goes to *fail. Slots [0, n_allocs) are used.
  */
-int staged_check_guards(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail, char **cause);
+int staged_check_guards(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail,
+                        char **cause);
 
 /* Prepares st for plan p with `sets` input sets: resolve, allocate, generate,
  * hash. A kernel's failure goes to *fail (status set), a harness one to the
  * return code. */
-int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets, struct staged_plan *st, struct run_failure *fail, char **cause);
+int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets, struct staged_plan *st,
+                 struct run_failure *fail, char **cause);
 
 /*
  * Launches the plan with the arguments of set r. With sync_each, waits after
@@ -146,20 +155,25 @@ int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets, stru
  * event times to *ms; otherwise records events around the whole plan and
  * waits once (*ms = their time). Launch refusals and faults go to *fail.
  */
-int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool sync_each, double *ms, struct run_failure *fail, char **cause);
+int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool sync_each, double *ms,
+                  struct run_failure *fail, char **cause);
 
 /* Checks that every gather entry's indices (per set: `sets` copies of the
  * span) lie inside its buffer. */
-int check_indices(const struct run_plan *p, const int64_t *idx, size_t n_idx, int sets, char **cause);
+int check_indices(const struct run_plan *p, const int64_t *idx, size_t n_idx, int sets,
+                  char **cause);
 
 /* Device copy of the indices; *dev is 0 when there are none. */
-int upload_indices(struct runner_exec *x, const int64_t *idx, uint64_t n, CUdeviceptr *dev, char **cause);
+int upload_indices(struct runner_exec *x, const int64_t *idx, uint64_t n, CUdeviceptr *dev,
+                   char **cause);
 
 /* Gathers set r's outputs into dst (the gather list's elements, back to back). */
-int staged_gather(struct runner_exec *x, struct staged_plan *st, int r, CUdeviceptr idx, CUdeviceptr dst, char **cause);
+int staged_gather(struct runner_exec *x, struct staged_plan *st, int r, CUdeviceptr idx,
+                  CUdeviceptr dst, char **cause);
 
 /* A memfd of `bytes` filled from device memory at src, sealed; *fd is *new*. */
-int memfd_from_device(struct runner_exec *x, const char *name, CUdeviceptr src, uint64_t bytes, int *fd, char **cause);
+int memfd_from_device(struct runner_exec *x, const char *name, CUdeviceptr src, uint64_t bytes,
+                      int *fd, char **cause);
 
 /*
  * A harness call that failed with a sticky error after the plan's kernels
@@ -167,17 +181,21 @@ int memfd_from_device(struct runner_exec *x, const char *name, CUdeviceptr src, 
  * indices, results, other allocations), and only they ran untrusted code.
  * Turns such a failure (rc) into a cuda_error in *fail.
  */
-int blame_kernels(struct runner_exec *x, const struct staged_plan *st, int rc, struct run_failure *fail, char **cause);
+int blame_kernels(struct runner_exec *x, const struct staged_plan *st, int rc,
+                  struct run_failure *fail, char **cause);
 
 /* Copies every out and inout buffer, back to back, into the request's lent
  * buffer or else a new sealed memfd. */
-int return_full(struct runner_exec *x, struct staged_plan *st, const struct run_request *req, struct run_reply *reply, int *out_fd, char **cause);
+int return_full(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
+                struct run_reply *reply, int *out_fd, char **cause);
 
 /* Gathers the requested elements into a new sealed memfd. */
-int return_gather(struct runner_exec *x, struct staged_plan *st, const struct run_request *req, struct run_reply *reply, int *out_fd, char **cause);
+int return_gather(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
+                  struct run_reply *reply, int *out_fd, char **cause);
 
 /* Fills the data buffers (in buffer order) from the values after the gather
  * indices of a gather request. */
-int staged_fill_data(struct runner_exec *x, struct staged_plan *st, const struct run_request *req, char **cause);
+int staged_fill_data(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
+                     char **cause);
 
 #endif

@@ -248,7 +248,7 @@ static int staged_alloc(struct runner_exec *x, struct staged_plan *st, char **ca
 /* Generates the in and inout buffers of set r (case_index + r); with
  * inout_only, only the inout ones (they are restored before each bench run). */
 int staged_generate(struct runner_exec *x, struct staged_plan *st, int r, bool inout_only,
-                           char **cause)
+                    char **cause)
 {
     const struct run_plan *p = st->plan;
 
@@ -299,8 +299,8 @@ static int staged_hash_inputs(struct runner_exec *x, struct staged_plan *st,
 }
 
 /* Compares the `in` buffers' hashes with those taken after generation. */
-int staged_check_inputs(struct runner_exec *x, struct staged_plan *st,
-                               struct run_failure *fail, char **cause)
+int staged_check_inputs(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail,
+                        char **cause)
 {
     uint64_t now[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
     const struct run_plan *p = st->plan;
@@ -349,8 +349,8 @@ int staged_reset_outputs(struct runner_exec *x, struct staged_plan *st, char **c
  * Checks every guard band; the first violation (lowest buffer, then set)
  * goes to *fail. Slots [0, n_allocs) are used.
  */
-int staged_check_guards(struct runner_exec *x, struct staged_plan *st,
-                               struct run_failure *fail, char **cause)
+int staged_check_guards(struct runner_exec *x, struct staged_plan *st, struct run_failure *fail,
+                        char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t codes[RESULT_SLOTS];
@@ -403,8 +403,8 @@ int staged_check_guards(struct runner_exec *x, struct staged_plan *st,
 /* Prepares st for plan p with `sets` input sets: resolve, allocate, generate,
  * hash. A kernel's failure goes to *fail (status set), a harness one to the
  * return code. */
-int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets,
-                        struct staged_plan *st, struct run_failure *fail, char **cause)
+int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets, struct staged_plan *st,
+                 struct run_failure *fail, char **cause)
 {
     int rc;
 
@@ -428,8 +428,8 @@ int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets,
  * event times to *ms; otherwise records events around the whole plan and
  * waits once (*ms = their time). Launch refusals and faults go to *fail.
  */
-int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool sync_each,
-                         double *ms, struct run_failure *fail, char **cause)
+int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool sync_each, double *ms,
+                  struct run_failure *fail, char **cause)
 {
     const struct run_plan *p = st->plan;
     CUevent start = x->ev[0], end = x->ev[1];
@@ -513,7 +513,7 @@ int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool syn
 /* Checks that every gather entry's indices (per set: `sets` copies of the
  * span) lie inside its buffer. */
 int check_indices(const struct run_plan *p, const int64_t *idx, size_t n_idx, int sets,
-                         char **cause)
+                  char **cause)
 {
     uint64_t span = run_plan_gather_span(p);
 
@@ -539,7 +539,7 @@ int check_indices(const struct run_plan *p, const int64_t *idx, size_t n_idx, in
 
 /* Device copy of the indices; *dev is 0 when there are none. */
 int upload_indices(struct runner_exec *x, const int64_t *idx, uint64_t n, CUdeviceptr *dev,
-                          char **cause)
+                   char **cause)
 {
     CUresult rc;
 
@@ -557,7 +557,7 @@ int upload_indices(struct runner_exec *x, const int64_t *idx, uint64_t n, CUdevi
 
 /* Gathers set r's outputs into dst (the gather list's elements, back to back). */
 int staged_gather(struct runner_exec *x, struct staged_plan *st, int r, CUdeviceptr idx,
-                         CUdeviceptr dst, char **cause)
+                  CUdeviceptr dst, char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t span = run_plan_gather_span(p), at = 0;
@@ -580,8 +580,8 @@ int staged_gather(struct runner_exec *x, struct staged_plan *st, int r, CUdevice
 }
 
 /* A memfd of `bytes` filled from device memory at src, sealed; *fd is *new*. */
-int memfd_from_device(struct runner_exec *x, const char *name, CUdeviceptr src,
-                             uint64_t bytes, int *fd, char **cause)
+int memfd_from_device(struct runner_exec *x, const char *name, CUdeviceptr src, uint64_t bytes,
+                      int *fd, char **cause)
 {
     void *map = NULL;
     size_t size = 0;
@@ -616,7 +616,7 @@ close_memfd:
  * Turns such a failure (rc) into a cuda_error in *fail.
  */
 int blame_kernels(struct runner_exec *x, const struct staged_plan *st, int rc,
-                         struct run_failure *fail, char **cause)
+                  struct run_failure *fail, char **cause)
 {
     if (rc == BW_OK || !x->broken || !st->launched)
         return rc;
@@ -632,7 +632,7 @@ int blame_kernels(struct runner_exec *x, const struct staged_plan *st, int rc,
 /* Copies every out and inout buffer, back to back, into the request's lent
  * buffer or else a new sealed memfd. */
 int return_full(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
-                       struct run_reply *reply, int *out_fd, char **cause)
+                struct run_reply *reply, int *out_fd, char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t total = 0;
@@ -700,9 +700,8 @@ close_memfd:
 }
 
 /* Gathers the requested elements into a new sealed memfd. */
-int return_gather(struct runner_exec *x, struct staged_plan *st,
-                         const struct run_request *req, struct run_reply *reply, int *out_fd,
-                         char **cause)
+int return_gather(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
+                  struct run_reply *reply, int *out_fd, char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t bytes = run_plan_gather_bytes(p), at = 0;
@@ -755,8 +754,8 @@ void runner_exec_unpin(struct runner_exec *x, void *p)
 
 /* Fills the data buffers (in buffer order) from the values after the gather
  * indices of a gather request. */
-int staged_fill_data(struct runner_exec *x, struct staged_plan *st,
-                            const struct run_request *req, char **cause)
+int staged_fill_data(struct runner_exec *x, struct staged_plan *st, const struct run_request *req,
+                     char **cause)
 {
     const struct run_plan *p = st->plan;
     uint64_t at = run_plan_gather_span(p);
