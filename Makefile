@@ -61,8 +61,10 @@ COMMON_OBJ  := $(call objs_of,common)       # every binary: errors, logs, buffer
 PROBLEM_OBJ := $(call objs_of,problem)      # the problem directory: loader, bundles (server, judged)
 PLAN_OBJ    := $(call objs_of,plan)         # the launch language (judged)
 SANDBOX_OBJ := $(call objs_of,judge/sandbox) # the one sandbox of judged's children
-WORKER_OBJ  := $(filter-out %_main.o %/cli_%.o,$(call objs_of,judge/worker))
-JUDGED_BIN_OBJ := $(filter %_main.o %/cli_%.o,$(call objs_of,judge/worker))
+# judged's own objects: its main and its command line (cli_*.c); the rest of
+# judge/worker is the worker library the tests link too.
+JUDGED_BIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard judge/worker/*_main.c judge/worker/cli_*.c))
+WORKER_OBJ  := $(filter-out $(JUDGED_BIN_OBJ),$(call objs_of,judge/worker))
 SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema_blob.o
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
 WIRE_RUNNER  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard wire/runner_proto*.c)) $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
