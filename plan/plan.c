@@ -699,21 +699,6 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
     return BW_OK;
 }
 
-/* "BM=128, BN=64" for @tune combination `values` ("" without @tune). */
-static void describe_tune(const struct directives *d, const int64_t *values, char *out, size_t cap)
-{
-    size_t len = 0;
-
-    out[0] = '\0';
-    for (size_t k = 0; k < d->n_tunes && values; k++) {
-        int n = snprintf(out + len, cap - len, "%s%s=%lld", k ? ", " : "", d->tunes[k].name,
-                         (long long)values[k]);
-        if (n < 0 || (size_t)n >= cap - len)
-            return;
-        len += (size_t)n;
-    }
-}
-
 /* The value of integer argument `la` for case c and @tune values tv;
  * BW_ERR_INVALID with *cause if an expression fails for it. */
 static int int_arg_value(const struct problem *p, const struct directives *d, enum plan_side side,
@@ -780,7 +765,7 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
         return BW_OK;
     for (size_t k = 0; k < (n_configs ? n_configs : 1); k++) {
         const int64_t *tv = tune_values && d->n_tunes ? tune_values[k] : NULL;
-        describe_tune(d, tv, config, sizeof(config));
+        directives_tune_describe(d, tv, config, sizeof(config));
         for (size_t i = 0; i < p->n_tests + p->n_benchmarks; i++) {
             const struct problem_case *c =
                 i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];

@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "directive.h"
+#include "tune.h"
 #include "common/gen.h"
 #include "common/limits.h"
 #include "problem/problem.h"
