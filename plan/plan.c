@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "triton_variant.h"
 #include "common/error.h"
 #include "common/util.h"
 #include "common/banned.h"
@@ -794,24 +795,7 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
     return BW_OK;
 }
 
-/* ---- Triton types and the JSON form -------------------------------------------------- */
-
-bool plan_arg_is_integer(const struct plan_arg *a)
-{
-    return a->kind != PLAN_ARG_BUF && a->kind != PLAN_ARG_F32 && a->kind != PLAN_ARG_F64;
-}
-
-void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap)
-{
-    if (a->kind == PLAN_ARG_BUF && a->buf >= 0 && (size_t)a->buf < pl->n_buffers)
-        snprintf(out, cap, "*%s", dtype_triton_name(pl->buffers[a->buf].dtype));
-    else if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
-        snprintf(out, cap, "fp32");
-    else if (a->kind == PLAN_ARG_U64 && (uint64_t)a->i > (uint64_t)INT64_MAX)
-        snprintf(out, cap, "u64");
-    else
-        snprintf(out, cap, "%s", a->i >= INT32_MIN && a->i <= INT32_MAX ? "i32" : "i64");
-}
+/* ---- the JSON form (Triton types: triton_variant.h) ---------------------------------- */
 
 static const char *role_name(enum plan_role r)
 {

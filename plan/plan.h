@@ -145,13 +145,6 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
 uint64_t plan_buffer_bytes(const struct plan_buffer *b);
 
 /*
- * The Triton type that `kernel[grid](...)` gives positional argument `a` of
- * plan `pl` at home: "*fp32" (a pointer to the buffer's dtype) for a buffer,
- * "fp32" for a scalar (a Python float: fp64 scalars too), and for an integer
- * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
- * as Triton types a Python int. Writes into out (cap >= 16).
- */
-/*
  * The plan of a @rows kernel (directive.h: struct rows_kernel) on case c for
  * `n_rows` rows: the reference's plan (one @launch) whose launch becomes the
  * rows kernel, grid (n_rows), with @rows's block and smem, the same
@@ -165,11 +158,6 @@ int plan_rows_count(const struct problem *p, const struct directives *d,
 int plan_build_rows(const struct problem *p, const struct directives *d,
                     const struct problem_case *c, int64_t n_rows, struct plan *out,
                     int64_t *row_count, char **cause);
-
-void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
-
-/* An integer argument Triton specialises on: divisible by 16, equal to 1. */
-bool plan_arg_is_integer(const struct plan_arg *a);
 
 /* The plan as a *new* JSON object (what `judged plan` prints, and the CPU
  * Triton interpreter reads): {"buffers": [{"name", "dtype", "count", "role"}],
