@@ -1,6 +1,9 @@
 /*
  * plan.h - a launch plan made concrete: the directives of one source, bound
- * to a problem and evaluated for one case.
+ * to a problem and evaluated for one case. It owns struct plan, the judge's
+ * form of one case's buffers and launches; the middle steps of the launch
+ * language (plan/README.md): checked plan (plan_check.c, names through
+ * resolve.h) -> per-case plan (plan.c).
  *
  * plan_check() resolves every name a source's directives use against the
  * problem once (a tensor, a size, a scalar, a @scratch buffer, a @const or
@@ -17,7 +20,8 @@
  * 32 x num_warps threads, num_warps, num_stages and maxnreg are evaluated
  * from @const and @tune names only (they change the compiled code), and the
  * keyword arguments become constexpr values, evaluated per case like any
- * integer argument (each distinct value is a build of its own: program.h).
+ * integer argument (each distinct value is a build of its own:
+ * triton_variant.h).
  *
  * The two sides differ only in output buffers: a submission's outputs have
  * the tensor's dtype; the reference's float outputs are fp64, its integer
