@@ -1,11 +1,15 @@
 /*
- * directive.h - the submission contract: parsing the // @directives of a .cu file.
+ * directive.h - the submission contract: the directives of a source, as
+ * parsed from its text. It owns struct directives and what it holds; the
+ * first step of the launch language (plan/README.md: text -> directives ->
+ * checked plan -> per-case plan -> runner form).
  *
- * A directive is a line whose first non-blank characters are "//", then
- * optional blanks, then '@'. The rule is purely lexical: such a line is a
- * directive wherever it is (inside a block comment, a raw string or an #if 0
- * too), and nothing else is (a "@launch" after code, or after "/" "*", is
- * not). Everything else in the file is CUDA for NVRTC.
+ * A directive is a line whose first non-blank characters are "//" (in a .cu
+ * file; "#" in a .py file), then optional blanks, then '@'. The rule is
+ * purely lexical: such a line is a directive wherever it is (inside a block
+ * comment, a raw string or an #if 0 too), and nothing else is (a "@launch"
+ * after code, or after "/" "*", is not). Everything else in the file is CUDA
+ * for NVRTC (or Python for Triton).
  * The directives (docs/submission-format.md is the learner-facing text):
  *
  *   // @launch KERNEL grid=(e[,e[,e]]) block=(e[,e[,e]]) [smem=e] args=(a, ...)
@@ -49,9 +53,10 @@
  * @flags lines add up.
  *
  * Parsing is purely syntactic plus what can be known from the file alone
- * (duplicate names, flags outside the allowlist, expression syntax, caps).
- * Checking names against a problem is plan_check() and evaluating a plan for
- * one case plan_build(), both of the judge's plan module (plan/plan.h).
+ * (duplicate names, flags outside the allowlist: flags.h, expression syntax,
+ * caps). Checking names against a problem is plan_check() and evaluating a
+ * plan for one case plan_build() (plan.h); the @tune combinations are tune.h's.
+ * The parser's own files share directive_parser.h.
  *
  * Every error is a struct diag with a 1-based line and column (columns count
  * bytes; a tab is one column) in the learner's file and a message saying what
@@ -183,16 +188,5 @@ int directives_parse(const char *source, size_t len, struct directives *out,
 int directives_parse_as(enum language lang, const char *source, size_t len, struct directives *out,
                         struct diag_list *diags);
 void directives_release(struct directives *d);
-
-/* The @flags allowlist: true if `option` (one token) may be passed to NVRTC. */
-bool directive_flag_allowed(const char *option);
-/* Human-readable list of allowed flags, for error messages and docs. */
-const char *directive_flag_allowlist(void);
-
-/* Number of @tune combinations (1 when there is no @tune). */
-size_t directives_tune_count(const struct directives *d);
-/* Fills values[i] (one per d->tunes[i]) for combination `index` (0-based,
- * the last @tune varying fastest). */
-void directives_tune_combo(const struct directives *d, size_t index, int64_t *values);
 
 #endif

@@ -1,9 +1,18 @@
+/*
+ * plan.c - a source's directives evaluated for one case (plan.h: plan_build,
+ * plan_build_rows, plan_rows_count, plan_check_int_arg) and a plan's JSON
+ * form. Expressions are evaluated in the case's scope: its sizes, then the
+ * @const values, then the configuration's @tune values; a value outside what
+ * a GPU can launch is the case's error, naming the line and the case.
+ */
 #include "plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "resolve.h"
+#include "triton_variant.h"
 #include "common/error.h"
 #include "common/util.h"
 #include "common/banned.h"
@@ -22,274 +31,6 @@
 #define TRITON_NUM_WARPS_MAX      32 /* 1024 threads */
 #define TRITON_NUM_STAGES_DEFAULT 3
 #define TRITON_NUM_STAGES_MAX     8
-
-enum name_kind {
-    NAME_NONE,
-    NAME_TENSOR,
-    NAME_SCALE,
-    NAME_SIZE,
-    NAME_SCALAR,
-    NAME_SCRATCH,
-    NAME_CONST,
-    NAME_TUNE
-};
-
-struct name_ref {
-    enum name_kind kind;
-    int index;
-};
-
-/* If name is "<tensor>_scale" for an output tensor with an acc tolerance,
- * returns that tensor's index, else -1. */
-static int scale_tensor(const struct problem *p, const char *name)
-{
-    size_t n = strlen(name);
-    static const char suffix[] = "_scale";
-
-    if (n <= sizeof(suffix) - 1 || strcmp(name + n - (sizeof(suffix) - 1), suffix) != 0)
-        return -1;
-    for (size_t t = 0; t < p->n_tensors; t++) {
-        const struct tensor_spec *ts = &p->tensors[t];
-        if (ts->role != ROLE_IN && ts->tol.acc > 0 &&
-            strlen(ts->name) == n - (sizeof(suffix) - 1) &&
-            strncmp(ts->name, name, n - (sizeof(suffix) - 1)) == 0)
-            return (int)t;
-    }
-    return -1;
-}
-
-static struct name_ref resolve(const struct problem *p, const struct directives *d,
-                               enum plan_side side, const char *name)
-{
-    struct name_ref r = {NAME_NONE, -1};
-    int i;
-
-    if ((i = problem_tensor_index(p, name)) >= 0)
-        return (struct name_ref){NAME_TENSOR, i};
-    if (side == PLAN_REFERENCE && (i = scale_tensor(p, name)) >= 0)
-        return (struct name_ref){NAME_SCALE, i};
-    if ((i = problem_size_index(p, name)) >= 0)
-        return (struct name_ref){NAME_SIZE, i};
-    if ((i = problem_scalar_index(p, name)) >= 0)
-        return (struct name_ref){NAME_SCALAR, i};
-    for (size_t k = 0; k < d->n_scratches; k++)
-        if (strcmp(d->scratches[k].name, name) == 0)
-            return (struct name_ref){NAME_SCRATCH, (int)k};
-    for (size_t k = 0; k < d->n_consts; k++)
-        if (strcmp(d->consts[k].name, name) == 0)
-            return (struct name_ref){NAME_CONST, (int)k};
-    for (size_t k = 0; k < d->n_tunes; k++)
-        if (strcmp(d->tunes[k].name, name) == 0)
-            return (struct name_ref){NAME_TUNE, (int)k};
-    return r;
-}
-
-/* A comma-separated list of the names an argument may use, for messages. */
-static void describe_names(const struct problem *p, const struct directives *d, char *out,
-                           size_t cap)
-{
-    size_t len = 0;
-    out[0] = '\0';
-#define ADD(s)                                                                                     \
-    do {                                                                                           \
-        int n_ = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", (s));                     \
-        if (n_ < 0 || (size_t)n_ >= cap - len)                                                     \
-            return;                                                                                \
-        len += (size_t)n_;                                                                         \
-    } while (0)
-    for (size_t t = 0; t < p->n_tensors; t++)
-        ADD(p->tensors[t].name);
-    for (size_t s = 0; s < p->n_sizes; s++)
-        ADD(p->size_names[s]);
-    for (size_t s = 0; s < p->n_scalars; s++)
-        ADD(p->scalars[s].name);
-    for (size_t k = 0; k < d->n_scratches; k++)
-        ADD(d->scratches[k].name);
-#undef ADD
-}
-
-struct expr_check {
-    const struct problem *p;
-    const struct directives *d;
-    struct diag_list *diags;
-    int line, column;
-    const char *what;
-    bool is_arg; /* an expression in args=(...): messages say what to pass instead */
-    int rc;
-};
-
-/* Names in expressions must be sizes, @const or @tune names. */
-static void check_expr_name(const char *name, void *arg)
-{
-    struct expr_check *ec = arg;
-    struct name_ref r = resolve(ec->p, ec->d, PLAN_SUBMISSION, name);
-
-    if (r.kind == NAME_SIZE || r.kind == NAME_CONST || r.kind == NAME_TUNE)
-        return;
-    ec->rc = BW_ERR_INVALID;
-    if (r.kind == NAME_NONE)
-        diag_list_addf(ec->diags, ec->line, ec->column, "unknown name '%s' in %s", name, ec->what);
-    else if (ec->is_arg && r.kind != NAME_SCALAR)
-        diag_list_addf(ec->diags, ec->line, ec->column,
-                       "'%s' is a buffer and cannot be part of an expression in %s (expressions "
-                       "may use sizes, @const and @tune names): pass it alone and offset it in "
-                       "the kernel",
-                       name, ec->what);
-    else if (ec->is_arg)
-        diag_list_addf(ec->diags, ec->line, ec->column,
-                       "'%s' is a scalar and cannot be part of an expression in %s (expressions "
-                       "may use sizes, @const and @tune names): pass it alone",
-                       name, ec->what);
-    else
-        diag_list_addf(
-            ec->diags, ec->line, ec->column,
-            "'%s' cannot be used in %s: expressions may use sizes, @const and @tune names", name,
-            ec->what);
-}
-
-static int check_expr(const struct problem *p, const struct directives *d, const struct expr *e,
-                      int line, int column, const char *what, struct diag_list *diags)
-{
-    struct expr_check ec = {p, d, diags, line, column, what, false, BW_OK};
-    if (e)
-        expr_each_name(e, check_expr_name, &ec);
-    return ec.rc;
-}
-
-static int check_arg_expr(const struct problem *p, const struct directives *d,
-                          const struct launch_arg *arg, struct diag_list *diags)
-{
-    struct expr_check ec = {p, d, diags, arg->line, arg->column, "args=(...)", true, BW_OK};
-    expr_each_name(arg->expr, check_expr_name, &ec);
-    return ec.rc;
-}
-
-/* Names in num_warps=, num_stages= and maxnreg= must be @const or @tune
- * names: they change the compiled code, so they may not depend on a case's
- * sizes. */
-static void check_compile_name(const char *name, void *arg)
-{
-    struct expr_check *ec = arg;
-    struct name_ref r = resolve(ec->p, ec->d, PLAN_SUBMISSION, name);
-
-    if (r.kind == NAME_CONST || r.kind == NAME_TUNE)
-        return;
-    ec->rc = BW_ERR_INVALID;
-    diag_list_addf(ec->diags, ec->line, ec->column,
-                   "'%s' cannot be used in %s: it changes the compiled kernel, so it may use only "
-                   "integers, @const and @tune names (not the sizes of a case)",
-                   name, ec->what);
-}
-
-static int check_compile_expr(const struct problem *p, const struct directives *d,
-                              const struct expr *e, int line, int column, const char *what,
-                              struct diag_list *diags)
-{
-    struct expr_check ec = {p, d, diags, line, column, what, false, BW_OK};
-    if (e)
-        expr_each_name(e, check_compile_name, &ec);
-    return ec.rc;
-}
-
-int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
-               struct diag_list *diags)
-{
-    char names[1024];
-    int rc = BW_OK;
-
-    /* Directive-defined names must not shadow the problem's. */
-    for (size_t k = 0; k < d->n_scratches; k++) {
-        struct name_ref r = resolve(p, d, side, d->scratches[k].name);
-        if (r.kind != NAME_SCRATCH) {
-            diag_list_addf(diags, d->scratches[k].line, d->scratches[k].column,
-                           "@scratch name '%s' is already a name of the problem",
-                           d->scratches[k].name);
-            rc = BW_ERR_INVALID;
-        }
-        if (check_expr(p, d, d->scratches[k].count, d->scratches[k].line, d->scratches[k].column,
-                       "the @scratch size", diags))
-            rc = BW_ERR_INVALID;
-    }
-    for (size_t k = 0; k < d->n_consts; k++) {
-        struct name_ref r = resolve(p, d, side, d->consts[k].name);
-        if (r.kind != NAME_CONST) {
-            diag_list_addf(diags, d->consts[k].line, 1,
-                           "@const name '%s' is already a name of the problem", d->consts[k].name);
-            rc = BW_ERR_INVALID;
-        }
-    }
-    for (size_t k = 0; k < d->n_tunes; k++) {
-        struct name_ref r = resolve(p, d, side, d->tunes[k].name);
-        if (r.kind != NAME_TUNE) {
-            diag_list_addf(diags, d->tunes[k].line, 1,
-                           "@tune name '%s' is already a name of the problem", d->tunes[k].name);
-            rc = BW_ERR_INVALID;
-        }
-    }
-
-    if (d->rows && side == PLAN_SUBMISSION) {
-        diag_list_addf(diags, d->rows->line, 1,
-                       "@rows is for a problem's reference.cu (its rows kernel), not a submission");
-        rc = BW_ERR_INVALID;
-    } else if (d->rows) {
-        const struct rows_kernel *rk = d->rows;
-        if (d->n_launches != 1) {
-            diag_list_addf(diags, rk->line, 1,
-                           "@rows needs exactly one @launch (its kernel takes that launch's "
-                           "arguments), and there are %zu",
-                           d->n_launches);
-            rc = BW_ERR_INVALID;
-        }
-        if (check_expr(p, d, rk->rows, rk->line, rk->rows_column, "rows=", diags) ||
-            check_expr(p, d, rk->smem, rk->line, rk->smem_column, "smem=", diags))
-            rc = BW_ERR_INVALID;
-        for (int k = 0; k < 3; k++)
-            if (check_expr(p, d, rk->block[k], rk->line, rk->block_column, "block=", diags))
-                rc = BW_ERR_INVALID;
-    }
-    describe_names(p, d, names, sizeof(names));
-    for (size_t l = 0; l < d->n_launches; l++) {
-        const struct launch *ln = &d->launches[l];
-        for (int k = 0; k < 3; k++) {
-            if (check_expr(p, d, ln->grid[k], ln->line, ln->grid_column, "grid=", diags))
-                rc = BW_ERR_INVALID;
-            if (check_expr(p, d, ln->block[k], ln->line, ln->block_column, "block=", diags))
-                rc = BW_ERR_INVALID;
-        }
-        if (check_expr(p, d, ln->smem, ln->line, ln->smem_column, "smem=", diags))
-            rc = BW_ERR_INVALID;
-        if (check_compile_expr(p, d, ln->num_warps, ln->line, ln->num_warps_column,
-                               "num_warps=", diags) ||
-            check_compile_expr(p, d, ln->num_stages, ln->line, ln->num_stages_column,
-                               "num_stages=", diags) ||
-            check_compile_expr(p, d, ln->maxnreg, ln->line, ln->maxnreg_column, "maxnreg=", diags))
-            rc = BW_ERR_INVALID;
-        for (size_t a = 0; a < ln->n_args; a++) {
-            const struct launch_arg *arg = &ln->args[a];
-            struct name_ref r;
-            if (arg->kind == LAUNCH_ARG_EXPR && check_arg_expr(p, d, arg, diags))
-                rc = BW_ERR_INVALID;
-            if (arg->kind != LAUNCH_ARG_NAME)
-                continue;
-            r = resolve(p, d, side, arg->name);
-            if (r.kind == NAME_NONE) {
-                diag_list_addf(diags, arg->line, arg->column,
-                               "unknown argument '%s' (this problem's names: %s)", arg->name,
-                               names);
-                rc = BW_ERR_INVALID;
-            } else if (arg->keyword && r.kind != NAME_SIZE && r.kind != NAME_CONST &&
-                       r.kind != NAME_TUNE) {
-                diag_list_addf(diags, arg->line, arg->column,
-                               "%s=%s: a tl.constexpr value is an integer (a size, a @const or "
-                               "@tune name, or an expression of them), and '%s' is %s",
-                               arg->keyword, arg->name, arg->name,
-                               r.kind == NAME_SCALAR ? "a scalar" : "a buffer");
-                rc = BW_ERR_INVALID;
-            }
-        }
-    }
-    return rc;
-}
 
 uint64_t plan_buffer_bytes(const struct plan_buffer *b)
 {
@@ -482,7 +223,7 @@ static int build_arg(const struct problem *p, const struct directives *d,
         return eval_arg(la, index, scope, c->name, &out->i, cause);
     }
     out->name = la->name;
-    r = resolve(p, d, side, la->name);
+    r = plan_resolve(p, d, side, la->name);
     switch (r.kind) {
     case NAME_TENSOR:
     case NAME_SCALE:
@@ -699,21 +440,6 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
     return BW_OK;
 }
 
-/* "BM=128, BN=64" for @tune combination `values` ("" without @tune). */
-static void describe_tune(const struct directives *d, const int64_t *values, char *out, size_t cap)
-{
-    size_t len = 0;
-
-    out[0] = '\0';
-    for (size_t k = 0; k < d->n_tunes && values; k++) {
-        int n = snprintf(out + len, cap - len, "%s%s=%lld", k ? ", " : "", d->tunes[k].name,
-                         (long long)values[k]);
-        if (n < 0 || (size_t)n >= cap - len)
-            return;
-        len += (size_t)n;
-    }
-}
-
 /* The value of integer argument `la` for case c and @tune values tv;
  * BW_ERR_INVALID with *cause if an expression fails for it. */
 static int int_arg_value(const struct problem *p, const struct directives *d, enum plan_side side,
@@ -731,7 +457,7 @@ static int int_arg_value(const struct problem *p, const struct directives *d, en
         case_scope_init(&cs, p, d, tv, c);
         return eval_arg(la, index, &cs.scope, c->name, out, cause);
     case LAUNCH_ARG_NAME:
-        r = resolve(p, d, side, la->name);
+        r = plan_resolve(p, d, side, la->name);
         if (r.kind == NAME_CONST)
             *out = d->consts[r.index].value;
         else if (r.kind == NAME_TUNE)
@@ -749,7 +475,7 @@ static bool is_int_arg(const struct problem *p, const struct directives *d, enum
 
     if (la->kind != LAUNCH_ARG_NAME)
         return true;
-    r = resolve(p, d, side, la->name);
+    r = plan_resolve(p, d, side, la->name);
     return r.kind == NAME_CONST || r.kind == NAME_TUNE;
 }
 
@@ -780,7 +506,7 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
         return BW_OK;
     for (size_t k = 0; k < (n_configs ? n_configs : 1); k++) {
         const int64_t *tv = tune_values && d->n_tunes ? tune_values[k] : NULL;
-        describe_tune(d, tv, config, sizeof(config));
+        directives_tune_describe(d, tv, config, sizeof(config));
         for (size_t i = 0; i < p->n_tests + p->n_benchmarks; i++) {
             const struct problem_case *c =
                 i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
@@ -809,24 +535,7 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
     return BW_OK;
 }
 
-/* ---- Triton types and the JSON form -------------------------------------------------- */
-
-bool plan_arg_is_integer(const struct plan_arg *a)
-{
-    return a->kind != PLAN_ARG_BUF && a->kind != PLAN_ARG_F32 && a->kind != PLAN_ARG_F64;
-}
-
-void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap)
-{
-    if (a->kind == PLAN_ARG_BUF && a->buf >= 0 && (size_t)a->buf < pl->n_buffers)
-        snprintf(out, cap, "*%s", dtype_triton_name(pl->buffers[a->buf].dtype));
-    else if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
-        snprintf(out, cap, "fp32");
-    else if (a->kind == PLAN_ARG_U64 && (uint64_t)a->i > (uint64_t)INT64_MAX)
-        snprintf(out, cap, "u64");
-    else
-        snprintf(out, cap, "%s", a->i >= INT32_MIN && a->i <= INT32_MAX ? "i32" : "i64");
-}
+/* ---- the JSON form (Triton types: triton_variant.h) ---------------------------------- */
 
 static const char *role_name(enum plan_role r)
 {

@@ -1,6 +1,9 @@
 /*
  * plan.h - a launch plan made concrete: the directives of one source, bound
- * to a problem and evaluated for one case.
+ * to a problem and evaluated for one case. It owns struct plan, the judge's
+ * form of one case's buffers and launches; the middle steps of the launch
+ * language (plan/README.md): checked plan (plan_check.c, names through
+ * resolve.h) -> per-case plan (plan.c).
  *
  * plan_check() resolves every name a source's directives use against the
  * problem once (a tensor, a size, a scalar, a @scratch buffer, a @const or
@@ -17,7 +20,8 @@
  * 32 x num_warps threads, num_warps, num_stages and maxnreg are evaluated
  * from @const and @tune names only (they change the compiled code), and the
  * keyword arguments become constexpr values, evaluated per case like any
- * integer argument (each distinct value is a build of its own: program.h).
+ * integer argument (each distinct value is a build of its own:
+ * triton_variant.h).
  *
  * The two sides differ only in output buffers: a submission's outputs have
  * the tensor's dtype; the reference's float outputs are fp64, its integer
@@ -33,6 +37,7 @@
 #include <jansson.h>
 
 #include "directive.h"
+#include "tune.h"
 #include "common/gen.h"
 #include "common/limits.h"
 #include "problem/problem.h"
@@ -144,13 +149,6 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
 uint64_t plan_buffer_bytes(const struct plan_buffer *b);
 
 /*
- * The Triton type that `kernel[grid](...)` gives positional argument `a` of
- * plan `pl` at home: "*fp32" (a pointer to the buffer's dtype) for a buffer,
- * "fp32" for a scalar (a Python float: fp64 scalars too), and for an integer
- * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
- * as Triton types a Python int. Writes into out (cap >= 16).
- */
-/*
  * The plan of a @rows kernel (directive.h: struct rows_kernel) on case c for
  * `n_rows` rows: the reference's plan (one @launch) whose launch becomes the
  * rows kernel, grid (n_rows), with @rows's block and smem, the same
@@ -164,11 +162,6 @@ int plan_rows_count(const struct problem *p, const struct directives *d,
 int plan_build_rows(const struct problem *p, const struct directives *d,
                     const struct problem_case *c, int64_t n_rows, struct plan *out,
                     int64_t *row_count, char **cause);
-
-void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
-
-/* An integer argument Triton specialises on: divisible by 16, equal to 1. */
-bool plan_arg_is_integer(const struct plan_arg *a);
 
 /* The plan as a *new* JSON object (what `judged plan` prints, and the CPU
  * Triton interpreter reads): {"buffers": [{"name", "dtype", "count", "role"}],

@@ -29,13 +29,10 @@ int program_parse(struct program *pg, const struct problem *p, enum language lan
     rc = plan_check(p, &pg->dirs, side, diags);
     if (rc)
         return rc;
-    pg->n_configs = directives_tune_count(&pg->dirs);
+    pg->tune_values = directives_tune_table(&pg->dirs, &pg->n_configs);
     pg->builds = calloc(pg->n_configs, sizeof(*pg->builds));
-    pg->tune_values = calloc(pg->n_configs, sizeof(*pg->tune_values));
     if (!pg->builds || !pg->tune_values)
         return BW_ERR_NOMEM;
-    for (size_t c = 0; c < pg->n_configs; c++)
-        directives_tune_combo(&pg->dirs, c, pg->tune_values[c]);
     return BW_OK;
 }
 
@@ -52,16 +49,7 @@ void program_release(struct program *pg)
 
 void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap)
 {
-    size_t len = 0;
-
-    out[0] = '\0';
-    for (size_t k = 0; k < pg->dirs.n_tunes; k++) {
-        int n = snprintf(out + len, cap - len, "%s%s=%lld", k ? ", " : "", pg->dirs.tunes[k].name,
-                         (long long)pg->tune_values[cfg][k]);
-        if (n < 0 || (size_t)n >= cap - len)
-            return;
-        len += (size_t)n;
-    }
+    directives_tune_describe(&pg->dirs, pg->tune_values[cfg], out, cap);
 }
 
 size_t program_kernels(const struct program *pg, const char **out, size_t cap)
@@ -195,7 +183,8 @@ static int summarise_triton(struct program *pg, const char *failure)
 
     for (size_t c = 0; c < pg->n_configs; c++) {
         struct compile_result *cr = &pg->builds[c];
-        const struct triton_config *tc = c < tp->n_configs ? &tp->configs[c] : NULL;
+        const struct triton_config *tc =
+            c < tp->variants.n_configs ? &tp->variants.configs[c] : NULL;
 
         cr->ok = !failure && tc && tc->n_variants > 0;
         for (size_t i = 0; cr->ok && i < tc->n_variants; i++)
@@ -219,7 +208,8 @@ static int summarise_triton(struct program *pg, const char *failure)
     return pg->n_configs ? copy_diags(&pg->builds[diags_to].diags, &tp->result.diags) : BW_OK;
 }
 
-/* Plans and compiles every variant of a Triton program in one request. */
+/* Plans every variant of a Triton program (plan/triton_variant.h) and compiles
+ * them in one request. */
 static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
                           size_t len, const char *filename, char **cause)
 {
@@ -232,7 +222,8 @@ static int compile_triton(struct program *pg, const struct program_target *t, co
     char *why = NULL;
     int rc;
 
-    rc = triton_program_plan(&pg->triton, pg->p, &pg->dirs, pg->tune_values, pg->n_configs, &why);
+    rc = triton_variants_plan(&pg->triton.variants, pg->p, &pg->dirs, pg->tune_values,
+                              pg->n_configs, &why);
     if (rc == BW_ERR_LIMIT) { /* too many variants, or no case can launch: the learner's to fix */
         rc = summarise_triton(pg, why ? why : bw_strerror(rc));
         free(why);

@@ -13,6 +13,13 @@
  * pipeline (judge.c) compiles it, reviews its builds and loads one of them
  * into a runner.
  *
+ * What the source says, and what it means for each case, is the launch
+ * language's (plan/README.md): program_parse() only runs plan/'s steps
+ * (directives_parse_as, plan_check, directives_tune_table) and keeps their
+ * results; Triton's variants are plan/triton_variant.h's. This module is the
+ * pipeline's side: compile requests, the build cache, signatures read from
+ * PTX, loading builds into runners.
+ *
  * Life cycle: program_parse() (directives, names against the problem, the
  * @tune combinations) -> program_compile() (every configuration, in the
  * compile sandbox) -> program_check_signatures() per build -> program_load()
@@ -55,9 +62,9 @@ struct program_target {
 
 /*
  * Parses a source in language `lang` (its directives: directive.h) into *pg
- * (zeroed first), checks their names
- * against problem `p` for `side`, and lays out its @tune configurations (no
- * builds yet). Directive errors go to *diags and give BW_ERR_INVALID;
+ * (zeroed first), checks their names against problem `p` for `side`
+ * (plan_check), and lays out its @tune configurations (tune.h; no builds
+ * yet). Directive errors go to *diags and give BW_ERR_INVALID;
  * BW_ERR_NOMEM otherwise fails. Release *pg whatever the result.
  */
 int program_parse(struct program *pg, const struct problem *p, enum language lang,
@@ -91,7 +98,8 @@ int program_check_signatures(const struct problem *p, const struct program *pg,
                              const struct compile_result *cr, enum plan_side side, const char *job,
                              struct diag_list *diags);
 
-/* "BLOCK=128, SPLIT=2": configuration `cfg`'s @tune values, "" without @tune. */
+/* "BLOCK=128, SPLIT=2": configuration `cfg`'s @tune values, "" without @tune
+ * (directives_tune_describe). */
 void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap);
 
 /* The distinct kernels pg's @launch lines name, in order of first use, into

@@ -67,25 +67,15 @@
 
 #include "common/buf.h"
 #include "plan/directive.h"
+#include "plan/triton_variant.h"
 
 /* The environment variables naming blockwise-triton-compile and the Python to use. */
 #define BW_TRITON_COMPILE_ENV      "BLOCKWISE_TRITON_COMPILE"
 #define BW_TRITON_PYTHON_ENV       "BLOCKWISE_PYTHON"
 #define BW_TRITON_DEFAULT_FILENAME "submission.py"
 
-/* One positional argument of a launch, as kernel[grid](...) would type it. */
-struct triton_arg {
-    const char *type; /* "*fp32", "*fp16", "*bf16", "*fp64", "*i32", ... (a pointer), "i32",
-                         "i64" (an integer), "fp32" (a scalar); see triton_arg_type_valid */
-    bool div16;       /* a pointer (always) or an integer divisible by 16: tt.divisibility=16 */
-    bool equal1;      /* an integer equal to 1: becomes a constant (dropped from the parameters) */
-};
-
-/* A keyword argument: a tl.constexpr parameter's value. */
-struct triton_constexpr {
-    const char *name;
-    int64_t value;
-};
+/* A kernel variant's arguments (struct triton_arg) and constexpr values
+ * (struct triton_constexpr) are the launch language's: plan/triton_variant.h. */
 
 /* One kernel variant to build. */
 struct triton_kernel_request {

@@ -8,10 +8,11 @@
  * tests/unit/test_compile.c replays tests/fuzz/corpus/compile_log/ through
  * fuzz_compile_log_one() in `make test`. To fuzz (from the repository root):
  *
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -DBW_FUZZ_MAIN -I. \
+ *   clang -g -O1 -std=c11 -D_GNU_SOURCE -DBW_FUZZ_MAIN -I. -isystem /usr/local/cuda/include \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  *     -o build-fuzz/fuzz_compile_log tests/fuzz/fuzz_compile_log.c judge/worker/compile.c \
- *     judge/sandbox/sandbox.c plan/directive.c common/expr.c common/dtype.c common/buf.c \
+ *     wire/compile_wire.c judge/sandbox/sandbox.c judge/sandbox/sandbox_job.c \
+ *     judge/sandbox/spawn.c common/diag.c common/expr.c common/dtype.c common/buf.c \
  *     common/error.c common/util.c -lseccomp -lm
  *   build-fuzz/fuzz_compile_log -max_total_time=60 build-fuzz/corpus-compile_log \
  *     tests/fuzz/corpus/compile_log

@@ -1,7 +1,7 @@
 /*
- * fuzz_directive.c - fuzz target of common/directive: parse a whole source
- * file and check the result. Built with BW_FUZZ_MAIN by run.sh; the unit
- * tests link fuzz_directive_one() alone.
+ * fuzz_directive.c - fuzz target of the directive parser (plan/directive*.c):
+ * parse a whole source file and check the result. Built with BW_FUZZ_MAIN by
+ * run.sh; the unit tests link fuzz_directive_one() alone.
  */
 #include "fuzz.h"
 
@@ -14,6 +14,8 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "plan/directive.h"
+#include "plan/flags.h"
+#include "plan/tune.h"
 #include "common/banned.h"
 
 #define FAIL(...)                                                                                  \

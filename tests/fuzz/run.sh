@@ -20,7 +20,9 @@ mkdir -p "$out"
 CC=${CLANG:-clang}
 # The parsers and what they use; nothing that links CUDA. Only the problem
 # loader needs jansson.
-deps=(common/expr.c plan/directive.c common/dtype.c common/buf.c common/error.c common/util.c)
+deps=(plan/directive.c plan/directive_cursor.c plan/directive_names.c plan/directive_launch.c
+      plan/directive_decl.c plan/flags.c plan/tune.c common/expr.c common/diag.c common/dtype.c
+      common/language.c common/buf.c common/error.c common/util.c)
 problem_deps=(problem/problem.c problem/tolerance.c common/verdict.c)
 # The server's request bodies (server/bodies.h) and the JSON error writer.
 request_deps=(server/api.c server/bodies.c server/http.c server/arena.c common/verdict.c common/log.c)

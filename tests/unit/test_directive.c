@@ -1,6 +1,7 @@
 /*
- * Tests of common/directive: the parsed plan's contents, every cap, the flag
- * allowlist, @tune combinations, and the golden files of
+ * Tests of plan/directive*.c (the parser), plan/flags and plan/tune: the
+ * parsed plan's contents, every cap, the flag allowlist, @tune
+ * combinations, and the golden files of
  * tests/golden/directives/ (NAME.cu parsed; NAME.expected holds the exact
  * diagnostics "LINE:COL: message", or for a valid file the dump of its plan).
  * BW_UPDATE_GOLDEN=1 rewrites the .expected files instead (review the diff).
@@ -16,6 +17,8 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "plan/directive.h"
+#include "plan/flags.h"
+#include "plan/tune.h"
 #include "common/banned.h"
 
 static int parse(const char *src, struct directives *d, struct diag_list *l)

@@ -1,5 +1,5 @@
 /*
- * judge/plan: directives bound to a problem and evaluated per case. Issue 12's
+ * plan/plan: directives bound to a problem and evaluated per case. Issue 12's
  * integer expressions in args=(...): each is evaluated per case like grid=,
  * takes its kernel parameter's width, and a value that overflows a 4-byte
  * parameter in any case is a Compile Error at the argument (plan_check_int_arg,

@@ -1,6 +1,7 @@
-/* Tests of judge/triton_program (no Python needed): the variants a Triton
- * program's cases need, the limits on them, and a case's plan in the
- * runner's form over builds as the Triton compiler describes them. */
+/* Tests of judge/worker/triton_program (no Python needed): the limits on the
+ * variants a Triton program's cases need (the variants themselves are
+ * test_triton_variant's), and a case's plan in the runner's form over builds
+ * as the Triton compiler describes them. */
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -27,44 +28,6 @@ static int parse(struct program *pg, const struct problem *p, const char *src)
 
     diag_list_release(&diags);
     return rc;
-}
-
-TEST(triton_variants_follow_the_jit_specialisation)
-{
-    char *cause = NULL;
-    struct problem *p = problem_load(FIXTURE, &cause);
-    struct program pg;
-    struct triton_program tp;
-
-    if (!p)
-        SKIP("fixture does not load");
-    CHECK_INT_EQ(parse(&pg, p, tuned_add), BW_OK);
-    CHECK_INT_EQ(pg.n_configs, 2);
-    CHECK_INT_EQ(triton_program_plan(&tp, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
-                 BW_OK);
-    /* Per configuration: N equal to 1 (folded), N divisible by 16 (128 and 2^24), and the rest. */
-    CHECK_INT_EQ(tp.n_configs, 2);
-    CHECK_INT_EQ(tp.configs[0].n_variants, 3);
-    CHECK_INT_EQ(tp.configs[1].n_variants, 3);
-    CHECK_INT_EQ(tp.configs[1].first, 3);
-    CHECK_INT_EQ(tp.n_builds, 6);
-    const struct triton_variant *v = &tp.configs[0].variants[0]; /* N = 1, the first case */
-    CHECK_INT_EQ(v->n_args, 4);
-    CHECK_STR_EQ(v->args[0].type, "*fp32");
-    CHECK(v->args[0].div16 && !v->args[0].equal1);
-    CHECK_STR_EQ(v->args[3].type, "i32");
-    CHECK(v->args[3].equal1 && !v->args[3].div16);
-    CHECK(v->args[3].type == v->types[3]); /* points into its own storage, not a copy's */
-    CHECK_INT_EQ(v->n_constexprs, 1);
-    CHECK_STR_EQ(v->constexprs[0].name, "BLOCK");
-    CHECK_INT_EQ(v->constexprs[0].value, 128);
-    CHECK_INT_EQ(v->num_warps, 4);
-    CHECK_INT_EQ(tp.configs[1].variants[0].constexprs[0].value, 256);
-    CHECK(tp.configs[0].variants[2].args[3].div16); /* N = 128 */
-    triton_program_release(&tp);
-    program_release(&pg);
-    problem_free(p);
-    free(cause);
 }
 
 /* A build as the compiler describes it: the kept arguments and their types. */
@@ -100,11 +63,13 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
     if (!p)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&pg, p, tuned_add), BW_OK);
-    CHECK_INT_EQ(triton_program_plan(&tp, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
-                 BW_OK);
-    tp.result.builds = calloc(tp.n_builds, sizeof(*tp.result.builds));
-    tp.result.n_builds = tp.n_builds;
-    for (size_t i = 0; i < tp.n_builds; i++) /* variant 0 of each configuration folds N = 1 */
+    CHECK_INT_EQ(
+        triton_variants_plan(&tp.variants, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+        BW_OK);
+    tp.result.builds = calloc(tp.variants.n_builds, sizeof(*tp.result.builds));
+    tp.result.n_builds = tp.variants.n_builds;
+    for (size_t i = 0; i < tp.variants.n_builds;
+         i++) /* variant 0 of each configuration folds N = 1 */
         fake_build(&tp.result.builds[i], i % 3 == 0, i == 4 ? 64 : 0);
 
     /* N = 2 with BLOCK=256: configuration 1's second variant, with a global scratch buffer. */
@@ -196,7 +161,8 @@ TEST(triton_program_no_case_can_launch_is_said_why)
     free(cause);
 }
 
-TEST(triton_maxnreg_is_part_of_each_variant)
+/* The variants' maxnreg is test_triton_variant's triton_maxnreg_is_part_of_each_variant. */
+TEST(triton_warp_specialised_build_takes_its_own_block)
 {
     static const char capped[] =
         "# @tune R=(168, 232)\n"
@@ -211,19 +177,16 @@ TEST(triton_maxnreg_is_part_of_each_variant)
     if (!p)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&pg, p, capped), BW_OK);
-    CHECK_INT_EQ(triton_program_plan(&tp, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
-                 BW_OK);
-    CHECK_INT_EQ(tp.n_builds, 6); /* two caps x three specialisations of N */
-    for (size_t i = 0; i < tp.configs[0].n_variants; i++)
-        CHECK_INT_EQ(tp.configs[0].variants[i].maxnreg, 168);
-    for (size_t i = 0; i < tp.configs[1].n_variants; i++)
-        CHECK_INT_EQ(tp.configs[1].variants[i].maxnreg, 232);
+    CHECK_INT_EQ(
+        triton_variants_plan(&tp.variants, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+        BW_OK);
+    CHECK_INT_EQ(tp.variants.n_builds, 6); /* two caps x three specialisations of N */
 
     /* A warp-specialised build: 12 warps (4 + workers of 4 and 1, in warp groups), not the
      * @launch's 4 and not a power of 2; the block is all of them. */
-    tp.result.builds = calloc(tp.n_builds, sizeof(*tp.result.builds));
-    tp.result.n_builds = tp.n_builds;
-    for (size_t i = 0; i < tp.n_builds; i++) {
+    tp.result.builds = calloc(tp.variants.n_builds, sizeof(*tp.result.builds));
+    tp.result.n_builds = tp.variants.n_builds;
+    for (size_t i = 0; i < tp.variants.n_builds; i++) {
         fake_build(&tp.result.builds[i], i % 3 == 0, 0);
         tp.result.builds[i].num_warps = 12;
     }

@@ -1,0 +1,189 @@
+/*
+ * triton_variant.c - Triton's JIT specialisation as the judge reproduces it
+ * (triton_variant.h).
+ */
+#include "triton_variant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/banned.h"
+
+/* ---- the type and specialisation of one argument ------------------------------ */
+
+bool plan_arg_is_integer(const struct plan_arg *a)
+{
+    return a->kind != PLAN_ARG_BUF && a->kind != PLAN_ARG_F32 && a->kind != PLAN_ARG_F64;
+}
+
+void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap)
+{
+    if (a->kind == PLAN_ARG_BUF && a->buf >= 0 && (size_t)a->buf < pl->n_buffers)
+        snprintf(out, cap, "*%s", dtype_triton_name(pl->buffers[a->buf].dtype));
+    else if (a->kind == PLAN_ARG_F32 || a->kind == PLAN_ARG_F64)
+        snprintf(out, cap, "fp32");
+    else if (a->kind == PLAN_ARG_U64 && (uint64_t)a->i > (uint64_t)INT64_MAX)
+        snprintf(out, cap, "u64");
+    else
+        snprintf(out, cap, "%s", a->i >= INT32_MIN && a->i <= INT32_MAX ? "i32" : "i64");
+}
+
+/* ---- the variant of one launch of one case ------------------------------------ */
+
+void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v)
+{
+    const struct plan_launch *L = &pl->launches[l];
+
+    memset(v, 0, sizeof(*v));
+    v->launch = l;
+    v->n_args = L->n_args;
+    for (size_t k = 0; k < L->n_args; k++) {
+        const struct plan_arg *a = &L->args[k];
+        plan_arg_triton_type(pl, a, v->types[k], sizeof(v->types[k]));
+        v->args[k].type = v->types[k];
+        if (a->kind == PLAN_ARG_BUF) {
+            v->args[k].div16 = true;
+        } else if (plan_arg_is_integer(a)) {
+            v->args[k].div16 = a->i % 16 == 0;
+            v->args[k].equal1 = a->i == 1;
+        }
+    }
+    v->n_constexprs = L->n_constexprs;
+    for (size_t k = 0; k < L->n_constexprs; k++)
+        v->constexprs[k] = (struct triton_constexpr){L->constexprs[k].name, L->constexprs[k].value};
+    v->num_warps = L->num_warps;
+    v->num_stages = L->num_stages;
+    v->maxnreg = L->maxnreg;
+}
+
+bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b)
+{
+    if (a->launch != b->launch || a->n_args != b->n_args || a->n_constexprs != b->n_constexprs ||
+        a->num_warps != b->num_warps || a->num_stages != b->num_stages || a->maxnreg != b->maxnreg)
+        return false;
+    for (size_t k = 0; k < a->n_args; k++)
+        if (strcmp(a->types[k], b->types[k]) != 0 || a->args[k].div16 != b->args[k].div16 ||
+            a->args[k].equal1 != b->args[k].equal1)
+            return false;
+    for (size_t k = 0; k < a->n_constexprs; k++)
+        if (strcmp(a->constexprs[k].name, b->constexprs[k].name) != 0 ||
+            a->constexprs[k].value != b->constexprs[k].value)
+            return false;
+    return true;
+}
+
+/* ---- the variants of a source over a problem's cases ---------------------------- */
+
+/* The index of v among tc's variants, or -1. */
+static int find_variant(const struct triton_config *tc, const struct triton_variant *v)
+{
+    for (size_t i = 0; i < tc->n_variants; i++)
+        if (triton_variant_same(&tc->variants[i], v))
+            return (int)i;
+    return -1;
+}
+
+/* Adds the variants configuration tune_values needs over every case of p to tc. */
+static int plan_config(struct triton_config *tc, const struct problem *p,
+                       const struct directives *d, const int64_t *tune_values, struct plan *pl,
+                       char **cause)
+{
+    char *first_why = NULL; /* owned: why the first case that cannot be planned cannot */
+    int rc = BW_OK;
+
+    for (size_t i = 0; i < p->n_tests + p->n_benchmarks && rc == BW_OK; i++) {
+        const struct problem_case *c =
+            i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
+        char *why = NULL;
+
+        if (plan_build(p, d, tune_values, c, PLAN_SUBMISSION, pl, &why)) {
+            if (!first_why)
+                first_why = why;
+            else
+                free(why);
+            continue;
+        }
+        for (size_t l = 0; l < pl->n_launches && rc == BW_OK; l++) {
+            struct triton_variant v;
+            triton_variant_of(pl, l, &v);
+            if (find_variant(tc, &v) >= 0)
+                continue;
+            if (tc->n_variants == BW_TRITON_MAX_VARIANTS) {
+                rc = bw_fail(cause, BW_ERR_LIMIT,
+                             "line %d: kernel %s needs more than %d builds over this problem's "
+                             "cases (BW_TRITON_MAX_VARIANTS): one per distinct set of constexpr "
+                             "values and argument types; keep constexpr values from following "
+                             "every size (say, BLOCK=next_pow2(N) over many sizes of N)",
+                             d->launches[l].line, d->launches[l].kernel, BW_TRITON_MAX_VARIANTS);
+                break;
+            }
+            tc->variants[tc->n_variants] = v;
+            for (size_t k = 0; k < v.n_args; k++) /* its types point into its own storage */
+                tc->variants[tc->n_variants].args[k].type = tc->variants[tc->n_variants].types[k];
+            tc->n_variants++;
+        }
+    }
+    if (rc == BW_OK && tc->n_variants == 0) /* nothing to compile: say why */
+        rc = bw_fail(cause, BW_ERR_LIMIT, "no case of this problem can be launched: %s",
+                     first_why ? first_why : "the problem has no cases");
+    free(first_why);
+    return rc;
+}
+
+int triton_variants_plan(struct triton_variants *tv, const struct problem *p,
+                         const struct directives *d,
+                         const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs,
+                         char **cause)
+{
+    struct plan *pl = malloc(sizeof(*pl));
+    int rc = BW_OK;
+
+    memset(tv, 0, sizeof(*tv));
+    tv->configs = calloc(n_configs ? n_configs : 1, sizeof(*tv->configs));
+    if (!pl || !tv->configs) {
+        free(pl);
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    tv->n_configs = n_configs;
+    for (size_t c = 0; c < n_configs && rc == BW_OK; c++) {
+        struct triton_config *tc = &tv->configs[c];
+        tc->variants = calloc(BW_TRITON_MAX_VARIANTS, sizeof(*tc->variants));
+        if (!tc->variants) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            break;
+        }
+        rc = plan_config(tc, p, d, tune_values ? tune_values[c] : NULL, pl, cause);
+        tc->first = tv->n_builds;
+        tv->n_builds += tc->n_variants;
+        if (rc == BW_OK && tv->n_builds > BW_TRITON_MAX_KERNELS)
+            rc = bw_fail(cause, BW_ERR_LIMIT,
+                         "the @tune configurations need %zu or more builds over this problem's "
+                         "cases, more than %d (BW_TRITON_MAX_KERNELS): fewer configurations, or "
+                         "constexpr values that do not follow every size",
+                         tv->n_builds, BW_TRITON_MAX_KERNELS);
+    }
+    free(pl);
+    return rc;
+}
+
+int triton_variants_find(const struct triton_variants *tv, size_t config, const struct plan *pl,
+                         size_t launch)
+{
+    const struct triton_config *tc = &tv->configs[config];
+    struct triton_variant v;
+    int i;
+
+    triton_variant_of(pl, launch, &v);
+    i = find_variant(tc, &v);
+    return i < 0 ? -1 : (int)(tc->first + (size_t)i);
+}
+
+void triton_variants_release(struct triton_variants *tv)
+{
+    for (size_t c = 0; tv->configs && c < tv->n_configs; c++)
+        free(tv->configs[c].variants);
+    free(tv->configs);
+    memset(tv, 0, sizeof(*tv));
+}

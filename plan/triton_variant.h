@@ -1,0 +1,120 @@
+/*
+ * triton_variant.h - Triton's JIT specialisation as the judge reproduces it:
+ * the type each argument of a case gets, the kernel variant a case's launch
+ * selects, and the variants a source needs over a problem's cases. It owns
+ * struct triton_variant and struct triton_variants; pure functions of plans,
+ * with no compiler and no GPU (the builds themselves are
+ * judge/worker/triton_program.h's).
+ *
+ * Why variants: `kernel[grid](...)` at home types each argument by its value
+ * and specialises the compiled code on it. An integer is i32 when its value
+ * fits in 32 bits, else i64; it is marked divisible by 16 when it is
+ * (tt.divisibility=16, which enables vector loads), and folded into the code
+ * when it equals 1; a pointer is always divisible by 16 (the runner's
+ * buffers are 256-byte aligned). Every constexpr value, num_warps,
+ * num_stages and maxnreg is part of the code too. So a case with N = 4096
+ * and one with N = 4099 run different builds, and one @tune configuration is
+ * one build per distinct variant over the problem's test and benchmark
+ * cases (docs/submission-format.md, "Types and specialisation").
+ */
+#ifndef BW_TRITON_VARIANT_H
+#define BW_TRITON_VARIANT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "directive.h"
+#include "plan.h"
+#include "common/limits.h"
+#include "problem/problem.h"
+
+/* One positional argument of a launch, as kernel[grid](...) would type it. */
+struct triton_arg {
+    const char *type; /* "*fp32", "*fp16", "*bf16", "*fp64", "*i32", ... (a pointer), "i32",
+                         "i64" (an integer), "fp32" (a scalar); the compile request checks
+                         it (judge/worker/triton_compile.h: triton_arg_type_valid) */
+    bool div16;       /* a pointer (always) or an integer divisible by 16: tt.divisibility=16 */
+    bool equal1;      /* an integer equal to 1: becomes a constant (dropped from the parameters) */
+};
+
+/* A keyword argument: a tl.constexpr parameter's value. */
+struct triton_constexpr {
+    const char *name;
+    int64_t value;
+};
+
+/*
+ * The Triton type that `kernel[grid](...)` gives positional argument `a` of
+ * plan `pl` at home: "*fp32" (a pointer to the buffer's dtype) for a buffer,
+ * "fp32" for a scalar (a Python float: fp64 scalars too), and for an integer
+ * "i32" when its value fits in 32 bits, else "i64" ("u64" at 2^63 and above),
+ * as Triton types a Python int. Writes into out (cap >= 16).
+ */
+void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char *out, size_t cap);
+
+/* An integer argument Triton specialises on: divisible by 16, equal to 1. */
+bool plan_arg_is_integer(const struct plan_arg *a);
+
+/* One kernel variant: a @launch with the argument types, specialisation and
+ * constexpr values of some cases. */
+struct triton_variant {
+    size_t launch; /* the @launch it is built for */
+    struct triton_arg args[BW_MAX_LAUNCH_ARGS];
+    char types[BW_MAX_LAUNCH_ARGS][16]; /* storage of args[k].type */
+    size_t n_args;
+    struct triton_constexpr constexprs[BW_MAX_LAUNCH_ARGS]; /* names borrowed from the directives */
+    size_t n_constexprs;
+    int num_warps, num_stages;
+    int maxnreg; /* 0: no cap */
+};
+
+/* The variant launch l of plan pl selects: Triton's JIT specialisation of its
+ * arguments. v->args[k].type points into v->types: a copy of v must point
+ * its own. */
+void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v);
+
+/* True when a and b are the same build: launch, types, specialisation,
+ * constexpr values and options. */
+bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b);
+
+/* The variants of one @tune configuration. */
+struct triton_config {
+    struct triton_variant *variants; /* owned */
+    size_t n_variants;
+    size_t first; /* variants[i] is build first + i of all the configurations' */
+};
+
+/* The variants of every @tune configuration: the builds a source needs. */
+struct triton_variants {
+    struct triton_config *configs; /* owned: one per @tune configuration */
+    size_t n_configs;
+    size_t n_builds; /* the variants of every configuration */
+};
+
+/*
+ * Finds, for each of the n_configs @tune configurations (tune_values[c], one
+ * value per d->tunes[i]; NULL without @tune), the variants its launches need
+ * over every test and benchmark case of p, into *tv (zeroed first). A case
+ * whose plan cannot be built is skipped: it fails with its own message when
+ * it runs; when no case can be planned, BW_ERR_LIMIT with the first one's
+ * message (nothing could be compiled). BW_ERR_LIMIT with the reason, at the
+ * @launch line, when a configuration needs more than BW_TRITON_MAX_VARIANTS
+ * builds or the source more than BW_TRITON_MAX_KERNELS (the learner's to
+ * fix: constexpr values that follow every size). Release *tv whatever the
+ * result.
+ */
+int triton_variants_plan(struct triton_variants *tv, const struct problem *p,
+                         const struct directives *d,
+                         const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs,
+                         char **cause);
+
+/* The build (an index over every configuration's variants, from 0 to
+ * tv->n_builds) that launch `launch` of plan pl, built for configuration
+ * `config`, selects; -1 when the configuration has no such variant. */
+int triton_variants_find(const struct triton_variants *tv, size_t config, const struct plan *pl,
+                         size_t launch);
+
+void triton_variants_release(struct triton_variants *tv);
+
+#endif

@@ -1,0 +1,148 @@
+/* Tests of plan/triton_variant (no Python needed): the variants a Triton
+ * source's cases need, as Triton's JIT would specialise them, per @tune
+ * configuration. */
+#include "tests/test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "plan/plan.h"
+#include "plan/triton_variant.h"
+#include "plan/tune.h"
+#include "problem/problem.h"
+#include "common/banned.h"
+
+/* Sizes of the fixture's cases: N = 1, 2, 127, 128, 129, 100003 and 2^24. */
+#define FIXTURE "tests/fixtures/problems/vector-add"
+
+/* A Triton source parsed and checked against p, with its @tune configurations. */
+struct source {
+    struct directives dirs;
+    int64_t (*tune_values)[BW_MAX_TUNE_PARAMS];
+    size_t n_configs;
+};
+
+static int parse(struct source *s, const struct problem *p, const char *src)
+{
+    struct diag_list diags = {0};
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    rc = directives_parse_as(LANG_TRITON, src, strlen(src), &s->dirs, &diags);
+    if (rc == BW_OK)
+        rc = plan_check(p, &s->dirs, PLAN_SUBMISSION, &diags);
+    if (rc == BW_OK && !(s->tune_values = directives_tune_table(&s->dirs, &s->n_configs)))
+        rc = BW_ERR_NOMEM;
+    diag_list_release(&diags);
+    return rc;
+}
+
+static void source_release(struct source *s)
+{
+    free(s->tune_values);
+    directives_release(&s->dirs);
+}
+
+TEST(triton_variants_follow_the_jit_specialisation)
+{
+    static const char tuned_add[] =
+        "# @tune BLOCK=(128, 256)\n"
+        "# @launch add grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, out, N, BLOCK=BLOCK)\n"
+        "import triton\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct source s;
+    struct triton_variants tv;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&s, p, tuned_add), BW_OK);
+    CHECK_INT_EQ(s.n_configs, 2);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, &cause), BW_OK);
+    /* Per configuration: N equal to 1 (folded), N divisible by 16 (128 and 2^24), and the rest. */
+    CHECK_INT_EQ(tv.n_configs, 2);
+    CHECK_INT_EQ(tv.configs[0].n_variants, 3);
+    CHECK_INT_EQ(tv.configs[1].n_variants, 3);
+    CHECK_INT_EQ(tv.configs[1].first, 3);
+    CHECK_INT_EQ(tv.n_builds, 6);
+    const struct triton_variant *v = &tv.configs[0].variants[0]; /* N = 1, the first case */
+    CHECK_INT_EQ(v->n_args, 4);
+    CHECK_STR_EQ(v->args[0].type, "*fp32");
+    CHECK(v->args[0].div16 && !v->args[0].equal1);
+    CHECK_STR_EQ(v->args[3].type, "i32");
+    CHECK(v->args[3].equal1 && !v->args[3].div16);
+    CHECK(v->args[3].type == v->types[3]); /* points into its own storage, not a copy's */
+    CHECK_INT_EQ(v->n_constexprs, 1);
+    CHECK_STR_EQ(v->constexprs[0].name, "BLOCK");
+    CHECK_INT_EQ(v->constexprs[0].value, 128);
+    CHECK_INT_EQ(v->num_warps, 4);
+    CHECK_INT_EQ(tv.configs[1].variants[0].constexprs[0].value, 256);
+    CHECK(tv.configs[0].variants[2].args[3].div16); /* N = 128 */
+    triton_variants_release(&tv);
+    source_release(&s);
+    problem_free(p);
+    free(cause);
+}
+
+TEST(triton_variant_a_case_selects)
+{
+    static const char add[] =
+        "# @launch add grid=(cdiv(N, 128)) num_warps=4 args=(x, y, out, N, BLOCK=128)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct source s;
+    struct triton_variants tv;
+    struct triton_variant a, b;
+    struct plan pl;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&s, p, add), BW_OK);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, &cause), BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 3);
+    /* N = 2 and N = 127 are one variant (i32, neither 1 nor a multiple of 16), N = 128 another */
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[1], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    triton_variant_of(&pl, 0, &a);
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[2], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    triton_variant_of(&pl, 0, &b);
+    CHECK(triton_variant_same(&a, &b));
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[3], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    triton_variant_of(&pl, 0, &b);
+    CHECK(!triton_variant_same(&a, &b));
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 2);
+    /* a plan the cases never make has no variant */
+    pl.launches[0].num_warps = 8;
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), -1);
+    triton_variants_release(&tv);
+    source_release(&s);
+    problem_free(p);
+    free(cause);
+}
+
+TEST(triton_maxnreg_is_part_of_each_variant)
+{
+    static const char capped[] =
+        "# @tune R=(168, 232)\n"
+        "# @launch add grid=(cdiv(N, 128)) num_warps=4 maxnreg=R args=(x, y, out, N, BLOCK=128)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct source s;
+    struct triton_variants tv;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&s, p, capped), BW_OK);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, &cause), BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 6); /* two caps x three specialisations of N */
+    for (size_t i = 0; i < tv.configs[0].n_variants; i++)
+        CHECK_INT_EQ(tv.configs[0].variants[i].maxnreg, 168);
+    for (size_t i = 0; i < tv.configs[1].n_variants; i++)
+        CHECK_INT_EQ(tv.configs[1].variants[i].maxnreg, 232);
+    triton_variants_release(&tv);
+    source_release(&s);
+    problem_free(p);
+    free(cause);
+}
