@@ -1604,7 +1604,7 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
     problem_case_scope(p, c, vars, &scope);
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
-        int64_t count, bytes;
+        int64_t count, bytes, ref_tensor;
         if ((rc = problem_tensor_count(p, t, c, &count, &inner)))
             goto inner_fail;
         if (!i64_mul(count, (int64_t)dtype_size(ts->dtype), &bytes) ||
@@ -1616,10 +1616,8 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                               (unsigned long long)BW_MAX_TENSOR_BYTES);
         case_bytes += (uint64_t)bytes;
         /* the reference holds outputs as 8-byte values, plus the acc scale tensors */
-        if (ts->role == ROLE_IN)
-            ref_bytes += (uint64_t)bytes;
-        else
-            ref_bytes += (uint64_t)count * 8 * (ts->tol.acc > 0 ? 2 : 1);
+        ref_tensor = ts->role == ROLE_IN ? bytes : count * 8; /* count < 2^35: no overflow */
+        ref_bytes += (uint64_t)ref_tensor * (ts->role != ROLE_IN && ts->tol.acc > 0 ? 2 : 1);
         if (case_bytes > BW_MAX_CASE_BYTES)
             return fail_limit(ld, path,
                               "case %s: the tensors need more than %llu bytes (BW_MAX_CASE_BYTES)",
@@ -1629,6 +1627,13 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                               "case %s: the reference's buffers (fp64 outputs and scales) need "
                               "more than %llu bytes (BW_MAX_CASE_BYTES)",
                               quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
+        /* the runner refuses any buffer over the limit, the reference's too (runner_proto.c) */
+        if ((uint64_t)ref_tensor > BW_MAX_TENSOR_BYTES)
+            return fail_limit(ld, path,
+                              "case %s: the reference's %s (8 bytes an element) has %lld "
+                              "elements, over the limit of %llu bytes (BW_MAX_TENSOR_BYTES)",
+                              quote(c->name).s, ts->name, (long long)count,
+                              (unsigned long long)BW_MAX_TENSOR_BYTES);
     }
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
