@@ -247,7 +247,9 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if (read_file(md_path, BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0)
+    /* opened within the directory, never through a link (the loader refused links already;
+     * this holds if one was put there since) */
+    if (read_file_in_dir(p->dir, "statement.md", BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0)
         goto out;
     /* The starter of each language: starter.cu, starter.py (common/language.h). */
     for (int l = 0; l < LANG_COUNT; l++) {
@@ -255,11 +257,8 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
             continue;
         char name[32];
         snprintf(name, sizeof(name), "starter%s", language_extension((enum language)l));
-        char *path = path_join(p->dir, name);
-        int rc = path ? read_file(path, BW_MAX_SOURCE_BYTES, &starter[l], &starter_len, cause)
-                      : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        free(path);
-        if (rc < 0)
+        if (read_file_in_dir(p->dir, name, BW_MAX_SOURCE_BYTES, &starter[l], &starter_len, cause) <
+            0)
             goto out;
     }
     html = problems_markdown_html(md, md_len);
