@@ -83,6 +83,15 @@ BLOCKWISE_PYTHON=$(command -v python3) "$judged" validate problems/vector-add pr
     problems/sgemm >"$tmp/val.txt"
 rc=$?
 [ $rc -eq 4 ] && ! grep -q FAIL "$tmp/val.txt" && ok "validate compiles every control (exit 4)" || bad "validate: exit $rc: $(grep FAIL "$tmp/val.txt")"
+# Issue 28: a control that was only compiled is never "ok" (its verdict was not
+# checked): it says so, and the last line counts it apart.
+n=$(grep -c '^  comp .*\.cu .* compiled, not run (no GPU here)$' "$tmp/val.txt")
+total=$(grep -cE '^  (comp|skip|ok  |FAIL) ' "$tmp/val.txt")
+s=$(grep -c '^  skip ' "$tmp/val.txt")
+! grep -q '^  ok ' "$tmp/val.txt" && [ "$n" -ge 20 ] &&
+    tail -n 1 "$tmp/val.txt" | grep -qx "$total controls: 0 got their verdict, 0 did not, $n compiled, not run (no GPU here), $s skipped, 0 could not be judged" &&
+    ok "validate without a GPU says 'compiled, not run', never ok, and counts them apart ($n)" ||
+    bad "validate's compile-only lines or summary: $(grep -m2 -E '^  (ok|comp) ' "$tmp/val.txt"); $(tail -n 1 "$tmp/val.txt")"
 grep -q "^  skip solution.py .*skipped: no Triton here (.*triton" "$tmp/val.txt" &&
     ok "validate skips the Triton controls where there is no Triton, and says why" ||
     bad "no skip line for solution.py: $(grep solution.py "$tmp/val.txt")"
@@ -102,7 +111,7 @@ fake_triton_venv "$venv"
 export BLOCKWISE_PYTHON=$venv/bin/python3
 "$judged" validate --language triton problems/vector-add problems/softmax >"$tmp/val-py.txt" 2>&1
 rc=$?
-n=$(grep -c '^  ok .*\.py .*got compiled' "$tmp/val-py.txt")
+n=$(grep -c '^  comp .*\.py .*compiled, not run' "$tmp/val-py.txt")
 [ $rc -eq 4 ] && [ "$n" -ge 10 ] && ! grep -q '\.cu ' "$tmp/val-py.txt" &&
     ok "validate --language triton compiles only the Triton controls ($n of them, exit 4)" ||
     bad "validate --language triton: exit $rc, $n compiled: $(head -c 600 "$tmp/val-py.txt")"
