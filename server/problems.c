@@ -416,6 +416,15 @@ static int record(struct db *db, const struct problem_entry *e, const char *bund
     return rc;
 }
 
+/* The entry already loaded with path number n (problem.json "number"), or NULL. */
+static const struct problem_entry *find_number(const struct problem_set *set, int n)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].p->number == n)
+            return &set->v[i];
+    return NULL;
+}
+
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -473,6 +482,10 @@ int problems_load(const char *dir, struct db *db, struct problem_set **out, char
             bw_fail(&err, BW_ERR_INVALID, "%s: id \"%s\" is not [a-z0-9-]", path, e.p->id);
         else if (e.p && problems_find(set, e.p->id))
             bw_fail(&err, BW_ERR_INVALID, "%s: id \"%s\" is used twice", path, e.p->id);
+        else if (e.p && find_number(set, e.p->number))
+            /* two problems at one place of the path: the first in name order is served */
+            bw_fail(&err, BW_ERR_INVALID, "%s: number %d is already %s's (%s)", path, e.p->number,
+                    find_number(set, e.p->number)->p->id, find_number(set, e.p->number)->p->dir);
         else if (e.p && bundle_pack(path, e.p->id, &bundle, &bundle_len, e.hash, &err) == BW_OK &&
                  (e.detail_json = detail_json(&e, &e.detail_len, &err)) != NULL &&
                  record(db, &e, bundle, bundle_len, &err) == BW_OK) {

@@ -1288,6 +1288,44 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
     free(cause);
 }
 
+/* Issue 28: two directories with the same "number" were both served, at one
+ * place of the path. The second (in name order) is refused, naming both. */
+TEST(duplicate_problem_numbers_are_refused)
+{
+    char *cause = NULL, *dir = temp_dir();
+    char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
+    struct db *db = NULL;
+    struct problem_set *set = NULL;
+    char cmd[1024];
+
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p '%s' && cp -r tests/fixtures/problems/vector-add '%s/' && cp -r "
+             "'%s/vector-add' '%s/vector-bdd' && sed -i 's/\"vector-add\"/\"vector-bdd\"/' "
+             "'%s/vector-bdd/problem.json'",
+             probs, probs, probs, probs, probs);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    if (set) {
+        CHECK_INT_EQ(set->n, 1);
+        CHECK(problems_find(set, "vector-add") != NULL);
+        CHECK(problems_find(set, "vector-bdd") == NULL);
+        CHECK_INT_EQ(set->n_failed, 1);
+        if (set->n_failed) {
+            CHECK_CONTAINS(set->failed[0].error, "problems/vector-bdd: number 1 is already");
+            CHECK_CONTAINS(set->failed[0].error, "vector-add's (");
+            CHECK_CONTAINS(set->failed[0].error, "problems/vector-add)");
+        }
+        problems_set_unref_unlocked(set);
+    }
+    db_close(db);
+    rm_rf(dir);
+    free(probs);
+    free(dbp);
+    free(dir);
+    free(cause);
+}
+
 TEST(problem_set_loads_and_reports_failures)
 {
     char *cause = NULL;
