@@ -157,6 +157,11 @@ struct pstate {
     bool stopped; /* BW_MAX_DIAGS reached: nothing more is reported */
     bool saw_launch;
     size_t n_errors;
+    /* Python: the string open at the end of the line, so that a line inside a triple-quoted
+     * string (a docstring) is not read as a "# @" comment: 0 or the quote byte, and whether
+     * it is tripled (python_strings) */
+    char py_quote;
+    bool py_triple;
 };
 
 /* Reports at line:column (either 0 when not tied to one); counts errors and
@@ -1586,6 +1591,48 @@ static void parse_flags(struct pstate *st, size_t at, size_t pos)
 /* ------------------------------------------------------------------------ */
 /* The file                                                                  */
 
+/*
+ * Python: follows the string literals of the current line from the state the
+ * line began in, leaving the state it ends in. A '#' outside a string ends
+ * the line (a comment); '\'' or '"' opens a string, tripled or not; a
+ * backslash escapes the next byte inside a string (also in a raw string, where
+ * it keeps a quote from closing it); a one-quoted string ends at its quote or
+ * at the line's end, unless a backslash continues it. Issue 28: a "# @launch"
+ * line inside a docstring was read as a directive.
+ */
+static void python_strings(struct pstate *st)
+{
+    size_t i = 0;
+
+    while (i < st->len) {
+        char c = st->line[i];
+        if (!st->py_quote) {
+            if (c == '#')
+                return; /* a comment: no string opens after it */
+            if (c == '\'' || c == '"') {
+                st->py_quote = c;
+                st->py_triple = i + 2 < st->len && st->line[i + 1] == c && st->line[i + 2] == c;
+                i += st->py_triple ? 3 : 1;
+                continue;
+            }
+            i++;
+        } else if (c == '\\') {
+            i += 2;
+            if (i > st->len && !st->py_triple)
+                return; /* a backslash at the end continues a one-quoted string */
+        } else if (c == st->py_quote &&
+                   (!st->py_triple ||
+                    (i + 2 < st->len && st->line[i + 1] == c && st->line[i + 2] == c))) {
+            i += st->py_triple ? 3 : 1;
+            st->py_quote = 0;
+        } else {
+            i++;
+        }
+    }
+    if (st->py_quote && !st->py_triple)
+        st->py_quote = 0; /* a one-quoted string does not run past its line */
+}
+
 static const char *const directive_list = "@launch, @scratch, @const, @tune or @flags";
 
 /* Parses one line; does nothing if it is not a directive. */
@@ -1743,7 +1790,12 @@ int directives_parse_as(enum language lang, const char *source, size_t len, stru
             st.len--;
         st.lineno = (int)lines;
         st.line_failed = false;
-        parse_line(&st);
+        if (lang != LANG_TRITON)
+            parse_line(&st); /* CUDA: purely lexical, even inside a comment or a string */
+        else if (!st.py_quote)
+            parse_line(&st); /* Python: a comment line, not a line of a docstring */
+        if (lang == LANG_TRITON)
+            python_strings(&st);
         pos = end + 1;
     }
     if (!st.saw_launch && !st.nomem && !st.limit && lang == LANG_TRITON)
