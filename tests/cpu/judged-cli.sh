@@ -126,6 +126,33 @@ rc=$?
 got=$(json "$tmp/ce.json" '(d["verdict"], [(g["line"], "constexpr" in g["message"]) for g in d["diagnostics"]][:1])')
 [ $rc -eq 1 ] && [ "$got" = "('CE', [(1, True)])" ] &&
     ok "a Triton binding error is a Compile Error at the @launch line (BLOCK is not tl.constexpr)" || bad "ce.py: exit $rc, $got, $(head -c 400 "$tmp/ce.json")"
+# Issue 28: a module that raises while it is imported failed every @tune
+# configuration and was reported as "the source does not compile with
+# BLOCK=512"; it is the module's error, at its line.
+cat >"$tmp/raise.py" <<'PY'
+# @tune BLOCK=(512, 1024)
+# @launch add_kernel grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+raise ValueError("no such configuration")
+
+
+@triton.jit
+def add_kernel(x, y, out, N, BLOCK: tl.constexpr):
+    pass
+PY
+sed -e 's/^raise ValueError.*/SPLIT = undefined_name + 1/' "$tmp/raise.py" >"$tmp/name.py"
+for f in raise name; do
+    "$judged" check --json problems/vector-add "$tmp/$f.py" >"$tmp/$f.json"
+    rc=$?
+    got=$(json "$tmp/$f.json" 'd["verdict"] + " " + d["message"]')
+    want=$([ $f = raise ] && echo "line 6: ValueError: no such configuration" ||
+        echo "line 6: NameError: name 'undefined_name' is not defined")
+    [ $rc -eq 1 ] && [ "$got" = "CE $want" ] &&
+        ok "an import-time $([ $f = raise ] && echo ValueError || echo NameError) is the module's error at its line, not a configuration's" ||
+        bad "$f.py: exit $rc, $got"
+done
 "$judged" check problems/vector-add "$tmp/add.txt" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 2 ] && grep -q "FILE.cu (CUDA) or FILE.py (Triton)" "$tmp/err.txt" && ok "a file that is neither .cu nor .py is refused (exit 2)" || bad "add.txt: exit $rc, $(cat "$tmp/err.txt")"
