@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/error.h"
@@ -1604,7 +1605,7 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
     problem_case_scope(p, c, vars, &scope);
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
-        int64_t count, bytes;
+        int64_t count, bytes, ref_tensor;
         if ((rc = problem_tensor_count(p, t, c, &count, &inner)))
             goto inner_fail;
         if (!i64_mul(count, (int64_t)dtype_size(ts->dtype), &bytes) ||
@@ -1616,10 +1617,8 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                               (unsigned long long)BW_MAX_TENSOR_BYTES);
         case_bytes += (uint64_t)bytes;
         /* the reference holds outputs as 8-byte values, plus the acc scale tensors */
-        if (ts->role == ROLE_IN)
-            ref_bytes += (uint64_t)bytes;
-        else
-            ref_bytes += (uint64_t)count * 8 * (ts->tol.acc > 0 ? 2 : 1);
+        ref_tensor = ts->role == ROLE_IN ? bytes : count * 8; /* count < 2^35: no overflow */
+        ref_bytes += (uint64_t)ref_tensor * (ts->role != ROLE_IN && ts->tol.acc > 0 ? 2 : 1);
         if (case_bytes > BW_MAX_CASE_BYTES)
             return fail_limit(ld, path,
                               "case %s: the tensors need more than %llu bytes (BW_MAX_CASE_BYTES)",
@@ -1629,6 +1628,13 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                               "case %s: the reference's buffers (fp64 outputs and scales) need "
                               "more than %llu bytes (BW_MAX_CASE_BYTES)",
                               quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
+        /* the runner refuses any buffer over the limit, the reference's too (runner_proto.c) */
+        if ((uint64_t)ref_tensor > BW_MAX_TENSOR_BYTES)
+            return fail_limit(ld, path,
+                              "case %s: the reference's %s (8 bytes an element) has %lld "
+                              "elements, over the limit of %llu bytes (BW_MAX_TENSOR_BYTES)",
+                              quote(c->name).s, ts->name, (long long)count,
+                              (unsigned long long)BW_MAX_TENSOR_BYTES);
     }
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
@@ -2109,28 +2115,33 @@ static bool is_control_path(const char *s)
 static int check_file(struct loader *ld, const char *rel, size_t max, const char *limit_name,
                       const char *json_path, const char *missing_hint)
 {
-    char *full = path_join(ld->p->dir, rel);
+    char *full = path_join(ld->p->dir, rel), *why = NULL;
     struct stat st;
-    int rc = 0, code = 0;
-    char msg[256];
+    int rc = 0, code = 0, fd;
+    char msg[512];
 
     if (!full)
         return fail_nomem(ld);
-    if (stat(full, &st) < 0) {
-        code = errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO;
-        snprintf(msg, sizeof(msg), "%s", errno == ENOENT ? missing_hint : strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        code = BW_ERR_INVALID;
-        snprintf(msg, sizeof(msg), "not a regular file");
+    /* opened, not stat'ed: a link anywhere under the directory is refused, a FIFO does not block */
+    fd = open_in_dir(ld->p->dir, rel, false, &st, &why);
+    if (fd == BW_ERR_NOTFOUND) {
+        code = BW_ERR_NOTFOUND;
+        snprintf(msg, sizeof(msg), "%s: %s", full, missing_hint);
+    } else if (fd < 0) {
+        code = fd;
+        snprintf(msg, sizeof(msg), "%s", why ? why : full);
     } else if ((uint64_t)st.st_size > max) {
         code = BW_ERR_LIMIT;
-        snprintf(msg, sizeof(msg), "%lld bytes, over the limit of %zu (%s)", (long long)st.st_size,
-                 max, limit_name);
+        snprintf(msg, sizeof(msg), "%s: %lld bytes, over the limit of %zu (%s)", full,
+                 (long long)st.st_size, max, limit_name);
     }
+    if (fd >= 0)
+        close(fd);
     if (code && json_path)
-        rc = fail_code(ld, code, json_path, "%s: %s", full, msg);
+        rc = fail_code(ld, code, json_path, "%s", msg);
     else if (code)
-        rc = bw_fail(ld->cause, code, "%s: %s", full, msg);
+        rc = bw_fail(ld->cause, code, "%s", msg);
+    free(why);
     free(full);
     return rc;
 }
@@ -2173,7 +2184,7 @@ static int load_triton_files(struct loader *ld)
 
     if (!path)
         return fail_nomem(ld);
-    starter = stat(path, &st) == 0;
+    starter = lstat(path, &st) == 0; /* a link is there, and check_file refuses it */
     free(path);
     p->languages[LANG_CUDA] = true;
     if (!starter) {
@@ -2268,20 +2279,25 @@ static int compare_names(const void *a, const void *b)
 /* Every wrong/NAME.cu needs a control entry (checked in name order). */
 static int check_wrong_dir(struct loader *ld)
 {
-    char *dirpath = path_join(ld->p->dir, "wrong");
+    char *dirpath = path_join(ld->p->dir, "wrong"), *why = NULL;
     char *names[BW_MAX_WRONG_CONTROLS];
     size_t n = 0;
     struct dirent *de;
     DIR *d;
-    int rc = 0;
+    int rc = 0, fd;
 
     if (!dirpath)
         return fail_nomem(ld);
-    d = opendir(dirpath);
-    if (!d) {
-        if (errno != ENOENT)
-            rc = bw_fail(ld->cause, errno == ENOTDIR ? BW_ERR_INVALID : BW_ERR_IO,
-                         "%s: cannot open: %s", dirpath, strerror(errno));
+    /* no wrong/ is fine; a link or a file named wrong is not */
+    fd = open_in_dir(ld->p->dir, "wrong", true, NULL, &why);
+    if (fd < 0 || !(d = fdopendir(fd))) {
+        if (fd >= 0)
+            rc = bw_fail(ld->cause, BW_ERR_IO, "%s: cannot open: %s", dirpath, strerror(errno));
+        else if (fd != BW_ERR_NOTFOUND)
+            rc = bw_fail(ld->cause, fd, "%s", why);
+        if (fd >= 0)
+            close(fd);
+        free(why);
         goto free_path;
     }
     while ((de = readdir(d))) {
@@ -2507,7 +2523,8 @@ struct problem *problem_load(const char *dir, char **cause)
         goto free_problem;
     }
     ld.p = p;
-    if ((rc = read_file(ld.file, BW_MAX_PROBLEM_JSON_BYTES, &text, &len, cause))) {
+    if ((rc = read_file_in_dir(dir, "problem.json", BW_MAX_PROBLEM_JSON_BYTES, &text, &len,
+                               cause))) {
         if (rc == BW_ERR_LIMIT)
             bw_wrap(cause, rc, "BW_MAX_PROBLEM_JSON_BYTES");
         goto free_problem;

@@ -1236,6 +1236,96 @@ TEST(markdown_keeps_math_and_drops_html)
     free(html);
 }
 
+/* Issue 28: with statement.md a link to /etc/passwd, GET /api/problems/ID
+ * served the host file as the statement. Now the problem fails to load, with
+ * an error naming the file, and is not served; a link elsewhere in the
+ * directory (a file no loader reads) fails it too, in the bundle that would
+ * carry it to the workers; a FIFO fails it without blocking. */
+TEST(problem_with_a_link_or_fifo_is_not_served)
+{
+    static const struct {
+        const char *file, *how, *error;
+    } cases[] = {
+        {"statement.md", "ln -sf /etc/passwd", "vector-add/statement.md: a symbolic link"},
+        {"reference.cu", "ln -sf /etc/passwd", "vector-add/reference.cu: a symbolic link"},
+        {"notes.md", "ln -sf /etc/passwd", "vector-add/notes.md: a symbolic link"},
+        {"extra/notes.md", "mkdir -p extra && ln -sf /etc/hostname",
+         "vector-add/extra/notes.md: a symbolic link"},
+        {"statement.md", "rm -f statement.md && mkfifo",
+         "vector-add/statement.md: not a regular file (a FIFO)"},
+    };
+    char *cause = NULL, *dir = temp_dir();
+    char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
+    struct db *db = NULL;
+
+    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char cmd[1024];
+        struct problem_set *set = NULL;
+        snprintf(cmd, sizeof(cmd),
+                 "rm -rf '%s' && mkdir -p '%s' && cp -r tests/fixtures/problems/vector-add '%s/' "
+                 "&& cd '%s/vector-add' && %s %s",
+                 probs, probs, probs, probs, cases[i].how, cases[i].file);
+        CHECK(system(cmd) == 0);
+        CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+        if (!set)
+            continue;
+        CHECK_MSG(problems_find(set, "vector-add") == NULL, "%s %s: served", cases[i].how,
+                  cases[i].file);
+        CHECK_INT_EQ(set->n, 0);
+        CHECK_INT_EQ(set->n_failed, 1);
+        CHECK_MSG(set->n_failed == 1 && strstr(set->failed[0].error, cases[i].error), "%s %s: %s",
+                  cases[i].how, cases[i].file,
+                  set->n_failed ? set->failed[0].error : "(no failure)");
+        CHECK(!strstr(set->list_json, "vector-add"));
+        problems_set_unref_unlocked(set);
+    }
+    db_close(db);
+    rm_rf(dir);
+    free(probs);
+    free(dbp);
+    free(dir);
+    free(cause);
+}
+
+/* Issue 28: two directories with the same "number" were both served, at one
+ * place of the path. The second (in name order) is refused, naming both. */
+TEST(duplicate_problem_numbers_are_refused)
+{
+    char *cause = NULL, *dir = temp_dir();
+    char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
+    struct db *db = NULL;
+    struct problem_set *set = NULL;
+    char cmd[1024];
+
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p '%s' && cp -r tests/fixtures/problems/vector-add '%s/' && cp -r "
+             "'%s/vector-add' '%s/vector-bdd' && sed -i 's/\"vector-add\"/\"vector-bdd\"/' "
+             "'%s/vector-bdd/problem.json'",
+             probs, probs, probs, probs, probs);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    if (set) {
+        CHECK_INT_EQ(set->n, 1);
+        CHECK(problems_find(set, "vector-add") != NULL);
+        CHECK(problems_find(set, "vector-bdd") == NULL);
+        CHECK_INT_EQ(set->n_failed, 1);
+        if (set->n_failed) {
+            CHECK_CONTAINS(set->failed[0].error, "problems/vector-bdd: number 1 is already");
+            CHECK_CONTAINS(set->failed[0].error, "vector-add's (");
+            CHECK_CONTAINS(set->failed[0].error, "problems/vector-add)");
+        }
+        problems_set_unref_unlocked(set);
+    }
+    db_close(db);
+    rm_rf(dir);
+    free(probs);
+    free(dbp);
+    free(dir);
+    free(cause);
+}
+
 TEST(problem_set_loads_and_reports_failures)
 {
     char *cause = NULL;

@@ -8,7 +8,7 @@
 import "./styles.css";
 import { connection } from "./api.js";
 import { h, replace } from "./dom.js";
-import { duration } from "./format.js";
+import { duration, quotaLeft } from "./format.js";
 import { addGpuWorkerSteps } from "./gpuhelp.js";
 import * as authPage from "./pages/auth.js";
 import * as pathPage from "./pages/path.js";
@@ -118,9 +118,11 @@ function setNav(name) {
   renderHeader();
 }
 
+/* "115 Runs left this hour": what is left, not "Run 115/120", which reads as
+ * well as 115 used; the limit and the sliding window are in the title. */
 function quotaChip(label, w, title) {
   const cls = w.remaining === 0 ? "none" : w.remaining <= Math.max(1, Math.floor(w.limit / 5)) ? "low" : "";
-  return h("span", { class: cls, title, dataset: { quota: label.toLowerCase() } }, `${label} ${w.remaining}/${w.limit}`);
+  return h("span", { class: cls, title, dataset: { quota: label.toLowerCase() } }, quotaLeft(label, w));
 }
 
 function renderHeader() {
@@ -140,13 +142,13 @@ function renderHeader() {
     {
       class: "theme",
       "aria-label": theme === "dark" ? "Switch to the light theme" : "Switch to the dark theme",
-      title: "Light or dark theme",
+      title: theme === "dark" ? "Light theme" : "Dark theme",
       onclick: () => {
         toggleTheme();
         renderHeader();
       },
     },
-    theme === "dark" ? "☀ Light" : "☾ Dark",
+    theme === "dark" ? "☀" : "☾",
   );
   let who;
   if (me) {
@@ -180,7 +182,7 @@ function renderHeader() {
           q.in_flight.waiting_for_language ? h("span", { class: "muted", dataset: { quota: "parked-language" } }, ` · ${q.in_flight.waiting_for_language} wait for a Triton worker`) : null,
         ),
       ),
-      h("span", { class: "user" }, h("strong", { "data-user": me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),
+      h("span", { class: "user" }, h("strong", { "data-user": me.user.name, title: me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),
       themeBtn,
       h(
         "button",
