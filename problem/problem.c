@@ -29,14 +29,12 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/json_reader.h"
 #include "common/util.h"
 #include "common/banned.h"
 
 #define NUMBER_MAX    99                 /* problems on the path */
 #define STEP_MAX      8                  /* steps of the path */
-#define PATH_BYTES    384                /* a field path in a message */
-#define SHOW_BYTES    96                 /* a value quoted in a message */
-#define LIST_BYTES    512                /* a list of names in a message */
 #define CONTROL_DEPTH 4                  /* path components of a control file */
 #define EXACT_INT     9007199254740992.0 /* 2^53: larger integers are not exact in a double */
 
@@ -53,353 +51,16 @@ static const struct {
 
 struct loader {
     struct problem *p;
-    char *file; /* "<dir>/problem.json", the prefix of every message */
-    char **cause;
-    size_t test_entry[BW_MAX_CASES];       /* tests[i] entry each case came from */
+    char *file;                      /* "<dir>/problem.json", the prefix of every message */
+    char **cause;                    /* failures outside problem.json: the files of the directory */
+    struct json_reader r;            /* failures inside problem.json: "<file>: <path>: <message>" */
+    size_t test_entry[BW_MAX_CASES]; /* tests[i] entry each case came from */
     size_t bench_entry[BW_MAX_BENCHMARKS]; /* benchmarks[i] entry each case came from */
 };
 
-struct fpath {
-    char s[PATH_BYTES];
-};
-
-struct shown {
-    char s[SHOW_BYTES];
-};
-
-struct list {
-    char s[LIST_BYTES];
-};
-
-/* ---- messages --------------------------------------------------------------------------- */
-
-static struct fpath at(const char *base, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* base followed by a formatted suffix, e.g. at("tensors", "[%zu]", i). Truncates. */
-static struct fpath at(const char *base, const char *fmt, ...)
+static int load_nomem(struct loader *ld)
 {
-    struct fpath r;
-    va_list ap;
-    int n = snprintf(r.s, sizeof(r.s), "%s", base);
-
-    if (n >= 0 && (size_t)n < sizeof(r.s)) {
-        va_start(ap, fmt);
-        if (vsnprintf(r.s + n, sizeof(r.s) - (size_t)n, fmt, ap) < 0)
-            r.s[n] = '\0';
-        va_end(ap);
-    }
-    return r;
-}
-
-/* The path of field `key` of the object at `base` ("" is the top level). */
-static struct fpath key_path(const char *base, const char *key)
-{
-    return *base ? at(base, ".%s", key) : at("", "%s", key);
-}
-
-/* s escaped and shortened for a message, in double quotes if `quoted`: bytes
- * outside printable ASCII are shown as \xNN so a message is always clean ASCII. */
-static struct shown escape(const char *s, bool quoted)
-{
-    struct shown r;
-    size_t o = 0;
-
-    if (quoted)
-        r.s[o++] = '"';
-    for (; *s && o + 10 < sizeof(r.s); s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            r.s[o++] = '\\';
-            r.s[o++] = (char)c;
-        } else if (c < 0x20 || c >= 0x7f) {
-            int n = snprintf(r.s + o, sizeof(r.s) - o, "\\x%02x", c);
-            o += n > 0 ? (size_t)n : 0;
-        } else {
-            r.s[o++] = (char)c;
-        }
-    }
-    if (*s) {
-        memcpy(r.s + o, "...", 3);
-        o += 3;
-    }
-    if (quoted)
-        r.s[o++] = '"';
-    r.s[o] = '\0';
-    return r;
-}
-
-static struct shown quote(const char *s)
-{
-    return escape(s, true);
-}
-
-static struct shown printable(const char *s)
-{
-    return escape(s, false);
-}
-
-/* A JSON value as a message shows it: scalars by value, containers by kind. */
-static struct shown show(const json_t *v)
-{
-    struct shown r;
-
-    switch (json_typeof(v)) {
-    case JSON_STRING:
-        return quote(json_string_value(v));
-    case JSON_INTEGER:
-        snprintf(r.s, sizeof(r.s), "%lld", (long long)json_integer_value(v));
-        return r;
-    case JSON_REAL:
-        snprintf(r.s, sizeof(r.s), "%g", json_real_value(v));
-        return r;
-    case JSON_TRUE:
-        return (struct shown){"true"};
-    case JSON_FALSE:
-        return (struct shown){"false"};
-    case JSON_NULL:
-        return (struct shown){"null"};
-    case JSON_OBJECT:
-        return (struct shown){"an object"};
-    case JSON_ARRAY:
-        return (struct shown){"an array"};
-    }
-    return (struct shown){"a value"};
-}
-
-static struct list join(const char *const *names, size_t n)
-{
-    struct list r;
-    size_t o = 0;
-
-    r.s[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        if (!names[i])
-            continue;
-        int w = snprintf(r.s + o, sizeof(r.s) - o, "%s%s", o ? ", " : "", names[i]);
-        if (w < 0 || (size_t)w >= sizeof(r.s) - o) {
-            r.s[o] = '\0';
-            break;
-        }
-        o += (size_t)w;
-    }
-    return r;
-}
-
-static size_t count_list(const char *const *names)
-{
-    size_t n = 0;
-    while (names[n])
-        n++;
-    return n;
-}
-
-static int vfail_code(struct loader *ld, int code, const char *path, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
-
-static int vfail_code(struct loader *ld, int code, const char *path, const char *fmt, va_list ap)
-{
-    char *msg = NULL;
-
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
-    if (*path)
-        bw_fail(ld->cause, code, "%s: %s: %s", ld->file, path, msg ? msg : "out of memory");
-    else
-        bw_fail(ld->cause, code, "%s: %s", ld->file, msg ? msg : "out of memory");
-    free(msg);
-    return code;
-}
-
-static int fail(struct loader *ld, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail_code(struct loader *ld, int code, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail_limit(struct loader *ld, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Stores "<file>: <path>: <message>" and returns BW_ERR_INVALID. */
-static int fail(struct loader *ld, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail_code(ld, BW_ERR_INVALID, path, fmt, ap);
-    va_end(ap);
-    return BW_ERR_INVALID;
-}
-
-/* As fail() with a given code. */
-static int fail_code(struct loader *ld, int code, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail_code(ld, code, path, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-/* As fail() for a value over a documented limit: BW_ERR_LIMIT. */
-static int fail_limit(struct loader *ld, const char *path, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail_code(ld, BW_ERR_LIMIT, path, fmt, ap);
-    va_end(ap);
-    return BW_ERR_LIMIT;
-}
-
-static int fail_nomem(struct loader *ld)
-{
-    return bw_fail(ld->cause, BW_ERR_NOMEM, "%s: out of memory", ld->file);
-}
-
-/* ---- field access -------------------------------------------------------------------- */
-
-static bool in_list(const char *s, const char *const *names)
-{
-    for (size_t i = 0; names[i]; i++)
-        if (strcmp(s, names[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Levenshtein distance, capped: strings longer than 32 bytes are "far". */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[33];
-
-    if (la > 32 || lb > 32)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-/* Rejects keys of obj that are not in `allowed`, suggesting a near one (a
- * small edit distance, or one name a prefix of the other). */
-static int check_keys(struct loader *ld, const char *path, json_t *obj, const char *const *allowed)
-{
-    const char *key;
-    json_t *v;
-
-    json_object_foreach (obj, key, v) {
-        const char *near = NULL;
-        size_t best = 3;
-
-        if (in_list(key, allowed))
-            continue;
-        for (size_t i = 0; allowed[i]; i++) {
-            size_t d = edit_distance(key, allowed[i]);
-            if (strlen(key) >= 3 && (strncmp(key, allowed[i], strlen(key)) == 0 ||
-                                     strncmp(key, allowed[i], strlen(allowed[i])) == 0))
-                d = 1; /* "scratch" for "scratch_bytes", "benchmark" for "benchmarks" */
-            if (d < best) {
-                best = d;
-                near = allowed[i];
-            }
-        }
-        if (near)
-            return fail(ld, path, "unknown field %s (did you mean \"%s\"?)", quote(key).s, near);
-        return fail(ld, path, "unknown field %s (expected %s)", quote(key).s,
-                    join(allowed, count_list(allowed)).s);
-    }
-    return 0;
-}
-
-/* obj[key] in *out; a missing required field is an error, a missing optional
- * one gives *out = NULL. */
-static int field(struct loader *ld, const char *path, json_t *obj, const char *key, bool required,
-                 json_t **out)
-{
-    *out = json_object_get(obj, key);
-    if (!*out && required)
-        return fail(ld, path, "missing field \"%s\"", key);
-    return 0;
-}
-
-static int as_object(struct loader *ld, const char *path, json_t *v)
-{
-    if (!json_is_object(v))
-        return fail(ld, path, "expected an object, got %s", show(v).s);
-    return 0;
-}
-
-/* An array of min..max elements. */
-static int as_array(struct loader *ld, const char *path, json_t *v, size_t min, size_t max,
-                    const char *limit_name)
-{
-    size_t n;
-
-    if (!json_is_array(v))
-        return fail(ld, path, "expected an array, got %s", show(v).s);
-    n = json_array_size(v);
-    if (n < min)
-        return fail(ld, path, "expected at least %zu element%s, got %zu", min, min == 1 ? "" : "s",
-                    n);
-    if (n > max)
-        return fail_limit(ld, path, "%zu elements, over the limit of %zu (%s)", n, max, limit_name);
-    return 0;
-}
-
-static int as_string(struct loader *ld, const char *path, json_t *v, const char **out)
-{
-    if (!json_is_string(v))
-        return fail(ld, path, "expected a string, got %s", show(v).s);
-    *out = json_string_value(v);
-    return 0;
-}
-
-static int as_bool(struct loader *ld, const char *path, json_t *v, bool *out)
-{
-    if (!json_is_boolean(v))
-        return fail(ld, path, "expected true or false, got %s", show(v).s);
-    *out = json_is_true(v);
-    return 0;
-}
-
-/* An integer in lo..hi (a JSON integer: 3.0 is not one). */
-static int as_int(struct loader *ld, const char *path, json_t *v, int64_t lo, int64_t hi,
-                  int64_t *out)
-{
-    int64_t x;
-
-    if (!json_is_integer(v))
-        return fail(ld, path, "expected an integer, got %s", show(v).s);
-    x = (int64_t)json_integer_value(v);
-    if (x < lo || x > hi) {
-        if (hi == INT64_MAX)
-            return fail(ld, path, "%lld is out of range (expected an integer >= %lld)",
-                        (long long)x, (long long)lo);
-        return fail(ld, path, "%lld is out of range (expected an integer in %lld..%lld)",
-                    (long long)x, (long long)lo, (long long)hi);
-    }
-    *out = x;
-    return 0;
-}
-
-/* A finite JSON number (integer or real). */
-static int as_number(struct loader *ld, const char *path, json_t *v, double *out)
-{
-    if (!json_is_number(v))
-        return fail(ld, path, "expected a number, got %s", show(v).s);
-    *out = json_number_value(v);
-    if (!isfinite(*out))
-        return fail(ld, path, "%s is not finite", show(v).s);
-    return 0;
+    return json_reader_fail(&ld->r, BW_ERR_NOMEM, "", "out of memory");
 }
 
 /* A generated value: a number, or "inf", "-inf", "nan". */
@@ -408,9 +69,11 @@ static int as_value(struct loader *ld, const char *path, json_t *v, double *out)
     const char *s;
 
     if (json_is_number(v))
-        return as_number(ld, path, v, out);
+        return json_reader_number(&ld->r, path, v, -HUGE_VAL, HUGE_VAL, out);
     if (!json_is_string(v))
-        return fail(ld, path, "expected a number or \"inf\", \"-inf\", \"nan\", got %s", show(v).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "expected a number or \"inf\", \"-inf\", \"nan\", got %s",
+                                json_show(v).s);
     s = json_string_value(v);
     if (strcmp(s, "inf") == 0)
         *out = INFINITY;
@@ -419,8 +82,9 @@ static int as_value(struct loader *ld, const char *path, json_t *v, double *out)
     else if (strcmp(s, "nan") == 0)
         *out = NAN;
     else
-        return fail(ld, path, "expected a number or \"inf\", \"-inf\", \"nan\", got %s",
-                    quote(s).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "expected a number or \"inf\", \"-inf\", \"nan\", got %s",
+                                json_quote(s).s);
     return 0;
 }
 
@@ -456,12 +120,12 @@ static void check_size_name(const char *name, void *arg)
         nc->unknown = name;
 }
 
-static struct list size_list(const struct problem *p)
+static struct json_list size_list(const struct problem *p)
 {
-    return join((const char *const *)p->size_names, p->n_sizes);
+    return json_join((const char *const *)p->size_names, p->n_sizes);
 }
 
-static struct list formula_name_list(const struct problem *p)
+static struct json_list formula_name_list(const struct problem *p)
 {
     const char *names[BW_MAX_SIZES + BW_MAX_SCALARS];
     size_t n = 0;
@@ -471,7 +135,7 @@ static struct list formula_name_list(const struct problem *p)
     for (size_t i = 0; i < p->n_scalars; i++)
         if (!dtype_is_float(p->scalars[i].dtype))
             names[n++] = p->scalars[i].name;
-    return join(names, n);
+    return json_join(names, n);
 }
 
 /*
@@ -498,40 +162,46 @@ static int parse_expr(struct loader *ld, const char *path, json_t *v, bool real,
         real_text(json_real_value(v), text, sizeof(text));
         src = text;
     } else {
-        return fail(ld, path, "expected %s, got %s",
-                    real ? "a number or an expression string"
-                         : "an integer or an expression string",
-                    show(v).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "expected %s, got %s",
+                                real ? "a number or an expression string"
+                                     : "an integer or an expression string",
+                                json_show(v).s);
     }
     e = expr_parse(src, NULL, &inner);
     if (!e) {
-        int rc = fail(ld, path, "%s: %s", quote(src).s, inner ? inner : "cannot parse");
+        int rc = json_reader_fail(&ld->r, BW_ERR_INVALID, path, "%s: %s", json_quote(src).s,
+                                  inner ? inner : "cannot parse");
         free(inner);
         return rc;
     }
     if (!real && expr_is_real(e)) {
         expr_free(e);
-        return fail(ld, path, "%s has a real literal (expected an integer expression)",
-                    quote(src).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "%s has a real literal (expected an integer expression)",
+                                json_quote(src).s);
     }
     expr_each_name(e, check_size_name, &nc);
     if (nc.unknown) {
-        struct shown name = quote(nc.unknown);
+        struct json_shown name = json_quote(nc.unknown);
         int k = problem_scalar_index(ld->p, nc.unknown);
         int rc;
         if (k >= 0 && int_scalars)
-            rc = fail(ld, path,
-                      "%s uses scalar %s, which is %s (only integer scalars may appear here)",
-                      quote(src).s, name.s, dtype_name(ld->p->scalars[k].dtype));
+            rc = json_reader_fail(
+                &ld->r, BW_ERR_INVALID, path,
+                "%s uses scalar %s, which is %s (only integer scalars may appear here)",
+                json_quote(src).s, name.s, dtype_name(ld->p->scalars[k].dtype));
         else if (k >= 0)
-            rc = fail(ld, path, "%s uses scalar %s (only the sizes, %s, may appear here)",
-                      quote(src).s, name.s, size_list(ld->p).s);
+            rc = json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                  "%s uses scalar %s (only the sizes, %s, may appear here)",
+                                  json_quote(src).s, name.s, size_list(ld->p).s);
         else if (int_scalars)
-            rc = fail(ld, path, "%s uses unknown name %s (sizes and integer scalars are %s)",
-                      quote(src).s, name.s, formula_name_list(ld->p).s);
+            rc = json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                  "%s uses unknown name %s (sizes and integer scalars are %s)",
+                                  json_quote(src).s, name.s, formula_name_list(ld->p).s);
         else
-            rc = fail(ld, path, "%s uses unknown name %s (sizes are %s)", quote(src).s, name.s,
-                      size_list(ld->p).s);
+            rc = json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                  "%s uses unknown name %s (sizes are %s)", json_quote(src).s,
+                                  name.s, size_list(ld->p).s);
         expr_free(e);
         return rc;
     }
@@ -585,16 +255,19 @@ static int check_name(struct loader *ld, const char *path, const char *name)
     char owner[32];
 
     if (!is_identifier(name))
-        return fail(ld, path,
-                    "%s is not an identifier (letters, digits and _, not starting with a digit, "
-                    "at most %d bytes)",
-                    quote(name).s, BW_MAX_NAME);
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, path,
+            "%s is not an identifier (letters, digits and _, not starting with a digit, "
+            "at most %d bytes)",
+            json_quote(name).s, BW_MAX_NAME);
     if (has_suffix(name, "_scale"))
-        return fail(ld, path,
-                    "%s ends in \"_scale\", which is reserved for the reference's scale tensors",
-                    quote(name).s);
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, path,
+            "%s ends in \"_scale\", which is reserved for the reference's scale tensors",
+            json_quote(name).s);
     if (name_owner(ld->p, name, owner, sizeof(owner)))
-        return fail(ld, path, "%s is already the name of %s", quote(name).s, owner);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "%s is already the name of %s",
+                                json_quote(name).s, owner);
     return 0;
 }
 
@@ -682,15 +355,18 @@ static int check_value_fits(struct loader *ld, const char *path, enum dtype t, d
 
     if (dtype_is_float(t)) {
         if (isfinite(v) && fabs(v) > float_max(t))
-            return fail(ld, path, "%g overflows %s (largest finite value %g)", v, dtype_name(t),
-                        float_max(t));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                    "%g overflows %s (largest finite value %g)", v, dtype_name(t),
+                                    float_max(t));
         return 0;
     }
     if (!isfinite(v) || v != trunc(v))
-        return fail(ld, path, "%g is not an integer (the dtype is %s)", v, dtype_name(t));
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "%g is not an integer (the dtype is %s)", v, dtype_name(t));
     int_range(t, &lo, &hi);
     if (v < (double)lo || v > (double)hi || fabs(v) > EXACT_INT)
-        return fail(ld, path, "%g is out of range for %s", v, dtype_name(t));
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "%g is out of range for %s", v,
+                                dtype_name(t));
     return 0;
 }
 
@@ -701,18 +377,19 @@ static int load_sizes(struct loader *ld, json_t *v)
     struct problem *p = ld->p;
     int rc;
 
-    if ((rc = as_array(ld, "sizes", v, 1, BW_MAX_SIZES, "BW_MAX_SIZES")))
+    if ((rc = json_reader_array(&ld->r, "sizes", v, 1, BW_MAX_SIZES, "BW_MAX_SIZES")))
         return rc;
     p->n_sizes = json_array_size(v);
     for (size_t i = 0; i < p->n_sizes; i++) {
-        struct fpath path = at("sizes", "[%zu]", i);
+        struct json_path path = json_path_at("sizes", "[%zu]", i);
         const char *name = NULL;
 
-        if ((rc = as_string(ld, path.s, json_array_get(v, i), &name)) ||
+        if ((rc = json_reader_string(&ld->r, path.s, json_array_get(v, i), 0, SIZE_MAX, NULL,
+                                     &name)) ||
             (rc = check_name(ld, path.s, name)))
             return rc;
         if (!(p->size_names[i] = strdup(name)))
-            return fail_nomem(ld);
+            return load_nomem(ld);
     }
     return 0;
 }
@@ -732,7 +409,7 @@ static int check_scalar_value(struct loader *ld, const char *path, enum dtype t,
         return 0;
     if (t == DTYPE_FP32) {
         if (fabs(v) > FLT_MAX)
-            return fail(ld, path, "%g overflows fp32", v);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "%g overflows fp32", v);
         return 0;
     }
     return check_value_fits(ld, path, t, v);
@@ -744,27 +421,31 @@ static int load_scalar(struct loader *ld, const char *path, json_t *v, struct sc
     json_t *f;
     int rc;
 
-    if ((rc = as_object(ld, path, v)) || (rc = check_keys(ld, path, v, scalar_keys)))
+    if ((rc = json_reader_object(&ld->r, path, v)) ||
+        (rc = json_reader_only_keys(&ld->r, path, v, scalar_keys)))
         return rc;
-    if ((rc = field(ld, path, v, "name", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "name").s, f, &name)) ||
-        (rc = check_name(ld, key_path(path, "name").s, name)))
+    if ((rc = json_reader_get(&ld->r, path, v, "name", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
+                                 &name)) ||
+        (rc = check_name(ld, json_path_key(path, "name").s, name)))
         return rc;
     if (!(s->name = strdup(name)))
-        return fail_nomem(ld);
-    if ((rc = field(ld, path, v, "dtype", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "dtype").s, f, &dtype)))
+        return load_nomem(ld);
+    if ((rc = json_reader_get(&ld->r, path, v, "dtype", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "dtype").s, f, 0, SIZE_MAX, NULL,
+                                 &dtype)))
         return rc;
     s->dtype = dtype_parse(dtype);
     if (!is_scalar_dtype(s->dtype))
-        return fail(
-            ld, key_path(path, "dtype").s,
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, json_path_key(path, "dtype").s,
             "%s is not a scalar dtype (expected fp32, fp64, int32, int64, uint32 or uint64)",
-            quote(dtype).s);
-    if ((rc = field(ld, path, v, "value", true, &f)) ||
-        (rc = as_number(ld, key_path(path, "value").s, f, &s->value)))
+            json_quote(dtype).s);
+    if ((rc = json_reader_get(&ld->r, path, v, "value", true, &f)) ||
+        (rc = json_reader_number(&ld->r, json_path_key(path, "value").s, f, -HUGE_VAL, HUGE_VAL,
+                                 &s->value)))
         return rc;
-    return check_scalar_value(ld, key_path(path, "value").s, s->dtype, s->value);
+    return check_scalar_value(ld, json_path_key(path, "value").s, s->dtype, s->value);
 }
 
 static int load_scalars(struct loader *ld, json_t *v)
@@ -773,16 +454,16 @@ static int load_scalars(struct loader *ld, json_t *v)
     size_t n;
     int rc;
 
-    if ((rc = as_array(ld, "scalars", v, 0, BW_MAX_SCALARS, "BW_MAX_SCALARS")))
+    if ((rc = json_reader_array(&ld->r, "scalars", v, 0, BW_MAX_SCALARS, "BW_MAX_SCALARS")))
         return rc;
     n = json_array_size(v);
     if (n == 0)
         return 0;
     if (!(p->scalars = calloc(n, sizeof(*p->scalars))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     p->n_scalars = n;
     for (size_t i = 0; i < n; i++)
-        if ((rc = load_scalar(ld, at("scalars", "[%zu]", i).s, json_array_get(v, i),
+        if ((rc = load_scalar(ld, json_path_at("scalars", "[%zu]", i).s, json_array_get(v, i),
                               &p->scalars[i])))
             return rc;
     return 0;
@@ -794,7 +475,8 @@ static const char *const tolerance_keys[] = {"exact", "atol", "rtol", "acc", NUL
 static int load_tol_term(struct loader *ld, const char *path, json_t *v, struct expr **out)
 {
     if (json_is_number(v) && json_number_value(v) < 0)
-        return fail(ld, path, "%s is negative (expected a number >= 0)", show(v).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "%s is negative (expected a number >= 0)", json_show(v).s);
     return as_expr(ld, path, v, true, out);
 }
 
@@ -803,36 +485,40 @@ static int load_tolerance(struct loader *ld, const char *path, json_t *v, struct
     json_t *exact, *atol, *rtol, *acc;
     int rc;
 
-    if ((rc = as_object(ld, path, v)) || (rc = check_keys(ld, path, v, tolerance_keys)))
+    if ((rc = json_reader_object(&ld->r, path, v)) ||
+        (rc = json_reader_only_keys(&ld->r, path, v, tolerance_keys)))
         return rc;
     exact = json_object_get(v, "exact");
     atol = json_object_get(v, "atol");
     rtol = json_object_get(v, "rtol");
     acc = json_object_get(v, "acc");
-    if (exact && (rc = as_bool(ld, key_path(path, "exact").s, exact, &t->tol.exact)))
+    if (exact &&
+        (rc = json_reader_bool(&ld->r, json_path_key(path, "exact").s, exact, &t->tol.exact)))
         return rc;
     if (t->tol.exact && (atol || rtol || acc))
-        return fail(ld, path, "\"exact\": true excludes \"%s\"",
-                    atol   ? "atol"
-                    : rtol ? "rtol"
-                           : "acc");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "\"exact\": true excludes \"%s\"",
+                                atol   ? "atol"
+                                : rtol ? "rtol"
+                                       : "acc");
     if (!dtype_is_float(t->dtype) && (atol || rtol))
-        return fail(ld, key_path(path, atol ? "atol" : "rtol").s,
-                    "%s outputs are always compared exactly (no atol or rtol)",
-                    dtype_name(t->dtype));
-    if (atol && (rc = load_tol_term(ld, key_path(path, "atol").s, atol, &t->tol.atol)))
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, json_path_key(path, atol ? "atol" : "rtol").s,
+            "%s outputs are always compared exactly (no atol or rtol)", dtype_name(t->dtype));
+    if (atol && (rc = load_tol_term(ld, json_path_key(path, "atol").s, atol, &t->tol.atol)))
         return rc;
-    if (rtol && (rc = load_tol_term(ld, key_path(path, "rtol").s, rtol, &t->tol.rtol)))
+    if (rtol && (rc = load_tol_term(ld, json_path_key(path, "rtol").s, rtol, &t->tol.rtol)))
         return rc;
     if (acc) {
-        struct fpath ap = key_path(path, "acc");
-        if ((rc = as_number(ld, ap.s, acc, &t->tol.acc)))
+        struct json_path ap = json_path_key(path, "acc");
+        if ((rc = json_reader_number(&ld->r, ap.s, acc, -HUGE_VAL, HUGE_VAL, &t->tol.acc)))
             return rc;
         if (t->tol.acc < 0)
-            return fail(ld, ap.s, "%g is negative (expected a number >= 0)", t->tol.acc);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, ap.s,
+                                    "%g is negative (expected a number >= 0)", t->tol.acc);
         if (t->tol.acc > 0 && !dtype_is_float(t->dtype))
-            return fail(ld, ap.s, "acc > 0 needs a float output (the tensor is %s)",
-                        dtype_name(t->dtype));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, ap.s,
+                                    "acc > 0 needs a float output (the tensor is %s)",
+                                    dtype_name(t->dtype));
     }
     return 0;
 }
@@ -845,25 +531,30 @@ static int load_tensor(struct loader *ld, const char *path, json_t *v, struct te
     json_t *f;
     int rc;
 
-    if ((rc = as_object(ld, path, v)) || (rc = check_keys(ld, path, v, tensor_keys)))
+    if ((rc = json_reader_object(&ld->r, path, v)) ||
+        (rc = json_reader_only_keys(&ld->r, path, v, tensor_keys)))
         return rc;
-    if ((rc = field(ld, path, v, "name", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "name").s, f, &name)) ||
-        (rc = check_name(ld, key_path(path, "name").s, name)))
+    if ((rc = json_reader_get(&ld->r, path, v, "name", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
+                                 &name)) ||
+        (rc = check_name(ld, json_path_key(path, "name").s, name)))
         return rc;
     if (!(t->name = strdup(name)))
-        return fail_nomem(ld);
+        return load_nomem(ld);
 
-    if ((rc = field(ld, path, v, "dtype", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "dtype").s, f, &dtype)))
+    if ((rc = json_reader_get(&ld->r, path, v, "dtype", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "dtype").s, f, 0, SIZE_MAX, NULL,
+                                 &dtype)))
         return rc;
     t->dtype = dtype_parse(dtype);
     if (t->dtype == DTYPE_INVALID)
-        return fail(ld, key_path(path, "dtype").s, "unknown dtype %s (expected one of %s)",
-                    quote(dtype).s, dtype_all_names());
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "dtype").s,
+                                "unknown dtype %s (expected one of %s)", json_quote(dtype).s,
+                                dtype_all_names());
 
-    if ((rc = field(ld, path, v, "role", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "role").s, f, &role)))
+    if ((rc = json_reader_get(&ld->r, path, v, "role", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "role").s, f, 0, SIZE_MAX, NULL,
+                                 &role)))
         return rc;
     if (strcmp(role, "in") == 0)
         t->role = ROLE_IN;
@@ -872,33 +563,34 @@ static int load_tensor(struct loader *ld, const char *path, json_t *v, struct te
     else if (strcmp(role, "inout") == 0)
         t->role = ROLE_INOUT;
     else
-        return fail(ld, key_path(path, "role").s,
-                    "unknown role %s (expected \"in\", \"out\" or \"inout\")", quote(role).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "role").s,
+                                "unknown role %s (expected \"in\", \"out\" or \"inout\")",
+                                json_quote(role).s);
 
-    struct fpath sp = key_path(path, "shape");
-    if ((rc = field(ld, path, v, "shape", true, &f)) ||
-        (rc = as_array(ld, sp.s, f, 1, BW_MAX_DIMS, "BW_MAX_DIMS")))
+    struct json_path sp = json_path_key(path, "shape");
+    if ((rc = json_reader_get(&ld->r, path, v, "shape", true, &f)) ||
+        (rc = json_reader_array(&ld->r, sp.s, f, 1, BW_MAX_DIMS, "BW_MAX_DIMS")))
         return rc;
     t->ndim = (int)json_array_size(f);
     for (int d = 0; d < t->ndim; d++)
-        if ((rc = as_expr(ld, at(sp.s, "[%d]", d).s, json_array_get(f, (size_t)d), false,
+        if ((rc = as_expr(ld, json_path_at(sp.s, "[%d]", d).s, json_array_get(f, (size_t)d), false,
                           &t->shape[d])))
             return rc;
 
-    if ((rc = field(ld, path, v, "tolerance", false, &f)))
+    if ((rc = json_reader_get(&ld->r, path, v, "tolerance", false, &f)))
         return rc;
     if (f && t->role == ROLE_IN)
-        return fail(ld, key_path(path, "tolerance").s,
-                    "only outputs (role \"out\" or \"inout\") have a tolerance; %s is an input",
-                    t->name);
-    if (f && (rc = load_tolerance(ld, key_path(path, "tolerance").s, f, t)))
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, json_path_key(path, "tolerance").s,
+            "only outputs (role \"out\" or \"inout\") have a tolerance; %s is an input", t->name);
+    if (f && (rc = load_tolerance(ld, json_path_key(path, "tolerance").s, f, t)))
         return rc;
     if (t->role != ROLE_IN && !dtype_is_float(t->dtype))
         t->tol.exact = true;
     return 0;
 }
 
-static struct list tensor_list(const struct problem *p, bool inputs_only)
+static struct json_list tensor_list(const struct problem *p, bool inputs_only)
 {
     const char *names[BW_MAX_TENSORS];
     size_t n = 0;
@@ -906,7 +598,7 @@ static struct list tensor_list(const struct problem *p, bool inputs_only)
     for (size_t i = 0; i < p->n_tensors; i++)
         if (!inputs_only || p->tensors[i].role != ROLE_OUT)
             names[n++] = p->tensors[i].name;
-    return join(names, n);
+    return json_join(names, n);
 }
 
 static int load_tensors(struct loader *ld, json_t *v)
@@ -916,20 +608,21 @@ static int load_tensors(struct loader *ld, json_t *v)
     size_t n;
     int rc;
 
-    if ((rc = as_array(ld, "tensors", v, 1, BW_MAX_TENSORS, "BW_MAX_TENSORS")))
+    if ((rc = json_reader_array(&ld->r, "tensors", v, 1, BW_MAX_TENSORS, "BW_MAX_TENSORS")))
         return rc;
     n = json_array_size(v);
     if (!(p->tensors = calloc(n, sizeof(*p->tensors))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     p->n_tensors = n;
     for (size_t i = 0; i < n; i++) {
-        if ((rc = load_tensor(ld, at("tensors", "[%zu]", i).s, json_array_get(v, i),
+        if ((rc = load_tensor(ld, json_path_at("tensors", "[%zu]", i).s, json_array_get(v, i),
                               &p->tensors[i])))
             return rc;
         has_out |= p->tensors[i].role != ROLE_IN;
     }
     if (!has_out)
-        return fail(ld, "tensors", "no output (a tensor with role \"out\" or \"inout\")");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "tensors",
+                                "no output (a tensor with role \"out\" or \"inout\")");
     return 0;
 }
 
@@ -965,9 +658,10 @@ static int dist_number(struct loader *ld, const char *path, json_t *obj, const c
     json_t *f;
     int rc;
 
-    if ((rc = field(ld, path, obj, key, true, &f)) ||
-        (rc = as_number(ld, key_path(path, key).s, f, out)) ||
-        (rc = check_value_fits(ld, key_path(path, key).s, t, *out)))
+    if ((rc = json_reader_get(&ld->r, path, obj, key, true, &f)) ||
+        (rc =
+             json_reader_number(&ld->r, json_path_key(path, key).s, f, -HUGE_VAL, HUGE_VAL, out)) ||
+        (rc = check_value_fits(ld, json_path_key(path, key).s, t, *out)))
         return rc;
     return 0;
 }
@@ -982,8 +676,8 @@ static int dist_range(struct loader *ld, const char *path, json_t *obj, enum dty
         (rc = dist_number(ld, path, obj, "hi", t, hi)))
         return rc;
     if (!(*lo < *hi))
-        return fail(ld, key_path(path, "hi").s, "%g is not above lo %g (expected lo < hi)", *hi,
-                    *lo);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "hi").s,
+                                "%g is not above lo %g (expected lo < hi)", *hi, *lo);
     return 0;
 }
 
@@ -992,24 +686,26 @@ static int load_specials(struct loader *ld, const char *path, json_t *v, enum dt
 {
     int rc;
 
-    if ((rc = as_array(ld, path, v, 1, GEN_MAX_SPECIALS, "GEN_MAX_SPECIALS")))
+    if ((rc = json_reader_array(&ld->r, path, v, 1, GEN_MAX_SPECIALS, "GEN_MAX_SPECIALS")))
         return rc;
     g->n_specials = (uint32_t)json_array_size(v);
     for (size_t i = 0; i < g->n_specials; i++) {
-        struct fpath sp = at(path, "[%zu]", i);
+        struct json_path sp = json_path_at(path, "[%zu]", i);
         json_t *s = json_array_get(v, i), *f;
         double frac;
 
-        if ((rc = as_object(ld, sp.s, s)) || (rc = check_keys(ld, sp.s, s, special_keys)) ||
-            (rc = field(ld, sp.s, s, "value", true, &f)) ||
-            (rc = as_value(ld, key_path(sp.s, "value").s, f, &g->special_value[i])) ||
-            (rc = check_value_fits(ld, key_path(sp.s, "value").s, t, g->special_value[i])) ||
-            (rc = field(ld, sp.s, s, "fraction", true, &f)) ||
-            (rc = as_number(ld, key_path(sp.s, "fraction").s, f, &frac)))
+        if ((rc = json_reader_object(&ld->r, sp.s, s)) ||
+            (rc = json_reader_only_keys(&ld->r, sp.s, s, special_keys)) ||
+            (rc = json_reader_get(&ld->r, sp.s, s, "value", true, &f)) ||
+            (rc = as_value(ld, json_path_key(sp.s, "value").s, f, &g->special_value[i])) ||
+            (rc = check_value_fits(ld, json_path_key(sp.s, "value").s, t, g->special_value[i])) ||
+            (rc = json_reader_get(&ld->r, sp.s, s, "fraction", true, &f)) ||
+            (rc = json_reader_number(&ld->r, json_path_key(sp.s, "fraction").s, f, -HUGE_VAL,
+                                     HUGE_VAL, &frac)))
             return rc;
         if (frac < 0 || frac > 1)
-            return fail(ld, key_path(sp.s, "fraction").s, "%g is out of range (expected 0..1)",
-                        frac);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(sp.s, "fraction").s,
+                                    "%g is out of range (expected 0..1)", frac);
         g->special_fraction[i] = frac;
     }
     return 0;
@@ -1024,27 +720,28 @@ static int load_modifiers(struct loader *ld, const char *path, json_t *v, enum d
     int rc;
 
     if ((row || spike || specials) && !dtype_is_float(t))
-        return fail(ld,
-                    key_path(path, row     ? "row_offset"
-                                   : spike ? "spike"
-                                           : "specials")
-                        .s,
-                    "modifiers need a float tensor (the tensor is %s)", dtype_name(t));
+        return json_reader_fail(&ld->r, BW_ERR_INVALID,
+                                json_path_key(path, row     ? "row_offset"
+                                                    : spike ? "spike"
+                                                            : "specials")
+                                    .s,
+                                "modifiers need a float tensor (the tensor is %s)", dtype_name(t));
     if (row) {
-        struct fpath rp = key_path(path, "row_offset");
-        if ((rc = as_object(ld, rp.s, row)) || (rc = check_keys(ld, rp.s, row, row_offset_keys)) ||
+        struct json_path rp = json_path_key(path, "row_offset");
+        if ((rc = json_reader_object(&ld->r, rp.s, row)) ||
+            (rc = json_reader_only_keys(&ld->r, rp.s, row, row_offset_keys)) ||
             (rc = dist_range(ld, rp.s, row, t, &g->row_lo, &g->row_hi)))
             return rc;
         g->flags |= GEN_ROW_OFFSET;
     }
     if (spike) {
-        struct fpath kp = key_path(path, "spike");
+        struct json_path kp = json_path_key(path, "spike");
         if ((rc = as_value(ld, kp.s, spike, &g->spike)) ||
             (rc = check_value_fits(ld, kp.s, t, g->spike)))
             return rc;
         g->flags |= GEN_SPIKE;
     }
-    if (specials && (rc = load_specials(ld, key_path(path, "specials").s, specials, t, g)))
+    if (specials && (rc = load_specials(ld, json_path_key(path, "specials").s, specials, t, g)))
         return rc;
     return 0;
 }
@@ -1060,18 +757,21 @@ static int load_dist(struct loader *ld, const char *path, json_t *v, size_t ti, 
     json_t *f;
     int rc;
 
-    if ((rc = as_object(ld, path, v)) || (rc = field(ld, path, v, "dist", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "dist").s, f, &kind_name)))
+    if ((rc = json_reader_object(&ld->r, path, v)) ||
+        (rc = json_reader_get(&ld->r, path, v, "dist", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "dist").s, f, 0, SIZE_MAX, NULL,
+                                 &kind_name)))
         return rc;
     for (k = 0; k < nk; k++)
         if (strcmp(kind_name, dist_kinds[k].name) == 0)
             break;
     if (k == nk)
-        return fail(ld, key_path(path, "dist").s,
-                    "unknown distribution %s (expected uniform, normal, loguniform, const, "
-                    "randint or neg)",
-                    quote(kind_name).s);
-    if ((rc = check_keys(ld, path, v, dist_kinds[k].keys)))
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, json_path_key(path, "dist").s,
+            "unknown distribution %s (expected uniform, normal, loguniform, const, "
+            "randint or neg)",
+            json_quote(kind_name).s);
+    if ((rc = json_reader_only_keys(&ld->r, path, v, dist_kinds[k].keys)))
         return rc;
     g->kind = dist_kinds[k].kind;
     g->dtype = (uint32_t)t->dtype;
@@ -1083,20 +783,21 @@ static int load_dist(struct loader *ld, const char *path, json_t *v, size_t ti, 
     case GEN_NORMAL:
     case GEN_LOGUNIFORM:
         if (!dtype_is_float(t->dtype))
-            return fail(ld, key_path(path, "dist").s,
-                        "\"%s\" needs a float tensor; %s is %s (use randint or const)", kind_name,
-                        t->name, dtype_name(t->dtype));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "dist").s,
+                                    "\"%s\" needs a float tensor; %s is %s (use randint or const)",
+                                    kind_name, t->name, dtype_name(t->dtype));
         break;
     case GEN_RANDINT:
         if (dtype_is_float(t->dtype))
-            return fail(ld, key_path(path, "dist").s,
-                        "\"randint\" needs an integer tensor; %s is %s", t->name,
-                        dtype_name(t->dtype));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "dist").s,
+                                    "\"randint\" needs an integer tensor; %s is %s", t->name,
+                                    dtype_name(t->dtype));
         break;
     case DIST_NEG:
         if (!dtype_is_float(t->dtype))
-            return fail(ld, key_path(path, "dist").s, "\"neg\" needs a float tensor; %s is %s",
-                        t->name, dtype_name(t->dtype));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "dist").s,
+                                    "\"neg\" needs a float tensor; %s is %s", t->name,
+                                    dtype_name(t->dtype));
         break;
     }
 
@@ -1110,50 +811,54 @@ static int load_dist(struct loader *ld, const char *path, json_t *v, size_t ti, 
             (rc = dist_number(ld, path, v, "std", t->dtype, &g->b)))
             return rc;
         if (!(g->b > 0))
-            return fail(ld, key_path(path, "std").s, "%g is not positive (expected std > 0)", g->b);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "std").s,
+                                    "%g is not positive (expected std > 0)", g->b);
         break;
     case GEN_LOGUNIFORM:
         if ((rc = dist_range(ld, path, v, t->dtype, &g->a, &g->b)))
             return rc;
         if (!(g->a > 0))
-            return fail(ld, key_path(path, "lo").s, "%g is not positive (expected 0 < lo < hi)",
-                        g->a);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "lo").s,
+                                    "%g is not positive (expected 0 < lo < hi)", g->a);
         if ((f = json_object_get(v, "signed"))) {
             bool sign = false;
-            if ((rc = as_bool(ld, key_path(path, "signed").s, f, &sign)))
+            if ((rc = json_reader_bool(&ld->r, json_path_key(path, "signed").s, f, &sign)))
                 return rc;
             if (sign)
                 g->flags |= GEN_SIGNED;
         }
         break;
     case GEN_CONST:
-        if ((rc = field(ld, path, v, "value", true, &f)) ||
-            (rc = as_value(ld, key_path(path, "value").s, f, &g->a)) ||
-            (rc = check_value_fits(ld, key_path(path, "value").s, t->dtype, g->a)))
+        if ((rc = json_reader_get(&ld->r, path, v, "value", true, &f)) ||
+            (rc = as_value(ld, json_path_key(path, "value").s, f, &g->a)) ||
+            (rc = check_value_fits(ld, json_path_key(path, "value").s, t->dtype, g->a)))
             return rc;
         break;
     case GEN_RANDINT:
-        if ((rc = field(ld, path, v, "lo", true, &f)) ||
-            (rc = as_expr(ld, key_path(path, "lo").s, f, false, &d->ilo)) ||
-            (rc = field(ld, path, v, "hi", true, &f)) ||
-            (rc = as_expr(ld, key_path(path, "hi").s, f, false, &d->ihi)))
+        if ((rc = json_reader_get(&ld->r, path, v, "lo", true, &f)) ||
+            (rc = as_expr(ld, json_path_key(path, "lo").s, f, false, &d->ilo)) ||
+            (rc = json_reader_get(&ld->r, path, v, "hi", true, &f)) ||
+            (rc = as_expr(ld, json_path_key(path, "hi").s, f, false, &d->ihi)))
             return rc;
         return 0;
     case DIST_NEG: {
         const char *of = NULL;
         int src;
-        if ((rc = field(ld, path, v, "of", true, &f)) ||
-            (rc = as_string(ld, key_path(path, "of").s, f, &of)))
+        if ((rc = json_reader_get(&ld->r, path, v, "of", true, &f)) ||
+            (rc = json_reader_string(&ld->r, json_path_key(path, "of").s, f, 0, SIZE_MAX, NULL,
+                                     &of)))
             return rc;
         src = problem_tensor_index(p, of);
         if (src < 0)
-            return fail(ld, key_path(path, "of").s, "unknown tensor %s (inputs are %s)",
-                        quote(of).s, tensor_list(p, true).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "of").s,
+                                    "unknown tensor %s (inputs are %s)", json_quote(of).s,
+                                    tensor_list(p, true).s);
         if (p->tensors[src].role == ROLE_OUT)
-            return fail(ld, key_path(path, "of").s, "%s is an output (expected an input tensor)",
-                        quote(of).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "of").s,
+                                    "%s is an output (expected an input tensor)", json_quote(of).s);
         if ((size_t)src == ti)
-            return fail(ld, key_path(path, "of").s, "%s cannot be the neg of itself", quote(of).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "of").s,
+                                    "%s cannot be the neg of itself", json_quote(of).s);
         d->neg_of = src;
         return 0;
     }
@@ -1170,20 +875,22 @@ static int resolve_negs(struct loader *ld, const char *path, struct data_profile
         struct dist_spec *d = &prof->dists[t];
         const struct dist_spec *s;
         const struct tensor_spec *src;
-        struct fpath tp;
+        struct json_path tp;
 
         if (!d->set || d->neg_of < 0)
             continue;
-        tp = at(path, ".%s.of", p->tensors[t].name);
+        tp = json_path_at(path, ".%s.of", p->tensors[t].name);
         s = &prof->dists[d->neg_of];
         src = &p->tensors[d->neg_of];
         if (s->neg_of >= 0)
-            return fail(ld, tp.s, "%s is itself a \"neg\" (expected a generated tensor)",
-                        src->name);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, tp.s,
+                                    "%s is itself a \"neg\" (expected a generated tensor)",
+                                    src->name);
         if (!dtype_is_float(src->dtype) || src->dtype != p->tensors[t].dtype)
-            return fail(ld, tp.s, "%s is %s but %s is %s (\"neg\" needs the same float dtype)",
-                        src->name, dtype_name(src->dtype), p->tensors[t].name,
-                        dtype_name(p->tensors[t].dtype));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, tp.s,
+                                    "%s is %s but %s is %s (\"neg\" needs the same float dtype)",
+                                    src->name, dtype_name(src->dtype), p->tensors[t].name,
+                                    dtype_name(p->tensors[t].dtype));
         d->gen = s->gen;
         d->gen.flags |= GEN_NEGATE;
         d->gen.stream = (uint32_t)d->neg_of;
@@ -1195,46 +902,50 @@ static int resolve_negs(struct loader *ld, const char *path, struct data_profile
 static int load_profile(struct loader *ld, const char *name, json_t *v, struct data_profile *prof)
 {
     struct problem *p = ld->p;
-    struct fpath path;
+    struct json_path path;
     const char *tname;
     json_t *dv;
     int rc;
 
     if (!is_profile_name(name))
-        return fail(ld, "data",
-                    "profile name %s is not valid (expected letters, digits, _ and -, at most "
-                    "%d bytes)",
-                    quote(name).s, BW_MAX_NAME);
-    path = at("data", ".%s", name);
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, "data",
+            "profile name %s is not valid (expected letters, digits, _ and -, at most "
+            "%d bytes)",
+            json_quote(name).s, BW_MAX_NAME);
+    path = json_path_at("data", ".%s", name);
     for (struct data_profile *q = p->profiles; q < prof; q++)
         if (strcmp(q->name, name) == 0)
-            return fail(ld, path.s, "duplicate profile name");
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path.s, "duplicate profile name");
     if (!(prof->name = strdup(name)))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     if (!(prof->dists = calloc(p->n_tensors, sizeof(*prof->dists))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     for (size_t t = 0; t < p->n_tensors; t++)
         prof->dists[t].neg_of = -1;
-    if ((rc = as_object(ld, path.s, v)))
+    if ((rc = json_reader_object(&ld->r, path.s, v)))
         return rc;
     json_object_foreach (v, tname, dv) {
         int t = problem_tensor_index(p, tname);
         if (t < 0)
-            return fail(ld, path.s, "unknown tensor %s (inputs are %s)", quote(tname).s,
-                        tensor_list(p, true).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path.s,
+                                    "unknown tensor %s (inputs are %s)", json_quote(tname).s,
+                                    tensor_list(p, true).s);
         if (p->tensors[t].role == ROLE_OUT)
-            return fail(ld, at(path.s, ".%s", tname).s,
-                        "%s is an output; only inputs (role \"in\" or \"inout\") get a "
-                        "distribution",
-                        tname);
-        if ((rc = load_dist(ld, at(path.s, ".%s", tname).s, dv, (size_t)t, &prof->dists[t])))
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_at(path.s, ".%s", tname).s,
+                                    "%s is an output; only inputs (role \"in\" or \"inout\") get a "
+                                    "distribution",
+                                    tname);
+        if ((rc = load_dist(ld, json_path_at(path.s, ".%s", tname).s, dv, (size_t)t,
+                            &prof->dists[t])))
             return rc;
     }
     for (size_t t = 0; t < p->n_tensors; t++)
         if (p->tensors[t].role != ROLE_OUT && !prof->dists[t].set)
-            return fail(ld, path.s,
-                        "no distribution for input %s (every input needs one in every profile)",
-                        p->tensors[t].name);
+            return json_reader_fail(
+                &ld->r, BW_ERR_INVALID, path.s,
+                "no distribution for input %s (every input needs one in every profile)",
+                p->tensors[t].name);
     return resolve_negs(ld, path.s, prof);
 }
 
@@ -1246,16 +957,18 @@ static int load_profiles(struct loader *ld, json_t *v)
     size_t i = 0, n;
     int rc;
 
-    if ((rc = as_object(ld, "data", v)))
+    if ((rc = json_reader_object(&ld->r, "data", v)))
         return rc;
     n = json_object_size(v);
     if (n == 0)
-        return fail(ld, "data", "no profiles (expected at least one)");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "data",
+                                "no profiles (expected at least one)");
     if (n > BW_MAX_PROFILES)
-        return fail_limit(ld, "data", "%zu profiles, over the limit of %d (BW_MAX_PROFILES)", n,
-                          BW_MAX_PROFILES);
+        return json_reader_fail(&ld->r, BW_ERR_LIMIT, "data",
+                                "%zu profiles, over the limit of %d (BW_MAX_PROFILES)", n,
+                                BW_MAX_PROFILES);
     if (!(p->profiles = calloc(n, sizeof(*p->profiles))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     p->n_profiles = n;
     json_object_foreach (v, name, pv) {
         if ((rc = load_profile(ld, name, pv, &p->profiles[i])))
@@ -1290,7 +1003,7 @@ struct entry {
 /* A size value: an integer >= 1. */
 static int size_value(struct loader *ld, const char *path, json_t *v, int64_t *out)
 {
-    return as_int(ld, path, v, 1, INT64_MAX, out);
+    return json_reader_int(&ld->r, path, v, 1, INT64_MAX, out);
 }
 
 /* Every size name present, no unknown ones. */
@@ -1302,11 +1015,13 @@ static int check_size_keys(struct loader *ld, const char *path, json_t *obj)
 
     json_object_foreach (obj, key, v) {
         if (problem_size_index(p, key) < 0)
-            return fail(ld, path, "unknown size %s (sizes are %s)", quote(key).s, size_list(p).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "unknown size %s (sizes are %s)",
+                                    json_quote(key).s, size_list(p).s);
     }
     for (size_t k = 0; k < p->n_sizes; k++)
         if (!json_object_get(obj, p->size_names[k]))
-            return fail(ld, path, "missing size \"%s\"", p->size_names[k]);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path, "missing size \"%s\"",
+                                    p->size_names[k]);
     return 0;
 }
 
@@ -1318,16 +1033,17 @@ static int load_entry_sizes(struct loader *ld, const char *path, json_t *v, size
     int rc;
 
     if (json_is_array(v)) {
-        if ((rc = as_array(ld, path, v, 1, max,
-                           max == BW_MAX_CASES ? "BW_MAX_CASES" : "BW_MAX_BENCHMARKS")))
+        if ((rc = json_reader_array(&ld->r, path, v, 1, max,
+                                    max == BW_MAX_CASES ? "BW_MAX_CASES" : "BW_MAX_BENCHMARKS")))
             return rc;
         for (size_t i = 0; i < json_array_size(v); i++) {
-            struct fpath rp = at(path, "[%zu]", i);
+            struct json_path rp = json_path_at(path, "[%zu]", i);
             json_t *row = json_array_get(v, i);
-            if ((rc = as_object(ld, rp.s, row)) || (rc = check_size_keys(ld, rp.s, row)))
+            if ((rc = json_reader_object(&ld->r, rp.s, row)) ||
+                (rc = check_size_keys(ld, rp.s, row)))
                 return rc;
             for (size_t k = 0; k < p->n_sizes; k++)
-                if ((rc = size_value(ld, key_path(rp.s, p->size_names[k]).s,
+                if ((rc = size_value(ld, json_path_key(rp.s, p->size_names[k]).s,
                                      json_object_get(row, p->size_names[k]), &x)))
                     return rc;
         }
@@ -1336,24 +1052,29 @@ static int load_entry_sizes(struct loader *ld, const char *path, json_t *v, size
         return 0;
     }
     if (!json_is_object(v))
-        return fail(ld, path, "expected an object of sizes or an array of them, got %s", show(v).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "expected an object of sizes or an array of them, got %s",
+                                json_show(v).s);
     if ((rc = check_size_keys(ld, path, v)))
         return rc;
     e->count = 1;
     for (size_t k = 0; k < p->n_sizes; k++) {
-        struct fpath kp = key_path(path, p->size_names[k]);
+        struct json_path kp = json_path_key(path, p->size_names[k]);
         json_t *sv = json_object_get(v, p->size_names[k]);
         if (json_is_array(sv)) {
-            if ((rc = as_array(ld, kp.s, sv, 1, max,
-                               max == BW_MAX_CASES ? "BW_MAX_CASES" : "BW_MAX_BENCHMARKS")))
+            if ((rc =
+                     json_reader_array(&ld->r, kp.s, sv, 1, max,
+                                       max == BW_MAX_CASES ? "BW_MAX_CASES" : "BW_MAX_BENCHMARKS")))
                 return rc;
             for (size_t i = 0; i < json_array_size(sv); i++)
-                if ((rc = size_value(ld, at(kp.s, "[%zu]", i).s, json_array_get(sv, i), &x)))
+                if ((rc = size_value(ld, json_path_at(kp.s, "[%zu]", i).s, json_array_get(sv, i),
+                                     &x)))
                     return rc;
             e->count *= json_array_size(sv);
             if (e->count > max)
-                return fail_limit(ld, path, "the lists expand to more than %zu cases (%s)", max,
-                                  max == BW_MAX_CASES ? "BW_MAX_CASES" : "BW_MAX_BENCHMARKS");
+                return json_reader_fail(&ld->r, BW_ERR_LIMIT, path,
+                                        "the lists expand to more than %zu cases (%s)", max,
+                                        max == BW_MAX_CASES ? "BW_MAX_CASES" : "BW_MAX_BENCHMARKS");
         } else if ((rc = size_value(ld, kp.s, sv, &x))) {
             return rc;
         }
@@ -1370,59 +1091,66 @@ static int load_entry(struct loader *ld, const char *path, json_t *v, bool bench
     json_t *f, *sv;
     int rc;
 
-    if ((rc = as_object(ld, path, v)) || (rc = check_keys(ld, path, v, case_keys)))
+    if ((rc = json_reader_object(&ld->r, path, v)) ||
+        (rc = json_reader_only_keys(&ld->r, path, v, case_keys)))
         return rc;
-    if ((rc = field(ld, path, v, "name", bench, &f)))
+    if ((rc = json_reader_get(&ld->r, path, v, "name", bench, &f)))
         return rc;
     if (f) {
-        if ((rc = as_string(ld, key_path(path, "name").s, f, &e->name)))
+        if ((rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
+                                     &e->name)))
             return rc;
         if (!is_case_name(e->name))
-            return fail(ld, key_path(path, "name").s,
-                        "%s is not a valid case name (1..%d bytes, no control characters, no "
-                        "leading or trailing space)",
-                        quote(e->name).s, BW_MAX_NAME);
+            return json_reader_fail(
+                &ld->r, BW_ERR_INVALID, json_path_key(path, "name").s,
+                "%s is not a valid case name (1..%d bytes, no control characters, no "
+                "leading or trailing space)",
+                json_quote(e->name).s, BW_MAX_NAME);
     }
-    if ((rc = field(ld, path, v, "data", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "data").s, f, &data)))
+    if ((rc = json_reader_get(&ld->r, path, v, "data", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "data").s, f, 0, SIZE_MAX, NULL,
+                                 &data)))
         return rc;
     e->profile = profile_index(p, data);
     if (e->profile < 0) {
         const char *names[BW_MAX_PROFILES];
         for (size_t i = 0; i < p->n_profiles; i++)
             names[i] = p->profiles[i].name;
-        return fail(ld, key_path(path, "data").s, "unknown data profile %s (profiles are %s)",
-                    quote(data).s, join(names, p->n_profiles).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "data").s,
+                                "unknown data profile %s (profiles are %s)", json_quote(data).s,
+                                json_join(names, p->n_profiles).s);
     }
     for (size_t s = 0; s < p->n_scalars; s++)
         e->scalars[s] = p->scalars[s].value;
-    if ((rc = field(ld, path, v, "scalars", false, &f)))
+    if ((rc = json_reader_get(&ld->r, path, v, "scalars", false, &f)))
         return rc;
     if (f) {
-        struct fpath sp = key_path(path, "scalars");
-        if ((rc = as_object(ld, sp.s, f)))
+        struct json_path sp = json_path_key(path, "scalars");
+        if ((rc = json_reader_object(&ld->r, sp.s, f)))
             return rc;
         json_object_foreach (f, key, sv) {
             int s = problem_scalar_index(p, key);
-            struct fpath kp = key_path(sp.s, key);
+            struct json_path kp = json_path_key(sp.s, key);
             if (s < 0) {
                 const char *names[BW_MAX_SCALARS];
                 for (size_t i = 0; i < p->n_scalars; i++)
                     names[i] = p->scalars[i].name;
                 if (p->n_scalars == 0)
-                    return fail(ld, sp.s, "unknown scalar %s (the problem has no scalars)",
-                                quote(key).s);
-                return fail(ld, sp.s, "unknown scalar %s (scalars are %s)", quote(key).s,
-                            join(names, p->n_scalars).s);
+                    return json_reader_fail(&ld->r, BW_ERR_INVALID, sp.s,
+                                            "unknown scalar %s (the problem has no scalars)",
+                                            json_quote(key).s);
+                return json_reader_fail(&ld->r, BW_ERR_INVALID, sp.s,
+                                        "unknown scalar %s (scalars are %s)", json_quote(key).s,
+                                        json_join(names, p->n_scalars).s);
             }
-            if ((rc = as_number(ld, kp.s, sv, &e->scalars[s])) ||
+            if ((rc = json_reader_number(&ld->r, kp.s, sv, -HUGE_VAL, HUGE_VAL, &e->scalars[s])) ||
                 (rc = check_scalar_value(ld, kp.s, p->scalars[s].dtype, e->scalars[s])))
                 return rc;
         }
     }
-    if ((rc = field(ld, path, v, "sizes", true, &f)))
+    if ((rc = json_reader_get(&ld->r, path, v, "sizes", true, &f)))
         return rc;
-    return load_entry_sizes(ld, key_path(path, "sizes").s, f, max, e);
+    return load_entry_sizes(ld, json_path_key(path, "sizes").s, f, max, e);
 }
 
 /* Case `i` of entry e: its sizes (odometer over the lists, last size fastest). */
@@ -1477,23 +1205,24 @@ static int load_cases(struct loader *ld, const char *fieldname, json_t *v, bool 
     struct entry *entries;
     int rc = 0;
 
-    if ((rc = as_array(ld, fieldname, v, 1, max, limit)))
+    if ((rc = json_reader_array(&ld->r, fieldname, v, 1, max, limit)))
         return rc;
     n_entries = json_array_size(v);
     if (!(entries = calloc(n_entries, sizeof(*entries))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     for (size_t i = 0; i < n_entries; i++) {
-        if ((rc = load_entry(ld, at(fieldname, "[%zu]", i).s, json_array_get(v, i), bench, max,
-                             &entries[i])))
+        if ((rc = load_entry(ld, json_path_at(fieldname, "[%zu]", i).s, json_array_get(v, i), bench,
+                             max, &entries[i])))
             goto free_entries;
         total += entries[i].count;
         if (total > max) {
-            rc = fail_limit(ld, fieldname, "more than %zu cases after expansion (%s)", max, limit);
+            rc = json_reader_fail(&ld->r, BW_ERR_LIMIT, fieldname,
+                                  "more than %zu cases after expansion (%s)", max, limit);
             goto free_entries;
         }
     }
     if (!(*out = calloc(total, sizeof(**out)))) {
-        rc = fail_nomem(ld);
+        rc = load_nomem(ld);
         goto free_entries;
     }
     *n_out = total;
@@ -1505,15 +1234,16 @@ static int load_cases(struct loader *ld, const char *fieldname, json_t *v, bool 
             pc->profile = entries[i].profile;
             entry_of[c] = i;
             if (!(pc->name = case_name(p, &entries[i], pc->sizes))) {
-                rc = fail_nomem(ld);
+                rc = load_nomem(ld);
                 goto free_entries;
             }
             for (size_t d = 0; d < c; d++)
                 if (strcmp((*out)[d].name, pc->name) == 0) {
-                    rc = fail(ld, at(fieldname, "[%zu]", i).s,
-                              "case name %s repeats one of %s[%zu] (give the entry a distinct "
-                              "\"name\")",
-                              quote(pc->name).s, fieldname, entry_of[d]);
+                    rc = json_reader_fail(
+                        &ld->r, BW_ERR_INVALID, json_path_at(fieldname, "[%zu]", i).s,
+                        "case name %s repeats one of %s[%zu] (give the entry a distinct "
+                        "\"name\")",
+                        json_quote(pc->name).s, fieldname, entry_of[d]);
                     goto free_entries;
                 }
         }
@@ -1532,12 +1262,13 @@ static int load_formulas(struct loader *ld, json_t *root)
     json_t *f, *lim;
     int rc;
 
-    if ((rc = field(ld, "", root, "bytes", true, &f)) ||
+    if ((rc = json_reader_get(&ld->r, "", root, "bytes", true, &f)) ||
         (rc = as_formula(ld, "bytes", f, &p->bytes)) ||
-        (rc = field(ld, "", root, "flops", true, &f)) ||
+        (rc = json_reader_get(&ld->r, "", root, "flops", true, &f)) ||
         (rc = as_formula(ld, "flops", f, &p->flops)))
         return rc;
-    if ((rc = field(ld, "", root, "peak", true, &f)) || (rc = as_string(ld, "peak", f, &peak)))
+    if ((rc = json_reader_get(&ld->r, "", root, "peak", true, &f)) ||
+        (rc = json_reader_string(&ld->r, "peak", f, 0, SIZE_MAX, NULL, &peak)))
         return rc;
     if (strcmp(peak, "fp32") == 0)
         p->peak = PEAK_FP32;
@@ -1548,20 +1279,22 @@ static int load_formulas(struct loader *ld, json_t *root)
     else if (strcmp(peak, "none") == 0)
         p->peak = PEAK_NONE;
     else
-        return fail(ld, "peak",
-                    "unknown peak %s (expected \"fp32\", \"fp16_tensor\", \"bf16_tensor\" or "
-                    "\"none\")",
-                    quote(peak).s);
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, "peak",
+            "unknown peak %s (expected \"fp32\", \"fp16_tensor\", \"bf16_tensor\" or "
+            "\"none\")",
+            json_quote(peak).s);
 
     p->run_ms = BW_RUN_WALL_MS_DEFAULT;
-    if ((rc = field(ld, "", root, "limits", false, &lim)) || !lim)
+    if ((rc = json_reader_get(&ld->r, "", root, "limits", false, &lim)) || !lim)
         return rc;
     static const char *const limit_keys[] = {"run_ms", "scratch_bytes", NULL};
-    if ((rc = as_object(ld, "limits", lim)) || (rc = check_keys(ld, "limits", lim, limit_keys)))
+    if ((rc = json_reader_object(&ld->r, "limits", lim)) ||
+        (rc = json_reader_only_keys(&ld->r, "limits", lim, limit_keys)))
         return rc;
     if ((f = json_object_get(lim, "run_ms"))) {
         int64_t ms;
-        if ((rc = as_int(ld, "limits.run_ms", f, 1, BW_MAX_RUN_MS, &ms)))
+        if ((rc = json_reader_int(&ld->r, "limits.run_ms", f, 1, BW_MAX_RUN_MS, &ms)))
             return rc;
         p->run_ms = (int)ms;
     }
@@ -1574,9 +1307,9 @@ static int load_formulas(struct loader *ld, json_t *root)
 /* ---- per-case checks --------------------------------------------------------------------- */
 
 /* "[2, 3]" */
-static struct shown dims_text(const int64_t *dims, int ndim)
+static struct json_shown dims_text(const int64_t *dims, int ndim)
 {
-    struct shown r;
+    struct json_shown r;
     size_t o = 0;
 
     r.s[o++] = '[';
@@ -1609,11 +1342,11 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
             goto inner_fail;
         if (!i64_mul(count, (int64_t)dtype_size(ts->dtype), &bytes) ||
             (uint64_t)bytes > BW_MAX_TENSOR_BYTES)
-            return fail_limit(ld, path,
-                              "case %s: tensor %s has %lld elements, over the limit of %llu "
-                              "bytes (BW_MAX_TENSOR_BYTES)",
-                              quote(c->name).s, ts->name, (long long)count,
-                              (unsigned long long)BW_MAX_TENSOR_BYTES);
+            return json_reader_fail(&ld->r, BW_ERR_LIMIT, path,
+                                    "case %s: tensor %s has %lld elements, over the limit of %llu "
+                                    "bytes (BW_MAX_TENSOR_BYTES)",
+                                    json_quote(c->name).s, ts->name, (long long)count,
+                                    (unsigned long long)BW_MAX_TENSOR_BYTES);
         case_bytes += (uint64_t)bytes;
         /* the reference holds outputs as 8-byte values, plus the acc scale tensors */
         if (ts->role == ROLE_IN)
@@ -1621,14 +1354,16 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
         else
             ref_bytes += (uint64_t)count * 8 * (ts->tol.acc > 0 ? 2 : 1);
         if (case_bytes > BW_MAX_CASE_BYTES)
-            return fail_limit(ld, path,
-                              "case %s: the tensors need more than %llu bytes (BW_MAX_CASE_BYTES)",
-                              quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
+            return json_reader_fail(
+                &ld->r, BW_ERR_LIMIT, path,
+                "case %s: the tensors need more than %llu bytes (BW_MAX_CASE_BYTES)",
+                json_quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
         if (ref_bytes > BW_MAX_CASE_BYTES)
-            return fail_limit(ld, path,
-                              "case %s: the reference's buffers (fp64 outputs and scales) need "
-                              "more than %llu bytes (BW_MAX_CASE_BYTES)",
-                              quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
+            return json_reader_fail(
+                &ld->r, BW_ERR_LIMIT, path,
+                "case %s: the reference's buffers (fp64 outputs and scales) need "
+                "more than %llu bytes (BW_MAX_CASE_BYTES)",
+                json_quote(c->name).s, (unsigned long long)BW_MAX_CASE_BYTES);
     }
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
@@ -1645,11 +1380,12 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
                 (rc = problem_tensor_shape(p, (size_t)d->neg_of, c, b, &inner)))
                 goto inner_fail;
             if (ts->ndim != src->ndim || memcmp(a, b, sizeof(a[0]) * (size_t)ts->ndim) != 0)
-                return fail(ld, path,
-                            "case %s: %s is the neg of %s in profile \"%s\" but their shapes "
-                            "differ (%s vs %s)",
-                            quote(c->name).s, ts->name, src->name, p->profiles[c->profile].name,
-                            dims_text(a, ts->ndim).s, dims_text(b, src->ndim).s);
+                return json_reader_fail(
+                    &ld->r, BW_ERR_INVALID, path,
+                    "case %s: %s is the neg of %s in profile \"%s\" but their shapes "
+                    "differ (%s vs %s)",
+                    json_quote(c->name).s, ts->name, src->name, p->profiles[c->profile].name,
+                    dims_text(a, ts->ndim).s, dims_text(b, src->ndim).s);
         }
         if (ts->role != ROLE_IN && (rc = problem_tolerance(p, t, c, &atol, &rtol, &inner)))
             goto inner_fail;
@@ -1657,12 +1393,14 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
     if (p->scratch_bytes) {
         int64_t s;
         if ((rc = expr_eval_int(p->scratch_bytes, &scope, &s, &inner))) {
-            bw_wrap(&inner, rc, "limits.scratch_bytes %s", quote(expr_text(p->scratch_bytes)).s);
+            bw_wrap(&inner, rc, "limits.scratch_bytes %s",
+                    json_quote(expr_text(p->scratch_bytes)).s);
             goto inner_fail;
         }
         if (s < 0)
-            return fail(ld, path, "case %s: limits.scratch_bytes is %lld (expected >= 0)",
-                        quote(c->name).s, (long long)s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                    "case %s: limits.scratch_bytes is %lld (expected >= 0)",
+                                    json_quote(c->name).s, (long long)s);
     }
     if (bench) {
         struct expr_binding fvars[BW_MAX_SIZES + BW_MAX_SCALARS];
@@ -1670,24 +1408,27 @@ static int check_case(struct loader *ld, const char *path, const struct problem_
         double bytes, flops;
         problem_formula_scope(p, c, fvars, &fscope);
         if ((rc = expr_eval_real(p->bytes, &fscope, &bytes, &inner))) {
-            bw_wrap(&inner, rc, "bytes %s", quote(expr_text(p->bytes)).s);
+            bw_wrap(&inner, rc, "bytes %s", json_quote(expr_text(p->bytes)).s);
             goto inner_fail;
         }
         if ((rc = expr_eval_real(p->flops, &fscope, &flops, &inner))) {
-            bw_wrap(&inner, rc, "flops %s", quote(expr_text(p->flops)).s);
+            bw_wrap(&inner, rc, "flops %s", json_quote(expr_text(p->flops)).s);
             goto inner_fail;
         }
         if (!isfinite(bytes) || bytes < 0 || !isfinite(flops) || flops < 0)
-            return fail(ld, path, "case %s: bytes (%g) and flops (%g) must be finite and >= 0",
-                        quote(c->name).s, bytes, flops);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                    "case %s: bytes (%g) and flops (%g) must be finite and >= 0",
+                                    json_quote(c->name).s, bytes, flops);
         if (bytes == 0 && flops == 0)
-            return fail(ld, path, "case %s: bytes and flops are both 0 (nothing to score)",
-                        quote(c->name).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                    "case %s: bytes and flops are both 0 (nothing to score)",
+                                    json_quote(c->name).s);
     }
     return 0;
 
 inner_fail:
-    rc = fail_code(ld, rc, path, "case %s: %s", quote(c->name).s, inner ? inner : "failed");
+    rc = json_reader_fail(&ld->r, rc, path, "case %s: %s", json_quote(c->name).s,
+                          inner ? inner : "failed");
     free(inner);
     return rc;
 }
@@ -1752,13 +1493,13 @@ static int bench_index(const struct problem *p, const char *name)
     return -1;
 }
 
-static struct list bench_list(const struct problem *p)
+static struct json_list bench_list(const struct problem *p)
 {
     const char *names[BW_MAX_BENCHMARKS];
 
     for (size_t i = 0; i < p->n_benchmarks; i++)
         names[i] = p->benchmarks[i].name;
-    return join(names, p->n_benchmarks);
+    return json_join(names, p->n_benchmarks);
 }
 
 /* A benchmark case name (a string naming one of problem.benchmarks). */
@@ -1767,12 +1508,13 @@ static int as_bench(struct loader *ld, const char *path, json_t *v, size_t *out)
     const char *name = NULL;
     int b, rc;
 
-    if ((rc = as_string(ld, path, v, &name)))
+    if ((rc = json_reader_string(&ld->r, path, v, 0, SIZE_MAX, NULL, &name)))
         return rc;
     b = bench_index(ld->p, name);
     if (b < 0)
-        return fail(ld, path, "unknown benchmark %s (benchmarks are %s)", quote(name).s,
-                    bench_list(ld->p).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, path,
+                                "unknown benchmark %s (benchmarks are %s)", json_quote(name).s,
+                                bench_list(ld->p).s);
     *out = (size_t)b;
     return 0;
 }
@@ -1780,7 +1522,7 @@ static int as_bench(struct loader *ld, const char *path, json_t *v, size_t *out)
 /* "shapes": benchmark names, each once; absent: every benchmark. */
 static int load_goal_shapes(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
 {
-    struct fpath sp = key_path(path, "shapes");
+    struct json_path sp = json_path_key(path, "shapes");
     json_t *v = json_object_get(goal, "shapes");
     int rc;
 
@@ -1789,16 +1531,16 @@ static int load_goal_shapes(struct loader *ld, const char *path, json_t *goal, s
             g->shapes[i] = true;
         return 0;
     }
-    if ((rc = as_array(ld, sp.s, v, 1, BW_MAX_BENCHMARKS, "BW_MAX_BENCHMARKS")))
+    if ((rc = json_reader_array(&ld->r, sp.s, v, 1, BW_MAX_BENCHMARKS, "BW_MAX_BENCHMARKS")))
         return rc;
     for (size_t i = 0; i < json_array_size(v); i++) {
-        struct fpath ip = at(sp.s, "[%zu]", i);
+        struct json_path ip = json_path_at(sp.s, "[%zu]", i);
         size_t b;
         if ((rc = as_bench(ld, ip.s, json_array_get(v, i), &b)))
             return rc;
         if (g->shapes[b])
-            return fail(ld, ip.s, "benchmark %s is listed twice",
-                        quote(ld->p->benchmarks[b].name).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, ip.s, "benchmark %s is listed twice",
+                                    json_quote(ld->p->benchmarks[b].name).s);
         g->shapes[b] = true;
     }
     return 0;
@@ -1808,17 +1550,18 @@ static int load_goal_shapes(struct loader *ld, const char *path, json_t *goal, s
 static int goal_number(struct loader *ld, const char *path, json_t *goal, const char *key,
                        bool required, double lo, bool lo_open, double hi, double *out)
 {
-    struct fpath kp = key_path(path, key);
+    struct json_path kp = json_path_key(path, key);
     json_t *f;
     int rc;
 
-    if ((rc = field(ld, path, goal, key, required, &f)) || !f)
+    if ((rc = json_reader_get(&ld->r, path, goal, key, required, &f)) || !f)
         return rc;
-    if ((rc = as_number(ld, kp.s, f, out)))
+    if ((rc = json_reader_number(&ld->r, kp.s, f, -HUGE_VAL, HUGE_VAL, out)))
         return rc;
     if ((lo_open ? !(*out > lo) : !(*out >= lo)) || *out > hi)
-        return fail(ld, kp.s, "%g is out of range (expected %s %g and <= %g)", *out,
-                    lo_open ? ">" : ">=", lo, hi);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, kp.s,
+                                "%g is out of range (expected %s %g and <= %g)", *out,
+                                lo_open ? ">" : ">=", lo, hi);
     return 0;
 }
 
@@ -1830,10 +1573,11 @@ static int load_goal_autotune(struct loader *ld, const char *path, json_t *goal,
     int rc;
 
     g->min_configs = 2;
-    if ((rc = field(ld, path, goal, "min_configs", false, &f)))
+    if ((rc = json_reader_get(&ld->r, path, goal, "min_configs", false, &f)))
         return rc;
     if (f) {
-        if ((rc = as_int(ld, key_path(path, "min_configs").s, f, 2, BW_MAX_TUNE_CONFIGS, &n)))
+        if ((rc = json_reader_int(&ld->r, json_path_key(path, "min_configs").s, f, 2,
+                                  BW_MAX_TUNE_CONFIGS, &n)))
             return rc;
         g->min_configs = (int)n;
     }
@@ -1842,31 +1586,35 @@ static int load_goal_autotune(struct loader *ld, const char *path, json_t *goal,
 
 static int load_goal_rebuild(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
 {
-    struct fpath cp = key_path(path, "const");
+    struct json_path cp = json_path_key(path, "const");
     const char *name;
     json_t *f, *v;
     int rc;
 
-    if ((rc = field(ld, path, goal, "const", true, &f)) || (rc = as_object(ld, cp.s, f)))
+    if ((rc = json_reader_get(&ld->r, path, goal, "const", true, &f)) ||
+        (rc = json_reader_object(&ld->r, cp.s, f)))
         return rc;
     if (json_object_size(f) == 0)
-        return fail(ld, cp.s, "no macro to override (expected at least one NAME: integer)");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, cp.s,
+                                "no macro to override (expected at least one NAME: integer)");
     if (json_object_size(f) > BW_MAX_GOAL_DEFINES)
-        return fail_limit(ld, cp.s, "%zu macros, over the limit of %d (BW_MAX_GOAL_DEFINES)",
-                          json_object_size(f), BW_MAX_GOAL_DEFINES);
+        return json_reader_fail(&ld->r, BW_ERR_LIMIT, cp.s,
+                                "%zu macros, over the limit of %d (BW_MAX_GOAL_DEFINES)",
+                                json_object_size(f), BW_MAX_GOAL_DEFINES);
     json_object_foreach (f, name, v) {
         struct goal_define *d = &g->defines[g->n_defines];
-        struct fpath np = key_path(cp.s, name);
+        struct json_path np = json_path_key(cp.s, name);
 
         if (!is_identifier(name))
-            return fail(ld, cp.s,
-                        "%s is not an identifier (the name of an @const or @tune of the "
-                        "submission)",
-                        quote(name).s);
-        if ((rc = as_int(ld, np.s, v, INT64_MIN, INT64_MAX, &d->value)))
+            return json_reader_fail(
+                &ld->r, BW_ERR_INVALID, cp.s,
+                "%s is not an identifier (the name of an @const or @tune of the "
+                "submission)",
+                json_quote(name).s);
+        if ((rc = json_reader_int(&ld->r, np.s, v, INT64_MIN, INT64_MAX, &d->value)))
             return rc;
         if (!(d->name = strdup(name)))
-            return fail_nomem(ld);
+            return load_nomem(ld);
         g->n_defines++;
     }
     if ((rc = goal_number(ld, path, goal, "min_speedup", true, 0, true, 1e6, &g->min_speedup)))
@@ -1882,24 +1630,26 @@ static int load_goal_names(struct loader *ld, const char *path, json_t *v, size_
     size_t n;
     int rc;
 
-    if ((rc = as_array(ld, path, v, 1, max, limit_name)))
+    if ((rc = json_reader_array(&ld->r, path, v, 1, max, limit_name)))
         return rc;
     n = json_array_size(v);
     if (!(*out = calloc(n, sizeof(**out))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     for (size_t i = 0; i < n; i++) {
-        struct fpath ip = at(path, "[%zu]", i);
+        struct json_path ip = json_path_at(path, "[%zu]", i);
         const char *s = NULL;
 
-        if ((rc = as_string(ld, ip.s, json_array_get(v, i), &s)))
+        if ((rc = json_reader_string(&ld->r, ip.s, json_array_get(v, i), 0, SIZE_MAX, NULL, &s)))
             return rc;
         if (!valid(s))
-            return fail(ld, ip.s, "%s is not %s", quote(s).s, what);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, ip.s, "%s is not %s", json_quote(s).s,
+                                    what);
         for (size_t j = 0; j < i; j++)
             if (strcmp((*out)[j], s) == 0)
-                return fail(ld, ip.s, "%s is listed twice", quote(s).s);
+                return json_reader_fail(&ld->r, BW_ERR_INVALID, ip.s, "%s is listed twice",
+                                        json_quote(s).s);
         if (!((*out)[i] = strdup(s)))
-            return fail_nomem(ld);
+            return load_nomem(ld);
         (*n_out)++;
     }
     return 0;
@@ -1910,28 +1660,28 @@ static int load_goal_sass(struct loader *ld, const char *path, json_t *goal, str
     json_t *f;
     int rc;
 
-    if ((rc = field(ld, path, goal, "require", true, &f)) ||
-        (rc = load_goal_names(ld, key_path(path, "require").s, f, BW_MAX_GOAL_PATTERNS,
+    if ((rc = json_reader_get(&ld->r, path, goal, "require", true, &f)) ||
+        (rc = load_goal_names(ld, json_path_key(path, "require").s, f, BW_MAX_GOAL_PATTERNS,
                               "BW_MAX_GOAL_PATTERNS", is_sass_pattern,
                               "a SASS opcode pattern (e.g. \"LDG.E.128\": upper-case opcode and "
                               "modifiers separated by '.')",
                               &g->require, &g->n_require)))
         return rc;
-    if ((rc = field(ld, path, goal, "kernels", false, &f)) || !f)
+    if ((rc = json_reader_get(&ld->r, path, goal, "kernels", false, &f)) || !f)
         return rc;
-    return load_goal_names(ld, key_path(path, "kernels").s, f, BW_MAX_LAUNCHES, "BW_MAX_LAUNCHES",
-                           is_identifier, "a kernel name (an identifier)", &g->kernels,
-                           &g->n_kernels);
+    return load_goal_names(ld, json_path_key(path, "kernels").s, f, BW_MAX_LAUNCHES,
+                           "BW_MAX_LAUNCHES", is_identifier, "a kernel name (an identifier)",
+                           &g->kernels, &g->n_kernels);
 }
 
 static int load_goal_bandwidth(struct loader *ld, const char *path, json_t *goal,
                                struct goal_spec *g)
 {
-    struct fpath bp = key_path(path, "bytes");
+    struct json_path bp = json_path_key(path, "bytes");
     json_t *f;
     int rc;
 
-    if ((rc = field(ld, path, goal, "bytes", true, &f)) ||
+    if ((rc = json_reader_get(&ld->r, path, goal, "bytes", true, &f)) ||
         (rc = as_formula(ld, bp.s, f, &g->bytes)) ||
         (rc = goal_number(ld, path, goal, "min_pct", true, 0, true, MIN_PCT_MAX, &g->min_pct)) ||
         (rc = load_goal_shapes(ld, path, goal, g)))
@@ -1947,42 +1697,44 @@ static int load_goal_bandwidth(struct loader *ld, const char *path, json_t *goal
             continue;
         problem_formula_scope(ld->p, c, vars, &scope);
         if ((rc = expr_eval_real(g->bytes, &scope, &bytes, &inner))) {
-            rc = fail_code(ld, rc, bp.s, "benchmark %s: %s", quote(c->name).s,
-                           inner ? inner : "cannot evaluate");
+            rc = json_reader_fail(&ld->r, rc, bp.s, "benchmark %s: %s", json_quote(c->name).s,
+                                  inner ? inner : "cannot evaluate");
             free(inner);
             return rc;
         }
         if (!(bytes > 0))
-            return fail(ld, bp.s, "benchmark %s: %s is %g (expected > 0)", quote(c->name).s,
-                        quote(expr_text(g->bytes)).s, bytes);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, bp.s,
+                                    "benchmark %s: %s is %g (expected > 0)", json_quote(c->name).s,
+                                    json_quote(expr_text(g->bytes)).s, bytes);
     }
     return 0;
 }
 
 static int load_goal_compare(struct loader *ld, const char *path, json_t *goal, struct goal_spec *g)
 {
-    struct fpath pp = key_path(path, "pairs");
+    struct json_path pp = json_path_key(path, "pairs");
     json_t *f;
     int rc;
 
-    if ((rc = field(ld, path, goal, "pairs", true, &f)) ||
-        (rc = as_array(ld, pp.s, f, 1, BW_MAX_GOAL_PAIRS, "BW_MAX_GOAL_PAIRS")))
+    if ((rc = json_reader_get(&ld->r, path, goal, "pairs", true, &f)) ||
+        (rc = json_reader_array(&ld->r, pp.s, f, 1, BW_MAX_GOAL_PAIRS, "BW_MAX_GOAL_PAIRS")))
         return rc;
     for (size_t i = 0; i < json_array_size(f); i++) {
-        struct fpath ip = at(pp.s, "[%zu]", i);
+        struct json_path ip = json_path_at(pp.s, "[%zu]", i);
         struct goal_pair *pr = &g->pairs[i];
         json_t *pv = json_array_get(f, i), *x;
 
-        if ((rc = as_object(ld, ip.s, pv)) || (rc = check_keys(ld, ip.s, pv, pair_keys)) ||
-            (rc = field(ld, ip.s, pv, "shape", true, &x)) ||
-            (rc = as_bench(ld, key_path(ip.s, "shape").s, x, &pr->shape)) ||
-            (rc = field(ld, ip.s, pv, "baseline", true, &x)) ||
-            (rc = as_bench(ld, key_path(ip.s, "baseline").s, x, &pr->baseline)))
+        if ((rc = json_reader_object(&ld->r, ip.s, pv)) ||
+            (rc = json_reader_only_keys(&ld->r, ip.s, pv, pair_keys)) ||
+            (rc = json_reader_get(&ld->r, ip.s, pv, "shape", true, &x)) ||
+            (rc = as_bench(ld, json_path_key(ip.s, "shape").s, x, &pr->shape)) ||
+            (rc = json_reader_get(&ld->r, ip.s, pv, "baseline", true, &x)) ||
+            (rc = as_bench(ld, json_path_key(ip.s, "baseline").s, x, &pr->baseline)))
             return rc;
         if (pr->shape == pr->baseline)
-            return fail(ld, key_path(ip.s, "baseline").s,
-                        "%s is also the pair's \"shape\" (expected another benchmark)",
-                        quote(ld->p->benchmarks[pr->baseline].name).s);
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(ip.s, "baseline").s,
+                                    "%s is also the pair's \"shape\" (expected another benchmark)",
+                                    json_quote(ld->p->benchmarks[pr->baseline].name).s);
         g->n_pairs++;
     }
     return goal_number(ld, path, goal, "min_speedup", true, 0, true, 1e6, &g->min_speedup);
@@ -1995,43 +1747,51 @@ static int load_goal(struct loader *ld, const char *path, json_t *v, struct goal
     json_t *f;
     int rc;
 
-    if ((rc = as_object(ld, path, v)) || (rc = field(ld, path, v, "kind", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "kind").s, f, &kind)))
+    if ((rc = json_reader_object(&ld->r, path, v)) ||
+        (rc = json_reader_get(&ld->r, path, v, "kind", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "kind").s, f, 0, SIZE_MAX, NULL,
+                                 &kind)))
         return rc;
     for (k = 0; k < nk; k++)
         if (strcmp(kind, goal_kind_names[k]) == 0)
             break;
     if (k == nk)
-        return fail(ld, key_path(path, "kind").s, "unknown goal kind %s (expected %s)",
-                    quote(kind).s, join(goal_kind_names, nk).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "kind").s,
+                                "unknown goal kind %s (expected %s)", json_quote(kind).s,
+                                json_join(goal_kind_names, nk).s);
     g->kind = (enum goal_kind)k;
-    if ((rc = check_keys(ld, path, v, goal_keys[k])))
+    if ((rc = json_reader_only_keys(&ld->r, path, v, goal_keys[k])))
         return rc;
-    if ((rc = field(ld, path, v, "name", true, &f)) ||
-        (rc = as_string(ld, key_path(path, "name").s, f, &name)))
+    if ((rc = json_reader_get(&ld->r, path, v, "name", true, &f)) ||
+        (rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
+                                 &name)))
         return rc;
     if (!is_profile_name(name))
-        return fail(ld, key_path(path, "name").s,
-                    "%s is not a valid goal name (expected letters, digits, _ and -, at most %d "
-                    "bytes)",
-                    quote(name).s, BW_MAX_NAME);
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, json_path_key(path, "name").s,
+            "%s is not a valid goal name (expected letters, digits, _ and -, at most %d "
+            "bytes)",
+            json_quote(name).s, BW_MAX_NAME);
     for (const struct goal_spec *q = ld->p->goals; q < g; q++)
         if (strcmp(q->name, name) == 0)
-            return fail(ld, key_path(path, "name").s, "%s is already the name of goals[%zu]",
-                        quote(name).s, (size_t)(q - ld->p->goals));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "name").s,
+                                    "%s is already the name of goals[%zu]", json_quote(name).s,
+                                    (size_t)(q - ld->p->goals));
     if (!(g->name = strdup(name)))
-        return fail_nomem(ld);
-    if ((rc = field(ld, path, v, "description", false, &f)))
+        return load_nomem(ld);
+    if ((rc = json_reader_get(&ld->r, path, v, "description", false, &f)))
         return rc;
     if (f) {
         const char *d = NULL;
-        if ((rc = as_string(ld, key_path(path, "description").s, f, &d)))
+        if ((rc = json_reader_string(&ld->r, json_path_key(path, "description").s, f, 0, SIZE_MAX,
+                                     NULL, &d)))
             return rc;
         if (!*d || strlen(d) > GOAL_DESCRIPTION_BYTES)
-            return fail(ld, key_path(path, "description").s, "expected 1..%d bytes, got %zu",
-                        GOAL_DESCRIPTION_BYTES, strlen(d));
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(path, "description").s,
+                                    "expected 1..%d bytes, got %zu", GOAL_DESCRIPTION_BYTES,
+                                    strlen(d));
         if (!(g->description = strdup(d)))
-            return fail_nomem(ld);
+            return load_nomem(ld);
     }
     switch (g->kind) {
     case GOAL_AUTOTUNE:
@@ -2058,16 +1818,17 @@ static int load_goals(struct loader *ld, json_t *v)
     size_t n;
     int rc;
 
-    if ((rc = as_array(ld, "goals", v, 0, BW_MAX_GOALS, "BW_MAX_GOALS")))
+    if ((rc = json_reader_array(&ld->r, "goals", v, 0, BW_MAX_GOALS, "BW_MAX_GOALS")))
         return rc;
     n = json_array_size(v);
     if (n == 0)
         return 0;
     if (!(p->goals = calloc(n, sizeof(*p->goals))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     p->n_goals = n;
     for (size_t i = 0; i < n; i++)
-        if ((rc = load_goal(ld, at("goals", "[%zu]", i).s, json_array_get(v, i), &p->goals[i])))
+        if ((rc = load_goal(ld, json_path_at("goals", "[%zu]", i).s, json_array_get(v, i),
+                            &p->goals[i])))
             return rc;
     return 0;
 }
@@ -2115,7 +1876,7 @@ static int check_file(struct loader *ld, const char *rel, size_t max, const char
     char msg[256];
 
     if (!full)
-        return fail_nomem(ld);
+        return load_nomem(ld);
     if (stat(full, &st) < 0) {
         code = errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO;
         snprintf(msg, sizeof(msg), "%s", errno == ENOENT ? missing_hint : strerror(errno));
@@ -2128,7 +1889,7 @@ static int check_file(struct loader *ld, const char *rel, size_t max, const char
                  max, limit_name);
     }
     if (code && json_path)
-        rc = fail_code(ld, code, json_path, "%s: %s", full, msg);
+        rc = json_reader_fail(&ld->r, code, json_path, "%s: %s", full, msg);
     else if (code)
         rc = bw_fail(ld->cause, code, "%s: %s", full, msg);
     free(full);
@@ -2172,17 +1933,18 @@ static int load_triton_files(struct loader *ld)
     int rc;
 
     if (!path)
-        return fail_nomem(ld);
+        return load_nomem(ld);
     starter = stat(path, &st) == 0;
     free(path);
     p->languages[LANG_CUDA] = true;
     if (!starter) {
         for (size_t i = 0; i < p->n_controls; i++)
             if (p->controls[i].lang == LANG_TRITON)
-                return fail(ld, "controls",
-                            "%s is a Triton control, but the problem has no starter.py (Triton "
-                            "needs starter.py and solution.py)",
-                            quote(p->controls[i].file).s);
+                return json_reader_fail(
+                    &ld->r, BW_ERR_INVALID, "controls",
+                    "%s is a Triton control, but the problem has no starter.py (Triton "
+                    "needs starter.py and solution.py)",
+                    json_quote(p->controls[i].file).s);
         return 0;
     }
     if ((rc = check_file(ld, "starter.py", BW_MAX_SOURCE_BYTES, "BW_MAX_SOURCE_BYTES", NULL,
@@ -2191,12 +1953,14 @@ static int load_triton_files(struct loader *ld)
                          "missing (a problem with starter.py needs a Triton solution.py)")))
         return rc;
     if (!(c = find_control(p, "solution.py")))
-        return fail(ld, "controls", "no entry for \"solution.py\" (expected \"Accepted\")");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "controls",
+                                "no entry for \"solution.py\" (expected \"Accepted\")");
     if (c->expect != VERDICT_ACCEPTED)
-        return fail(ld, "controls[\"solution.py\"]", "expects %s (the solution must be Accepted)",
-                    verdict_name(c->expect));
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "controls[\"solution.py\"]",
+                                "expects %s (the solution must be Accepted)",
+                                verdict_name(c->expect));
     if (!find_control(p, "starter.py"))
-        return fail(ld, "controls", "no entry for \"starter.py\"");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "controls", "no entry for \"starter.py\"");
     p->languages[LANG_TRITON] = true;
     return 0;
 }
@@ -2210,53 +1974,61 @@ static int load_controls(struct loader *ld, json_t *v)
     size_t i = 0, n;
     int rc;
 
-    if ((rc = as_object(ld, "controls", v)))
+    if ((rc = json_reader_object(&ld->r, "controls", v)))
         return rc;
     n = json_object_size(v);
     if (n > BW_MAX_CONTROLS)
-        return fail_limit(ld, "controls", "%zu entries, over the limit of %d (BW_MAX_CONTROLS)", n,
-                          BW_MAX_CONTROLS);
+        return json_reader_fail(&ld->r, BW_ERR_LIMIT, "controls",
+                                "%zu entries, over the limit of %d (BW_MAX_CONTROLS)", n,
+                                BW_MAX_CONTROLS);
     if (n && !(p->controls = calloc(n, sizeof(*p->controls))))
-        return fail_nomem(ld);
+        return load_nomem(ld);
     p->n_controls = n;
     json_object_foreach (v, file, cv) {
-        struct fpath path = at("controls", "[%s]", quote(file).s);
+        struct json_path path = json_path_at("controls", "[%s]", json_quote(file).s);
         struct control *ctl = &p->controls[i++];
         const char *verdict = NULL;
 
         if (!is_control_path(file))
-            return fail(ld, path.s,
-                        "not a relative path to a .cu (CUDA) or .py (Triton) file in the problem "
-                        "directory (letters, digits, '.', '_', '-' and '/', no component starting "
-                        "with '.')");
+            return json_reader_fail(
+                &ld->r, BW_ERR_INVALID, path.s,
+                "not a relative path to a .cu (CUDA) or .py (Triton) file in the problem "
+                "directory (letters, digits, '.', '_', '-' and '/', no component starting "
+                "with '.')");
         language_of_file(file, &ctl->lang);
         if (strcmp(file, "reference.cu") == 0)
-            return fail(ld, path.s, "reference.cu is the reference, not a control");
-        if ((rc = as_string(ld, path.s, cv, &verdict)))
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path.s,
+                                    "reference.cu is the reference, not a control");
+        if ((rc = json_reader_string(&ld->r, path.s, cv, 0, SIZE_MAX, NULL, &verdict)))
             return rc;
         ctl->expect = verdict_parse(verdict);
         if (ctl->expect == VERDICT_NONE)
-            return fail(ld, path.s,
-                        "unknown verdict %s (expected a name such as \"Wrong Answer\" or a code "
-                        "such as \"WA\")",
-                        quote(verdict).s);
+            return json_reader_fail(
+                &ld->r, BW_ERR_INVALID, path.s,
+                "unknown verdict %s (expected a name such as \"Wrong Answer\" or a code "
+                "such as \"WA\")",
+                json_quote(verdict).s);
         if (ctl->expect == VERDICT_JUDGE_ERROR)
-            return fail(ld, path.s, "Judge Error is never an expected verdict");
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path.s,
+                                    "Judge Error is never an expected verdict");
         if (!(ctl->file = strdup(file)))
-            return fail_nomem(ld);
+            return load_nomem(ld);
         if ((rc = check_file(ld, file, BW_MAX_SOURCE_BYTES, "BW_MAX_SOURCE_BYTES", path.s,
                              "no such file")))
             return rc;
         if (strncmp(file, "wrong/", 6) == 0 && ctl->expect == VERDICT_ACCEPTED)
-            return fail(ld, path.s, "a negative control cannot expect Accepted");
+            return json_reader_fail(&ld->r, BW_ERR_INVALID, path.s,
+                                    "a negative control cannot expect Accepted");
     }
     if (!(c = find_control(p, "solution.cu")))
-        return fail(ld, "controls", "no entry for \"solution.cu\" (expected \"Accepted\")");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "controls",
+                                "no entry for \"solution.cu\" (expected \"Accepted\")");
     if (c->expect != VERDICT_ACCEPTED)
-        return fail(ld, "controls[\"solution.cu\"]", "expects %s (the solution must be Accepted)",
-                    verdict_name(c->expect));
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "controls[\"solution.cu\"]",
+                                "expects %s (the solution must be Accepted)",
+                                verdict_name(c->expect));
     if (!find_control(p, "starter.cu"))
-        return fail(ld, "controls", "no entry for \"starter.cu\"");
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "controls", "no entry for \"starter.cu\"");
     return load_triton_files(ld);
 }
 
@@ -2276,7 +2048,7 @@ static int check_wrong_dir(struct loader *ld)
     int rc = 0;
 
     if (!dirpath)
-        return fail_nomem(ld);
+        return load_nomem(ld);
     d = opendir(dirpath);
     if (!d) {
         if (errno != ENOENT)
@@ -2295,18 +2067,19 @@ static int check_wrong_dir(struct loader *ld)
             goto free_names;
         }
         if (!(names[n] = strdup(de->d_name))) {
-            rc = fail_nomem(ld);
+            rc = load_nomem(ld);
             goto free_names;
         }
         n++;
     }
     qsort(names, n, sizeof(names[0]), compare_names);
     for (size_t i = 0; i < n && !rc; i++) {
-        struct fpath rel = at("wrong/", "%s", names[i]);
+        struct json_path rel = json_path_at("wrong/", "%s", names[i]);
         if (!find_control(ld->p, rel.s))
-            rc = fail(ld, "controls",
-                      "no entry for %s (every wrong/*.cu and wrong/*.py needs an expected verdict)",
-                      quote(rel.s).s);
+            rc = json_reader_fail(
+                &ld->r, BW_ERR_INVALID, "controls",
+                "no entry for %s (every wrong/*.cu and wrong/*.py needs an expected verdict)",
+                json_quote(rel.s).s);
     }
 free_names:
     for (size_t i = 0; i < n; i++)
@@ -2377,31 +2150,36 @@ static int load_header(struct loader *ld, json_t *root, const char *dirname)
     int64_t x;
     int rc;
 
-    if ((rc = field(ld, "", root, "id", true, &f)) || (rc = as_string(ld, "id", f, &s)))
+    if ((rc = json_reader_get(&ld->r, "", root, "id", true, &f)) ||
+        (rc = json_reader_string(&ld->r, "id", f, 0, SIZE_MAX, NULL, &s)))
         return rc;
     if (!is_id(s))
-        return fail(ld, "id", "%s is not a valid id (expected [a-z0-9-]+, at most %d bytes)",
-                    quote(s).s, BW_MAX_NAME);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "id",
+                                "%s is not a valid id (expected [a-z0-9-]+, at most %d bytes)",
+                                json_quote(s).s, BW_MAX_NAME);
     if (strcmp(s, dirname) != 0)
-        return fail(ld, "id", "%s differs from the directory name %s", quote(s).s,
-                    quote(dirname).s);
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "id",
+                                "%s differs from the directory name %s", json_quote(s).s,
+                                json_quote(dirname).s);
     if (!(p->id = strdup(s)))
-        return fail_nomem(ld);
-    if ((rc = field(ld, "", root, "number", true, &f)) ||
-        (rc = as_int(ld, "number", f, 1, NUMBER_MAX, &x)))
+        return load_nomem(ld);
+    if ((rc = json_reader_get(&ld->r, "", root, "number", true, &f)) ||
+        (rc = json_reader_int(&ld->r, "number", f, 1, NUMBER_MAX, &x)))
         return rc;
     p->number = (int)x;
-    if ((rc = field(ld, "", root, "title", true, &f)) || (rc = as_string(ld, "title", f, &s)))
+    if ((rc = json_reader_get(&ld->r, "", root, "title", true, &f)) ||
+        (rc = json_reader_string(&ld->r, "title", f, 0, SIZE_MAX, NULL, &s)))
         return rc;
     if (!is_title(s))
-        return fail(ld, "title",
-                    "%s is not a valid title (1..%d bytes, no control characters, no leading or "
-                    "trailing space)",
-                    quote(s).s, BW_MAX_TITLE_BYTES);
+        return json_reader_fail(
+            &ld->r, BW_ERR_INVALID, "title",
+            "%s is not a valid title (1..%d bytes, no control characters, no leading or "
+            "trailing space)",
+            json_quote(s).s, BW_MAX_TITLE_BYTES);
     if (!(p->title = strdup(s)))
-        return fail_nomem(ld);
-    if ((rc = field(ld, "", root, "step", true, &f)) ||
-        (rc = as_int(ld, "step", f, 1, STEP_MAX, &x)))
+        return load_nomem(ld);
+    if ((rc = json_reader_get(&ld->r, "", root, "step", true, &f)) ||
+        (rc = json_reader_int(&ld->r, "step", f, 1, STEP_MAX, &x)))
         return rc;
     p->step = (int)x;
     return 0;
@@ -2414,32 +2192,36 @@ static int load_root(struct loader *ld, json_t *root, const char *dirname)
     int rc;
 
     if (!json_is_object(root))
-        return fail(ld, "", "expected an object at the top level, got %s", show(root).s);
-    if ((rc = check_keys(ld, "", root, top_keys)) || (rc = load_header(ld, root, dirname)))
+        return json_reader_fail(&ld->r, BW_ERR_INVALID, "",
+                                "expected an object at the top level, got %s", json_show(root).s);
+    if ((rc = json_reader_only_keys(&ld->r, "", root, top_keys)) ||
+        (rc = load_header(ld, root, dirname)))
         return rc;
-    if ((rc = field(ld, "", root, "sizes", true, &f)) || (rc = load_sizes(ld, f)))
+    if ((rc = json_reader_get(&ld->r, "", root, "sizes", true, &f)) || (rc = load_sizes(ld, f)))
         return rc;
-    if ((rc = field(ld, "", root, "scalars", false, &f)) || (f && (rc = load_scalars(ld, f))))
+    if ((rc = json_reader_get(&ld->r, "", root, "scalars", false, &f)) ||
+        (f && (rc = load_scalars(ld, f))))
         return rc;
-    if ((rc = field(ld, "", root, "tensors", true, &f)) || (rc = load_tensors(ld, f)))
+    if ((rc = json_reader_get(&ld->r, "", root, "tensors", true, &f)) || (rc = load_tensors(ld, f)))
         return rc;
-    if ((rc = field(ld, "", root, "data", true, &f)) || (rc = load_profiles(ld, f)))
+    if ((rc = json_reader_get(&ld->r, "", root, "data", true, &f)) || (rc = load_profiles(ld, f)))
         return rc;
-    if ((rc = field(ld, "", root, "tests", true, &f)) ||
+    if ((rc = json_reader_get(&ld->r, "", root, "tests", true, &f)) ||
         (rc = load_cases(ld, "tests", f, false, &p->tests, &p->n_tests, ld->test_entry)))
         return rc;
-    if ((rc = field(ld, "", root, "benchmarks", true, &f)) ||
+    if ((rc = json_reader_get(&ld->r, "", root, "benchmarks", true, &f)) ||
         (rc = load_cases(ld, "benchmarks", f, true, &p->benchmarks, &p->n_benchmarks,
                          ld->bench_entry)))
         return rc;
     if ((rc = load_formulas(ld, root)))
         return rc;
     for (size_t i = 0; i < p->n_tests; i++)
-        if ((rc = check_case(ld, at("tests", "[%zu]", ld->test_entry[i]).s, &p->tests[i], false)))
+        if ((rc = check_case(ld, json_path_at("tests", "[%zu]", ld->test_entry[i]).s, &p->tests[i],
+                             false)))
             return rc;
     for (size_t i = 0; i < p->n_benchmarks; i++)
-        if ((rc = check_case(ld, at("benchmarks", "[%zu]", ld->bench_entry[i]).s, &p->benchmarks[i],
-                             true)))
+        if ((rc = check_case(ld, json_path_at("benchmarks", "[%zu]", ld->bench_entry[i]).s,
+                             &p->benchmarks[i], true)))
             return rc;
     for (size_t j = 0; j < p->n_profiles; j++) {
         bool used = false;
@@ -2448,14 +2230,17 @@ static int load_root(struct loader *ld, json_t *root, const char *dirname)
         for (size_t i = 0; i < p->n_benchmarks && !used; i++)
             used = p->benchmarks[i].profile == (int)j;
         if (!used)
-            return fail(ld, at("data", ".%s", p->profiles[j].name).s,
-                        "profile is used by no test or benchmark");
+            return json_reader_fail(&ld->r, BW_ERR_INVALID,
+                                    json_path_at("data", ".%s", p->profiles[j].name).s,
+                                    "profile is used by no test or benchmark");
     }
-    if ((rc = field(ld, "", root, "goals", false, &f)) || (f && (rc = load_goals(ld, f))))
+    if ((rc = json_reader_get(&ld->r, "", root, "goals", false, &f)) ||
+        (f && (rc = load_goals(ld, f))))
         return rc;
     if ((rc = check_standard_files(ld)))
         return rc;
-    if ((rc = field(ld, "", root, "controls", true, &f)) || (rc = load_controls(ld, f)))
+    if ((rc = json_reader_get(&ld->r, "", root, "controls", true, &f)) ||
+        (rc = load_controls(ld, f)))
         return rc;
     return check_wrong_dir(ld);
 }
@@ -2501,6 +2286,7 @@ struct problem *problem_load(const char *dir, char **cause)
     int rc;
 
     ld.cause = cause;
+    json_reader_init(&ld.r, 0);
     if (!(p = calloc(1, sizeof(*p))) || !(p->dir = strdup(dir)) ||
         !(ld.file = path_join(dir, "problem.json")) || !(dirname = dir_basename(dir))) {
         bw_fail(cause, BW_ERR_NOMEM, "%s: out of memory", dir);
@@ -2515,7 +2301,7 @@ struct problem *problem_load(const char *dir, char **cause)
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         bw_fail(cause, BW_ERR_INVALID, "%s: line %d, column %d: %s", ld.file, jerr.line,
-                jerr.column, printable(jerr.text).s);
+                jerr.column, json_printable(jerr.text).s);
         goto free_problem;
     }
     if (too_deep(root, 1)) {
@@ -2523,8 +2309,11 @@ struct problem *problem_load(const char *dir, char **cause)
                 ld.file, BW_MAX_JSON_DEPTH);
         goto free_problem;
     }
-    if (load_root(&ld, root, dirname))
+    if ((rc = load_root(&ld, root, dirname))) {
+        if (json_reader_failed(&ld.r))
+            bw_wrap(cause, json_reader_cause(&ld.r, cause), "%s", ld.file);
         goto free_problem;
+    }
     json_decref(root);
     free(text);
     free(dirname);
