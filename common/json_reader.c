@@ -60,7 +60,7 @@ static int fail_key(struct json_reader *r, const char *path, const char *key, co
     return r->code;
 }
 
-/* ---- paths and shown values ------------------------------------------------------------- */
+/* ---- paths and shown values ------------------------------------------------------------------ */
 
 struct json_path json_path_at(const char *base, const char *fmt, ...)
 {
@@ -169,7 +169,7 @@ struct json_list json_join(const char *const *names, size_t n)
     return r;
 }
 
-/* ---- reading ------------------------------------------------------------------------------ */
+/* ---- reading --------------------------------------------------------------------------------- */
 
 /* A field that reads as absent: none, or null under JSON_READER_NULL_IS_ABSENT. */
 static bool absent(const struct json_reader *r, const json_t *v)
@@ -358,7 +358,7 @@ int json_reader_get_number(struct json_reader *r, const char *path, json_t *obj,
     return json_reader_number(r, json_path_key(path, key).s, v, lo, hi, out);
 }
 
-/* ---- unknown keys ------------------------------------------------------------------------- */
+/* ---- unknown keys ---------------------------------------------------------------------------- */
 
 static bool in_list(const char *s, const char *const *names)
 {
@@ -444,7 +444,7 @@ int json_reader_only_keys(struct json_reader *r, const char *path, json_t *obj,
     return BW_OK;
 }
 
-/* ---- the failure ------------------------------------------------------------------------- */
+/* ---- the failure ----------------------------------------------------------------------------- */
 
 void json_reader_field(const struct json_reader *r, char *buf, size_t n)
 {

@@ -74,7 +74,7 @@ int json_reader_fail(struct json_reader *r, int code, const char *path, const ch
 int json_reader_vfail(struct json_reader *r, int code, const char *path, const char *fmt,
                       va_list ap) __attribute__((format(printf, 4, 0)));
 
-/* ---- reading ------------------------------------------------------------------------------- */
+/* ---- reading --------------------------------------------------------------------------------- */
 
 /*
  * obj[key] in *out (*borrowed*), NULL when absent. A missing required field
@@ -125,7 +125,7 @@ int json_reader_get_number(struct json_reader *r, const char *path, json_t *obj,
 int json_reader_only_keys(struct json_reader *r, const char *path, json_t *obj,
                           const char *const *allowed);
 
-/* ---- the failure, for a caller's own error shape ----------------------------------------- */
+/* ---- the failure, for a caller's own error shape --------------------------------------------- */
 
 /* The field at fault into buf: path, or path.key for a missing or unknown key
  * ("" when nothing failed or the top level is at fault). */
@@ -139,7 +139,7 @@ void json_reader_text(const struct json_reader *r, char *buf, size_t n);
  * nothing failed. */
 int json_reader_cause(const struct json_reader *r, char **cause);
 
-/* ---- paths and values in messages --------------------------------------------------------- */
+/* ---- paths and values in messages ------------------------------------------------------------ */
 
 struct json_path {
     char s[JSON_PATH_BYTES];
