@@ -153,9 +153,7 @@ static int load_entry(struct loader *ld, const char *path, json_t *v, bool bench
                 "leading or trailing space)",
                 json_quote(e->name).s, BW_MAX_NAME);
     }
-    if ((rc = json_reader_get(&ld->r, path, v, "data", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "data").s, f, 0, SIZE_MAX, NULL,
-                                 &data)))
+    if ((rc = json_reader_get_string(&ld->r, path, v, "data", true, 0, SIZE_MAX, NULL, &data)))
         return rc;
     e->profile = loader_profile_index(p, data);
     if (e->profile < 0) {

@@ -202,9 +202,8 @@ static int load_specials(struct loader *ld, const char *path, json_t *v, enum dt
             (rc = json_reader_get(&ld->r, sp.s, s, "value", true, &f)) ||
             (rc = as_value(ld, json_path_key(sp.s, "value").s, f, &g->special_value[i])) ||
             (rc = loader_value_fits(ld, json_path_key(sp.s, "value").s, t, g->special_value[i])) ||
-            (rc = json_reader_get(&ld->r, sp.s, s, "fraction", true, &f)) ||
-            (rc = json_reader_number(&ld->r, json_path_key(sp.s, "fraction").s, f, -HUGE_VAL,
-                                     HUGE_VAL, &frac)))
+            (rc = json_reader_get_number(&ld->r, sp.s, s, "fraction", true, -HUGE_VAL, HUGE_VAL,
+                                         &frac)))
             return rc;
         if (frac < 0 || frac > 1)
             return json_reader_fail(&ld->r, BW_ERR_INVALID, json_path_key(sp.s, "fraction").s,
@@ -261,9 +260,7 @@ static int load_dist(struct loader *ld, const char *path, json_t *v, size_t ti, 
     int rc;
 
     if ((rc = json_reader_object(&ld->r, path, v)) ||
-        (rc = json_reader_get(&ld->r, path, v, "dist", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "dist").s, f, 0, SIZE_MAX, NULL,
-                                 &kind_name)))
+        (rc = json_reader_get_string(&ld->r, path, v, "dist", true, 0, SIZE_MAX, NULL, &kind_name)))
         return rc;
     for (k = 0; k < nk; k++)
         if (strcmp(kind_name, dist_kinds[k].name) == 0)
@@ -347,9 +344,7 @@ static int load_dist(struct loader *ld, const char *path, json_t *v, size_t ti, 
     case DIST_NEG: {
         const char *of = NULL;
         int src;
-        if ((rc = json_reader_get(&ld->r, path, v, "of", true, &f)) ||
-            (rc = json_reader_string(&ld->r, json_path_key(path, "of").s, f, 0, SIZE_MAX, NULL,
-                                     &of)))
+        if ((rc = json_reader_get_string(&ld->r, path, v, "of", true, 0, SIZE_MAX, NULL, &of)))
             return rc;
         src = problem_tensor_index(p, of);
         if (src < 0)

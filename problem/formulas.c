@@ -161,8 +161,7 @@ int loader_formulas(struct loader *ld, json_t *root)
         (rc = json_reader_get(&ld->r, "", root, "flops", true, &f)) ||
         (rc = loader_formula(ld, "flops", f, &p->flops)))
         return rc;
-    if ((rc = json_reader_get(&ld->r, "", root, "peak", true, &f)) ||
-        (rc = json_reader_string(&ld->r, "peak", f, 0, SIZE_MAX, NULL, &peak)))
+    if ((rc = json_reader_get_string(&ld->r, "", root, "peak", true, 0, SIZE_MAX, NULL, &peak)))
         return rc;
     if (strcmp(peak, "fp32") == 0)
         p->peak = PEAK_FP32;

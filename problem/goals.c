@@ -327,9 +327,7 @@ static int load_goal(struct loader *ld, const char *path, json_t *v, struct goal
     int rc;
 
     if ((rc = json_reader_object(&ld->r, path, v)) ||
-        (rc = json_reader_get(&ld->r, path, v, "kind", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "kind").s, f, 0, SIZE_MAX, NULL,
-                                 &kind)))
+        (rc = json_reader_get_string(&ld->r, path, v, "kind", true, 0, SIZE_MAX, NULL, &kind)))
         return rc;
     for (k = 0; k < nk; k++)
         if (strcmp(kind, goal_kind_names[k]) == 0)
@@ -341,9 +339,7 @@ static int load_goal(struct loader *ld, const char *path, json_t *v, struct goal
     g->kind = (enum goal_kind)k;
     if ((rc = json_reader_only_keys(&ld->r, path, v, goal_keys[k])))
         return rc;
-    if ((rc = json_reader_get(&ld->r, path, v, "name", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
-                                 &name)))
+    if ((rc = json_reader_get_string(&ld->r, path, v, "name", true, 0, SIZE_MAX, NULL, &name)))
         return rc;
     if (!loader_is_label(name))
         return json_reader_fail(

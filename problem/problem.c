@@ -88,12 +88,10 @@ static int load_header(struct loader *ld, json_t *root, const char *dirname)
 {
     struct problem *p = ld->p;
     const char *s = NULL;
-    json_t *f;
     int64_t x;
     int rc;
 
-    if ((rc = json_reader_get(&ld->r, "", root, "id", true, &f)) ||
-        (rc = json_reader_string(&ld->r, "id", f, 0, SIZE_MAX, NULL, &s)))
+    if ((rc = json_reader_get_string(&ld->r, "", root, "id", true, 0, SIZE_MAX, NULL, &s)))
         return rc;
     if (!is_id(s))
         return json_reader_fail(&ld->r, BW_ERR_INVALID, "id",
@@ -105,12 +103,10 @@ static int load_header(struct loader *ld, json_t *root, const char *dirname)
                                 json_quote(dirname).s);
     if (!(p->id = strdup(s)))
         return loader_nomem(ld);
-    if ((rc = json_reader_get(&ld->r, "", root, "number", true, &f)) ||
-        (rc = json_reader_int(&ld->r, "number", f, 1, NUMBER_MAX, &x)))
+    if ((rc = json_reader_get_int(&ld->r, "", root, "number", true, 1, NUMBER_MAX, &x)))
         return rc;
     p->number = (int)x;
-    if ((rc = json_reader_get(&ld->r, "", root, "title", true, &f)) ||
-        (rc = json_reader_string(&ld->r, "title", f, 0, SIZE_MAX, NULL, &s)))
+    if ((rc = json_reader_get_string(&ld->r, "", root, "title", true, 0, SIZE_MAX, NULL, &s)))
         return rc;
     if (!is_title(s))
         return json_reader_fail(
@@ -120,8 +116,7 @@ static int load_header(struct loader *ld, json_t *root, const char *dirname)
             json_quote(s).s, BW_MAX_TITLE_BYTES);
     if (!(p->title = strdup(s)))
         return loader_nomem(ld);
-    if ((rc = json_reader_get(&ld->r, "", root, "step", true, &f)) ||
-        (rc = json_reader_int(&ld->r, "step", f, 1, STEP_MAX, &x)))
+    if ((rc = json_reader_get_int(&ld->r, "", root, "step", true, 1, STEP_MAX, &x)))
         return rc;
     p->step = (int)x;
     return 0;

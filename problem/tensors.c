@@ -116,22 +116,17 @@ int loader_scalar_value(struct loader *ld, const char *path, enum dtype t, doubl
 static int load_scalar(struct loader *ld, const char *path, json_t *v, struct scalar_spec *s)
 {
     const char *name = NULL, *dtype = NULL;
-    json_t *f;
     int rc;
 
     if ((rc = json_reader_object(&ld->r, path, v)) ||
         (rc = json_reader_only_keys(&ld->r, path, v, scalar_keys)))
         return rc;
-    if ((rc = json_reader_get(&ld->r, path, v, "name", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
-                                 &name)) ||
+    if ((rc = json_reader_get_string(&ld->r, path, v, "name", true, 0, SIZE_MAX, NULL, &name)) ||
         (rc = check_name(ld, json_path_key(path, "name").s, name)))
         return rc;
     if (!(s->name = strdup(name)))
         return loader_nomem(ld);
-    if ((rc = json_reader_get(&ld->r, path, v, "dtype", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "dtype").s, f, 0, SIZE_MAX, NULL,
-                                 &dtype)))
+    if ((rc = json_reader_get_string(&ld->r, path, v, "dtype", true, 0, SIZE_MAX, NULL, &dtype)))
         return rc;
     s->dtype = dtype_parse(dtype);
     if (!is_scalar_dtype(s->dtype))
@@ -139,9 +134,8 @@ static int load_scalar(struct loader *ld, const char *path, json_t *v, struct sc
             &ld->r, BW_ERR_INVALID, json_path_key(path, "dtype").s,
             "%s is not a scalar dtype (expected fp32, fp64, int32, int64, uint32 or uint64)",
             json_quote(dtype).s);
-    if ((rc = json_reader_get(&ld->r, path, v, "value", true, &f)) ||
-        (rc = json_reader_number(&ld->r, json_path_key(path, "value").s, f, -HUGE_VAL, HUGE_VAL,
-                                 &s->value)))
+    if ((rc = json_reader_get_number(&ld->r, path, v, "value", true, -HUGE_VAL, HUGE_VAL,
+                                     &s->value)))
         return rc;
     return loader_scalar_value(ld, json_path_key(path, "value").s, s->dtype, s->value);
 }
@@ -178,17 +172,13 @@ static int load_tensor(struct loader *ld, const char *path, json_t *v, struct te
     if ((rc = json_reader_object(&ld->r, path, v)) ||
         (rc = json_reader_only_keys(&ld->r, path, v, tensor_keys)))
         return rc;
-    if ((rc = json_reader_get(&ld->r, path, v, "name", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "name").s, f, 0, SIZE_MAX, NULL,
-                                 &name)) ||
+    if ((rc = json_reader_get_string(&ld->r, path, v, "name", true, 0, SIZE_MAX, NULL, &name)) ||
         (rc = check_name(ld, json_path_key(path, "name").s, name)))
         return rc;
     if (!(t->name = strdup(name)))
         return loader_nomem(ld);
 
-    if ((rc = json_reader_get(&ld->r, path, v, "dtype", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "dtype").s, f, 0, SIZE_MAX, NULL,
-                                 &dtype)))
+    if ((rc = json_reader_get_string(&ld->r, path, v, "dtype", true, 0, SIZE_MAX, NULL, &dtype)))
         return rc;
     t->dtype = dtype_parse(dtype);
     if (t->dtype == DTYPE_INVALID)
@@ -196,9 +186,7 @@ static int load_tensor(struct loader *ld, const char *path, json_t *v, struct te
                                 "unknown dtype %s (expected one of %s)", json_quote(dtype).s,
                                 dtype_all_names());
 
-    if ((rc = json_reader_get(&ld->r, path, v, "role", true, &f)) ||
-        (rc = json_reader_string(&ld->r, json_path_key(path, "role").s, f, 0, SIZE_MAX, NULL,
-                                 &role)))
+    if ((rc = json_reader_get_string(&ld->r, path, v, "role", true, 0, SIZE_MAX, NULL, &role)))
         return rc;
     if (strcmp(role, "in") == 0)
         t->role = ROLE_IN;
