@@ -1,5 +1,5 @@
 /*
- * Tests of the problem loader (problem/problem.c).
+ * Tests of the problem loader (problem/, its files listed in problem/load.h).
  *
  * Golden directories live in tests/golden/problems/: every ok-* must load,
  * every bad-* must be rejected with a message containing its expected-error

@@ -471,7 +471,7 @@ TEST(bodies_register_languages)
         {"\"cuda\"", "languages", "expected an array"},
         {"[]", "languages", "at least one language"},
         {"[1]", "languages[0]", "languages[0]: expected an object"},
-        {"[{\"version\":\"1\"}]", "languages[0].name", "languages[0]: name: missing"},
+        {"[{\"version\":\"1\"}]", "languages[0].name", "languages[0]: missing field \"name\""},
         {"[{\"name\":\"cuda\",\"v\":1}]", "languages[0].v", "unknown field \"v\""},
         {"[{\"name\":\"cuda\"},{\"name\":\"cuda\"}]", "languages[1].name", "listed twice"},
         {"[{\"name\":\"CUDA 13\"}]", "languages[0].name", "not a language name"},
@@ -489,6 +489,61 @@ TEST(bodies_register_languages)
         CHECK_STR_EQ(e.field, bad[i].field);
         CHECK_CONTAINS(e.message, bad[i].message);
     }
+}
+
+/* Every body reads its fields through common/json_reader: the error names
+ * the exact field, 413 only for a field over a documented cap. */
+TEST(bodies_errors_name_the_field)
+{
+    struct api_error e;
+    static struct body_result result; /* large: not on the stack */
+    struct body_submission s;
+    struct body_progress pr;
+    static const struct {
+        int parser; /* 0 submission, 1 result, 2 progress */
+        const char *body;
+        int status;
+        const char *code, *field, *message;
+    } bad[] = {
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"sourc\":\"x\"}", 400, "invalid",
+         "sourc", "unknown field \"sourc\" (did you mean \"source\"?)"},
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":null}", 400, "invalid",
+         "source", "missing field \"source\""},
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"fast\",\"source\":\"x\"}", 400, "invalid",
+         "mode", "mode: \"fast\" is not \"run\" or \"submit\""},
+        {1, "{\"result\":{\"verdict\":\"AC\",\"tests\":[{\"name\":\"t\",\"ms\":-1}]}}", 400,
+         "invalid", "result.tests[0].ms", "result.tests[0].ms: -1 is out of range"},
+        {1, "{\"result\":{\"verdict\":\"AC\",\"benches\":[{\"name\":\"b\"}]}}", 400, "invalid",
+         "result.benches[0].median_ms", "result.benches[0]: missing field \"median_ms\""},
+        {1, "{\"result\":{\"verdict\":\"XX\"}}", 400, "invalid", "result.verdict",
+         "result.verdict: unknown verdict \"XX\""},
+        {2, "{\"events\":[{\"event\":\"compiling\"},{\"nope\":1}]}", 400, "invalid", "events",
+         "events: element 1 is not an object"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *b = bad[i].body;
+        json_t *j = bad[i].parser == 0   ? body_parse_submission(b, strlen(b), &s, &e)
+                    : bad[i].parser == 1 ? body_parse_result(b, strlen(b), &result, &e)
+                                         : body_parse_progress(b, strlen(b), &pr, &e);
+        CHECK_MSG(j == NULL, "%s", b);
+        json_decref(j);
+        CHECK_INT_EQ(e.status, bad[i].status);
+        CHECK_STR_EQ(e.code, bad[i].code);
+        CHECK_STR_EQ(e.field, bad[i].field);
+        CHECK_CONTAINS(e.message, bad[i].message);
+    }
+    /* A source over BW_MAX_SOURCE_BYTES is 413 too_large, naming the cap. */
+    size_t n = BW_MAX_SOURCE_BYTES + 1;
+    char *big = malloc(n + 64);
+    int w = snprintf(big, 64, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"");
+    memset(big + w, 'x', n);
+    memcpy(big + w + n, "\"}", 3);
+    CHECK(body_parse_submission(big, strlen(big), &s, &e) == NULL);
+    CHECK_INT_EQ(e.status, 413);
+    CHECK_STR_EQ(e.code, "too_large");
+    CHECK_STR_EQ(e.field, "source");
+    CHECK_CONTAINS(e.message, "(BW_MAX_SOURCE_BYTES)");
+    free(big);
 }
 
 TEST(sha256_known_answers)
