@@ -88,7 +88,7 @@ all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $
 # The web app (web/README.md): npm ci only when web/node_modules is missing
 # (so an offline machine with node_modules builds), then esbuild into web/dist.
 WEB_SRC := $(wildcard web/src/*.js web/src/*/*.js web/src/*.css web/src/*.html web/src/*.svg) \
-           web/build.mjs web/package.json web/package-lock.json
+           web/build.mjs web/package.json web/package-lock.json cli/blockwise
 web: web/dist/index.html
 web/dist/index.html: $(WEB_SRC)
 	@[ -d web/node_modules ] || (cd web && npm ci --no-audit --no-fund)
