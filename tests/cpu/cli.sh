@@ -20,7 +20,8 @@
 #     Wrong Answer with the mismatch table and Runtime Error (exit 1), --json
 #     output that parses, status --follow of a job that waited for a GPU, and
 #     a stream that survives the server restarting mid-judging;
-#   - progress on a terminal (under script(1)).
+#   - progress on a terminal (under script(1));
+#   - make install into a DESTDIR, and uninstall.
 #
 #   tests/cpu/cli.sh BUILD
 set -u
@@ -152,6 +153,24 @@ check "a bad server URL: exit 2" '[ $RC -eq 2 ] && err_has "bad server URL"'
 cli whoami --server "$DEAD"
 check "no token: exit 2, and how to log in" \
     '[ $RC -eq 2 ] && err_has "no token for $DEAD" && err_has "blockwise login --server $DEAD"'
+
+# ---- make install ------------------------------------------------------------------
+D=$T/dest
+make -s --no-print-directory install DESTDIR="$D" PREFIX=/usr BUILD="$build" >"$T/out" 2>"$T/err"
+RC=$?
+check "make install DESTDIR=D PREFIX=/usr: bin/blockwise; the binaries in lib/blockwise, linked from bin; problems" \
+    '[ $RC -eq 0 ] && [ -x "$D/usr/bin/blockwise" ] && [ "$(readlink "$D/usr/bin/judged")" = ../lib/blockwise/judged ] &&
+     [ "$(readlink "$D/usr/bin/blockwise-server")" = ../lib/blockwise/blockwise-server ] &&
+     [ -x "$D/usr/lib/blockwise/blockwise-compile" ] && [ -x "$D/usr/lib/blockwise/blockwise-runner" ] &&
+     [ -f "$D/usr/lib/blockwise/libmd4c.so.0" ] && [ -d "$D/usr/share/blockwise/problems" ]'
+"$D/usr/bin/blockwise" --help >"$T/out" 2>"$T/err" && "$D/usr/bin/blockwise-server" --help >>"$T/out" 2>>"$T/err" &&
+    "$D/usr/bin/judged" --help >>"$T/out" 2>>"$T/err"
+RC=$?
+check "the installed CLI, server and judged start" \
+    '[ $RC -eq 0 ] && out_has "^usage: blockwise " && out_has "^usage: blockwise-server" && out_has "^usage: judged"'
+make -s --no-print-directory uninstall DESTDIR="$D" PREFIX=/usr BUILD="$build" >"$T/out" 2>"$T/err"
+RC=$?
+check "make uninstall removes them" '[ $RC -eq 0 ] && [ -z "$(find "$D" -type f -o -type l)" ]'
 
 start_server || { bad "the server starts"; finish; }
 
