@@ -224,6 +224,12 @@ check "login --name: signs in, makes a token for this machine, stores it" \
 GOT=$(curl -s -b "$T/jar.carol" "$BASE/api/tokens" | jq -r '.tokens[].name')
 RC=0
 check "the web app lists carol's new token by its name" '[[ "$GOT" == "blockwise CLI on "* ]]'
+cli login --server "$BASE" --name carol --password-file "$T/carol.pw"
+GOT=$(curl -s -b "$T/jar.carol" "$BASE/api/tokens" | jq '.tokens | length')
+OLD=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $CAROL" "$BASE/api/me")
+CAROL=$(jq -r .token "$CONFIG")
+check "login --name again: the token the first one made is revoked (none left behind)" \
+    '[ $RC -eq 0 ] && out_has "Revoked the token" && [ "$GOT" = 1 ] && [ "$OLD" = 401 ]'
 cli logout
 GOT=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $CAROL" "$BASE/api/me")
 check "logout forgets the token and revokes the one login made" \
