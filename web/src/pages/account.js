@@ -212,7 +212,7 @@ export async function render(ctx) {
       "section",
       { class: "card", "aria-labelledby": "cli-h" },
       h("h2", { id: "cli-h", style: "margin-top: 0" }, "From the terminal"),
-      h("p", null, "The command line is one Python 3 file (Python 3.9 or newer; nothing else to install). On your machine (", h("code", null, "~/.local/bin"), " is on the PATH of Debian's and Ubuntu's shells once it exists):"),
+      h("p", null, "The command line is one Python 3 file (Python 3.9 or newer; nothing else to install). On your machine (", h("code", null, "~/.local/bin"), " is on the PATH from the next login once it exists, on Debian and Ubuntu):"),
       h(
         "pre",
         { class: "log", dataset: { cli: "steps" } },
