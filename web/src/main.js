@@ -1,4 +1,5 @@
-// main.js - the app's shell: header (who, role, quotas, theme), banners
+// main.js - the app's shell: header (who, role, quotas, theme; the name
+// opens the account page with the API tokens), banners
 // (server unreachable, no worker, no GPU worker), and a hash router that
 // mounts one page at a time into <main>.
 //
@@ -24,6 +25,7 @@ const ROUTES = [
   { re: /^\/history$/, page: () => import("./pages/history.js"), nav: "history", auth: true },
   { re: /^\/teach$/, page: () => import("./pages/teach.js"), nav: "teach", auth: true, role: "instructor" },
   { re: /^\/admin$/, page: () => import("./pages/admin.js"), nav: "admin", auth: true, role: "admin" },
+  { re: /^\/account$/, page: () => import("./pages/account.js"), nav: "account", auth: true },
 ];
 
 const app = document.getElementById("app");
@@ -182,7 +184,13 @@ function renderHeader() {
           q.in_flight.waiting_for_language ? h("span", { class: "muted", dataset: { quota: "parked-language" } }, ` · ${q.in_flight.waiting_for_language} wait for a Triton worker`) : null,
         ),
       ),
-      h("span", { class: "user" }, h("strong", { "data-user": me.user.name, title: me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),
+      h(
+        "a",
+        { class: "user", href: "#/account", title: "Your account and API tokens", "aria-current": navCurrent === "account" ? "page" : null },
+        h("strong", { "data-user": me.user.name, title: me.user.name }, me.user.name),
+        " ",
+        h("span", { class: "role" }, me.user.role),
+      ),
       themeBtn,
       h(
         "button",

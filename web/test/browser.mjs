@@ -680,6 +680,52 @@ async function main() {
       check(new RegExp(`1 of ${PROBLEMS}`).test(await text(page, "#progress-text")), "one problem solved");
     });
 
+    /* Issue 29: personal API tokens for the command line (pages/account.js). */
+    await test("API tokens: made by keyboard from the header, shown once with the login command, used, revoked", async () => {
+      await page.focus("a.user");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("#token-name");
+      check((await page.getAttribute("a.user", "aria-current")) === "page", "the header's name marks the account page");
+      check(/No API tokens yet/.test(await text(page, "[data-tokens]")), "no token yet");
+      await page.focus("#token-name");
+      await page.keyboard.type("laptop");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("[data-token-once]:focus");
+      const token = await page.inputValue("#new-token");
+      check(/^bwu_[A-Za-z0-9_-]{20,}$/.test(token), "the token is shown: " + token.slice(0, 8) + "...");
+      check((await page.inputValue("#login-command")) === `blockwise login --server ${BASE}`, "with the command that stores it");
+      await page.click('[data-copy="new-token"]');
+      await waitText(page, "#new-token-said", /Copied|Ctrl\+C/);
+      check((await page.locator("tr[data-token]").count()) === 1 && /laptop/.test(await text(page, "tr[data-token]")), "listed by name");
+      check(/never/.test(await text(page, "tr[data-token]")), "never used yet");
+      await shot(page, "21-api-token-made", "main");
+      /* it acts as alice */
+      const me = await page.evaluate(async (t) => {
+        const r = await fetch("/api/me", { credentials: "omit", headers: { Authorization: "Bearer " + t } });
+        return [r.status, (await r.json()).user];
+      }, token);
+      check(me[0] === 200 && me[1].name === "alice", "the token acts as alice: " + JSON.stringify(me));
+      /* shown once: after a reload the page holds its name, never the token */
+      await page.reload();
+      await page.waitForSelector("tr[data-token]");
+      check(!(await page.content()).includes(token), "the token is not shown again");
+      check((await page.locator("#new-token").count()) === 0, "no token field");
+      check(!/never/.test(await text(page, "tr[data-token]")), "last used: now");
+      /* a narrow screen: no sideways scrolling */
+      await page.setViewportSize({ width: 400, height: 800 });
+      const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(over <= 1, `no sideways scrolling at 400 px (${over}px too wide)`);
+      await shot(page, "22-api-tokens-narrow");
+      await page.setViewportSize({ width: 1280, height: 800 });
+      /* revoked, by keyboard (the confirmation is accepted) */
+      await page.focus('tr[data-token] [data-action="revoke"]');
+      await page.keyboard.press("Enter");
+      await waitText(page, "main [role=alert]", /"laptop" is revoked/);
+      await page.waitForSelector('[data-tokens="none"]');
+      const after = await page.evaluate(async (t) => (await fetch("/api/me", { credentials: "omit", headers: { Authorization: "Bearer " + t } })).status, token);
+      check(after === 401, `the revoked token is refused (${after})`);
+    });
+
     /* Issue 11: Triton. vector-add is offered in CUDA and Triton here
      * (tests/cpu/browser.sh); the local judged compiles CUDA only, and so
      * does the fake GPU worker: a Triton Run waits, and the page says why. */
