@@ -265,7 +265,7 @@ TEST(directive_args_expressions)
     one_error("// @launch k grid=(1) block=(1) args=(x, n + * 2)\n", 1, 46,
               "expected a number, a name or '(', got '*'");
     one_error("// @launch k grid=(1) block=(1) args=(x[1])\n", 1, 40,
-              "expected an operator (+ - * / %) or the end, got '['");
+              "expected an operator (+ - * / %, a comparison, && || or ?:) or the end, got '['");
 }
 
 TEST(directive_error_positions)

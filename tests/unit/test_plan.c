@@ -393,13 +393,7 @@ TEST(plan_triton_launch_has_block_from_warps_and_constexprs)
         free(pl);
         return;
     }
-    /* '==' is not an operator: the expression fails to parse, at its column */
-    CHECK(directives_parse_as(LANG_TRITON, src, strlen(src), &d, &diags) != BW_OK);
-    diag_list_release(&diags);
-    memset(&diags, 0, sizeof(diags));
-    src = "# @tune BLOCK=(256, 1024)\n# @const NW=8\n"
-          "# @launch add grid=(cdiv(N, BLOCK)) num_warps=NW "
-          "args=(x, y, out, N, BLOCK=BLOCK, ROW=next_pow2(N))\n";
+    /* EVEN=N % 16 == 0: a comparison is 1 or 0 */
     if (parse_triton_ok(src, &d)) {
         const struct problem_case *c = &p->tests[2]; /* N = 127 */
         CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
@@ -409,11 +403,13 @@ TEST(plan_triton_launch_has_block_from_warps_and_constexprs)
         CHECK_INT_EQ(pl->launches[0].block[0], 256);
         CHECK_INT_EQ(pl->launches[0].grid[0], 1);
         CHECK_INT_EQ(pl->launches[0].n_args, 4); /* the positional ones */
-        CHECK_INT_EQ(pl->launches[0].n_constexprs, 2);
+        CHECK_INT_EQ(pl->launches[0].n_constexprs, 3);
         CHECK_STR_EQ(pl->launches[0].constexprs[0].name, "BLOCK");
         CHECK_INT_EQ(pl->launches[0].constexprs[0].value, 1024);
         CHECK_STR_EQ(pl->launches[0].constexprs[1].name, "ROW");
         CHECK_INT_EQ(pl->launches[0].constexprs[1].value, 128);
+        CHECK_STR_EQ(pl->launches[0].constexprs[2].name, "EVEN");
+        CHECK_INT_EQ(pl->launches[0].constexprs[2].value, 0);
         directives_release(&d);
     }
     if (parse_triton_ok(plain, &d)) {
