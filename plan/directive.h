@@ -103,11 +103,14 @@ struct launch {
     struct expr *maxnreg;    /* owned; Triton: NULL means no cap on registers per thread */
     struct launch_arg *args; /* owned */
     size_t n_args;
-    int line; /* of the @launch directive */
-    /* 1-based columns of the keys "grid=", "block=", "smem=" (0 if absent),
-     * where the plan module reports evaluation errors */
+    int line; /* of the @launch directive (its first line when continued) */
+    /* 1-based lines and columns of the keys "grid=", "block=", "smem=" (0 if
+     * absent), where the plan module reports errors; a key's line differs from
+     * `line` only on a continuation line (0 means `line`) */
     int grid_column, block_column, smem_column;
     int num_warps_column, num_stages_column, maxnreg_column; /* Triton's keys, likewise */
+    int grid_line, block_line, smem_line;
+    int num_warps_line, num_stages_line, maxnreg_line;
 };
 
 /*
@@ -125,6 +128,7 @@ struct rows_kernel {
     struct expr *smem;     /* owned; NULL means 0 bytes */
     int line;
     int rows_column, block_column, smem_column; /* 1-based columns of the keys */
+    int rows_line, block_line, smem_line;       /* and lines (0 means `line`) */
 };
 
 struct scratch {

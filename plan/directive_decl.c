@@ -209,8 +209,8 @@ void dparse_scratch(struct dparse *st, size_t at, size_t pos)
     s.name = dparse_copy(st, pos, n);
     if (!s.name)
         return;
-    s.line = st->lineno;
-    s.column = (int)pos + 1;
+    s.line = dparse_line_at(st, pos);
+    s.column = dparse_column_at(st, pos);
     if (!dparse_check_unique(st, pos, s.name))
         goto free_name;
     dt = skip_blanks(st, pos + n);
@@ -337,9 +337,9 @@ void dparse_tune(struct dparse *st, size_t at, size_t pos)
     }
     close = dparse_match_paren(st, open, commas, BW_MAX_TUNE_VALUES, &n_commas);
     if (close >= st->len) {
-        dparse_err(st, st->len,
-                   "expected ')' to close @tune %s=( at column %zu, got the end of the line",
-                   t.name, open + 1);
+        char w[48];
+        dparse_err(st, st->len, "expected ')' to close @tune %s=( at %s, got the end of the line",
+                   t.name, dparse_where(st, open, w, sizeof(w)));
         goto free_name;
     }
     if (n_commas >= BW_MAX_TUNE_VALUES) {

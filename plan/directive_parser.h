@@ -2,10 +2,11 @@
  * directive_parser.h - private to plan/: what the files of the directive
  * parser share. Callers outside plan/ use directive.h.
  *
- * The parser reads a source line by line; each directive line is parsed on
- * its own through a struct dparse positioned on that line. Positions are
- * byte offsets into the line, and a reported column is the offset + 1 (a tab
- * is one column). An error marks the line failed and parsing goes on with
+ * The parser reads a source line by line; each directive is parsed on its
+ * own through a struct dparse positioned on it. Positions are byte offsets
+ * into the directive's text (its line, or its lines joined when a '\'
+ * continues it), and a reported line and column are where that byte is in
+ * the file (struct dseg; a tab is one column). An error marks the line failed and parsing goes on with
  * the next line, so a file reports every broken directive at once. The
  * parser's files, in the order a line meets them:
  *
@@ -31,15 +32,33 @@
 #include <stdint.h>
 
 #include "directive.h"
+#include "common/limits.h"
 
-/* The state of parsing one file, positioned on one line. */
+/*
+ * Where a directive's bytes came from. A directive continued over several
+ * lines (a '\' at the end of a line: directive.c) is parsed as one line, the
+ * text of each continuation line after its comment marker appended; byte
+ * `start` of it onwards, up to the next segment, is physical line `lineno`
+ * from byte `offset`. A line not continued is one segment {0, lineno, 0}.
+ */
+struct dseg {
+    size_t start;  /* in the joined line */
+    int lineno;    /* 1-based line of the file */
+    size_t offset; /* byte of that line where the segment starts */
+};
+
+/* The state of parsing one file, positioned on one directive. */
 struct dparse {
     enum language lang;
     struct directives *d;    /* what has parsed so far (fixed-capacity arrays) */
     struct diag_list *diags; /* borrowed: where errors go */
-    const char *line;        /* the current line, not NUL-terminated */
+    const char *line;        /* the current directive, not NUL-terminated: a line of the source,
+                                or `joined` when continued */
     size_t len;              /* its bytes, without the line break */
-    int lineno;
+    int lineno;              /* of its first line */
+    struct dseg segs[BW_MAX_DIRECTIVE_LINES];
+    size_t n_segs;
+    char *joined; /* owned: BW_MAX_DIRECTIVE_BYTES bytes for a continued directive */
     bool line_failed; /* an error was reported on this line */
     bool limit;       /* a limit was exceeded somewhere */
     bool nomem;
@@ -87,9 +106,16 @@ static inline size_t token_len(const struct dparse *st, size_t pos)
 
 /* ---- directive_cursor.c ---------------------------------------------------- */
 
-/* Reports at byte `pos` of the current line. */
+/* Reports at byte `pos` of the current directive (at its line and column in
+ * the file, through st->segs). */
 __attribute__((format(printf, 3, 4))) void dparse_err(struct dparse *st, size_t pos,
                                                       const char *fmt, ...);
+/* The file's 1-based line and column of byte `pos` of the current directive. */
+int dparse_line_at(const struct dparse *st, size_t pos);
+int dparse_column_at(const struct dparse *st, size_t pos);
+/* "column C", or "line L, column C" in a directive of several lines: where
+ * byte `pos` is, for messages that point back ("to close ( at column 19"). */
+const char *dparse_where(const struct dparse *st, size_t pos, char *out, size_t size);
 /* Reports about the whole file (line 0, column 0). */
 __attribute__((format(printf, 2, 3))) void dparse_err_file(struct dparse *st, const char *fmt, ...);
 /* A *new* copy of line[pos, pos+n), or NULL (and nomem set). */

@@ -38,6 +38,12 @@ static void describe_names(const struct problem *p, const struct directives *d, 
 #undef ADD
 }
 
+/* The line of a key of a directive: its own when on a continuation line. */
+static int key_line(int directive_line, int line)
+{
+    return line ? line : directive_line;
+}
+
 struct expr_check {
     const struct problem *p;
     const struct directives *d;
@@ -170,29 +176,29 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
                            d->n_launches);
             rc = BW_ERR_INVALID;
         }
-        if (check_expr(p, d, rk->rows, rk->line, rk->rows_column, "rows=", diags) ||
-            check_expr(p, d, rk->smem, rk->line, rk->smem_column, "smem=", diags))
+        if (check_expr(p, d, rk->rows, key_line(rk->line, rk->rows_line), rk->rows_column, "rows=", diags) ||
+            check_expr(p, d, rk->smem, key_line(rk->line, rk->smem_line), rk->smem_column, "smem=", diags))
             rc = BW_ERR_INVALID;
         for (int k = 0; k < 3; k++)
-            if (check_expr(p, d, rk->block[k], rk->line, rk->block_column, "block=", diags))
+            if (check_expr(p, d, rk->block[k], key_line(rk->line, rk->block_line), rk->block_column, "block=", diags))
                 rc = BW_ERR_INVALID;
     }
     describe_names(p, d, names, sizeof(names));
     for (size_t l = 0; l < d->n_launches; l++) {
         const struct launch *ln = &d->launches[l];
         for (int k = 0; k < 3; k++) {
-            if (check_expr(p, d, ln->grid[k], ln->line, ln->grid_column, "grid=", diags))
+            if (check_expr(p, d, ln->grid[k], key_line(ln->line, ln->grid_line), ln->grid_column, "grid=", diags))
                 rc = BW_ERR_INVALID;
-            if (check_expr(p, d, ln->block[k], ln->line, ln->block_column, "block=", diags))
+            if (check_expr(p, d, ln->block[k], key_line(ln->line, ln->block_line), ln->block_column, "block=", diags))
                 rc = BW_ERR_INVALID;
         }
-        if (check_expr(p, d, ln->smem, ln->line, ln->smem_column, "smem=", diags))
+        if (check_expr(p, d, ln->smem, key_line(ln->line, ln->smem_line), ln->smem_column, "smem=", diags))
             rc = BW_ERR_INVALID;
-        if (check_compile_expr(p, d, ln->num_warps, ln->line, ln->num_warps_column,
+        if (check_compile_expr(p, d, ln->num_warps, key_line(ln->line, ln->num_warps_line), ln->num_warps_column,
                                "num_warps=", diags) ||
-            check_compile_expr(p, d, ln->num_stages, ln->line, ln->num_stages_column,
+            check_compile_expr(p, d, ln->num_stages, key_line(ln->line, ln->num_stages_line), ln->num_stages_column,
                                "num_stages=", diags) ||
-            check_compile_expr(p, d, ln->maxnreg, ln->line, ln->maxnreg_column, "maxnreg=", diags))
+            check_compile_expr(p, d, ln->maxnreg, key_line(ln->line, ln->maxnreg_line), ln->maxnreg_column, "maxnreg=", diags))
             rc = BW_ERR_INVALID;
         for (size_t a = 0; a < ln->n_args; a++) {
             const struct launch_arg *arg = &ln->args[a];

@@ -980,3 +980,106 @@ TEST(triton_launch_maxnreg)
                            "maxnreg= is a Triton launch option"),
                  BW_ERR_INVALID);
 }
+
+/* ---- continuation lines --------------------------------------------------------------- */
+
+TEST(directive_continuation_keeps_file_positions)
+{
+    const char *src = "// @launch k grid=(cdiv(n, 256)) \\\n"
+                      "  //   block=(256) smem=(4 * 256) \\\n"
+                      "//args=(x,\\\r\n"
+                      "//    out, n / 2)\n";
+    const char *py = "# @const B=64\n"
+                     "# @launch k grid=(cdiv(N, B)) \\\n"
+                     "#     num_warps=4 args=(A, N, \\\n"
+                     "#     B=B)\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse(src, &d, &l), BW_OK);
+    if (d.n_launches == 1) {
+        const struct launch *a = &d.launches[0];
+        CHECK_INT_EQ(a->line, 1);
+        CHECK_INT_EQ(a->grid_line, 1);
+        CHECK_INT_EQ(a->grid_column, 14);
+        CHECK_INT_EQ(a->block_line, 2);
+        CHECK_INT_EQ(a->block_column, 8);
+        CHECK_INT_EQ(a->smem_line, 2);
+        CHECK_INT_EQ(a->smem_column, 20);
+        CHECK_INT_EQ(a->n_args, 3);
+        CHECK_STR_EQ(expr_text(a->block[0]), "256");
+        CHECK(a->args[0].line == 3 && a->args[0].column == 9);
+        CHECK(a->args[1].line == 4 && a->args[1].column == 7);
+        CHECK(a->args[2].line == 4 && a->args[2].column == 12);
+        CHECK_STR_EQ(expr_text(a->args[2].expr), "n / 2");
+        directives_release(&d);
+    }
+    CHECK_INT_EQ(parse_triton(py, &d, &l), BW_OK);
+    if (d.n_launches == 1) {
+        CHECK_INT_EQ(d.launches[0].n_args, 3);
+        CHECK_STR_EQ(d.launches[0].args[2].keyword, "B");
+        CHECK(d.launches[0].args[2].line == 4 && d.launches[0].args[2].keyword_column == 7);
+        directives_release(&d);
+    }
+    /* An error on a continuation line is at its own line and column. */
+    one_error("// @launch k grid=(1) \\\n//   block=(1) args=(x, 2 +)\n", 2, 28,
+              "got end of expression");
+    one_error("// @launch k grid=(1) \\\n//   block=(1) args=(x) grid=(2)\n", 2, 25,
+              "duplicate grid= in @launch (first at line 1, column 14)");
+    one_error("// @launch k grid=(1) block=(1) args=(x) \\\n#   oops\n", 1, 42,
+              "onto a line that is not a // comment");
+    one_error("// @launch k grid=(1) block=(1) args=(x) \\ \t\n", 1, 42, "onto the end of the file");
+    triton_error("# @launch k grid=(1) args=(x) \\\n// more\n", 1, 31,
+                 "onto a line that is not a # comment");
+    /* Diagnostics of a directive over several lines come in the file's order. */
+    CHECK(parse("// @launch k grid=(1) \\\n//   args=(1 +) bad\n", &d, &l) != BW_OK);
+    CHECK_INT_EQ(l.n, 2);
+    if (l.n == 2) {
+        CHECK(l.items[0].line == 2 && l.items[1].line == 2);
+        CHECK_CONTAINS(l.items[1].msg, "expected '=' after 'bad'");
+    }
+    diag_list_release(&l);
+}
+
+TEST(directive_continuation_limits)
+{
+    struct directives d;
+    struct diag_list l = {0};
+    struct buf b;
+
+    /* BW_MAX_DIRECTIVE_LINES lines parse; one more is a limit. */
+    buf_init(&b, 1 << 20);
+    buf_puts(&b, "// @launch k grid=(1) block=(1) args=(x \\\n");
+    for (int i = 2; i < BW_MAX_DIRECTIVE_LINES; i++)
+        buf_puts(&b, "// , x \\\n");
+    buf_puts(&b, "// )\n");
+    CHECK_INT_EQ(parse(b.data, &d, &l), BW_OK);
+    if (l.n == 0) {
+        CHECK_INT_EQ(d.launches[0].n_args, BW_MAX_DIRECTIVE_LINES - 1);
+        directives_release(&d);
+    }
+    b.len -= 5;
+    buf_puts(&b, "// , x \\\n// )\n");
+    CHECK_INT_EQ(parse(b.data, &d, &l), BW_ERR_LIMIT);
+    CHECK(l.n >= 1 && l.items[0].line == BW_MAX_DIRECTIVE_LINES);
+    if (l.n >= 1)
+        CHECK_CONTAINS(l.items[0].msg, "more than 16 lines (BW_MAX_DIRECTIVE_LINES)");
+    diag_list_release(&l);
+    buf_release(&b);
+    /* BW_MAX_DIRECTIVE_BYTES joined. */
+    buf_init(&b, 1 << 20);
+    buf_puts(&b, "// @launch k grid=(1) block=(1) args=(x) smem=(1 \\\n");
+    for (int i = 0; i < 5; i++) {
+        buf_puts(&b, "// ");
+        for (int k = 0; k < 500; k++)
+            buf_puts(&b, "+1");
+        buf_puts(&b, "\\\n");
+    }
+    buf_puts(&b, "// )\n");
+    CHECK_INT_EQ(parse(b.data, &d, &l), BW_ERR_LIMIT);
+    if (l.n >= 1)
+        CHECK_CONTAINS(l.items[0].msg, "more than 4096 bytes with its continuation lines "
+                                       "(BW_MAX_DIRECTIVE_BYTES)");
+    diag_list_release(&l);
+    buf_release(&b);
+}
