@@ -21,6 +21,7 @@
 #define BW_MAX_TUNE_PARAMS    4            /* @tune names per submission */
 #define BW_MAX_TUNE_VALUES    16           /* values of one @tune name */
 #define BW_MAX_TUNE_CONFIGS   64           /* combinations of all @tune values */
+#define BW_MAX_LETS           32           /* @let names per submission */
 #define BW_MAX_FLAGS          16           /* options given by @flags */
 #define BW_MAX_NAME           64           /* bytes in a kernel, tensor, size or const name */
 #define BW_MAX_DIAGS          100          /* directive errors reported for one file */

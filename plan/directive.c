@@ -52,7 +52,7 @@ static const char *launch_example(enum language lang)
 
 /* ---- one line, one directive -------------------------------------------------- */
 
-static const char *const directive_list = "@launch, @scratch, @const, @tune or @flags";
+static const char *const directive_list = "@launch, @scratch, @const, @tune, @let or @flags";
 
 /* Parses one directive (a line, or lines joined); `at` is its '@'. @flags and
  * @rows are refused here in a Triton file, whatever follows them. */
@@ -82,6 +82,8 @@ static void parse_directive(struct dparse *st, size_t at)
         dparse_const(st, at, pos);
     else if (IS("tune"))
         dparse_tune(st, at, pos);
+    else if (IS("let"))
+        dparse_let(st, at, pos);
     else if (IS("flags") && st->lang == LANG_TRITON)
         dparse_err(st, at,
                    "@flags is for CUDA (NVRTC options); a Triton kernel's options are num_warps=, "
@@ -310,6 +312,11 @@ void directives_release(struct directives *d)
         free(d->tunes[i].values);
     }
     free(d->tunes);
+    for (i = 0; i < d->n_lets; i++) {
+        free(d->lets[i].name);
+        expr_free(d->lets[i].value);
+    }
+    free(d->lets);
     for (i = 0; i < d->n_flags; i++)
         free(d->flags[i]);
     free(d->flags);
@@ -358,8 +365,10 @@ int directives_parse_as(enum language lang, const char *source, size_t len, stru
     d.consts = calloc(BW_MAX_CONSTS, sizeof(*d.consts));
     d.tunes = calloc(BW_MAX_TUNE_PARAMS, sizeof(*d.tunes));
     d.flags = calloc(BW_MAX_FLAGS, sizeof(*d.flags));
+    d.lets = calloc(BW_MAX_LETS, sizeof(*d.lets));
     st.joined = malloc(BW_MAX_DIRECTIVE_BYTES);
-    if (!d.launches || !d.scratches || !d.consts || !d.tunes || !d.flags || !st.joined) {
+    if (!d.launches || !d.scratches || !d.consts || !d.tunes || !d.flags || !d.lets ||
+        !st.joined) {
         rc = BW_ERR_NOMEM;
         goto release;
     }
@@ -386,11 +395,13 @@ int directives_parse_as(enum language lang, const char *source, size_t len, stru
         rc = BW_ERR_INVALID;
     if (rc == BW_OK) {
         free(st.joined);
+        free(st.pending);
         *out = d;
         return BW_OK;
     }
 release:
     free(st.joined);
+    free(st.pending);
     directives_release(&d);
     return rc;
 }

@@ -16,6 +16,7 @@
  *   // @scratch NAME TYPE[e]
  *   // @const NAME=INT
  *   // @tune NAME=(v1, v2, ...)
+ *   // @let NAME = e
  *   // @flags OPTION ...
  *
  * @launch: KERNEL first, then the keys grid=, block=, smem= and args= in any
@@ -144,6 +145,13 @@ struct constant {
     int line;
 };
 
+/* @let NAME = e: a named integer evaluated for each case, in file order. */
+struct let {
+    char *name;         /* owned */
+    struct expr *value; /* owned */
+    int line, column;   /* of NAME */
+};
+
 struct tune_param {
     char *name;      /* owned */
     int64_t *values; /* owned */
@@ -161,6 +169,8 @@ struct directives {
     size_t n_consts;
     struct tune_param *tunes;
     size_t n_tunes;
+    struct let *lets; /* in file order: each may use the ones before it */
+    size_t n_lets;
     char **flags; /* owned; each an allowed NVRTC option, in file order */
     size_t n_flags;
     struct rows_kernel *rows; /* owned; NULL without @rows */

@@ -258,11 +258,26 @@ struct expr *dparse_expr(struct dparse *st, size_t a, size_t b, const char *what
     e = expr_parse(text, &col, &cause);
     free(text);
     if (!e) {
-        /* expr.h promises "column C: " first; the position becomes ours. */
+        /* expr.h promises "column C: " first; the position becomes ours, and
+         * so does a column the message points back to ("to close ( at column
+         * C"), which counts in the expression. */
+        char *where;
         msg = cause ? cause : "invalid expression";
         if (strncmp(msg, "column ", 7) == 0 && strstr(msg, ": "))
             msg = strstr(msg, ": ") + 2;
-        dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%s", msg);
+        where = strstr(msg, " at column ");
+        if (where) {
+            char w[48];
+            size_t back = 0, n = 11;
+            while (where[n] >= '0' && where[n] <= '9' && back < BW_MAX_EXPR_BYTES)
+                back = back * 10 + (size_t)(where[n++] - '0');
+            dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%.*s at %s%s",
+                       (int)(where - msg), msg,
+                       dparse_where(st, a + (back > 0 ? back - 1 : 0), w, sizeof(w)),
+                       where + n);
+        } else {
+            dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%s", msg);
+        }
         if (cause && strstr(cause, "BW_MAX_EXPR"))
             st->limit = true;
         free(cause);

@@ -256,11 +256,13 @@ free_name:
 
 /* ---- @const and @tune ------------------------------------------------------------ */
 
-/* "NAME=" at pos for @const and @tune: checks the name and returns a *new*
- * copy of it with *after at the first non-blank after '=', or NULL. */
+/* "NAME=" at pos for @const, @tune and @let: checks the name (a macro's
+ * unless `what` is "@let") and returns a *new* copy of it with *after at the
+ * first non-blank after '=', or NULL. */
 static char *parse_assign_name(struct dparse *st, size_t pos, const char *what, const char *example,
                                size_t *after)
 {
+    bool macro = strcmp(what, "@let") != 0;
     size_t n, eq;
     char role[96], g[64];
     char *name;
@@ -279,7 +281,9 @@ static char *parse_assign_name(struct dparse *st, size_t pos, const char *what, 
     name = dparse_copy(st, pos, n);
     if (!name)
         return NULL;
-    if (!dparse_check_macro_name(st, pos, name, role) || !dparse_check_unique(st, pos, name)) {
+    if (!(macro ? dparse_check_macro_name(st, pos, name, role)
+                : dparse_check_not_function(st, pos, name, role)) ||
+        !dparse_check_unique(st, pos, name)) {
         free(name);
         return NULL;
     }
@@ -391,6 +395,125 @@ void dparse_tune(struct dparse *st, size_t at, size_t pos)
 
 free_values:
     free(t.values);
+free_name:
+    free(t.name);
+}
+
+/* ---- @let ----------------------------------------------------------------------- */
+
+/* What a @let's expression uses, as the parser sees it from the lines above. */
+struct let_scan {
+    struct dparse *st;
+    size_t first;     /* the expression's first byte in the directive */
+    const char *name; /* the @let's own */
+    bool self;        /* it uses its own name */
+};
+
+/* A name used before any @let defines it: remembered, so that a @let of that
+ * name further down reports it (it may as well be a size of the problem). */
+static void remember_use(struct dparse *st, const char *name, size_t pos)
+{
+    struct let_use *u;
+
+    if (st->n_pending == st->cap_pending) {
+        size_t cap = st->cap_pending ? 2 * st->cap_pending : 16;
+        struct let_use *grown = realloc(st->pending, cap * sizeof(*grown));
+        if (!grown) {
+            st->nomem = true;
+            return;
+        }
+        st->pending = grown;
+        st->cap_pending = cap;
+    }
+    u = &st->pending[st->n_pending++];
+    snprintf(u->name, sizeof(u->name), "%s", name);
+    u->line = dparse_line_at(st, pos);
+    u->column = dparse_column_at(st, pos);
+    u->let_line = st->lineno;
+}
+
+static void scan_let_name(const char *name, int column, void *arg)
+{
+    struct let_scan *ls = arg;
+    const struct directives *d = ls->st->d;
+    size_t pos = ls->first + (size_t)column - 1;
+
+    if (strcmp(name, ls->name) == 0) {
+        if (!ls->self)
+            dparse_err(ls->st, pos,
+                       "@let %s uses itself (a @let may use sizes, @const and @tune names and the "
+                       "@let lines above it)",
+                       name);
+        ls->self = true;
+        return;
+    }
+    for (size_t i = 0; i < d->n_consts; i++)
+        if (strcmp(d->consts[i].name, name) == 0)
+            return;
+    for (size_t i = 0; i < d->n_tunes; i++)
+        if (strcmp(d->tunes[i].name, name) == 0)
+            return;
+    for (size_t i = 0; i < d->n_lets; i++)
+        if (strcmp(d->lets[i].name, name) == 0)
+            return;
+    remember_use(ls->st, name, pos);
+}
+
+/* A @let named `name` that a @let above already used: reported here. */
+static bool used_above(struct dparse *st, size_t pos, const char *name)
+{
+    for (size_t i = 0; i < st->n_pending; i++) {
+        const struct let_use *u = &st->pending[i];
+        if (strcmp(u->name, name) != 0)
+            continue;
+        dparse_err(st, pos,
+                   "@let %s is used above its line, by the @let on line %d (at line %d, column "
+                   "%d): a @let may use only the @let lines above it, so move this one up",
+                   name, u->let_line, u->line, u->column);
+        return true;
+    }
+    return false;
+}
+
+/* @let NAME = e: e runs to the end of the directive. */
+void dparse_let(struct dparse *st, size_t at, size_t pos)
+{
+    struct let t = {0};
+    struct let_scan ls = {st, 0, NULL, false};
+    size_t val, n_pending = st->n_pending, name_pos = skip_blanks(st, pos);
+
+    if (st->d->n_lets >= BW_MAX_LETS) {
+        dparse_err(st, at, "more than %d @let names (BW_MAX_LETS)", BW_MAX_LETS);
+        st->limit = true;
+        return;
+    }
+    t.name = parse_assign_name(st, pos, "@let", "@let KP = cdiv(K, 32) * 32", &val);
+    if (!t.name)
+        return;
+    t.line = dparse_line_at(st, name_pos);
+    t.column = dparse_column_at(st, name_pos);
+    if (used_above(st, name_pos, t.name))
+        goto free_name;
+    if (val >= st->len) {
+        dparse_err(st, val, "expected an expression after @let %s= (e.g. @let %s = cdiv(N, 128))",
+                   t.name, t.name);
+        goto free_name;
+    }
+    t.value = dparse_expr(st, val, st->len, "the @let value", ' ');
+    if (!t.value)
+        goto free_name;
+    ls.first = val;
+    ls.name = t.name;
+    expr_each_name_at(t.value, scan_let_name, &ls);
+    if (st->line_failed) {
+        st->n_pending = n_pending; /* a failed @let uses nothing */
+        goto free_value;
+    }
+    st->d->lets[st->d->n_lets++] = t;
+    return;
+
+free_value:
+    expr_free(t.value);
 free_name:
     free(t.name);
 }

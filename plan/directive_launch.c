@@ -398,7 +398,7 @@ void dparse_launch(struct dparse *st, size_t at, size_t pos)
         key = pos;
         n = word_len(st, pos);
         if (n == 0) {
-            dparse_err(st, pos, "expected a key (%s), got %s", launch_keys,
+            dparse_err(st, pos, "expected a key (%s), got %s", keys,
                        dparse_got(st, pos, g, sizeof(g)));
             break;
         }

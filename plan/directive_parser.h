@@ -16,9 +16,10 @@
  *   directive_cursor.c  reading a line: errors at a column, quoting,
  *                       parentheses, integer literals, expressions (expr.h)
  *   directive_names.c   what a name may be: an identifier, unique among
- *                       @const/@tune/@scratch, not a word a macro would replace
+ *                       @const/@tune/@scratch/@let, not a word a macro would
+ *                       replace
  *   directive_launch.c  @launch (CUDA's keys and Triton's) and @rows
- *   directive_decl.c    @scratch (and its C types), @const, @tune
+ *   directive_decl.c    @scratch (and its C types), @const, @tune, @let
  *   flags.c             @flags and the NVRTC options it allows
  *
  * Every function here reports its own errors through dparse_err(); one that
@@ -47,6 +48,13 @@ struct dseg {
     size_t offset; /* byte of that line where the segment starts */
 };
 
+/* A name a @let's expression uses, where. */
+struct let_use {
+    char name[BW_MAX_NAME + 1];
+    int line, column; /* of the use */
+    int let_line;     /* of the @let */
+};
+
 /* The state of parsing one file, positioned on one directive. */
 struct dparse {
     enum language lang;
@@ -59,6 +67,10 @@ struct dparse {
     struct dseg segs[BW_MAX_DIRECTIVE_LINES];
     size_t n_segs;
     char *joined; /* owned: BW_MAX_DIRECTIVE_BYTES bytes for a continued directive */
+    /* Names a @let used before any @let defined them (maybe a size of the
+     * problem, maybe a @let further down: that one reports it) */
+    struct let_use *pending; /* owned */
+    size_t n_pending, cap_pending;
     bool line_failed; /* an error was reported on this line */
     bool limit;       /* a limit was exceeded somewhere */
     bool nomem;
@@ -155,8 +167,11 @@ bool dparse_check_name(struct dparse *st, size_t pos, size_t n, const char *what
  * a macro, so it may not be a C++/CUDA word or a reserved identifier; in
  * Triton it may not be a function of the expression language. */
 bool dparse_check_macro_name(struct dparse *st, size_t pos, const char *name, const char *what);
-/* Checks that no @const, @tune or @scratch has taken `name` already. */
+/* Checks that no @const, @tune, @scratch or @let has taken `name` already. */
 bool dparse_check_unique(struct dparse *st, size_t pos, const char *name);
+/* Checks that `name` is not a function of the expression language (a @let's
+ * name; @const and @tune names are checked by dparse_check_macro_name). */
+bool dparse_check_not_function(struct dparse *st, size_t pos, const char *name, const char *what);
 
 /* ---- one function per directive: `at` is the '@', `pos` the first byte after
  * the directive's name; each adds what it parsed to st->d or reports ---------- */
@@ -166,6 +181,7 @@ void dparse_rows(struct dparse *st, size_t at, size_t pos);    /* directive_laun
 void dparse_scratch(struct dparse *st, size_t at, size_t pos); /* directive_decl.c */
 void dparse_const(struct dparse *st, size_t at, size_t pos);   /* directive_decl.c */
 void dparse_tune(struct dparse *st, size_t at, size_t pos);    /* directive_decl.c */
+void dparse_let(struct dparse *st, size_t at, size_t pos);     /* directive_decl.c */
 void dparse_flags(struct dparse *st, size_t at, size_t pos);   /* flags.c */
 
 /* Frees what a parsed @launch holds (not l itself), and a @rows kernel with

@@ -295,7 +295,7 @@ TEST(directive_error_positions)
     one_error(LAUNCH "// @const A=1\n// @tune A=(1, 2)\n", 3, 10,
               "duplicate name 'A': already defined by @const on line 2");
     one_error(LAUNCH "// @lanch\n", 2, 4,
-              "unknown directive '@lanch' (expected @launch, @scratch, @const, @tune or @flags)");
+              "unknown directive '@lanch' (expected @launch, @scratch, @const, @tune, @let or @flags)");
 }
 
 TEST(directive_grid_commas_inside_calls)
@@ -750,6 +750,9 @@ static void dump_plan(const struct directives *d, struct buf *b)
             buf_addf(b, "%s%lld", j ? ", " : "", (long long)d->tunes[i].values[j]);
         buf_addf(b, ") (line %d)\n", d->tunes[i].line);
     }
+    for (i = 0; i < d->n_lets; i++)
+        buf_addf(b, "let %s = %s (line %d, column %d)\n", d->lets[i].name,
+                 expr_text(d->lets[i].value), d->lets[i].line, d->lets[i].column);
     for (i = 0; i < d->n_flags; i++)
         buf_addf(b, "flag %s\n", d->flags[i]);
     buf_addf(b, "tune combinations %zu\n", directives_tune_count(d));
