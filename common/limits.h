@@ -18,7 +18,7 @@
 #define BW_MAX_LAUNCH_ARGS    32           /* arguments of one @launch */
 #define BW_MAX_SCRATCH        8            /* @scratch buffers per submission */
 #define BW_MAX_CONSTS         32           /* @const names per submission */
-#define BW_MAX_TUNE_PARAMS    4            /* @tune names per submission */
+#define BW_MAX_TUNE_PARAMS    8            /* @tune names per submission (a tuple @tune has several) */
 #define BW_MAX_TUNE_VALUES    16           /* values of one @tune name */
 #define BW_MAX_TUNE_CONFIGS   64           /* combinations of all @tune values */
 #define BW_MAX_LETS           32           /* @let names per submission */

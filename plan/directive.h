@@ -152,11 +152,16 @@ struct let {
     int line, column;   /* of NAME */
 };
 
+/* One @tune name. `@tune NAME=(v1, v2)` declares one, whose values multiply
+ * with the other @tune lines'; `@tune (A, B)=((a1, b1), (a2, b2))` declares
+ * one per name, sharing a group: value k of each is tuple k, and the group
+ * varies as one (tune.h). */
 struct tune_param {
     char *name;      /* owned */
-    int64_t *values; /* owned */
+    int64_t *values; /* owned; distinct, except within a tuple @tune (the tuples are) */
     size_t n_values;
     int line;
+    int group; /* the @tune line, counted from 0: names of one tuple @tune share it */
 };
 
 struct directives {

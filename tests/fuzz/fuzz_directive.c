@@ -120,6 +120,18 @@ static int check_plan(const struct directives *d)
     for (i = 0; i < d->n_flags; i++)
         if (!directive_flag_allowed(d->flags[i]))
             return -1;
+    for (i = 0; i < d->n_tunes; i++) {
+        const struct tune_param *t = &d->tunes[i];
+        if (!is_identifier(t->name) || t->n_values < 1 || t->n_values > BW_MAX_TUNE_VALUES)
+            return -1;
+        /* a group is consecutive names of one line, each with a value per tuple */
+        if (i > 0 && t->group != d->tunes[i - 1].group &&
+            (t->group != d->tunes[i - 1].group + 1 || t->line < d->tunes[i - 1].line))
+            return -1;
+        if (i > 0 && t->group == d->tunes[i - 1].group &&
+            (t->n_values != d->tunes[i - 1].n_values || t->line != d->tunes[i - 1].line))
+            return -1;
+    }
     combos = directives_tune_count(d);
     if (combos < 1 || combos > BW_MAX_TUNE_CONFIGS)
         return -1;

@@ -445,6 +445,9 @@ TEST(directive_count_caps)
         buf_addf(&b, "// @const C%d=%d\n", i, i);
     buf_puts(&b, "// @tune T0=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)\n");
     buf_puts(&b, "// @tune T1=(1, 2, 3, 4)\n// @tune T2=(1)\n// @tune T3=(7)\n");
+    buf_puts(&b, "// @tune (T4, T5, T6, T7)=((1, 2, 3, 4))\n");
+    for (i = 0; i < BW_MAX_LETS; i++)
+        buf_addf(&b, "// @let L%d = %d\n", i, i);
     for (i = 0; i < BW_MAX_FLAGS; i++)
         buf_puts(&b, "// @flags -lineinfo\n");
     buf_puts(&b, "// @launch k grid=(1) block=(1) args=(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, "
@@ -476,13 +479,18 @@ TEST(directive_count_caps)
         buf_addf(&b, "// @tune T%d=(1)\n", i);
     for (i = 0; i <= BW_MAX_FLAGS; i++)
         buf_puts(&b, "// @flags -lineinfo\n");
+    for (i = 0; i <= BW_MAX_LETS; i++)
+        buf_addf(&b, "// @let L%d = %d\n", i, i);
+    buf_puts(&b, "// @tune (U1, U2)=((1, 2))\n");
     CHECK_INT_EQ(directives_parse(b.data, b.len, &d, &l), BW_ERR_LIMIT);
-    CHECK_INT_EQ(l.n, 4);
-    if (l.n == 4) {
+    CHECK_INT_EQ(l.n, 6);
+    if (l.n == 6) {
         CHECK_CONTAINS(l.items[0].msg, "(BW_MAX_SCRATCH)");
         CHECK_CONTAINS(l.items[1].msg, "(BW_MAX_CONSTS)");
         CHECK_CONTAINS(l.items[2].msg, "(BW_MAX_TUNE_PARAMS)");
         CHECK_CONTAINS(l.items[3].msg, "(BW_MAX_FLAGS)");
+        CHECK_CONTAINS(l.items[4].msg, "more than 32 @let names (BW_MAX_LETS)");
+        CHECK_CONTAINS(l.items[5].msg, "more than 8 @tune names (BW_MAX_TUNE_PARAMS)");
     }
     diag_list_release(&l);
     buf_release(&b);
@@ -748,7 +756,7 @@ static void dump_plan(const struct directives *d, struct buf *b)
         buf_addf(b, "tune %s=(", d->tunes[i].name);
         for (j = 0; j < d->tunes[i].n_values; j++)
             buf_addf(b, "%s%lld", j ? ", " : "", (long long)d->tunes[i].values[j]);
-        buf_addf(b, ") (line %d)\n", d->tunes[i].line);
+        buf_addf(b, ") (line %d, group %d)\n", d->tunes[i].line, d->tunes[i].group);
     }
     for (i = 0; i < d->n_lets; i++)
         buf_addf(b, "let %s = %s (line %d, column %d)\n", d->lets[i].name,
@@ -756,6 +764,13 @@ static void dump_plan(const struct directives *d, struct buf *b)
     for (i = 0; i < d->n_flags; i++)
         buf_addf(b, "flag %s\n", d->flags[i]);
     buf_addf(b, "tune combinations %zu\n", directives_tune_count(d));
+    for (i = 0; i < directives_tune_count(d) && d->n_tunes; i++) {
+        int64_t v[BW_MAX_TUNE_PARAMS];
+        char name[256];
+        directives_tune_combo(d, i, v);
+        directives_tune_describe(d, v, name, sizeof(name));
+        buf_addf(b, "  %zu: %s\n", i, name);
+    }
 }
 
 static int golden_filter(const struct dirent *e)
