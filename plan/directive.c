@@ -384,6 +384,8 @@ int directives_parse_as(enum language lang, const char *source, size_t len, stru
                         BW_MAX_SOURCE_LINES);
         st.limit = true;
     }
+    if (lang == LANG_TRITON && st.n_errors == 0 && !st.nomem && !st.limit)
+        dparse_constexpr_by_name(&st, source, len);
     if (!st.saw_launch && !st.nomem && !st.limit)
         dparse_err_file(&st, "no @launch directive: the judge has nothing to run (add e.g. %s)",
                         launch_example(lang));

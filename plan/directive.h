@@ -92,6 +92,8 @@ struct launch_arg {
     struct expr *expr;  /* owned; LAUNCH_ARG_EXPR (its text is expr_text()) */
     int line, column;   /* of the value (after "NAME=" for a keyword argument) */
     int keyword_column; /* of NAME in a keyword argument; 0 for a positional one */
+    bool by_name;       /* Triton: not written, but NAME=NAME for a tl.constexpr parameter that a
+                           @const, @tune or @let is named after (line: the @launch's, column 1) */
 };
 
 struct launch {

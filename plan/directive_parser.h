@@ -21,6 +21,8 @@
  *   directive_launch.c  @launch (CUDA's keys and Triton's) and @rows
  *   directive_decl.c    @scratch (and its C types), @const, @tune, @let
  *   flags.c             @flags and the NVRTC options it allows
+ *   triton_params.c     a Triton kernel's tl.constexpr parameters passed by
+ *                       name from a @const, @tune or @let
  *
  * Every function here reports its own errors through dparse_err(); one that
  * returns false or NULL has reported why (or set nomem).
@@ -183,6 +185,11 @@ void dparse_const(struct dparse *st, size_t at, size_t pos);   /* directive_decl
 void dparse_tune(struct dparse *st, size_t at, size_t pos);    /* directive_decl.c */
 void dparse_let(struct dparse *st, size_t at, size_t pos);     /* directive_decl.c */
 void dparse_flags(struct dparse *st, size_t at, size_t pos);   /* flags.c */
+
+/* Triton: adds NAME=NAME to each @launch for the tl.constexpr parameters
+ * NAME of its kernel (read from `source`) that it leaves out and that a
+ * @const, @tune or @let is named after; triton_params.c. */
+void dparse_constexpr_by_name(struct dparse *st, const char *source, size_t len);
 
 /* Frees what a parsed @launch holds (not l itself), and a @rows kernel with
  * what it holds (NULL: nothing); directive_launch.c. */

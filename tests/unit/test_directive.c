@@ -2,8 +2,9 @@
  * Tests of plan/directive*.c (the parser), plan/flags and plan/tune: the
  * parsed plan's contents, every cap, the flag allowlist, @tune
  * combinations, and the golden files of
- * tests/golden/directives/ (NAME.cu parsed; NAME.expected holds the exact
- * diagnostics "LINE:COL: message", or for a valid file the dump of its plan).
+ * tests/golden/directives/ (NAME.cu parsed as CUDA, NAME.py as Triton;
+ * NAME.expected holds the exact diagnostics "LINE:COL: message", or for a
+ * valid file the dump of its plan).
  * BW_UPDATE_GOLDEN=1 rewrites the .expected files instead (review the diff).
  */
 #include "tests/test.h"
@@ -728,15 +729,32 @@ static void dump_plan(const struct directives *d, struct buf *b)
         buf_addf(b, "launch %s (line %d) grid=(", l->kernel, l->line);
         for (k = 0; k < 3 && l->grid[k]; k++)
             buf_addf(b, "%s%s", k ? ", " : "", expr_text(l->grid[k]));
-        buf_puts(b, ") block=(");
-        for (k = 0; k < 3 && l->block[k]; k++)
-            buf_addf(b, "%s%s", k ? ", " : "", expr_text(l->block[k]));
+        if (d->lang == LANG_CUDA) {
+            buf_puts(b, ") block=(");
+            for (k = 0; k < 3 && l->block[k]; k++)
+                buf_addf(b, "%s%s", k ? ", " : "", expr_text(l->block[k]));
+        }
         buf_puts(b, ")");
         if (l->smem)
             buf_addf(b, " smem=%s", expr_text(l->smem));
+        if (l->num_warps)
+            buf_addf(b, " num_warps=%s", expr_text(l->num_warps));
+        if (l->num_stages)
+            buf_addf(b, " num_stages=%s", expr_text(l->num_stages));
+        if (l->maxnreg)
+            buf_addf(b, " maxnreg=%s", expr_text(l->maxnreg));
         buf_puts(b, " args=(");
         for (j = 0; j < l->n_args; j++) {
-            if (l->args[j].kind == LAUNCH_ARG_NAME)
+            if (l->args[j].keyword)
+                buf_addf(b, "%s%s%s=", j ? ", " : "", l->args[j].by_name ? "(by name) " : "",
+                         l->args[j].keyword);
+            if (l->args[j].keyword && l->args[j].kind == LAUNCH_ARG_NAME)
+                buf_addf(b, "%s", l->args[j].name);
+            else if (l->args[j].keyword && l->args[j].kind == LAUNCH_ARG_EXPR)
+                buf_addf(b, "expr{%s}", expr_text(l->args[j].expr));
+            else if (l->args[j].keyword)
+                buf_addf(b, "%lld", (long long)l->args[j].value);
+            else if (l->args[j].kind == LAUNCH_ARG_NAME)
                 buf_addf(b, "%s%s", j ? ", " : "", l->args[j].name);
             else if (l->args[j].kind == LAUNCH_ARG_EXPR)
                 buf_addf(b, "%sexpr{%s}", j ? ", " : "", expr_text(l->args[j].expr));
@@ -776,7 +794,7 @@ static void dump_plan(const struct directives *d, struct buf *b)
 static int golden_filter(const struct dirent *e)
 {
     size_t n = strlen(e->d_name);
-    return n > 3 && strcmp(e->d_name + n - 3, ".cu") == 0;
+    return n > 3 && (strcmp(e->d_name + n - 3, ".cu") == 0 || strcmp(e->d_name + n - 3, ".py") == 0);
 }
 
 TEST(directive_golden_files)
@@ -804,7 +822,8 @@ TEST(directive_golden_files)
             goto next;
         }
         buf_init(&got, 1 << 20);
-        rc = directives_parse(src, len, &d, &l);
+        rc = directives_parse_as(strcmp(cu + strlen(cu) - 3, ".py") == 0 ? LANG_TRITON : LANG_CUDA,
+                                 src, len, &d, &l);
         CHECK_MSG((rc == BW_OK) == (l.n == 0), "%s: rc %d with %zu diagnostics", cu, rc, l.n);
         for (size_t j = 0; j < l.n; j++)
             buf_addf(&got, "%d:%d: %s\n", l.items[j].line, l.items[j].column, l.items[j].msg);
@@ -1098,6 +1117,65 @@ TEST(directive_continuation_limits)
     if (l.n >= 1)
         CHECK_CONTAINS(l.items[0].msg, "more than 4096 bytes with its continuation lines "
                                        "(BW_MAX_DIRECTIVE_BYTES)");
+    diag_list_release(&l);
+    buf_release(&b);
+}
+
+/* ---- Triton: tl.constexpr parameters passed by name --------------------------------- */
+
+TEST(triton_constexpr_by_name)
+{
+    const char *src = "# @const BLOCK=128\n# @tune W=(4, 8)\n# @let ROWS = next_pow2(N)\n"
+                      "# @launch k grid=(1) num_warps=W args=(x, BLOCK=64)\n"
+                      "# @launch g grid=(1) args=(x)\n"
+                      "# @launch absent grid=(1) args=(x)\n"
+                      "from triton.experimental import gluon\n"
+                      "def k(x, BLOCK: tl.constexpr, W: tl.constexpr, N: tl.constexpr,\n"
+                      "      ROWS: 'tl.constexpr' = 2, OTHER: tl.constexpr = 1):\n"
+                      "    def absent(x, BLOCK: tl.constexpr):  # nested: not a kernel\n"
+                      "        pass\n"
+                      "def g(x, W,  # not a constexpr: positional\n"
+                      "      BLOCK: gl.constexpr, ROWS: gl.constexpr = (1, 2)[0]):\n"
+                      "    pass\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse_triton(src, &d, &l), BW_OK);
+    if (d.n_launches == 3) {
+        const struct launch *k = &d.launches[0], *g = &d.launches[1];
+        CHECK_INT_EQ(k->n_args, 4); /* x, BLOCK=64 as written, then W and ROWS by name */
+        CHECK(!k->args[1].by_name && k->args[1].kind == LAUNCH_ARG_INTEGER);
+        CHECK(k->args[2].by_name && strcmp(k->args[2].keyword, "W") == 0);
+        CHECK_STR_EQ(k->args[2].name, "W");
+        CHECK(k->args[3].by_name && strcmp(k->args[3].keyword, "ROWS") == 0);
+        CHECK_INT_EQ(k->args[3].line, 4);
+        CHECK_INT_EQ(g->n_args, 3);
+        CHECK(g->args[1].by_name && strcmp(g->args[1].keyword, "BLOCK") == 0);
+        CHECK(g->args[2].by_name && strcmp(g->args[2].keyword, "ROWS") == 0);
+        CHECK_INT_EQ(d.launches[2].n_args, 1);
+        directives_release(&d);
+    }
+    diag_list_release(&l);
+}
+
+TEST(triton_constexpr_by_name_cap)
+{
+    struct buf b;
+    struct directives d;
+    struct diag_list l = {0};
+
+    buf_init(&b, 1 << 16);
+    buf_puts(&b, "# @launch k grid=(1) args=(x0");
+    for (int i = 1; i < BW_MAX_LAUNCH_ARGS; i++)
+        buf_addf(&b, ", x%d", i);
+    buf_puts(&b, ")\n# @const C=1\ndef k(C: tl.constexpr):\n    pass\n");
+    CHECK_INT_EQ(parse_triton(b.data, &d, &l), BW_ERR_LIMIT);
+    CHECK_INT_EQ(l.n, 1);
+    if (l.n == 1) {
+        CHECK(l.items[0].line == 1 && l.items[0].column == 1);
+        CHECK_CONTAINS(l.items[0].msg, "@launch k: with its tl.constexpr parameters passed by "
+                                       "name, more than 32 arguments (BW_MAX_LAUNCH_ARGS)");
+    }
     diag_list_release(&l);
     buf_release(&b);
 }
