@@ -16,8 +16,14 @@
  *   // @scratch NAME TYPE[e]
  *   // @const NAME=INT
  *   // @tune NAME=(v1, v2, ...)
+ *   // @tune (A, B, ...)=((a1, b1, ...), (a2, b2, ...), ...)
  *   // @let NAME = e
  *   // @flags OPTION ...
+ *
+ * A directive line ending in '\' (blanks after it allowed) continues on the
+ * next line, which must be a comment line of the same kind; its text after
+ * the comment marker and blanks is appended (directive.c). Every byte keeps
+ * its line and column in the file for errors.
  *
  * @launch: KERNEL first, then the keys grid=, block=, smem= and args= in any
  * order, each at most once; grid, block and args are required (args=() is a
@@ -28,9 +34,10 @@
  * last key on the line (no trailing comment).
  *
  * Expressions `e` are expr.h's (integer-valued here: a real literal is an
- * error); they may use the problem's size names, @const and @tune names.
- * `args` entries are a name alone (a tensor, size or scalar of the problem,
- * a @scratch buffer, a @const or @tune name), an integer literal (possibly
+ * error); they may use the problem's size names, @const, @tune and @let
+ * names. `args` entries are a name alone (a tensor, size or scalar of the
+ * problem, a @scratch buffer, a @const, @tune or @let name), an integer
+ * literal (possibly
  * negative), or any other integer expression `e` (N / 2, cdiv(N, 2), (N)),
  * evaluated per case like grid=. Literals and expressions take the width of
  * the kernel's parameter (int or long long), checked against the PTX.
@@ -46,12 +53,18 @@
  * are `char` (signedness is the compiler's choice), `short` and `bool` (no
  * such dtype) and vector types (float4: write float[4 * n]).
  *
- * Names of @const, @tune and @scratch are identifiers of at most BW_MAX_NAME
- * bytes, unique across the three. @const and @tune names also become macros
- * of the learner's code (-DNAME=VALUE), so they may not be C++ keywords,
- * reserved identifiers (__x, _X), CUDA built-ins (threadIdx, blockDim, ...)
- * or cdiv/min/max. @tune values are distinct integer literals. Several
- * @flags lines add up.
+ * Names of @const, @tune, @scratch and @let are identifiers of at most
+ * BW_MAX_NAME bytes, unique across the four. @const and @tune names also
+ * become macros of the learner's code (-DNAME=VALUE), so they may not be C++
+ * keywords, reserved identifiers (__x, _X), CUDA built-ins (threadIdx,
+ * blockDim, ...) or cdiv/min/max/next_pow2. @tune values are distinct integer
+ * literals; a tuple @tune's tuples are distinct, and its names vary together
+ * (tune.h). A @let is evaluated per case in file order and may use only the
+ * @let lines above it (one using itself or a later one is an error here), so
+ * the language stays total; it is never a macro. Several @flags lines add up.
+ * In a Triton file, a kernel's tl.constexpr parameter that args leave out is
+ * passed by name when a @const, @tune or @let has its name (struct
+ * launch_arg's by_name; triton_params.c).
  *
  * Parsing is purely syntactic plus what can be known from the file alone
  * (duplicate names, flags outside the allowlist: flags.h, expression syntax,
