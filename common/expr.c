@@ -593,12 +593,21 @@ static bool chained(struct parser *p, int lhs, bool (*same_level)(enum node_kind
 {
     const struct node *n = &p->e->nodes[lhs];
 
+    char quoted[48];
+    int len = n->end - n->start > 40 ? 40 : n->end - n->start;
+
     if (!same_level(n->kind) || n->parens)
         return false;
+    /* quoted on one line: line breaks and other control bytes become blanks */
+    for (int i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p->text[n->start + i];
+        quoted[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    quoted[len] = '\0';
     fail_at(p, op,
-            "comparisons do not chain: '%.*s' is 0 or 1 here (write a < b && b < c, or put the "
+            "comparisons do not chain: '%s%s' is 0 or 1 here (write a < b && b < c, or put the "
             "first comparison in parentheses)",
-            n->end - n->start > 40 ? 40 : n->end - n->start, p->text + n->start);
+            quoted, n->end - n->start > 40 ? "..." : "");
     return true;
 }
 
@@ -606,8 +615,8 @@ static int parse_relational(struct parser *p)
 {
     int lhs = parse_additive(p);
 
-    while (lhs >= 0 && (at_punct(p, '<') || at_punct(p, '>') || at_op2(p, "<=") ||
-                        at_op2(p, ">="))) {
+    while (lhs >= 0 &&
+           (at_punct(p, '<') || at_punct(p, '>') || at_op2(p, "<=") || at_op2(p, ">="))) {
         enum node_kind k = p->text[p->pos] == '<' ? (p->tok_len == 2 ? NODE_LE : NODE_LT)
                                                   : (p->tok_len == 2 ? NODE_GE : NODE_GT);
         int op = p->pos;
@@ -786,8 +795,8 @@ bool expr_is_real(const struct expr *e)
     return e->is_real;
 }
 
-void expr_each_name_at(const struct expr *e,
-                       void (*fn)(const char *name, int column, void *arg), void *arg)
+void expr_each_name_at(const struct expr *e, void (*fn)(const char *name, int column, void *arg),
+                       void *arg)
 {
     int i, j;
 
@@ -1066,7 +1075,14 @@ static int eval_int(const struct expr *e, int n, const struct expr_scope *scope,
 int expr_eval_int(const struct expr *e, const struct expr_scope *scope, int64_t *out, char **cause)
 {
     int64_t v;
-    int rc = eval_int(e, e->root, scope, &v, cause);
+    int rc;
+
+    /* A real literal makes the whole expression real, even in a branch that
+     * &&, || or ?: would not evaluate: the first one is the error. */
+    for (int i = 0; e->is_real && i < e->n_nodes; i++)
+        if (e->nodes[i].kind == NODE_REAL)
+            return eval_int(e, i, scope, &v, cause);
+    rc = eval_int(e, e->root, scope, &v, cause);
 
     if (rc == BW_OK)
         *out = v;

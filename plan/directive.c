@@ -110,7 +110,7 @@ static void parse_directive(struct dparse *st, size_t at)
  * dropped). Nothing is inserted between them: "grid=(1) \\" then "// block=(1)"
  * reads "grid=(1) block=(1)". A continuation line may end in '\\' itself.
  * Each line is at most BW_MAX_DIRECTIVE_LINE bytes, a directive at most
- * BW_MAX_DIRECTIVE_LINES lines and BW_MAX_DIRECTIVE_BYTES bytes joined.
+ * BW_MAX_CONT_LINES lines and BW_MAX_JOINED_BYTES bytes joined.
  * Errors keep the file's line and column of every byte (st->segs).
  */
 
@@ -214,19 +214,21 @@ static bool join_continuations(struct dparse *st, const char *source, size_t len
             line_too_long(st, (int)*lines, ln.len);
             return false;
         }
-        if (st->n_segs == BW_MAX_DIRECTIVE_LINES) {
-            dparse_err(st, used, "directive continues over more than %d lines "
-                                 "(BW_MAX_DIRECTIVE_LINES)",
-                       BW_MAX_DIRECTIVE_LINES);
+        if (st->n_segs == BW_MAX_CONT_LINES) {
+            dparse_err(st, used,
+                       "directive continues over more than %d lines "
+                       "(BW_MAX_CONT_LINES)",
+                       BW_MAX_CONT_LINES);
             st->limit = true;
             return false;
         }
         *pos = ln.next;
         end = continuation_at(ln.text, ln.len);
-        if (used + (end - text) > BW_MAX_DIRECTIVE_BYTES) {
-            dparse_err(st, used, "directive is more than %d bytes with its continuation lines "
-                                 "(BW_MAX_DIRECTIVE_BYTES)",
-                       BW_MAX_DIRECTIVE_BYTES);
+        if (used + (end - text) > BW_MAX_JOINED_BYTES) {
+            dparse_err(st, used,
+                       "directive is more than %d bytes with its continuation lines "
+                       "(BW_MAX_JOINED_BYTES)",
+                       BW_MAX_JOINED_BYTES);
             st->limit = true;
             return false;
         }
@@ -366,9 +368,8 @@ int directives_parse_as(enum language lang, const char *source, size_t len, stru
     d.tunes = calloc(BW_MAX_TUNE_PARAMS, sizeof(*d.tunes));
     d.flags = calloc(BW_MAX_FLAGS, sizeof(*d.flags));
     d.lets = calloc(BW_MAX_LETS, sizeof(*d.lets));
-    st.joined = malloc(BW_MAX_DIRECTIVE_BYTES);
-    if (!d.launches || !d.scratches || !d.consts || !d.tunes || !d.flags || !d.lets ||
-        !st.joined) {
+    st.joined = malloc(BW_MAX_JOINED_BYTES);
+    if (!d.launches || !d.scratches || !d.consts || !d.tunes || !d.flags || !d.lets || !st.joined) {
         rc = BW_ERR_NOMEM;
         goto release;
     }

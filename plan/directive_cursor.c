@@ -271,9 +271,8 @@ struct expr *dparse_expr(struct dparse *st, size_t a, size_t b, const char *what
             size_t back = 0, n = 11;
             while (where[n] >= '0' && where[n] <= '9' && back < BW_MAX_EXPR_BYTES)
                 back = back * 10 + (size_t)(where[n++] - '0');
-            dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%.*s at %s%s",
-                       (int)(where - msg), msg,
-                       dparse_where(st, a + (back > 0 ? back - 1 : 0), w, sizeof(w)),
+            dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%.*s at %s%s", (int)(where - msg),
+                       msg, dparse_where(st, a + (back > 0 ? back - 1 : 0), w, sizeof(w)),
                        where + n);
         } else {
             dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%s", msg);

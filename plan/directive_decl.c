@@ -478,8 +478,9 @@ static size_t parse_tuple_names(struct dparse *st, size_t open, size_t *close, c
 
     *close = dparse_match_paren(st, open, commas, BW_MAX_TUNE_PARAMS, &n_commas);
     if (*close >= st->len) {
-        dparse_err(st, st->len, "expected ')' to close the names of @tune ( at %s, got the end "
-                                "of the line",
+        dparse_err(st, st->len,
+                   "expected ')' to close the names of @tune ( at %s, got the end "
+                   "of the line",
                    dparse_where(st, open, w, sizeof(w)));
         return 0;
     }
@@ -498,8 +499,9 @@ static size_t parse_tuple_names(struct dparse *st, size_t open, size_t *close, c
             goto fail;
         if (skip_blanks(st, a + len) != end) {
             char g[64];
-            dparse_err(st, skip_blanks(st, a + len), "expected ',' or ')' after the @tune name, "
-                                                     "got %s",
+            dparse_err(st, skip_blanks(st, a + len),
+                       "expected ',' or ')' after the @tune name, "
+                       "got %s",
                        dparse_got(st, skip_blanks(st, a + len), g, sizeof(g)));
             goto fail;
         }
@@ -541,15 +543,17 @@ static void dparse_tune_tuple(struct dparse *st, size_t at, size_t open)
         return;
     eq = skip_blanks(st, close + 1);
     if (eq >= st->len || st->line[eq] != '=') {
-        dparse_err(st, eq, "expected '=' after @tune (%s) (e.g. @tune (BM, BN)=((64, 128), (128, "
-                           "64))), got %s",
+        dparse_err(st, eq,
+                   "expected '=' after @tune (%s) (e.g. @tune (BM, BN)=((64, 128), (128, "
+                   "64))), got %s",
                    list, dparse_got(st, eq, g, sizeof(g)));
         goto free_names;
     }
     outer = skip_blanks(st, eq + 1);
     if (outer >= st->len || st->line[outer] != '(') {
-        dparse_err(st, outer, "expected '(' after @tune (%s)= and then one tuple per "
-                              "configuration, got %s",
+        dparse_err(st, outer,
+                   "expected '(' after @tune (%s)= and then one tuple per "
+                   "configuration, got %s",
                    list, dparse_got(st, outer, g, sizeof(g)));
         goto free_names;
     }

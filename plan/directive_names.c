@@ -143,8 +143,9 @@ bool dparse_check_not_function(struct dparse *st, size_t pos, const char *name, 
 {
     for (size_t i = 0; i < sizeof(function_names) / sizeof(function_names[0]); i++)
         if (strcmp(name, function_names[i]) == 0) {
-            dparse_err(st, pos, "%s '%s' cannot be used: it is a function of the expression language",
-                       what, name);
+            dparse_err(st, pos,
+                       "%s '%s' cannot be used: it is a function of the expression language", what,
+                       name);
             return false;
         }
     return true;

@@ -6,9 +6,9 @@
  * own through a struct dparse positioned on it. Positions are byte offsets
  * into the directive's text (its line, or its lines joined when a '\'
  * continues it), and a reported line and column are where that byte is in
- * the file (struct dseg; a tab is one column). An error marks the line failed and parsing goes on with
- * the next line, so a file reports every broken directive at once. The
- * parser's files, in the order a line meets them:
+ * the file (struct dseg; a tab is one column). An error marks the line failed and parsing goes on
+ * with the next line, so a file reports every broken directive at once. The parser's files, in the
+ * order a line meets them:
  *
  *   directive.c         the file: its size and NUL checks, its lines, which
  *                       lines are directives in a .cu or a .py file, the
@@ -66,9 +66,9 @@ struct dparse {
                                 or `joined` when continued */
     size_t len;              /* its bytes, without the line break */
     int lineno;              /* of its first line */
-    struct dseg segs[BW_MAX_DIRECTIVE_LINES];
+    struct dseg segs[BW_MAX_CONT_LINES];
     size_t n_segs;
-    char *joined; /* owned: BW_MAX_DIRECTIVE_BYTES bytes for a continued directive */
+    char *joined; /* owned: BW_MAX_JOINED_BYTES bytes for a continued directive */
     /* Names a @let used before any @let defined them (maybe a size of the
      * problem, maybe a @let further down: that one reports it) */
     struct let_use *pending; /* owned */

@@ -141,8 +141,8 @@ static int case_scope_init(struct case_scope *cs, const struct problem *p,
  * range that is a @let alone is that @let's error ("line 3: Kp = cdiv(K, 32)
  * * 32 is 0 for case K=0, and grid.x on line 7 must be 1..2147483647"). */
 static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi,
-                    const struct case_scope *cs, const char *what, int line,
-                    const char *case_name, int64_t *out, char **cause)
+                    const struct case_scope *cs, const char *what, int line, const char *case_name,
+                    int64_t *out, char **cause)
 {
     char *why = NULL, text[64];
     int64_t v = dflt;
@@ -151,8 +151,8 @@ static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi,
 
     if (e && expr_eval_int(e, &cs->scope, &v, &why)) {
         buf_init(&b, 2048);
-        buf_addf(&b, "line %d: %s%s for case %s: %s", line, what,
-                 short_text(e, text, sizeof(text)), case_name, why ? why : "evaluation failed");
+        buf_addf(&b, "line %d: %s%s for case %s: %s", line, what, short_text(e, text, sizeof(text)),
+                 case_name, why ? why : "evaluation failed");
         add_lets_used(cs, e, &b);
         free(why);
         free(*cause);
@@ -173,8 +173,8 @@ static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi,
                  case_name, key, what, line, (long long)lo, (long long)hi);
     } else {
         buf_addf(&b, "line %d: %s%s is %lld for case %s (allowed %lld..%lld)", line, what,
-                 e ? short_text(e, text, sizeof(text)) : "", (long long)v, case_name,
-                 (long long)lo, (long long)hi);
+                 e ? short_text(e, text, sizeof(text)) : "", (long long)v, case_name, (long long)lo,
+                 (long long)hi);
         if (e)
             add_lets_used(cs, e, &b);
     }
@@ -257,8 +257,8 @@ static int build_buffers(const struct problem *p, const struct directives *d,
             .name = s->name, .dtype = s->dtype, .role = PLAN_SCRATCH, .tensor = -1};
         int64_t bytes;
 
-        rc = eval_dim(s->count, 1, 1, INT64_MAX, cs, "@scratch size ", s->line, c->name,
-                      &b.count, cause);
+        rc = eval_dim(s->count, 1, 1, INT64_MAX, cs, "@scratch size ", s->line, c->name, &b.count,
+                      cause);
         if (rc)
             return rc;
         if (!i64_mul(b.count, (int64_t)dtype_size(s->dtype), &bytes) ||
@@ -404,8 +404,8 @@ static int build_arg(const struct problem *p, const struct directives *d,
 
 /* Triton's maxnreg= for case `case_name` into *out: 0 when the launch has none
  * (Triton's default, no cap), else BW_TRITON_MAXNREG_MIN..BW_TRITON_MAXNREG_MAX. */
-static int eval_maxnreg(const struct launch *ln, const struct case_scope *cs,
-                        const char *case_name, int *out, char **cause)
+static int eval_maxnreg(const struct launch *ln, const struct case_scope *cs, const char *case_name,
+                        int *out, char **cause)
 {
     int64_t v;
     int rc;
@@ -413,8 +413,8 @@ static int eval_maxnreg(const struct launch *ln, const struct case_scope *cs,
     *out = 0;
     if (!ln->maxnreg)
         return BW_OK;
-    rc = eval_dim(ln->maxnreg, 0, INT64_MIN, INT64_MAX, cs, "maxnreg = ", ln->line, case_name,
-                  &v, cause);
+    rc = eval_dim(ln->maxnreg, 0, INT64_MIN, INT64_MAX, cs, "maxnreg = ", ln->line, case_name, &v,
+                  cause);
     if (rc)
         return rc;
     if (v < BW_TRITON_MAXNREG_MIN || v > BW_TRITON_MAXNREG_MAX)
@@ -541,8 +541,7 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
             continue;
         }
         for (int k = 0; k < 3; k++) {
-            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs, gname[k], ln->line, c->name, &v,
-                          cause);
+            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs, gname[k], ln->line, c->name, &v, cause);
             if (rc)
                 return rc;
             pl->grid[k] = (uint32_t)v;
@@ -551,8 +550,8 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
         if (rc)
             return rc;
         for (size_t a = 0; a < ln->n_args; a++) {
-            rc = build_arg(p, d, tune_values, c, side, &cs, &ln->args[a], a, out,
-                           &pl->args[a], cause);
+            rc = build_arg(p, d, tune_values, c, side, &cs, &ln->args[a], a, out, &pl->args[a],
+                           cause);
             if (rc)
                 return rc;
         }
@@ -625,8 +624,8 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
         snprintf(text, sizeof(text), "%s", la->name);
     if (la->kind == LAUNCH_ARG_NAME && plan_resolve(p, d, side, la->name).kind == NAME_LET) {
         const struct let *lt = &d->lets[plan_resolve(p, d, side, la->name).index];
-        snprintf(let_note, sizeof(let_note), " (the @let on line %d: %s = %.64s)", lt->line, lt->name,
-                 short_text(lt->value, config, sizeof(config)));
+        snprintf(let_note, sizeof(let_note), " (the @let on line %d: %s = %.64s)", lt->line,
+                 lt->name, short_text(lt->value, config, sizeof(config)));
     }
     if (param_float || (param_bytes != 4 && param_bytes != 8)) {
         diag_list_addf(diags, la->line, la->column,
@@ -785,8 +784,7 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
     rc = case_scope_init(&cs, p, d, NULL, c, cause);
     if (rc)
         return rc;
-    rc = eval_dim(rk->rows, 1, 1, INT64_MAX, &cs, "rows = ", rk->line, c->name, row_count,
-                  cause);
+    rc = eval_dim(rk->rows, 1, 1, INT64_MAX, &cs, "rows = ", rk->line, c->name, row_count, cause);
     if (rc)
         return rc;
     if (n_rows < 1 || n_rows > GRID_X_MAX || n_rows > *row_count)

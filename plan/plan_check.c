@@ -104,8 +104,8 @@ static int check_expr(const struct problem *p, const struct directives *d, const
 static int check_arg_expr(const struct problem *p, const struct directives *d,
                           const struct launch_arg *arg, struct diag_list *diags)
 {
-    struct expr_check ec = {
-        p, d, diags, arg->line, arg->column, "args=(...)", true, -1, NULL, BW_OK};
+    struct expr_check ec = {p,    d,  diags, arg->line, arg->column, "args=(...)",
+                            true, -1, NULL,  BW_OK};
     expr_each_name(arg->expr, check_expr_name, &ec);
     return ec.rc;
 }
@@ -177,8 +177,8 @@ static int check_lets(const struct problem *p, const struct directives *d, enum 
         const struct let *lt = &d->lets[k];
         struct name_ref r = plan_resolve(p, d, side, lt->name);
         char what[BW_MAX_NAME + 8];
-        struct expr_check ec = {p, d, diags, lt->line, lt->column, what, false, (int)k, NULL,
-                                BW_OK};
+        struct expr_check ec = {p,    d,     diags,  lt->line, lt->column,
+                                what, false, (int)k, NULL,     BW_OK};
         struct static_scan ss = {p, d, let_static, k, true};
 
         if (r.kind != NAME_LET) {
@@ -249,29 +249,38 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
                            d->n_launches);
             rc = BW_ERR_INVALID;
         }
-        if (check_expr(p, d, rk->rows, key_line(rk->line, rk->rows_line), rk->rows_column, "rows=", diags) ||
-            check_expr(p, d, rk->smem, key_line(rk->line, rk->smem_line), rk->smem_column, "smem=", diags))
+        if (check_expr(p, d, rk->rows, key_line(rk->line, rk->rows_line), rk->rows_column,
+                       "rows=", diags) ||
+            check_expr(p, d, rk->smem, key_line(rk->line, rk->smem_line), rk->smem_column,
+                       "smem=", diags))
             rc = BW_ERR_INVALID;
         for (int k = 0; k < 3; k++)
-            if (check_expr(p, d, rk->block[k], key_line(rk->line, rk->block_line), rk->block_column, "block=", diags))
+            if (check_expr(p, d, rk->block[k], key_line(rk->line, rk->block_line), rk->block_column,
+                           "block=", diags))
                 rc = BW_ERR_INVALID;
     }
     describe_names(p, d, names, sizeof(names));
     for (size_t l = 0; l < d->n_launches; l++) {
         const struct launch *ln = &d->launches[l];
         for (int k = 0; k < 3; k++) {
-            if (check_expr(p, d, ln->grid[k], key_line(ln->line, ln->grid_line), ln->grid_column, "grid=", diags))
+            if (check_expr(p, d, ln->grid[k], key_line(ln->line, ln->grid_line), ln->grid_column,
+                           "grid=", diags))
                 rc = BW_ERR_INVALID;
-            if (check_expr(p, d, ln->block[k], key_line(ln->line, ln->block_line), ln->block_column, "block=", diags))
+            if (check_expr(p, d, ln->block[k], key_line(ln->line, ln->block_line), ln->block_column,
+                           "block=", diags))
                 rc = BW_ERR_INVALID;
         }
-        if (check_expr(p, d, ln->smem, key_line(ln->line, ln->smem_line), ln->smem_column, "smem=", diags))
+        if (check_expr(p, d, ln->smem, key_line(ln->line, ln->smem_line), ln->smem_column,
+                       "smem=", diags))
             rc = BW_ERR_INVALID;
-        if (check_compile_expr(p, d, let_static, ln->num_warps, key_line(ln->line, ln->num_warps_line), ln->num_warps_column,
+        if (check_compile_expr(p, d, let_static, ln->num_warps,
+                               key_line(ln->line, ln->num_warps_line), ln->num_warps_column,
                                "num_warps=", diags) ||
-            check_compile_expr(p, d, let_static, ln->num_stages, key_line(ln->line, ln->num_stages_line), ln->num_stages_column,
+            check_compile_expr(p, d, let_static, ln->num_stages,
+                               key_line(ln->line, ln->num_stages_line), ln->num_stages_column,
                                "num_stages=", diags) ||
-            check_compile_expr(p, d, let_static, ln->maxnreg, key_line(ln->line, ln->maxnreg_line), ln->maxnreg_column, "maxnreg=", diags))
+            check_compile_expr(p, d, let_static, ln->maxnreg, key_line(ln->line, ln->maxnreg_line),
+                               ln->maxnreg_column, "maxnreg=", diags))
             rc = BW_ERR_INVALID;
         for (size_t a = 0; a < ln->n_args; a++) {
             const struct launch_arg *arg = &ln->args[a];

@@ -1,7 +1,7 @@
 /*
  * fuzz_directive.c - fuzz target of the directive parser (plan/directive*.c):
- * parse a whole source file, as CUDA and as Triton, and check the result. Built with BW_FUZZ_MAIN by
- * run.sh; the unit tests link fuzz_directive_one() alone.
+ * parse a whole source file, as CUDA and as Triton, and check the result. Built with BW_FUZZ_MAIN
+ * by run.sh; the unit tests link fuzz_directive_one() alone.
  */
 #include "fuzz.h"
 

@@ -21,7 +21,7 @@ CC=${CLANG:-clang}
 # The parsers and what they use; nothing that links CUDA. Only the problem
 # loader needs jansson.
 deps=(plan/directive.c plan/directive_cursor.c plan/directive_names.c plan/directive_launch.c
-      plan/directive_decl.c plan/flags.c plan/tune.c common/expr.c common/diag.c common/dtype.c
+      plan/directive_decl.c plan/flags.c plan/tune.c plan/triton_params.c common/expr.c common/diag.c common/dtype.c
       common/language.c common/buf.c common/error.c common/util.c)
 problem_deps=(problem/problem.c problem/tolerance.c common/verdict.c)
 # The server's request bodies (server/bodies.h) and the JSON error writer.

@@ -295,8 +295,9 @@ TEST(directive_error_positions)
               "unknown dtype 'fp8' (expected a dtype: fp32");
     one_error(LAUNCH "// @const A=1\n// @tune A=(1, 2)\n", 3, 10,
               "duplicate name 'A': already defined by @const on line 2");
-    one_error(LAUNCH "// @lanch\n", 2, 4,
-              "unknown directive '@lanch' (expected @launch, @scratch, @const, @tune, @let or @flags)");
+    one_error(
+        LAUNCH "// @lanch\n", 2, 4,
+        "unknown directive '@lanch' (expected @launch, @scratch, @const, @tune, @let or @flags)");
 }
 
 TEST(directive_grid_commas_inside_calls)
@@ -794,7 +795,8 @@ static void dump_plan(const struct directives *d, struct buf *b)
 static int golden_filter(const struct dirent *e)
 {
     size_t n = strlen(e->d_name);
-    return n > 3 && (strcmp(e->d_name + n - 3, ".cu") == 0 || strcmp(e->d_name + n - 3, ".py") == 0);
+    return n > 3 &&
+           (strcmp(e->d_name + n - 3, ".cu") == 0 || strcmp(e->d_name + n - 3, ".py") == 0);
 }
 
 TEST(directive_golden_files)
@@ -1065,7 +1067,8 @@ TEST(directive_continuation_keeps_file_positions)
               "duplicate grid= in @launch (first at line 1, column 14)");
     one_error("// @launch k grid=(1) block=(1) args=(x) \\\n#   oops\n", 1, 42,
               "onto a line that is not a // comment");
-    one_error("// @launch k grid=(1) block=(1) args=(x) \\ \t\n", 1, 42, "onto the end of the file");
+    one_error("// @launch k grid=(1) block=(1) args=(x) \\ \t\n", 1, 42,
+              "onto the end of the file");
     triton_error("# @launch k grid=(1) args=(x) \\\n// more\n", 1, 31,
                  "onto a line that is not a # comment");
     /* Diagnostics of a directive over several lines come in the file's order. */
@@ -1084,26 +1087,26 @@ TEST(directive_continuation_limits)
     struct diag_list l = {0};
     struct buf b;
 
-    /* BW_MAX_DIRECTIVE_LINES lines parse; one more is a limit. */
+    /* BW_MAX_CONT_LINES lines parse; one more is a limit. */
     buf_init(&b, 1 << 20);
     buf_puts(&b, "// @launch k grid=(1) block=(1) args=(x \\\n");
-    for (int i = 2; i < BW_MAX_DIRECTIVE_LINES; i++)
+    for (int i = 2; i < BW_MAX_CONT_LINES; i++)
         buf_puts(&b, "// , x \\\n");
     buf_puts(&b, "// )\n");
     CHECK_INT_EQ(parse(b.data, &d, &l), BW_OK);
     if (l.n == 0) {
-        CHECK_INT_EQ(d.launches[0].n_args, BW_MAX_DIRECTIVE_LINES - 1);
+        CHECK_INT_EQ(d.launches[0].n_args, BW_MAX_CONT_LINES - 1);
         directives_release(&d);
     }
     b.len -= 5;
     buf_puts(&b, "// , x \\\n// )\n");
     CHECK_INT_EQ(parse(b.data, &d, &l), BW_ERR_LIMIT);
-    CHECK(l.n >= 1 && l.items[0].line == BW_MAX_DIRECTIVE_LINES);
+    CHECK(l.n >= 1 && l.items[0].line == BW_MAX_CONT_LINES);
     if (l.n >= 1)
-        CHECK_CONTAINS(l.items[0].msg, "more than 16 lines (BW_MAX_DIRECTIVE_LINES)");
+        CHECK_CONTAINS(l.items[0].msg, "more than 16 lines (BW_MAX_CONT_LINES)");
     diag_list_release(&l);
     buf_release(&b);
-    /* BW_MAX_DIRECTIVE_BYTES joined. */
+    /* BW_MAX_JOINED_BYTES joined. */
     buf_init(&b, 1 << 20);
     buf_puts(&b, "// @launch k grid=(1) block=(1) args=(x) smem=(1 \\\n");
     for (int i = 0; i < 5; i++) {
@@ -1116,7 +1119,7 @@ TEST(directive_continuation_limits)
     CHECK_INT_EQ(parse(b.data, &d, &l), BW_ERR_LIMIT);
     if (l.n >= 1)
         CHECK_CONTAINS(l.items[0].msg, "more than 4096 bytes with its continuation lines "
-                                       "(BW_MAX_DIRECTIVE_BYTES)");
+                                       "(BW_MAX_JOINED_BYTES)");
     diag_list_release(&l);
     buf_release(&b);
 }

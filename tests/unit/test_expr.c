@@ -313,6 +313,9 @@ TEST(expr_comparisons_and_logic)
     int_err("n && n / zero", "division by zero");
     int_err("zero || big + 1", "integer overflow");
     int_err("K ? undefined_name : 0", "unknown name 'undefined_name'");
+    /* A real literal is an error in an integer expression, taken branch or not. */
+    int_err("1 || 2.5", "real number '2.5' where an integer is needed");
+    int_err("K > 0 ? 1 : 0.5", "real number '0.5'");
     /* Real: comparisons and logic give 1 or 0; ?: is lazy. */
     CHECK(rval("1.5 < 2") == 1.0);
     CHECK(rval("K == 3.0") == 1.0);
@@ -334,8 +337,9 @@ TEST(expr_comparison_syntax_errors)
     parse_err("n ? 1", 6, "expected ':' for the '?' at column 3, got end of expression");
     parse_err("n ? 1 , 2", 7, "expected ':' for the '?' at column 3, got ','");
     parse_err("n ? : 2", 5, "expected a number, a name or '(', got ':'");
-    parse_err("n : 2", 3, "expected an operator (+ - * / %, a comparison, && || or ?:) or the end, "
-                          "got ':'");
+    parse_err("n : 2", 3,
+              "expected an operator (+ - * / %, a comparison, && || or ?:) or the end, "
+              "got ':'");
     parse_err("n <", 4, "got end of expression");
     parse_err("n && ", 6, "got end of expression");
     parse_err("!", 2, "got end of expression");
