@@ -12,13 +12,16 @@
 #define BW_MAX_SOURCE_BYTES   (256 * 1024) /* one .cu submission */
 #define BW_MAX_SOURCE_LINES   10000        /* lines in one submission */
 #define BW_MAX_DIRECTIVE_LINE 1024         /* bytes in one // @directive line */
+#define BW_MAX_CONT_LINES     16           /* lines of one directive continued with '\' */
+#define BW_MAX_JOINED_BYTES   4096         /* bytes of one directive, its lines joined */
 #define BW_MAX_LAUNCHES       8            /* @launch lines run in order per plan */
 #define BW_MAX_LAUNCH_ARGS    32           /* arguments of one @launch */
 #define BW_MAX_SCRATCH        8            /* @scratch buffers per submission */
 #define BW_MAX_CONSTS         32           /* @const names per submission */
-#define BW_MAX_TUNE_PARAMS    4            /* @tune names per submission */
+#define BW_MAX_TUNE_PARAMS    8            /* @tune names (a tuple @tune has several) */
 #define BW_MAX_TUNE_VALUES    16           /* values of one @tune name */
 #define BW_MAX_TUNE_CONFIGS   64           /* combinations of all @tune values */
+#define BW_MAX_LETS           32           /* @let names per submission */
 #define BW_MAX_FLAGS          16           /* options given by @flags */
 #define BW_MAX_NAME           64           /* bytes in a kernel, tensor, size or const name */
 #define BW_MAX_DIAGS          100          /* directive errors reported for one file */
