@@ -150,6 +150,9 @@ static int check_request(const struct triton_request *rq, char **cause)
                        rq->cc_minor);
     if (rq->n_kernels == 0 || !rq->kernels)
         return bw_fail(cause, BW_ERR_INVALID, "a Triton compile request names no kernel");
+    if (rq->jobs < 0 || rq->jobs > BW_TRITON_JOBS)
+        return bw_fail(cause, BW_ERR_INVALID, "jobs=%d (expected 0 to %d: BW_TRITON_JOBS)",
+                       rq->jobs, BW_TRITON_JOBS);
     if (rq->n_kernels > BW_TRITON_MAX_KERNELS)
         return bw_fail(cause, BW_ERR_LIMIT, "%zu kernel variants, over BW_TRITON_MAX_KERNELS (%d)",
                        rq->n_kernels, BW_TRITON_MAX_KERNELS);
@@ -171,7 +174,7 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
     rc = rc ? rc : compile_wire_put(out, "source", rq->source ? rq->source : "", rq->len);
     snprintf(n, sizeof(n), "%d", request_cc(rq));
     rc = rc ? rc : compile_wire_puts(out, "cc", n);
-    snprintf(n, sizeof(n), "%d", BW_TRITON_JOBS);
+    snprintf(n, sizeof(n), "%d", rq->jobs > 0 ? rq->jobs : BW_TRITON_JOBS);
     rc = rc ? rc : compile_wire_puts(out, "jobs", n);
     for (size_t i = 0; i < rq->n_kernels && !rc; i++) {
         const struct triton_kernel_request *k = &rq->kernels[i];
@@ -284,6 +287,7 @@ bool triton_result_copy(struct triton_result *dst, const struct triton_result *s
     dst->ok = src->ok;
     dst->ms = src->ms;
     dst->driver_ms = src->driver_ms;
+    dst->cpu_ms = src->cpu_ms;
     dst->log = strdup_or_null(src->log);
     dst->failure = strdup_or_null(src->failure);
     dst->triton_version = strdup_or_null(src->triton_version);
@@ -327,7 +331,9 @@ static int set_failure(struct triton_result *out, const char *fmt, ...)
 
 /* What the decoder has seen of one build. */
 struct partial {
-    bool reported; /* a build or failed field named it */
+    bool reported;  /* a build or failed field named it */
+    bool closed;    /* its "built" field came: whole, to be checked and given out now */
+    bool delivered; /* final: told to the stream's on_build, never changed or freed after */
     bool has_name, has_cubin, has_ptx, has_warps, has_params, has_types;
     size_t n_types;
     int64_t ptx_params;
@@ -529,6 +535,15 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         *current = f->key[0] == 'b' ? (long)v : -1;
         return BW_OK;
     }
+    if (strcmp(f->key, "built") == 0) {
+        if (!b || !parse_u64(f->value, rq->n_kernels - 1, &v) || (long)v != *current) {
+            *bad = "a built field does not close the build it follows";
+            return BW_OK;
+        }
+        p->closed = true;
+        *current = -1;
+        return BW_OK;
+    }
     if (strcmp(f->key, "diag") == 0) {
         int rc = add_diag(out, f->value, f->len);
         if (rc == BW_ERR_PROTOCOL)
@@ -636,113 +651,228 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     return BW_OK;
 }
 
-int triton_result_decode(char *data, size_t len, const struct triton_request *rq,
-                         struct triton_result *out, bool *accepted, bool *complete, char **cause)
-{
-    const char *error = NULL, *error_step = "?", *bad = NULL;
-    int64_t error_code = BW_ERR_PROTOCOL;
-    struct compile_field f;
-    struct partial *parts;
-    size_t pos = 0;
-    long current = -1;
-    int rc = BW_OK, next = 1;
-    char *why = NULL;
+/*
+ * The result record read as it arrives (triton_result_decode reads a whole
+ * one the same way): fields are taken as they become whole; a build is given
+ * out (on_build) when its "built" field closes it and it is sound, or when
+ * "failed" names it, and every build not given out by the record's end is
+ * given out then. A build given out is never changed or freed until the
+ * result is released.
+ */
+struct decoder {
+    const struct triton_request *rq;
+    struct triton_result *out;
+    struct partial *parts; /* owned: one per request kernel */
+    size_t pos;            /* the next field's offset in the record */
+    long current;          /* the build whose fields are coming, or -1 */
+    bool accepted, complete;
+    bool stopped; /* a malformed field: nothing more is read */
+    const char *bad;
+    char *error, *error_step; /* owned: a set-up failure before "accepted" */
+    int64_t error_code;
+    triton_build_fn on_build;
+    void *arg;
+};
 
-    *accepted = *complete = false;
+static int decoder_init(struct decoder *d, const struct triton_request *rq,
+                        struct triton_result *out, triton_build_fn on_build, void *arg,
+                        char **cause)
+{
+    memset(d, 0, sizeof(*d));
+    d->rq = rq;
+    d->out = out;
+    d->current = -1;
+    d->error_code = BW_ERR_PROTOCOL;
+    d->on_build = on_build;
+    d->arg = arg;
     if (!out->builds) {
         out->builds = calloc(rq->n_kernels, sizeof(*out->builds));
         if (!out->builds)
             return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         out->n_builds = rq->n_kernels;
     }
-    parts = calloc(rq->n_kernels, sizeof(*parts));
-    if (!parts)
+    d->parts = calloc(rq->n_kernels, sizeof(*d->parts));
+    if (!d->parts)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < rq->n_kernels; i++)
-        parts[i].ptx_params = -1;
-    while (data && (next = compile_wire_next(data, len, &pos, &f, &why)) == 1) {
-        if (!*accepted) {
+        d->parts[i].ptx_params = -1;
+    return BW_OK;
+}
+
+static void decoder_release(struct decoder *d)
+{
+    free(d->parts);
+    free(d->error);
+    free(d->error_step);
+    memset(d, 0, sizeof(*d));
+}
+
+/* Gives build i out as it stands (ok or not): once. */
+static void deliver(struct decoder *d, size_t i)
+{
+    if (d->parts[i].delivered)
+        return;
+    d->parts[i].delivered = true;
+    if (d->on_build)
+        d->on_build(d->arg, i);
+}
+
+/* Checks build i once it is whole; a build that is not sound is the submission's failure. */
+static int settle(struct decoder *d, size_t i)
+{
+    struct triton_build *b = &d->out->builds[i];
+    const char *not_sound = NULL;
+    bool built = b->name || b->cubin || b->ptx || d->parts[i].has_params;
+
+    if (built && build_sound(b, &d->parts[i], &d->rq->kernels[i], &not_sound)) {
+        b->ok = true;
+        return BW_OK;
+    }
+    build_release(b);
+    if (built)
+        return set_failure(d->out, "kernel %s: the Triton compiler's answer is not a sound build: %s",
+                           d->rq->kernels[i].kernel, not_sound);
+    return BW_OK;
+}
+
+/* Takes the whole fields of data[d->pos, len): up to "end", a malformed one, or the last whole
+ * one. Negative only when out of memory, or for the judge's errors before "accepted". */
+static int decoder_feed(struct decoder *d, char *data, size_t len, char **cause)
+{
+    struct compile_field f;
+    char *why = NULL;
+    int next, rc = BW_OK;
+
+    while (data && !d->stopped && !d->complete) {
+        int whole = compile_wire_complete(data, len, d->pos);
+        if (whole == 0)
+            break;
+        next = whole < 0 ? -1 : compile_wire_next(data, len, &d->pos, &f, &why);
+        free(why);
+        why = NULL;
+        if (next < 0) {
+            d->stopped = true; /* malformed at the wire level: the record is not complete */
+            break;
+        }
+        if (next == 0) {
+            d->complete = true;
+            break;
+        }
+        if (!d->accepted) {
             if (strcmp(f.key, "ready") == 0) {
-                free(out->triton_version);
-                out->triton_version =
+                free(d->out->triton_version);
+                d->out->triton_version =
                     strndup(f.value, f.len < VERSION_BYTES ? f.len : VERSION_BYTES);
-                if (!out->triton_version) {
-                    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-                    goto release;
-                }
+                if (!d->out->triton_version)
+                    return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             } else if (strcmp(f.key, "accepted") == 0) {
-                *accepted = true;
-            } else if (strcmp(f.key, "error") == 0) {
-                error = f.value;
-            } else if (strcmp(f.key, "error_step") == 0) {
-                error_step = f.value;
+                d->accepted = true;
+            } else if (strcmp(f.key, "error") == 0 || strcmp(f.key, "error_step") == 0) {
+                char **to = f.key[5] == '_' ? &d->error_step : &d->error;
+                free(*to);
+                if (!(*to = strndup(f.value, f.len)))
+                    return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             } else if (strcmp(f.key, "error_code") == 0) {
-                if (!parse_i64(f.value, &error_code) || error_code >= 0 || error_code < -100)
-                    error_code = BW_ERR_PROTOCOL;
+                if (!parse_i64(f.value, &d->error_code) || d->error_code >= 0 ||
+                    d->error_code < -100)
+                    d->error_code = BW_ERR_PROTOCOL;
             } else {
-                rc = bw_fail(cause, BW_ERR_PROTOCOL,
-                             "blockwise-triton-compile sent \"%s\" before it accepted the request",
-                             f.key);
-                goto release;
+                d->stopped = true;
+                return bw_fail(cause, BW_ERR_PROTOCOL,
+                               "blockwise-triton-compile sent \"%s\" before it accepted the request",
+                               f.key);
             }
             continue;
         }
-        if ((rc = decode_field(&f, rq, out, parts, &current, &bad))) {
-            rc = bw_fail(cause, rc, "out of memory reading the Triton compile result");
-            goto release;
-        }
-        if (bad)
+        bool named = strcmp(f.key, "failed") == 0;
+        if ((rc = decode_field(&f, d->rq, d->out, d->parts, &d->current, &d->bad)))
+            return bw_fail(cause, rc, "out of memory reading the Triton compile result");
+        if (d->bad) {
+            d->stopped = true;
             break;
+        }
+        if (named) { /* "failed I": final at once, as not built */
+            uint64_t i;
+            if (parse_u64(f.value, d->rq->n_kernels - 1, &i)) {
+                build_release(&d->out->builds[i]);
+                deliver(d, (size_t)i);
+            }
+        }
+        for (size_t i = 0; i < d->rq->n_kernels; i++)
+            if (d->parts[i].closed && !d->parts[i].delivered) {
+                if ((rc = settle(d, i)))
+                    return bw_fail(cause, rc, "out of memory");
+                deliver(d, i);
+            }
     }
-    if (data && next == 0 && !bad)
-        *complete = true;
-    if (!*accepted) {
-        if (error) {
-            rc = error_code == BW_ERR_SANDBOX
+    return BW_OK;
+}
+
+/* The record's end (whole or not): the judge's error before "accepted", or every build not given
+ * out yet settled and given out. */
+static int decoder_finish(struct decoder *d, char **cause)
+{
+    int rc = BW_OK;
+
+    if (!d->accepted) {
+        if (d->error) {
+            const char *step = d->error_step ? d->error_step : "?";
+            rc = d->error_code == BW_ERR_SANDBOX
                      ? bw_fail(cause, BW_ERR_SANDBOX, "Triton compile sandbox unavailable: %s: %s",
-                               error_step, error)
-                     : bw_fail(cause, (int)error_code, "blockwise-triton-compile: %s: %s",
-                               error_step, error);
+                               step, d->error)
+                     : bw_fail(cause, (int)d->error_code, "blockwise-triton-compile: %s: %s", step,
+                               d->error);
         }
         /* A record cut short (the child died) is the caller's to explain. */
-        goto release;
+        return rc;
     }
     /* From here on the record is the submission's: a fault is its failure. A record
      * cut short or broken at the wire level is not complete: the caller explains it
-     * with the child's end. */
-    if (bad) {
-        if ((rc = set_failure(out, "the Triton compiler's answer is malformed: %s", bad)))
+     * with the child's end. A build given out already stays as it was. */
+    if (d->bad) {
+        d->complete = false;
+        if ((rc = set_failure(d->out, "the Triton compiler's answer is malformed: %s", d->bad)))
             goto nomem;
-        for (size_t i = 0; i < rq->n_kernels; i++)
-            build_release(&out->builds[i]);
-        *complete = false;
-        goto release;
-    }
-    for (size_t i = 0; i < rq->n_kernels; i++) {
-        struct triton_build *b = &out->builds[i];
-        const char *not_sound = NULL;
-        bool built = b->name || b->cubin || b->ptx || parts[i].has_params;
-        if (built && build_sound(b, &parts[i], &rq->kernels[i], &not_sound)) {
-            b->ok = true;
-            continue;
+        for (size_t i = 0; i < d->rq->n_kernels; i++) {
+            if (!d->parts[i].delivered)
+                build_release(&d->out->builds[i]);
+            deliver(d, i);
         }
-        if (built && (rc = set_failure(out,
-                                       "kernel %s: the Triton compiler's answer is not a "
-                                       "sound build: %s",
-                                       rq->kernels[i].kernel, not_sound)))
-            goto nomem;
-        build_release(b);
-        if (*complete && !parts[i].reported &&
-            (rc = set_failure(out, "the Triton compiler said nothing of kernel %s",
-                              rq->kernels[i].kernel)))
-            goto nomem;
+        return BW_OK;
     }
-    goto release;
+    for (size_t i = 0; i < d->rq->n_kernels; i++) {
+        if (d->parts[i].delivered)
+            continue;
+        if ((rc = settle(d, i)))
+            goto nomem;
+        if (d->complete && !d->out->builds[i].ok && !d->parts[i].reported &&
+            (rc = set_failure(d->out, "the Triton compiler said nothing of kernel %s",
+                              d->rq->kernels[i].kernel)))
+            goto nomem;
+        deliver(d, i);
+    }
+    return BW_OK;
 nomem:
-    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-release:
-    free(why);
-    free(parts);
+    return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+}
+
+int triton_result_decode(char *data, size_t len, const struct triton_request *rq,
+                         struct triton_result *out, bool *accepted, bool *complete, char **cause)
+{
+    struct decoder d;
+    int rc;
+
+    *accepted = *complete = false;
+    if ((rc = decoder_init(&d, rq, out, NULL, NULL, cause)))
+        return rc;
+    rc = decoder_feed(&d, data, len, cause);
+    if (rc == BW_OK && data && !d.complete && !d.stopped)
+        d.stopped = true; /* the whole record is here: a field cut short ends it */
+    if (rc == BW_OK)
+        rc = decoder_finish(&d, cause);
+    *accepted = d.accepted;
+    *complete = d.complete;
+    decoder_release(&d);
     return rc;
 }
 
@@ -1236,14 +1366,36 @@ static int take_log(struct sandbox_job *job, struct triton_result *out)
     return out->log ? BW_OK : BW_ERR_NOMEM;
 }
 
-/* A source the child must not see: over the size limit, or holding a NUL byte. */
-int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
-                            struct triton_result *out, char **cause)
+/* Reads the answer as it grows until the child is done with it (or the wall limit passes),
+ * giving out each build as it is whole; *why keeps a judge error the record holds. */
+static int stream_answer(struct triton_compiler *c, struct decoder *d, int *why_rc, char **why)
+{
+    while (c->job.result_r >= 0 && !c->job.exited && !d->complete && !d->stopped) {
+        double left = c->job.deadline_ms - now_ms();
+        int rc;
+        if (left <= 0)
+            break;
+        rc = sandbox_job_wait_result(&c->job, c->job.result.len + 1, (int)left + 1, NULL);
+        if (rc && rc != BW_ERR_TIMEOUT)
+            return rc;
+        if (*why_rc == BW_OK)
+            *why_rc = decoder_feed(d, c->job.result.data, c->job.result.len, why);
+        if (*why_rc != BW_OK)
+            break;
+    }
+    return BW_OK;
+}
+
+int triton_compiler_compile_stream(struct triton_compiler *c, const struct triton_request *rq,
+                                   const struct triton_stream *st, struct triton_result *out,
+                                   char **cause)
 {
     struct buf req;
-    bool accepted = false, complete = false, refused;
+    struct decoder d = {0};
+    bool refused;
     double t0 = now_ms();
-    int rc;
+    char *why = NULL;
+    int rc, why_rc = BW_OK;
 
     memset(out, 0, sizeof(*out));
     if (c->used)
@@ -1251,11 +1403,8 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
     buf_init(&req, BW_MAX_MESSAGE_BYTES);
     if ((rc = triton_request_encode(rq, &req, cause)))
         goto release;
-    if (!(out->builds = calloc(rq->n_kernels, sizeof(*out->builds)))) {
-        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    if ((rc = decoder_init(&d, rq, out, st ? st->on_build : NULL, st ? st->arg : NULL, cause)))
         goto release;
-    }
-    out->n_builds = rq->n_kernels;
     if ((rc = diag_refuse_source(rq->source, rq->len, &out->diags, &refused))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
@@ -1263,17 +1412,43 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
     if (refused) {
         out->log = strdup("");
         rc = out->log ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < rq->n_kernels; i++)
+            deliver(&d, i);
         goto release; /* the compiler stays unused */
     }
     c->used = true;
     c->job.wall_ms = rq->wall_ms > 0 ? rq->wall_ms : BW_TRITON_WALL_MS;
-    if ((rc = sandbox_job_finish(&c->job, req.data, req.len, cause)))
+    c->job.cancel_fd = st ? st->cancel_fd : -1;
+    rc = sandbox_job_send(&c->job, req.data, req.len, cause);
+    if (rc == BW_ERR_TIMEOUT && cause) { /* the wall limit passed: finish kills it, says so */
+        free(*cause);
+        *cause = NULL;
+    }
+    if (rc == BW_ERR_TIMEOUT)
+        rc = BW_OK;
+    if (rc == BW_OK)
+        rc = stream_answer(c, &d, &why_rc, &why);
+    if (rc) {
+        rc = bw_fail(cause, rc, "reading the Triton compiler's answer failed");
+        goto release;
+    }
+    if ((rc = sandbox_job_finish(&c->job, NULL, 0, cause)))
         goto release;
     out->ms = now_ms() - t0;
-    if ((rc = triton_result_decode(c->job.result.data, c->job.result.len, rq, out, &accepted,
-                                   &complete, cause)))
+    out->cpu_ms = ((double)c->job.rusage.ru_utime.tv_sec + (double)c->job.rusage.ru_stime.tv_sec) *
+                      1000.0 +
+                  ((double)c->job.rusage.ru_utime.tv_usec + (double)c->job.rusage.ru_stime.tv_usec) /
+                      1000.0;
+    if (why_rc == BW_OK)
+        why_rc = decoder_feed(&d, c->job.result.data, c->job.result.len, &why);
+    if (why_rc) {
+        rc = bw_fail(cause, why_rc, "%s", why ? why : bw_strerror(why_rc));
         goto release;
-    if (!accepted) {
+    }
+    d.stopped = d.stopped || !d.complete;
+    if ((rc = decoder_finish(&d, cause)))
+        goto release;
+    if (!d.accepted) {
         const char *output = c->job.output.data ? c->job.output.data : "";
         size_t n = strlen(output);
         if (c->job.timed_out)
@@ -1288,7 +1463,12 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
                          c->job.status, output + (n > 400 ? n - 400 : 0));
         goto release;
     }
-    if (!complete && (rc = map_death(&c->job, c, out))) {
+    if (!d.complete && c->job.cancelled &&
+        set_failure(out, "the compile was stopped: the judging no longer needed it")) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    if (!d.complete && (rc = map_death(&c->job, c, out))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
     }
@@ -1313,8 +1493,28 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
 release:
     if (rc == BW_OK && !out->log && !(out->log = strdup("")))
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    free(why);
+    decoder_release(&d);
     buf_release(&req);
     return rc;
+}
+
+int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
+                            struct triton_result *out, char **cause)
+{
+    return triton_compiler_compile_stream(c, rq, NULL, out, cause);
+}
+
+bool triton_compiler_alive(const struct triton_compiler *c)
+{
+    siginfo_t info;
+
+    if (c->used || !c->job.started || c->job.exited)
+        return false;
+    memset(&info, 0, sizeof(info));
+    if (waitid(P_PID, (id_t)c->job.pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == EINTR;
+    return info.si_pid == 0;
 }
 
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause)
