@@ -70,8 +70,10 @@
 #define BW_COMPILE_MAX_OPTIONS  64  /* extra NVRTC options of one compile (flags, consts, tune) */
 #define BW_COMPILE_OPTION_BYTES 256 /* bytes in one extra NVRTC option */
 #define BW_COMPILE_OUTPUT_BYTES (16 * 1024)  /* compile child's stdout+stderr kept for diagnosis */
-#define BW_BUILD_CACHE_ENTRIES  64           /* compiled builds a judge keeps (build_cache.h) */
-#define BW_BUILD_CACHE_BYTES    (256 << 20)  /* their cubins, PTX and logs together */
+#define BW_BUILD_CACHE_ENTRIES  4096         /* builds a judge keeps (build_cache.h; a Triton build
+                                                is one variant: a submission has 1 to 128) */
+#define BW_BUILD_CACHE_BYTES    (256 << 20)  /* their cubins, PTX and logs together: the bound;
+                                                the least recently used go first */
 #define BW_SASS_WALL_MS         30000        /* wall-clock kill of one disassembly (sass goals) */
 #define BW_SASS_CPU_S           20           /* RLIMIT_CPU of the disassembler */
 #define BW_SASS_MEM_BYTES       (4ULL << 30) /* RLIMIT_AS of the disassembler */
@@ -86,7 +88,11 @@
 #define BW_TRITON_NOFILE       256          /* RLIMIT_NOFILE of the Triton compiler */
 #define BW_TRITON_NPROC        256          /* RLIMIT_NPROC: its threads and processes (user ns) */
 #define BW_TRITON_MAX_KERNELS  128          /* kernel variants in one compile request */
-#define BW_TRITON_JOBS         8            /* processes compiling one request's variants at once */
+#define BW_TRITON_JOBS         8            /* processes compiling one request's variants at once
+                                               (a request asks cpus / slots: triton_pool_jobs) */
+#define BW_TRITON_POOL_MAX     16           /* warm Triton compilers a pool keeps (triton_pool.h) */
+#define BW_TRITON_SPARES_PER_SLOT                                                                  \
+    3 /* warm compilers judged keeps a job slot: a start costs ~1.5 CPU-s, a burst takes several */
 #define BW_TRITON_MAX_VARIANTS 32          /* builds of one @tune configuration (one runner load) */
 #define BW_TRITON_MAX_BINDS    112         /* paths of the Python + Triton install in its root */
 #define BW_TRITON_OUTPUT_BYTES (64 * 1024) /* its stdout+stderr kept as the log */

@@ -214,7 +214,7 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
 
 /* ---- results ------------------------------------------------------------------------------ */
 
-static void build_release(struct triton_build *b)
+void triton_build_release(struct triton_build *b)
 {
     free(b->cubin);
     free(b->ptx);
@@ -229,7 +229,7 @@ static void build_release(struct triton_build *b)
 void triton_result_release(struct triton_result *r)
 {
     for (size_t i = 0; r->builds && i < r->n_builds; i++)
-        build_release(&r->builds[i]);
+        triton_build_release(&r->builds[i]);
     free(r->builds);
     diag_list_release(&r->diags);
     free(r->log);
@@ -249,8 +249,7 @@ static void *dup_bytes(const void *src, size_t len, size_t extra)
     return p;
 }
 
-/* A deep copy of src into *dst (zeroed first); false when out of memory. */
-static bool build_copy(struct triton_build *dst, const struct triton_build *src)
+bool triton_build_copy(struct triton_build *dst, const struct triton_build *src)
 {
     bool ok;
 
@@ -275,7 +274,7 @@ static bool build_copy(struct triton_build *dst, const struct triton_build *src)
         }
     }
     if (!ok)
-        build_release(dst);
+        triton_build_release(dst);
     return ok;
 }
 
@@ -300,7 +299,7 @@ bool triton_result_copy(struct triton_result *dst, const struct triton_result *s
         dst->builds = calloc(src->n_builds, sizeof(*dst->builds));
         ok = dst->builds != NULL;
         for (size_t i = 0; ok && i < src->n_builds; i++) {
-            ok = build_copy(&dst->builds[i], &src->builds[i]);
+            ok = triton_build_copy(&dst->builds[i], &src->builds[i]);
             dst->n_builds = i + (ok ? 1 : 0);
         }
     }
@@ -728,7 +727,7 @@ static int settle(struct decoder *d, size_t i)
         b->ok = true;
         return BW_OK;
     }
-    build_release(b);
+    triton_build_release(b);
     if (built)
         return set_failure(d->out, "kernel %s: the Triton compiler's answer is not a sound build: %s",
                            d->rq->kernels[i].kernel, not_sound);
@@ -794,7 +793,7 @@ static int decoder_feed(struct decoder *d, char *data, size_t len, char **cause)
         if (named) { /* "failed I": final at once, as not built */
             uint64_t i;
             if (parse_u64(f.value, d->rq->n_kernels - 1, &i)) {
-                build_release(&d->out->builds[i]);
+                triton_build_release(&d->out->builds[i]);
                 deliver(d, (size_t)i);
             }
         }
@@ -835,7 +834,7 @@ static int decoder_finish(struct decoder *d, char **cause)
             goto nomem;
         for (size_t i = 0; i < d->rq->n_kernels; i++) {
             if (!d->parts[i].delivered)
-                build_release(&d->out->builds[i]);
+                triton_build_release(&d->out->builds[i]);
             deliver(d, i);
         }
         return BW_OK;

@@ -233,6 +233,10 @@ void triton_result_release(struct triton_result *r);
 
 /* A deep copy of src into *dst (the build cache's); false, with *dst empty, when out of memory. */
 bool triton_result_copy(struct triton_result *dst, const struct triton_result *src);
+bool triton_build_copy(struct triton_build *dst, const struct triton_build *src);
+
+/* Frees what a build holds (zeroed after). */
+void triton_build_release(struct triton_build *b);
 
 /*
  * Is Triton usable here? Runs (once per Python per process; later calls
