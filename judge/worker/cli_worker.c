@@ -179,6 +179,14 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
     else
         log_info("no Triton (%s): this worker judges CUDA submissions only",
                  cli->cfg.languages[LANG_TRITON].reason);
+    /* Warm Triton compilers for every slot, a few each: a burst of Runs takes them fast. */
+    if (cli_start_triton(cli, wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS,
+                         (wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS) * BW_TRITON_SPARES_PER_SLOT, 0,
+                         &cause)) {
+        log_error("%s", cause ? cause : "cannot start the Triton compiler pool");
+        status = EXIT_JUDGE;
+        goto out;
+    }
     if (cli_start_pool(cli, wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS, &cause)) {
         log_error("%s", cause ? cause : "cannot start the runner pool");
         status = EXIT_JUDGE;

@@ -28,6 +28,7 @@
 
 #include "build_cache.h"
 #include "runner_pool.h"
+#include "triton_pool.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -213,6 +214,7 @@ int main(int argc, char **argv)
         cli_usage(stderr);
         return EXIT_USAGE;
     }
+    triton_pool_free(cli.cfg.triton_pool);
     runner_pool_free(cli.cfg.pool);
     runner_discard_drain(); /* no runner outlives the command */
     build_cache_free(cli.cfg.builds);

@@ -57,6 +57,10 @@ static bool want_start(const struct triton_pool *p)
 {
     int want = p->o.spares > p->waiting ? p->o.spares : p->waiting;
 
+    if (p->o.max_starts > 0 &&
+        p->counts.started + p->counts.failed + (unsigned long)p->starting >=
+            (unsigned long)p->o.max_starts)
+        return false;
     return p->n_ready + p->starting < want && p->n_ready + p->starting < BW_TRITON_POOL_MAX;
 }
 
@@ -199,6 +203,13 @@ int triton_pool_take(struct triton_pool *p, struct triton_compiler **out, char *
     while (!(*out = pop_live(p))) {
         if (p->stop) {
             rc = bw_fail(cause, BW_ERR_INTERNAL, "the Triton compiler pool is stopping");
+            break;
+        }
+        if (p->o.max_starts > 0 && p->starting == 0 && !want_start(p)) {
+            /* every start it may make is made and taken: one of its own */
+            pthread_mutex_unlock(&p->lock);
+            rc = triton_compiler_start(&p->o.start, out, cause);
+            pthread_mutex_lock(&p->lock);
             break;
         }
         if (p->failures != failures) {

@@ -38,6 +38,8 @@ struct triton_pool;
 struct triton_pool_options {
     struct triton_options start; /* how each compiler is started (which Python, limits) */
     int spares;                  /* ready compilers kept, 1..BW_TRITON_POOL_MAX */
+    int max_starts;              /* compilers started over the pool's life (0: no bound): a
+                                    one-shot `judged check` starts one, ahead of its compile */
 };
 
 /* Starts the pool's threads, which begin starting compilers at once. *out is *new*. */

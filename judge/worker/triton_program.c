@@ -149,6 +149,24 @@ bool triton_program_wait_case(struct triton_program *tp, size_t config, const st
     return ok;
 }
 
+bool triton_program_case_final(struct triton_program *tp, size_t config, const struct plan *pl)
+{
+    struct triton_stream_state *st = tp->live;
+    bool final = true;
+
+    if (!st)
+        return true;
+    pthread_mutex_lock(&st->lock);
+    if (!st->planned)
+        final = st->ended;
+    for (size_t l = 0; st->planned && l < pl->n_launches && final; l++) {
+        int g = config < tp->variants.n_configs ? triton_program_build_of(tp, config, pl, l) : -1;
+        final = g < 0 || st->final[g];
+    }
+    pthread_mutex_unlock(&st->lock);
+    return final;
+}
+
 uint64_t triton_program_case_variants(const struct triton_program *tp, size_t config,
                                       const struct plan *pl)
 {
@@ -420,8 +438,7 @@ int triton_program_load_final(struct runner *r, const struct triton_program *tp,
     int n = 0, rc;
 
     *loaded = 0;
-    memset(fail, 0, sizeof(*fail));
-    fail->status = RUN_OK;
+    run_failure_init(fail);
     if (tc->n_variants > BW_MAX_LOADED_KERNELS || tc->n_variants > 64 ||
         tc->first + tc->n_variants > tp->result.n_builds)
         return bw_fail(cause, BW_ERR_INTERNAL,

@@ -126,6 +126,9 @@ void triton_program_stream_end(struct triton_program *tp);
  */
 bool triton_program_wait_case(struct triton_program *tp, size_t config, const struct plan *pl);
 
+/* Are the builds plan pl launches final now (without waiting)? */
+bool triton_program_case_final(struct triton_program *tp, size_t config, const struct plan *pl);
+
 /* Is the compile over (every build final)? */
 bool triton_program_compiled(struct triton_program *tp);
 
