@@ -218,7 +218,7 @@ static int pump(struct sandbox_job *job, double deadline, size_t min_bytes, cons
         double left = deadline - now_ms();
         int timeout;
 
-        if (to_send ? job->request_w < 0 || job->exited
+        if (to_send   ? job->request_w < 0 || job->exited
             : to_exit ? job->result_r < 0 && job->output_r < 0 && job->exited
                       : job->result.len >= min_bytes || job->result_r < 0 || job->exited)
             return BW_OK;
@@ -309,8 +309,8 @@ int sandbox_job_send(struct sandbox_job *job, const void *input, size_t len, cha
     if ((rc = pump(job, job->deadline_ms, UNTIL_SENT, input, len, &sent, &end, cause)))
         return rc;
     if (end == PUMP_TIMEOUT)
-        return bw_fail(cause, BW_ERR_TIMEOUT, "%s did not take its request within %d ms",
-                       job->path, job->wall_ms);
+        return bw_fail(cause, BW_ERR_TIMEOUT, "%s did not take its request within %d ms", job->path,
+                       job->wall_ms);
     close_fd(&job->request_w); /* a child that died before reading it all */
     return BW_OK;
 }

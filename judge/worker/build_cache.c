@@ -235,8 +235,7 @@ void build_cache_put(struct build_cache *c, const char key[65], const struct com
     put_entry(c, key, &fresh);
 }
 
-void build_cache_put_triton(struct build_cache *c, const char key[65],
-                            const struct triton_build *b)
+void build_cache_put_triton(struct build_cache *c, const char key[65], const struct triton_build *b)
 {
     struct build_entry fresh = {.triton = true, .bytes = triton_cost(b)};
 

@@ -48,7 +48,9 @@ int cli_start_triton(struct cli *cli, int slots, int spares, int max_starts, cha
 {
     struct triton_pool_options o = {
         .start = {.no_sandbox = cli->cfg.no_sandbox},
-        .spares = spares < 1 ? 1 : spares > BW_TRITON_POOL_MAX ? BW_TRITON_POOL_MAX : spares,
+        .spares = spares < 1                    ? 1
+                  : spares > BW_TRITON_POOL_MAX ? BW_TRITON_POOL_MAX
+                                                : spares,
         .max_starts = max_starts,
     };
 

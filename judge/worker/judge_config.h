@@ -35,11 +35,11 @@ struct judge_config {
     struct build_cache *builds; /* borrowed: compiled builds kept across judgings; NULL: none */
     struct triton_pool *triton_pool; /* borrowed: warm Triton compilers (triton_pool.h); NULL:
                                         each Triton compile starts its own */
-    int triton_jobs; /* processes one Triton compile request may use (triton_pool_jobs: the
-                        CPUs shared by the slots); 0: BW_TRITON_JOBS */
-    struct gpu_info gpu;        /* filled by judge_probe_gpu() */
-    bool have_gpu;              /* judge_probe_gpu() found a usable GPU */
-    char *no_gpu_reason;        /* owned: why there is no GPU, when !have_gpu */
+    int triton_jobs;     /* processes one Triton compile request may use (triton_pool_jobs: the
+                            CPUs shared by the slots); 0: BW_TRITON_JOBS */
+    struct gpu_info gpu; /* filled by judge_probe_gpu() */
+    bool have_gpu;       /* judge_probe_gpu() found a usable GPU */
+    char *no_gpu_reason; /* owned: why there is no GPU, when !have_gpu */
     struct judge_language languages[LANG_COUNT]; /* what it compiles beyond CUDA (always there:
                                                     NVRTC); worker.c registers them */
 };

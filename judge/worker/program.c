@@ -211,8 +211,7 @@ static int summarise_triton(struct program *pg, const char *failure)
 /* Plans every variant of a Triton program (plan/triton_variant.h) and compiles
  * them in one request. */
 static int compile_triton_builds(struct program *pg, const struct program_target *t,
-                                 const char *source, size_t len, const char *filename,
-                                 char **cause)
+                                 const char *source, size_t len, const char *filename, char **cause)
 {
     struct triton_target tt = {
         .cc_major = t->cc_major,

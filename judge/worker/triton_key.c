@@ -12,12 +12,12 @@
 
 /* Where Python's reading stands at the start of a line, as far as strings go. */
 struct lexer {
-    char quote;      /* 0: outside every string; else the quote of the string it is in */
-    bool triple;     /* that string is triple-quoted */
-    bool formatted;  /* an f-string (or t-string): '{' opens a replacement field */
-    int field;       /* depth of replacement fields it is in */
-    bool continued;  /* the previous line ended in a backslash outside strings */
-    bool uncertain;  /* met what this reader cannot follow: no line is blanked from here on */
+    char quote;     /* 0: outside every string; else the quote of the string it is in */
+    bool triple;    /* that string is triple-quoted */
+    bool formatted; /* an f-string (or t-string): '{' opens a replacement field */
+    int field;      /* depth of replacement fields it is in */
+    bool continued; /* the previous line ended in a backslash outside strings */
+    bool uncertain; /* met what this reader cannot follow: no line is blanked from here on */
 };
 
 static bool is_blank(char c)
@@ -157,7 +157,8 @@ int triton_key_module_text(const char *source, size_t len, struct buf *out, size
         size_t e = nl ? (size_t)(nl - source) : len;
         bool at_code = !x.quote && !x.continued && !x.uncertain;
 
-        if (at_code && (directive_line(source, pos, e) || triton_key_blank_launcher(source, pos, e))) {
+        if (at_code &&
+            (directive_line(source, pos, e) || triton_key_blank_launcher(source, pos, e))) {
             if (blanked)
                 (*blanked)++;
             x.continued = false; /* a comment: nothing of it carries on */
@@ -197,8 +198,7 @@ static void put_int(struct sha256 *h, long long v)
     put_string(h, n);
 }
 
-bool triton_key_module(const struct triton_request *rq, const char *triton_version,
-                       char key[65])
+bool triton_key_module(const struct triton_request *rq, const char *triton_version, char key[65])
 {
     struct buf text;
     struct sha256 h;

@@ -52,8 +52,7 @@ int triton_key_module_text(const char *source, size_t len, struct buf *out, size
 /* The key of a module as a request compiles it (64 hex digits of SHA-256): its text
  * (triton_key_module_text), file name, target, Triton version (NULL: unknown) and sandboxing.
  * false when out of memory (then nothing is cached). */
-bool triton_key_module(const struct triton_request *rq, const char *triton_version,
-                       char key[65]);
+bool triton_key_module(const struct triton_request *rq, const char *triton_version, char key[65]);
 
 /* The key of one build of that module: the module's key and the variant in full. */
 void triton_key_build(const char module_key[65], const struct triton_kernel_request *k,

@@ -57,9 +57,8 @@ static bool want_start(const struct triton_pool *p)
 {
     int want = p->o.spares > p->waiting ? p->o.spares : p->waiting;
 
-    if (p->o.max_starts > 0 &&
-        p->counts.started + p->counts.failed + (unsigned long)p->starting >=
-            (unsigned long)p->o.max_starts)
+    if (p->o.max_starts > 0 && p->counts.started + p->counts.failed + (unsigned long)p->starting >=
+                                   (unsigned long)p->o.max_starts)
         return false;
     return p->n_ready + p->starting < want && p->n_ready + p->starting < BW_TRITON_POOL_MAX;
 }

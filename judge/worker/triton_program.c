@@ -221,8 +221,8 @@ static int take_compiler(const struct triton_target *t, struct triton_compiler *
 /* Compiles the builds of `ks` that map[0..n) names into tp->result (the module text is the
  * source with its launch lines blanked: what the builds' keys cover). */
 static int compile_misses(struct triton_program *tp, const struct triton_kernel_request *ks,
-                          const size_t *map, size_t n, const struct buf *text,
-                          const char *filename, const struct triton_target *t, char **cause)
+                          const size_t *map, size_t n, const struct buf *text, const char *filename,
+                          const struct triton_target *t, char **cause)
 {
     struct triton_kernel_request *sub = calloc(n, sizeof(*sub));
     bool *given = calloc(n, sizeof(*given));
@@ -288,7 +288,7 @@ int triton_program_compile(struct triton_program *tp, const struct directives *d
     size_t n = tv->n_builds;
     struct triton_kernel_request *ks = calloc(n ? n : 1, sizeof(*ks));
     size_t *map = calloc(n ? n : 1, sizeof(*map));
-    char (*keys)[65] = calloc(n ? n : 1, sizeof(*keys));
+    char(*keys)[65] = calloc(n ? n : 1, sizeof(*keys));
     struct triton_request whole = {
         .source = source,
         .len = len,

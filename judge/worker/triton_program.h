@@ -51,13 +51,13 @@
 struct triton_stream_state;
 
 struct triton_program {
-    struct triton_variants variants; /* owned: planned by triton_variants_plan() */
-    struct triton_result result;     /* after compiling: builds[variants.configs[c].first + i],
-                                        variant i of configuration c; its ms, driver_ms,
-                                        cpu_ms, log, diags and failure are the compile's */
-    bool from_cache;                 /* every build came from the build cache */
-    size_t n_cached, n_compiled;     /* builds found in the cache, and asked of a compiler */
-    double wait_ms;                  /* of result.ms: waiting for a warm compiler (the pool's) */
+    struct triton_variants variants;  /* owned: planned by triton_variants_plan() */
+    struct triton_result result;      /* after compiling: builds[variants.configs[c].first + i],
+                                         variant i of configuration c; its ms, driver_ms,
+                                         cpu_ms, log, diags and failure are the compile's */
+    bool from_cache;                  /* every build came from the build cache */
+    size_t n_cached, n_compiled;      /* builds found in the cache, and asked of a compiler */
+    double wait_ms;                   /* of result.ms: waiting for a warm compiler (the pool's) */
     struct triton_stream_state *live; /* owned: set by triton_program_stream(); NULL: none */
 };
 

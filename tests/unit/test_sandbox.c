@@ -857,8 +857,8 @@ TEST(job_answer_read_as_it_grows_and_cancelled)
     double t0;
 
     sandbox_job_init(&job, 5000, 4096, 4096);
-    CHECK_INT_EQ(start_sh(&job, argv, "cat <&3 >&4; printf ' first' >&4; sleep 30; printf late >&4"),
-                 BW_OK);
+    CHECK_INT_EQ(
+        start_sh(&job, argv, "cat <&3 >&4; printf ' first' >&4; sleep 30; printf late >&4"), BW_OK);
     CHECK_INT_EQ(sandbox_job_send(&job, "request", 7, &cause), BW_OK);
     while (job.result.len < 13 &&
            sandbox_job_wait_result(&job, job.result.len + 1, 5000, &cause) == BW_OK && !job.exited)

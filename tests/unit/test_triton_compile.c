@@ -1391,11 +1391,8 @@ static int compile_slow(struct given *g, int cancel_r, struct triton_result *r, 
     struct triton_kernel_request ks[3] = {kernel("slow_k", slow_args, 2, slow_fast, 2, 1),
                                           kernel("slow_k", slow_args, 2, slow_1500, 2, 1),
                                           kernel("slow_k", slow_args, 2, slow_1501, 2, 1)};
-    struct triton_request rq = {.source = slow_src,
-                                .len = strlen(slow_src),
-                                .kernels = ks,
-                                .n_kernels = 3,
-                                .jobs = 2};
+    struct triton_request rq = {
+        .source = slow_src, .len = strlen(slow_src), .kernels = ks, .n_kernels = 3, .jobs = 2};
     struct triton_options o = {.python = python(), .compiler = compiler()};
     struct triton_stream st = {.on_build = record_build, .arg = g, .cancel_fd = cancel_r};
     struct triton_compiler *c = NULL;
@@ -1556,12 +1553,13 @@ TEST(a_warm_compiler_shows_nothing_of_the_previous_request)
         c = NULL;
         if (!r.ok)
             dump(&r);
-        CHECK_MSG(r.ok && r.builds[0].ok && r.builds[1].ok, "request %c did not build", "ab"[round]);
+        CHECK_MSG(r.ok && r.builds[0].ok && r.builds[1].ok, "request %c did not build",
+                  "ab"[round]);
         CHECK_CONTAINS(r.log, round ? "b sees nothing of a" : "a left its marks");
         if (round) { /* the walk did see a cache: the warm-up's probe kernel and b's own */
             const char *at = r.log ? strstr(r.log, "cache entries here: ") : NULL;
-            CHECK_MSG(at && at[20] >= '1' && at[20] <= '9', "b found no Triton cache to look in: %s",
-                      r.log ? r.log : "");
+            CHECK_MSG(at && at[20] >= '1' && at[20] <= '9',
+                      "b found no Triton cache to look in: %s", r.log ? r.log : "");
         }
         triton_result_release(&r);
     }
