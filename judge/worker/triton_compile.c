@@ -1241,6 +1241,11 @@ bool triton_compiler_alive(const struct triton_compiler *c)
     return info.si_pid == 0;
 }
 
+long triton_compiler_pid(const struct triton_compiler *c)
+{
+    return c->job.started ? (long)c->job.pid : -1;
+}
+
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause)
 {
     struct triton_options o = {.python = rq->python,

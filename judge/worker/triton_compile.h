@@ -223,6 +223,9 @@ int triton_compiler_compile_stream(struct triton_compiler *c, const struct trito
 /* A started compiler not used yet whose child still runs (a pool's check before lending it). */
 bool triton_compiler_alive(const struct triton_compiler *c);
 
+/* The started child's pid (the sandbox's middle process; Python runs below it), or -1. */
+long triton_compiler_pid(const struct triton_compiler *c);
+
 /* Kills the child if it still runs and frees the handle. NULL: no-op. */
 void triton_compiler_free(struct triton_compiler *c);
 

@@ -1,5 +1,6 @@
 #include "triton_pool.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -33,11 +34,75 @@ struct triton_pool {
     int backoff_s;            /* after a failure, spares wait this long before the next try */
     struct timespec retry_at; /* CLOCK_MONOTONIC */
     struct triton_pool_counts counts;
+    bool told_full; /* the memory of a full pool was logged once */
 };
 
 static bool before(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* VmRSS (KiB) of process pid and the parent pid it names in /proc/PID/status; 0 when gone. */
+static unsigned long status_of(long pid, long *ppid)
+{
+    char path[64], line[256];
+    unsigned long rss = 0;
+    FILE *f;
+
+    *ppid = -1;
+    snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "PPid:", 5) == 0)
+            *ppid = strtol(line + 5, NULL, 10);
+        else if (strncmp(line, "VmRSS:", 6) == 0)
+            rss = strtoul(line + 6, NULL, 10);
+    }
+    fclose(f);
+    return rss;
+}
+
+/* The resident memory (KiB) of the processes below roots[0..n) and of the roots. */
+static unsigned long tree_rss(const long *roots, int n)
+{
+    long pids[512], ppids[512];
+    unsigned long rss[512], total = 0;
+    bool in[512] = {false};
+    int k = 0;
+    struct dirent *e;
+    DIR *d = opendir("/proc");
+
+    if (!d || n == 0) {
+        if (d)
+            closedir(d);
+        return 0;
+    }
+    while ((e = readdir(d)) && k < 512) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        pids[k] = pid;
+        rss[k] = status_of(pid, &ppids[k]);
+        k++;
+    }
+    closedir(d);
+    for (bool grew = true; grew;) { /* the roots, then their children, to any depth */
+        grew = false;
+        for (int i = 0; i < k; i++) {
+            bool mine = false;
+            for (int r = 0; r < n && !mine; r++)
+                mine = pids[i] == roots[r];
+            for (int j = 0; j < k && !mine; j++)
+                mine = in[j] && ppids[i] == pids[j];
+            if (mine && !in[i]) {
+                in[i] = grew = true;
+                total += rss[i];
+            }
+        }
+    }
+    return total;
 }
 
 /* Starts one compiler and waits until it is ready (*out), or says why not. */
@@ -122,6 +187,17 @@ static void *pool_thread(void *arg)
         }
         p->ready[p->n_ready++] = c;
         pthread_cond_broadcast(&p->changed);
+        if (p->n_ready == p->o.spares && !p->told_full) {
+            long roots[BW_TRITON_POOL_MAX];
+            int n = p->n_ready;
+            p->told_full = true;
+            for (int i = 0; i < n; i++)
+                roots[i] = triton_compiler_pid(p->ready[i]);
+            pthread_mutex_unlock(&p->lock);
+            log_info("triton pool: %d warm compilers ready, %lu MiB resident together", n,
+                     tree_rss(roots, n) / 1024);
+            pthread_mutex_lock(&p->lock);
+        }
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -232,10 +308,16 @@ int triton_pool_take(struct triton_pool *p, struct triton_compiler **out, char *
 
 void triton_pool_counts(struct triton_pool *p, struct triton_pool_counts *out)
 {
+    long roots[BW_TRITON_POOL_MAX];
+    int n = 0;
+
     pthread_mutex_lock(&p->lock);
     *out = p->counts;
     out->ready = p->n_ready;
+    for (int i = 0; i < p->n_ready; i++)
+        roots[n++] = triton_compiler_pid(p->ready[i]);
     pthread_mutex_unlock(&p->lock);
+    out->ready_rss_kib = tree_rss(roots, n);
 }
 
 int triton_pool_jobs(int slots)

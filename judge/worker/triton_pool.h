@@ -56,13 +56,15 @@ void triton_pool_free(struct triton_pool *pool);
  */
 int triton_pool_take(struct triton_pool *pool, struct triton_compiler **out, char **cause);
 
-/* What the pool did so far (the tests and the bench read it). */
+/* What the pool did so far (the tests and the bench read it); the memory is read now. */
 struct triton_pool_counts {
-    unsigned long started; /* compilers that became ready */
-    unsigned long taken;   /* handed to a compile */
-    unsigned long waited;  /* takes that found none ready and waited */
-    unsigned long failed;  /* starts that failed */
-    int ready;             /* ready now */
+    unsigned long started;       /* compilers that became ready */
+    unsigned long taken;         /* handed to a compile */
+    unsigned long waited;        /* takes that found none ready and waited */
+    unsigned long failed;        /* starts that failed */
+    int ready;                   /* ready now */
+    unsigned long ready_rss_kib; /* resident memory of the ready ones' processes, summed (Linux
+                                    /proc; shared pages counted in each) */
 };
 void triton_pool_counts(struct triton_pool *pool, struct triton_pool_counts *out);
 

@@ -1592,6 +1592,9 @@ TEST(a_pool_keeps_compilers_warm_and_replaces_those_taken)
     for (t0 = now_ms(); now_ms() - t0 < 20000 && n.ready < 2; usleep(20000))
         triton_pool_counts(pool, &n);
     CHECK_MSG(n.ready == 2, "%d of 2 compilers ready after %.0f ms", n.ready, now_ms() - t0);
+    CHECK(n.ready_rss_kib > 0);
+    printf("  2 warm compilers ready after %.0f ms, holding %lu MiB resident (%lu MiB each)\n",
+           now_ms() - t0, n.ready_rss_kib / 1024, n.ready_rss_kib / 2048);
     t0 = now_ms();
     CHECK_MSG(triton_pool_take(pool, &c, &cause) == BW_OK, "%s", cause);
     CHECK_MSG(now_ms() - t0 < 100, "a ready compiler took %.0f ms to take", now_ms() - t0);
