@@ -5,8 +5,9 @@
 # table compares them in the same run, and the default (BW_WORKER_SLOTS) can
 # be chosen by measurement.
 #   tests/bench/latency.sh BUILD [--quick] [--skip-solutions] [--slots "1 2 4"]
-#                          [--budget S] [--problems DIR --ok P/F --wa P/F]
+#                          [--budget S] [--triton-budget S] [--problems DIR --ok P/F --wa P/F]
 #                          [--only PARTS --solutions P,P] (latency.py's)
+# (the Triton parts, within --triton-budget seconds, run in the first pass only)
 # (--skip-solutions: no Submit of every problem's solution, the longest part;
 # the first slot count's pass has them, the others compare bursts.)
 # --budget S: the first pass runs within S seconds; a later one starts only
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
     --slots) slots_list=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --quick | --skip-solutions) extra+=("$1"); shift ;;
-    --problems | --ok | --wa | --only | --solutions) extra+=("$1" "$2"); shift 2 ;;
+    --problems | --ok | --wa | --only | --solutions | --triton-budget) extra+=("$1" "$2"); shift 2 ;;
     *) echo "latency.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -81,7 +82,7 @@ for s in $slots_list; do
     mkdir -p "$T/s$s"
     # every problem's Submit once (with the first slot count): the rest compare bursts
     once=()
-    [ "$s" != "${slots_list%% *}" ] && once=(--skip-solutions)
+    [ "$s" != "${slots_list%% *}" ] && once=(--skip-solutions --skip-triton)
     timeout -k 5 "$left" python3 tests/bench/latency.py "$BASE" "$T/s$s" --label "slots=$s" \
         --budget $((left - 10)) "${extra[@]}" "${once[@]}" \
         >"$T/table" 2>>"$out/latency-errors.log" ||
