@@ -168,7 +168,8 @@ def serial(learner, problem, file, mode, n):
 
 # The phases of a burst's judgings that the table shows (result.timing, "tests." for
 # its tests_breakdown): where a judging's time goes when others share the GPU and CPU.
-BURST_PHASES = ("total", "runners", "compile", "tests", "tests.compare", "tests.submission",
+BURST_PHASES = ("total", "runners", "compile", "compile.first", "compile.compiler_wait",
+                "tests", "tests.compare", "tests.submission",
                 "tests.submission_setup", "tests.submission_launch", "tests.submission_checks",
                 "tests.submission_return", "tests.submission_free", "tests.submission_lend",
                 "tests.reference_wait", "finish")
@@ -182,6 +183,7 @@ def in_judge(subs, wall):
     for t in timings:
         flat = dict(t)
         flat.update({"tests." + k: v for k, v in (t.get("tests_breakdown") or {}).items()})
+        flat.update({"compile." + k: v for k, v in (t.get("compile_breakdown") or {}).items()})
         for k, v in flat.items():
             if k.endswith("_ms") and isinstance(v, (int, float)):
                 phases.setdefault(k[:-3], []).append(v)
