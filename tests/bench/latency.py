@@ -288,6 +288,12 @@ def triton_parts(res, a, learners, only, quick, budget_s):
     end = time.monotonic() + budget_s
     res["triton"] = {"runs": {}, "skipped": []}
     tr = res["triton"]
+    status, st, _ = a.call("GET", "/api/status")
+    alive = ((((st or {}).get("workers") or {}).get("languages") or {}).get("triton") or {})
+    if status != 200 or not alive.get("gpu"):
+        tr["skipped"].append("every Triton part: no worker here runs Triton (Python with triton "
+                             "on the GPU worker's PATH, or BLOCKWISE_PYTHON)")
+        return
 
     def left(need):
         return end - time.monotonic() >= need
