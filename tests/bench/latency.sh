@@ -13,7 +13,8 @@
 # --budget S: the first pass runs within S seconds; a later one starts only
 # while at least BW_LATENCY_PASS_S (100) of them are left; each pass's lines
 # are printed when it ends.
-# Logs and latency-slots*.json go to $OUT (or BUILD/bench).
+# Logs and latency-slots*.json go to $OUT (or BUILD/bench). TRITON_SPARES=N: the worker's
+# warm Triton compilers (judged --triton-spares; default 3 a slot).
 set -u
 build=${1:-build}
 shift
@@ -76,7 +77,8 @@ for s in $slots_list; do
         continue
     fi
     HOME=$T "$build/bin/judged" --server "$BASE" --token-file "$T/w.token" --gpu 0 --slots "$s" \
-        --cache "$T/cache" >>"$out/latency-judged-slots$s.log" 2>&1 &
+        --cache "$T/cache" ${TRITON_SPARES:+--triton-spares "$TRITON_SPARES"} \
+        >>"$out/latency-judged-slots$s.log" 2>&1 &
     JUDGED=$!
     for _ in $(seq 600); do grep -q registered "$out/latency-judged-slots$s.log" && break; sleep 0.1; done
     mkdir -p "$T/s$s"
