@@ -74,35 +74,37 @@
 #define BW_COMPILE_NPROC        16 /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
 #define BW_COMPILE_MAX_OPTIONS  64  /* extra NVRTC options of one compile (flags, consts, tune) */
 #define BW_COMPILE_OPTION_BYTES 256 /* bytes in one extra NVRTC option */
-#define BW_COMPILE_OUTPUT_BYTES (16 * 1024)  /* compile child's stdout+stderr kept for diagnosis */
-#define BW_BUILD_CACHE_ENTRIES  64           /* compiled builds a judge keeps (build_cache.h) */
-#define BW_BUILD_CACHE_BYTES    (256 << 20)  /* their cubins, PTX and logs together */
-#define BW_SASS_WALL_MS         30000        /* wall-clock kill of one disassembly (sass goals) */
-#define BW_SASS_CPU_S           20           /* RLIMIT_CPU of the disassembler */
-#define BW_SASS_MEM_BYTES       (4ULL << 30) /* RLIMIT_AS of the disassembler */
+#define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
+#define BW_BUILD_CACHE_ENTRIES  4096        /* builds a judge keeps (a Triton build: one variant) */
+#define BW_BUILD_CACHE_BYTES    (256 << 20) /* their cubins, PTX, logs: the bound; LRU evicted */
+#define BW_SASS_WALL_MS         30000       /* wall-clock kill of one disassembly (sass goals) */
+#define BW_SASS_CPU_S           20          /* RLIMIT_CPU of the disassembler */
+#define BW_SASS_MEM_BYTES       (4ULL << 30)       /* RLIMIT_AS of the disassembler */
 #define BW_SASS_OUTPUT_BYTES    (64 * 1024 * 1024) /* disassembly listing kept; the rest dropped */
 
 /* --- Triton compile sandbox ------------------------------------------------ */
-#define BW_TRITON_WALL_MS      60000        /* wall-clock kill of one Triton compile request */
-#define BW_TRITON_CPU_S        120          /* RLIMIT_CPU of the Triton compiler (LLVM threads) */
-#define BW_TRITON_MEM_BYTES    (8ULL << 30) /* RLIMIT_AS of the Triton compiler (no CUDA in it) */
-#define BW_TRITON_TMPFS_BYTES  (256 << 20)  /* its tmpfs: TMPDIR, HOME, TRITON_CACHE_DIR */
-#define BW_TRITON_FILE_BYTES   (128 << 20)  /* RLIMIT_FSIZE: one file it writes (cache, ptxas) */
-#define BW_TRITON_NOFILE       256          /* RLIMIT_NOFILE of the Triton compiler */
-#define BW_TRITON_NPROC        256          /* RLIMIT_NPROC: its threads and processes (user ns) */
-#define BW_TRITON_MAX_KERNELS  128          /* kernel variants in one compile request */
-#define BW_TRITON_JOBS         8            /* processes compiling one request's variants at once */
-#define BW_TRITON_MAX_VARIANTS 32          /* builds of one @tune configuration (one runner load) */
-#define BW_TRITON_MAX_BINDS    112         /* paths of the Python + Triton install in its root */
-#define BW_TRITON_OUTPUT_BYTES (64 * 1024) /* its stdout+stderr kept as the log */
-#define BW_TRITON_RESULT_BYTES (256 << 20) /* one result record: cubins, PTX, diagnostics */
-#define BW_TRITON_DIAG_BYTES   2048        /* one diagnostic's message, as the compiler sends it */
-#define BW_TRITON_NAME_BYTES   256         /* a kernel's entry symbol in its cubin */
-#define BW_TRITON_MAX_SHARED   (1 << 20)   /* dynamic shared memory a build may ask (sanity) */
-#define BW_TRITON_MAX_SCRATCH  (1 << 20)   /* global or profile scratch a build asks per program */
-#define BW_TRITON_START_MS     30000       /* a started compiler's wait for readiness */
-#define BW_TRITON_PROBE_MS     60000       /* triton_probe: import Triton, compile one kernel */
-#define BW_TRITON_PROBE_BYTES  (1 << 20)   /* the probe's answer: the installation's paths */
+#define BW_TRITON_WALL_MS         60000 /* wall-clock kill of one Triton compile request */
+#define BW_TRITON_CPU_S           120   /* RLIMIT_CPU of the Triton compiler (LLVM threads) */
+#define BW_TRITON_MEM_BYTES       (8ULL << 30) /* RLIMIT_AS of the Triton compiler (no CUDA in it) */
+#define BW_TRITON_TMPFS_BYTES     (256 << 20)  /* its tmpfs: TMPDIR, HOME, TRITON_CACHE_DIR */
+#define BW_TRITON_FILE_BYTES      (128 << 20)  /* RLIMIT_FSIZE: one file it writes (cache, ptxas) */
+#define BW_TRITON_NOFILE          256          /* RLIMIT_NOFILE of the Triton compiler */
+#define BW_TRITON_NPROC           256 /* RLIMIT_NPROC: its threads and processes (user ns) */
+#define BW_TRITON_MAX_KERNELS     128 /* kernel variants in one compile request */
+#define BW_TRITON_JOBS            8   /* most processes compiling one request (cpus/slots) */
+#define BW_TRITON_POOL_MAX        16  /* warm Triton compilers a pool keeps (triton_pool.h) */
+#define BW_TRITON_SPARES_PER_SLOT 3   /* warm compilers judged keeps a job slot (bursts) */
+#define BW_TRITON_MAX_VARIANTS    32  /* builds of one @tune configuration (one runner load) */
+#define BW_TRITON_MAX_BINDS       112 /* paths of the Python + Triton install in its root */
+#define BW_TRITON_OUTPUT_BYTES    (64 * 1024) /* its stdout+stderr kept as the log */
+#define BW_TRITON_RESULT_BYTES    (256 << 20) /* one result record: cubins, PTX, diagnostics */
+#define BW_TRITON_DIAG_BYTES      2048      /* one diagnostic's message, as the compiler sends it */
+#define BW_TRITON_NAME_BYTES      256       /* a kernel's entry symbol in its cubin */
+#define BW_TRITON_MAX_SHARED      (1 << 20) /* dynamic shared memory a build may ask (sanity) */
+#define BW_TRITON_MAX_SCRATCH     (1 << 20) /* global or profile scratch a build asks per program */
+#define BW_TRITON_START_MS        30000     /* a started compiler's wait for readiness */
+#define BW_TRITON_PROBE_MS        60000     /* triton_probe: import Triton, compile one kernel */
+#define BW_TRITON_PROBE_BYTES     (1 << 20) /* the probe's answer: the installation's paths */
 
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */

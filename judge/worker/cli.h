@@ -42,6 +42,11 @@ int cli_parse_options(int argc, char **argv, struct cli *cli);
 /* Starts cli->cfg.pool for `slots` judgings at once (none without a GPU). */
 int cli_start_pool(struct cli *cli, int slots, char **cause);
 
+/* Starts cli->cfg.triton_pool (warm Triton compilers: `spares` kept, at most `max_starts`
+ * started, 0: no bound) when Triton is here (judge_probe_languages first), and sizes
+ * cli->cfg.triton_jobs for `slots` judgings at once. A pool already there is kept. */
+int cli_start_triton(struct cli *cli, int slots, int spares, int max_starts, char **cause);
+
 /* The subcommands: each takes its own argv (argv[0] is the subcommand) and
  * returns the process's exit status. */
 int cmd_check(int argc, char **argv, struct cli *cli);

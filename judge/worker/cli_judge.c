@@ -17,6 +17,7 @@
 #include "judge.h"
 #include "report.h"
 #include "runner_pool.h"
+#include "triton_pool.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -41,6 +42,22 @@ int cli_start_pool(struct cli *cli, int slots, char **cause)
     if (!cli->cfg.have_gpu)
         return BW_OK;
     return runner_pool_new(&o, &cli->cfg.pool, cause);
+}
+
+int cli_start_triton(struct cli *cli, int slots, int spares, int max_starts, char **cause)
+{
+    struct triton_pool_options o = {
+        .start = {.no_sandbox = cli->cfg.no_sandbox},
+        .spares = spares < 1                    ? 1
+                  : spares > BW_TRITON_POOL_MAX ? BW_TRITON_POOL_MAX
+                                                : spares,
+        .max_starts = max_starts,
+    };
+
+    cli->cfg.triton_jobs = triton_pool_jobs(slots);
+    if (cli->cfg.triton_pool || !cli->cfg.languages[LANG_TRITON].available)
+        return BW_OK;
+    return triton_pool_new(&o, &cli->cfg.triton_pool, cause);
 }
 
 static void print_event(json_t *event, void *arg)
@@ -90,6 +107,12 @@ int cmd_check(int argc, char **argv, struct cli *cli)
             fprintf(stderr, "judged: cannot judge %s here: %s\n", language_title(opts.language),
                     cli->cfg.languages[opts.language].reason);
             return EXIT_NO_LANGUAGE;
+        }
+        /* One compiler, warming while the problem loads and the GPU is probed. */
+        if (opts.language == LANG_TRITON && cli_start_triton(cli, 1, 1, 1, &cause)) {
+            fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start a Triton compiler");
+            free(cause);
+            return EXIT_JUDGE;
         }
     }
     p = problem_load(argv[first], &cause);
@@ -179,6 +202,11 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all, struct va
         opts.tests_only = cli->tests_only || ctl->expect != VERDICT_ACCEPTED;
         if (ctl->lang != LANG_CUDA) /* triton_probe answers from memory after the first */
             judge_probe_languages(&cli->cfg, NULL);
+        if (ctl->lang == LANG_TRITON && cli_start_triton(cli, 1, 2, 0, &cause)) {
+            fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start Triton compilers");
+            free(cause);
+            cause = NULL;
+        }
         if (ctl->lang != LANG_CUDA && !cli->cfg.languages[ctl->lang].available) {
             /* Not this machine's to judge (no Triton here): said, not failed. */
             if (!cli->json)

@@ -28,6 +28,7 @@
 
 #include "build_cache.h"
 #include "runner_pool.h"
+#include "triton_pool.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -65,6 +66,7 @@
     "                    back to the queue (1..%d, default %d)\n"                                  \
     "  --slots N         jobs judged at once on this GPU (1..%d, default %d): Runs overlap,\n"     \
     "                    timing runs alone\n"                                                      \
+    "  --triton-spares N warm Triton compilers kept ready (1..%d, default %d a slot)\n"            \
     "\n"                                                                                           \
     "Triton (.py) submissions compile with $BLOCKWISE_PYTHON, else python3 on PATH, which\n"       \
     "must import triton (3.3 or later); a worker registers Triton only when it does.\n"
@@ -72,7 +74,7 @@
 void cli_usage(FILE *f)
 {
     fprintf(f, USAGE_TEXT, BW_WORKER_MAX_GRACE_S, BW_WORKER_GRACE_S, BW_WORKER_MAX_SLOTS,
-            BW_WORKER_SLOTS);
+            BW_WORKER_SLOTS, BW_TRITON_POOL_MAX, BW_TRITON_SPARES_PER_SLOT);
 }
 
 /* Parses the options shared by every subcommand; returns the index of the
@@ -213,6 +215,7 @@ int main(int argc, char **argv)
         cli_usage(stderr);
         return EXIT_USAGE;
     }
+    triton_pool_free(cli.cfg.triton_pool);
     runner_pool_free(cli.cfg.pool);
     runner_discard_drain(); /* no runner outlives the command */
     build_cache_free(cli.cfg.builds);

@@ -109,6 +109,16 @@ struct judge_result {
     uint64_t seed;
     bool tests_only;     /* judged as a Run: timing and goals were not asked for */
     bool compile_cached; /* every build of the submission came from the build cache */
+    /* A Triton compile (compile_ms is its whole wall time, or until it was stopped): */
+    double compile_first_ms;    /* until the first test case's builds were final: the tests
+                                   start then, while the rest compile (0: not streamed) */
+    double compiler_wait_ms;    /* waiting for a warm compiler from the pool */
+    double compiler_cpu_ms;     /* the compiler's CPU time, its warm-up included */
+    size_t builds_cached;       /* builds (kernel variants) found in the build cache */
+    size_t builds_compiled;     /* builds asked of the compiler */
+    bool compile_streamed;      /* the tests ran while it compiled */
+    bool compile_stopped;       /* stopped once the verdict was known (a failing test) */
+    double tests_build_wait_ms; /* within tests_ms: cases waiting for their builds */
 };
 
 /* Frees what a judging put in *r (zeroed after). */

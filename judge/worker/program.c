@@ -194,7 +194,7 @@ static int summarise_triton(struct program *pg, const char *failure)
             found = true;
         }
         cr->ms = tp->result.ms;
-        cr->nvrtc_ms = tp->result.driver_ms;
+        cr->nvrtc_ms = c == 0 ? tp->result.driver_ms : 0; /* one compile for every configuration */
         cr->from_cache = tp->from_cache;
         cr->log = strdup(c == 0 && tp->result.log ? tp->result.log : "");
         if (!cr->log)
@@ -210,14 +210,16 @@ static int summarise_triton(struct program *pg, const char *failure)
 
 /* Plans every variant of a Triton program (plan/triton_variant.h) and compiles
  * them in one request. */
-static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
-                          size_t len, const char *filename, char **cause)
+static int compile_triton_builds(struct program *pg, const struct program_target *t,
+                                 const char *source, size_t len, const char *filename, char **cause)
 {
     struct triton_target tt = {
         .cc_major = t->cc_major,
         .cc_minor = t->cc_minor,
         .no_sandbox = t->no_sandbox,
         .cache = t->cache,
+        .pool = t->triton_pool,
+        .jobs = t->triton_jobs,
     };
     char *why = NULL;
     int rc;
@@ -239,6 +241,16 @@ static int compile_triton(struct program *pg, const struct program_target *t, co
         return rc;
     rc = summarise_triton(pg, NULL);
     return rc ? bw_fail(cause, rc, "out of memory") : BW_OK;
+}
+
+/* compile_triton_builds, then every build final for a pipeline reading them as they come. */
+static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
+                          size_t len, const char *filename, char **cause)
+{
+    int rc = compile_triton_builds(pg, t, source, len, filename, cause);
+
+    triton_program_stream_end(&pg->triton);
+    return rc;
 }
 
 int program_compile(struct program *pg, const struct program_target *t, const char *source,

@@ -270,6 +270,13 @@ json_t *judge_result_json(const struct judge_result *r)
     json_t *timing = json_object_get(j, "timing");
     json_object_set_new(timing, "build_wait_ms", json_real(r->build_wait_ms));
     json_object_set_new(timing, "compiler_ms", json_real(r->compiler_ms));
+    json_object_set_new(
+        timing, "compile_breakdown",
+        json_pack("{s:f, s:f, s:f, s:I, s:I, s:b, s:b, s:f}", "first_ms", r->compile_first_ms,
+                  "compiler_wait_ms", r->compiler_wait_ms, "compiler_cpu_ms", r->compiler_cpu_ms,
+                  "builds_cached", (json_int_t)r->builds_cached, "builds_compiled",
+                  (json_int_t)r->builds_compiled, "streamed", r->compile_streamed, "stopped",
+                  r->compile_stopped, "tests_build_wait_ms", r->tests_build_wait_ms));
     json_object_set_new(timing, "reference_load_ms", json_real(r->reference_load_ms));
     json_object_set_new(timing, "finish_ms", json_real(r->finish_ms));
     json_object_set_new(timing, "tests_breakdown",

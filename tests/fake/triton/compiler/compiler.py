@@ -15,6 +15,9 @@ the package). compile() then "compiles" without generating code:
     tl.fake_mlir_error() prints an MLIR diagnostic "FILE:LINE:COL: error: ..."
     on stderr and raises RuntimeError("PassManager::run failed");
     tl.fake_ptxas_error() raises PTXASError,
+  - takes FAKE_COMPILE_MS milliseconds when the kernel has a constexpr of that
+    name (a slow build: the judge's streaming of builds into the tests is
+    tested with a variant that takes seconds beside one that does not),
   - returns a CompiledKernel whose asm["cubin"] is b"\\x7fELF\\nFAKECUBIN\\n",
     the entry name, a newline and a JSON record of what it was given;
     asm["ptx"] has one .entry with a .param per kept parameter plus Triton's
@@ -264,6 +267,10 @@ def compile(src, target=None, options=None):
     total_warps = num_warps + checker.worker_warps
     if checker.worker_warps:
         total_warps = (total_warps + 3) // 4 * 4  # whole warp groups, as Triton 3.6 pads them
+    slow = constants.get("FAKE_COMPILE_MS")
+    if isinstance(slow, int) and slow > 0:
+        import time
+        time.sleep(slow / 1000.0)
     name = jf.__name__
     kept = [ty for ty in src.signature.values() if ty != "constexpr"]
     record = {
