@@ -234,6 +234,7 @@ def start(rq, need_baseline):
     except Exception as e:  # noqa: BLE001
         fail("cuda", f"{type(e).__name__}: {e}")
     module = None
+    sys.dont_write_bytecode = True  # no __pycache__ in the problem's directory (its bundle hash)
     if need_baseline:
         path = os.path.join(rq["problem_dir"], "baseline.py")
         try:
@@ -321,11 +322,16 @@ def read_tensor(torch, path, dtype, shape):
     return torch.frombuffer(data, dtype=torch_dtype(torch, dtype)).reshape(shape)
 
 
-def write_tensor(path, t):
-    t = t.detach().contiguous().cpu()
-    n = t.numel() * t.element_size()
+def write_tensor(torch, path, t):
+    """The tensor's raw bytes (as the judge's files hold them), through numpy when PyTorch has
+    it, else straight from the CPU copy's memory."""
+    t = t.detach().contiguous().cpu().reshape(-1)
     with open(path, "wb") as f:
-        f.write(ctypes.string_at(t.data_ptr(), n) if n else b"")
+        try:
+            f.write(t.view(torch.uint8).numpy().tobytes())
+        except (ImportError, RuntimeError, TypeError):
+            n = t.numel() * t.element_size()
+            f.write(ctypes.string_at(t.data_ptr(), n) if n else b"")
 
 
 def check(rq):
@@ -351,7 +357,7 @@ def check(rq):
             finally:
                 leave()
             for name in names:
-                write_tensor(os.path.join(case["dir"], f"baseline-{name}.bin"), tensors[name])
+                write_tensor(torch, os.path.join(case["dir"], f"baseline-{name}.bin"), tensors[name])
             say({"case": i, "written": names, "not_compared": not_compared})
         except SystemExit:
             raise

@@ -122,7 +122,7 @@ static int driver_start(struct driver *d, const char *python, const struct judge
                                     .nofile = BW_BASELINE_NOFILE};
     int req[2] = {-1, -1}, res[2] = {-1, -1}, out[2] = {-1, -1}, mfd = -1;
     char *py = NULL, *env[16] = {NULL};
-    char *argv[] = {NULL, "-I", "/dev/fd/5", NULL};
+    char *argv[] = {NULL, "-I", "-X", "faulthandler", "/dev/fd/5", NULL}; /* a crash prints where */
     struct spawn sp;
     size_t len = strlen(baseline_driver_py);
     int rc;
