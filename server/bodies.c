@@ -437,7 +437,8 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
             !api_get_number(t, "max_ms", false, 0, 1e12, &bb->max_ms, e) ||
             !api_get_number(t, "gbps", false, 0, 1e9, &bb->gbps, e) ||
             !api_get_number(t, "tflops", false, 0, 1e9, &bb->tflops, e) ||
-            !api_get_number(t, "sol_pct", false, 0, 1e9, &bb->sol_pct, e)) {
+            !api_get_number(t, "sol_pct", false, 0, 1e9, &bb->sol_pct, e) ||
+            !api_get_number(t, "pytorch_ms", false, 0, 1e12, &bb->pytorch_ms, e)) {
             if (!json_is_object(t))
                 api_fail(e, 400, "invalid", field, "%s: expected an object", field);
             snprintf(e->field, sizeof(e->field), "%s", field);
