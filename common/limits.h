@@ -168,11 +168,12 @@
     1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
 
 /* --- PyTorch's baseline (judge/worker/baseline.h) ---------------------------- */
-#define BW_BASELINE_PROBE_MS  120000 /* the probe: import torch (cold disks are slow), find the GPU */
-#define BW_BASELINE_WALL_MS   600000 /* one measurement of every shape, before it is killed */
-#define BW_BASELINE_IDLE_MS   120000 /* silence between two messages (gate waits excluded) */
-#define BW_BASELINE_CPU_S     900    /* RLIMIT_CPU of the Python process */
-#define BW_BASELINE_NOFILE    4096   /* RLIMIT_NOFILE of it (PyTorch maps many libraries) */
+#define BW_BASELINE_PROBE_MS                                                                       \
+    120000 /* the probe: import torch (cold disks are slow), find the GPU */
+#define BW_BASELINE_WALL_MS     600000 /* one measurement of every shape, before it is killed */
+#define BW_BASELINE_IDLE_MS     120000 /* silence between two messages (gate waits excluded) */
+#define BW_BASELINE_CPU_S       900    /* RLIMIT_CPU of the Python process */
+#define BW_BASELINE_NOFILE      4096   /* RLIMIT_NOFILE of it (PyTorch maps many libraries) */
 #define BW_BASELINE_FSIZE_BYTES (8ULL << 30) /* RLIMIT_FSIZE: check mode writes outputs */
 #define BW_BASELINE_GPU_MEM_BYTES                                                                  \
     (48ULL << 30) /* GPU memory PyTorch may take (set_per_process_memory_fraction) */

@@ -93,12 +93,11 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
         if (++rank > BOARD_ROWS)
             continue;
         json_array_append_new(
-            entries,
-            json_pack("{s:i, s:s, s:f, s:f, s:I, s:I, s:o}", "rank", rank, "user",
-                      db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
-                      db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5), "at",
-                      (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
-                      db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
+            entries, json_pack("{s:i, s:s, s:f, s:f, s:I, s:I, s:o}", "rank", rank, "user",
+                               db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
+                               db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5),
+                               "at", (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
+                               db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -145,15 +144,13 @@ int scores_h_mine(struct http_request *req, struct http_response *res)
         json_t *p = json_object_get(problems, db_col_text(st, 0));
         if (!p)
             continue;
-        json_array_append_new(json_object_get(p, "best"),
-                              json_pack("{s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "gpu",
-                                        db_col_text(st, 1), "language", db_col_text(st, 2),
-                                        "time_ms", db_col_double(st, 3), "score",
-                                        db_col_double(st, 4), "submission",
-                                        (json_int_t)db_col_i64(st, 5), "at",
-                                        (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
-                                        db_col_null(st, 7) ? json_null()
-                                                           : json_real(db_col_double(st, 7))));
+        json_array_append_new(
+            json_object_get(p, "best"),
+            json_pack("{s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "gpu", db_col_text(st, 1), "language",
+                      db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
+                      db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5), "at",
+                      (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
+                      db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
     }
     db_finish(st);
     db_release(s->db, c);

@@ -55,11 +55,11 @@ json_t *baseline_figures_json(const struct baseline_figures *f)
 
     for (size_t i = 0; shapes && i < f->n_shapes; i++) {
         const struct baseline_shape *s = &f->shapes[i];
-        json_t *o = s->error ? json_pack("{s:s, s:s}", "name", s->name, "error", s->error)
-                             : json_pack("{s:s, s:f, s:f, s:f, s:i, s:f, s:s}", "name", s->name,
-                                         "median_ms", s->median_ms, "p10_ms", s->p10_ms, "p90_ms",
-                                         s->p90_ms, "samples", s->samples, "rse", s->rse, "stop",
-                                         s->stop);
+        json_t *o =
+            s->error ? json_pack("{s:s, s:s}", "name", s->name, "error", s->error)
+                     : json_pack("{s:s, s:f, s:f, s:f, s:i, s:f, s:s}", "name", s->name,
+                                 "median_ms", s->median_ms, "p10_ms", s->p10_ms, "p90_ms",
+                                 s->p90_ms, "samples", s->samples, "rse", s->rse, "stop", s->stop);
         if (!o || json_array_append_new(shapes, o)) {
             json_decref(shapes);
             return NULL;
@@ -271,9 +271,11 @@ static json_t *tensor_json(const struct problem *p, size_t t, const struct probl
     }
     for (int d = 0; shape && d < ts->ndim; d++)
         json_array_append_new(shape, json_integer(dims[d]));
-    o = json_pack("{s:s, s:s, s:o, s:s}", "name", ts->name, "dtype", dtype_name(ts->dtype),
-                  "shape", shape, "role",
-                  ts->role == ROLE_IN ? "in" : ts->role == ROLE_INOUT ? "inout" : "out");
+    o = json_pack("{s:s, s:s, s:o, s:s}", "name", ts->name, "dtype", dtype_name(ts->dtype), "shape",
+                  shape, "role",
+                  ts->role == ROLE_IN      ? "in"
+                  : ts->role == ROLE_INOUT ? "inout"
+                                           : "out");
     if (!o || ts->role == ROLE_OUT)
         return o;
     if (problem_gen_spec(p, t, c, &g, cause)) {

@@ -44,10 +44,10 @@ struct judge_config;
 
 /* The PyTorch a worker found (baseline_probe). */
 struct baseline_python {
-    bool available;        /* PyTorch imports and sees the GPU */
-    char torch[40];        /* torch.__version__, "2.11.0+cu130" */
-    char python_ver[16];   /* "3.12.3" */
-    char reason[512];      /* why not, when !available */
+    bool available;      /* PyTorch imports and sees the GPU */
+    char torch[40];      /* torch.__version__, "2.11.0+cu130" */
+    char python_ver[16]; /* "3.12.3" */
+    char reason[512];    /* why not, when !available */
 };
 
 /*
@@ -55,18 +55,17 @@ struct baseline_python {
  * `python` (NULL: $BLOCKWISE_PYTHON, else python3 on PATH) and fills *out. Never fails: a
  * machine without PyTorch is a normal state, said in out->reason.
  */
-void baseline_probe(const char *python, const struct judge_config *jc,
-                    struct baseline_python *out);
+void baseline_probe(const char *python, const struct judge_config *jc, struct baseline_python *out);
 
 /* ---- one measurement -------------------------------------------------------------------- */
 
 /* One benchmark shape as PyTorch ran it. */
 struct baseline_shape {
-    char *name;    /* owned: the benchmark's case name */
-    char *error;   /* owned: why this shape has no time (baseline.py raised), or NULL */
+    char *name;  /* owned: the benchmark's case name */
+    char *error; /* owned: why this shape has no time (baseline.py raised), or NULL */
     int samples;
     double median_ms, p10_ms, p90_ms, rse;
-    char stop[8];  /* "rse", "max" or "budget" */
+    char stop[8]; /* "rse", "max" or "budget" */
 };
 
 /* PyTorch's figures of one problem version on one GPU: what the cache file holds. */
@@ -76,8 +75,8 @@ struct baseline_figures {
     char gpu_name[128];
     char torch[40];
     char python_ver[16];
-    int64_t measured_at; /* Unix seconds */
-    json_t *method;      /* new reference: the timing constants used ({"sets", ...}) */
+    int64_t measured_at;           /* Unix seconds */
+    json_t *method;                /* new reference: the timing constants used ({"sets", ...}) */
     struct baseline_shape *shapes; /* owned; in the problem's benchmark order */
     size_t n_shapes;
 };
@@ -122,12 +121,12 @@ json_t *baseline_request_json(const struct problem *p, const struct judge_config
 
 /* What a measurement is given: the problem, where its GPU gate is, and who asks. */
 struct baseline_job {
-    const struct problem *p;  /* borrowed for the call */
-    const char *bundle;       /* the problem version's hash */
+    const struct problem *p;       /* borrowed for the call */
+    const char *bundle;            /* the problem version's hash */
     const struct judge_config *jc; /* GPU (UUID, ordinal), pool (the gate; NULL: none) */
-    const char *python;       /* NULL: $BLOCKWISE_PYTHON, else python3 */
-    const atomic_bool *stop;  /* optional: once true, the driver is told to stop at its next
-                                 gate request */
+    const char *python;            /* NULL: $BLOCKWISE_PYTHON, else python3 */
+    const atomic_bool *stop;       /* optional: once true, the driver is told to stop at its next
+                                      gate request */
 };
 
 /*
@@ -169,8 +168,7 @@ void baseline_service_free(struct baseline_service *s);
  * cache), queue its measurement in the service's thread. Cheap; never waits. `p` is borrowed
  * for the call (the request is built at once).
  */
-void baseline_service_want(struct baseline_service *s, const char *bundle,
-                           const struct problem *p);
+void baseline_service_want(struct baseline_service *s, const char *bundle, const struct problem *p);
 
 /*
  * Puts PyTorch's figures of (bundle, this GPU) into r (r->pytorch and each bench's
@@ -178,8 +176,8 @@ void baseline_service_want(struct baseline_service *s, const char *bundle,
  * none into r->pytorch.reason. Only for a result with timed shapes (a Submit). s NULL: no
  * service (a compile-only worker).
  */
-void baseline_service_attach(struct baseline_service *s, const char *bundle,
-                             struct judge_result *r, int wait_ms);
+void baseline_service_attach(struct baseline_service *s, const char *bundle, struct judge_result *r,
+                             int wait_ms);
 
 /* Fills r from figures f (names matched shape by shape). Exposed for `judged check` and tests. */
 void baseline_attach_figures(const struct baseline_figures *f, struct judge_result *r);

@@ -101,9 +101,14 @@ static void close_fd(int *fd)
  * loader read (a GPU selection, a library path), nothing else. */
 static void driver_env(char **env, size_t cap)
 {
-    static const char *const keep[] = {"PATH",          "HOME",          "LD_LIBRARY_PATH",
-                                       "CUDA_HOME",     "TMPDIR",        "CUDA_VISIBLE_DEVICES",
-                                       "CUDA_DEVICE_ORDER", NULL};
+    static const char *const keep[] = {"PATH",
+                                       "HOME",
+                                       "LD_LIBRARY_PATH",
+                                       "CUDA_HOME",
+                                       "TMPDIR",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_DEVICE_ORDER",
+                                       NULL};
     size_t n = 0;
 
     for (size_t i = 0; keep[i] && n + 1 < cap; i++) {
@@ -273,7 +278,8 @@ static int pump(struct driver *d, driver_fn fn, void *arg, int timeout_ms, bool 
         return bw_fail(cause, BW_ERR_LIMIT, "a baseline driver message over %d bytes",
                        BW_BASELINE_LINE_BYTES);
     char *start = d->line.data, *nl;
-    while (rc == BW_OK && (nl = memchr(start, '\n', d->line.len - (size_t)(start - d->line.data)))) {
+    while (rc == BW_OK &&
+           (nl = memchr(start, '\n', d->line.len - (size_t)(start - d->line.data)))) {
         json_error_t je;
         json_t *msg = json_loadb(start, (size_t)(nl - start), 0, &je);
         if (!json_is_object(msg))
@@ -393,17 +399,16 @@ static int converse(const char *python, const struct judge_config *jc, const ato
     }
     driver_finish(&d, &status);
     if (rc == BW_OK && cv.fail)
-        rc = bw_fail(cause, strncmp(cv.fail, "import torch", 12) == 0 ||
-                                    strncmp(cv.fail, "cuda", 4) == 0
-                                ? BW_ERR_NOTFOUND
-                                : BW_ERR_INVALID,
+        rc = bw_fail(cause,
+                     strncmp(cv.fail, "import torch", 12) == 0 || strncmp(cv.fail, "cuda", 4) == 0
+                         ? BW_ERR_NOTFOUND
+                         : BW_ERR_INVALID,
                      "%s", cv.fail);
     else if (rc == BW_OK && !cv.done)
         rc = bw_fail(cause, BW_ERR_PROTOCOL,
                      "the baseline driver ended (%s %d) without finishing: %s",
                      WIFSIGNALED(status) ? "signal" : "status",
-                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-                     output_tail(&d));
+                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), output_tail(&d));
     free(cv.fail);
     driver_release(&d);
     return rc;
@@ -426,13 +431,11 @@ static int on_ready(json_t *msg, void *arg, char **cause)
     return BW_OK;
 }
 
-void baseline_probe(const char *python, const struct judge_config *jc,
-                    struct baseline_python *out)
+void baseline_probe(const char *python, const struct judge_config *jc, struct baseline_python *out)
 {
     json_t *rq = json_pack("{s:s, s:s, s:{s:i, s:s}, s:I}", "mode", "probe", "problem_dir", "",
-                           "device", "ordinal", jc ? jc->device : 0, "uuid",
-                           jc ? jc->gpu.uuid : "", "gpu_mem_bytes",
-                           (json_int_t)BW_BASELINE_GPU_MEM_BYTES);
+                           "device", "ordinal", jc ? jc->device : 0, "uuid", jc ? jc->gpu.uuid : "",
+                           "gpu_mem_bytes", (json_int_t)BW_BASELINE_GPU_MEM_BYTES);
     char *cause = NULL;
     int rc;
 
@@ -671,8 +674,9 @@ int baseline_check(const struct baseline_job *job, const char *cases_dir, bool *
     for (size_t t = 0; t < p->n_tensors; t++)
         if (p->tensors[t].role == ROLE_INOUT) {
             /* judged dump keeps an inout tensor's reference result, not its generated input. */
-            buf_addf(&k.report, "  not checked: %s is updated in place (inout), and the dumped "
-                                "cases hold only the reference's result of it\n",
+            buf_addf(&k.report,
+                     "  not checked: %s is updated in place (inout), and the dumped "
+                     "cases hold only the reference's result of it\n",
                      p->tensors[t].name);
             *passed = true;
             *report = buf_detach(&k.report);
@@ -719,8 +723,7 @@ int baseline_check(const struct baseline_job *job, const char *cases_dir, bool *
     }
     if (rc == BW_OK) {
         json_object_set(rq, "cases", cases);
-        rc = converse(job->python, job->jc, job->stop, rq, BW_BASELINE_WALL_MS, on_case, &k,
-                      cause);
+        rc = converse(job->python, job->jc, job->stop, rq, BW_BASELINE_WALL_MS, on_case, &k, cause);
     }
     if (rc == BW_OK && k.checked < k.n_cases) {
         k.passed = false;
@@ -749,7 +752,7 @@ struct entry {
     char id[BW_MAX_NAME + 1];
     struct problem *p; /* owned: the problem, loaded again from its directory for the thread */
     struct baseline_figures f;
-    char *why;        /* owned: why it failed */
+    char *why; /* owned: why it failed */
     int64_t failed_at;
     uint64_t used;
 };
@@ -818,8 +821,8 @@ static void *service_thread(void *arg)
         snprintf(bundle, sizeof(bundle), "%s", e->bundle);
         pthread_mutex_unlock(&s->lock);
 
-        struct baseline_job job = {.p = p, .bundle = bundle, .jc = s->c.jc,
-                                   .python = s->c.python, .stop = &s->stop};
+        struct baseline_job job = {
+            .p = p, .bundle = bundle, .jc = s->c.jc, .python = s->c.python, .stop = &s->stop};
         struct baseline_figures f;
         char *cause = NULL;
         double t0 = now_ms();
@@ -832,8 +835,8 @@ static void *service_thread(void *arg)
                 log_warn("baseline: %s: cannot cache PyTorch's figures: %s", p->id, why);
             free(why);
         } else if (rc != BW_ERR_CANCELLED) {
-            log_warn("baseline: %s (bundle %.12s): PyTorch's time not measured: %s", p->id,
-                     bundle, cause ? cause : bw_strerror(rc));
+            log_warn("baseline: %s (bundle %.12s): PyTorch's time not measured: %s", p->id, bundle,
+                     cause ? cause : bw_strerror(rc));
         }
 
         pthread_mutex_lock(&s->lock);
@@ -897,8 +900,7 @@ void baseline_service_free(struct baseline_service *s)
     free(s);
 }
 
-void baseline_service_want(struct baseline_service *s, const char *bundle,
-                           const struct problem *p)
+void baseline_service_want(struct baseline_service *s, const char *bundle, const struct problem *p)
 {
     struct entry *e;
     char *cause = NULL;
@@ -940,8 +942,8 @@ void baseline_service_want(struct baseline_service *s, const char *bundle,
         e->state = ENTRY_FAILED;
     } else {
         e->state = ENTRY_QUEUED;
-        log_info("baseline: %s (bundle %.12s): PyTorch's time is measured in the background",
-                 p->id, bundle);
+        log_info("baseline: %s (bundle %.12s): PyTorch's time is measured in the background", p->id,
+                 bundle);
         pthread_cond_broadcast(&s->changed);
     }
     pthread_mutex_unlock(&s->lock);
@@ -956,8 +958,8 @@ static void set_reason(struct judge_result *r, const char *prefix, const char *d
         r->pytorch.reason = NULL;
 }
 
-void baseline_service_attach(struct baseline_service *s, const char *bundle,
-                             struct judge_result *r, int wait_ms)
+void baseline_service_attach(struct baseline_service *s, const char *bundle, struct judge_result *r,
+                             int wait_ms)
 {
     struct entry *e;
     struct timespec until;

@@ -25,7 +25,7 @@ enum {
 
 struct cli {
     bool json, tests_only, progress, recalibrate;
-    bool only_language; /* validate: only the controls in `language` */
+    bool only_language;  /* validate: only the controls in `language` */
     bool pytorch;        /* check: PyTorch's time beside the benches; validate: check
                             baseline.py too (baseline.h) */
     bool check_baseline; /* baseline: check baseline.py against the reference, not time it */

@@ -128,7 +128,9 @@ int cmd_baseline(int argc, char **argv, struct cli *cli)
     }
     if (judge_probe_gpu(&cli->cfg, cli->recalibrate, &cause) || !cli->cfg.have_gpu) {
         fprintf(stderr, "judged: %s\n",
-                cause ? cause : cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "no GPU");
+                cause                    ? cause
+                : cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason
+                                         : "no GPU");
         free(cause);
         json_decref(all);
         return cli->cfg.have_gpu ? EXIT_JUDGE : EXIT_NO_GPU;
@@ -158,8 +160,14 @@ int cmd_baseline(int argc, char **argv, struct cli *cli)
             char *report = NULL;
             int rc = cli_check_baseline(cli, p, &passed, &report, &cause);
             if (!cli->json)
-                printf("%s %s: baseline.py %s\n%s", rc ? "FAIL" : passed ? "ok  " : "FAIL", p->id,
-                       rc ? cause : passed ? "matches the reference" : "differs from the reference",
+                printf("%s %s: baseline.py %s\n%s",
+                       rc       ? "FAIL"
+                       : passed ? "ok  "
+                                : "FAIL",
+                       p->id,
+                       rc       ? cause
+                       : passed ? "matches the reference"
+                                : "differs from the reference",
                        report ? report : "");
             json_object_set_new(all, p->id,
                                 json_pack("{s:b, s:s?, s:s?}", "ok", rc == 0 && passed, "report",

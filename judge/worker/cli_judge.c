@@ -244,7 +244,9 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
             printf("  %-4s %-28s skipped: %s\n", "skip", "baseline.py", why ? why : "");
         else
             printf("  %-4s %-28s %s\n%s", !rc && passed ? "ok" : "FAIL", "baseline.py",
-                   rc ? why : passed ? "PyTorch matches the reference" : "PyTorch differs",
+                   rc       ? why
+                   : passed ? "PyTorch matches the reference"
+                            : "PyTorch differs",
                    report ? report : "");
         if ((rc && rc != BW_ERR_NOTFOUND && rc != BW_ERR_NODEVICE) || (!rc && !passed))
             status = EXIT_REJECTED;

@@ -44,7 +44,7 @@
     "       judged plan PROBLEM_DIR FILE    the launches of every configuration and case, as "     \
     "JSON\n"                                                                                       \
     "       judged baseline [--check] PROBLEM_DIR...   PyTorch's time on the benchmark shapes\n"   \
-    "                    (baseline.py, timed the judge's way); --check: against the reference\n"  \
+    "                    (baseline.py, timed the judge's way); --check: against the reference\n"   \
     "\n"                                                                                           \
     "options:\n"                                                                                   \
     "  --json            print the result as JSON (for tools)\n"                                   \
@@ -56,8 +56,8 @@
     "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"     \
     "  --cache DIR       cache for GPU calibration (default ~/.cache/blockwise)\n"                 \
     "  --recalibrate     measure the GPU again instead of using the cached figures\n"              \
-    "  --pytorch         check: PyTorch's time beside each shape (x PyTorch); validate: also\n"   \
-    "                    check baseline.py against the reference (needs PyTorch)\n"             \
+    "  --pytorch         check: PyTorch's time beside each shape (x PyTorch); validate: also\n"    \
+    "                    check baseline.py against the reference (needs PyTorch)\n"                \
     "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"             \
     "  --log-level L     debug, info, warn, error (default warn; the worker's: info)\n"            \
     "\n"                                                                                           \

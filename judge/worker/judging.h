@@ -119,8 +119,8 @@ struct judge_result {
     double reference_load_ms; /* loading the reference's module into its runner */
     double finish_ms;         /* after the last step: giving the runners back, freeing */
     uint64_t seed;
-    bool tests_only;     /* judged as a Run: timing and goals were not asked for */
-    bool compile_cached; /* every build of the submission came from the build cache */
+    bool tests_only;             /* judged as a Run: timing and goals were not asked for */
+    bool compile_cached;         /* every build of the submission came from the build cache */
     struct pytorch_note pytorch; /* PyTorch's time beside the benches (worker, baseline.h) */
 };
 

@@ -176,8 +176,9 @@ void report_print(FILE *f, const struct problem *p, const char *file, const stru
                     pt);
         }
         if (r->pytorch.attached && r->pytorch.measured)
-            fprintf(f, "pytorch   PyTorch %s's median / yours (baseline.py, timed the judge's way)"
-                       "; geometric mean %.2f\n",
+            fprintf(f,
+                    "pytorch   PyTorch %s's median / yours (baseline.py, timed the judge's way)"
+                    "; geometric mean %.2f\n",
                     r->pytorch.torch, baseline_speedup(r));
         else if (r->pytorch.attached)
             fprintf(f, "pytorch   %s\n", r->pytorch.reason ? r->pytorch.reason : "not measured");
@@ -238,8 +239,8 @@ static json_t *pytorch_json(const struct judge_result *r)
     return json_pack("{s:b, s:s?, s:o, s:o, s:s?, s:s}", "measured", n->measured, "torch",
                      n->torch[0] ? n->torch : NULL, "measured_at",
                      n->measured_at > 0 ? json_integer((json_int_t)n->measured_at) : json_null(),
-                     "speedup", speedup > 0 ? json_real(speedup) : json_null(), "reason",
-                     n->reason, "method", baseline_method_text);
+                     "speedup", speedup > 0 ? json_real(speedup) : json_null(), "reason", n->reason,
+                     "method", baseline_method_text);
 }
 
 json_t *judge_result_json(const struct judge_result *r)

@@ -237,8 +237,7 @@ TEST(request_has_every_shape_typed)
     json_t *shapes = json_object_get(rq, "shapes");
     CHECK_INT_EQ((long long)json_array_size(shapes), (long long)p->n_benchmarks);
     json_t *s0 = json_array_get(shapes, 0);
-    CHECK_INT_EQ(json_integer_value(json_object_get(json_object_get(s0, "sizes"), "N")),
-                 268435456);
+    CHECK_INT_EQ(json_integer_value(json_object_get(json_object_get(s0, "sizes"), "N")), 268435456);
     /* Integer scalars as integers (the seed), float ones as reals (p). */
     CHECK(json_is_integer(json_object_get(json_object_get(s0, "scalars"), "seed")));
     CHECK(json_is_real(json_object_get(json_object_get(s0, "scalars"), "p")));
@@ -258,9 +257,9 @@ TEST(request_has_every_shape_typed)
 
 TEST(every_problem_has_a_baseline)
 {
-    const char *ids[] = {"vector-add",  "sgemm", "sdpa", "flash-attention", "kv-cache-append",
-                         "dropout",     "rope",  "cross-entropy", "layernorm-backward",
-                         "split-k-matmul"};
+    const char *ids[] = {"vector-add",         "sgemm",         "sdpa", "flash-attention",
+                         "kv-cache-append",    "dropout",       "rope", "cross-entropy",
+                         "layernorm-backward", "split-k-matmul"};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
         char path[256];
         snprintf(path, sizeof(path), "problems/%s/baseline.py", ids[i]);
@@ -336,9 +335,9 @@ TEST(server_parses_and_stores_pytorch)
     CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, b, "{}", &out, &cause), BW_OK);
     /* x PyTorch = geometric mean of 2/1 and 2/4 = 1, per submission and in its best row. */
     struct db_stmt *st = NULL;
-    CHECK_INT_EQ(db_prepare(c, &st, &cause, "SELECT pytorch_speedup FROM submissions WHERE id = 1",
-                            ""),
-                 BW_OK);
+    CHECK_INT_EQ(
+        db_prepare(c, &st, &cause, "SELECT pytorch_speedup FROM submissions WHERE id = 1", ""),
+        BW_OK);
     CHECK_INT_EQ(db_step(st, &cause), DB_ROW);
     v = db_col_double(st, 0);
     db_finish(st);
@@ -360,9 +359,9 @@ TEST(server_parses_and_stores_pytorch)
     b->benches[0].median_ms = 0.5;
     b->benches[1].pytorch_ms = 0;
     CHECK_INT_EQ(queue_store_result(c, 1, j2.lease, b, "{}", &out, &cause), BW_OK);
-    CHECK_INT_EQ(db_prepare(c, &st, &cause,
-                            "SELECT submission_id, pytorch_speedup IS NULL FROM best", ""),
-                 BW_OK);
+    CHECK_INT_EQ(
+        db_prepare(c, &st, &cause, "SELECT submission_id, pytorch_speedup IS NULL FROM best", ""),
+        BW_OK);
     CHECK_INT_EQ(db_step(st, &cause), DB_ROW);
     CHECK_INT_EQ(db_col_i64(st, 0), 2);
     CHECK_INT_EQ(db_col_i64(st, 1), 1);
