@@ -366,6 +366,8 @@ TEST(server_parses_and_stores_pytorch)
     CHECK_INT_EQ(db_col_i64(st, 0), 2);
     CHECK_INT_EQ(db_col_i64(st, 1), 1);
     db_finish(st);
+    job_release(&j1);
+    job_release(&j2);
     db_release(db, c);
     db_close(db);
     rm_rf(dir);
