@@ -666,8 +666,12 @@ static bool run_job(struct slot *sl, json_t *job)
                   run->cause ? run->cause : bw_strerror(run->rc));
         internal_error(sl, lease, run->cause ? run->cause : bw_strerror(run->rc));
     } else if (!lost) {
+        /* PyTorch's figures, waiting for a measurement in progress at most a heartbeat (the
+         * lease outlives two: nothing was posted since the last progress). */
         if (!run->opts.tests_only && run->result.executed && run->result.n_benches > 0)
-            baseline_service_attach(w->wc->baselines, hash, &run->result, BW_BASELINE_WAIT_MS);
+            baseline_service_attach(w->wc->baselines, hash, &run->result,
+                                    BW_BASELINE_WAIT_MS < heartbeat_s * 1000 ? BW_BASELINE_WAIT_MS
+                                                                             : heartbeat_s * 1000);
         json_t *result = judge_result_json(&run->result);
         json_t *body = result ? json_pack("{s:o}", "result", result) : NULL;
         if (!body) {
