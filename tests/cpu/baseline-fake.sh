@@ -91,6 +91,9 @@ rm -f "$HOME/fake-torch-ms"
 jd baseline --check "$P" >"$tmp/k.txt" 2>&1
 grep -q "^ok   fake-add: baseline.py matches the reference" "$tmp/k.txt" &&
     ok "judged baseline --check: baseline.py matches the reference" || bad "--check: $(head -c 800 "$tmp/k.txt")"
+jd validate --pytorch --tests-only "$P" >"$tmp/v.txt" 2>&1
+grep -q "^  ok   baseline.py *PyTorch matches the reference" "$tmp/v.txt" &&
+    ok "judged validate --pytorch checks baseline.py after the controls" || bad "validate --pytorch: $(tail -c 800 "$tmp/v.txt")"
 cat >"$P/baseline.py" <<'PY'
 def baseline(x, y, **_):
     return x + y + y
