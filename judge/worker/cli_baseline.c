@@ -159,15 +159,18 @@ int cmd_baseline(int argc, char **argv, struct cli *cli)
             bool passed = false;
             char *report = NULL;
             int rc = cli_check_baseline(cli, p, &passed, &report, &cause);
+            bool unchecked = !rc && report && strncmp(report, "  not checked", 13) == 0;
             if (!cli->json)
                 printf("%s %s: baseline.py %s\n%s",
-                       rc       ? "FAIL"
-                       : passed ? "ok  "
-                                : "FAIL",
+                       rc          ? "FAIL"
+                       : !passed   ? "FAIL"
+                       : unchecked ? "skip"
+                                   : "ok  ",
                        p->id,
-                       rc       ? cause
-                       : passed ? "matches the reference"
-                                : "differs from the reference",
+                       rc          ? cause
+                       : !passed   ? "differs from the reference"
+                       : unchecked ? "is not compared with the reference here"
+                                   : "matches the reference",
                        report ? report : "");
             json_object_set_new(all, p->id,
                                 json_pack("{s:b, s:s?, s:s?}", "ok", rc == 0 && passed, "report",

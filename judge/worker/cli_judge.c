@@ -242,6 +242,8 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
         int rc = cli_check_baseline(cli, p, &passed, &report, &why);
         if (rc == BW_ERR_NOTFOUND || rc == BW_ERR_NODEVICE)
             printf("  %-4s %-28s skipped: %s\n", "skip", "baseline.py", why ? why : "");
+        else if (!rc && report && strncmp(report, "  not checked", 13) == 0)
+            printf("  %-4s %-28s skipped:\n%s", "skip", "baseline.py", report);
         else
             printf("  %-4s %-28s %s\n%s", !rc && passed ? "ok" : "FAIL", "baseline.py",
                    rc       ? why

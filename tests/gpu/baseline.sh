@@ -136,8 +136,13 @@ for d in problems/*/; do
         continue
     fi
     if timeout 120 "$judged" baseline --check "$d" >"$T/check.txt" 2>&1; then
+        if grep -q "^skip" "$T/check.txt"; then
+            skip=$((skip + 1))
+            echo "skip $p --check: $(grep -o 'not checked.*' "$T/check.txt")"
+            continue
+        fi
         pass=$((pass + 1))
-        echo "ok   $p: baseline.py matches the reference ($(grep -o '[0-9]* test cases' "$T/check.txt" || grep -o 'not checked.*' "$T/check.txt"))"
+        echo "ok   $p: baseline.py matches the reference ($(grep -o '[0-9]* test cases' "$T/check.txt"))"
     else
         fail=$((fail + 1))
         echo "FAIL $p --check: $(head -c 900 "$T/check.txt")"
