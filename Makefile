@@ -108,7 +108,7 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 $(BUILD)/libproblem.a: $(PROBLEM_OBJ)
 $(BUILD)/libplan.a: $(PLAN_OBJ)
 $(BUILD)/libsandbox.a: $(SANDBOX_OBJ)
-$(BUILD)/libworker.a: $(WORKER_OBJ)
+$(BUILD)/libworker.a: $(WORKER_OBJ) $(BUILD)/obj/baseline_driver_blob.o
 $(BUILD)/libserver.a: $(SERVER_OBJ)
 $(BUILD)/libwire.a: $(WIRE_OBJ)
 
@@ -117,6 +117,13 @@ $(BUILD)/obj/schema_blob.o: schema.sql
 	@mkdir -p $(dir $@)
 	printf '.section .rodata\n.global schema_sql\nschema_sql:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/schema_blob.S
 	$(CC) -c $(BUILD)/obj/schema_blob.S -o $@
+
+# PyTorch's baseline driver, embedded in judged (judge/worker/baseline.h reads
+# `baseline_driver_py` and hands it to Python in a memfd).
+$(BUILD)/obj/baseline_driver_blob.o: judge/worker/baseline_driver.py
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global baseline_driver_py\nbaseline_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/baseline_driver_blob.S
+	$(CC) -c $(BUILD)/obj/baseline_driver_blob.S -o $@
 
 $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBDIR_SYS)/%
 	@mkdir -p $(dir $@)

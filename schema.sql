@@ -232,3 +232,13 @@ INSERT INTO solved_by_language(user_id, problem_id, language, first_at)
     SELECT user_id, problem_id, 'cuda', first_at FROM solved;
 DROP TABLE solved;
 ALTER TABLE solved_by_language RENAME TO solved;
+
+-- migration 4
+-- PyTorch's time beside a Submit's (issue 29; judge/worker/baseline.h): per shape, PyTorch's
+-- median as the worker measured it (its baseline.py, timed the judge's way on the same GPU);
+-- per submission, and in its best row, the geometric mean over the shapes of PyTorch's time
+-- over the kernel's ("x PyTorch", above 1: faster than PyTorch). NULL where a worker had no
+-- PyTorch or a shape no time. The leaderboard sorts by it on request (?sort=pytorch).
+ALTER TABLE bench_results ADD COLUMN pytorch_ms REAL;
+ALTER TABLE submissions ADD COLUMN pytorch_speedup REAL;
+ALTER TABLE best ADD COLUMN pytorch_speedup REAL;

@@ -174,6 +174,26 @@
 #define BW_TENSOR_PEAK_HEADROOM                                                                    \
     1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
 
+/* --- PyTorch's baseline (judge/worker/baseline.h) ---------------------------- */
+#define BW_BASELINE_PROBE_MS                                                                       \
+    120000 /* the probe: import torch (cold disks are slow), find the GPU */
+#define BW_BASELINE_WALL_MS     600000 /* one measurement of every shape, before it is killed */
+#define BW_BASELINE_IDLE_MS     120000 /* silence between two messages (gate waits excluded) */
+#define BW_BASELINE_CPU_S       900    /* RLIMIT_CPU of the Python process */
+#define BW_BASELINE_NOFILE      4096   /* RLIMIT_NOFILE of it (PyTorch maps many libraries) */
+#define BW_BASELINE_FSIZE_BYTES (8ULL << 30) /* RLIMIT_FSIZE: check mode writes outputs */
+#define BW_BASELINE_GPU_MEM_BYTES                                                                  \
+    (48ULL << 30) /* GPU memory PyTorch may take (set_per_process_memory_fraction) */
+#define BW_BASELINE_OUTPUT_BYTES (64 * 1024) /* its stdout and stderr kept, for errors */
+#define BW_BASELINE_LINE_BYTES   (1 << 20)   /* one message of the driver */
+#define BW_BASELINE_CACHE_BYTES  (1 << 20)   /* one cached figures file */
+#define BW_BASELINE_ENTRIES      64          /* problem versions a worker keeps figures of */
+#define BW_BASELINE_WAIT_MS                                                                        \
+    20000 /* a Submit waits this long for its problem's measurement in progress */
+#define BW_BASELINE_RETRY_S 3600 /* a measurement that failed is tried again after this */
+#define BW_BASELINE_CHECK_CASE_BYTES                                                               \
+    (64ULL << 20) /* validate: test cases up to this size check baseline.py */
+
 /* --- the judged worker ------------------------------------------------------ */
 #define BW_POOL_MAX_SPARES 16 /* submission runners a runner pool keeps started */
 #define BW_POOL_SPARES_PER_SLOT                                                                    \

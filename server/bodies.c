@@ -357,7 +357,8 @@ static int read_bench(struct json_reader *r, const char *path, json_t *t, struct
     json_reader_get_number(r, path, t, "max_ms", false, 0, 1e12, &bb->max_ms);
     json_reader_get_number(r, path, t, "gbps", false, 0, 1e9, &bb->gbps);
     json_reader_get_number(r, path, t, "tflops", false, 0, 1e9, &bb->tflops);
-    return json_reader_get_number(r, path, t, "sol_pct", false, 0, 1e9, &bb->sol_pct);
+    json_reader_get_number(r, path, t, "sol_pct", false, 0, 1e9, &bb->sol_pct);
+    return json_reader_get_number(r, path, t, "pytorch_ms", false, 0, 1e12, &bb->pytorch_ms);
 }
 
 static int read_result(struct json_reader *r, json_t *j, struct body_result *out)

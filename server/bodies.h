@@ -100,6 +100,7 @@ struct body_bench {
     const char *name;
     int64_t samples, clock_mhz;
     double median_ms, min_ms, max_ms, gbps, tflops, sol_pct;
+    double pytorch_ms; /* PyTorch's median on the shape (the worker's baseline.h); 0: none */
 };
 
 struct body_result {

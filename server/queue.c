@@ -162,6 +162,22 @@ static double geomean_time(const struct body_result *r)
     return exp(sum / (double)r->n_benches);
 }
 
+/* The geometric mean over the shapes of PyTorch's time over the kernel's ("x PyTorch"); -1
+ * when a shape has no PyTorch time (stored as NULL). Computed here from the shapes, as the
+ * time is, rather than taken from the worker's summary. */
+static double geomean_pytorch_speedup(const struct body_result *r)
+{
+    if (r->n_benches == 0)
+        return -1;
+    double sum = 0;
+    for (size_t i = 0; i < r->n_benches; i++) {
+        if (!(r->benches[i].pytorch_ms > 0) || !(r->benches[i].median_ms > 0))
+            return -1;
+        sum += log(r->benches[i].pytorch_ms / r->benches[i].median_ms);
+    }
+    return exp(sum / (double)r->n_benches);
+}
+
 static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r, char **cause)
 {
     int rc = db_run(c, cause, "DELETE FROM test_results WHERE submission_id = ?", "i", id);
@@ -180,12 +196,12 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
         const struct body_bench *b = &r->benches[i];
         rc = db_run(c, cause,
                     "INSERT INTO bench_results(submission_id, idx, name, samples, median_ms, "
-                    "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz, pytorch_ms) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,NULLIF(?, 0))",
                     "iItidddddd"
-                    "i",
+                    "id",
                     id, (int)i, b->name, b->samples, b->median_ms, b->min_ms, b->max_ms, b->gbps,
-                    b->tflops, b->sol_pct, b->clock_mhz);
+                    b->tflops, b->sol_pct, b->clock_mhz, b->pytorch_ms);
     }
     return rc;
 }
@@ -260,6 +276,10 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
                 "time_ms = ?, judged_at = ?, worker_id = ?, gpu_name = ?, result = ? WHERE id = ?",
                 "ttddiitti", verdict_code(r->verdict), r->message, r->score, out->time_ms, now,
                 worker, r->gpu_name, result_json, out->submission);
+    double speedup = geomean_pytorch_speedup(r);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "UPDATE submissions SET pytorch_speedup = NULLIF(?, -1) WHERE id = ?",
+                    "di", speedup, out->submission);
     if (rc == BW_OK)
         rc = store_rows(c, out->submission, r, cause);
     if (rc == BW_OK)
@@ -277,13 +297,14 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
         r->n_benches > 0 && r->gpu_name[0])
         rc = db_run(c, cause,
                     "INSERT INTO best(user_id, problem_id, gpu_name, language, submission_id, "
-                    "score, time_ms, at) VALUES (?,?,?,?,?,?,?,?) "
+                    "score, time_ms, at, pytorch_speedup) VALUES (?,?,?,?,?,?,?,?,NULLIF(?, -1)) "
                     "ON CONFLICT(user_id, problem_id, gpu_name, language) DO UPDATE SET "
                     "submission_id = excluded.submission_id, score = excluded.score, "
-                    "time_ms = excluded.time_ms, at = excluded.at "
+                    "time_ms = excluded.time_ms, at = excluded.at, "
+                    "pytorch_speedup = excluded.pytorch_speedup "
                     "WHERE excluded.time_ms < best.time_ms",
-                    "itttiddi", out->user, out->problem, r->gpu_name, language, out->submission,
-                    r->score, out->time_ms, now);
+                    "itttiddid", out->user, out->problem, r->gpu_name, language, out->submission,
+                    r->score, out->time_ms, now, speedup);
     if (rc == BW_OK)
         rc = db_commit(c, cause);
     if (rc < 0)

@@ -25,7 +25,10 @@ enum {
 
 struct cli {
     bool json, tests_only, progress, recalibrate;
-    bool only_language; /* validate: only the controls in `language` */
+    bool only_language;  /* validate: only the controls in `language` */
+    bool pytorch;        /* check: PyTorch's time beside the benches; validate: check
+                            baseline.py too (baseline.h) */
+    bool check_baseline; /* baseline: check baseline.py against the reference, not time it */
     enum language language;
     uint64_t seed;
     struct judge_config cfg;
@@ -55,5 +58,16 @@ int cmd_dump(int argc, char **argv, struct cli *cli);
 int cmd_calibrate(int argc, char **argv, struct cli *cli);
 int cmd_plan(int argc, char **argv, struct cli *cli);
 int cmd_worker(int argc, char **argv, struct cli *cli);
+int cmd_baseline(int argc, char **argv, struct cli *cli);
+
+struct problem;
+struct judge_result;
+
+/* check --pytorch: PyTorch's figures of p on this GPU (cached, else measured) into r. */
+void cli_attach_pytorch(struct cli *cli, const struct problem *p, struct judge_result *r);
+
+/* validate --pytorch: baseline.py against the reference on p's small test cases. */
+int cli_check_baseline(struct cli *cli, const struct problem *p, bool *passed, char **report,
+                       char **cause);
 
 #endif

@@ -143,6 +143,8 @@ int cmd_check(int argc, char **argv, struct cli *cli)
         status = EXIT_JUDGE;
         goto free_source;
     }
+    if (cli->pytorch && !opts.tests_only && result.executed)
+        cli_attach_pytorch(cli, p, &result);
     if (cli->json) {
         json_t *j = judge_result_json(&result);
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -281,6 +283,25 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all, struct va
         judge_result_release(&r);
         free(source);
         free(path);
+    }
+    if (cli->pytorch && !cli->json) { /* baseline.py against the reference (baseline.h) */
+        bool passed = false;
+        char *report = NULL, *why = NULL;
+        int rc = cli_check_baseline(cli, p, &passed, &report, &why);
+        if (rc == BW_ERR_NOTFOUND || rc == BW_ERR_NODEVICE)
+            printf("  %-4s %-28s skipped: %s\n", "skip", "baseline.py", why ? why : "");
+        else if (!rc && report && strncmp(report, "  not checked", 13) == 0)
+            printf("  %-4s %-28s skipped:\n%s", "skip", "baseline.py", report);
+        else
+            printf("  %-4s %-28s %s\n%s", !rc && passed ? "ok" : "FAIL", "baseline.py",
+                   rc       ? why
+                   : passed ? "PyTorch matches the reference"
+                            : "PyTorch differs",
+                   report ? report : "");
+        if ((rc && rc != BW_ERR_NOTFOUND && rc != BW_ERR_NODEVICE) || (!rc && !passed))
+            status = EXIT_REJECTED;
+        free(report);
+        free(why);
     }
     json_object_set_new(all, p->id, rows);
     problem_free(p);

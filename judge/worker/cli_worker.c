@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "baseline.h"
 #include "report.h"
 #include "worker.h"
 #include "common/error.h"
@@ -76,6 +77,7 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
     const char *token_file = NULL;
     enum log_level level = LOG_INFO;
     char *token = NULL, *cause = NULL;
+    struct baseline_service *baselines = NULL;
     int c, status, spares = -1;
     int64_t v;
 
@@ -201,6 +203,23 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
         status = EXIT_JUDGE;
         goto out;
     }
+    /* PyTorch's time beside every Submit's, where PyTorch is there (baseline.h). */
+    struct baseline_service_config bc = {.jc = &cli->cfg};
+    if (cli->cfg.have_gpu)
+        baseline_probe(NULL, &cli->cfg, &bc.found);
+    else
+        snprintf(bc.found.reason, sizeof(bc.found.reason), "this worker has no GPU");
+    if (bc.found.available)
+        log_info("PyTorch %s (Python %s): each problem's baseline.py is timed beside Submits",
+                 bc.found.torch, bc.found.python_ver);
+    else
+        log_info("no PyTorch baseline: %s", bc.found.reason);
+    if (baseline_service_new(&bc, &baselines, &cause)) {
+        log_error("%s", cause ? cause : "cannot start the baseline service");
+        status = EXIT_JUDGE;
+        goto out;
+    }
+    wc.baselines = baselines;
     if (worker_run(&wc, &cli->cfg, &cause)) {
         log_error("worker stopped: %s", cause ? cause : "unknown");
         status = EXIT_JUDGE;
@@ -208,6 +227,7 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
         status = EXIT_ACCEPTED;
     }
 out:
+    baseline_service_free(baselines);
     free(cause);
     free(token);
     return status;

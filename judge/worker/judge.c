@@ -707,5 +707,6 @@ void judge_result_release(struct judge_result *r)
     free(r->compile_log);
     json_decref(r->kernels);
     diag_list_release(&r->diags);
+    free(r->pytorch.reason);
     memset(r, 0, sizeof(*r));
 }

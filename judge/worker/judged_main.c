@@ -44,6 +44,8 @@
     "outputs\n"                                                                                    \
     "       judged plan PROBLEM_DIR FILE    the launches of every configuration and case, as "     \
     "JSON\n"                                                                                       \
+    "       judged baseline [--check] PROBLEM_DIR...   PyTorch's time on the benchmark shapes\n"   \
+    "                    (baseline.py, timed the judge's way); --check: against the reference\n"   \
     "\n"                                                                                           \
     "options:\n"                                                                                   \
     "  --json            print the result as JSON (for tools)\n"                                   \
@@ -55,6 +57,8 @@
     "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"     \
     "  --cache DIR       cache for GPU calibration (default ~/.cache/blockwise)\n"                 \
     "  --recalibrate     measure the GPU again instead of using the cached figures\n"              \
+    "  --pytorch         check: PyTorch's time beside each shape (x PyTorch); validate: also\n"    \
+    "                    check baseline.py against the reference (needs PyTorch)\n"                \
     "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"             \
     "  --log-level L     debug, info, warn, error (default warn; the worker's: info)\n"            \
     "\n"                                                                                           \
@@ -93,6 +97,8 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
         {"no-sandbox", no_argument, NULL, 'n'},
         {"log-level", required_argument, NULL, 'l'},
         {"language", required_argument, NULL, 'L'},
+        {"pytorch", no_argument, NULL, 'P'},
+        {"check", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -115,6 +121,12 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
             break;
         case 'r':
             cli->recalibrate = true;
+            break;
+        case 'P':
+            cli->pytorch = true;
+            break;
+        case 'C':
+            cli->check_baseline = true;
             break;
         case 'L':
             if (!language_from_name(optarg, &cli->language)) {
@@ -207,6 +219,8 @@ int main(int argc, char **argv)
         status = cmd_dump(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "plan") == 0)
         status = cmd_plan(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "baseline") == 0)
+        status = cmd_baseline(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         cli_usage(stdout);
         return 0;
