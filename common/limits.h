@@ -228,8 +228,9 @@
 #define BW_MAX_IERROR_BODY_BYTES   (16 * 1024)   /* one worker internal-error post */
 #define BW_MAX_DISCARD_BYTES       (1024 * 1024) /* body past a cap read for the 413, then closed */
 #define BW_MAX_RESPONSE_BYTES      (16 << 20)    /* one response body built in memory */
-#define BW_HTTP_CONN_MEMORY_BYTES  (32 * 1024) /* per connection: request line, headers, buffers */
-#define BW_MAX_API_TOKENS          20          /* personal API tokens of one user */
-#define BW_MAX_THROTTLE_ENTRIES    4096        /* sign-in failures tracked: names, and addresses */
+#define BW_HTTP_CONN_MEMORY_BYTES  (128 * 1024)  /* per connection: request head, buffers */
+#define BW_MAX_HEADER_BYTES        (16 * 1024)   /* request headers; over it, 431 in JSON */
+#define BW_MAX_API_TOKENS          20            /* personal API tokens of one user */
+#define BW_MAX_THROTTLE_ENTRIES    4096 /* sign-in failures tracked: names, and addresses */
 
 #endif

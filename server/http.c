@@ -394,6 +394,23 @@ static void fill_remote(struct http *h, struct MHD_Connection *mc, struct http_r
     http_client_address(req->peer, xff, h->trusted_proxies, req->remote);
 }
 
+static enum MHD_Result add_header_bytes(void *cls, enum MHD_ValueKind kind, const char *key,
+                                        const char *value)
+{
+    (void)kind;
+    size_t *n = cls;
+    *n += strlen(key) + (value ? strlen(value) : 0) + 4; /* ": " and CRLF */
+    return MHD_YES;
+}
+
+/* The bytes of a request's header lines, as sent (give or take blanks). */
+static size_t header_bytes(struct MHD_Connection *mc)
+{
+    size_t n = 0;
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, add_header_bytes, &n);
+    return n;
+}
+
 static struct exchange *exchange_new(struct http *h, struct MHD_Connection *mc, const char *url,
                                      const char *method)
 {
@@ -439,6 +456,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
             return MHD_NO;
         *con_cls = x;
         struct http_request *req = &x->req;
+        if (!refused && header_bytes(mc) > BW_MAX_HEADER_BYTES) {
+            /* Answered at once, and the connection closed after it: its body
+             * (if any) is not read. */
+            char msg[96];
+            snprintf(msg, sizeof(msg), "request headers are over BW_MAX_HEADER_BYTES (%d bytes)",
+                     BW_MAX_HEADER_BYTES);
+            x->route_status = 431;
+            http_add_header(req, &x->res, "Connection", "close");
+            return send_response(mc, x, error_body(&x->res, 431, "headers_too_large", msg));
+        }
         if (refused) {
             x->route_status = refused;
         } else {
@@ -643,6 +670,13 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
     h->done = done;
     h->app = app;
     unsigned threads = o->threads > 1 ? (unsigned)o->threads : 0;
+    /* Each connection's memory holds its request line and headers whole: a
+     * head over BW_MAX_HEADER_BYTES that fits gets our 431 in JSON; one that
+     * does not fit gets libmicrohttpd's own (HTML; it cannot be replaced).
+     * The memory is mapped at accept and cleared whole between two requests
+     * of a kept-alive connection: such a connection costs all of it (at
+     * max_connections 8192, 1 GiB), which connections_per_address bounds
+     * per client. */
     h->d = MHD_start_daemon(
         flags, (uint16_t)o->port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
         NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED,

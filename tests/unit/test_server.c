@@ -1236,6 +1236,38 @@ TEST(markdown_keeps_math_and_drops_html)
     free(html);
 }
 
+TEST(markdown_drops_unsafe_link_schemes)
+{
+    const char *md = "[a](javascript:alert(1)) [b](JaVaScRiPt:x) <javascript:alert(2)> "
+                     "[c](&#106;avascript:x) [d](vbscript:x) [e](data:text/html;base64,xx) "
+                     "![i](data:image/png;base64,x) [t]( javascript:x) [col](javascript&colon;x) "
+                     "[ok](https://example.org/a?b=1&c=2) [rel](../a) [m](mailto:a@b.c) "
+                     "[frag](#x) [h](HTTP://EXAMPLE.ORG) [v](<java script:x>) "
+                     "`href=\"javascript:x\"` javascript:text\n";
+    char *html = problems_markdown_html(md, strlen(md));
+    CHECK(html != NULL);
+    if (!html)
+        return;
+    CHECK(!strstr(html, "href=\"javascript") && !strstr(html, "href=\"JaVaScRiPt"));
+    CHECK(!strstr(html, "vbscript:") && !strstr(html, "data:"));
+    CHECK_CONTAINS(html, "<a>a</a>");
+    CHECK_CONTAINS(html, "<a>javascript:alert(2)</a>");
+    CHECK_CONTAINS(html, "<img alt=\"i\">");
+    CHECK_CONTAINS(html, "<a href=\"https://example.org/a?b=1&amp;c=2\">ok</a>");
+    CHECK_CONTAINS(html, "<a href=\"../a\">rel</a>");
+    CHECK_CONTAINS(html, "<a href=\"mailto:a@b.c\">m</a>");
+    CHECK_CONTAINS(html, "<a href=\"#x\">frag</a>");
+    CHECK_CONTAINS(html, "<a href=\"HTTP://EXAMPLE.ORG\">h</a>");
+    CHECK_CONTAINS(html, "<a href=\"java%20script:x\">v</a>"); /* a relative path: harmless */
+    CHECK_CONTAINS(html, "<code>href=&quot;javascript:x&quot;</code>");
+    CHECK_CONTAINS(html, "javascript:text");
+    free(html);
+    CHECK(problems_url_allowed("", 0));
+    CHECK(problems_url_allowed("a/b:c", 5));
+    CHECK(!problems_url_allowed("file:///etc/passwd", 18));
+    CHECK(!problems_url_allowed("x-y.z+1:q", 9));
+}
+
 TEST(problem_set_loads_and_reports_failures)
 {
     char *cause = NULL;

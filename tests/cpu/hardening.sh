@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# hardening.sh - blockwise-server against learners, instructors, admins and
+# attackers who would read, block or bury others (issue 28), on loopback with
+# the real binary, curl as the clients and as a worker:
+#   - small things: unsafe links in statements (a unit test), an unknown
+#     problem's leaderboard, a 100 KiB header, make run PORT=N;
+#   - (each item below adds its own section).
+# Every load is bounded in count and time; the whole suite has a deadline.
+#
+#   tests/cpu/hardening.sh BUILD_DIR
+set -u
+build=${1:-build}
+bin=${SERVER_BIN:-$build/bin/blockwise-server}
+pass=0 fail=0 skip=0
+
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
+check() { # check NAME CONDITION-STRING...
+    local name=$1
+    shift
+    local body=${BODY:-}
+    if eval "$@"; then ok "$name"; else bad "$name (${STATUS:-} ${body:0:300})"; fi
+}
+finish() {
+    stop_server
+    [ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null
+    if [ "$fail" -ne 0 ] && [ -f "$T/server.log" ]; then
+        echo "--- the server's log (last 40 lines)"
+        tail -40 "$T/server.log"
+    fi
+    rm -rf "$T"
+    echo "$pass passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ]
+    exit $?
+}
+
+if ! command -v jq >/dev/null || ! command -v curl >/dev/null; then
+    echo "jq and curl are needed (scripts/install-deps.sh)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+if [ ! -x "$bin" ]; then
+    echo "no $bin"
+    echo "0 passed, 1 failed, 0 skipped"
+    exit 1
+fi
+
+T=$(mktemp -d /tmp/bw-hardening-test.XXXXXX)
+PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
+BASE=http://127.0.0.1:$PORT
+cat >"$T/base.conf" <<EOF
+listen = 127.0.0.1
+port = $PORT
+database = "$T/blockwise.db"
+problems = tests/fixtures/problems
+web = ""
+threads = 4
+pwhash_ops = 1
+pwhash_mem_kib = 8192
+quota_run = 200
+quota_submit = 20
+quota_in_flight = 3
+claim_wait = 2
+sse_heartbeat = 1
+log_level = info
+EOF
+CONF=$T/base.conf
+conf() { # conf FILE KEY=VALUE...: the base config with these keys replaced
+    local f=$1
+    shift
+    local keys
+    keys=$(printf '%s\n' "$@" | sed 's/=.*//' | paste -sd'|' -)
+    grep -v -E "^($keys) *=" "$T/base.conf" >"$f"
+    printf '%s\n' "$@" | sed 's/=/ = /' >>"$f"
+}
+
+SERVER_PID=
+start_server() {
+    "$bin" -c "$CONF" >>"$T/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 200); do
+        curl -s -m 5 "$BASE/api/health" >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    echo "server did not start:"
+    tail -20 "$T/server.log"
+    return 1
+}
+stop_server() { # stop_server [SIGNAL]
+    if [ -n "$SERVER_PID" ]; then
+        kill -"${1:-TERM}" "$SERVER_PID" 2>/dev/null
+        wait "$SERVER_PID" 2>/dev/null
+        SERVER_PID=
+    fi
+}
+trap 'stop_server KILL; rm -rf "$T"' INT
+# The suite's deadline: past it, whatever hangs is a failure, not a stuck run.
+DEADLINE=${BW_HARDENING_TEST_DEADLINE:-280}
+(
+    for _ in $(seq "$DEADLINE"); do sleep 1; done
+    kill -USR1 $$
+) 2>/dev/null &
+WATCHDOG=$!
+trap 'WATCHDOG=; bad "the suite ran past its ${DEADLINE} s deadline"; finish' USR1
+
+# req METHOD PATH [BODY] [CURL ARGS...]: sets STATUS, BODY, HDRS.
+req() {
+    local method=$1 path=$2 body=${3-}
+    shift 3 2>/dev/null || shift $#
+    local args=(-s -m 30 -o "$T/body" -D "$T/hdrs" -w '%{http_code}' -X "$method")
+    if [ -n "$body" ]; then
+        args+=(-H 'Content-Type: application/json' --data-binary "$body")
+    fi
+    STATUS=$(curl "${args[@]}" "$@" "$BASE$path")
+    BODY=$(cat "$T/body")
+    HDRS=$(cat "$T/hdrs")
+}
+# as USER ...: req with USER's cookie jar and CSRF token.
+as() {
+    local who=$1
+    shift
+    local method=$1 path=$2 body=${3-}
+    shift 3 2>/dev/null || shift $#
+    req "$method" "$path" "$body" -b "$T/$who.jar" -c "$T/$who.jar" \
+        -H "X-CSRF-Token: $(cat "$T/$who.csrf" 2>/dev/null)" "$@"
+}
+field() { jq -r "$1" <<<"$BODY" 2>/dev/null; }
+err() { jq -r '.error.code' <<<"$BODY" 2>/dev/null; }
+signup() { # signup NAME [CURL ARGS...]: NAME's jar and CSRF token in $T
+    local name=$1
+    shift
+    req POST /api/auth/signup "{\"name\":\"$name\",\"password\":\"password-$name\"}" \
+        -c "$T/$name.jar" "$@"
+    field .csrf >"$T/$name.csrf"
+}
+signin() { # signin NAME PASSWORD [CURL ARGS...]
+    local name=$1 pw=$2
+    shift 2
+    req POST /api/auth/signin "{\"name\":\"$name\",\"password\":\"$pw\"}" "$@"
+}
+worker() { # worker TOKENFILE METHOD PATH [BODY]
+    local tf=$1
+    shift
+    local method=$1 path=$2 body=${3-}
+    req "$method" "$path" "$body" -H "Authorization: Bearer $(cat "$tf")"
+}
+
+echo admin-password >"$T/admin.pw"
+"$bin" -c "$CONF" create-admin admin --password-file "$T/admin.pw" >/dev/null 2>&1
+start_server || finish
+signin admin admin-password -c "$T/admin.jar"
+field .csrf >"$T/admin.csrf"
+check "the admin signs in" '[ "$STATUS" = 200 ]'
+
+# --- item 8: small things --------------------------------------------------------
+req GET /api/problems/no-such-problem/leaderboard
+check "an unknown problem's leaderboard is 404 in the JSON error shape" \
+    '[ "$STATUS" = 404 ] && [ "$(err)" = not_found ] && [[ "$(field .error.message)" == *"no-such-problem"* ]]'
+req GET /api/problems/vector-add/leaderboard
+check "a served problem's leaderboard is 200" '[ "$STATUS" = 200 ] && [ "$(field .problem)" = vector-add ]'
+big=$(head -c $((100 * 1024)) /dev/zero | tr '\0' a)
+req GET /api/health "" -H "X-Big: $big"
+check "a 100 KiB header is 431 in the JSON error shape" \
+    '[ "$STATUS" = 431 ] && [ "$(err)" = headers_too_large ] && grep -qi "^Content-Type: application/json" <<<"$HDRS"'
+req GET /api/health "" -H "X-Small: $(head -c 8000 /dev/zero | tr '\0' a)"
+check "an 8 KB header is fine" '[ "$STATUS" = 200 ]'
+check "the server survived it" 'kill -0 "$SERVER_PID" 2>/dev/null'
+out=$(make -s -n run PORT=8081 2>/dev/null | grep serve.sh)
+check "make run PORT=8081 runs scripts/serve.sh 8081" '[[ "$out" == *"scripts/serve.sh 8081"* ]]'
+
+finish
