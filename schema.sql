@@ -232,3 +232,12 @@ INSERT INTO solved_by_language(user_id, problem_id, language, first_at)
     SELECT user_id, problem_id, 'cuda', first_at FROM solved;
 DROP TABLE solved;
 ALTER TABLE solved_by_language RENAME TO solved;
+
+-- migration 4
+-- Deleting a worker (an admin's DELETE /api/admin/workers/{id}, or
+-- blockwise-server delete-worker NAME): the row stays for the history that
+-- names it (leases, submissions), with deleted_at set, its token hash
+-- replaced by one no token hashes to, disabled, and renamed "NAME (deleted
+-- ID)" so that NAME can be given to a new worker. Deleted workers are not
+-- listed and never counted.
+ALTER TABLE workers ADD COLUMN deleted_at INTEGER;

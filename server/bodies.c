@@ -38,6 +38,16 @@ static json_t *fail(json_t *j)
     return NULL;
 }
 
+bool body_empty_ok(const char *data, size_t len, struct api_error *e)
+{
+    static const char *const none[] = {NULL};
+    if (len == 0)
+        return true;
+    json_t *j = open_body(data, len, SMALL_DEPTH, none, e);
+    json_decref(j);
+    return j != NULL;
+}
+
 json_t *body_parse_credentials(const char *data, size_t len, struct body_credentials *out,
                                struct api_error *e)
 {

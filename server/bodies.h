@@ -139,6 +139,10 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
 json_t *body_parse_internal_error(const char *data, size_t len, struct body_internal_error *out,
                                   struct api_error *e);
 
+/* True if a body is empty or an object without fields (an action that takes
+ * no arguments); false with *e filled otherwise. */
+bool body_empty_ok(const char *data, size_t len, struct api_error *e);
+
 /* True if s is a problem id: [a-z0-9-], 1..64 bytes. */
 bool body_problem_id_ok(const char *s);
 

@@ -547,6 +547,18 @@ int judgeapi_h_bundle(struct http_request *req, struct http_response *res)
     return status;
 }
 
+void judgeapi_requeued(struct server *s, const int64_t *ids, size_t n, const char *message)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)ids[i], "state", "queued",
+                               "message", message);
+        sse_publish(s->hub, ids[i], "requeued", ev, false);
+        json_decref(ev);
+    }
+    if (n)
+        judgeapi_queue_changed(s);
+}
+
 void judgeapi_expire(struct server *s)
 {
     int64_t *ids = NULL, *done = NULL;

@@ -20,6 +20,7 @@
 #ifndef BW_SERVER_JUDGEAPI_H
 #define BW_SERVER_JUDGEAPI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct http_request;
@@ -47,6 +48,10 @@ int judgeapi_h_result(struct http_request *req, struct http_response *res);
 int judgeapi_h_internal_error(struct http_request *req, struct http_response *res);
 int judgeapi_h_release(struct http_request *req, struct http_response *res);
 int judgeapi_h_bundle(struct http_request *req, struct http_response *res);
+
+/* Tells the watchers of these submissions that they went back to the queue
+ * ("requeued" events with `message`), and the queue's watchers and claims. */
+void judgeapi_requeued(struct server *s, const int64_t *ids, size_t n, const char *message);
 
 /* The ticker's part: expires leases and tells everyone about it. */
 void judgeapi_expire(struct server *s);

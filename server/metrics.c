@@ -137,7 +137,8 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     int64_t alive =
         count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",
               now - s->cfg->lease_s);
-    int64_t disabled = count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND ? >= 0", 0);
+    int64_t disabled = count(
+        c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND deleted_at IS NULL AND ? >= 0", 0);
     int64_t oldest = count(c,
                            "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
                            "WHERE state = 'queued' AND ? >= 0",

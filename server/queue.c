@@ -450,6 +450,52 @@ int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_
                         worker, "the worker restarted while judging it", ids, n, NULL, NULL, cause);
 }
 
+int queue_drop_worker(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                      size_t *n, char **cause)
+{
+    struct db_stmt *st = NULL;
+    char(*leases)[48] = NULL;
+    int64_t *subs = NULL;
+    size_t count = 0, cap = 0;
+    *ids = NULL;
+    *n = 0;
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT id, submission_id FROM leases WHERE state = 'active' "
+                        "AND worker_id = ?",
+                        "i", worker);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        if (count == cap) {
+            cap = cap ? cap * 2 : 8;
+            void *a = realloc(leases, cap * sizeof(*leases));
+            if (a)
+                leases = a;
+            void *b = realloc(subs, cap * sizeof(*subs));
+            if (b)
+                subs = b;
+            if (!a || !b) {
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        snprintf(leases[count], sizeof(leases[count]), "%s", db_col_text(st, 0));
+        subs[count] = db_col_i64(st, 1);
+        count++;
+    }
+    db_finish(st);
+    for (size_t i = 0; rc >= 0 && i < count; i++) {
+        bool je = false;
+        rc = end_lease(c, leases[i], subs[i], "lost", reason, false, &je, cause);
+    }
+    free(leases);
+    if (rc < 0) {
+        free(subs);
+        return rc;
+    }
+    *ids = subs;
+    *n = count;
+    return BW_OK;
+}
+
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
                  size_t *n_done, char **cause)
 {

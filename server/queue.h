@@ -128,6 +128,12 @@ int queue_release(struct db_conn *c, int64_t worker, const char *lease, int64_t 
  * expired, requeueing or failing the submissions. *ids (new) lists them. */
 int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n, char **cause);
 
+/* Ends every active lease of a worker that is being deleted as 'lost', with
+ * `reason`, without counting the attempt, and requeues their submissions
+ * (*ids, new, lists them). Runs in the caller's transaction. */
+int queue_drop_worker(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                      size_t *n, char **cause);
+
 /* Expires leases past their expiry; *ids (new) lists the submissions that
  * went back to the queue, *done (new) those that got Judge Error. */
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,

@@ -104,6 +104,8 @@ static const struct route routes[] = {
     {HTTP_GET, "/api/admin/workers", admin_h_workers, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/workers", admin_h_worker_create, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/workers/{}/enabled", admin_h_worker_enable, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/workers/{}/token", admin_h_worker_token, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_DELETE, "/api/admin/workers/{}", admin_h_worker_delete, 0, ACCESS_ADMIN},
     {HTTP_GET, "/api/admin/queue", admin_h_queue, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/rejudge", admin_h_rejudge, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_GET, "/api/admin/problems", admin_h_problems, 0, ACCESS_ADMIN},

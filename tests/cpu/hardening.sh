@@ -168,4 +168,73 @@ check "the server survived it" 'kill -0 "$SERVER_PID" 2>/dev/null'
 out=$(make -s -n run PORT=8081 2>/dev/null | grep serve.sh)
 check "make run PORT=8081 runs scripts/serve.sh 8081" '[[ "$out" == *"scripts/serve.sh 8081"* ]]'
 
+# --- item 7: worker tokens: created atomically, rotated, deleted ------------------
+out=$("$bin" -c "$CONF" create-worker w-lost --token-file "$T/no-such-dir/w.token" 2>&1)
+rc=$?
+req GET /api/admin/workers "" -b "$T/admin.jar"
+check "create-worker with an unwritable --token-file fails (exit 1, naming the file)" \
+    '[ $rc -eq 1 ] && [[ "$out" == *"$T/no-such-dir/w.token"* ]]'
+check "and leaves no worker behind" '[ "$STATUS" = 200 ] && [ "$(field "[.workers[] | select(.name == \"w-lost\")] | length")" = 0 ]'
+"$bin" -c "$CONF" create-worker w-lost --token-file "$T/w1.token" >/dev/null 2>&1
+rc=$?
+check "the same name then works, the token file mode 0600, no temporary file left" \
+    '[ $rc -eq 0 ] && [ "$(stat -c %a "$T/w1.token")" = 600 ] && [[ "$(cat "$T/w1.token")" == bww_* ]] && [ -z "$(ls "$T" | grep "w1.token.tmp")" ]'
+REG='{"hostname":"h","version":"v","can_execute":false}'
+worker "$T/w1.token" POST /api/judge/register "$REG"
+check "its token registers" '[ "$STATUS" = 200 ]'
+cp "$T/w1.token" "$T/w1.old"
+out=$("$bin" -c "$CONF" rotate-worker w-lost --token-file "$T/w1.token" 2>&1)
+rc=$?
+worker "$T/w1.old" POST /api/judge/register "$REG"
+check "rotate-worker: the old token is refused at once (401)" '[ $rc -eq 0 ] && [ "$STATUS" = 401 ]'
+worker "$T/w1.token" POST /api/judge/register "$REG"
+check "rotate-worker: the new one in the file works" '[ "$STATUS" = 200 ] && ! cmp -s "$T/w1.token" "$T/w1.old"'
+out=$("$bin" -c "$CONF" rotate-worker w-lost --token-file "$T/no-such-dir/w.token" 2>&1)
+rc=$?
+worker "$T/w1.token" POST /api/judge/register "$REG"
+check "rotate-worker with an unwritable file changes nothing" '[ $rc -eq 1 ] && [ "$STATUS" = 200 ]'
+"$bin" -c "$CONF" rotate-worker nobody-here >/dev/null 2>&1
+rc=$?
+check "rotate-worker of an unknown worker fails" '[ $rc -eq 1 ]'
+
+as admin POST /api/admin/workers '{"name":"w-api"}'
+printf '%s' "$(field .token)" >"$T/w2.token"
+W2=$(field .id)
+as admin POST "/api/admin/workers/$W2/token" ''
+NEWTOK=$(field .token)
+worker "$T/w2.token" POST /api/judge/register "$REG"
+check "POST /api/admin/workers/ID/token gives a new token; the old one is 401" \
+    '[ "$STATUS" = 401 ] && [[ "$NEWTOK" == bww_* ]]'
+printf '%s' "$NEWTOK" >"$T/w2.token"
+worker "$T/w2.token" POST /api/judge/register "$REG"
+check "and the new one works" '[ "$STATUS" = 200 ]'
+as admin POST /api/admin/workers/999999/token ''
+check "rotating an unknown worker is 404" '[ "$STATUS" = 404 ] && [ "$(err)" = not_found ]'
+signup lena
+as lena POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// held"}'
+HELD=$(field .id)
+worker "$T/w2.token" POST /api/judge/claim '{"wait":0}'
+check "the API's worker holds a job" '[ "$STATUS" = 200 ] && [ "$(field .submission)" = "$HELD" ]'
+as admin DELETE "/api/admin/workers/$W2" ''
+check "DELETE /api/admin/workers/ID is 204" '[ "$STATUS" = 204 ]'
+as lena GET "/api/submissions/$HELD"
+check "the job it held is queued again, the attempt not counted" \
+    '[ "$(field .state)" = queued ] && [ "$(field .attempts)" = 0 ]'
+worker "$T/w2.token" POST /api/judge/register "$REG"
+check "a deleted worker's token is 401" '[ "$STATUS" = 401 ]'
+as admin GET /api/admin/workers
+check "a deleted worker is not listed" '[ "$(field "[.workers[] | select(.id == $W2)] | length")" = 0 ]'
+as admin POST /api/admin/workers '{"name":"w-api"}'
+check "its name can be given to a new worker" '[ "$STATUS" = 201 ]'
+as admin DELETE "/api/admin/workers/$W2" ''
+check "deleting it again is 404" '[ "$STATUS" = 404 ]'
+out=$("$bin" -c "$CONF" delete-worker w-lost 2>&1)
+rc=$?
+worker "$T/w1.token" POST /api/judge/register "$REG"
+check "delete-worker: its token is 401 at once" '[ $rc -eq 0 ] && [ "$STATUS" = 401 ] && [[ "$out" == *"deleted"* ]]'
+req GET /metrics
+check "deleted workers are not counted as disabled" \
+    '[[ "$BODY" == *"blockwise_workers_disabled 0"* ]]'
+as lena POST "/api/submissions/$HELD/cancel" ''
+
 finish
