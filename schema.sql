@@ -241,3 +241,14 @@ ALTER TABLE solved_by_language RENAME TO solved;
 -- ID)" so that NAME can be given to a new worker. Deleted workers are not
 -- listed and never counted.
 ALTER TABLE workers ADD COLUMN deleted_at INTEGER;
+
+-- migration 5
+-- Learners are served in turns (issue 28): a submission's round is the turn
+-- it is served in. A new submission takes max(the round being served now,
+-- one more than its learner's latest round still queued or judging), and
+-- workers claim by (round, id): a learner with 100 jobs waiting holds rounds
+-- 0..99, and another learner's first job takes the round being served, one
+-- job behind at most. Submissions before this migration are round 0: among
+-- themselves, first come first served as before.
+ALTER TABLE submissions ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX submissions_turn ON submissions(state, round, id);

@@ -326,7 +326,7 @@ int admin_h_queue(struct http_request *req, struct http_response *res)
                         "FROM submissions s JOIN users u ON u.id = s.user_id "
                         "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
                         "LEFT JOIN workers w ON w.id = l.worker_id "
-                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.id",
+                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
                         "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         bool queued = strcmp(db_col_text(st, 4), "queued") == 0;

@@ -35,6 +35,21 @@ int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_lan
     return rc;
 }
 
+/* The round being served now, as SQL: the least round still queued, or when
+ * none is, the greatest one taken so far. */
+#define ROUND_NOW_SQL                                                                              \
+    "COALESCE((SELECT MIN(round) FROM submissions WHERE state = 'queued'), "                       \
+    "MAX((SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'judging'), "              \
+    "(SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'done')))"
+
+int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause)
+{
+    return db_get_i64(c, round, cause,
+                      "SELECT MAX(" ROUND_NOW_SQL ", COALESCE((SELECT MAX(round) + 1 FROM "
+                      "submissions WHERE user_id = ? AND state IN ('queued', 'judging')), 0))",
+                      "i", user);
+}
+
 int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s, struct job *out,
                 char **cause)
 {
@@ -50,7 +65,7 @@ int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s
                     "JOIN problems p ON p.id = s.problem_id "
                     "WHERE s.state = 'queued' AND p.disabled = 0 AND (? OR s.needs_gpu = 0) "
                     "AND s.language IN (SELECT language FROM worker_languages WHERE worker_id = ?) "
-                    "ORDER BY s.id LIMIT 1",
+                    "ORDER BY s.round, s.id LIMIT 1",
                     "Ii", can_execute ? 1 : 0, worker);
     if (rc == BW_OK)
         rc = db_step(st, cause);
@@ -514,7 +529,7 @@ int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
     if (!v)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     int rc = db_prepare(c, &st, cause,
-                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY id", "");
+                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY round, id", "");
     while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
         if (count == cap) {
             int64_t *grown = realloc(v, cap * 2 * sizeof(*v));
@@ -771,7 +786,8 @@ static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
         rc = db_run(c, cause,
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL WHERE id = ?",
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE id = ?",
                     "ii", now, id);
     return rc;
 }
@@ -819,8 +835,8 @@ int queue_rejudge_problem(struct db_conn *c, const char *problem, int64_t *n, ch
         rc = db_run(c, cause,
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL WHERE problem_id = ? "
-                    "AND state != 'queued' AND cancelled_at IS NULL",
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE problem_id = ? AND state != 'queued' AND cancelled_at IS NULL",
                     "it", now, problem);
     *n = db_changes(c);
     if (rc == BW_OK)

@@ -237,4 +237,39 @@ check "deleted workers are not counted as disabled" \
     '[[ "$BODY" == *"blockwise_workers_disabled 0"* ]]'
 as lena POST "/api/submissions/$HELD/cancel" ''
 
+# --- item 5: one learner cannot bury the queue ---------------------------------------
+stop_server TERM
+conf "$T/fair.conf" quota_in_flight=150
+CONF=$T/fair.conf
+start_server || finish
+signup parker
+signup late
+for i in $(seq 100); do
+    as parker POST /api/submissions "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"// parked $i\"}"
+    [ "$i" = 1 ] && FIRST=$(field .id)
+done
+check "a learner parks 100 Runs" '[ "$STATUS" = 201 ] && [ "$(field .position)" = 100 ]'
+as late POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// late"}'
+LATE=$(field .id)
+check "another learner's Run, submitted after them, is second in the queue (not 101st)" \
+    '[ "$STATUS" = 201 ] && [ "$(field .position)" = 2 ]'
+as late GET "/api/submissions?limit=1"
+check "the list shows the same position" '[ "$(field ".submissions[0].position")" = 2 ]'
+as admin POST /api/admin/workers '{"name":"w-fair"}'
+printf '%s' "$(field .token)" >"$T/wf.token"
+worker "$T/wf.token" POST /api/judge/register '{"hostname":"h","version":"v","can_execute":true,"gpu":{"name":"NVIDIA H200"}}'
+RESULT='{"result":{"verdict":"CE","message":"compile error","executed":true,"tests":[],"benches":[],"score":0}}'
+order=()
+for i in 1 2 3; do
+    worker "$T/wf.token" POST /api/judge/claim '{"wait":0}'
+    order+=("$(field .submission)")
+    worker "$T/wf.token" POST "/api/judge/leases/$(field .lease)/result" "$RESULT"
+done
+as late GET "/api/submissions/$LATE"
+check "the second claim is the late learner's Run, judged while 98 of the 100 still wait (order ${order[*]})" \
+    '[ "${order[0]}" = "$FIRST" ] && [ "${order[1]}" = "$LATE" ] && [ "$(field .state)" = done ] && [ "$(field .verdict)" = CE ]'
+as admin GET /api/admin/queue
+check "the admin's queue lists the parked Runs in turn order" \
+    '[ "$(field "[.queue[] | select(.state == \"queued\")] | length")" = 98 ] && [ "$(field ".queue[0].position")" = 1 ]'
+
 finish

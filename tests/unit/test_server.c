@@ -722,6 +722,85 @@ TEST(queue_lease_lifecycle)
     free(path);
 }
 
+/* Adds a queued submission of `user` as submissions_h_create does, with its round. */
+static int64_t add_turn(struct db_conn *c, int64_t user)
+{
+    int64_t round = -1;
+    char *cause = NULL;
+    CHECK_INT_EQ(queue_next_round(c, user, &round, &cause), BW_OK);
+    CHECK_INT_EQ(db_run(c, &cause,
+                        "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
+                        "seed, created_at, queued_at, round) VALUES (?,'p','h','run','s',7,1,1,?)",
+                        "ii", user, round),
+                 BW_OK);
+    free(cause);
+    return db_last_id(c);
+}
+
+TEST(queue_serves_learners_in_turns)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 0);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    db_exec(c,
+            "INSERT INTO users(name, password, created_at) VALUES ('v','x',1);"
+            "INSERT INTO users(name, password, created_at) VALUES ('x','x',1);",
+            NULL);
+    int64_t a[6], b, x = 0, pos = 0;
+    for (int i = 0; i < 6; i++)
+        a[i] = add_turn(c, 1); /* user 1 parks six */
+    b = add_turn(c, 2);        /* then user 2 submits one */
+    CHECK_INT_EQ(queue_position(c, b, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 2); /* behind user 1's first, ahead of its other five */
+    CHECK_INT_EQ(queue_position(c, a[1], &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 3);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    CHECK_INT_EQ(queue_ids(c, &ids, &n, &cause), BW_OK);
+    CHECK_INT_EQ(n, 7);
+    if (n == 7) {
+        CHECK_INT_EQ(ids[0], a[0]);
+        CHECK_INT_EQ(ids[1], b);
+        CHECK_INT_EQ(ids[2], a[1]);
+    }
+    free(ids);
+    struct job j;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, a[0]);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, b);
+    job_release(&j);
+    /* A third learner arriving now waits behind one of user 1's jobs, not five,
+     * and so does user 2's second (its first was served in the round before):
+     * each round serves each learner once. */
+    x = add_turn(c, 3);
+    int64_t b2 = add_turn(c, 2);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, a[1]);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, x);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, b2);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, a[2]);
+    job_release(&j);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(path);
+    free(dir);
+}
+
 TEST(queue_compile_only_waits_for_gpu)
 {
     char *cause = NULL;
