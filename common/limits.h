@@ -216,6 +216,7 @@
 #define BW_MAX_CONFIG_BYTES         (64 * 1024)        /* the server's config file */
 #define BW_MAX_MESSAGE_FIELD        4096               /* a worker's internal-error message, kept */
 #define BW_JUDGE_ATTEMPTS           3  /* leases of one submission before Judge Error */
+#define BW_WORKER_LOST_S            12 /* default lease: no heartbeat this long, lost (3 missed) */
 #define BW_MAX_STATUS_GPUS          8  /* GPU models named by GET /api/status */
 #define BW_MAX_WORKER_LANGUAGES     8  /* entries in a worker's register "languages" */
 #define BW_MAX_LANGUAGE_VERSION     64 /* bytes in a language's version a worker registers */

@@ -52,8 +52,9 @@ static const struct key keys[] = {
     {"quota_window", INT(quota_window_s, 1, 7 * 24 * 3600), "seconds of the sliding quota window"},
     {"quota_in_flight", INT(quota_in_flight, 1, 1000000),
      "a user's submissions queued or being judged at once"},
-    {"lease", INT(lease_s, 1, 3600),
-     "seconds a job stays with a worker without a heartbeat (longer than claim_wait)"},
+    {"lease", INT(lease_s, 3, 3600),
+     "seconds without a heartbeat before a worker is taken as lost (its jobs requeued; it "
+     "heartbeats every lease/3)"},
     {"claim_wait", INT(claim_wait_s, 1, 300), "seconds of a worker's longest claim long-poll"},
     {"sse_heartbeat", INT(sse_heartbeat_s, 1, 300),
      "seconds between keep-alive comments on an idle event stream"},
@@ -110,7 +111,7 @@ void config_init(struct server_config *c)
     c->quota_submit = 30;
     c->quota_window_s = 3600;
     c->quota_in_flight = 3;
-    c->lease_s = 120;
+    c->lease_s = BW_WORKER_LOST_S;
     c->claim_wait_s = 25;
     c->sse_heartbeat_s = 15;
     c->worker_error_limit = 3;
@@ -328,9 +329,6 @@ int config_validate(const struct server_config *c, char **cause)
         return bw_fail(cause, BW_ERR_INVALID, "database: empty path");
     if (!*c->problems_dir)
         return bw_fail(cause, BW_ERR_INVALID, "problems: empty path");
-    if (c->claim_wait_s >= c->lease_s)
-        return bw_fail(cause, BW_ERR_INVALID, "claim_wait (%d s) must be shorter than lease (%d s)",
-                       c->claim_wait_s, c->lease_s);
     if (c->max_connections < c->threads * 4)
         return bw_fail(cause, BW_ERR_INVALID, "max_connections (%d) is below 4 per thread (%d)",
                        c->max_connections, c->threads);

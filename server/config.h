@@ -39,7 +39,7 @@ struct server_config {
     int quota_submit;        /* Submit submissions per user per quota window */
     int quota_window_s;      /* sliding window of the two quotas above */
     int quota_in_flight;     /* a user's submissions queued or judging at once */
-    int lease_s;             /* a worker's lease lasts this long without a heartbeat */
+    int lease_s;             /* a worker is lost after this long without a heartbeat */
     int claim_wait_s;        /* longest wait of one claim long-poll */
     int sse_heartbeat_s;     /* comment line sent on an idle event stream */
     int worker_error_limit;  /* internal errors in a row that disable a worker */

@@ -34,6 +34,11 @@ void claims_free(struct claim_waiters *cw);
 void claims_notify(struct claim_waiters *cw);
 /* Wakes claims whose wait is over. */
 void claims_tick(struct claim_waiters *cw);
+/* The ticker's other part for waiting claims: a claim whose worker hung up
+ * is ended now (not at the end of its wait), and every lease/3 seconds the
+ * workers still waiting are marked seen, so that a worker in a long-poll
+ * longer than a lease counts as alive while a killed one does not. */
+void judgeapi_tick_claims(struct server *s);
 /* Ends every waiting claim (shutdown). */
 void claims_shutdown(struct claim_waiters *cw);
 unsigned claims_waiting(struct claim_waiters *cw);

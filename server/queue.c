@@ -163,8 +163,18 @@ static int end_lease(struct db_conn *c, const char *lease, int64_t submission, c
                       "judged_at = ? WHERE id = ?",
                       "tii", message, now, submission);
     }
-    return db_run(c, cause, "UPDATE submissions SET state = 'queued', queued_at = ? WHERE id = ?",
-                  "ii", now, submission);
+    /* What the submission says while it waits again (the learner's page, the
+     * list): that it is being judged again, and why. */
+    char retry[BW_MAX_MESSAGE_FIELD + 128];
+    if (count_attempt)
+        snprintf(retry, sizeof(retry), "judging again (attempt %lld of %d failed): %s",
+                 (long long)attempts, BW_JUDGE_ATTEMPTS, reason);
+    else
+        snprintf(retry, sizeof(retry), "judging again: %s", reason);
+    return db_run(
+        c, cause,
+        "UPDATE submissions SET state = 'queued', queued_at = ?, message = ? WHERE id = ?", "iti",
+        now, retry, submission);
 }
 
 static double geomean_time(const struct body_result *r)
@@ -517,8 +527,8 @@ int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64
     return expire_where(c,
                         "SELECT id, submission_id FROM leases WHERE state = 'active' "
                         "AND expires_at < ?",
-                        now, "the lease expired (the worker stopped answering)", ids, n, done,
-                        n_done, cause);
+                        now, "the worker stopped answering (no heartbeat: its lease expired)", ids,
+                        n, done, n_done, cause);
 }
 
 int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)

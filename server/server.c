@@ -200,6 +200,7 @@ static void *ticker(void *arg)
             break;
         judgeapi_expire(s);
         claims_tick(s->claims);
+        judgeapi_tick_claims(s);
         sse_tick(s->hub, s->cfg->sse_heartbeat_s);
         if (atomic_exchange(&s->queue_dirty, false))
             tell_positions(s);

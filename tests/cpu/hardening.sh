@@ -22,6 +22,7 @@ check() { # check NAME CONDITION-STRING...
     if eval "$@"; then ok "$name"; else bad "$name (${STATUS:-} ${body:0:300})"; fi
 }
 finish() {
+    [ -n "${JUDGED:-}" ] && kill -KILL "$JUDGED" 2>/dev/null
     stop_server
     [ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null
     if [ "$fail" -ne 0 ] && [ -f "$T/server.log" ]; then
@@ -271,5 +272,76 @@ check "the second claim is the late learner's Run, judged while 98 of the 100 st
 as admin GET /api/admin/queue
 check "the admin's queue lists the parked Runs in turn order" \
     '[ "$(field "[.queue[] | select(.state == \"queued\")] | length")" = 98 ] && [ "$(field ".queue[0].position")" = 1 ]'
+
+# --- item 6: a killed judged is found lost within 15 s --------------------------------
+judged_bin=$build/bin/judged
+JUDGED=
+if ! "$judged_bin" --help 2>&1 | grep -q -- '--server'; then
+    skip=$((skip + 1))
+    echo "skip - a killed judged (no judged --server in this build)"
+else
+    stop_server TERM
+    conf "$T/lost.conf" claim_wait=25 # and the default lease
+    CONF=$T/lost.conf
+    start_server || finish
+    "$bin" -c "$CONF" create-worker w-judged --token-file "$T/wj.token" >/dev/null
+    # judged compiles through a stand-in that waits 30 s first: a job longer than a lease.
+    printf '#!/bin/sh\nsleep 30\nexec %s "$@"\n' "$(realpath "$build/bin/blockwise-compile")" >"$T/slow-compile"
+    chmod +x "$T/slow-compile"
+    BLOCKWISE_COMPILE=$T/slow-compile "$judged_bin" --server "$BASE" --token-file "$T/wj.token" \
+        --gpu 0 --cache "$T/judged-cache" >>"$T/judged.log" 2>&1 &
+    JUDGED=$!
+    # A second worker waits in a 25 s long-poll the whole time (Triton only:
+    # it never takes this CUDA job).
+    as admin POST /api/admin/workers '{"name":"w-idle"}'
+    printf '%s' "$(field .token)" >"$T/wi.token"
+    worker "$T/wi.token" POST /api/judge/register \
+        '{"hostname":"h","version":"v","can_execute":true,"languages":[{"name":"triton"}]}'
+    curl -s -m 60 -o /dev/null -H "Authorization: Bearer $(cat "$T/wi.token")" \
+        -H 'Content-Type: application/json' -d '{"wait":25}' "$BASE/api/judge/claim" &
+    IDLE=$!
+    signup dying
+    ARGS=$(jq -r '[.tensors[].name] + .sizes | join(", ")' tests/fixtures/problems/vector-add/problem.json)
+    src="// @launch vector_add grid=(1) block=(1) args=($ARGS)
+extern \"C\" __global__ void vector_add(const float* x) { int i = 0 }"
+    as dying POST /api/submissions "$(jq -n --arg s "$src" '{problem: "vector-add", mode: "run", source: $s}')"
+    DYING=$(field .id)
+    curl -sN -m 90 -b "$T/dying.jar" "$BASE/api/submissions/$DYING/events" >"$T/dying.events" &
+    EV=$!
+    for _ in $(seq 150); do
+        as dying GET "/api/submissions/$DYING"
+        [ "$(field .state)" = judging ] && break
+        sleep 0.2
+    done
+    sleep 17 # past a lease (12 s): only heartbeats can keep the job
+    as dying GET "/api/submissions/$DYING"
+    check "judged's heartbeats keep a job longer than a lease: judging, attempt 1, 17 s on" \
+        '[ "$(field .state)" = judging ] && [ "$(field .attempts)" = 1 ]'
+    as admin GET /api/admin/workers
+    check "both workers are alive, the one in a 25 s long-poll too (the lease is 12 s)" \
+        '[ "$(field "[.workers[] | select(.alive)] | length")" = 2 ] && [ "$(field ".workers[] | select(.name == \"w-judged\") | .current_submission")" = "$DYING" ]'
+    kill -KILL "$JUDGED"
+    wait "$JUDGED" 2>/dev/null
+    JUDGED=
+    t0=$(date +%s.%N)
+    for _ in $(seq 125); do
+        as dying GET "/api/submissions/$DYING"
+        [ "$(field .state)" = queued ] && break
+        sleep 0.2
+    done
+    took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    check "after kill -9, its job is queued again within 15 s (${took} s)" \
+        '[ "$(field .state)" = queued ] && awk -v t="$took" "BEGIN { exit !(t <= 15) }"'
+    check "the submission says it is being judged again, and why" \
+        '[ "$(field .attempts)" = 1 ] && [[ "$(field .message)" == "judging again (attempt 1 of 3 failed): the worker stopped answering"* ]]'
+    sleep 0.5
+    check "the learner's stream got a requeued event" \
+        'grep -q "^event: requeued" "$T/dying.events" && grep -q "judging again" "$T/dying.events"'
+    as admin GET /api/admin/workers
+    check "the admin sees the killed worker not alive and holding nothing" \
+        '[ "$(field ".workers[] | select(.name == \"w-judged\") | .alive")" = false ] && [ "$(field ".workers[] | select(.name == \"w-judged\") | .current_submission")" = null ]'
+    kill "$IDLE" "$EV" 2>/dev/null
+    wait "$IDLE" "$EV" 2>/dev/null
+fi
 
 finish

@@ -61,13 +61,17 @@ TEST(config_file_flags_and_errors)
     CHECK_INT_EQ(c.port, 9000);
     CHECK(!c.signup);
     CHECK_STR_EQ(c.db_path, "/var/lib/blockwise/db # not a comment");
-    CHECK_INT_EQ(config_set(&c, "lease", "0", &cause), BW_ERR_INVALID);
-    CHECK_CONTAINS(cause, "lease: \"0\" is not an integer in 1..3600");
+    CHECK_INT_EQ(config_set(&c, "lease", "2", &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "lease: \"2\" is not an integer in 3..3600");
+    CHECK_INT_EQ(c.lease_s, 12); /* a lost worker's job is requeued within 15 s */
     CHECK_INT_EQ(config_set(&c, "nope", "1", &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "unknown key \"nope\"");
+    /* A claim may wait longer than a lease lasts: a waiting worker is seen alive. */
     CHECK_INT_EQ(config_set(&c, "claim_wait", "200", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_OK);
+    CHECK_INT_EQ(config_set(&c, "signin_lockout", "1000", &cause), BW_OK);
     CHECK_INT_EQ(config_validate(&c, &cause), BW_ERR_INVALID);
-    CHECK_CONTAINS(cause, "claim_wait");
+    CHECK_CONTAINS(cause, "signin_lockout");
     char *dump = config_dump(&c);
     CHECK_CONTAINS(dump, "port = 9000\n");
     free(dump);
