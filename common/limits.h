@@ -234,4 +234,8 @@
 #define BW_MAX_API_TOKENS          20            /* personal API tokens of one user */
 #define BW_MAX_THROTTLE_ENTRIES    4096 /* sign-in failures tracked: names, and addresses */
 
+/* --- server: slow clients, connections per client ---------------------------- */
+#define BW_HTTP_REQUEST_DEADLINE_S      30 /* default request_deadline: s for line, headers, body */
+#define BW_HTTP_CONNECTIONS_PER_ADDRESS 256 /* default connections_per_address (one client) */
+
 #endif

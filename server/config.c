@@ -43,6 +43,12 @@ static const struct key keys[] = {
      "open connections at once, event streams included (at least 4 per thread)"},
     {"connection_timeout", INT(conn_timeout_s, 1, 3600),
      "seconds an idle connection is kept (not event streams)"},
+    {"request_deadline", INT(request_deadline_s, 1, 3600),
+     "seconds a request's line, headers and body may take to arrive, however steadily they "
+     "trickle (and an idle kept-alive connection is kept)"},
+    {"connections_per_address", INT(per_address, 0, 1000000),
+     "open connections from one client address (IPv6: its /64), trusted proxies excepted (0: no "
+     "cap)"},
     {"signup", BOOL(signup), "anyone may create a learner account"},
     {"session_hours", INT(session_hours, 1, 24 * 365), "hours a sign-in lasts"},
     {"cookie_secure", BOOL(cookie_secure), "send the session cookie over HTTPS only"},
@@ -104,6 +110,8 @@ void config_init(struct server_config *c)
     c->threads = 4;
     c->max_connections = 8192;
     c->conn_timeout_s = 60;
+    c->request_deadline_s = BW_HTTP_REQUEST_DEADLINE_S;
+    c->per_address = BW_HTTP_CONNECTIONS_PER_ADDRESS;
     c->signup = true;
     c->session_hours = 24 * 14;
     c->cookie_secure = false;

@@ -32,6 +32,8 @@ struct server_config {
     int threads;             /* HTTP worker threads */
     int max_connections;     /* open connections at once, SSE streams included */
     int conn_timeout_s;      /* idle connection timeout (not while suspended) */
+    int request_deadline_s;  /* a whole request (line, headers, body) must arrive within */
+    int per_address;         /* open connections from one client address; 0: no cap */
     bool signup;             /* anyone may create a learner account */
     int session_hours;       /* session cookie lifetime */
     bool cookie_secure;      /* add Secure to the cookie (behind TLS) */

@@ -239,6 +239,16 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
                  "past connection_timeout) before the answer.\n"
                  "# TYPE blockwise_http_client_gone_total counter\n");
     buf_addf(&b, "blockwise_http_client_gone_total %llu\n", (unsigned long long)snap.client_gone);
+    uint64_t slow = 0, refused = 0;
+    http_counters(s->http, &slow, &refused);
+    buf_puts(&b, "# HELP blockwise_http_deadline_closed_total Connections closed because a request "
+                 "did not arrive whole within request_deadline.\n"
+                 "# TYPE blockwise_http_deadline_closed_total counter\n");
+    buf_addf(&b, "blockwise_http_deadline_closed_total %llu\n", (unsigned long long)slow);
+    buf_puts(&b, "# HELP blockwise_http_address_refused_total Connections closed at once: their "
+                 "address had connections_per_address open.\n"
+                 "# TYPE blockwise_http_address_refused_total counter\n");
+    buf_addf(&b, "blockwise_http_address_refused_total %llu\n", (unsigned long long)refused);
     buf_puts(&b, "# HELP blockwise_signin_failures_total Sign-ins with a wrong name or password.\n"
                  "# TYPE blockwise_signin_failures_total counter\n");
     buf_addf(&b, "blockwise_signin_failures_total %llu\n",

@@ -198,6 +198,7 @@ static void *ticker(void *arg)
         pthread_mutex_unlock(&s->tick_lock);
         if (atomic_load(&s->stopping))
             break;
+        http_tick(s->http);
         judgeapi_expire(s);
         claims_tick(s->claims);
         judgeapi_tick_claims(s);
@@ -261,8 +262,14 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
     if (rc == BW_OK && !auth_dummy_hash(cfg))
         rc = bw_fail(cause, BW_ERR_NOMEM, "password hashing ran out of memory");
     if (rc == BW_OK) {
-        struct http_options o = {cfg->listen,          cfg->port,           cfg->threads,
-                                 cfg->max_connections, cfg->conn_timeout_s, cfg->trusted_proxies};
+        struct http_options o = {cfg->listen,
+                                 cfg->port,
+                                 cfg->threads,
+                                 cfg->max_connections,
+                                 cfg->conn_timeout_s,
+                                 cfg->trusted_proxies,
+                                 cfg->request_deadline_s,
+                                 cfg->per_address};
         rc = http_start(&o, routes, sizeof(routes) / sizeof(routes[0]), auth_access, on_done, s,
                         &s->http, cause);
     }

@@ -344,4 +344,67 @@ extern \"C\" __global__ void vector_add(const float* x) { int i = 0 }"
     wait "$IDLE" "$EV" 2>/dev/null
 fi
 
+# --- item 4: slow clients are closed; one address cannot take every connection ----------
+# slow_client LIMIT INTERVAL [HEAD]: connects from 127.0.0.1, sends HEAD (a
+# request's start), then one more byte every INTERVAL seconds; prints how
+# many seconds the connection stayed open (LIMIT at most).
+slow_client() {
+    local limit=$1 interval=$2 head=${3:-'POST /api/auth/signin HTTP/1.1\r\nHost: x\r\nX-Slow: '}
+    local start end rc
+    trap '' PIPE
+    start=$(date +%s.%N)
+    exec 3<>"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null || { echo 0; return; }
+    printf "$head" >&3 2>/dev/null
+    end=$((SECONDS + limit))
+    while [ $SECONDS -lt $end ]; do
+        read -r -t "$interval" -u 3 _ # >128: timed out, the connection still open
+        rc=$?
+        [ $rc -gt 128 ] || break
+        printf 'a' >&3 2>/dev/null || break
+    done
+    awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f\n", b - a }'
+    exec 3>&-
+}
+stop_server TERM
+conf "$T/slow.conf" request_deadline=2 connections_per_address=8 claim_wait=6
+CONF=$T/slow.conf
+start_server || finish
+as admin POST /api/admin/workers '{"name":"w-slow"}'
+printf '%s' "$(field .token)" >"$T/ws.token"
+worker "$T/ws.token" POST /api/judge/register '{"hostname":"h","version":"v","can_execute":false,"languages":[{"name":"triton"}]}'
+pids=()
+for i in $(seq 12); do
+    slow_client 10 0.3 >"$T/sc.$i" &
+    pids+=($!)
+done
+sleep 1
+other=$(curl -s -o /dev/null -w '%{http_code}' -m 5 --interface 127.0.0.2 "$BASE/api/health")
+same=$(curl -s -o /dev/null -w '%{http_code}' -m 5 "$BASE/api/health")
+wait "${pids[@]}"
+times=$(sort -n "$T"/sc.* | tr '\n' ' ')
+refused=$(awk '$1 < 0.6' "$T"/sc.* | wc -l)
+held=$(awk '$1 >= 1.9 && $1 <= 4.5' "$T"/sc.* | wc -l)
+check "12 slow clients from one address: 4 over connections_per_address (8) closed at once, 8 closed by request_deadline (2 s) within 4.5 s (open for: $times)" \
+    '[ "$refused" = 4 ] && [ "$held" = 8 ]'
+check "meanwhile another address is served (200), the full one is not" \
+    '[ "$other" = 200 ] && [ "$same" = 000 ]'
+t=$(slow_client 10 0.3 'POST /api/auth/signin HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{')
+check "a body trickling in is closed by the deadline too ($t s)" \
+    'awk -v t="$t" "BEGIN { exit !(t >= 1.9 && t <= 4.5) }"'
+signup slowpoke
+as slowpoke POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// streamed"}'
+SID=$(field .id)
+start=$SECONDS
+curl -sN -m 5 -b "$T/slowpoke.jar" "$BASE/api/submissions/$SID/events" >"$T/stream" 2>/dev/null
+hb=$(grep -c '^: hb' "$T/stream")
+worker "$T/ws.token" POST /api/judge/claim '{"wait":5}'
+took=$((SECONDS - start))
+check "an event stream (5 s, $hb heartbeats) and a claim long-poll (5 s) outlive the deadline" \
+    '[ "$hb" -ge 3 ] && [ "$STATUS" = 204 ] && [ "$took" -ge 9 ]'
+req GET /metrics
+check "metrics count the connections closed by the deadline and refused by the cap" \
+    '[ "$(grep -oP "blockwise_http_deadline_closed_total \K[0-9]+" <<<"$BODY")" -ge 9 ] && [ "$(grep -oP "blockwise_http_address_refused_total \K[0-9]+" <<<"$BODY")" -ge 4 ]'
+as slowpoke POST "/api/submissions/$SID/cancel" ''
+check "the server survived the slow clients" 'kill -0 "$SERVER_PID" 2>/dev/null'
+
 finish
