@@ -252,3 +252,21 @@ ALTER TABLE workers ADD COLUMN deleted_at INTEGER;
 -- themselves, first come first served as before.
 ALTER TABLE submissions ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX submissions_turn ON submissions(state, round, id);
+
+-- migration 6
+-- Sign-in lockouts that spare known devices (issue 28). server_keys holds
+-- the key that signs "known device" cookies (server/device.h), made at the
+-- first start, so that the cookies outlive restarts. unlocks is the mailbox
+-- of `blockwise-server unlock NAME` and `unlock-address ADDRESS`: the running
+-- server, whose lockouts live in its memory, applies and deletes each row
+-- within a second.
+CREATE TABLE server_keys (
+    name          TEXT PRIMARY KEY,
+    value         BLOB NOT NULL
+);
+CREATE TABLE unlocks (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('name', 'address')),
+    key           TEXT NOT NULL,
+    requested_at  INTEGER NOT NULL
+);

@@ -233,6 +233,14 @@
 #define BW_MAX_HEADER_BYTES        (16 * 1024)   /* request headers; over it, 431 in JSON */
 #define BW_MAX_API_TOKENS          20            /* personal API tokens of one user */
 #define BW_MAX_THROTTLE_ENTRIES    4096 /* sign-in failures tracked: names, and addresses */
+#define BW_SIGNIN_ADDRESS_BURST    64   /* sign-ins from one address checked at once, unlocked */
+#define BW_DEVICE_COOKIE_DAYS      180  /* a known-device cookie is good for, renewed at sign-in */
+
+/* --- server: password hashing, sign-ups ----------------------------------------- */
+#define BW_PWHASH_QUEUE       64 /* default pwhash_queue: sign-ins waiting; more get 429 busy */
+#define BW_PWHASH_RETRY_MAX_S 60 /* the longest Retry-After of a 429 busy */
+#define BW_PWHASH_NICE        10 /* hashing threads' nice: the HTTP threads come first */
+#define BW_SIGNUP_PER_ADDRESS 30 /* default signup_address_limit: a class behind one NAT */
 
 /* --- server: slow clients, connections per client ---------------------------- */
 #define BW_HTTP_REQUEST_DEADLINE_S      30 /* default request_deadline: s for line, headers, body */

@@ -15,6 +15,7 @@
 #include "queue.h"
 #include "server.h"
 #include "sse.h"
+#include "throttle.h"
 #include "common/error.h"
 #include "common/language.h"
 #include "common/limits.h"
@@ -497,4 +498,22 @@ int admin_h_user_role(struct http_request *req, struct http_response *res)
     }
     json_decref(j);
     return status;
+}
+
+int admin_h_unlock(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct api_error e;
+    struct body_unlock b;
+    json_t *j = body_parse_unlock(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    bool address = b.address != NULL;
+    const char *key = address ? b.address : b.name;
+    bool was = throttle_unlock(s->signins, address ? THROTTLE_ADDRESS : THROTTLE_ACCOUNT, key);
+    log_info("admin: %s unlocked sign-ins %s %s%s", auth_who(req)->name, address ? "from" : "as",
+             key, was ? "" : " (they were not locked)");
+    json_t *body = json_pack("{s:b}", "unlocked", was);
+    json_decref(j);
+    return api_json(res, 200, body);
 }

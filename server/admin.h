@@ -2,7 +2,8 @@
  * admin.h - the admin API under /api/admin: workers (their GPU, driver,
  * measured limits, last seen, current job; create, rotate the token of,
  * enable or disable, delete), the queue, rejudging a submission or a whole
- * problem, problems (loaded, failed, disabled; reload), and users' roles.
+ * problem, problems (loaded, failed, disabled; reload), users' roles, and
+ * lifting sign-in lockouts of a user name or a client address.
  *
  * The worker functions below also serve the command line (create-worker,
  * rotate-worker, delete-worker in main.c), which wraps them in a
@@ -54,5 +55,6 @@ int admin_h_problems(struct http_request *req, struct http_response *res);
 int admin_h_problem_enable(struct http_request *req, struct http_response *res);
 int admin_h_reload(struct http_request *req, struct http_response *res);
 int admin_h_user_role(struct http_request *req, struct http_response *res);
+int admin_h_unlock(struct http_request *req, struct http_response *res);
 
 #endif

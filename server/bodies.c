@@ -1,5 +1,7 @@
 #include "bodies.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -119,6 +121,32 @@ json_t *body_parse_name(const char *data, size_t len, struct body_name *out, str
             api_fail(e, 400, "invalid", "name", "name: contains a control character");
             return fail(j);
         }
+    }
+    return j;
+}
+
+json_t *body_parse_unlock(const char *data, size_t len, struct body_unlock *out,
+                          struct api_error *e)
+{
+    static const char *const keys[] = {"name", "address", NULL};
+    unsigned char buf[sizeof(struct in6_addr)];
+    memset(out, 0, sizeof(*out));
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
+    if (!j)
+        return NULL;
+    if (!api_get_string(j, "name", false, 1, BW_MAX_USERNAME, &out->name, e) ||
+        !api_get_string(j, "address", false, 1, 64, &out->address, e))
+        return fail(j);
+    if ((out->name != NULL) == (out->address != NULL)) {
+        api_fail(e, 400, "invalid", out->name ? "address" : "name",
+                 "give a user name (\"name\") or a client address (\"address\"), one of them");
+        return fail(j);
+    }
+    if (out->address && inet_pton(AF_INET, out->address, buf) != 1 &&
+        inet_pton(AF_INET6, out->address, buf) != 1) {
+        api_fail(e, 400, "invalid", "address",
+                 "address: \"%s\" is not a numeric IPv4 or IPv6 address", out->address);
+        return fail(j);
     }
     return j;
 }

@@ -118,12 +118,20 @@ struct body_internal_error {
     bool problem_fault; /* the worker blames the problem (its reference failed) */
 };
 
+struct body_unlock {
+    const char *name;    /* borrowed; NULL when the address is given */
+    const char *address; /* borrowed; NULL when the name is given */
+};
+
 json_t *body_parse_credentials(const char *data, size_t len, struct body_credentials *out,
                                struct api_error *e);
 json_t *body_parse_submission(const char *data, size_t len, struct body_submission *out,
                               struct api_error *e);
 json_t *body_parse_name(const char *data, size_t len, struct body_name *out, struct api_error *e);
 json_t *body_parse_role(const char *data, size_t len, struct body_role *out, struct api_error *e);
+/* {"name": USER} or {"address": NUMERIC-IP}: exactly one (the admin's unlock). */
+json_t *body_parse_unlock(const char *data, size_t len, struct body_unlock *out,
+                          struct api_error *e);
 json_t *body_parse_enable(const char *data, size_t len, struct body_enable *out,
                           struct api_error *e);
 json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *out,

@@ -71,6 +71,16 @@ static const struct key keys[] = {
     {"pwhash_ops", INT(pwhash_ops, 1, 20), "argon2id opslimit of password hashes"},
     {"pwhash_mem_kib", INT(pwhash_mem_kib, 8, 4 * 1024 * 1024),
      "argon2id memlimit of password hashes, KiB"},
+    {"pwhash_threads", INT(pwhash_threads, 0, 256),
+     "threads that check and hash passwords, never the HTTP threads (0: half the CPUs, at least "
+     "one); each uses pwhash_mem_kib at a time"},
+    {"pwhash_queue", INT(pwhash_queue, 1, 1000000),
+     "sign-ins and sign-ups waiting for a hashing thread; more are answered 429 busy"},
+    {"signup_address_limit", INT(signup_address_limit, 0, 1000000),
+     "sign-ups from one client address at once (0: no limit); then one more every "
+     "signup_address_window / signup_address_limit seconds"},
+    {"signup_address_window", INT(signup_address_window, 1, 7 * 24 * 3600),
+     "seconds in which a client address's sign-ups come back"},
     {"signin_account_failures", INT(signin_account_failures, 0, 1000000),
      "failed sign-ins of one user name before a lockout (0: no limit)"},
     {"signin_address_failures", INT(signin_address_failures, 0, 1000000),
@@ -126,6 +136,10 @@ void config_init(struct server_config *c)
     c->problem_error_limit = 5;
     c->pwhash_ops = 2;             /* crypto_pwhash_OPSLIMIT_INTERACTIVE */
     c->pwhash_mem_kib = 64 * 1024; /* crypto_pwhash_MEMLIMIT_INTERACTIVE */
+    c->pwhash_threads = 0;
+    c->pwhash_queue = BW_PWHASH_QUEUE;
+    c->signup_address_limit = BW_SIGNUP_PER_ADDRESS;
+    c->signup_address_window = 3600;
     c->signin_account_failures = 5;
     c->signin_address_failures = 20;
     c->signin_lockout_s = 30;

@@ -652,6 +652,8 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
         return;
     if (h->done)
         h->done(h->app, &x->req, x->status, end_of(x, toe));
+    if (x->req.on_end)
+        x->req.on_end(&x->req);
     if (x->res.stream.read && x->res.stream.free)
         x->res.stream.free(x->res.stream.arg);
     if (x->res.file_fd >= 0)

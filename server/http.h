@@ -90,7 +90,10 @@ struct http_request {
     const void *route; /* the matched route (struct route *) */
     void *who;         /* set by the access hook: the authenticated principal */
     void *state;       /* a handler's state across suspensions */
-    int calls;         /* how many times the handler has run, including this one */
+    /* Called once when the request ends, whatever happened (the completion
+     * callback), for a handler whose state holds more than arena memory. */
+    void (*on_end)(struct http_request *req);
+    int calls; /* how many times the handler has run, including this one */
     double started_ms;
     char remote[HTTP_ADDR_CHARS]; /* the client's address (behind a trusted proxy, its XFF) */
     char peer[HTTP_ADDR_CHARS];   /* the connection's peer (the proxy, when there is one) */

@@ -4,10 +4,11 @@
  *   blockwise-server [OPTIONS]                       serve
  *   blockwise-server [OPTIONS] --check-config        check the configuration, print it, exit
  *   blockwise-server [OPTIONS] create-admin USER     create (or promote) an admin account
- *   blockwise-server [OPTIONS] create-worker NAME    create a judged worker and print its token
- *   blockwise-server [OPTIONS] rotate-worker NAME    give a worker a new token (the old one dies)
- *   blockwise-server [OPTIONS] delete-worker NAME    delete a worker (its jobs go back to the
- * queue)
+ *   blockwise-server [OPTIONS] create-worker NAME    create a judged worker, print its token
+ *   blockwise-server [OPTIONS] rotate-worker NAME    a new token for a worker (the old one dies)
+ *   blockwise-server [OPTIONS] delete-worker NAME    delete a worker (its jobs are requeued)
+ *   blockwise-server [OPTIONS] unlock NAME           lift a user name's sign-in lockout
+ *   blockwise-server [OPTIONS] unlock-address ADDR   lift a client address's sign-in lockout
  *
  * OPTIONS: -c/--config FILE, --listen ADDR, --port N, --database FILE,
  * --problems DIR, --web DIR, --set KEY=VALUE (any config key), --log-level L,
@@ -21,13 +22,16 @@
  * requests in flight finish, the database is checkpointed); SIGHUP reloads
  * problems/. Exit status: 0 ok, 1 runtime failure, 2 bad usage or config.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -51,7 +55,8 @@ static void usage(FILE *f)
           "                        [--log-level LEVEL] [--log-json]\n"
           "                        [--check-config | create-admin USER [--password-file F]\n"
           "                         | create-worker NAME [--token-file F]\n"
-          "                         | rotate-worker NAME [--token-file F] | delete-worker NAME]\n"
+          "                         | rotate-worker NAME [--token-file F] | delete-worker NAME\n"
+          "                         | unlock NAME | unlock-address ADDRESS]\n"
           "       blockwise-server --help\n",
           f);
 }
@@ -77,6 +82,9 @@ static void help(void)
           "                           --token-file F); the old one stops working at once\n"
           "  delete-worker NAME       delete the worker: its token stops working, the jobs it\n"
           "                           holds go back to the queue, its name is free again\n"
+          "  unlock NAME              lift the failed-sign-in lockout of a user name (the\n"
+          "                           running server applies it within a second)\n"
+          "  unlock-address ADDRESS   the same for a client address (IPv6: its /64)\n"
           "\n"
           "Options:\n"
           "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
@@ -111,8 +119,8 @@ struct args {
 };
 
 /* The commands that take one argument (a name). */
-static const char *const commands[] = {"create-admin", "create-worker", "rotate-worker",
-                                       "delete-worker"};
+static const char *const commands[] = {"create-admin",  "create-worker", "rotate-worker",
+                                       "delete-worker", "unlock",        "unlock-address"};
 
 static bool is_command(const char *arg)
 {
@@ -409,6 +417,33 @@ static int delete_worker(const struct server_config *cfg, const struct args *a, 
     return rc;
 }
 
+/* unlock and unlock-address: the lockouts live in the running server's
+ * memory, so the request goes through the database, where its ticker picks
+ * it up within a second (server.c, apply_unlocks). */
+static int unlock(const struct server_config *cfg, const struct args *a, bool address, char **cause)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    const char *key = a->command_arg;
+    if (address && inet_pton(AF_INET, key, buf) != 1 && inet_pton(AF_INET6, key, buf) != 1)
+        return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a numeric IPv4 or IPv6 address", key);
+    if (!address && (!*key || strlen(key) > BW_MAX_USERNAME))
+        return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a user name", key);
+    struct db *db = NULL;
+    int rc = db_open(cfg->db_path, 1, &db, cause);
+    if (rc < 0)
+        return rc;
+    struct db_conn *c = db_acquire(db);
+    rc = db_run(c, cause, "INSERT INTO unlocks(kind, key, requested_at) VALUES (?,?,?)", "tti",
+                address ? "address" : "name", key, (int64_t)time(NULL));
+    db_release(db, c);
+    db_close(db);
+    if (rc == BW_OK)
+        printf("sign-ins %s %s: unlocked by the running server within a second (a server "
+               "started later has no lockouts yet)\n",
+               address ? "from" : "as", key);
+    return rc;
+}
+
 /* --check-config: what server_start would check before it opens anything,
  * and the problems loaded as it would load them (without the database).
  * Returns the exit status. */
@@ -532,9 +567,11 @@ int main(int argc, char **argv)
             status = 1;
         }
     } else if (a.command) {
-        int rc = strcmp(a.command, "create-worker") == 0   ? worker_token(&cfg, &a, true, &cause)
-                 : strcmp(a.command, "rotate-worker") == 0 ? worker_token(&cfg, &a, false, &cause)
-                                                           : delete_worker(&cfg, &a, &cause);
+        int rc = strcmp(a.command, "create-worker") == 0    ? worker_token(&cfg, &a, true, &cause)
+                 : strcmp(a.command, "rotate-worker") == 0  ? worker_token(&cfg, &a, false, &cause)
+                 : strcmp(a.command, "delete-worker") == 0  ? delete_worker(&cfg, &a, &cause)
+                 : strcmp(a.command, "unlock-address") == 0 ? unlock(&cfg, &a, true, &cause)
+                                                            : unlock(&cfg, &a, false, &cause);
         if (rc < 0) {
             fprintf(stderr, "blockwise-server: %s: %s\n", a.command, cause);
             status = 1;
