@@ -58,6 +58,16 @@ bool problems_url_allowed(const char *v, size_t n)
     return false;
 }
 
+/* The first `needle` in the `n` bytes at `hay`, or NULL. */
+static const char *find(const char *hay, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t k = 0; k + m <= n; k++)
+        if (hay[k] == needle[0] && strncmp(hay + k, needle, m) == 0)
+            return hay + k;
+    return NULL;
+}
+
 /* Drops every href or src attribute whose URL problems_url_allowed() refuses
  * (the link text or the image's alt stays). With raw HTML off, md4c writes
  * every '"' of text as &quot;, so ` href="` and ` src="` in its output are
@@ -68,12 +78,14 @@ bool problems_url_allowed(const char *v, size_t n)
 static char *drop_unsafe_urls(const char *html, size_t len)
 {
     struct buf out;
+    if (!html)
+        return NULL;
     buf_init(&out, BW_MAX_STATEMENT_HTML_BYTES);
     size_t i = 0;
     int rc = BW_OK;
     while (i < len && rc == BW_OK) {
-        const char *href = memmem(html + i, len - i, " href=\"", 7);
-        const char *src = memmem(html + i, len - i, " src=\"", 6);
+        const char *href = find(html + i, len - i, " href=\"");
+        const char *src = find(html + i, len - i, " src=\"");
         const char *at = href && (!src || href < src) ? href : src;
         if (!at) {
             rc = buf_append(&out, html + i, len - i);
@@ -109,7 +121,9 @@ char *problems_markdown_html(const char *md, size_t len)
         buf_release(&b);
         return NULL;
     }
-    char *safe = drop_unsafe_urls(b.data ? b.data : "", b.len);
+    if (!b.data) /* nothing rendered: an empty statement */
+        return buf_detach(&b);
+    char *safe = drop_unsafe_urls(b.data, b.len);
     buf_release(&b);
     return safe;
 }
