@@ -744,8 +744,10 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_co
     const union MHD_ConnectionInfo *ai =
         MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     c = calloc(1, sizeof(*c));
-    if (!c || !fi)
+    if (!c || !fi) {
+        free(c);
         return; /* not registered: no deadline, not counted (out of memory only) */
+    }
     c->fd = fi->connect_fd;
     c->since_ms = now_ms();
     c->receiving = true;

@@ -109,11 +109,15 @@ struct pwhash_pool *pwhash_new(const struct server_config *cfg, int threads, int
     return p;
 }
 
-void pwhash_free(struct pwhash_pool *p)
+void pwhash_stop(struct pwhash_pool *p)
 {
     if (!p)
         return;
     pthread_mutex_lock(&p->lock);
+    if (p->stopping) {
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
     p->stopping = true;
     /* Jobs nobody started are answered "cancelled" now, not hashed first. */
     while (p->head) {
@@ -129,6 +133,13 @@ void pwhash_free(struct pwhash_pool *p)
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->n_threads; i++)
         pthread_join(p->threads[i], NULL);
+}
+
+void pwhash_free(struct pwhash_pool *p)
+{
+    if (!p)
+        return;
+    pwhash_stop(p);
     pthread_cond_destroy(&p->work);
     pthread_mutex_destroy(&p->lock);
     free(p->threads);

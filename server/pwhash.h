@@ -59,7 +59,11 @@ struct pwhash_job {
 struct pwhash_pool *pwhash_new(const struct server_config *cfg, int threads, int queue,
                                char **cause);
 /* Stops the pool: jobs still waiting are cancelled and their connections
- * resumed, running ones finish; then the threads are joined. NULL is a no-op. */
+ * resumed, running ones finish; then the threads are joined. The pool stays
+ * valid (pwhash_submit answers BW_ERR_INVALID) until pwhash_free. A second
+ * call, or NULL, is a no-op. */
+void pwhash_stop(struct pwhash_pool *p);
+/* Stops the pool if it runs, and frees it. NULL is a no-op. */
 void pwhash_free(struct pwhash_pool *p);
 
 /* Queues `job` and suspends `conn` until it is done (the handler returns

@@ -346,8 +346,7 @@ void server_stop(struct server *s)
     if (s->hub)
         sse_shutdown(s->hub);
     /* Sign-ins waiting for a hash are answered (503) rather than left suspended. */
-    pwhash_free(s->pwhash);
-    s->pwhash = NULL;
+    pwhash_stop(s->pwhash);
     if (s->ticker_started) {
         server_poke(s);
         pthread_join(s->ticker, NULL);
@@ -359,6 +358,7 @@ void server_stop(struct server *s)
         usleep(10 * 1000);
     }
     http_stop(s->http);
+    pwhash_free(s->pwhash);
     sse_hub_free(s->hub);
     claims_free(s->claims);
     metrics_free(s->metrics);

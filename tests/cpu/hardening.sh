@@ -505,6 +505,21 @@ check "another address still signs up" '[ "$other" = 201 ]'
 req GET /metrics
 check "metrics count 429 busy and throttled sign-ups" \
     '[ "$(grep -oP "blockwise_pwhash_busy_total \K[0-9]+" <<<"$BODY")" -ge 10 ] && [ "$(grep -oP "blockwise_signup_throttled_total \K[0-9]+" <<<"$BODY")" = 2 ]'
+pids=()
+for i in 1 2 3; do
+    curl -s -m 30 -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' \
+        -d "{\"name\":\"load$i\",\"password\":\"password-load\"}" "$BASE/api/auth/signin" >"$T/stop.$i" &
+    pids+=($!)
+done
+sleep 0.05
+t0=$SECONDS
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+rc=$?
+SERVER_PID=
+wait "${pids[@]}"
+check "SIGTERM with sign-ins waiting for a hash: a clean stop (exit $rc, $((SECONDS - t0)) s), each answered or closed ($(cat "$T"/stop.* | tr '\n' ' '))" \
+    '[ $rc -eq 0 ] && [ $((SECONDS - t0)) -le 5 ] && ! grep -qE "^(5[0-9][0-9])$" <(grep -v 503 "$T"/stop.*)'
 
 # --- item 2: a guesser cannot lock out the real user, nor a classroom ---------------
 # curl is the trusted proxy: X-Forwarded-For names the client's address.
