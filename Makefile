@@ -280,4 +280,4 @@ uninstall:
 
 # The main job: blockwise-server on an embedded SQLite file with a local judged.
 run: all
-	@scripts/serve.sh
+	@scripts/serve.sh $(PORT)

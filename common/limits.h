@@ -243,6 +243,7 @@
 #define BW_MAX_CONFIG_BYTES         (64 * 1024)        /* the server's config file */
 #define BW_MAX_MESSAGE_FIELD        4096               /* a worker's internal-error message, kept */
 #define BW_JUDGE_ATTEMPTS           3  /* leases of one submission before Judge Error */
+#define BW_WORKER_LOST_S            12 /* default lease: no heartbeat this long, lost (3 missed) */
 #define BW_MAX_STATUS_GPUS          8  /* GPU models named by GET /api/status */
 #define BW_MAX_WORKER_LANGUAGES     8  /* entries in a worker's register "languages" */
 #define BW_MAX_LANGUAGE_VERSION     64 /* bytes in a language's version a worker registers */
@@ -255,8 +256,21 @@
 #define BW_MAX_IERROR_BODY_BYTES   (16 * 1024)   /* one worker internal-error post */
 #define BW_MAX_DISCARD_BYTES       (1024 * 1024) /* body past a cap read for the 413, then closed */
 #define BW_MAX_RESPONSE_BYTES      (16 << 20)    /* one response body built in memory */
-#define BW_HTTP_CONN_MEMORY_BYTES  (32 * 1024) /* per connection: request line, headers, buffers */
-#define BW_MAX_API_TOKENS          20          /* personal API tokens of one user */
-#define BW_MAX_THROTTLE_ENTRIES    4096        /* sign-in failures tracked: names, and addresses */
+#define BW_HTTP_CONN_MEMORY_BYTES  (128 * 1024)  /* per connection: request head, buffers */
+#define BW_MAX_HEADER_BYTES        (16 * 1024)   /* request headers; over it, 431 in JSON */
+#define BW_MAX_API_TOKENS          20            /* personal API tokens of one user */
+#define BW_MAX_THROTTLE_ENTRIES    4096 /* sign-in failures tracked: names, and addresses */
+#define BW_SIGNIN_ADDRESS_BURST    64   /* sign-ins from one address checked at once, unlocked */
+#define BW_DEVICE_COOKIE_DAYS      180  /* a known-device cookie is good for, renewed at sign-in */
+
+/* --- server: password hashing, sign-ups ----------------------------------------- */
+#define BW_PWHASH_QUEUE       64 /* default pwhash_queue: sign-ins waiting; more get 429 busy */
+#define BW_PWHASH_RETRY_MAX_S 60 /* the longest Retry-After of a 429 busy */
+#define BW_PWHASH_NICE        10 /* hashing threads' nice: the HTTP threads come first */
+#define BW_SIGNUP_PER_ADDRESS 30 /* default signup_address_limit: a class behind one NAT */
+
+/* --- server: slow clients, connections per client ---------------------------- */
+#define BW_HTTP_REQUEST_DEADLINE_S      30 /* default request_deadline: s for line, headers, body */
+#define BW_HTTP_CONNECTIONS_PER_ADDRESS 256 /* default connections_per_address (one client) */
 
 #endif

@@ -1,5 +1,7 @@
 #include "bodies.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -50,6 +52,18 @@ static json_t *finish(json_t *j, const struct json_reader *r, struct api_error *
     api_fail_reader(e, r);
     json_decref(j);
     return NULL;
+}
+
+bool body_empty_ok(const char *data, size_t len, struct api_error *e)
+{
+    static const char *const none[] = {NULL};
+    struct json_reader r;
+
+    if (len == 0)
+        return true;
+    json_t *j = finish(open_body(data, len, SMALL_DEPTH, none, &r, e), &r, e);
+    json_decref(j);
+    return j != NULL;
 }
 
 json_t *body_parse_credentials(const char *data, size_t len, struct body_credentials *out,
@@ -125,6 +139,29 @@ json_t *body_parse_name(const char *data, size_t len, struct body_name *out, str
             json_reader_fail(&r, BW_ERR_INVALID, "name", "contains a control character");
             break;
         }
+    return finish(j, &r, e);
+}
+
+json_t *body_parse_unlock(const char *data, size_t len, struct body_unlock *out,
+                          struct api_error *e)
+{
+    static const char *const keys[] = {"name", "address", NULL};
+    unsigned char buf[sizeof(struct in6_addr)];
+    struct json_reader r;
+
+    memset(out, 0, sizeof(*out));
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    json_reader_get_string(&r, "", j, "name", false, 1, BW_MAX_USERNAME, NULL, &out->name);
+    json_reader_get_string(&r, "", j, "address", false, 1, 64, NULL, &out->address);
+    if (!json_reader_failed(&r) && (out->name != NULL) == (out->address != NULL))
+        json_reader_fail(&r, BW_ERR_INVALID, out->name ? "address" : "name",
+                         "give a user name (\"name\") or a client address (\"address\"), one "
+                         "of them");
+    else if (!json_reader_failed(&r) && out->address &&
+             inet_pton(AF_INET, out->address, buf) != 1 &&
+             inet_pton(AF_INET6, out->address, buf) != 1)
+        json_reader_fail(&r, BW_ERR_INVALID, "address",
+                         "\"%s\" is not a numeric IPv4 or IPv6 address", out->address);
     return finish(j, &r, e);
 }
 

@@ -121,12 +121,20 @@ struct body_internal_error {
     bool problem_fault; /* the worker blames the problem (its reference failed) */
 };
 
+struct body_unlock {
+    const char *name;    /* borrowed; NULL when the address is given */
+    const char *address; /* borrowed; NULL when the name is given */
+};
+
 json_t *body_parse_credentials(const char *data, size_t len, struct body_credentials *out,
                                struct api_error *e);
 json_t *body_parse_submission(const char *data, size_t len, struct body_submission *out,
                               struct api_error *e);
 json_t *body_parse_name(const char *data, size_t len, struct body_name *out, struct api_error *e);
 json_t *body_parse_role(const char *data, size_t len, struct body_role *out, struct api_error *e);
+/* {"name": USER} or {"address": NUMERIC-IP}: exactly one (the admin's unlock). */
+json_t *body_parse_unlock(const char *data, size_t len, struct body_unlock *out,
+                          struct api_error *e);
 json_t *body_parse_enable(const char *data, size_t len, struct body_enable *out,
                           struct api_error *e);
 json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *out,
@@ -141,6 +149,10 @@ json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
                           struct api_error *e);
 json_t *body_parse_internal_error(const char *data, size_t len, struct body_internal_error *out,
                                   struct api_error *e);
+
+/* True if a body is empty or an object without fields (an action that takes
+ * no arguments); false with *e filled otherwise. */
+bool body_empty_ok(const char *data, size_t len, struct api_error *e);
 
 /* True if s is a problem id: [a-z0-9-], 1..64 bytes. */
 bool body_problem_id_ok(const char *s);

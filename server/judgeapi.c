@@ -26,6 +26,7 @@
 
 struct waiter {
     struct http_conn *conn;
+    int64_t worker; /* workers.id of the claim's worker */
     double deadline_ms;
     bool suspended;
     struct waiter *next;
@@ -37,6 +38,7 @@ struct claim_waiters {
     struct waiter *head;
     unsigned n;
     bool closing;
+    double touched_ms; /* when waiting workers were last marked seen */
 };
 
 struct claim_state {
@@ -268,6 +270,7 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
         cs->wait_s =
             b.wait_s < 0 || b.wait_s > s->cfg->claim_wait_s ? s->cfg->claim_wait_s : b.wait_s;
         cs->w.conn = req->conn;
+        cs->w.worker = who->id;
         cs->w.deadline_ms = now_ms() + (double)cs->wait_s * 1000.0;
         req->state = cs;
     }
@@ -547,6 +550,56 @@ int judgeapi_h_bundle(struct http_request *req, struct http_response *res)
     return status;
 }
 
+void judgeapi_tick_claims(struct server *s)
+{
+    struct claim_waiters *cw = s->claims;
+    double now = now_ms();
+    int64_t *ids = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&cw->lock);
+    bool touch = now - cw->touched_ms >= (s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1) * 1e3;
+    if (touch && cw->n > 0)
+        ids = malloc(cw->n * sizeof(*ids));
+    struct waiter **p = &cw->head;
+    while (*p) {
+        struct waiter *w = *p;
+        if (http_peer_closed(w->conn)) {
+            /* Its handler runs again, sees the peer gone and ends the claim. */
+            *p = w->next;
+            cw->n--;
+            w->suspended = false;
+            http_resume(w->conn);
+            continue;
+        }
+        if (ids)
+            ids[n++] = w->worker;
+        p = &w->next;
+    }
+    if (touch)
+        cw->touched_ms = now;
+    pthread_mutex_unlock(&cw->lock);
+    if (n > 0) {
+        struct db_conn *c = db_acquire(s->db);
+        int64_t t = (int64_t)time(NULL);
+        for (size_t i = 0; i < n; i++)
+            db_run(c, NULL, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii", t, ids[i]);
+        db_release(s->db, c);
+    }
+    free(ids);
+}
+
+void judgeapi_requeued(struct server *s, const int64_t *ids, size_t n, const char *message)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)ids[i], "state", "queued",
+                               "message", message);
+        sse_publish(s->hub, ids[i], "requeued", ev, false);
+        json_decref(ev);
+    }
+    if (n)
+        judgeapi_queue_changed(s);
+}
+
 void judgeapi_expire(struct server *s)
 {
     int64_t *ids = NULL, *done = NULL;
@@ -561,9 +614,11 @@ void judgeapi_expire(struct server *s)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        log_warn("judge api: submission %lld: lease expired; requeued", (long long)ids[i]);
+        log_warn("judge api: submission %lld: its worker sent no heartbeat for %d s (lost); "
+                 "requeued",
+                 (long long)ids[i], s->cfg->lease_s);
         json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)ids[i], "state", "queued",
-                               "message", "the worker stopped answering; waiting for another");
+                               "message", "the worker stopped answering; judging again");
         sse_publish(s->hub, ids[i], "requeued", ev, false);
         json_decref(ev);
     }

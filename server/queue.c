@@ -35,6 +35,21 @@ int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_lan
     return rc;
 }
 
+/* The round being served now, as SQL: the least round still queued, or when
+ * none is, the greatest one taken so far. */
+#define ROUND_NOW_SQL                                                                              \
+    "COALESCE((SELECT MIN(round) FROM submissions WHERE state = 'queued'), "                       \
+    "MAX((SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'judging'), "              \
+    "(SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'done')))"
+
+int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause)
+{
+    return db_get_i64(c, round, cause,
+                      "SELECT MAX(" ROUND_NOW_SQL ", COALESCE((SELECT MAX(round) + 1 FROM "
+                      "submissions WHERE user_id = ? AND state IN ('queued', 'judging')), 0))",
+                      "i", user);
+}
+
 int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s, struct job *out,
                 char **cause)
 {
@@ -50,7 +65,7 @@ int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s
                     "JOIN problems p ON p.id = s.problem_id "
                     "WHERE s.state = 'queued' AND p.disabled = 0 AND (? OR s.needs_gpu = 0) "
                     "AND s.language IN (SELECT language FROM worker_languages WHERE worker_id = ?) "
-                    "ORDER BY s.id LIMIT 1",
+                    "ORDER BY s.round, s.id LIMIT 1",
                     "Ii", can_execute ? 1 : 0, worker);
     if (rc == BW_OK)
         rc = db_step(st, cause);
@@ -148,8 +163,18 @@ static int end_lease(struct db_conn *c, const char *lease, int64_t submission, c
                       "judged_at = ? WHERE id = ?",
                       "tii", message, now, submission);
     }
-    return db_run(c, cause, "UPDATE submissions SET state = 'queued', queued_at = ? WHERE id = ?",
-                  "ii", now, submission);
+    /* What the submission says while it waits again (the learner's page, the
+     * list): that it is being judged again, and why. */
+    char retry[BW_MAX_MESSAGE_FIELD + 128];
+    if (count_attempt)
+        snprintf(retry, sizeof(retry), "judging again (attempt %lld of %d failed): %s",
+                 (long long)attempts, BW_JUDGE_ATTEMPTS, reason);
+    else
+        snprintf(retry, sizeof(retry), "judging again: %s", reason);
+    return db_run(
+        c, cause,
+        "UPDATE submissions SET state = 'queued', queued_at = ?, message = ? WHERE id = ?", "iti",
+        now, retry, submission);
 }
 
 static double geomean_time(const struct body_result *r)
@@ -471,14 +496,60 @@ int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_
                         worker, "the worker restarted while judging it", ids, n, NULL, NULL, cause);
 }
 
+int queue_drop_worker(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                      size_t *n, char **cause)
+{
+    struct db_stmt *st = NULL;
+    char(*leases)[48] = NULL;
+    int64_t *subs = NULL;
+    size_t count = 0, cap = 0;
+    *ids = NULL;
+    *n = 0;
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT id, submission_id FROM leases WHERE state = 'active' "
+                        "AND worker_id = ?",
+                        "i", worker);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        if (count == cap) {
+            cap = cap ? cap * 2 : 8;
+            void *a = realloc(leases, cap * sizeof(*leases));
+            if (a)
+                leases = a;
+            void *b = realloc(subs, cap * sizeof(*subs));
+            if (b)
+                subs = b;
+            if (!a || !b) {
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        snprintf(leases[count], sizeof(leases[count]), "%s", db_col_text(st, 0));
+        subs[count] = db_col_i64(st, 1);
+        count++;
+    }
+    db_finish(st);
+    for (size_t i = 0; rc >= 0 && i < count; i++) {
+        bool je = false;
+        rc = end_lease(c, leases[i], subs[i], "lost", reason, false, &je, cause);
+    }
+    free(leases);
+    if (rc < 0) {
+        free(subs);
+        return rc;
+    }
+    *ids = subs;
+    *n = count;
+    return BW_OK;
+}
+
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
                  size_t *n_done, char **cause)
 {
     return expire_where(c,
                         "SELECT id, submission_id FROM leases WHERE state = 'active' "
                         "AND expires_at < ?",
-                        now, "the lease expired (the worker stopped answering)", ids, n, done,
-                        n_done, cause);
+                        now, "the worker stopped answering (no heartbeat: its lease expired)", ids,
+                        n, done, n_done, cause);
 }
 
 int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
@@ -489,7 +560,7 @@ int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
     if (!v)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     int rc = db_prepare(c, &st, cause,
-                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY id", "");
+                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY round, id", "");
     while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
         if (count == cap) {
             int64_t *grown = realloc(v, cap * 2 * sizeof(*v));
@@ -746,7 +817,8 @@ static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
         rc = db_run(c, cause,
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL WHERE id = ?",
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE id = ?",
                     "ii", now, id);
     return rc;
 }
@@ -794,8 +866,8 @@ int queue_rejudge_problem(struct db_conn *c, const char *problem, int64_t *n, ch
         rc = db_run(c, cause,
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL WHERE problem_id = ? "
-                    "AND state != 'queued' AND cancelled_at IS NULL",
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE problem_id = ? AND state != 'queued' AND cancelled_at IS NULL",
                     "it", now, problem);
     *n = db_changes(c);
     if (rc == BW_OK)

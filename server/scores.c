@@ -10,6 +10,7 @@
 #include "bodies.h"
 #include "db.h"
 #include "http.h"
+#include "problems.h"
 #include "server.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -49,6 +50,12 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
     int status = 0;
     if (!body_problem_id_ok(problem))
         return api_reply_error(res, 404, "not_found", NULL, "no such problem");
+    /* The same problems as GET /api/problems/{id}: those served now. */
+    struct problem_set *set = problems_get(s->problems);
+    bool served = problems_find(set, problem) != NULL;
+    problems_put(s->problems, set);
+    if (!served)
+        return api_reply_error(res, 404, "not_found", NULL, "no problem \"%s\"", problem);
     if (gpu && strlen(gpu) > 127)
         return api_reply_error(res, 400, "invalid", "gpu", "gpu: longer than 127 bytes");
     if (!language_query(req, res, &language, &status))

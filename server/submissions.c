@@ -177,13 +177,16 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
             status = too_many(req, res, q.oldest + s->cfg->quota_window_s - now, msg);
         }
     }
+    int64_t round = 0;
+    if (rc == BW_OK && status == 0)
+        rc = queue_next_round(c, who->id, &round, &cause);
     if (rc == BW_OK && status == 0)
         rc = db_run(c, &cause,
                     "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, language, "
-                    "source, seed, created_at, queued_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                    "source, seed, created_at, queued_at, round) VALUES (?,?,?,?,?,?,?,?,?,?)",
                     "ittttt"
-                    "iii",
-                    who->id, b.problem, hash, mode, language, b.source, seed, now, now);
+                    "iiii",
+                    who->id, b.problem, hash, mode, language, b.source, seed, now, now, round);
     if (rc == BW_OK && status == 0) {
         id = db_last_id(c);
         rc = db_commit(c, &cause);
