@@ -39,9 +39,9 @@
 #include "admin.h"
 #include "auth.h"
 #include "config.h"
-#include "db.h"
 #include "problems.h"
 #include "server.h"
+#include "store/store.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -256,13 +256,12 @@ static int create_admin(const struct server_config *cfg, const struct args *a, c
         rc = bw_fail(cause, BW_ERR_INVALID, "password: %s", why);
         goto out_pw;
     }
-    struct db *db = NULL;
-    rc = db_open(cfg->db_path, 1, &db, cause);
+    struct store *st = NULL;
+    rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         goto out_pw;
-    struct db_conn *c = db_acquire(db);
     int64_t id = 0;
-    rc = auth_create_user(c, cfg, a->command_arg, pw, USER_ADMIN, &id, cause);
+    rc = auth_create_user(st, cfg, a->command_arg, pw, USER_ADMIN, &id, cause);
     if (rc == BW_ERR_INVALID) {
         /* It exists: make it an admin and set the password. */
         char *hash = NULL;
@@ -270,16 +269,14 @@ static int create_admin(const struct server_config *cfg, const struct args *a, c
         *cause = NULL;
         rc = auth_hash_password(cfg, pw, &hash, cause);
         if (rc == BW_OK)
-            rc = db_run(c, cause, "UPDATE users SET role = 'admin', password = ? WHERE name = ?",
-                        "tt", hash, a->command_arg);
+            rc = store_user_make_admin(st, a->command_arg, hash, cause);
         free(hash);
         if (rc == BW_OK)
             printf("user %s is now an admin (password reset)\n", a->command_arg);
     } else if (rc == BW_OK) {
         printf("admin %s created\n", a->command_arg);
     }
-    db_release(db, c);
-    db_close(db);
+    store_close(st);
 out_pw:
     sodium_memzero(pw, strlen(pw));
     free(pw);
@@ -321,16 +318,32 @@ static int token_tmp(const char *path, const char *token, char **tmp, char **cau
 /* create-worker and rotate-worker: a new token, written to --token-file (or
  * printed), and the database change, all or nothing. The file is written
  * first under a temporary name, the change made in a transaction, the file
- * renamed into place, then the transaction committed; a failure at any step
- * undoes the steps before it. */
+ * renamed into place (the store's commit hook), then the transaction
+ * committed; a failure at any step undoes the steps before it. */
+struct token_file {
+    const char *tmp, *path;
+    bool renamed;
+};
+
+static int rename_token(void *arg, char **cause)
+{
+    struct token_file *f = arg;
+    if (!f->tmp)
+        return BW_OK;
+    if (rename(f->tmp, f->path) != 0)
+        return bw_fail(cause, BW_ERR_IO, "cannot rename %s to %s: %s", f->tmp, f->path,
+                       strerror(errno));
+    f->renamed = true;
+    return BW_OK;
+}
+
 static int worker_token(const struct server_config *cfg, const struct args *a, bool create,
                         char **cause)
 {
     const char *name = a->command_arg;
-    char token[AUTH_TOKEN_CHARS];
+    char token[AUTH_TOKEN_CHARS], found[BW_MAX_TOKEN_NAME + 1];
     char *tmp = NULL;
-    bool renamed = false;
-    struct db *db = NULL;
+    struct store *st = NULL;
     int64_t id = 0;
     if (!admin_worker_name_ok(name))
         return bw_fail(cause, BW_ERR_INVALID,
@@ -340,34 +353,16 @@ static int worker_token(const struct server_config *cfg, const struct args *a, b
     int rc = a->token_file ? token_tmp(a->token_file, token, &tmp, cause) : BW_OK;
     if (rc < 0)
         return rc;
-    rc = db_open(cfg->db_path, 1, &db, cause);
+    struct token_file f = {tmp, a->token_file, false};
+    rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         goto out_tmp;
-    struct db_conn *c = db_acquire(db);
-    rc = db_begin(c, cause);
-    if (rc < 0)
-        goto out_db;
-    if (create) {
-        rc = admin_create_worker(c, name, token, &id, cause);
-    } else {
-        rc = admin_find_worker(c, name, &id, cause);
-        if (rc == BW_OK)
-            rc = admin_rotate_worker(c, id, token, cause);
-    }
-    if (rc == BW_OK && tmp) {
-        if (rename(tmp, a->token_file) == 0)
-            renamed = true;
-        else
-            rc = bw_fail(cause, BW_ERR_IO, "cannot rename %s to %s: %s", tmp, a->token_file,
-                         strerror(errno));
-    }
-    if (rc == BW_OK)
-        rc = db_commit(c, cause);
+    rc = create ? admin_create_worker(st, name, token, rename_token, &f, &id, cause)
+                : admin_rotate_worker(st, 0, name, token, rename_token, &f, &id, found, cause);
     if (rc < 0) {
-        db_rollback(c);
-        if (renamed && create)
+        if (f.renamed && create)
             unlink(a->token_file);
-        else if (renamed)
+        else if (f.renamed)
             bw_wrap(cause, rc,
                     "the database kept the old token, and %s now holds one that is not valid "
                     "(run rotate-worker again)",
@@ -385,10 +380,9 @@ static int worker_token(const struct server_config *cfg, const struct args *a, b
                 "one\n",
                 name);
 out_db:
-    db_release(db, c);
-    db_close(db);
+    store_close(st);
 out_tmp:
-    if (tmp && !renamed)
+    if (tmp && !f.renamed)
         unlink(tmp);
     free(tmp);
     sodium_memzero(token, sizeof(token));
@@ -397,19 +391,17 @@ out_tmp:
 
 static int delete_worker(const struct server_config *cfg, const struct args *a, char **cause)
 {
-    struct db *db = NULL;
+    struct store *st = NULL;
     char name[BW_MAX_TOKEN_NAME + 1];
     int64_t id = 0, *ids = NULL;
     size_t n = 0;
-    int rc = db_open(cfg->db_path, 1, &db, cause);
+    int rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         return rc;
-    struct db_conn *c = db_acquire(db);
-    rc = admin_find_worker(c, a->command_arg, &id, cause);
+    rc = store_worker_find(st, a->command_arg, &id, cause);
     if (rc == BW_OK)
-        rc = admin_delete_worker(c, id, name, &ids, &n, cause);
-    db_release(db, c);
-    db_close(db);
+        rc = admin_delete_worker(st, id, name, &ids, &n, cause);
+    store_close(st);
     if (rc == BW_OK)
         printf("worker %s deleted; %zu job%s it held went back to the queue\n", name, n,
                n == 1 ? "" : "s");
@@ -428,15 +420,12 @@ static int unlock(const struct server_config *cfg, const struct args *a, bool ad
         return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a numeric IPv4 or IPv6 address", key);
     if (!address && (!*key || strlen(key) > BW_MAX_USERNAME))
         return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a user name", key);
-    struct db *db = NULL;
-    int rc = db_open(cfg->db_path, 1, &db, cause);
+    struct store *st = NULL;
+    int rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         return rc;
-    struct db_conn *c = db_acquire(db);
-    rc = db_run(c, cause, "INSERT INTO unlocks(kind, key, requested_at) VALUES (?,?,?)", "tti",
-                address ? "address" : "name", key, (int64_t)time(NULL));
-    db_release(db, c);
-    db_close(db);
+    rc = store_unlock_request(st, address, key, (int64_t)time(NULL), cause);
+    store_close(st);
     if (rc == BW_OK)
         printf("sign-ins %s %s: unlocked by the running server within a second (a server "
                "started later has no lockouts yet)\n",

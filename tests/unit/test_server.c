@@ -23,11 +23,12 @@
 #include "server/auth.h"
 #include "server/bodies.h"
 #include "server/config.h"
-#include "server/db.h"
 #include "server/files.h"
 #include "server/http.h"
 #include "server/problems.h"
-#include "server/queue.h"
+#include "server/store/db.h"
+#include "server/store/queue.h"
+#include "server/store/store.h"
 #include "server/throttle.h"
 #include "common/banned.h"
 
@@ -760,15 +761,18 @@ TEST(db_migrates_once_and_keeps_data)
     free(dir);
 }
 
-/* A database with one user, one problem, one worker and `n` submissions. */
-static struct db *queue_fixture(const char *path, int n)
+/* A store with one user, one problem, one worker and `n` submissions; a
+ * test keeps one connection for rows it reads or writes by hand, and the
+ * store takes the others. */
+static struct store *queue_fixture(const char *path, int n)
 {
     char *cause = NULL;
-    struct db *db = NULL;
-    if (db_open(path, 1, &db, &cause) < 0) {
+    struct store *st = NULL;
+    if (store_open(path, 4, &st, &cause) < 0) {
         free(cause);
         return NULL;
     }
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     db_exec(c,
             "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
@@ -786,7 +790,7 @@ static struct db *queue_fixture(const char *path, int n)
                "created_at, queued_at) VALUES (1,'p','h','submit','src',7,1,1)",
                "");
     db_release(db, c);
-    return db;
+    return st;
 }
 
 TEST(queue_lease_lifecycle)
@@ -794,24 +798,25 @@ TEST(queue_lease_lifecycle)
     char *cause = NULL;
     char *dir = temp_dir();
     char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 2);
-    CHECK(db != NULL);
-    if (!db)
+    struct store *st = queue_fixture(path, 2);
+    CHECK(st != NULL);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     struct job j1, j2, none;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j1, &cause), 1);
     CHECK_INT_EQ(j1.submission, 1);
     CHECK_INT_EQ(j1.attempt, 1);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j2, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j2, &cause), 1);
     CHECK_INT_EQ(j2.submission, 2);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &none, &cause), 0);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &none, &cause), 0);
     int64_t pos = -1, sub = 0;
-    CHECK_INT_EQ(queue_position(c, 1, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 1, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 0);
-    CHECK_INT_EQ(queue_heartbeat(c, 1, j1.lease, 60, &sub, &cause), BW_OK);
+    CHECK_INT_EQ(queue_heartbeat(st, 1, j1.lease, 60, &sub, &cause), BW_OK);
     CHECK_INT_EQ(sub, 1);
-    CHECK_INT_EQ(queue_heartbeat(c, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_heartbeat(st, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
 
     struct body_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
@@ -823,10 +828,10 @@ TEST(queue_lease_lifecycle)
     r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
     r->benches[1] = (struct body_bench){.name = "b", .median_ms = 4.0};
     struct stored out;
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED);
     CHECK(out.time_ms > 1.99 && out.time_ms < 2.01); /* geometric mean of 1 and 4 */
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED_BEFORE);
     int64_t best = 0;
     CHECK_INT_EQ(db_get_i64(c, &best, &cause, "SELECT COUNT(*) FROM best", ""), BW_OK);
@@ -835,28 +840,28 @@ TEST(queue_lease_lifecycle)
     /* Lease 2 expires: requeued; the stale lease cannot post. */
     int64_t *ids = NULL, *done = NULL;
     size_t n = 0, nd = 0;
-    CHECK_INT_EQ(queue_expire(c, INT64_MAX / 2, &ids, &n, &done, &nd, &cause), BW_OK);
+    CHECK_INT_EQ(queue_expire(st, INT64_MAX / 2, &ids, &n, &done, &nd, &cause), BW_OK);
     CHECK_INT_EQ(n, 1);
     CHECK_INT_EQ(nd, 0);
     CHECK_INT_EQ(ids[0], 2);
     free(ids);
     free(done);
-    CHECK_INT_EQ(queue_store_result(c, 1, j2.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_store_result(st, 1, j2.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
     /* Released: not counted. Failed twice more: Judge Error. */
     struct job j3;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.attempt, 2);
-    CHECK_INT_EQ(queue_release(c, 1, j3.lease, &sub, &cause), BW_OK);
+    CHECK_INT_EQ(queue_release(st, 1, j3.lease, &sub, &cause), BW_OK);
     struct failure f;
     job_release(&j3);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.attempt, 2);
-    CHECK_INT_EQ(queue_fail(c, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
+    CHECK_INT_EQ(queue_fail(st, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
     CHECK(!f.judge_error);
     job_release(&j3);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.attempt, 3);
-    CHECK_INT_EQ(queue_fail(c, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
+    CHECK_INT_EQ(queue_fail(st, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
     CHECK(f.judge_error);
     int64_t je = 0;
     CHECK_INT_EQ(db_get_i64(c, &je, &cause,
@@ -871,7 +876,7 @@ TEST(queue_lease_lifecycle)
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -880,16 +885,17 @@ TEST(queue_lease_lifecycle)
 /* Adds a queued submission of `user` as submissions_h_create does, with its round. */
 static int64_t add_turn(struct db_conn *c, int64_t user)
 {
-    int64_t round = -1;
+    int64_t round = -1, id = 0;
     char *cause = NULL;
     CHECK_INT_EQ(queue_next_round(c, user, &round, &cause), BW_OK);
-    CHECK_INT_EQ(db_run(c, &cause,
-                        "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
-                        "seed, created_at, queued_at, round) VALUES (?,'p','h','run','s',7,1,1,?)",
-                        "ii", user, round),
+    CHECK_INT_EQ(db_get_i64(c, &id, &cause,
+                            "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
+                            "source, seed, created_at, queued_at, round) "
+                            "VALUES (?,'p','h','run','s',7,1,1,?) RETURNING id",
+                            "ii", user, round),
                  BW_OK);
     free(cause);
-    return db_last_id(c);
+    return id;
 }
 
 TEST(queue_serves_learners_in_turns)
@@ -897,10 +903,11 @@ TEST(queue_serves_learners_in_turns)
     char *cause = NULL;
     char *dir = temp_dir();
     char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 0);
-    CHECK(db != NULL);
-    if (!db)
+    struct store *st = queue_fixture(path, 0);
+    CHECK(st != NULL);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     db_exec(c,
             "INSERT INTO users(name, password, created_at) VALUES ('v','x',1);"
@@ -910,13 +917,13 @@ TEST(queue_serves_learners_in_turns)
     for (int i = 0; i < 6; i++)
         a[i] = add_turn(c, 1); /* user 1 parks six */
     b = add_turn(c, 2);        /* then user 2 submits one */
-    CHECK_INT_EQ(queue_position(c, b, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, b, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 2); /* behind user 1's first, ahead of its other five */
-    CHECK_INT_EQ(queue_position(c, a[1], &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, a[1], &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 3);
     int64_t *ids = NULL;
     size_t n = 0;
-    CHECK_INT_EQ(queue_ids(c, &ids, &n, &cause), BW_OK);
+    CHECK_INT_EQ(queue_ids(st, &ids, &n, &cause), BW_OK);
     CHECK_INT_EQ(n, 7);
     if (n == 7) {
         CHECK_INT_EQ(ids[0], a[0]);
@@ -925,10 +932,10 @@ TEST(queue_serves_learners_in_turns)
     }
     free(ids);
     struct job j;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, a[0]);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, b);
     job_release(&j);
     /* A third learner arriving now waits behind one of user 1's jobs, not five,
@@ -936,21 +943,21 @@ TEST(queue_serves_learners_in_turns)
      * each round serves each learner once. */
     x = add_turn(c, 3);
     int64_t b2 = add_turn(c, 2);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, a[1]);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, x);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, b2);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, a[2]);
     job_release(&j);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(path);
     free(dir);
@@ -961,29 +968,30 @@ TEST(queue_compile_only_waits_for_gpu)
     char *cause = NULL;
     char *dir = temp_dir();
     char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 1);
-    if (!db)
+    struct store *st = queue_fixture(path, 1);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     struct job j;
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
     struct body_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->executed = false;
     r->message = "";
     r->gpu_name = "";
     struct stored out;
-    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 2, j.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 0); /* not for a compile-only worker */
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);  /* a GPU worker takes it */
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 0); /* not for a compile-only worker */
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);  /* a GPU worker takes it */
     CHECK_INT_EQ(j.attempt, 1);
     job_release(&j);
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -998,9 +1006,10 @@ TEST(queue_routes_by_language)
     char *cause = NULL;
     char *dir = temp_dir();
     char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 1); /* 1: CUDA */
-    if (!db)
+    struct store *st = queue_fixture(path, 1); /* 1: CUDA */
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), v = 0;
     CHECK_INT_EQ(db_exec(c,
@@ -1019,12 +1028,12 @@ TEST(queue_routes_by_language)
         BW_OK);
     /* No worker compiles Triton yet: 2 is parked, 1 and 3 count. */
     struct in_flight fl;
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK_INT_EQ(fl.counted, 2);
     CHECK_INT_EQ(fl.waiting_language, 1);
     CHECK_INT_EQ(fl.waiting_gpu, 0);
     struct queue_status q;
-    CHECK_INT_EQ(queue_status(c, now, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, now, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.languages[LANG_TRITON].queued, 1);
     CHECK_INT_EQ(q.languages[LANG_CUDA].queued, 2);
     CHECK_INT_EQ(q.languages[LANG_TRITON].workers, 0);
@@ -1035,32 +1044,44 @@ TEST(queue_routes_by_language)
 
     /* The CUDA-only GPU worker takes 1, then 3 past the older Triton job, then nothing. */
     struct job j1, j3, none, jt;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j1, &cause), 1);
     CHECK_INT_EQ(j1.submission, 1);
     CHECK(j1.language == LANG_CUDA);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.submission, 3);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &none, &cause), 0);
-    CHECK_INT_EQ(queue_claim(c, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &none, &cause), 0);
+    CHECK_INT_EQ(queue_claim(st, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
 
     /* Worker 3 registers CUDA and Triton: it takes the Triton job. */
     struct body_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
-    CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK);
-    CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK); /* again: replaced */
+    struct queue_registration reg = {.now = now - 5,
+                                     .hostname = "h",
+                                     .version = "v",
+                                     .gpu_name = "",
+                                     .can_execute = true,
+                                     .languages = langs,
+                                     .n_languages = 2};
+    int64_t *held = NULL;
+    size_t n_held = 0;
+    CHECK_INT_EQ(queue_register(st, 3, &reg, &held, &n_held, &cause), BW_OK);
+    free(held);
+    CHECK_INT_EQ(queue_register(st, 3, &reg, &held, &n_held, &cause), BW_OK); /* again: replaced */
+    CHECK_INT_EQ(n_held, 0);
+    free(held);
     CHECK_INT_EQ(
         db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM worker_languages WHERE worker_id = 3", ""),
         BW_OK);
     CHECK_INT_EQ(v, 2);
     CHECK_INT_EQ(db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE id = 3", "i", now),
                  BW_OK);
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK_INT_EQ(fl.counted, 3); /* a Triton worker is connected: 2 is in its line */
     CHECK_INT_EQ(fl.waiting_language, 0);
-    CHECK_INT_EQ(queue_status(c, now, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, now, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.languages[LANG_TRITON].workers, 1);
     CHECK_INT_EQ(q.languages[LANG_TRITON].gpu_workers, 1);
     CHECK_STR_EQ(q.languages[LANG_TRITON].versions[0], "3.6.0");
-    CHECK_INT_EQ(queue_claim(c, 3, true, 60, &jt, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 3, true, 60, &jt, &cause), 1);
     CHECK_INT_EQ(jt.submission, 2);
     CHECK(jt.language == LANG_TRITON);
 
@@ -1074,8 +1095,8 @@ TEST(queue_routes_by_language)
     r->n_benches = 1;
     r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
     struct stored out;
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
-    CHECK_INT_EQ(queue_store_result(c, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM best WHERE user_id = 1 AND gpu_name = 'H200' "
                             "AND language IN ('cuda', 'triton')",
@@ -1091,7 +1112,7 @@ TEST(queue_routes_by_language)
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1132,10 +1153,11 @@ TEST(db_migration_3_keeps_rows_as_cuda)
         SQLITE_OK);
     sqlite3_close(h);
     free(upto2);
-    struct db *db = NULL;
-    CHECK_INT_EQ(db_open(path, 1, &db, &cause), BW_OK);
-    if (!db)
+    struct store *st = NULL;
+    CHECK_INT_EQ(store_open(path, 4, &st, &cause), BW_OK);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     int64_t v = 0;
     CHECK_INT_EQ(db_get_i64(c, &v, &cause, "PRAGMA user_version", ""), BW_OK);
@@ -1165,7 +1187,7 @@ TEST(db_migration_3_keeps_rows_as_cuda)
     CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM worker_languages", ""), BW_OK);
     CHECK_INT_EQ(v, 1); /* the worker that never registered compiles nothing yet */
     struct job j;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, 1);
     job_release(&j);
     /* The new CHECKs hold. */
@@ -1173,7 +1195,7 @@ TEST(db_migration_3_keeps_rows_as_cuda)
                  BW_ERR_INVALID);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1184,13 +1206,14 @@ TEST(queue_status_counts_queue_and_live_workers)
     char *cause = NULL;
     char *dir = temp_dir();
     char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 3);
-    if (!db)
+    struct store *st = queue_fixture(path, 3);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     struct queue_status q;
     /* Nobody has asked for work yet: no live worker. */
-    CHECK_INT_EQ(queue_status(c, 1000, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, 1000, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.queued, 3);
     CHECK_INT_EQ(q.waiting_gpu, 0);
     CHECK_INT_EQ(q.judging, 0);
@@ -1204,16 +1227,16 @@ TEST(queue_status_counts_queue_and_live_workers)
                  BW_OK);
     /* The compile-only worker compiles one while the GPU worker takes another. */
     struct job j, k;
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
     struct body_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
     struct stored out;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &k, &cause), 1);
-    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &k, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(st, 2, j.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
-    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.queued, 2);
     CHECK_INT_EQ(q.waiting_gpu, 1);
     CHECK_INT_EQ(q.judging, 1);
@@ -1223,18 +1246,18 @@ TEST(queue_status_counts_queue_and_live_workers)
     CHECK_STR_EQ(q.gpus[0], "NVIDIA H200");
     /* Disabled workers and workers silent for longer than a lease do not count. */
     CHECK_INT_EQ(db_exec(c, "UPDATE workers SET disabled = 1 WHERE name = 'w'", &cause), BW_OK);
-    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.workers, 1);
     CHECK_INT_EQ(q.gpu_workers, 0);
     CHECK_INT_EQ(q.n_gpus, 0);
-    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL) + 7200, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, (int64_t)time(NULL) + 7200, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.workers, 0);
     job_release(&j);
     job_release(&k);
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1248,9 +1271,10 @@ TEST(queue_cancel_and_in_flight)
     char *cause = NULL;
     char *dir = temp_dir();
     char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 4);
-    if (!db)
+    struct store *st = queue_fixture(path, 4);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
     struct job j;
@@ -1260,34 +1284,34 @@ TEST(queue_cancel_and_in_flight)
     r->gpu_name = "";
     struct stored out;
     /* Submission 1 compiled by the compile-only worker: it waits for a GPU. */
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
-    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(st, 2, j.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
     job_release(&j);
     struct in_flight fl;
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK(!fl.gpu_connected);
     CHECK_INT_EQ(fl.waiting_gpu, 1);
     CHECK_INT_EQ(fl.counted, 3); /* 2, 3, 4: not compiled yet; 1 is parked */
     CHECK_INT_EQ(
         db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE name = 'w'", "i", now - 10),
         BW_OK);
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK(fl.gpu_connected);
     CHECK_INT_EQ(fl.counted, 4); /* a GPU worker is connected: 1 is in its line */
-    CHECK_INT_EQ(queue_in_flight(c, 1, now + 3600, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now + 3600, 60, &fl, &cause), BW_OK);
     CHECK(!fl.gpu_connected); /* silent for longer than a lease */
-    CHECK_INT_EQ(queue_position(c, 2, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 2, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 2);
 
     /* Waiting for a GPU -> cancelled; the ones behind it move up. */
     struct cancel cx;
-    CHECK_INT_EQ(queue_cancel(c, 1, 1, "u", &cx, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(st, 1, 1, "u", &cx, &cause), BW_OK);
     CHECK_STR_EQ(cx.from, "waiting_for_gpu");
     CHECK_STR_EQ(cx.lease, "");
-    CHECK_INT_EQ(queue_position(c, 2, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 2, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 1);
-    CHECK_INT_EQ(queue_position(c, 1, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 1, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 0);
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM submissions WHERE id = 1 AND state = 'done' "
@@ -1296,29 +1320,29 @@ TEST(queue_cancel_and_in_flight)
                             ""),
                  BW_OK);
     CHECK_INT_EQ(v, 1);
-    CHECK_INT_EQ(queue_cancel(c, 1, 1, "u", &cx, &cause), BW_ERR_INVALID);
+    CHECK_INT_EQ(queue_cancel(st, 1, 1, "u", &cx, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "cancelled already, by u");
-    CHECK_INT_EQ(queue_cancel(c, 99, 1, "u", &cx, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_cancel(st, 99, 1, "u", &cx, &cause), BW_ERR_NOTFOUND);
 
     /* A GPU worker skips the cancelled one; cancelled while it judges 2. */
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, 2);
-    CHECK_INT_EQ(queue_cancel(c, 2, 1, "u", &cx, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(st, 2, 1, "u", &cx, &cause), BW_OK);
     CHECK_STR_EQ(cx.from, "judging");
     CHECK_STR_EQ(cx.lease, j.lease);
     CHECK_INT_EQ(cx.worker, 1);
     char why[96] = "";
-    CHECK(queue_lease_cancelled(c, 1, j.lease, &sub, why, sizeof(why)));
+    CHECK(queue_lease_cancelled(st, 1, j.lease, &sub, why, sizeof(why)));
     CHECK_INT_EQ(sub, 2);
     CHECK_STR_EQ(why, "cancelled by u");
-    CHECK(!queue_lease_cancelled(c, 2, j.lease, &sub, why, sizeof(why))); /* not its lease */
-    CHECK_INT_EQ(queue_heartbeat(c, 1, j.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK(!queue_lease_cancelled(st, 2, j.lease, &sub, why, sizeof(why))); /* not its lease */
+    CHECK_INT_EQ(queue_heartbeat(st, 1, j.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
-    CHECK_INT_EQ(queue_store_result(c, 1, j.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_store_result(st, 1, j.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
     struct failure f;
-    CHECK_INT_EQ(queue_fail(c, 1, j.lease, "boom", false, 10, 10, &f, &cause), BW_ERR_NOTFOUND);
-    CHECK_INT_EQ(queue_release(c, 1, j.lease, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_fail(st, 1, j.lease, "boom", false, 10, 10, &f, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_release(st, 1, j.lease, &sub, &cause), BW_ERR_NOTFOUND);
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM leases WHERE state = 'lost' "
                             "AND reason = 'cancelled by u' AND ended_at > 0",
@@ -1328,19 +1352,19 @@ TEST(queue_cancel_and_in_flight)
     job_release(&j);
 
     /* A judged submission cannot be cancelled; its lease is not "cancelled". */
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, 3);
-    CHECK_INT_EQ(queue_store_result(c, 1, j.lease, r, "{}", &out, &cause), BW_OK);
-    CHECK_INT_EQ(queue_cancel(c, 3, 1, "u", &cx, &cause), BW_ERR_INVALID);
+    CHECK_INT_EQ(queue_store_result(st, 1, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(st, 3, 1, "u", &cx, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "judged already (Accepted)");
-    CHECK(!queue_lease_cancelled(c, 1, j.lease, &sub, why, sizeof(why)));
+    CHECK(!queue_lease_cancelled(st, 1, j.lease, &sub, why, sizeof(why)));
     job_release(&j);
 
     /* Rejudging never brings a cancelled submission back. */
-    CHECK_INT_EQ(queue_rejudge_submission(c, 1, &cause), BW_ERR_INVALID);
+    CHECK_INT_EQ(queue_rejudge_submission(st, 1, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "was cancelled");
     int64_t n = 0;
-    CHECK_INT_EQ(queue_rejudge_problem(c, "p", &n, &cause), BW_OK);
+    CHECK_INT_EQ(queue_rejudge_problem(st, "p", &n, &cause), BW_OK);
     CHECK_INT_EQ(n, 1); /* submission 3 only */
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM submissions WHERE cancelled_at IS NOT NULL "
@@ -1351,7 +1375,7 @@ TEST(queue_cancel_and_in_flight)
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1490,9 +1514,9 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
     };
     char *cause = NULL, *dir = temp_dir();
     char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
-    struct db *db = NULL;
+    struct store *st = NULL;
 
-    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    CHECK_INT_EQ(store_open(dbp, 2, &st, &cause), BW_OK);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char cmd[1024];
         struct problem_set *set = NULL;
@@ -1501,7 +1525,7 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
                  "&& cd '%s/vector-add' && %s %s",
                  probs, probs, probs, probs, cases[i].how, cases[i].file);
         CHECK(system(cmd) == 0);
-        CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+        CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
         if (!set)
             continue;
         CHECK_MSG(problems_find(set, "vector-add") == NULL, "%s %s: served", cases[i].how,
@@ -1514,7 +1538,7 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
         CHECK(!strstr(set->list_json, "vector-add"));
         problems_set_unref_unlocked(set);
     }
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(probs);
     free(dbp);
@@ -1528,7 +1552,7 @@ TEST(duplicate_problem_numbers_are_refused)
 {
     char *cause = NULL, *dir = temp_dir();
     char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
-    struct db *db = NULL;
+    struct store *st = NULL;
     struct problem_set *set = NULL;
     char cmd[1024];
 
@@ -1538,8 +1562,8 @@ TEST(duplicate_problem_numbers_are_refused)
              "'%s/vector-bdd/problem.json'",
              probs, probs, probs, probs, probs);
     CHECK(system(cmd) == 0);
-    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
-    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    CHECK_INT_EQ(store_open(dbp, 2, &st, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
     if (set) {
         CHECK_INT_EQ(set->n, 1);
         CHECK(problems_find(set, "vector-add") != NULL);
@@ -1552,7 +1576,7 @@ TEST(duplicate_problem_numbers_are_refused)
         }
         problems_set_unref_unlocked(set);
     }
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(probs);
     free(dbp);
@@ -1604,10 +1628,10 @@ TEST(problem_set_loads_and_reports_failures)
              "echo '{' > '%s/broken/problem.json'",
              probs, probs, probs);
     CHECK(system(cmd) == 0);
-    struct db *db = NULL;
-    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    struct store *st = NULL;
+    CHECK_INT_EQ(store_open(dbp, 2, &st, &cause), BW_OK);
     struct problem_set *set = NULL;
-    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
     if (set) {
         CHECK_INT_EQ(set->n, 1);
         CHECK_INT_EQ(set->n_failed, 1);
@@ -1616,16 +1640,16 @@ TEST(problem_set_loads_and_reports_failures)
         CHECK(e != NULL);
         CHECK_CONTAINS(set->list_json, "\"vector-add\"");
         CHECK_CONTAINS(e ? e->detail_json : NULL, "\"c_type\":\"const float*\"");
-        struct db_conn *c = db_acquire(db);
+        struct db_conn *c = db_acquire(store_db(st));
         int64_t n = 0;
         CHECK_INT_EQ(db_get_i64(c, &n, &cause, "SELECT COUNT(*) FROM bundles WHERE hash = ?", "t",
                                 e ? e->hash : ""),
                      BW_OK);
         CHECK_INT_EQ(n, 1);
-        db_release(db, c);
+        db_release(store_db(st), c);
         problems_set_unref_unlocked(set);
     }
-    CHECK_INT_EQ(problems_load("/nonexistent/problems", db, &set, &cause), BW_ERR_IO);
+    CHECK_INT_EQ(problems_load("/nonexistent/problems", st, &set, &cause), BW_ERR_IO);
 
     /* A problem with starter.py and solution.py is offered in Triton too:
      * both starters, and the signature of each language. */
@@ -1641,7 +1665,7 @@ TEST(problem_set_loads_and_reports_failures)
              "cp starter.py solution.py",
              probs, probs, probs, probs);
     CHECK(system(cmd) == 0);
-    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
     const struct problem_entry *t = set ? problems_find(set, "vector-triton") : NULL;
     CHECK_MSG(t != NULL, "%s", set && set->n_failed ? set->failed[0].error : "not loaded");
     if (t) {
@@ -1682,7 +1706,7 @@ TEST(problem_set_loads_and_reports_failures)
     CHECK(cu_only && strstr(cu_only->detail_json, "\"languages\":[\"cuda\"]") &&
           !strstr(cu_only->detail_json, "\"triton\""));
     problems_set_unref_unlocked(set);
-    db_close(db);
+    store_close(st);
     free(cause);
     free(probs);
     free(dbp);
