@@ -101,6 +101,11 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# libpq's header for the store's PostgreSQL backend (libpq itself is opened at
+# run time: server/store/db_pg.c).
+PG_INCLUDE ?= $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+$(BUILD)/obj/server/store/db_pg.o: CFLAGS += -isystem $(PG_INCLUDE)
+
 $(BUILD)/lib%.a:
 	@rm -f $@
 	ar rcs $@ $^

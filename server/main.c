@@ -445,6 +445,14 @@ static int check_config(const struct server_config *cfg)
         free(cause);
         return 2;
     }
+    /* A PostgreSQL database must answer, at a schema this binary can run. */
+    int version = 0;
+    if (store_check(cfg->db_path, &version, &cause) < 0) {
+        fprintf(stderr, "blockwise-server: database: %s\n", cause);
+        free(cause);
+        free(warnings);
+        return 2;
+    }
     struct problem_set *set = NULL;
     if (problems_load(cfg->problems_dir, NULL, &set, &cause) < 0) {
         fprintf(stderr, "blockwise-server: %s\n", cause);
@@ -472,6 +480,9 @@ static int check_config(const struct server_config *cfg)
         fputs(dump ? dump : "", stdout);
         free(dump);
         printf("%zu problems to serve, %zu failed to load\n", set->n, set->n_failed);
+        if (strncmp(cfg->db_path, "postgres", 8) == 0)
+            printf("database: PostgreSQL answers, schema version %d (this server's: %d)\n", version,
+                   store_schema_latest());
         if (n_warnings)
             printf("configuration OK, with %d warning%s (above)\n", n_warnings,
                    n_warnings == 1 ? "" : "s");

@@ -121,12 +121,8 @@ static int db_new(const char *database, int n_conns, struct db **out, char **cau
     struct db *db = calloc(1, sizeof(*db));
     if (!db)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    if (db_is_postgresql(database)) {
-        free(db);
-        return bw_fail(cause, BW_ERR_INVALID, "PostgreSQL is not supported by this build");
-    }
-    db->backend = DB_SQLITE;
-    db->ops = &db_sqlite_ops;
+    db->backend = db_is_postgresql(database) ? DB_POSTGRESQL : DB_SQLITE;
+    db->ops = db->backend == DB_POSTGRESQL ? &db_pg_ops : &db_sqlite_ops;
     db->target = strdup(database);
     db->display = mask_password(database);
     db->conns = calloc((size_t)n_conns, sizeof(*db->conns));
