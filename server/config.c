@@ -109,7 +109,6 @@ static bool is_postgresql(const char *database)
     return strncmp(database, "postgresql://", 13) == 0 || strncmp(database, "postgres://", 11) == 0;
 }
 
-
 static void set_str(char **slot, const char *v)
 {
     char *copy = strdup(v);

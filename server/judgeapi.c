@@ -345,16 +345,19 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
         json_decref(j);
         return db_trouble(res, "progress", cause);
     }
-    size_t i;
+    size_t i, n = 0;
     json_t *ev;
+    struct sse_event events[BW_MAX_EVENTS_PER_POST];
     json_array_foreach (b.events, i, ev) {
         const char *name = json_string_value(json_object_get(ev, "event"));
         /* The worker may not end the stream: only a stored result does. */
-        if (strcmp(name, "done") == 0)
+        if (strcmp(name, "done") == 0 || n == BW_MAX_EVENTS_PER_POST)
             continue;
         json_object_set_new(ev, "id", json_integer(submission));
-        sse_publish(s->hub, submission, name, ev, false);
+        events[n++] = (struct sse_event){name, ev, false};
     }
+    /* One append for the post: its events reach the streams together. */
+    sse_publish_events(s->hub, submission, events, n);
     json_decref(j);
     return api_json(res, 200, json_pack("{s:i}", "lease_seconds", s->cfg->lease_s));
 }

@@ -199,10 +199,41 @@ static void apply_unlocks(struct server *s)
     free(cause);
 }
 
+/* What the store tells every server (store.h): the queue changed (claims
+ * waiting here look again; positions are told), a submission has new events
+ * (its streams here read them), or the listener was away and anything may
+ * have changed. Runs on the store's listener thread (PostgreSQL) or after a
+ * commit of this process (SQLite). */
+static void on_signal(void *arg, const char *channel, const char *payload)
+{
+    struct server *s = arg;
+    if (!channel) {
+        atomic_store(&s->queue_dirty, true);
+        claims_notify(s->claims);
+        sse_follow_all(s->hub);
+    } else if (strcmp(channel, "queue") == 0) {
+        atomic_store(&s->queue_dirty, true);
+        if (strcmp(payload, "moved") != 0)
+            claims_notify(s->claims);
+    } else if (strcmp(channel, "events") == 0) {
+        int64_t id = 0;
+        char num[24];
+        size_t n = strcspn(payload, ":");
+        if (n > 0 && n < sizeof(num)) {
+            memcpy(num, payload, n);
+            num[n] = '\0';
+            if (parse_i64(num, &id) && id > 0)
+                sse_follow(s->hub, id);
+        }
+        return;
+    }
+    server_poke(s);
+}
+
 static void *ticker(void *arg)
 {
     struct server *s = arg;
-    time_t last_sweep = 0;
+    time_t last_sweep = 0, last_prune = 0;
     while (!atomic_load(&s->stopping)) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -222,6 +253,13 @@ static void *ticker(void *arg)
             tell_positions(s);
         apply_unlocks(s);
         time_t now = time(NULL);
+        if (now - last_prune >= 60) {
+            char *cause = NULL;
+            if (store_events_prune(s->store, (int64_t)now - BW_EVENTS_KEEP_S, &cause) < 0)
+                log_error("server: dropping old events: %s", cause ? cause : "error");
+            free(cause);
+            last_prune = now;
+        }
         if (now - last_sweep >= 300) {
             auth_expire_sessions(s->store);
             last_sweep = now;
@@ -263,7 +301,7 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
         struct throttle_policy tp = {cfg->signin_account_failures, cfg->signin_address_failures,
                                      cfg->signin_lockout_s, cfg->signin_window_s};
         s->problems = problems_holder_new(set);
-        s->hub = sse_hub_new();
+        s->hub = sse_hub_new(s->store);
         s->claims = claims_new();
         s->metrics = metrics_new();
         s->signins = throttle_new(&tp);
@@ -303,6 +341,8 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
         rc = http_start(&o, routes, sizeof(routes) / sizeof(routes[0]), auth_access, on_done, s,
                         &s->http, cause);
     }
+    if (rc == BW_OK)
+        rc = store_listen(s->store, on_signal, s, cause);
     if (rc == BW_OK) {
         if (pthread_create(&s->ticker, NULL, ticker, s) != 0)
             rc = bw_fail(cause, BW_ERR_SYSTEM, "cannot start the ticker thread");
@@ -345,6 +385,8 @@ void server_stop(struct server *s)
         usleep(10 * 1000);
     }
     http_stop(s->http);
+    /* No signal may reach the hub or the claims after this. */
+    store_unlisten(s->store);
     pwhash_free(s->pwhash);
     sse_hub_free(s->hub);
     claims_free(s->claims);

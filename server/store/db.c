@@ -179,8 +179,7 @@ void db_close(struct db *db)
 {
     if (!db)
         return;
-    if (db->listener && db->ops->listen_stop)
-        db->ops->listen_stop(db);
+    db_unlisten(db);
     if (db->conns && db->conns[0].h && db->ops->checkpoint)
         db->ops->checkpoint(&db->conns[0]);
     for (int i = 0; db->conns && i < db->n_conns; i++)
@@ -543,4 +542,13 @@ int db_listen(struct db *db, const char *const *channels, db_listen_fn fn, void 
     if (db->ops->listen_start)
         return db->ops->listen_start(db, cause);
     return BW_OK;
+}
+
+void db_unlisten(struct db *db)
+{
+    if (db->listener && db->ops->listen_stop)
+        db->ops->listen_stop(db);
+    pthread_mutex_lock(&db->lock);
+    db->listen_fn = NULL;
+    pthread_mutex_unlock(&db->lock);
 }

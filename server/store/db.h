@@ -161,5 +161,7 @@ typedef void (*db_listen_fn)(void *arg, const char *channel, const char *payload
 /* Listens on `channels` (NULL-terminated, borrowed for the db's life): one
  * listener per db. PostgreSQL: a thread with its own connection. */
 int db_listen(struct db *db, const char *const *channels, db_listen_fn fn, void *arg, char **cause);
+/* Stops listening: fn is not called after it returns. */
+void db_unlisten(struct db *db);
 
 #endif

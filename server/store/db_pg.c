@@ -91,7 +91,10 @@ static struct {
 static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
 static char pq_error[256];
 
-#define PQ_SYM(field, name) {(void **)&pq.field, name}
+#define PQ_SYM(field, name)                                                                        \
+    {                                                                                              \
+        (void **)&pq.field, name                                                                   \
+    }
 
 static void pq_load(void)
 {
@@ -129,8 +132,7 @@ static void pq_load(void)
     void *lib = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(pq_error, sizeof(pq_error),
-                 "cannot open libpq.so.5 (install libpq5: apt-get install libpq5): %s",
-                 dlerror());
+                 "cannot open libpq.so.5 (install libpq5: apt-get install libpq5): %s", dlerror());
         return;
     }
     for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
@@ -153,7 +155,7 @@ static int pq_ready(char **cause)
 /* A connection's backend state (db_conn.h). */
 struct pg_conn {
     PGconn *pg;
-    int changes;       /* rows of the last command */
+    int changes;        /* rows of the last command */
     unsigned next_name; /* prepared statements: "bw1", "bw2", ... */
 };
 
@@ -444,9 +446,9 @@ static int run(struct db_stmt *st, char **cause)
             return rc;
         snprintf(s->name, sizeof(s->name), "%s", name);
     }
-    s->res = s->keep ? pq.execPrepared(p->pg, s->name, s->n, s->values, s->lengths, s->formats, 0)
-                     : pq.execParams(p->pg, s->sql, s->n, oids, s->values, s->lengths, s->formats,
-                                     0);
+    s->res = s->keep
+                 ? pq.execPrepared(p->pg, s->name, s->n, s->values, s->lengths, s->formats, 0)
+                 : pq.execParams(p->pg, s->sql, s->n, oids, s->values, s->lengths, s->formats, 0);
     if (!ok(s->res)) {
         int rc = pg_fail(c, s->res, cause, "step");
         pq.clear(s->res);
@@ -534,8 +536,8 @@ static const void *pg_col_blob(struct db_stmt *st, int col, size_t *len)
     }
     if (s->blob)
         pq.freemem(s->blob);
-    s->blob = pq.unescapeBytea((const unsigned char *)pq.getvalue(s->res, s->row, col),
-                               &s->blob_len);
+    s->blob =
+        pq.unescapeBytea((const unsigned char *)pq.getvalue(s->res, s->row, col), &s->blob_len);
     *len = s->blob ? s->blob_len : 0;
     return s->blob;
 }
@@ -597,8 +599,7 @@ static int pg_lock_key(struct db_conn *c, int space, int64_t key, char **cause)
     snprintf(a, sizeof(a), "%d", space);
     snprintf(b, sizeof(b), "%d", (int)(key & 0x7fffffff));
     const char *v[] = {a, b};
-    return pg_run_text(c, "SELECT pg_advisory_xact_lock($1::int4, $2::int4)", 2, v, "lock",
-                       cause);
+    return pg_run_text(c, "SELECT pg_advisory_xact_lock($1::int4, $2::int4)", 2, v, "lock", cause);
 }
 
 static int pg_signal(struct db_conn *c, const char *channel, const char *payload, char **cause)
@@ -612,8 +613,9 @@ static int pg_migrate_lock(struct db_conn *c, bool take, char **cause)
     char key[24];
     snprintf(key, sizeof(key), "%d", PG_MIGRATION_LOCK);
     const char *v[] = {key};
-    return pg_run_text(c, take ? "SELECT pg_advisory_lock($1::int8)" : "SELECT pg_advisory_unlock($1::int8)",
-                       1, v, "migration lock", cause);
+    return pg_run_text(
+        c, take ? "SELECT pg_advisory_lock($1::int8)" : "SELECT pg_advisory_unlock($1::int8)", 1, v,
+        "migration lock", cause);
 }
 
 static int pg_get_version(struct db_conn *c, int64_t *v, char **cause)

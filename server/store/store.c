@@ -97,6 +97,12 @@ int store_listen(struct store *st, store_signal_fn fn, void *arg, char **cause)
     return db_listen(st->db, channels, on_signal, st, cause);
 }
 
+void store_unlisten(struct store *st)
+{
+    if (st)
+        db_unlisten(st->db);
+}
+
 void store_signal_queue(struct store *st, bool new_work)
 {
     struct db_conn *c = db_acquire(st->db);

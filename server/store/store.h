@@ -62,6 +62,8 @@ const char *store_schema_text(void);
 /* Signals from every server of this store (see above). */
 typedef void (*store_signal_fn)(void *arg, const char *channel, const char *payload);
 int store_listen(struct store *st, store_signal_fn fn, void *arg, char **cause);
+/* Stops listening: fn is not called after it returns. */
+void store_unlisten(struct store *st);
 /* Tells every server that the queue changed: "queue" with payload "work"
  * (there may be new work: waiting claims look again) or "moved" (positions
  * changed: a job was claimed). */
@@ -316,19 +318,25 @@ int store_unlocks_take(struct store *st, void (*fn)(void *arg, bool address, con
 
 /* --- live events ---------------------------------------------------------------- */
 
-/* Appends an event of a submission (data: JSON text) and signals "events";
- * *id is its id, global and increasing, in commit order per submission. */
-int store_event_append(struct store *st, int64_t submission, const char *name, const char *data,
-                       bool final, int64_t now, int64_t *id, char **cause);
+struct store_event_in {
+    const char *name, *data; /* data: the event's JSON text */
+    bool final;
+};
+/* Appends events of a submission in one transaction (appends of one
+ * submission are serialised, so that its ids grow in commit order) and
+ * signals "events" with "SUBMISSION:LAST_ID". *last is the last one's id. */
+int store_events_append(struct store *st, int64_t submission, const struct store_event_in *ev,
+                        size_t n, int64_t now, int64_t *last, char **cause);
 struct store_event {
-    int64_t id, submission;
+    int64_t id;
     const char *name, *data;
     bool final;
 };
-/* The events of a submission after `after`, oldest first, at most `max`. */
+/* The events of a submission's latest story (from its last 'queued' event)
+ * with ids above `after`, oldest first, at most `max`. */
 int store_events_after(struct store *st, int64_t submission, int64_t after, int max,
                        void (*fn)(void *arg, const struct store_event *e), void *arg, char **cause);
-/* Drops the events of submissions finished before `before`. */
+/* Drops the events older than `before` of submissions that are finished. */
 int store_events_prune(struct store *st, int64_t before, char **cause);
 
 #endif
