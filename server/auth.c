@@ -463,7 +463,7 @@ static int signup_begin(struct http_request *req, struct http_response *res)
         json_decref(j);
         return status;
     }
-    int wait = rate_take(s->signups, req->remote, (int64_t)now_ms());
+    int wait = rate_take(s->signups, req->remote, rate_clock_ms(s->signups));
     if (wait > 0) {
         json_decref(j);
         return signups_throttled(req, res, wait);
@@ -471,13 +471,13 @@ static int signup_begin(struct http_request *req, struct http_response *res)
     struct auth_wait *w = auth_wait_new(req, b.name, b.password);
     json_decref(j);
     if (!w) {
-        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        rate_give_back(s->signups, req->remote, rate_clock_ms(s->signups));
         return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
     }
     w->job.kind = PWHASH_HASH;
     status = hash_later(req, res, w);
     if (status != HTTP_SUSPENDED)
-        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        rate_give_back(s->signups, req->remote, rate_clock_ms(s->signups));
     return status;
 }
 
@@ -517,7 +517,7 @@ int auth_h_signup(struct http_request *req, struct http_response *res)
         }
     }
     if (status != 201)
-        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        rate_give_back(s->signups, req->remote, rate_clock_ms(s->signups));
     free(cause);
     auth_wait_end(req);
     return status;
@@ -552,7 +552,7 @@ static int signin_begin(struct http_request *req, struct http_response *res)
     bool known = device_cookie_check(s->device_key, http_cookie(req, DEVICE_COOKIE), b.name,
                                      (int64_t)time(NULL), nonce);
     int wait = throttle_begin(s->signins, b.name, req->remote, known ? nonce : NULL,
-                              (int64_t)now_ms(), &scope, &trusted);
+                              throttle_clock_ms(s->signins), &scope, &trusted);
     if (wait > 0) {
         metrics_signin(s->metrics, true);
         log_info("auth: sign-in as %s from %s refused: locked out %s for %d s more", shown,
@@ -582,7 +582,7 @@ static int signin_begin(struct http_request *req, struct http_response *res)
     }
     if (rc < 0) {
         throttle_end(s->signins, b.name, req->remote, trusted ? nonce : NULL, THROTTLE_UNCHECKED,
-                     (int64_t)now_ms(), &scope);
+                     throttle_clock_ms(s->signins), &scope);
         json_decref(j);
         if (w)
             pwhash_job_release(&w->job);
@@ -594,7 +594,7 @@ static int signin_begin(struct http_request *req, struct http_response *res)
     int status = hash_later(req, res, w);
     if (status != HTTP_SUSPENDED) {
         throttle_end(s->signins, w->name, req->remote, w->trusted ? w->device : NULL,
-                     THROTTLE_UNCHECKED, (int64_t)now_ms(), &scope);
+                     THROTTLE_UNCHECKED, throttle_clock_ms(s->signins), &scope);
         auth_wait_end(req);
     }
     return status;
@@ -611,13 +611,14 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
     const char *device = w->trusted ? w->device : NULL;
     if (w->job.cancelled) {
         throttle_end(s->signins, w->name, req->remote, device, THROTTLE_UNCHECKED,
-                     (int64_t)now_ms(), &scope);
+                     throttle_clock_ms(s->signins), &scope);
         auth_wait_end(req);
         return api_reply_error(res, 503, "unavailable", NULL, "the server is stopping; try again");
     }
     bool ok = w->job.ok && w->account;
-    int locked = throttle_end(s->signins, w->name, req->remote, device,
-                              ok ? THROTTLE_RIGHT : THROTTLE_WRONG, (int64_t)now_ms(), &scope);
+    int locked =
+        throttle_end(s->signins, w->name, req->remote, device, ok ? THROTTLE_RIGHT : THROTTLE_WRONG,
+                     throttle_clock_ms(s->signins), &scope);
     char *cause = NULL;
     int status;
     if (!ok) {

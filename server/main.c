@@ -424,12 +424,16 @@ static int unlock(const struct server_config *cfg, const struct args *a, bool ad
     int rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         return rc;
+    /* The lockouts live in the running server's memory (SQLite) or in the
+     * store's rows (PostgreSQL, shared): either way one running server takes
+     * the request from the store within a second and lifts the lockout. */
+    bool shared = store_shared(st);
     rc = store_unlock_request(st, address, key, (int64_t)time(NULL), cause);
     store_close(st);
     if (rc == BW_OK)
-        printf("sign-ins %s %s: unlocked by the running server within a second (a server "
-               "started later has no lockouts yet)\n",
-               address ? "from" : "as", key);
+        printf("sign-ins %s %s: unlocked by %s within a second%s\n", address ? "from" : "as", key,
+               shared ? "a running server" : "the running server",
+               shared ? "" : " (a server started later has no lockouts yet)");
     return rc;
 }
 

@@ -255,8 +255,10 @@ static void *ticker(void *arg)
         time_t now = time(NULL);
         if (now - last_prune >= 60) {
             char *cause = NULL;
-            if (store_events_prune(s->store, (int64_t)now - BW_EVENTS_KEEP_S, &cause) < 0)
-                log_error("server: dropping old events: %s", cause ? cause : "error");
+            if (store_events_prune(s->store, (int64_t)now - BW_EVENTS_KEEP_S, &cause) < 0 ||
+                throttle_prune(s->signins, throttle_clock_ms(s->signins), &cause) < 0 ||
+                rate_prune(s->signups, rate_clock_ms(s->signups), &cause) < 0)
+                log_error("server: dropping forgotten rows: %s", cause ? cause : "error");
             free(cause);
             last_prune = now;
         }
@@ -304,12 +306,20 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
         s->hub = sse_hub_new(s->store);
         s->claims = claims_new();
         s->metrics = metrics_new();
-        s->signins = throttle_new(&tp);
-        s->signups = rate_new(cfg->signup_address_limit, cfg->signup_address_window);
+        /* Servers sharing a store share their throttles too (throttle.h). */
+        if (store_shared(s->store)) {
+            s->signins = throttle_new_shared(&tp, s->store, cause);
+            s->signups = s->signins ? rate_new_shared(cfg->signup_address_limit,
+                                                      cfg->signup_address_window, s->store, cause)
+                                    : NULL;
+        } else {
+            s->signins = throttle_new(&tp);
+            s->signups = rate_new(cfg->signup_address_limit, cfg->signup_address_window);
+        }
         if (!s->problems || !s->hub || !s->claims || !s->metrics || !s->signins || !s->signups) {
             if (!s->problems)
                 problems_set_unref_unlocked(set);
-            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            rc = *cause ? BW_ERR_IO : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         }
     }
     /* Made now, so that the first sign-in for an unknown name costs no more

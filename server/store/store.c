@@ -152,15 +152,15 @@ int store_unlocks_take(struct store *st, void (*fn)(void *arg, bool address, con
 {
     struct db_conn *c = db_acquire(st->db);
     struct db_stmt *s = NULL;
-    int64_t last = 0;
-    int rc = db_prepare(c, &s, cause, "SELECT id, kind, key FROM unlocks ORDER BY id", "");
-    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW) {
-        fn(arg, strcmp(db_col_text(s, 1), "address") == 0, db_col_text(s, 2));
-        last = db_col_i64(s, 0);
-    }
+    /* Taken and deleted in one statement: with servers sharing the store,
+     * each request is applied by one of them. */
+    int rc = db_prepare(c, &s, cause,
+                        "DELETE FROM unlocks WHERE id IN (SELECT id FROM unlocks ORDER BY id "
+                        "LIMIT 100) RETURNING kind, key",
+                        "");
+    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
+        fn(arg, strcmp(db_col_text(s, 0), "address") == 0, db_col_text(s, 1));
     db_finish(s);
-    if (rc >= 0 && last)
-        rc = db_run(c, cause, "DELETE FROM unlocks WHERE id <= ?", "i", last);
     db_release(st->db, c);
     return rc < 0 ? rc : BW_OK;
 }

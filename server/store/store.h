@@ -312,9 +312,34 @@ int store_counts(struct store *st, int64_t now, int lease_s, struct store_counts
 
 int store_unlock_request(struct store *st, bool address, const char *key, int64_t now,
                          char **cause);
-/* Takes every request left, oldest first. */
+/* Takes every request left (each by one server: they are deleted as read). */
 int store_unlocks_take(struct store *st, void (*fn)(void *arg, bool address, const char *key),
                        void *arg, char **cause);
+
+/* --- shared throttles (server/throttle.h) ------------------------------------- */
+
+/* One row of the throttles table: the caller fills kind and key; the store
+ * loads the rest (found: the row exists), calls fn, and writes the rows back
+ * (drop: delete it). */
+struct store_throttle_row {
+    const char *kind; /* "name", "address", "pair", "device" or "signup" */
+    char key[17];     /* the keyed hash, hex */
+    bool found, drop;
+    int64_t failures, pending, pending_ms, last_ms, until_ms;
+    double tokens;
+};
+/* In one transaction, the rows locked (one key at a time, in a fixed order),
+ * so that servers updating the same key do it one after the other. fn runs
+ * again if the transaction is retried. */
+int store_throttle_update(struct store *st, struct store_throttle_row *rows, size_t n,
+                          void (*fn)(void *arg, struct store_throttle_row *rows, size_t n),
+                          void *arg, char **cause);
+/* Deletes rows forgotten by now_ms: sign-in rows with no failure within
+ * window_ms and no lockout left (reservations older than pending_ms do not
+ * keep one), or (signup) sign-up buckets untouched for window_ms (full
+ * again). */
+int store_throttles_prune(struct store *st, bool signup, int64_t now_ms, int64_t window_ms,
+                          int64_t pending_ms, char **cause);
 
 /* --- live events ---------------------------------------------------------------- */
 

@@ -20,7 +20,7 @@ struct store {
 
 /* Advisory-lock spaces (db_lock_key): events of one submission are appended
  * one at a time, so that their ids grow in commit order. */
-enum { STORE_LOCK_EVENTS = 0x6277 };
+enum { STORE_LOCK_EVENTS = 0x6277, STORE_LOCK_THROTTLE = 0x6278 };
 
 /* A growable array of int64_t (the ids functions hand back): *new* v. */
 struct id_list {
