@@ -9,6 +9,8 @@
  *   blockwise-server [OPTIONS] delete-worker NAME    delete a worker (its jobs are requeued)
  *   blockwise-server [OPTIONS] unlock NAME           lift a user name's sign-in lockout
  *   blockwise-server [OPTIONS] unlock-address ADDR   lift a client address's sign-in lockout
+ *   blockwise-server [OPTIONS] export FILE           every table, as JSON lines ("-": stdout)
+ *   blockwise-server [OPTIONS] import FILE           into an empty database ("-": stdin)
  *
  * OPTIONS: -c/--config FILE, --listen ADDR, --port N, --database FILE,
  * --problems DIR, --web DIR, --set KEY=VALUE (any config key), --log-level L,
@@ -56,7 +58,8 @@ static void usage(FILE *f)
           "                        [--check-config | create-admin USER [--password-file F]\n"
           "                         | create-worker NAME [--token-file F]\n"
           "                         | rotate-worker NAME [--token-file F] | delete-worker NAME\n"
-          "                         | unlock NAME | unlock-address ADDRESS]\n"
+          "                         | unlock NAME | unlock-address ADDRESS\n"
+          "                         | export FILE | import FILE]\n"
           "       blockwise-server --help\n",
           f);
 }
@@ -64,41 +67,46 @@ static void usage(FILE *f)
 static void help(void)
 {
     usage(stdout);
-    fputs("\n"
-          "Serves Blockwise: the JSON API under /api, live submission events, the judge\n"
-          "workers' API under /api/judge, /metrics, and the web pages.\n"
-          "\n"
-          "Commands (without one, the server runs until SIGTERM or SIGINT):\n"
-          "  -n, --check-config       check the configuration, the paths it names and the\n"
-          "                           problems, print every key; exit 0 (\"configuration OK\")\n"
-          "                           only if the server would start, else 2\n"
-          "  create-admin USER        create an admin, or make USER an admin and reset the\n"
-          "                           password; the password is the first line of\n"
-          "                           --password-file F, else of standard input\n"
-          "  create-worker NAME       create a judge worker and print its token, or write it\n"
-          "                           to --token-file F (mode 0600); if F cannot be written,\n"
-          "                           no worker is created\n"
-          "  rotate-worker NAME       give the worker a new token (printed, or written to\n"
-          "                           --token-file F); the old one stops working at once\n"
-          "  delete-worker NAME       delete the worker: its token stops working, the jobs it\n"
-          "                           holds go back to the queue, its name is free again\n"
-          "  unlock NAME              lift the failed-sign-in lockout of a user name (the\n"
-          "                           running server applies it within a second)\n"
-          "  unlock-address ADDRESS   the same for a client address (IPv6: its /64)\n"
-          "\n"
-          "Options:\n"
-          "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
-          "                           values optionally \"quoted\", each key at most once\n"
-          "  --listen ADDR  --port N  --database FILE  --problems DIR  --web DIR\n"
-          "  --threads N  --log-level LEVEL\n"
-          "                           set the key of the same name\n"
-          "  --log-json               log_format = json\n"
-          "  --set KEY=VALUE          set any key below (repeatable)\n"
-          "                           flags win over the file, wherever they stand\n"
-          "  -h, --help               this text\n"
-          "\n"
-          "Keys (in the file, or with --set KEY=VALUE):\n",
-          stdout);
+    fputs(
+        "\n"
+        "Serves Blockwise: the JSON API under /api, live submission events, the judge\n"
+        "workers' API under /api/judge, /metrics, and the web pages.\n"
+        "\n"
+        "Commands (without one, the server runs until SIGTERM or SIGINT):\n"
+        "  -n, --check-config       check the configuration, the paths it names and the\n"
+        "                           problems, print every key; exit 0 (\"configuration OK\")\n"
+        "                           only if the server would start, else 2\n"
+        "  create-admin USER        create an admin, or make USER an admin and reset the\n"
+        "                           password; the password is the first line of\n"
+        "                           --password-file F, else of standard input\n"
+        "  create-worker NAME       create a judge worker and print its token, or write it\n"
+        "                           to --token-file F (mode 0600); if F cannot be written,\n"
+        "                           no worker is created\n"
+        "  rotate-worker NAME       give the worker a new token (printed, or written to\n"
+        "                           --token-file F); the old one stops working at once\n"
+        "  delete-worker NAME       delete the worker: its token stops working, the jobs it\n"
+        "                           holds go back to the queue, its name is free again\n"
+        "  unlock NAME              lift the failed-sign-in lockout of a user name (the\n"
+        "                           running server applies it within a second)\n"
+        "  unlock-address ADDRESS   the same for a client address (IPv6: its /64)\n"
+        "  export FILE              write every table of the database to FILE (\"-\": standard\n"
+        "                           output) as JSON lines, the same from SQLite or PostgreSQL\n"
+        "  import FILE              read such a file into an empty database of the same\n"
+        "                           schema (\"-\": standard input): SQLite to PostgreSQL and back\n"
+        "\n"
+        "Options:\n"
+        "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
+        "                           values optionally \"quoted\", each key at most once\n"
+        "  --listen ADDR  --port N  --database FILE  --problems DIR  --web DIR\n"
+        "  --threads N  --log-level LEVEL\n"
+        "                           set the key of the same name\n"
+        "  --log-json               log_format = json\n"
+        "  --set KEY=VALUE          set any key below (repeatable)\n"
+        "                           flags win over the file, wherever they stand\n"
+        "  -h, --help               this text\n"
+        "\n"
+        "Keys (in the file, or with --set KEY=VALUE):\n",
+        stdout);
     char *keys = config_help();
     fputs(keys ? keys : "  (out of memory)\n", stdout);
     free(keys);
@@ -120,7 +128,8 @@ struct args {
 
 /* The commands that take one argument (a name). */
 static const char *const commands[] = {"create-admin",  "create-worker", "rotate-worker",
-                                       "delete-worker", "unlock",        "unlock-address"};
+                                       "delete-worker", "unlock",        "unlock-address",
+                                       "export",        "import"};
 
 static bool is_command(const char *arg)
 {
@@ -437,6 +446,32 @@ static int unlock(const struct server_config *cfg, const struct args *a, bool ad
     return rc;
 }
 
+/* export and import (store.h): the whole database as JSON lines. */
+static int dump(const struct server_config *cfg, const struct args *a, bool out, char **cause)
+{
+    const char *path = a->command_arg;
+    bool std = strcmp(path, "-") == 0;
+    FILE *f = std ? (out ? stdout : stdin) : fopen(path, out ? "wx" : "r");
+    if (!f)
+        return bw_fail(cause, BW_ERR_IO, "%s: %s%s", path, strerror(errno),
+                       out && errno == EEXIST ? " (export writes a new file)" : "");
+    struct store *st = NULL;
+    int64_t rows = 0;
+    int rc = store_open(cfg->db_path, 1, &st, cause);
+    if (rc == BW_OK)
+        rc = out ? store_export(st, f, &rows, cause) : store_import(st, f, &rows, cause);
+    const char *backend = st ? store_backend_name(st) : "";
+    store_close(st);
+    if (!std && fclose(f) != 0 && rc == BW_OK)
+        rc = bw_fail(cause, BW_ERR_IO, "%s: %s", path, strerror(errno));
+    if (rc < 0 && out && !std)
+        unlink(path);
+    if (rc == BW_OK)
+        fprintf(stderr, "%s %lld rows %s %s (%s)\n", out ? "exported" : "imported", (long long)rows,
+                out ? "to" : "from", path, backend);
+    return rc;
+}
+
 /* --check-config: what server_start would check before it opens anything,
  * and the problems loaded as it would load them (without the database).
  * Returns the exit status. */
@@ -575,6 +610,8 @@ int main(int argc, char **argv)
                  : strcmp(a.command, "rotate-worker") == 0  ? worker_token(&cfg, &a, false, &cause)
                  : strcmp(a.command, "delete-worker") == 0  ? delete_worker(&cfg, &a, &cause)
                  : strcmp(a.command, "unlock-address") == 0 ? unlock(&cfg, &a, true, &cause)
+                 : strcmp(a.command, "export") == 0         ? dump(&cfg, &a, true, &cause)
+                 : strcmp(a.command, "import") == 0         ? dump(&cfg, &a, false, &cause)
                                                             : unlock(&cfg, &a, false, &cause);
         if (rc < 0) {
             fprintf(stderr, "blockwise-server: %s: %s\n", a.command, cause);

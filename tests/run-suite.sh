@@ -48,6 +48,7 @@ declare -A DEADLINE_S=(
     [tritonsim]=900            # 156 s alone (load average over 1000): interpreter + 3 fixtures
     [step8-tolerance]=300      # 9, 32 s
     [server_judged]=300        # 11, 29 s
+    [store-dump]=120           # ~4 s: export and import, SQLite -> PostgreSQL -> SQLite
     [scale]=600                # two servers, three workers, 1,000 submissions, a SIGKILL (PostgreSQL)
     [tolerance-oracle]=300     # 14, 24 s
     [judged-cli]=300           # 20, 18 s

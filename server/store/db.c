@@ -343,26 +343,20 @@ static int read_params(const char *types, va_list ap, struct db_param *p, int *n
     return BW_OK;
 }
 
-static int vprepare(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
-                    const char *types, va_list ap)
+static int prepare_params(struct db_conn *c, struct db_stmt **out, char **cause, bool cache,
+                          const char *sql, const struct db_param *params, int n)
 {
     const struct db_ops *ops = c->db->ops;
-    struct db_param params[DB_MAX_PARAMS];
-    int n = 0;
-    if (!c->h)
-        return no_connection(c, cause);
-    int rc = read_params(types, ap, params, &n, cause);
-    if (rc < 0)
-        return rc;
+    int rc;
     struct db_stmt *st = NULL;
-    for (int i = 0; i < c->n_cache; i++) {
+    for (int i = 0; cache && i < c->n_cache; i++) {
         if (c->cache[i].sql == sql) {
             st = &c->cache[i];
             break;
         }
     }
     if (!st) {
-        bool keep = c->n_cache < DB_STMT_CACHE;
+        bool keep = cache && c->n_cache < DB_STMT_CACHE;
         st = keep ? &c->cache[c->n_cache] : &c->spare;
         memset(st, 0, sizeof(*st));
         st->conn = c;
@@ -384,12 +378,45 @@ static int vprepare(struct db_conn *c, struct db_stmt **out, char **cause, const
     return BW_OK;
 }
 
+static int vprepare(struct db_conn *c, struct db_stmt **out, char **cause, bool cache,
+                    const char *sql, const char *types, va_list ap)
+{
+    struct db_param params[DB_MAX_PARAMS];
+    int n = 0;
+    if (!c->h)
+        return no_connection(c, cause);
+    int rc = read_params(types, ap, params, &n, cause);
+    if (rc < 0)
+        return rc;
+    return prepare_params(c, out, cause, cache, sql, params, n);
+}
+
+int db_prepare_params(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
+                      const struct db_param *params, int n)
+{
+    if (!c->h)
+        return no_connection(c, cause);
+    if (n > DB_MAX_PARAMS)
+        return bw_fail(cause, BW_ERR_INTERNAL, "db: more than %d parameters", DB_MAX_PARAMS);
+    return prepare_params(c, out, cause, false, sql, params, n);
+}
+
 int db_prepare(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
                const char *types, ...)
 {
     va_list ap;
     va_start(ap, types);
-    int rc = vprepare(c, out, cause, sql, types, ap);
+    int rc = vprepare(c, out, cause, true, sql, types, ap);
+    va_end(ap);
+    return rc;
+}
+
+int db_prepare_text(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
+                    const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    int rc = vprepare(c, out, cause, false, sql, types, ap);
     va_end(ap);
     return rc;
 }
@@ -465,7 +492,7 @@ int db_run(struct db_conn *c, char **cause, const char *sql, const char *types, 
     struct db_stmt *st;
     va_list ap;
     va_start(ap, types);
-    int rc = vprepare(c, &st, cause, sql, types, ap);
+    int rc = vprepare(c, &st, cause, true, sql, types, ap);
     va_end(ap);
     if (rc < 0)
         return rc;
@@ -481,7 +508,7 @@ int db_get_i64(struct db_conn *c, int64_t *out, char **cause, const char *sql, c
     struct db_stmt *st;
     va_list ap;
     va_start(ap, types);
-    int rc = vprepare(c, &st, cause, sql, types, ap);
+    int rc = vprepare(c, &st, cause, true, sql, types, ap);
     va_end(ap);
     if (rc < 0)
         return rc;

@@ -113,6 +113,10 @@ int db_exec(struct db_conn *c, const char *sql, char **cause);
  */
 int db_prepare(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
                const char *types, ...);
+/* The same for a text made at run time (not a literal): not cached, the
+ * statement is finalised by db_finish. */
+int db_prepare_text(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
+                    const char *types, ...);
 /* DB_ROW when a row is ready, DB_DONE at the end, or a negative code. */
 int db_step(struct db_stmt *st, char **cause);
 /* Resets the statement for the next db_prepare; NULL is a no-op. */

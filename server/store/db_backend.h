@@ -111,6 +111,10 @@ struct db {
     void *listener; /* the backend's listener state */
 };
 
+/* db_prepare_text with parameters made at run time (the store's import). */
+int db_prepare_params(struct db_conn *c, struct db_stmt **out, char **cause, const char *sql,
+                      const struct db_param *params, int n);
+
 extern const struct db_ops db_sqlite_ops;
 extern const struct db_ops db_pg_ops;
 
