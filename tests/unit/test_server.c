@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "server/http.h"
 #include "server/problems.h"
 #include "server/store/db.h"
+#include "server/store/db_backend.h"
 #include "server/store/queue.h"
 #include "server/store/store.h"
 #include "server/throttle.h"
@@ -47,6 +49,58 @@ static void rm_rf(const char *dir)
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);
 }
+
+/* The storage tests run on both backends: the SQLite file, and with
+ * BW_TEST_PG (the base URI of the cluster tests/run-suite.sh starts) a new
+ * PostgreSQL database made with psql. */
+static const char *pg_why(void)
+{
+    const char *base = getenv("BW_TEST_PG");
+    if (!base || !*base)
+        return "no PostgreSQL test cluster (BW_TEST_PG unset: tests/run-suite.sh starts one when "
+               "PostgreSQL is installed)";
+    return NULL;
+}
+
+/* A new database for one test: a SQLite file in dir, or a new PostgreSQL
+ * database (NULL if it cannot be made). New string. */
+static char *test_database(const char *dir, bool pg)
+{
+    if (!pg)
+        return path_join(dir, "q.db");
+    static int serial;
+    const char *base = getenv("BW_TEST_PG");
+    char name[64], cmd[1024];
+    snprintf(name, sizeof(name), "bw_unit_%ld_%d", (long)getpid(), ++serial);
+    snprintf(cmd, sizeof(cmd),
+             "psql -q -X \"%s\" -c 'DROP DATABASE IF EXISTS %s' -c 'CREATE DATABASE %s' "
+             ">/dev/null 2>&1",
+             base, name, name);
+    if (system(cmd) != 0)
+        return NULL;
+    const char *q = strstr(base, ":///postgres?");
+    if (!q)
+        return NULL;
+    char *uri = NULL;
+    if (asprintf(&uri, "%.*s:///%s?%s", (int)(q - base), base, name, q + 13) < 0)
+        return NULL;
+    return uri;
+}
+
+/* Declares TEST(name) (SQLite) and TEST(name_postgresql) over name_on(bool pg). */
+#define STORAGE_TEST(name)                                                                         \
+    static void name##_on(bool pg);                                                                \
+    TEST(name)                                                                                     \
+    {                                                                                              \
+        name##_on(false);                                                                          \
+    }                                                                                              \
+    TEST(name##_postgresql)                                                                        \
+    {                                                                                              \
+        if (pg_why())                                                                              \
+            SKIP(pg_why());                                                                        \
+        name##_on(true);                                                                           \
+    }                                                                                              \
+    static void name##_on(bool pg)
 
 TEST(config_file_flags_and_errors)
 {
@@ -177,11 +231,68 @@ TEST(config_refuses_what_would_fail)
     free(dir);
 }
 
-TEST(throttle_names_addresses_and_lockouts)
+/* A throttle in memory, or shared in a store (throttle.h) on SQLite or
+ * PostgreSQL: the same answers. */
+struct shared_fixture {
+    char *dir, *path;
+    struct store *st;
+};
+
+static struct throttle *new_throttle(const struct throttle_policy *p, int where,
+                                     struct shared_fixture *f)
+{
+    char *cause = NULL;
+    memset(f, 0, sizeof(*f));
+    if (where == 0)
+        return throttle_new(p);
+    f->dir = temp_dir();
+    f->path = test_database(f->dir, where == 2);
+    if (!f->path || store_open(f->path, 2, &f->st, &cause) < 0) {
+        free(cause);
+        return NULL;
+    }
+    struct throttle *t = throttle_new_shared(p, f->st, &cause);
+    free(cause);
+    return t;
+}
+
+static void shared_release(struct shared_fixture *f)
+{
+    store_close(f->st);
+    if (f->dir)
+        rm_rf(f->dir);
+    free(f->dir);
+    free(f->path);
+}
+
+/* Runs a throttle test on memory, a store on SQLite, and (BW_TEST_PG) PostgreSQL. */
+#define THROTTLE_TEST(name)                                                                        \
+    static void name##_on(int where);                                                              \
+    TEST(name)                                                                                     \
+    {                                                                                              \
+        name##_on(0);                                                                              \
+    }                                                                                              \
+    TEST(name##_shared_sqlite)                                                                     \
+    {                                                                                              \
+        name##_on(1);                                                                              \
+    }                                                                                              \
+    TEST(name##_shared_postgresql)                                                                 \
+    {                                                                                              \
+        if (pg_why())                                                                              \
+            SKIP(pg_why());                                                                        \
+        name##_on(2);                                                                              \
+    }                                                                                              \
+    static void name##_on(int where)
+
+THROTTLE_TEST(throttle_names_addresses_and_lockouts)
 {
     CHECK(sodium_init() >= 0);
     struct throttle_policy p = {3, 5, 10, 60};
-    struct throttle *t = throttle_new(&p);
+    struct shared_fixture fx;
+    struct throttle *t = new_throttle(&p, where, &fx);
+    CHECK(t != NULL);
+    if (!t)
+        return;
     enum throttle_scope scope;
     bool trusted = false;
     int64_t now = 1000000; /* ms */
@@ -266,6 +377,7 @@ TEST(throttle_names_addresses_and_lockouts)
     }
     throttle_free(t);
     throttle_free(NULL);
+    shared_release(&fx);
 }
 
 /* A full table makes room with the oldest slot that is not locked out: a
@@ -301,10 +413,14 @@ TEST(throttle_table_full_keeps_lockouts)
     throttle_free(t);
 }
 
-TEST(throttle_spares_known_devices_and_forgives_own_typos)
+THROTTLE_TEST(throttle_spares_known_devices_and_forgives_own_typos)
 {
     struct throttle_policy p = {3, 5, 10, 60};
-    struct throttle *t = throttle_new(&p);
+    struct shared_fixture fx;
+    struct throttle *t = new_throttle(&p, where, &fx);
+    CHECK(t != NULL);
+    if (!t)
+        return;
     enum throttle_scope scope;
     bool trusted = false;
     int64_t now = 1000000;
@@ -363,11 +479,21 @@ TEST(throttle_spares_known_devices_and_forgives_own_typos)
     CHECK_INT_EQ(throttle_end(t, "victim9", "198.51.100.2", NULL, THROTTLE_WRONG, now, &scope), 10);
     CHECK_INT_EQ(scope, THROTTLE_ADDRESS);
     throttle_free(t);
+    shared_release(&fx);
 }
 
-TEST(rate_limit_is_a_token_bucket_per_address)
+THROTTLE_TEST(rate_limit_is_a_token_bucket_per_address)
 {
-    struct rate_limit *r = rate_new(3, 30); /* 3 at once, then one every 10 s */
+    struct shared_fixture fx;
+    struct throttle_policy unused = {1, 1, 1, 1};
+    throttle_free(new_throttle(&unused, where, &fx));
+    char *cause = NULL;
+    struct rate_limit *r = where ? rate_new_shared(3, 30, fx.st, &cause)
+                                 : rate_new(3, 30); /* 3 at once, then one every 10 s */
+    free(cause);
+    CHECK(r != NULL);
+    if (!r)
+        return;
     int64_t now = 1000000;
     for (int i = 0; i < 3; i++)
         CHECK_INT_EQ(rate_take(r, "192.0.2.1", now), 0);
@@ -388,6 +514,7 @@ TEST(rate_limit_is_a_token_bucket_per_address)
         CHECK_INT_EQ(rate_take(off, "192.0.2.1", now), 0);
     rate_free(off);
     rate_free(NULL);
+    shared_release(&fx);
 }
 
 TEST(client_address_behind_trusted_proxies)
@@ -761,6 +888,133 @@ TEST(db_migrates_once_and_keeps_data)
     free(dir);
 }
 
+/* schema.sql's migrations as PostgreSQL runs them: the types translated word
+ * by word outside comments and strings, and "-- if BACKEND" blocks kept for
+ * that backend only. */
+TEST(schema_translates_for_postgresql)
+{
+    char *cause = NULL;
+    char *pg = schema_migration_sql(DB_POSTGRESQL, 1, &cause);
+    char *sq = schema_migration_sql(DB_SQLITE, 1, &cause);
+    CHECK(pg && sq);
+    if (!pg || !sq)
+        return;
+    CHECK_CONTAINS(pg, "id            BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY");
+    CHECK_CONTAINS(pg, "score         DOUBLE PRECISION");
+    CHECK_CONTAINS(pg, "data          BYTEA NOT NULL");
+    CHECK_CONTAINS(pg, "name          TEXT COLLATE \"C\" NOT NULL UNIQUE");
+    CHECK_CONTAINS(pg, "DEFAULT 'learner'"); /* strings untouched */
+    CHECK(!strstr(pg, " INTEGER") && !strstr(pg, " REAL") && !strstr(pg, " BLOB"));
+    CHECK_CONTAINS(sq, "id            INTEGER PRIMARY KEY");
+    free(pg);
+    pg = schema_migration_sql(DB_POSTGRESQL, 8, &cause);
+    CHECK(pg && strstr(pg, "id            BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY") &&
+          !strstr(pg, "AUTOINCREMENT"));
+    free(pg);
+    free(sq);
+    CHECK(schema_migration_sql(DB_SQLITE, db_schema_latest() + 1, &cause) == NULL);
+    CHECK_CONTAINS(cause, "has no migration");
+    free(cause);
+}
+
+/* Two servers' stores on one PostgreSQL database: the second start migrates
+ * nothing; workers claiming through both at once never get one job twice
+ * (SKIP LOCKED), and get them all. */
+struct claimer {
+    struct store *st;
+    int64_t worker;
+    int64_t got[64];
+    int n;
+};
+
+static void *claim_all(void *arg)
+{
+    struct claimer *w = arg;
+    for (int tries = 0; tries < 200 && w->n < 64; tries++) {
+        struct job j;
+        char *cause = NULL;
+        int rc = queue_claim(w->st, w->worker, true, 60, &j, &cause);
+        free(cause);
+        if (rc == 1) {
+            w->got[w->n++] = j.submission;
+            job_release(&j);
+        } else if (rc == 0) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+TEST(postgresql_two_servers_claim_each_job_once)
+{
+    if (pg_why())
+        SKIP(pg_why());
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *uri = test_database(dir, true);
+    CHECK(uri != NULL);
+    if (!uri)
+        return;
+    struct store *a = NULL, *b = NULL;
+    CHECK_INT_EQ(store_open(uri, 4, &a, &cause), BW_OK);
+    CHECK_INT_EQ(store_open(uri, 4, &b, &cause), BW_OK);
+    if (!a || !b)
+        return;
+    CHECK(store_shared(a));
+    struct db_conn *c = db_acquire(store_db(a));
+    int64_t v = 0;
+    CHECK_INT_EQ(db_schema_version(c, &v, &cause), BW_OK);
+    CHECK_INT_EQ(v, db_schema_latest());
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM schema_version", ""), BW_OK);
+    CHECK_INT_EQ(v, 1);
+    CHECK_INT_EQ(db_exec(c,
+                         "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
+                         "INSERT INTO problems(id, title, hash, loaded_at) VALUES ('p','P','h',1);"
+                         "INSERT INTO workers(name, token_hash, created_at, registered_at, "
+                         "can_execute) VALUES ('w1','t1',1,1,1), ('w2','t2',1,1,1);"
+                         "INSERT INTO worker_languages(worker_id, language, version) "
+                         "VALUES (1,'cuda',''), (2,'cuda','');",
+                         &cause),
+                 BW_OK);
+    for (int i = 0; i < 40; i++)
+        CHECK_INT_EQ(db_run(c, &cause,
+                            "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
+                            "source, seed, created_at, queued_at) "
+                            "VALUES (1,'p','h','run','s',7,1,1)",
+                            ""),
+                     BW_OK);
+    db_release(store_db(a), c);
+    struct claimer w1 = {a, 1, {0}, 0}, w2 = {b, 2, {0}, 0};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, claim_all, &w1);
+    pthread_create(&t2, NULL, claim_all, &w2);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK_INT_EQ(w1.n + w2.n, 40);
+    bool seen[41] = {false}, twice = false;
+    for (int i = 0; i < w1.n + w2.n; i++) {
+        int64_t id = i < w1.n ? w1.got[i] : w2.got[i - w1.n];
+        if (id >= 1 && id <= 40) {
+            twice = twice || seen[id];
+            seen[id] = true;
+        }
+    }
+    CHECK(!twice);
+    c = db_acquire(store_db(b));
+    CHECK_INT_EQ(
+        db_get_i64(c, &v, &cause,
+                   "SELECT COUNT(DISTINCT submission_id) FROM leases WHERE state = 'active'", ""),
+        BW_OK);
+    CHECK_INT_EQ(v, 40);
+    db_release(store_db(b), c);
+    store_close(a);
+    store_close(b);
+    free(cause);
+    free(uri);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* A store with one user, one problem, one worker and `n` submissions; a
  * test keeps one connection for rows it reads or writes by hand, and the
  * store takes the others. */
@@ -793,11 +1047,14 @@ static struct store *queue_fixture(const char *path, int n)
     return st;
 }
 
-TEST(queue_lease_lifecycle)
+STORAGE_TEST(queue_lease_lifecycle)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
     struct store *st = queue_fixture(path, 2);
     CHECK(st != NULL);
     if (!st)
@@ -898,11 +1155,14 @@ static int64_t add_turn(struct db_conn *c, int64_t user)
     return id;
 }
 
-TEST(queue_serves_learners_in_turns)
+STORAGE_TEST(queue_serves_learners_in_turns)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
     struct store *st = queue_fixture(path, 0);
     CHECK(st != NULL);
     if (!st)
@@ -963,11 +1223,14 @@ TEST(queue_serves_learners_in_turns)
     free(dir);
 }
 
-TEST(queue_compile_only_waits_for_gpu)
+STORAGE_TEST(queue_compile_only_waits_for_gpu)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
     struct store *st = queue_fixture(path, 1);
     if (!st)
         return;
@@ -1001,11 +1264,14 @@ TEST(queue_compile_only_waits_for_gpu)
  * however old; one that registered Triton does. A Triton job no connected
  * worker compiles is parked outside the in-flight cap; /api/status counts
  * per language. The best and solved rows carry the language. */
-TEST(queue_routes_by_language)
+STORAGE_TEST(queue_routes_by_language)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
     struct store *st = queue_fixture(path, 1); /* 1: CUDA */
     if (!st)
         return;
@@ -1201,11 +1467,14 @@ TEST(db_migration_3_keeps_rows_as_cuda)
     free(path);
 }
 
-TEST(queue_status_counts_queue_and_live_workers)
+STORAGE_TEST(queue_status_counts_queue_and_live_workers)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
     struct store *st = queue_fixture(path, 3);
     if (!st)
         return;
@@ -1266,11 +1535,14 @@ TEST(queue_status_counts_queue_and_live_workers)
 /* Cancelling (queue_cancel) in every state, what a worker holding the job is
  * told, and the in-flight count that leaves jobs parked for a GPU out while no
  * GPU worker is connected. */
-TEST(queue_cancel_and_in_flight)
+STORAGE_TEST(queue_cancel_and_in_flight)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
     struct store *st = queue_fixture(path, 4);
     if (!st)
         return;
