@@ -3,7 +3,8 @@
 #   pg_bindir                 where initdb and pg_ctl are; fails (with PG_WHY) when they are not
 #   pg_cluster_start DIR      initdb into DIR/data and start it on a Unix socket in DIR (no TCP);
 #                             prints the base URI (the "postgres" database); as root, runs the
-#                             server as the "postgres" user (initdb refuses root)
+#                             server as the "postgres" user (initdb refuses root); fsync is off
+#                             unless PG_DURABLE=1 (benchmarks: commits as durable as SQLite's)
 #   pg_cluster_stop DIR       stop it (immediately) and remove DIR
 #   pg_new_database BASE NAME create database NAME in the cluster of BASE; prints its URI
 #   pg_test_database NAME     what a suite calls: a new database NAME in the cluster
@@ -66,8 +67,10 @@ pg_cluster_start() {
         PG_WHY="initdb failed: $(tail -n 3 "$dir/initdb.log" | tr '\n' ' ')"
         return 1
     fi
+    local fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [ "${PG_DURABLE:-0}" = 1 ] && fast=
     if ! as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-k $dir -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+        -o "-k $dir -c listen_addresses='' $fast -c max_connections=300" \
         start >"$dir/pg_ctl.log" 2>&1; then
         PG_WHY="pg_ctl start failed: $(tail -n 3 "$dir/server.log" 2>/dev/null | tr '\n' ' ')"
         return 1
