@@ -278,7 +278,6 @@
 #define BW_DB_SIGNAL_BYTES    64  /* one signal's payload between servers (NOTIFY) */
 #define BW_EVENTS_KEEP_S      600 /* a finished submission's events kept for late readers, s */
 #define BW_DUMP_LINE_BYTES    (16 * 1024 * 1024) /* one row of an export file */
-#define BW_THROTTLE_PENDING_S 120 /* a shared sign-in reservation of a vanished server, given up   \
-                                   */
+#define BW_THROTTLE_PENDING_S 120 /* s until a dead server's shared sign-in hold is freed */
 
 #endif
