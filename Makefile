@@ -71,6 +71,7 @@ SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
 WIRE_RUNNER  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard wire/runner_proto*.c)) $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
 WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile, blockwise-triton-compile
+WIRE_WORKER  := $(BUILD)/obj/wire/worker_proto.o # blockwise-server <-> judged
 WIRE_OBJ     := $(call objs_of,wire)
 
 COMPILE_BIN_OBJ := $(call objs_of,judge/compile)
@@ -146,7 +147,7 @@ $(BUILD)/tests/sse_load: tests/bench/sse_load.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -pthread -o $@ $<
 
-$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a \
+$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a $(WIRE_WORKER) \
                                $(BUILD)/libcommon.a \
                                | $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0
 	$(LINK) $^ $(LIBS_SERVER) $(LIBS_JUDGE)
@@ -172,7 +173,7 @@ $(BUILD)/obj/harness_blob.o: $(BUILD)/harness.fatbin
 LINK = @mkdir -p $(dir $@) $(BUILD)/maps && $(CC) $(LDFLAGS) -Wl,-Map,$(BUILD)/maps/$(notdir $@).map -o $@
 
 $(BUILD)/bin/judged: $(JUDGED_BIN_OBJ) $(BUILD)/libworker.a $(BUILD)/libplan.a \
-                     $(BUILD)/libproblem.a $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+                     $(BUILD)/libproblem.a $(WIRE_WORKER) $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)
 
 $(BUILD)/bin/blockwise-compile: $(COMPILE_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a

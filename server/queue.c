@@ -24,7 +24,7 @@ static int64_t now_s(void)
     return (int64_t)time(NULL);
 }
 
-int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_language *langs,
+int queue_set_languages(struct db_conn *c, int64_t worker, const struct wp_language *langs,
                         size_t n, char **cause)
 {
     int rc = db_run(c, cause, "DELETE FROM worker_languages WHERE worker_id = ?", "i", worker);
@@ -177,7 +177,7 @@ static int end_lease(struct db_conn *c, const char *lease, int64_t submission, c
         now, retry, submission);
 }
 
-static double geomean_time(const struct body_result *r)
+static double geomean_time(const struct wp_result *r)
 {
     if (r->n_benches == 0)
         return 0;
@@ -190,7 +190,7 @@ static double geomean_time(const struct body_result *r)
 /* The geometric mean over the shapes of PyTorch's time over the kernel's ("x PyTorch"); -1
  * when a shape has no PyTorch time (stored as NULL). Computed here from the shapes, as the
  * time is, rather than taken from the worker's summary. */
-static double geomean_pytorch_speedup(const struct body_result *r)
+static double geomean_pytorch_speedup(const struct wp_result *r)
 {
     if (r->n_benches == 0)
         return -1;
@@ -203,13 +203,13 @@ static double geomean_pytorch_speedup(const struct body_result *r)
     return exp(sum / (double)r->n_benches);
 }
 
-static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r, char **cause)
+static int store_rows(struct db_conn *c, int64_t id, const struct wp_result *r, char **cause)
 {
     int rc = db_run(c, cause, "DELETE FROM test_results WHERE submission_id = ?", "i", id);
     if (rc == BW_OK)
         rc = db_run(c, cause, "DELETE FROM bench_results WHERE submission_id = ?", "i", id);
     for (size_t i = 0; rc == BW_OK && i < r->n_tests; i++) {
-        const struct body_test *t = &r->tests[i];
+        const struct wp_test *t = &r->tests[i];
         rc =
             db_run(c, cause,
                    "INSERT INTO test_results(submission_id, idx, name, verdict, message, ms) "
@@ -218,7 +218,7 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
                    t->verdict == VERDICT_NONE ? NULL : verdict_code(t->verdict), t->message, t->ms);
     }
     for (size_t i = 0; rc == BW_OK && i < r->n_benches; i++) {
-        const struct body_bench *b = &r->benches[i];
+        const struct wp_bench *b = &r->benches[i];
         rc = db_run(c, cause,
                     "INSERT INTO bench_results(submission_id, idx, name, samples, median_ms, "
                     "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz, pytorch_ms) "
@@ -232,7 +232,7 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
 }
 
 int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
-                       const struct body_result *r, const char *result_json, struct stored *out,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause)
 {
     struct db_stmt *st = NULL;

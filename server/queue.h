@@ -60,8 +60,8 @@
 #include "common/verdict.h"
 
 struct db_conn;
-struct body_language;
-struct body_result;
+struct wp_language;
+struct wp_result;
 
 struct job {
     int64_t submission;
@@ -80,7 +80,7 @@ void job_release(struct job *j);
 
 /* Records what a worker compiles (its registration's languages, replacing
  * the last ones). Runs in the caller's transaction, if any. */
-int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_language *langs,
+int queue_set_languages(struct db_conn *c, int64_t worker, const struct wp_language *langs,
                         size_t n, char **cause);
 
 /* The round a new submission of `user` takes (see above). */
@@ -117,7 +117,7 @@ struct stored {
 /* Stores a result under an active lease (see above); BW_ERR_NOTFOUND when the
  * lease is neither active nor done. */
 int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
-                       const struct body_result *r, const char *result_json, struct stored *out,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause);
 
 struct failure {

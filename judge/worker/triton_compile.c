@@ -337,7 +337,7 @@ struct partial {
     int64_t ptx_params;
 };
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+static bool parse_u64_max(const char *s, uint64_t max, uint64_t *v)
 {
     int64_t x;
     if (!parse_i64(s, &x) || x < 0 || (uint64_t)x > max)
@@ -525,7 +525,7 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     uint64_t v;
 
     if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0) {
-        if (!parse_u64(f->value, rq->n_kernels - 1, &v) || parts[v].reported) {
+        if (!parse_u64_max(f->value, rq->n_kernels - 1, &v) || parts[v].reported) {
             *bad = "a build index is out of range or repeated";
             return BW_OK;
         }
@@ -534,7 +534,7 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         return BW_OK;
     }
     if (strcmp(f->key, "built") == 0) {
-        if (!b || !parse_u64(f->value, rq->n_kernels - 1, &v) || (long)v != *current) {
+        if (!b || !parse_u64_max(f->value, rq->n_kernels - 1, &v) || (long)v != *current) {
             *bad = "a built field does not close the build it follows";
             return BW_OK;
         }
@@ -595,27 +595,27 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         p->has_ptx = true;
     } else if (strcmp(f->key, "num_warps") == 0) {
         /* not a power of 2 for a warp-specialised kernel: every partition's warps */
-        if (!parse_u64(f->value, 32, &v) || v == 0) {
+        if (!parse_u64_max(f->value, 32, &v) || v == 0) {
             *bad = "num_warps is not 1 to 32";
             return BW_OK;
         }
         b->num_warps = (int)v;
         p->has_warps = true;
     } else if (strcmp(f->key, "num_ctas") == 0) {
-        if (!parse_u64(f->value, 64, &v)) {
+        if (!parse_u64_max(f->value, 64, &v)) {
             *bad = "num_ctas is malformed";
             return BW_OK;
         }
         b->num_ctas = (int)v;
     } else if (strcmp(f->key, "shared") == 0) {
-        if (!parse_u64(f->value, BW_TRITON_MAX_SHARED, &v)) {
+        if (!parse_u64_max(f->value, BW_TRITON_MAX_SHARED, &v)) {
             *bad = "the shared memory size is malformed or over BW_TRITON_MAX_SHARED";
             return BW_OK;
         }
         b->shared = (int)v;
     } else if (strcmp(f->key, "global_scratch_size") == 0 ||
                strcmp(f->key, "profile_scratch_size") == 0) {
-        if (!parse_u64(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
+        if (!parse_u64_max(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
             *bad = "a scratch size is malformed or over BW_TRITON_MAX_SCRATCH";
             return BW_OK;
         }
@@ -624,7 +624,7 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         else
             b->profile_scratch_size = v;
     } else if (strcmp(f->key, "global_scratch_align") == 0) {
-        if (!parse_u64(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
+        if (!parse_u64_max(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
             *bad = "the scratch alignment is not a power of 2 up to 4096";
             return BW_OK;
         }
@@ -792,7 +792,7 @@ static int decoder_feed(struct decoder *d, char *data, size_t len, char **cause)
         }
         if (named) { /* "failed I": final at once, as not built */
             uint64_t i;
-            if (parse_u64(f.value, d->rq->n_kernels - 1, &i)) {
+            if (parse_u64_max(f.value, d->rq->n_kernels - 1, &i)) {
                 triton_build_release(&d->out->builds[i]);
                 deliver(d, (size_t)i);
             }

@@ -545,7 +545,7 @@ TEST(bodies_validate_fields)
 TEST(bodies_register_languages)
 {
     struct api_error e;
-    struct body_register b;
+    struct wp_register b;
     const char *old = "{\"hostname\":\"h\",\"can_execute\":false}";
     json_t *j = body_parse_register(old, strlen(old), &b, &e);
     CHECK(j != NULL);
@@ -596,9 +596,9 @@ TEST(bodies_register_languages)
 TEST(bodies_errors_name_the_field)
 {
     struct api_error e;
-    static struct body_result result; /* large: not on the stack */
+    static struct wp_result result; /* large: not on the stack */
     struct body_submission s;
-    struct body_progress pr;
+    struct wp_progress pr;
     static const struct {
         int parser; /* 0 submission, 1 result, 2 progress */
         const char *body;
@@ -813,15 +813,15 @@ TEST(queue_lease_lifecycle)
     CHECK_INT_EQ(sub, 1);
     CHECK_INT_EQ(queue_heartbeat(c, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
 
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
     r->message = "";
     r->gpu_name = "H200";
     r->score = 50;
     r->n_benches = 2;
-    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
-    r->benches[1] = (struct body_bench){.name = "b", .median_ms = 4.0};
+    r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
+    r->benches[1] = (struct wp_bench){.name = "b", .median_ms = 4.0};
     struct stored out;
     CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED);
@@ -967,7 +967,7 @@ TEST(queue_compile_only_waits_for_gpu)
     struct db_conn *c = db_acquire(db);
     struct job j;
     CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->executed = false;
     r->message = "";
@@ -1044,7 +1044,7 @@ TEST(queue_routes_by_language)
     CHECK_INT_EQ(queue_claim(c, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
 
     /* Worker 3 registers CUDA and Triton: it takes the Triton job. */
-    struct body_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
+    struct wp_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
     CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK);
     CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK); /* again: replaced */
     CHECK_INT_EQ(
@@ -1065,14 +1065,14 @@ TEST(queue_routes_by_language)
     CHECK(jt.language == LANG_TRITON);
 
     /* Accepted Submits in both languages: one best row and one solved row each. */
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
     r->message = "";
     r->gpu_name = "H200";
     r->score = 50;
     r->n_benches = 1;
-    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
+    r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
     struct stored out;
     CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(queue_store_result(c, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
@@ -1205,7 +1205,7 @@ TEST(queue_status_counts_queue_and_live_workers)
     /* The compile-only worker compiles one while the GPU worker takes another. */
     struct job j, k;
     CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
@@ -1254,7 +1254,7 @@ TEST(queue_cancel_and_in_flight)
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
     struct job j;
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
