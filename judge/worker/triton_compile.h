@@ -71,7 +71,6 @@
 
 /* The environment variables naming blockwise-triton-compile and the Python to use. */
 #define BW_TRITON_COMPILE_ENV      "BLOCKWISE_TRITON_COMPILE"
-#define BW_TRITON_PYTHON_ENV       "BLOCKWISE_PYTHON"
 #define BW_TRITON_DEFAULT_FILENAME "submission.py"
 
 /* A kernel variant's arguments (struct triton_arg) and constexpr values

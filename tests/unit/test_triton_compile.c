@@ -55,6 +55,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "judge/worker/compile.h"
+#include "judge/worker/python.h"
 #include "judge/worker/triton_compile.h"
 #include "judge/worker/triton_pool.h"
 #include "common/banned.h"
@@ -122,7 +123,7 @@ static const char *python(void)
     const char *base = base_python(), *slash, *version;
 
     if (real())
-        return getenv(BW_TRITON_PYTHON_ENV) ? getenv(BW_TRITON_PYTHON_ENV) : "python3";
+        return getenv(BW_PYTHON_ENV) ? getenv(BW_PYTHON_ENV) : "python3";
     if (made)
         return exe[0] ? exe : NULL;
     made = true;
