@@ -45,6 +45,6 @@ int python_find(const char *python, const char *needs, char **out, char **cause)
         if (*p == ':')
             p++;
     }
-    return bw_fail(cause, BW_ERR_NOTFOUND, "no %s on PATH (set %s to the Python that has %s)",
-                   name, BW_PYTHON_ENV, needs);
+    return bw_fail(cause, BW_ERR_NOTFOUND, "no %s on PATH (set %s to the Python that has %s)", name,
+                   BW_PYTHON_ENV, needs);
 }

@@ -69,7 +69,7 @@
 #include "plan/directive.h"
 #include "plan/triton_variant.h"
 
-/* The environment variables naming blockwise-triton-compile and the Python to use. */
+/* The environment variable naming blockwise-triton-compile (the Python: python.h). */
 #define BW_TRITON_COMPILE_ENV      "BLOCKWISE_TRITON_COMPILE"
 #define BW_TRITON_DEFAULT_FILENAME "submission.py"
 
