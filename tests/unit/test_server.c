@@ -342,7 +342,7 @@ TEST(throttle_spares_known_devices_and_forgives_own_typos)
     throttle_end(t, "kim", "192.0.2.1", NULL, THROTTLE_UNCHECKED, now, &scope);
     /* A class behind one address, each learner mistyping once and then
      * signing in: their typos are forgiven, the address never locks (5). */
-    char name[16];
+    char name[32];
     for (int i = 0; i < 8; i++) {
         snprintf(name, sizeof(name), "learner%d", i);
         CHECK_INT_EQ(throttle_begin(t, name, "198.51.100.1", NULL, now, &scope, &trusted), 0);
