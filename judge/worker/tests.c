@@ -59,7 +59,7 @@ void tests_mismatch_line(const struct compare_report *r, const char *name, char 
     else if (r->unwritten == r->mismatches)
         session_set_line(message, "%lld of %lld elements of %s %s never written", bad, count, name,
                          bad == 1 ? "was" : "were");
-    else if (r->checked < r->count)
+    else if (r->checked > 0 && r->checked < r->count)
         session_set_line(message, "%lld of %lld checked elements of %s differ%s from the reference",
                          bad, (long long)r->checked, name, bad == 1 ? "s" : "");
     else
