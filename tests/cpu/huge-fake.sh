@@ -44,10 +44,10 @@ jd validate --json --tests-only "${limit[@]}" "$problem" >"$tmp/validate.json" 2
 rc=$?
 [ $rc -eq 0 ] && ok "validate: every control of fake-huge gets its verdict with its last test sampled" ||
     bad "validate exit $rc: $(json "$tmp/validate.json" '[(r["file"], r["got"], r["result"]["message"]) for r in d["fake-huge"] if not r["ok"]]' 2>&1 | head -c 600) $(head -c 300 "$tmp/validate.err")"
-got=$(json "$tmp/validate.json" '[r["file"] for r in d["fake-huge"] if r["result"]["tests"][-1].get("detail", {}).get("sampled")]' 2>&1)
+got=$(json "$tmp/validate.json" '[r["file"] for r in d["fake-huge"] if (r.get("result", {}).get("tests") or [{}])[-1].get("detail", {}).get("sampled")]' 2>&1)
 [ "$got" = "['solution.cu', 'solution.py', 'wrong/last_wrong.cu', 'wrong/skip_one.cu']" ] &&
     ok "the CUDA and the Triton solution and both wrong controls were judged on the sampled test" ||
-    bad "controls judged on the sampled test: $got"
+    bad "controls judged on the sampled test: $got (Triton: $(json "$tmp/validate.json" '[(r["file"], r["got"], r.get("reason")) for r in d["fake-huge"] if r["file"].endswith(".py")]' 2>&1))"
 
 # check FILE [ARGS...]: judges FILE of fake-huge as a Run with a fixed seed into $tmp/v.json.
 check() {
