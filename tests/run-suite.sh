@@ -64,6 +64,7 @@ declare -A GPU_DEADLINE_S=(
     [oracle]=180
     [triton]=240       # the real Triton: the unit tests and hostile corpus, PTX vs the launcher
     [rows]=240         # flash-attention's Submit with the full reference too (~35 s), unmeasured
+    [huge]=240         # six Runs of vector-add and relu past 2^31 (CUDA), unmeasured: a hang guard
 )
 GPU_DEFAULT_DEADLINE_S=120
 ASAN_DEADLINE_FACTOR=2

@@ -510,6 +510,34 @@ int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool syn
     return BW_OK;
 }
 
+int staged_queue_poison(struct runner_exec *x, struct staged_plan *st, int r, int first, int *bufs,
+                        int *n, char **cause)
+{
+    const struct run_plan *p = st->plan;
+    int k = 0, rc;
+
+    *n = 0;
+    for (int b = 0; b < p->n_buffers; b++)
+        k += p->buffers[b].role == RUN_ROLE_OUT || p->buffers[b].role == RUN_ROLE_INOUT;
+    if ((rc = clear_slots(x, first, k, 0, cause)))
+        return rc;
+    for (int b = 0; b < p->n_buffers; b++) {
+        const struct run_buffer *B = &p->buffers[b];
+        CUresult crc;
+        if (B->role != RUN_ROLE_OUT && B->role != RUN_ROLE_INOUT)
+            continue;
+        crc = poison_launch(x, &st->buf[b][B->role == RUN_ROLE_INOUT ? r : 0],
+                            (unsigned int)dtype_size(B->dtype),
+                            x->results + (CUdeviceptr)(first + *n) * 8);
+        if (crc != CUDA_SUCCESS)
+            return xfail(x, crc, cause, "scanning output %s for poison", B->name);
+        if (bufs)
+            bufs[*n] = b;
+        (*n)++;
+    }
+    return BW_OK;
+}
+
 /* Checks that every gather entry's indices (per set: `sets` copies of the
  * span) lie inside its buffer. */
 int check_indices(const struct run_plan *p, const int64_t *idx, size_t n_idx, int sets,

@@ -121,14 +121,6 @@ uint64_t session_fresh_seed(void)
     return seed;
 }
 
-uint64_t session_pick(struct session *s)
-{
-    uint64_t z = (s->pick_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void session_set_line(char **msg, const char *fmt, ...)
 {
     va_list ap;
