@@ -72,7 +72,8 @@ WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile,
 WIRE_OBJ     := $(call objs_of,wire)
 
 COMPILE_BIN_OBJ := $(call objs_of,judge/compile)
-TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o
+TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o \
+                   $(BUILD)/obj/triton_launcher_blob.o
 RUNNER_BIN_OBJ  := $(call objs_of,judge/runner) $(BUILD)/obj/harness_blob.o
 
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
@@ -174,6 +175,12 @@ $(BUILD)/obj/triton_driver_blob.o: judge/triton/driver.py
 	@mkdir -p $(dir $@)
 	printf '.section .rodata\n.global triton_driver_py\ntriton_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_driver_blob.S
 	$(CC) -c $(BUILD)/obj/triton_driver_blob.S -o $@
+
+# ...and beside it the launcher recorder (`triton_launcher_py`), which the driver loads.
+$(BUILD)/obj/triton_launcher_blob.o: judge/triton/launcher.py
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global triton_launcher_py\ntriton_launcher_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_launcher_blob.S
+	$(CC) -c $(BUILD)/obj/triton_launcher_blob.S -o $@
 
 $(BUILD)/bin/blockwise-triton-compile: $(TRITON_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)

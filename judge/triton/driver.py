@@ -225,7 +225,7 @@ def constexpr_literal(text):
 # The fields of a launcher request (judge/worker/triton_launcher.h), read by launcher.py.
 LAUNCH_FIELDS = ("mode", "record_only", "device", "limit", "tensor", "scalar", "size", "case",
                  "shape", "value", "scratch_limit")
-LAUNCHER_SOURCE = None  # launcher.py's text: the argument after --launcher
+LAUNCHER_SOURCE = ""  # launcher.py's text: the arguments after each --launcher, joined
 
 
 def load_launcher():
@@ -1019,8 +1019,8 @@ def probe(cc):
 def main(argv):
     global LAUNCHER_SOURCE
     sandboxed = "--no-sandbox" not in argv
-    if "--launcher" in argv and argv.index("--launcher") + 1 < len(argv):
-        LAUNCHER_SOURCE = argv[argv.index("--launcher") + 1]
+    # launcher.py comes in pieces, each after --launcher (one argument holds at most 128 KiB)
+    LAUNCHER_SOURCE = "".join(argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--launcher")
     if "--probe" in argv:
         cc = 90
         for a in argv:

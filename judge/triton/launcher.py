@@ -1027,8 +1027,8 @@ def literal(v):
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        text = repr(v)
-        return text if any(c in text for c in ".en") else text + ".0"
+        text = "%.17g" % v  # as plan/plan.c's plan_constexpr_literal writes it
+        return text if any(c in text for c in ".eEn") else text + ".0"
     return "'%s'" % v
 
 

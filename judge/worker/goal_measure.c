@@ -91,8 +91,7 @@ static int goal_sass_triton(struct session *s, const struct goal_spec *g, struct
 
     for (size_t b = 0; b < s->res->n_benches && n < BW_MAX_BENCHMARKS; b++) {
         size_t cfg = s->best_cfg[b];
-        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[cfg], &s->p->benchmarks[b],
-                       PLAN_SUBMISSION, &pl, NULL))
+        if (program_plan(&s->sub, cfg, &s->p->benchmarks[b], &pl, NULL))
             continue;
         for (size_t l = 0; l < pl.n_launches && n < BW_MAX_BENCHMARKS; l++) {
             int k = triton_program_build_of(tp, cfg, &pl, l);

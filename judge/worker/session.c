@@ -24,6 +24,7 @@ struct program_target session_target(const struct session *s)
         .arch = s->cfg->gpu.arch[0] ? s->cfg->gpu.arch : s->cfg->arch,
         .no_sandbox = s->cfg->no_sandbox,
         .cache = s->cfg->builds,
+        .gpu = &s->cfg->gpu,
     };
 
     if (sscanf(s->cfg->gpu.cc, "%d.%d", &t.cc_major, &t.cc_minor) != 2)

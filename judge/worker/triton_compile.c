@@ -195,9 +195,9 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
             rc = compile_wire_puts(out, "arg", n);
         }
         for (size_t c = 0; c < k->n_constexprs && !rc; c++) {
-            char *kv = NULL;
-            if (asprintf(&kv, "%s=%lld", k->constexprs[c].name, (long long)k->constexprs[c].value) <
-                0)
+            char lit[96], *kv = NULL;
+            triton_constexpr_literal(&k->constexprs[c], lit, sizeof(lit));
+            if (asprintf(&kv, "%s=%s", k->constexprs[c].name, lit) < 0)
                 return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             rc = compile_wire_puts(out, "constexpr", kv);
             free(kv);
@@ -246,8 +246,7 @@ static void *dup_bytes(const void *src, size_t len, size_t extra)
     return p;
 }
 
-/* A deep copy of src into *dst (zeroed first); false when out of memory. */
-static bool build_copy(struct triton_build *dst, const struct triton_build *src)
+bool triton_build_copy(struct triton_build *dst, const struct triton_build *src)
 {
     bool ok;
 
@@ -296,7 +295,7 @@ bool triton_result_copy(struct triton_result *dst, const struct triton_result *s
         dst->builds = calloc(src->n_builds, sizeof(*dst->builds));
         ok = dst->builds != NULL;
         for (size_t i = 0; ok && i < src->n_builds; i++) {
-            ok = build_copy(&dst->builds[i], &src->builds[i]);
+            ok = triton_build_copy(&dst->builds[i], &src->builds[i]);
             dst->n_builds = i + (ok ? 1 : 0);
         }
     }
@@ -1315,6 +1314,52 @@ release:
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     buf_release(&req);
     return rc;
+}
+
+/* ---- a request the caller encoded (a launcher's) ---------------------------------------- */
+
+int triton_compiler_exchange(struct triton_compiler *c, const struct buf *request,
+                             const char *source, size_t len, int wall_ms,
+                             int (*decode)(char *data, size_t len, void *ctx, bool *accepted,
+                                           bool *complete, char **cause),
+                             void *ctx, struct triton_result *out, char **cause)
+{
+    bool accepted = false, complete = false, refused;
+    double t0 = now_ms();
+    int rc;
+
+    if (c->used)
+        return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
+    if ((rc = diag_refuse_source(source, len, &out->diags, &refused)))
+        return bw_fail(cause, rc, "out of memory");
+    if (refused)
+        return (out->log = strdup("")) ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    c->used = true;
+    c->job.wall_ms = wall_ms > 0 ? wall_ms : BW_TRITON_WALL_MS;
+    if ((rc = sandbox_job_finish(&c->job, request->data, request->len, cause)))
+        return rc;
+    out->ms = now_ms() - t0;
+    if ((rc = decode(c->job.result.data, c->job.result.len, ctx, &accepted, &complete, cause)))
+        return rc;
+    if (!accepted) {
+        const char *output = c->job.output.data ? c->job.output.data : "";
+        size_t n = strlen(output);
+        if (c->job.timed_out)
+            return bw_fail(cause, BW_ERR_TIMEOUT,
+                           "the Triton compiler did not take its request within %d ms (importing "
+                           "triton)",
+                           c->job.wall_ms);
+        return bw_fail(cause, BW_ERR_SANDBOX,
+                       "Triton compile sandbox unavailable: the compiler ended (status %#x) "
+                       "before it took its request: %s",
+                       c->job.status, output + (n > 400 ? n - 400 : 0));
+    }
+    if ((!complete && map_death(&c->job, c, out)) || take_log(&c->job, out))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    out->ok = !out->failure;
+    for (size_t i = 0; i < out->n_builds; i++)
+        out->ok = out->ok && out->builds[i].ok;
+    return BW_OK;
 }
 
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause)
