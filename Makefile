@@ -8,6 +8,8 @@
 #   make bench        benchmarks on the GPU machine, on an existing build
 #   make format-check clang-format over every C source
 #   make SANITIZE=address,undefined BUILD=build-asan   a sanitizer build
+#   make install      the learner's CLI, the server, judged, problems and pages under
+#                     PREFIX (/usr/local; DESTDIR honoured); make install-cli: the CLI alone
 #
 # Sources are discovered by folder (docs/architecture.md): library folders
 # (common, problem, plan, wire, judge/sandbox, judge/worker, server) become
@@ -83,13 +85,14 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
         $(BUILD)/bin/blockwise-server $(BUILD)/bin/blockwise-triton-compile
 
 .SECONDARY:
-.PHONY: all run test unit-tests gpu-test gpu-validate gpu-triton bench format format-check clean web
+.PHONY: all run test unit-tests gpu-test gpu-validate gpu-triton bench format format-check clean web \
+        install install-cli install-server uninstall
 all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(BUILD)/tests/fake/libcuda.so.1 $(if $(shell command -v npm 2>/dev/null),web)
 
 # The web app (web/README.md): npm ci only when web/node_modules is missing
 # (so an offline machine with node_modules builds), then esbuild into web/dist.
 WEB_SRC := $(wildcard web/src/*.js web/src/*/*.js web/src/*.css web/src/*.html web/src/*.svg) \
-           web/build.mjs web/package.json web/package-lock.json
+           web/build.mjs web/package.json web/package-lock.json cli/blockwise
 web: web/dist/index.html
 web/dist/index.html: $(WEB_SRC)
 	@[ -d web/node_modules ] || (cd web && npm ci --no-audit --no-fund)
@@ -236,6 +239,42 @@ format-check:
 
 clean:
 	rm -rf build build-asan web/dist
+
+# ---- installation (docs/operations.md, "Install") -----------------------------
+# Under PREFIX: bin/blockwise, the learner's command line (cli/blockwise: one
+# Python file; install-cli needs no build); lib/blockwise/, the binaries and
+# the md4c libraries, which find their children and libraries beside
+# themselves (judged: /proc/self/exe; the server: rpath $ORIGIN), with
+# bin/blockwise-server and bin/judged linked to them; share/blockwise/problems
+# and share/blockwise/web (web/dist, when built). PREFIX=/opt/blockwise is the
+# layout deploy/ names.
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(DESTDIR)$(PREFIX)/bin
+LIBEXEC  := $(DESTDIR)$(PREFIX)/lib/blockwise
+SHAREDIR := $(DESTDIR)$(PREFIX)/share/blockwise
+MD4C_LIBS := $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0
+
+install: install-cli install-server
+
+install-cli:
+	install -d $(BINDIR)
+	install -m 0755 cli/blockwise $(BINDIR)/blockwise
+
+install-server: $(BINS) $(MD4C_LIBS)
+	install -d $(BINDIR) $(LIBEXEC) $(SHAREDIR)
+	install -m 0755 $(BINS) $(LIBEXEC)/
+	install -m 0644 $(MD4C_LIBS) $(LIBEXEC)/
+	ln -sfn ../lib/blockwise/blockwise-server $(BINDIR)/blockwise-server
+	ln -sfn ../lib/blockwise/judged $(BINDIR)/judged
+	rm -rf $(SHAREDIR)/problems && cp -r problems $(SHAREDIR)/problems
+	@if [ -f web/dist/index.html ]; then \
+	    rm -rf $(SHAREDIR)/web && cp -r web/dist $(SHAREDIR)/web && echo "installed the pages in $(SHAREDIR)/web"; \
+	else echo "install: web/dist is not built (make web): no pages installed"; fi
+
+uninstall:
+	rm -f $(BINDIR)/blockwise $(BINDIR)/blockwise-server $(BINDIR)/judged
+	rm -rf $(LIBEXEC) $(SHAREDIR)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

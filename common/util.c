@@ -45,17 +45,14 @@ bool parse_double(const char *s, double *out)
     return true;
 }
 
-int read_file(const char *path, size_t max, char **out, size_t *len, char **cause)
+/* Reads the open file fd (named `path` in messages) as read_file does, and closes it. */
+static int read_fd(int fd, const char *path, size_t max, char **out, size_t *len, char **cause)
 {
     struct stat st;
     char *data = NULL;
     size_t got = 0;
-    int fd, rc = BW_OK;
+    int rc = BW_OK;
 
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO, "cannot open %s: %s",
-                       path, strerror(errno));
     if (fstat(fd, &st) < 0) {
         rc = bw_fail(cause, BW_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
         goto close_fd;
@@ -96,6 +93,107 @@ free_data:
     free(data);
 close_fd:
     close(fd);
+    return rc;
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len, char **cause)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+    if (fd < 0)
+        return bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO, "cannot open %s: %s",
+                       path, strerror(errno));
+    return read_fd(fd, path, max, out, len, cause);
+}
+
+/* What a file that is not regular is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISLNK(mode)  ? "a symbolic link"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+                            : "of an unknown kind";
+}
+
+int open_in_dir(const char *dir, const char *rel, bool directory, struct stat *st, char **cause)
+{
+    char part[PATH_MAX];
+    size_t n = strlen(rel);
+    struct stat sb;
+    char *comp = part;
+    int fd, next = -1, dl = (int)strlen(dir);
+
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--; /* messages name "dir/rel" without a doubled slash */
+
+    if (n == 0 || n >= sizeof(part) || rel[0] == '/')
+        return bw_fail(cause, BW_ERR_INVALID, "%.*s/%s: not a relative path", dl, dir, rel);
+    memcpy(part, rel, n + 1);
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO,
+                       "cannot open %.*s/%s: %s", dl, dir, rel, strerror(errno));
+    for (;;) {
+        char *slash = strchr(comp, '/');
+        bool want_dir = slash != NULL || directory;
+        int rc = BW_OK;
+
+        if (slash)
+            *slash = '\0';
+        /* part is now dir-relative up to this component: the name in every message */
+        if (!*comp || strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
+            rc = bw_fail(cause, BW_ERR_INVALID, "%.*s/%s: not a plain relative path", dl, dir, rel);
+        else if (fstatat(fd, comp, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+            rc = bw_fail(cause, errno == ENOENT ? BW_ERR_NOTFOUND : BW_ERR_IO, "%.*s/%s: %s", dl,
+                         dir, part, errno == ENOENT ? "no such file" : strerror(errno));
+        else if (S_ISLNK(sb.st_mode))
+            rc = bw_fail(cause, BW_ERR_INVALID,
+                         "%.*s/%s: a symbolic link (the files of a problem must be its own, not "
+                         "links)",
+                         dl, dir, part);
+        else if (want_dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))
+            rc = bw_fail(cause, BW_ERR_INVALID, "%.*s/%s: not a %s (%s)", dl, dir, part,
+                         want_dir ? "directory" : "regular file", file_kind(sb.st_mode));
+        /* O_NOFOLLOW and the fstat below hold if it was swapped since; O_NONBLOCK: a FIFO
+         * put there meanwhile does not block the open */
+        else if ((next = openat(fd, comp,
+                                O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                                    (want_dir ? O_DIRECTORY : 0))) < 0)
+            rc = bw_fail(cause, errno == ELOOP ? BW_ERR_INVALID : BW_ERR_IO, "%.*s/%s: %s", dl, dir,
+                         part, errno == ELOOP ? "a symbolic link" : strerror(errno));
+        close(fd);
+        if (rc)
+            return rc;
+        fd = next;
+        if (!slash)
+            break;
+        *slash = '/';
+        comp = slash + 1;
+    }
+    if (fstat(fd, &sb) < 0 || (directory ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))) {
+        close(fd);
+        return bw_fail(cause, BW_ERR_INVALID, "%.*s/%s: not a %s", dl, dir, rel,
+                       directory ? "directory" : "regular file");
+    }
+    if (st)
+        *st = sb;
+    return fd;
+}
+
+int read_file_in_dir(const char *dir, const char *rel, size_t max, char **out, size_t *len,
+                     char **cause)
+{
+    char *path = path_join(dir, rel);
+    int fd, rc;
+
+    if (!path)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    fd = open_in_dir(dir, rel, false, NULL, cause);
+    rc = fd < 0 ? fd : read_fd(fd, path, max, out, len, cause);
+    free(path);
     return rc;
 }
 

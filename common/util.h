@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Parses a whole string as a decimal int64 (optional sign); false on junk,
  * empty input or overflow. Replaces atoi/strtol-without-checks. */
@@ -21,6 +22,24 @@ bool parse_double(const char *s, double *out);
  * would block) with BW_ERR_INVALID, larger files with BW_ERR_LIMIT.
  */
 int read_file(const char *path, size_t max, char **out, size_t *len, char **cause);
+
+/*
+ * Opens dir/rel for reading without following a symbolic link anywhere under
+ * `dir`: rel is walked from `dir` one component at a time with O_NOFOLLOW
+ * (`dir` itself may be a link: where an admin put it). The last component
+ * must be a regular file, or with `directory` a directory; a FIFO, device or
+ * socket is refused without blocking. Returns a new close-on-exec descriptor
+ * (its fstat in *st when st is not NULL), or a negative code with a cause
+ * that names the offending path: BW_ERR_NOTFOUND ("no such file"),
+ * BW_ERR_INVALID (a symbolic link, not a regular file, a bad rel: absolute,
+ * empty, "." or ".." components), BW_ERR_IO. Used for every file of a problem
+ * directory, which must be its own (docs/problem-format.md §1).
+ */
+int open_in_dir(const char *dir, const char *rel, bool directory, struct stat *st, char **cause);
+
+/* read_file of dir/rel opened with open_in_dir; messages name "dir/rel". */
+int read_file_in_dir(const char *dir, const char *rel, size_t max, char **out, size_t *len,
+                     char **cause);
 
 /* Writes `len` bytes to path through a temporary file and rename(2). */
 int write_file_atomic(const char *path, const void *data, size_t len, char **cause);

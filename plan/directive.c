@@ -52,6 +52,47 @@ static const char *launch_example(enum language lang)
 
 /* ---- one line, one directive -------------------------------------------------- */
 
+/*
+ * Python: follows the string literals of the current line from the state the
+ * line began in, leaving the state it ends in. A '#' outside a string ends
+ * the line (a comment); '\'' or '"' opens a string, tripled or not; a
+ * backslash escapes the next byte inside a string (also in a raw string, where
+ * it keeps a quote from closing it); a one-quoted string ends at its quote or
+ * at the line's end, unless a backslash continues it. Issue 28: a "# @launch"
+ * line inside a docstring was read as a directive.
+ */
+static void python_strings(struct dparse *st)
+{
+    size_t i = 0;
+
+    while (i < st->len) {
+        char c = st->line[i];
+        if (!st->py_quote) {
+            if (c == '#')
+                return; /* a comment: no string opens after it */
+            if (c == '\'' || c == '"') {
+                st->py_quote = c;
+                st->py_triple = i + 2 < st->len && st->line[i + 1] == c && st->line[i + 2] == c;
+                i += st->py_triple ? 3 : 1;
+                continue;
+            }
+            i++;
+        } else if (c == '\\') {
+            i += 2;
+            if (i > st->len && !st->py_triple)
+                return; /* a backslash at the end continues a one-quoted string */
+        } else if (c == st->py_quote &&
+                   (!st->py_triple ||
+                    (i + 2 < st->len && st->line[i + 1] == c && st->line[i + 2] == c))) {
+            i += st->py_triple ? 3 : 1;
+            st->py_quote = 0;
+        } else {
+            i++;
+        }
+    }
+    if (st->py_quote && !st->py_triple)
+        st->py_quote = 0; /* a one-quoted string does not run past its line */
+}
 static const char *const directive_list = "@launch, @scratch, @const, @tune or @flags";
 
 /* Parses one line; does nothing if it is not a directive. @flags and @rows
@@ -203,7 +244,12 @@ int directives_parse_as(enum language lang, const char *source, size_t len, stru
             st.len--;
         st.lineno = (int)lines;
         st.line_failed = false;
-        parse_line(&st);
+        if (lang != LANG_TRITON)
+            parse_line(&st); /* CUDA: purely lexical, even inside a comment or a string */
+        else if (!st.py_quote)
+            parse_line(&st); /* Python: a comment line, not a line of a docstring */
+        if (lang == LANG_TRITON)
+            python_strings(&st);
         pos = end + 1;
     }
     if (!st.saw_launch && !st.nomem && !st.limit)

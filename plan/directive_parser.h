@@ -46,6 +46,11 @@ struct dparse {
     bool stopped; /* BW_MAX_DIAGS reached: nothing more is reported */
     bool saw_launch;
     size_t n_errors;
+    /* Python: the string open at the end of the line, so that a line inside a triple-quoted
+     * string (a docstring) is not read as a "# @" comment: 0 or the quote byte, and whether
+     * it is tripled (directive.c: python_strings) */
+    char py_quote;
+    bool py_triple;
 };
 
 /* ---- reading bytes of the line (the one-liners every parser file uses) ---- */

@@ -111,15 +111,19 @@ static int add_file(struct file_list *fl, char *rel, char *data, size_t len, cha
     return BW_OK;
 }
 
+/* Adds the files under root/rel. Everything is opened relative to root without following a
+ * link (util.h, open_in_dir): a symbolic link or a FIFO, device or socket anywhere under root
+ * fails the pack with its path, so a link to a host file never travels to a worker. */
 static int walk(const char *root, const char *rel, int depth, struct file_list *fl, char **cause)
 {
-    char *dirpath = *rel ? path_join(root, rel) : strdup(root);
-    if (!dirpath)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    DIR *d = opendir(dirpath);
+    int fd = *rel ? open_in_dir(root, rel, true, NULL, cause)
+                  : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return *rel ? fd : bw_fail(cause, BW_ERR_IO, "%s: %s", root, strerror(errno));
+    DIR *d = fdopendir(fd);
     if (!d) {
-        int rc = bw_fail(cause, BW_ERR_IO, "%s: %s", dirpath, strerror(errno));
-        free(dirpath);
+        int rc = bw_fail(cause, BW_ERR_IO, "%s/%s: %s", root, rel, strerror(errno));
+        close(fd);
         return rc;
     }
     int rc = BW_OK;
@@ -128,29 +132,31 @@ static int walk(const char *root, const char *rel, int depth, struct file_list *
         if (e->d_name[0] == '.')
             continue;
         char *childrel = *rel ? path_join(rel, e->d_name) : strdup(e->d_name);
-        char *full = childrel ? path_join(root, childrel) : NULL;
         struct stat st;
-        if (!childrel || !full) {
+        if (!childrel) {
             rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        } else if (lstat(full, &st) != 0) {
-            rc = bw_fail(cause, BW_ERR_IO, "%s: %s", full, strerror(errno));
+        } else if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = bw_fail(cause, BW_ERR_IO, "%s/%s: %s", root, childrel, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             if (depth + 1 < BUNDLE_MAX_DEPTH && component_ok(e->d_name, strlen(e->d_name)))
                 rc = walk(root, childrel, depth + 1, fl, cause);
-        } else if (S_ISREG(st.st_mode) && bundle_path_ok(childrel)) {
+        } else if (!S_ISREG(st.st_mode)) {
+            rc = bw_fail(cause, BW_ERR_INVALID, "%s/%s: %s", root, childrel,
+                         S_ISLNK(st.st_mode) ? "a symbolic link (the files of a problem must be "
+                                               "its own, not links)"
+                                             : "not a regular file");
+        } else if (bundle_path_ok(childrel)) {
             char *data = NULL;
             size_t len = 0;
-            rc = read_file(full, BW_MAX_BUNDLE_BYTES / 2, &data, &len, cause);
+            rc = read_file_in_dir(root, childrel, BW_MAX_BUNDLE_BYTES / 2, &data, &len, cause);
             if (rc == BW_OK) {
                 rc = add_file(fl, childrel, data, len, cause);
                 childrel = NULL;
             }
         }
         free(childrel);
-        free(full);
     }
     closedir(d);
-    free(dirpath);
     return rc;
 }
 

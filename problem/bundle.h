@@ -18,9 +18,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Packs every regular file under `dir` (dot-files and symlinks skipped) into
- * a *new* bundle text (*out, *len) and its hash. Caps: BW_MAX_BUNDLE_FILES
- * files and BW_MAX_BUNDLE_BYTES of text. */
+/* Packs every regular file under `dir` (dot-files skipped) into a *new*
+ * bundle text (*out, *len) and its hash. A symbolic link, FIFO, device or
+ * socket under `dir` is an error naming it (BW_ERR_INVALID): nothing is read
+ * through a link. Caps: BW_MAX_BUNDLE_FILES files and BW_MAX_BUNDLE_BYTES of
+ * text. */
 int bundle_pack(const char *dir, const char *id, char **out, size_t *len, char hash[65],
                 char **cause);
 

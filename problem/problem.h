@@ -7,7 +7,9 @@
  * checks everything that can be checked without compiling, and either returns
  * a complete struct problem or rejects the directory with "FILE: FIELD: reason"
  * (e.g. "problems/softmax/problem.json: tensors[1].shape[0]: unknown size
- * name \"K\" (sizes are M, N)"). A problem is never half-loaded.
+ * name \"K\" (sizes are M, N)"). A problem is never half-loaded. The loader
+ * is one file per part of problem.json, read through common/json_reader.h;
+ * problem/load.h, private to the folder, lists the files.
  *
  * problem.json, by example (every field is required unless marked optional):
  *

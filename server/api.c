@@ -1,12 +1,13 @@
 #include "api.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http.h"
+#include "common/error.h"
+#include "common/json_reader.h"
 #include "common/banned.h"
 
 /* Replaces every byte that does not start a valid UTF-8 sequence (including a
@@ -97,113 +98,14 @@ json_t *api_parse_object(const char *data, size_t len, int max_depth, struct api
     return j;
 }
 
-static bool missing(json_t *v, const char *key, bool required, struct api_error *e)
+int api_fail_reader(struct api_error *e, const struct json_reader *r)
 {
-    if (v && !json_is_null(v))
-        return false;
-    if (required)
-        api_fail(e, 400, "invalid", key, "%s: missing", key);
-    return true;
-}
+    char field[sizeof(e->field)], text[sizeof(e->message)];
+    bool limit = r->code == BW_ERR_LIMIT;
 
-bool api_get_string(json_t *obj, const char *key, bool required, size_t min, size_t max,
-                    const char **out, struct api_error *e)
-{
-    json_t *v = json_object_get(obj, key);
-    if (missing(v, key, required, e))
-        return !required;
-    if (!json_is_string(v)) {
-        api_fail(e, 400, "invalid", key, "%s: expected a string", key);
-        return false;
-    }
-    size_t n = json_string_length(v);
-    const char *s = json_string_value(v);
-    if (strlen(s) != n) {
-        api_fail(e, 400, "invalid", key, "%s: contains a NUL character", key);
-        return false;
-    }
-    if (n < min) {
-        api_fail(e, 400, "invalid", key, min == 1 ? "%s: empty" : "%s: shorter than %zu bytes", key,
-                 min);
-        return false;
-    }
-    if (n > max) {
-        api_fail(e, n > 65536 ? 413 : 400, n > 65536 ? "too_large" : "invalid", key,
-                 "%s: longer than %zu bytes", key, max);
-        return false;
-    }
-    *out = s;
-    return true;
-}
-
-bool api_get_int(json_t *obj, const char *key, bool required, int64_t lo, int64_t hi, int64_t *out,
-                 struct api_error *e)
-{
-    json_t *v = json_object_get(obj, key);
-    if (missing(v, key, required, e))
-        return !required;
-    if (!json_is_integer(v)) {
-        api_fail(e, 400, "invalid", key, "%s: expected an integer", key);
-        return false;
-    }
-    json_int_t n = json_integer_value(v);
-    if (n < lo || n > hi) {
-        api_fail(e, 400, "invalid", key, "%s: %lld is outside %lld..%lld", key, (long long)n,
-                 (long long)lo, (long long)hi);
-        return false;
-    }
-    *out = n;
-    return true;
-}
-
-bool api_get_number(json_t *obj, const char *key, bool required, double lo, double hi, double *out,
-                    struct api_error *e)
-{
-    json_t *v = json_object_get(obj, key);
-    if (missing(v, key, required, e))
-        return !required;
-    if (!json_is_number(v)) {
-        api_fail(e, 400, "invalid", key, "%s: expected a number", key);
-        return false;
-    }
-    double d = json_number_value(v);
-    if (!isfinite(d) || d < lo || d > hi) {
-        api_fail(e, 400, "invalid", key, "%s: %g is outside %g..%g", key, d, lo, hi);
-        return false;
-    }
-    *out = d;
-    return true;
-}
-
-bool api_get_bool(json_t *obj, const char *key, bool required, bool *out, struct api_error *e)
-{
-    json_t *v = json_object_get(obj, key);
-    if (missing(v, key, required, e))
-        return !required;
-    if (!json_is_boolean(v)) {
-        api_fail(e, 400, "invalid", key, "%s: expected true or false", key);
-        return false;
-    }
-    *out = json_is_true(v);
-    return true;
-}
-
-bool api_only_keys(json_t *obj, const char *const *allowed, struct api_error *e)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach (obj, key, v) {
-        bool ok = false;
-        for (const char *const *a = allowed; *a && !ok; a++)
-            ok = strcmp(*a, key) == 0;
-        if (!ok) {
-            char shown[48];
-            snprintf(shown, sizeof(shown), "%s", key);
-            api_fail(e, 400, "invalid", shown, "unknown field \"%s\"", shown);
-            return false;
-        }
-    }
-    return true;
+    json_reader_field(r, field, sizeof(field));
+    json_reader_text(r, text, sizeof(text));
+    return api_fail(e, limit ? 413 : 400, limit ? "too_large" : "invalid", field, "%s", text);
 }
 
 int api_json(struct http_response *res, int status, json_t *body)

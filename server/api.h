@@ -1,14 +1,15 @@
 /*
  * api.h - JSON in and out for the HTTP API: request bodies parsed under
- * caps, fields validated with errors that name them, responses and the one
- * error shape:
+ * caps, responses and the one error shape:
  *
  *   {"error": {"code": "invalid", "message": "source: empty", "field": "source"}}
  *
  * `code` is a stable machine word (bad_json, invalid, too_large, not_found,
  * unauthorized, forbidden, csrf, quota, conflict, ...); `message` is for
- * people; `field` names the offending field or is null. Nothing here touches
- * a socket: the parsers are fuzzed directly (tests/fuzz/fuzz_request.c).
+ * people; `field` names the offending field or is null. Fields are read with
+ * common/json_reader.h; api_fail_reader() is the one place a reader's
+ * failure becomes an API error. Nothing here touches a socket: the parsers
+ * are fuzzed directly (tests/fuzz/fuzz_request.c).
  */
 #ifndef BW_SERVER_API_H
 #define BW_SERVER_API_H
@@ -20,6 +21,7 @@
 #include <jansson.h>
 
 struct http_response;
+struct json_reader;
 
 struct api_error {
     int status;       /* 4xx (or 5xx for the server's own failures) */
@@ -41,19 +43,13 @@ bool api_json_depth_ok(const char *data, size_t len, int max_depth);
  * NULL with *e filled (400 bad_json with line and column, or 400 too_deep). */
 json_t *api_parse_object(const char *data, size_t len, int max_depth, struct api_error *e);
 
-/* Field readers: return true and set *out when the field is present and valid;
- * when absent, true with *out untouched if !required; otherwise false with *e
- * filled (400 invalid, field = key). Strings must be valid UTF-8 without NUL
- * (Jansson guarantees) and `min`..`max` bytes. */
-bool api_get_string(json_t *obj, const char *key, bool required, size_t min, size_t max,
-                    const char **out, struct api_error *e);
-bool api_get_int(json_t *obj, const char *key, bool required, int64_t lo, int64_t hi, int64_t *out,
-                 struct api_error *e);
-bool api_get_number(json_t *obj, const char *key, bool required, double lo, double hi, double *out,
-                    struct api_error *e);
-bool api_get_bool(json_t *obj, const char *key, bool required, bool *out, struct api_error *e);
-/* Fails (400 invalid, field = the key) on a key not in the NULL-terminated list. */
-bool api_only_keys(json_t *obj, const char *const *allowed, struct api_error *e);
+/*
+ * The API error of a failed field read (r has failed): 413 too_large for
+ * BW_ERR_LIMIT (a field over a documented cap), else 400 invalid; `field` is
+ * the field at fault (json_reader_field: "languages[1].name", or the unknown
+ * key), `message` "path: message". Returns the status.
+ */
+int api_fail_reader(struct api_error *e, const struct json_reader *r);
 
 /* Response writers; each returns `status` (or 500 if the body cannot be built). */
 int api_json(struct http_response *res, int status, json_t *body /* stolen */);

@@ -4,10 +4,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/error.h"
+#include "common/json_reader.h"
 #include "common/limits.h"
 #include "common/banned.h"
 
-#define SMALL_DEPTH 4 /* bodies of users are flat objects */
+#define SMALL_DEPTH          4           /* bodies of users are flat objects */
+#define RESULT_MESSAGE_BYTES (64 * 1024) /* a result's "message" */
 
 bool body_problem_id_ok(const char *s)
 {
@@ -20,20 +23,31 @@ bool body_problem_id_ok(const char *s)
     return n >= 1 && n <= 64;
 }
 
-/* Parses, refuses unknown keys; NULL with *e on failure. */
+/*
+ * Parses the body, opens *r on it (null reads as absent, as clients send it)
+ * and refuses unknown keys into *r. When the body is no JSON object, *e says
+ * why and *r is failed too, so that the reads after it do nothing.
+ */
 static json_t *open_body(const char *data, size_t len, int depth, const char *const *keys,
-                         struct api_error *e)
+                         struct json_reader *r, struct api_error *e)
 {
     json_t *j = api_parse_object(data, len, depth, e);
-    if (j && !api_only_keys(j, keys, e)) {
-        json_decref(j);
-        return NULL;
-    }
+
+    json_reader_init(r, JSON_READER_NULL_IS_ABSENT);
+    if (!j)
+        json_reader_fail(r, BW_ERR_INVALID, "", "%s", e->message);
+    json_reader_only_keys(r, "", j, keys);
     return j;
 }
 
-static json_t *fail(json_t *j)
+/* The document j, or NULL with *e when reading it failed (j is released). */
+static json_t *finish(json_t *j, const struct json_reader *r, struct api_error *e)
 {
+    if (!j)
+        return NULL; /* *e is api_parse_object's */
+    if (!json_reader_failed(r))
+        return j;
+    api_fail_reader(e, r);
     json_decref(j);
     return NULL;
 }
@@ -42,138 +56,129 @@ json_t *body_parse_credentials(const char *data, size_t len, struct body_credent
                                struct api_error *e)
 {
     static const char *const keys[] = {"name", "password", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_string(j, "name", true, 1, BW_MAX_USERNAME, &out->name, e) ||
-        !api_get_string(j, "password", true, 1, BW_MAX_PASSWORD, &out->password, e))
-        return fail(j);
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    json_reader_get_string(&r, "", j, "name", true, 1, BW_MAX_USERNAME, NULL, &out->name);
+    json_reader_get_string(&r, "", j, "password", true, 1, BW_MAX_PASSWORD, NULL, &out->password);
+    return finish(j, &r, e);
+}
+
+static int read_submission(struct json_reader *r, json_t *j, struct body_submission *out)
+{
+    const char *mode = NULL, *language = NULL;
+    int lines = 1;
+
+    if (json_reader_get_string(r, "", j, "problem", true, 1, 64, NULL, &out->problem) ||
+        json_reader_get_string(r, "", j, "source", true, 1, BW_MAX_SOURCE_BYTES,
+                               "BW_MAX_SOURCE_BYTES", &out->source) ||
+        json_reader_get_string(r, "", j, "mode", true, 1, 16, NULL, &mode) ||
+        json_reader_get_string(r, "", j, "language", false, 1, 32, NULL, &language))
+        return r->code;
+    out->language = LANG_CUDA;
+    if (language && !language_from_name(language, &out->language))
+        return json_reader_fail(r, BW_ERR_INVALID, "language", "%s is not \"cuda\" or \"triton\"",
+                                json_quote(language).s);
+    if (!body_problem_id_ok(out->problem))
+        return json_reader_fail(r, BW_ERR_INVALID, "problem", "%s is not a problem id",
+                                json_quote(out->problem).s);
+    if (strcmp(mode, "run") == 0)
+        out->submit = false;
+    else if (strcmp(mode, "submit") == 0)
+        out->submit = true;
+    else
+        return json_reader_fail(r, BW_ERR_INVALID, "mode", "%s is not \"run\" or \"submit\"",
+                                json_quote(mode).s);
+    out->source_len = strlen(out->source);
+    for (const char *p = out->source; *p; p++)
+        lines += *p == '\n';
+    if (lines > BW_MAX_SOURCE_LINES)
+        return json_reader_fail(r, BW_ERR_LIMIT, "source",
+                                "more than %d lines (BW_MAX_SOURCE_LINES)", BW_MAX_SOURCE_LINES);
+    return BW_OK;
 }
 
 json_t *body_parse_submission(const char *data, size_t len, struct body_submission *out,
                               struct api_error *e)
 {
     static const char *const keys[] = {"problem", "source", "mode", "language", NULL};
-    const char *mode = NULL, *language = NULL;
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_string(j, "problem", true, 1, 64, &out->problem, e) ||
-        !api_get_string(j, "source", true, 1, BW_MAX_SOURCE_BYTES, &out->source, e) ||
-        !api_get_string(j, "mode", true, 1, 16, &mode, e) ||
-        !api_get_string(j, "language", false, 1, 32, &language, e))
-        return fail(j);
-    out->language = LANG_CUDA;
-    if (language && !language_from_name(language, &out->language)) {
-        api_fail(e, 400, "invalid", "language", "language: \"%s\" is not \"cuda\" or \"triton\"",
-                 language);
-        return fail(j);
-    }
-    if (!body_problem_id_ok(out->problem)) {
-        api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id", out->problem);
-        return fail(j);
-    }
-    if (strcmp(mode, "run") == 0) {
-        out->submit = false;
-    } else if (strcmp(mode, "submit") == 0) {
-        out->submit = true;
-    } else {
-        api_fail(e, 400, "invalid", "mode", "mode: \"%s\" is not \"run\" or \"submit\"", mode);
-        return fail(j);
-    }
-    out->source_len = strlen(out->source);
-    int lines = 1;
-    for (const char *p = out->source; *p; p++)
-        lines += *p == '\n';
-    if (lines > BW_MAX_SOURCE_LINES) {
-        api_fail(e, 413, "too_large", "source", "source: more than %d lines", BW_MAX_SOURCE_LINES);
-        return fail(j);
-    }
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    read_submission(&r, j, out);
+    return finish(j, &r, e);
 }
 
 json_t *body_parse_name(const char *data, size_t len, struct body_name *out, struct api_error *e)
 {
     static const char *const keys[] = {"name", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_string(j, "name", true, 1, BW_MAX_TOKEN_NAME, &out->name, e))
-        return fail(j);
-    for (const char *p = out->name; *p; p++) {
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    if (json_reader_get_string(&r, "", j, "name", true, 1, BW_MAX_TOKEN_NAME, NULL, &out->name))
+        return finish(j, &r, e);
+    for (const char *p = out->name; p && *p; p++)
         if ((unsigned char)*p < 0x20) {
-            api_fail(e, 400, "invalid", "name", "name: contains a control character");
-            return fail(j);
+            json_reader_fail(&r, BW_ERR_INVALID, "name", "contains a control character");
+            break;
         }
-    }
-    return j;
+    return finish(j, &r, e);
 }
 
 json_t *body_parse_role(const char *data, size_t len, struct body_role *out, struct api_error *e)
 {
     static const char *const keys[] = {"role", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_string(j, "role", true, 1, 16, &out->role, e))
-        return fail(j);
-    if (strcmp(out->role, "learner") && strcmp(out->role, "instructor") &&
-        strcmp(out->role, "admin")) {
-        api_fail(e, 400, "invalid", "role", "role: \"%s\" is not learner, instructor or admin",
-                 out->role);
-        return fail(j);
-    }
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    if (!json_reader_get_string(&r, "", j, "role", true, 1, 16, NULL, &out->role) &&
+        strcmp(out->role, "learner") && strcmp(out->role, "instructor") &&
+        strcmp(out->role, "admin"))
+        json_reader_fail(&r, BW_ERR_INVALID, "role", "%s is not learner, instructor or admin",
+                         json_quote(out->role).s);
+    return finish(j, &r, e);
 }
 
 json_t *body_parse_enable(const char *data, size_t len, struct body_enable *out,
                           struct api_error *e)
 {
     static const char *const keys[] = {"enabled", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_bool(j, "enabled", true, &out->enabled, e))
-        return fail(j);
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    json_reader_get_bool(&r, "", j, "enabled", true, &out->enabled);
+    return finish(j, &r, e);
+}
+
+static int read_rejudge(struct json_reader *r, json_t *j, struct body_rejudge *out)
+{
+    if (json_reader_get_int(r, "", j, "submission", false, 1, INT64_MAX, &out->submission) ||
+        json_reader_get_string(r, "", j, "problem", false, 1, 64, NULL, &out->problem))
+        return r->code;
+    if ((out->submission != 0) == (out->problem != NULL))
+        return json_reader_fail(r, BW_ERR_INVALID, "",
+                                "give exactly one of \"submission\" and \"problem\"");
+    if (out->problem && !body_problem_id_ok(out->problem))
+        return json_reader_fail(r, BW_ERR_INVALID, "problem", "%s is not a problem id",
+                                json_quote(out->problem).s);
+    return BW_OK;
 }
 
 json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *out,
                            struct api_error *e)
 {
     static const char *const keys[] = {"submission", "problem", NULL};
-    memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_int(j, "submission", false, 1, INT64_MAX, &out->submission, e) ||
-        !api_get_string(j, "problem", false, 1, 64, &out->problem, e))
-        return fail(j);
-    if ((out->submission != 0) == (out->problem != NULL)) {
-        api_fail(e, 400, "invalid", NULL, "give exactly one of \"submission\" and \"problem\"");
-        return fail(j);
-    }
-    if (out->problem && !body_problem_id_ok(out->problem)) {
-        api_fail(e, 400, "invalid", "problem", "problem: \"%s\" is not a problem id", out->problem);
-        return fail(j);
-    }
-    return j;
-}
+    struct json_reader r;
 
-/* Names a field inside an element of an array, "languages[1].name", and
- * puts the element before the message: "languages[1]: name: missing". */
-static void in_element(struct api_error *e, const char *array, size_t i)
-{
-    char field[sizeof(e->field)], message[sizeof(e->message)];
-    snprintf(field, sizeof(field), "%.12s[%zu]%s%.24s", array, i, e->field[0] ? "." : "", e->field);
-    snprintf(message, sizeof(message), "%s[%zu]: %.280s", array, i, e->message);
-    api_fail(e, e->status, e->code, field, "%s", message);
+    memset(out, 0, sizeof(*out));
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    read_rejudge(&r, j, out);
+    return finish(j, &r, e);
 }
 
 static bool language_name_ok(const char *s)
@@ -184,66 +189,77 @@ static bool language_name_ok(const char *s)
     return true;
 }
 
-/* The register body's "languages" (see bodies.h). */
-static bool parse_languages(json_t *j, struct body_register *out, struct api_error *e)
+/* One entry of "languages", at path: a name listed once, a version. */
+static int read_language(struct json_reader *r, const char *path, json_t *list, size_t i,
+                         struct body_register *out)
 {
     static const char *const keys[] = {"name", "version", NULL};
-    json_t *list = json_object_get(j, "languages");
+    json_t *l = json_array_get(list, i);
+    const char *name = NULL, *version = NULL;
+    enum language lang;
+
+    if (json_reader_object(r, path, l) || json_reader_only_keys(r, path, l, keys) ||
+        json_reader_get_string(r, path, l, "name", true, 1, 32, NULL, &name) ||
+        json_reader_get_string(r, path, l, "version", false, 0, BW_MAX_LANGUAGE_VERSION, NULL,
+                               &version))
+        return r->code;
+    struct json_path np = json_path_key(path, "name");
+    if (!language_name_ok(name))
+        return json_reader_fail(r, BW_ERR_INVALID, np.s, "%s is not a language name (a-z 0-9 _ -)",
+                                json_quote(name).s);
+    for (size_t k = 0; k < i; k++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(list, k), "name")), name) == 0)
+            return json_reader_fail(r, BW_ERR_INVALID, np.s, "%s is listed twice",
+                                    json_quote(name).s);
+    if (!language_from_name(name, &lang))
+        out->ignored[out->n_ignored++] = name;
+    else
+        out->languages[out->n_languages++] = (struct body_language){lang, version ? version : ""};
+    return BW_OK;
+}
+
+/* The register body's "languages" (see bodies.h). */
+static int read_languages(struct json_reader *r, json_t *j, struct body_register *out)
+{
+    json_t *list;
+
+    if (json_reader_get(r, "", j, "languages", false, &list))
+        return r->code;
     if (!list) {
         out->languages[0] = (struct body_language){LANG_CUDA, ""};
         out->n_languages = 1;
-        return true;
+        return BW_OK;
     }
-    if (!json_is_array(list)) {
-        api_fail(e, 400, "invalid", "languages",
-                 "languages: expected an array of {\"name\", \"version\"}");
-        return false;
-    }
-    if (json_array_size(list) == 0) {
-        api_fail(e, 400, "invalid", "languages",
-                 "languages: empty (a worker compiles at least one language)");
-        return false;
-    }
-    if (json_array_size(list) > BW_MAX_WORKER_LANGUAGES) {
-        api_fail(e, 400, "invalid", "languages", "languages: more than %d entries",
-                 BW_MAX_WORKER_LANGUAGES);
-        return false;
-    }
-    size_t i;
-    json_t *l;
-    json_array_foreach (list, i, l) {
-        const char *name = NULL, *version = NULL;
-        if (!json_is_object(l)) {
-            api_fail(e, 400, "invalid", "", "expected an object {\"name\", \"version\"}");
-            in_element(e, "languages", i);
-            return false;
-        }
-        if (!api_only_keys(l, keys, e) || !api_get_string(l, "name", true, 1, 32, &name, e) ||
-            !api_get_string(l, "version", false, 0, BW_MAX_LANGUAGE_VERSION, &version, e)) {
-            in_element(e, "languages", i);
-            return false;
-        }
-        if (!language_name_ok(name)) {
-            api_fail(e, 400, "invalid", "name", "name: \"%s\" is not a language name (a-z 0-9 _ -)",
-                     name);
-            in_element(e, "languages", i);
-            return false;
-        }
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(json_string_value(json_object_get(json_array_get(list, k), "name")), name) ==
-                0) {
-                api_fail(e, 400, "invalid", "name", "name: \"%s\" is listed twice", name);
-                in_element(e, "languages", i);
-                return false;
-            }
-        enum language lang;
-        if (!language_from_name(name, &lang)) {
-            out->ignored[out->n_ignored++] = name;
-            continue;
-        }
-        out->languages[out->n_languages++] = (struct body_language){lang, version ? version : ""};
-    }
-    return true;
+    if (json_reader_array(r, "languages", list, 0, SIZE_MAX, NULL))
+        return r->code;
+    if (json_array_size(list) == 0)
+        return json_reader_fail(r, BW_ERR_INVALID, "languages",
+                                "empty (a worker compiles at least one language)");
+    if (json_array_size(list) > BW_MAX_WORKER_LANGUAGES)
+        return json_reader_fail(r, BW_ERR_INVALID, "languages",
+                                "more than %d entries (BW_MAX_WORKER_LANGUAGES)",
+                                BW_MAX_WORKER_LANGUAGES);
+    for (size_t i = 0; i < json_array_size(list); i++)
+        if (read_language(r, json_path_at("languages", "[%zu]", i).s, list, i, out))
+            return r->code;
+    return BW_OK;
+}
+
+static int read_register(struct json_reader *r, json_t *j, struct body_register *out)
+{
+    json_t *gpu;
+
+    if (json_reader_get_string(r, "", j, "hostname", true, 1, 255, NULL, &out->hostname) ||
+        json_reader_get_string(r, "", j, "version", false, 0, 64, NULL, &out->version) ||
+        json_reader_get_bool(r, "", j, "can_execute", true, &out->can_execute) ||
+        json_reader_get(r, "", j, "gpu", false, &gpu) || json_reader_object(r, "gpu", gpu) ||
+        json_reader_get_string(r, "gpu", gpu, "name", false, 0, 127, NULL, &out->gpu_name) ||
+        read_languages(r, j, out))
+        return r->code;
+    out->gpu = gpu;
+    if (!out->version)
+        out->version = "";
+    return BW_OK;
 }
 
 json_t *body_parse_register(const char *data, size_t len, struct body_register *out,
@@ -251,213 +267,161 @@ json_t *body_parse_register(const char *data, size_t len, struct body_register *
 {
     static const char *const keys[] = {"hostname", "version",   "can_execute",
                                        "gpu",      "languages", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
     out->gpu_name = "";
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_string(j, "hostname", true, 1, 255, &out->hostname, e) ||
-        !api_get_string(j, "version", false, 0, 64, &out->version, e) ||
-        !api_get_bool(j, "can_execute", true, &out->can_execute, e))
-        return fail(j);
-    json_t *gpu = json_object_get(j, "gpu");
-    if (gpu && !json_is_object(gpu)) {
-        api_fail(e, 400, "invalid", "gpu", "gpu: expected an object");
-        return fail(j);
-    }
-    if (gpu) {
-        out->gpu = gpu;
-        if (!api_get_string(gpu, "name", false, 0, 127, &out->gpu_name, e)) {
-            snprintf(e->field, sizeof(e->field), "gpu.name");
-            return fail(j);
-        }
-    }
-    if (!parse_languages(j, out, e))
-        return fail(j);
-    if (!out->version)
-        out->version = "";
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    read_register(&r, j, out);
+    return finish(j, &r, e);
 }
 
 json_t *body_parse_claim(const char *data, size_t len, struct body_claim *out, struct api_error *e)
 {
     static const char *const keys[] = {"wait", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
     out->wait_s = -1;
     if (len == 0) /* an empty body is a claim with the default wait */
         return json_object();
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_int(j, "wait", false, 0, 300, &out->wait_s, e))
-        return fail(j);
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    json_reader_get_int(&r, "", j, "wait", false, 0, 300, &out->wait_s);
+    return finish(j, &r, e);
 }
 
 json_t *body_parse_progress(const char *data, size_t len, struct body_progress *out,
                             struct api_error *e)
 {
     static const char *const keys[] = {"events", NULL};
+    struct json_reader r;
+    json_t *events;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, 8, keys, e);
-    if (!j)
-        return NULL;
-    json_t *events = json_object_get(j, "events");
-    if (!json_is_array(events)) {
-        api_fail(e, 400, "invalid", "events", "events: expected an array");
-        return fail(j);
-    }
-    if (json_array_size(events) > BW_MAX_EVENTS_PER_POST) {
-        api_fail(e, 413, "too_large", "events", "events: more than %d in one post",
-                 BW_MAX_EVENTS_PER_POST);
-        return fail(j);
-    }
-    size_t i;
-    json_t *ev;
-    json_array_foreach (events, i, ev) {
+    json_t *j = open_body(data, len, 8, keys, &r, e);
+    if (json_reader_get(&r, "", j, "events", true, &events) ||
+        json_reader_array(&r, "events", events, 0, BW_MAX_EVENTS_PER_POST,
+                          "BW_MAX_EVENTS_PER_POST"))
+        return finish(j, &r, e);
+    for (size_t i = 0; i < json_array_size(events); i++) {
+        json_t *ev = json_array_get(events, i);
         const char *name = json_string_value(json_object_get(ev, "event"));
+        /* said of "events", the field the API names for a bad event */
         if (!json_is_object(ev) || !name || !*name || strlen(name) > 32) {
-            api_fail(e, 400, "invalid", "events",
-                     "events[%zu]: expected an object with a string \"event\"", i);
-            return fail(j);
+            json_reader_fail(&r, BW_ERR_INVALID, "events",
+                             "element %zu is not an object with a string \"event\" of 1..32 "
+                             "bytes",
+                             i);
+            return finish(j, &r, e);
         }
     }
     out->events = events;
-    return j;
+    return finish(j, &r, e);
 }
 
-static bool get_verdict(json_t *obj, const char *key, bool required, enum verdict *out,
-                        struct api_error *e, const char *field)
+/* An optional verdict (name or code) at path.key; VERDICT_NONE when absent. */
+static int read_verdict(struct json_reader *r, const char *path, json_t *obj, const char *key,
+                        enum verdict *out)
 {
     const char *s = NULL;
-    if (!api_get_string(obj, key, required, 1, 32, &s, e)) {
-        snprintf(e->field, sizeof(e->field), "%s", field);
-        return false;
-    }
-    if (!s) {
-        *out = VERDICT_NONE;
-        return true;
-    }
+
+    *out = VERDICT_NONE;
+    if (json_reader_get_string(r, path, obj, key, false, 1, 32, NULL, &s) || !s)
+        return r->code;
     *out = verdict_parse(s);
     if (*out == VERDICT_NONE && strcasecmp(s, verdict_code(VERDICT_NONE)) != 0 &&
-        strcasecmp(s, verdict_name(VERDICT_NONE)) != 0) {
-        api_fail(e, 400, "invalid", field, "%s: unknown verdict \"%s\"", field, s);
-        return false;
-    }
-    return true;
+        strcasecmp(s, verdict_name(VERDICT_NONE)) != 0)
+        return json_reader_fail(r, BW_ERR_INVALID, json_path_key(path, key).s, "unknown verdict %s",
+                                json_quote(s).s);
+    return BW_OK;
+}
+
+static int read_test(struct json_reader *r, const char *path, json_t *t, struct body_test *bt)
+{
+    bt->message = NULL;
+    json_reader_object(r, path, t);
+    json_reader_get_string(r, path, t, "name", true, 1, 256, NULL, &bt->name);
+    json_reader_get_string(r, path, t, "message", false, 0, 4096, NULL, &bt->message);
+    json_reader_get_number(r, path, t, "ms", false, 0, 1e12, &bt->ms);
+    return read_verdict(r, path, t, "verdict", &bt->verdict);
+}
+
+static int read_bench(struct json_reader *r, const char *path, json_t *t, struct body_bench *bb)
+{
+    json_reader_object(r, path, t);
+    json_reader_get_string(r, path, t, "name", true, 1, 256, NULL, &bb->name);
+    json_reader_get_int(r, path, t, "samples", false, 0, 1 << 30, &bb->samples);
+    json_reader_get_int(r, path, t, "clock_mhz", false, 0, 100000, &bb->clock_mhz);
+    json_reader_get_number(r, path, t, "median_ms", true, 0, 1e12, &bb->median_ms);
+    json_reader_get_number(r, path, t, "min_ms", false, 0, 1e12, &bb->min_ms);
+    json_reader_get_number(r, path, t, "max_ms", false, 0, 1e12, &bb->max_ms);
+    json_reader_get_number(r, path, t, "gbps", false, 0, 1e9, &bb->gbps);
+    json_reader_get_number(r, path, t, "tflops", false, 0, 1e9, &bb->tflops);
+    return json_reader_get_number(r, path, t, "sol_pct", false, 0, 1e9, &bb->sol_pct);
+}
+
+static int read_result(struct json_reader *r, json_t *j, struct body_result *out)
+{
+    json_t *res, *gpu, *tests, *benches;
+
+    if (json_reader_get(r, "", j, "result", true, &res) || json_reader_object(r, "result", res))
+        return r->code;
+    out->result = res;
+    out->executed = true;
+    if (read_verdict(r, "result", res, "verdict", &out->verdict) ||
+        json_reader_get_string(r, "result", res, "message", false, 0, RESULT_MESSAGE_BYTES,
+                               "64 KiB", &out->message) ||
+        json_reader_get_number(r, "result", res, "score", false, 0, 1e9, &out->score) ||
+        json_reader_get_bool(r, "result", res, "executed", false, &out->executed))
+        return r->code;
+    if (out->verdict == VERDICT_NONE && out->executed)
+        return json_reader_fail(r, BW_ERR_INVALID, "result.verdict",
+                                "missing (only a compile-only result, executed false, has none)");
+    gpu = json_object_get(res, "gpu"); /* not an object: not read, kept as sent */
+    if (json_is_object(gpu) &&
+        json_reader_get_string(r, "result.gpu", gpu, "name", false, 0, 127, NULL, &out->gpu_name))
+        return r->code;
+    if (json_reader_get(r, "result", res, "tests", false, &tests) ||
+        json_reader_array(r, "result.tests", tests, 0, BW_MAX_CASES, "BW_MAX_CASES"))
+        return r->code;
+    for (size_t i = 0; i < json_array_size(tests); i++, out->n_tests++)
+        if (read_test(r, json_path_at("result.tests", "[%zu]", i).s, json_array_get(tests, i),
+                      &out->tests[i]))
+            return r->code;
+    if (json_reader_get(r, "result", res, "benches", false, &benches) ||
+        json_reader_array(r, "result.benches", benches, 0, BW_MAX_BENCHMARKS, "BW_MAX_BENCHMARKS"))
+        return r->code;
+    for (size_t i = 0; i < json_array_size(benches); i++, out->n_benches++)
+        if (read_bench(r, json_path_at("result.benches", "[%zu]", i).s, json_array_get(benches, i),
+                       &out->benches[i]))
+            return r->code;
+    return BW_OK;
 }
 
 json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
                           struct api_error *e)
 {
     static const char *const keys[] = {"result", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
     out->message = "";
     out->gpu_name = "";
-    json_t *j = open_body(data, len, BW_MAX_JSON_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    json_t *r = json_object_get(j, "result");
-    if (!json_is_object(r)) {
-        api_fail(e, 400, "invalid", "result", "result: expected an object");
-        return fail(j);
-    }
-    out->result = r;
-    out->executed = true;
-    if (!get_verdict(r, "verdict", false, &out->verdict, e, "result.verdict"))
-        return fail(j);
-    if (!api_get_string(r, "message", false, 0, 1 << 16, &out->message, e) ||
-        !api_get_number(r, "score", false, 0, 1e9, &out->score, e) ||
-        !api_get_bool(r, "executed", false, &out->executed, e)) {
-        char f[sizeof(e->field)];
-        memcpy(f, e->field, sizeof(f));
-        snprintf(e->field, sizeof(e->field), "result.%.48s", f);
-        return fail(j);
-    }
-    if (out->verdict == VERDICT_NONE && out->executed) {
-        api_fail(e, 400, "invalid", "result.verdict",
-                 "result.verdict: missing (only a compile-only result, executed false, has none)");
-        return fail(j);
-    }
-    json_t *gpu = json_object_get(r, "gpu");
-    if (json_is_object(gpu) && !api_get_string(gpu, "name", false, 0, 127, &out->gpu_name, e)) {
-        snprintf(e->field, sizeof(e->field), "result.gpu.name");
-        return fail(j);
-    }
-    json_t *tests = json_object_get(r, "tests");
-    if (tests && !json_is_array(tests)) {
-        api_fail(e, 400, "invalid", "result.tests", "result.tests: expected an array");
-        return fail(j);
-    }
-    if (json_array_size(tests) > BW_MAX_CASES) {
-        api_fail(e, 413, "too_large", "result.tests",
-                 "result.tests: more than BW_MAX_CASES (%d), the test cases a problem may have",
-                 BW_MAX_CASES);
-        return fail(j);
-    }
-    size_t i;
-    json_t *t;
-    json_array_foreach (tests, i, t) {
-        struct body_test *bt = &out->tests[i];
-        char field[64];
-        snprintf(field, sizeof(field), "result.tests[%zu]", i);
-        bt->message = NULL;
-        if (!json_is_object(t) || !api_get_string(t, "name", true, 1, 256, &bt->name, e) ||
-            !api_get_string(t, "message", false, 0, 4096, &bt->message, e) ||
-            !api_get_number(t, "ms", false, 0, 1e12, &bt->ms, e)) {
-            if (!json_is_object(t))
-                api_fail(e, 400, "invalid", field, "%s: expected an object", field);
-            snprintf(e->field, sizeof(e->field), "%s", field);
-            return fail(j);
-        }
-        if (!get_verdict(t, "verdict", false, &bt->verdict, e, field))
-            return fail(j);
-        out->n_tests++;
-    }
-    json_t *benches = json_object_get(r, "benches");
-    if (benches && !json_is_array(benches)) {
-        api_fail(e, 400, "invalid", "result.benches", "result.benches: expected an array");
-        return fail(j);
-    }
-    if (json_array_size(benches) > BW_MAX_BENCHMARKS) {
-        api_fail(e, 413, "too_large", "result.benches",
-                 "result.benches: more than BW_MAX_BENCHMARKS (%d), the shapes a problem may have",
-                 BW_MAX_BENCHMARKS);
-        return fail(j);
-    }
-    json_array_foreach (benches, i, t) {
-        struct body_bench *bb = &out->benches[i];
-        char field[64];
-        snprintf(field, sizeof(field), "result.benches[%zu]", i);
-        if (!json_is_object(t) || !api_get_string(t, "name", true, 1, 256, &bb->name, e) ||
-            !api_get_int(t, "samples", false, 0, 1 << 30, &bb->samples, e) ||
-            !api_get_int(t, "clock_mhz", false, 0, 100000, &bb->clock_mhz, e) ||
-            !api_get_number(t, "median_ms", true, 0, 1e12, &bb->median_ms, e) ||
-            !api_get_number(t, "min_ms", false, 0, 1e12, &bb->min_ms, e) ||
-            !api_get_number(t, "max_ms", false, 0, 1e12, &bb->max_ms, e) ||
-            !api_get_number(t, "gbps", false, 0, 1e9, &bb->gbps, e) ||
-            !api_get_number(t, "tflops", false, 0, 1e9, &bb->tflops, e) ||
-            !api_get_number(t, "sol_pct", false, 0, 1e9, &bb->sol_pct, e)) {
-            if (!json_is_object(t))
-                api_fail(e, 400, "invalid", field, "%s: expected an object", field);
-            snprintf(e->field, sizeof(e->field), "%s", field);
-            return fail(j);
-        }
-        out->n_benches++;
-    }
-    return j;
+    json_t *j = open_body(data, len, BW_MAX_JSON_DEPTH, keys, &r, e);
+    read_result(&r, j, out);
+    return finish(j, &r, e);
 }
 
 json_t *body_parse_internal_error(const char *data, size_t len, struct body_internal_error *out,
                                   struct api_error *e)
 {
     static const char *const keys[] = {"message", "problem_fault", NULL};
+    struct json_reader r;
+
     memset(out, 0, sizeof(*out));
-    json_t *j = open_body(data, len, SMALL_DEPTH, keys, e);
-    if (!j)
-        return NULL;
-    if (!api_get_string(j, "message", true, 1, BW_MAX_MESSAGE_FIELD, &out->message, e) ||
-        !api_get_bool(j, "problem_fault", false, &out->problem_fault, e))
-        return fail(j);
-    return j;
+    json_t *j = open_body(data, len, SMALL_DEPTH, keys, &r, e);
+    json_reader_get_string(&r, "", j, "message", true, 1, BW_MAX_MESSAGE_FIELD, NULL,
+                           &out->message);
+    json_reader_get_bool(&r, "", j, "problem_fault", false, &out->problem_fault);
+    return finish(j, &r, e);
 }

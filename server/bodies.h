@@ -7,8 +7,10 @@
  * Each body_parse_X() returns the parsed document (a *new* reference that
  * the caller decrefs once done with *out, whose strings are borrowed from
  * it) or NULL with *e filled: 400 bad_json / too_deep / invalid, or 413
- * too_large, always with the field named where there is one. Unknown fields
- * are refused, so a typo is an error and not silently ignored.
+ * too_large, always with the field named where there is one. Fields are
+ * read with common/json_reader.h (null reads as an absent field) and its
+ * failure becomes *e in api_fail_reader(). Unknown fields are refused, so a
+ * typo is an error and not silently ignored.
  */
 #ifndef BW_SERVER_BODIES_H
 #define BW_SERVER_BODIES_H

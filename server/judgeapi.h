@@ -1,5 +1,5 @@
 /*
- * judgeapi.h - the worker API under /api/judge (DESIGN.md §6), for judged
+ * judgeapi.h - the worker API under /api/judge (docs/api.md, "Worker API"), for judged
  * processes holding a worker token:
  *
  *   POST /api/judge/register                 who I am, my GPU; returns what I held before

@@ -247,7 +247,9 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
         bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if (read_file(md_path, BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0)
+    /* opened within the directory, never through a link (the loader refused links already;
+     * this holds if one was put there since) */
+    if (read_file_in_dir(p->dir, "statement.md", BW_MAX_STATEMENT_BYTES, &md, &md_len, cause) < 0)
         goto out;
     /* The starter of each language: starter.cu, starter.py (common/language.h). */
     for (int l = 0; l < LANG_COUNT; l++) {
@@ -255,11 +257,8 @@ static char *detail_json(const struct problem_entry *e, size_t *len, char **caus
             continue;
         char name[32];
         snprintf(name, sizeof(name), "starter%s", language_extension((enum language)l));
-        char *path = path_join(p->dir, name);
-        int rc = path ? read_file(path, BW_MAX_SOURCE_BYTES, &starter[l], &starter_len, cause)
-                      : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        free(path);
-        if (rc < 0)
+        if (read_file_in_dir(p->dir, name, BW_MAX_SOURCE_BYTES, &starter[l], &starter_len, cause) <
+            0)
             goto out;
     }
     html = problems_markdown_html(md, md_len);
@@ -417,6 +416,15 @@ static int record(struct db *db, const struct problem_entry *e, const char *bund
     return rc;
 }
 
+/* The entry already loaded with path number n (problem.json "number"), or NULL. */
+static const struct problem_entry *find_number(const struct problem_set *set, int n)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].p->number == n)
+            return &set->v[i];
+    return NULL;
+}
+
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -474,6 +482,10 @@ int problems_load(const char *dir, struct db *db, struct problem_set **out, char
             bw_fail(&err, BW_ERR_INVALID, "%s: id \"%s\" is not [a-z0-9-]", path, e.p->id);
         else if (e.p && problems_find(set, e.p->id))
             bw_fail(&err, BW_ERR_INVALID, "%s: id \"%s\" is used twice", path, e.p->id);
+        else if (e.p && find_number(set, e.p->number))
+            /* two problems at one place of the path: the first in name order is served */
+            bw_fail(&err, BW_ERR_INVALID, "%s: number %d is already %s's (%s)", path, e.p->number,
+                    find_number(set, e.p->number)->p->id, find_number(set, e.p->number)->p->dir);
         else if (e.p && bundle_pack(path, e.p->id, &bundle, &bundle_len, e.hash, &err) == BW_OK &&
                  (e.detail_json = detail_json(&e, &e.detail_len, &err)) != NULL &&
                  record(db, &e, bundle, bundle_len, &err) == BW_OK) {

@@ -21,6 +21,7 @@
 #include "server.h"
 #include "sse.h"
 #include "common/error.h"
+#include "common/json_reader.h"
 #include "common/language.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -362,9 +363,12 @@ static bool cancel_body_ok(struct http_request *req, struct api_error *e)
     if (!j)
         return false;
     static const char *const none[] = {NULL};
-    bool ok = api_only_keys(j, none, e);
+    struct json_reader r;
+    json_reader_init(&r, JSON_READER_NULL_IS_ABSENT);
+    if (json_reader_only_keys(&r, "", j, none))
+        api_fail_reader(e, &r);
     json_decref(j);
-    return ok;
+    return !json_reader_failed(&r);
 }
 
 int submissions_h_cancel(struct http_request *req, struct http_response *res)

@@ -41,6 +41,7 @@ declare -A DEADLINE_S=(
     [browser]=300              # 26, 58 s
     [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver
+    [cli]=300                  # 24, 42 s: the learner's CLI against server + judged (fake driver)
     [bench-smoke]=600          # 114 s alone: make bench's latency suite on the fake driver
     [dropout-philox]=300       # 18, 39 s
     [tritonsim]=900            # 156 s alone (load average over 1000): interpreter + 3 fixtures

@@ -63,6 +63,10 @@ const html = template
   .replace("<!--APP_JS-->", `<script type="module" src="/${rel(entry)}"></script>`);
 fs.writeFileSync(path.join(dist, "index.html"), html);
 for (const f of ["favicon.svg", "theme-init.js"]) fs.copyFileSync(path.join(here, "src", f), path.join(dist, f));
+/* The learner's command line (../cli/blockwise, docs/cli.md), served beside
+ * the pages so that the account page can say `curl -O ORIGIN/blockwise`. */
+const cli = path.join(here, "..", "cli", "blockwise");
+if (fs.existsSync(cli)) fs.copyFileSync(cli, path.join(dist, "blockwise"));
 
 /* The files a page needs: the entry, what it imports statically (and, for a
  * problem page, dynamically), their style sheets. */

@@ -79,7 +79,7 @@ static int field(const json_t *o, const char *key, const char *path, bool requir
 }
 
 int rp_get_i64(const json_t *o, const char *key, const char *path, bool required, int64_t lo,
-                   int64_t hi, int64_t *out, char **cause)
+               int64_t hi, int64_t *out, char **cause)
 {
     json_t *v;
     int64_t x;
@@ -122,7 +122,7 @@ int rp_value_u64(const json_t *v, uint64_t *out)
 }
 
 int rp_get_u64(const json_t *o, const char *key, const char *path, bool required, uint64_t hi,
-                   uint64_t *out, char **cause)
+               uint64_t *out, char **cause)
 {
     json_t *v;
     uint64_t x;
@@ -140,7 +140,7 @@ int rp_get_u64(const json_t *o, const char *key, const char *path, bool required
 }
 
 int rp_get_u32(const json_t *o, const char *key, const char *path, bool required, uint32_t hi,
-                   uint32_t *out, char **cause)
+               uint32_t *out, char **cause)
 {
     uint64_t x = *out;
     int rc = rp_get_u64(o, key, path, required, hi, &x, cause);
@@ -172,7 +172,7 @@ int rp_value_f64(const json_t *v, double *out)
 }
 
 int rp_get_f64(const json_t *o, const char *key, const char *path, bool required, double *out,
-                   char **cause)
+               char **cause)
 {
     json_t *v;
     int rc = field(o, key, path, required, &v, cause);
@@ -186,7 +186,7 @@ int rp_get_f64(const json_t *o, const char *key, const char *path, bool required
 
 /* A finite double in [lo, hi]. */
 int rp_get_finite(const json_t *o, const char *key, const char *path, bool required, double lo,
-                      double hi, double *out, char **cause)
+                  double hi, double *out, char **cause)
 {
     double x = *out;
     int rc = rp_get_f64(o, key, path, required, &x, cause);
@@ -214,7 +214,7 @@ int rp_get_bool(const json_t *o, const char *key, const char *path, bool *out, c
 
 /* Copies o[key] into dst (cap bytes with the NUL). */
 int rp_get_str(const json_t *o, const char *key, const char *path, bool required, char *dst,
-                   size_t cap, char **cause)
+               size_t cap, char **cause)
 {
     json_t *v;
     size_t len;
@@ -236,7 +236,7 @@ int rp_get_str(const json_t *o, const char *key, const char *path, bool required
 
 /* An array o[key] of at most `max` entries; *n its length. */
 int rp_get_array(const json_t *o, const char *key, const char *path, bool required, size_t max,
-                     json_t **out, size_t *n, char **cause)
+                 json_t **out, size_t *n, char **cause)
 {
     int rc = field(o, key, path, required, out, cause);
 

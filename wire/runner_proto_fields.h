@@ -20,23 +20,30 @@ int rp_bad(char **cause, const char *path, const char *key, const char *what);
 json_t *rp_finish(json_t *o, bool ok);
 
 /* An array o[key] of at most `max` entries; *n its length. */
-int rp_get_array(const json_t *o, const char *key, const char *path, bool required, size_t max, json_t **out, size_t *n, char **cause);
+int rp_get_array(const json_t *o, const char *key, const char *path, bool required, size_t max,
+                 json_t **out, size_t *n, char **cause);
 
 int rp_get_bool(const json_t *o, const char *key, const char *path, bool *out, char **cause);
 
-int rp_get_f64(const json_t *o, const char *key, const char *path, bool required, double *out, char **cause);
+int rp_get_f64(const json_t *o, const char *key, const char *path, bool required, double *out,
+               char **cause);
 
 /* A finite double in [lo, hi]. */
-int rp_get_finite(const json_t *o, const char *key, const char *path, bool required, double lo, double hi, double *out, char **cause);
+int rp_get_finite(const json_t *o, const char *key, const char *path, bool required, double lo,
+                  double hi, double *out, char **cause);
 
-int rp_get_i64(const json_t *o, const char *key, const char *path, bool required, int64_t lo, int64_t hi, int64_t *out, char **cause);
+int rp_get_i64(const json_t *o, const char *key, const char *path, bool required, int64_t lo,
+               int64_t hi, int64_t *out, char **cause);
 
 /* Copies o[key] into dst (cap bytes with the NUL). */
-int rp_get_str(const json_t *o, const char *key, const char *path, bool required, char *dst, size_t cap, char **cause);
+int rp_get_str(const json_t *o, const char *key, const char *path, bool required, char *dst,
+               size_t cap, char **cause);
 
-int rp_get_u32(const json_t *o, const char *key, const char *path, bool required, uint32_t hi, uint32_t *out, char **cause);
+int rp_get_u32(const json_t *o, const char *key, const char *path, bool required, uint32_t hi,
+               uint32_t *out, char **cause);
 
-int rp_get_u64(const json_t *o, const char *key, const char *path, bool required, uint64_t hi, uint64_t *out, char **cause);
+int rp_get_u64(const json_t *o, const char *key, const char *path, bool required, uint64_t hi,
+               uint64_t *out, char **cause);
 
 /* A double as JSON: a real, or "inf" / "-inf" / "nan". */
 json_t *rp_double(double v);

@@ -111,9 +111,10 @@ static void put_plan(json_t *o, const struct run_plan *p, bool *ok)
             rp_put(bo, "dtype", json_string(dtype_name(b->dtype)), &bok);
             rp_put(bo, "count", rp_u64(b->count), &bok);
             rp_put(bo, "role",
-                json_string(b->role >= RUN_ROLE_IN && b->role <= RUN_ROLE_DATA ? role_names[b->role]
-                                                                               : "invalid"),
-                &bok);
+                   json_string(b->role >= RUN_ROLE_IN && b->role <= RUN_ROLE_DATA
+                                   ? role_names[b->role]
+                                   : "invalid"),
+                   &bok);
             if (b->role == RUN_ROLE_IN || b->role == RUN_ROLE_INOUT)
                 rp_put(bo, "gen", gen_spec_to_json(&b->gen), &bok);
         }
@@ -148,9 +149,9 @@ static void put_plan(json_t *o, const struct run_plan *p, bool *ok)
     }
     for (int k = 0; k < p->n_gather; k++)
         rp_push(gather,
-             json_pack("{s:i, s:o, s:o}", "buf", p->gather[k].buf, "offset",
-                       rp_u64(p->gather[k].offset), "count", rp_u64(p->gather[k].count)),
-             ok);
+                json_pack("{s:i, s:o, s:o}", "buf", p->gather[k].buf, "offset",
+                          rp_u64(p->gather[k].offset), "count", rp_u64(p->gather[k].count)),
+                ok);
 }
 
 static int get_dim3(const json_t *o, const char *key, const char *path, uint32_t v[3], char **cause)
@@ -459,14 +460,14 @@ int bench_request_from_json(const json_t *j, struct bench_request *r, char **cau
     if ((rc = get_plan(j, "bench", &r->plan, cause)) ||
         (rc = rp_get_u32(j, "sets", "bench", false, BW_MAX_BENCH_SETS, &r->sets, cause)) ||
         (rc = rp_get_u32(j, "min_samples", "bench", true, BW_BENCH_MAX_SAMPLES, &r->min_samples,
-                      cause)) ||
+                         cause)) ||
         (rc = rp_get_u32(j, "max_samples", "bench", true, BW_BENCH_MAX_SAMPLES, &r->max_samples,
-                      cause)) ||
+                         cause)) ||
         (rc = rp_get_finite(j, "target_rse", "bench", true, 0, 1, &r->target_rse, cause)) ||
         (rc = rp_get_finite(j, "budget_ms", "bench", true, 0, 3600e3, &r->budget_ms, cause)) ||
         (rc = rp_get_finite(j, "warmup_ms", "bench", false, 0, 3600e3, &r->warmup_ms, cause)) ||
-        (rc = rp_get_u64(j, "l2_flush_bytes", "bench", false, BW_MAX_TENSOR_BYTES, &r->l2_flush_bytes,
-                      cause)))
+        (rc = rp_get_u64(j, "l2_flush_bytes", "bench", false, BW_MAX_TENSOR_BYTES,
+                         &r->l2_flush_bytes, cause)))
         return rc;
     if (r->sets < 1)
         return bw_fail(cause, BW_ERR_INVALID, "bench.sets: at least 1 input set");
@@ -507,15 +508,16 @@ json_t *run_reply_to_json(const struct run_reply *r)
     phases = json_object();
     rp_put(o, "phases", phases, &ok);
     for (int k = 0; phases && k < RUN_PHASES; k++)
-        if (json_object_set_new(phases, run_phase_name((enum run_phase)k), rp_double(r->phase_ms[k])))
+        if (json_object_set_new(phases, run_phase_name((enum run_phase)k),
+                                rp_double(r->phase_ms[k])))
             ok = false;
     outs = json_array();
     rp_put(o, "outputs", outs, &ok);
     for (int k = 0; outs && k < r->n_outputs; k++)
         rp_push(outs,
-             json_pack("{s:i, s:o, s:o}", "buf", r->outputs[k].buf, "offset",
-                       rp_u64(r->outputs[k].offset), "bytes", rp_u64(r->outputs[k].bytes)),
-             &ok);
+                json_pack("{s:i, s:o, s:o}", "buf", r->outputs[k].buf, "offset",
+                          rp_u64(r->outputs[k].offset), "bytes", rp_u64(r->outputs[k].bytes)),
+                &ok);
     return rp_finish(o, ok);
 }
 
@@ -536,8 +538,8 @@ int run_reply_from_json(const json_t *j, struct run_reply *r, char **cause)
     if (phases && !json_is_object(phases))
         return bw_fail(cause, BW_ERR_INVALID, "result.phases: expected an object");
     for (int k = 0; phases && k < RUN_PHASES; k++)
-        if ((rc = rp_get_finite(phases, run_phase_name((enum run_phase)k), "result.phases", false, 0,
-                             1e12, &r->phase_ms[k], cause)))
+        if ((rc = rp_get_finite(phases, run_phase_name((enum run_phase)k), "result.phases", false,
+                                0, 1e12, &r->phase_ms[k], cause)))
             return rc;
     r->n_outputs = (int)n;
     for (size_t k = 0; k < n; k++) {
@@ -549,9 +551,9 @@ int run_reply_from_json(const json_t *j, struct run_reply *r, char **cause)
             return bw_fail(cause, BW_ERR_INVALID, "%s: expected an object", path);
         if ((rc = rp_get_i64(oo, "buf", path, true, 0, BW_MAX_BUFFERS - 1, &b, cause)) ||
             (rc = rp_get_u64(oo, "offset", path, true, BW_MAX_RETURN_BYTES, &r->outputs[k].offset,
-                          cause)) ||
+                             cause)) ||
             (rc = rp_get_u64(oo, "bytes", path, true, BW_MAX_RETURN_BYTES, &r->outputs[k].bytes,
-                          cause)))
+                             cause)))
             return rc;
         r->outputs[k].buf = (int)b;
     }
@@ -640,9 +642,9 @@ int bench_reply_from_json(const json_t *j, struct bench_reply *r, char **cause)
         r->stop = (enum bench_stop)found;
     }
     if ((rc = rp_get_array(j, "samples_ms", "bench_result", r->fail.status == RUN_OK,
-                        BW_BENCH_MAX_SAMPLES, &samples, &n, cause)) ||
+                           BW_BENCH_MAX_SAMPLES, &samples, &n, cause)) ||
         (rc = rp_get_array(j, "poison_bufs", "bench_result", false, BW_MAX_BUFFERS, &pbufs, &np,
-                        cause)))
+                           cause)))
         return rc;
     r->n_poison = (int)np;
     for (size_t k = 0; k < np; k++) {
@@ -698,7 +700,7 @@ int bench_reply_from_json(const json_t *j, struct bench_reply *r, char **cause)
     }
     gathered = json_object_get(j, "gathered");
     if (gathered && (rc = rp_get_u64(gathered, "bytes_per_sample", "bench_result.gathered", true,
-                                  BW_MAX_RETURN_BYTES, &r->bytes_per_sample, cause)))
+                                     BW_MAX_RETURN_BYTES, &r->bytes_per_sample, cause)))
         return rc;
     return BW_OK;
 }
@@ -734,11 +736,12 @@ int calibration_from_json(const json_t *j, struct calibration *c, struct run_fai
     if (rc || fail->status != RUN_OK)
         return rc;
     if ((rc = rp_get_finite(j, "copy_gbps", "calibration", true, 0, 1e9, &c->copy_gbps, cause)) ||
-        (rc = rp_get_finite(j, "fp32_tflops", "calibration", true, 0, 1e9, &c->fp32_tflops, cause)) ||
+        (rc = rp_get_finite(j, "fp32_tflops", "calibration", true, 0, 1e9, &c->fp32_tflops,
+                            cause)) ||
         (rc = rp_get_finite(j, "fp16_tensor_tflops", "calibration", true, 0, 1e9,
-                         &c->fp16_tensor_tflops, cause)) ||
+                            &c->fp16_tensor_tflops, cause)) ||
         (rc = rp_get_finite(j, "bf16_tensor_tflops", "calibration", true, 0, 1e9,
-                         &c->bf16_tensor_tflops, cause)) ||
+                            &c->bf16_tensor_tflops, cause)) ||
         (rc = rp_get_finite(j, "clock_mhz", "calibration", false, 0, 1e6, &c->clock_mhz, cause)))
         return rc;
     return BW_OK;

@@ -46,7 +46,7 @@ int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause);
 
-/* Times the plan (DESIGN §4.4). reply's arrays are *new* (bench_reply_release);
+/* Times the plan (docs/runner-protocol.md, bench). reply's arrays are *new* (bench_reply_release);
  * *out_fd is a *new* sealed memfd of the gathered bytes when bytes_per_sample
  * > 0 and the status is ok, else -1. */
 /* Registers host memory p..p+size with the driver (pinned: copies to it run

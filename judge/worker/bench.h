@@ -1,7 +1,8 @@
 /*
  * bench.h - the timing step of a Submit: every benchmark shape timed in the
  * submission runner, every timed output checked, and the times turned into
- * scores against the GPU's measured limits (DESIGN.md §4.4-4.5).
+ * scores against the GPU's measured limits (README's "How a submission is
+ * judged", step 4; docs/problem-catalogue.md §1.1).
  *
  * One shape, in phases (bench.c, one function each):
  *   1. plans: the submission's and the reference's for the shape;

@@ -139,8 +139,14 @@ out:
     return status;
 }
 
+/* How the controls of a validate went, for its last line: a control compiled where there is no
+ * GPU proves only that it compiles, so it is counted apart, never as one that got its verdict. */
+struct validate_tally {
+    int got, wrong, compiled, skipped, errors;
+};
+
 /* Judges every control of one problem; returns the exit status for it. */
-static int validate_one(struct cli *cli, const char *dir, json_t *all)
+static int validate_one(struct cli *cli, const char *dir, json_t *all, struct validate_tally *t)
 {
     struct problem *p;
     char *cause = NULL;
@@ -179,10 +185,11 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
                 printf("  %-4s %-28s expected %-17s skipped: no %s here (%s)\n", "skip", ctl->file,
                        verdict_name(ctl->expect), language_title(ctl->lang),
                        cli->cfg.languages[ctl->lang].reason);
-            json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:b, s:s}", "file", ctl->file,
-                                                  "expected", verdict_code(ctl->expect), "got",
-                                                  "skipped", "ok", true, "reason",
-                                                  cli->cfg.languages[ctl->lang].reason));
+            json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:b, s:b, s:s}", "file",
+                                                  ctl->file, "expected", verdict_code(ctl->expect),
+                                                  "got", "skipped", "ok", true, "ran", false,
+                                                  "reason", cli->cfg.languages[ctl->lang].reason));
+            t->skipped++;
             free(path);
             continue;
         }
@@ -190,6 +197,7 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
             fprintf(stderr, "judged: %s\n", cause ? cause : "out of memory");
             free(path);
             status = EXIT_USAGE;
+            t->errors++;
             continue;
         }
         if (judge_submission(&cli->cfg, p, source, len, &opts, &r, &cause)) {
@@ -199,20 +207,30 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
             free(source);
             free(path);
             status = EXIT_JUDGE;
+            t->errors++;
             continue;
         }
-        if (!r.executed && r.verdict == VERDICT_NONE) {
-            ok = true; /* compiled; execution needs a GPU */
-            got = "compiled";
+        bool compiled_only = !r.executed && r.verdict == VERDICT_NONE;
+        if (compiled_only) {
+            ok = true; /* it compiled, which is all that could be checked: not its verdict */
+            got = "compiled, not run";
+            t->compiled++;
             if (status == EXIT_ACCEPTED)
                 status = EXIT_NO_GPU;
         } else {
             ok = r.verdict == ctl->expect;
             got = verdict_name(r.verdict);
+            if (ok)
+                t->got++;
+            else
+                t->wrong++;
             if (!ok)
                 status = EXIT_REJECTED;
         }
-        if (!cli->json) {
+        if (!cli->json && compiled_only) {
+            printf("  %-4s %-28s expected %-17s compiled, not run (no GPU here)\n", "comp",
+                   ctl->file, verdict_name(ctl->expect));
+        } else if (!cli->json) {
             printf("  %-4s %-28s expected %-17s got %-17s", ok ? "ok" : "FAIL", ctl->file,
                    verdict_name(ctl->expect), got);
             if (r.n_benches)
@@ -225,9 +243,11 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all)
                        goal_kind_name(r.goals[g].kind), goal_status_name(r.goals[g].status),
                        r.goals[g].detail ? r.goals[g].detail : "");
         }
-        json_t *row = json_pack("{s:s, s:s, s:s, s:b}", "file", ctl->file, "expected",
+        /* "ok" of a compiled-only row says that it compiled; "ran" tells the two apart */
+        json_t *row = json_pack("{s:s, s:s, s:s, s:b, s:b}", "file", ctl->file, "expected",
                                 verdict_code(ctl->expect), "got",
-                                r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok);
+                                r.executed ? verdict_code(r.verdict) : "compiled", "ok", ok, "ran",
+                                !compiled_only);
         json_object_set_new(row, "result", judge_result_json(&r));
         json_array_append_new(rows, row);
         judge_result_release(&r);
@@ -266,8 +286,9 @@ int cmd_validate(int argc, char **argv, struct cli *cli)
         return EXIT_JUDGE;
     }
     all = json_object();
+    struct validate_tally t = {0};
     for (int i = first; i < argc; i++) {
-        int s = validate_one(cli, argv[i], all);
+        int s = validate_one(cli, argv[i], all, &t);
         /* The worst status wins: usage > judge > rejected > no GPU > accepted. */
         if (s == EXIT_USAGE || (s == EXIT_JUDGE && status != EXIT_USAGE) ||
             (s == EXIT_REJECTED && status != EXIT_USAGE && status != EXIT_JUDGE) ||
@@ -277,6 +298,11 @@ int cmd_validate(int argc, char **argv, struct cli *cli)
     if (cli->json) {
         json_dumpf(all, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
+    } else {
+        printf("%d controls: %d got their verdict, %d did not, %d compiled, not run (no GPU "
+               "here), %d skipped, %d could not be judged\n",
+               t.got + t.wrong + t.compiled + t.skipped + t.errors, t.got, t.wrong, t.compiled,
+               t.skipped, t.errors);
     }
     json_decref(all);
     return status;

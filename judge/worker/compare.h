@@ -1,6 +1,6 @@
 /*
  * compare.h - the dtype-aware comparator of outputs against the reference
- * (DESIGN.md §4.3, PROBLEMS.md §1.5).
+ * (docs/problem-format.md §5, docs/problem-catalogue.md §1.5).
  *
  * An output tensor of `dtype` is compared element by element with an fp64
  * reference (DTYPE_FP64: double per element) or, for integer outputs, with a

@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-/* What the worker measured on its GPU (DESIGN.md §4.5); zeros when unknown. */
+/* What the worker measured on its GPU (docs/runner-protocol.md, calibrate); zeros when unknown. */
 struct gpu_info {
     char name[128];
     char uuid[64];

@@ -215,6 +215,20 @@ static void take_diags(struct judge_result *r, const struct compile_result *cr)
                        cr->diags.items[i].msg);
 }
 
+/* True when every configuration failed, with the same failure text or none: then the fault is
+ * the source's (a Triton module that raises while it is imported fails every build), and naming
+ * the first configuration, "with SPLIT_K=8", would say that it is that configuration's. */
+static bool failed_alike(const struct program *pg)
+{
+    for (size_t c = 0; c < pg->n_configs; c++) {
+        const struct compile_result *cr = &pg->builds[c];
+        const char *f0 = pg->builds[0].failure;
+        if (cr->ok || !cr->failure != !f0 || (f0 && strcmp(cr->failure, f0) != 0))
+            return false;
+    }
+    return pg->n_configs > 0;
+}
+
 /* Checks every compiled configuration; sets Compile Error on the first bad one. */
 static void review_builds(struct session *s)
 {
@@ -239,8 +253,21 @@ static void review_builds(struct session *s)
             if (c > 0)
                 take_diags(out, cr);
             out->verdict = VERDICT_COMPILE_ERROR;
-            set_message(out, "%s%s%s", cr->failure ? cr->failure : "the source does not compile",
-                        cfgname[0] ? " with " : "", cfgname);
+            const struct diag *first = NULL;
+            if (failed_alike(&s->sub))
+                cfgname[0] = '\0';
+            for (size_t i = 0; i < out->diags.n && !first; i++)
+                if (out->diags.items[i].line > 0 && compile_diag_is_error(&out->diags.items[i]))
+                    first = &out->diags.items[i];
+            if (!cr->failure && !cfgname[0] && s->lang == LANG_TRITON && first)
+                /* Python's error at its line, e.g. "line 6: NameError: ..." (the diagnostics
+                 * say "error: NameError: ...") */
+                set_message(out, "line %d: %s", first->line,
+                            strncmp(first->msg, "error: ", 7) == 0 ? first->msg + 7 : first->msg);
+            else
+                set_message(out, "%s%s%s",
+                            cr->failure ? cr->failure : "the source does not compile",
+                            cfgname[0] ? " with " : "", cfgname);
             return;
         }
         if (program_check_signatures(s->p, &s->sub, cr, PLAN_SUBMISSION, s->job, &out->diags)) {

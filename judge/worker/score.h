@@ -1,6 +1,6 @@
 /*
- * score.h - scores of a timed benchmark shape and of a problem (DESIGN.md §4.5,
- * PROBLEMS.md §1.1).
+ * score.h - scores of a timed benchmark shape and of a problem (docs/problem-format.md §4,
+ * docs/problem-catalogue.md §1.1).
  *
  * A shape moves `bytes` (compulsory traffic: inputs read once, outputs
  * written once) and performs `flops`; its time is the median in ms. Against

@@ -4,10 +4,11 @@
  * generated too, and compared in trusted code with the expected outputs.
  *
  * For one @tune configuration, case by case in order, stopping at the first
- * failure (DESIGN.md §4.2): the submission's plan for the case (an impossible
- * launch for these sizes is a Runtime Error), a run under the problem's
- * run_ms (Time Limit: the runner is killed and replaced), the runner's own
- * findings (failure.h), then every output against the reference (compare.h).
+ * failure (README's "How a submission is judged", step 3): the submission's
+ * plan for the case (an impossible launch for these sizes is a Runtime
+ * Error), a run under the problem's run_ms (Time Limit: the runner is killed
+ * and replaced), the runner's own findings (failure.h), then every output
+ * against the reference (compare.h).
  * A case's comparison runs on a thread of its own while the submission runner
  * runs the next case; outcomes still land in case order, so a later case
  * never counts once an earlier one failed. Each case's outcome is in

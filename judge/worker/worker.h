@@ -1,6 +1,6 @@
 /*
  * worker.h - the judged worker loop: pull jobs from blockwise-server and
- * judge them (DESIGN.md §6; the server side is server/judgeapi.h).
+ * judge them (docs/api.md, "Worker API"; the server side is server/judgeapi.h).
  *
  *   register (GPU figures; the server requeues what this worker held before
  *   a crash) -> claim (long-poll) -> fetch the problem bundle by content hash

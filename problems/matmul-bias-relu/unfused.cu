@@ -4,8 +4,8 @@
 // result is as correct as the fused kernel (the intermediate stays fp32, so
 // there is still one rounding to fp16), but it moves 4MN + 4MN + 2MN bytes
 // for the output instead of 2MN: on 16384 x 16384 x 256, about 2.5 GB instead
-// of 0.5 GB. It brackets the fusion goal of this problem (PROBLEMS.md: the
-// small-K shape's speed of light) from below, with solution.cu above it.
+// of 0.5 GB. It brackets the fusion goal of this problem (docs/problem-catalogue.md
+// §4: the small-K shape's speed of light) from below, with solution.cu above it.
 // Control: must be Accepted.
 //
 // @const BM=128

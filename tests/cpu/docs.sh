@@ -16,6 +16,19 @@ for d in problems/*/; do
     [ -f "$d/problem.json" ] || continue
     id=$(basename "$d")
     check "docs/speed-of-light.md has a row for $id (a figure or why not)" grep -qF "| $id |" docs/speed-of-light.md
+    number=$(grep -o '"number": *[0-9]*' "$d/problem.json" | grep -o '[0-9]*$')
+    step=$(grep -o '"step": *[0-9]*' "$d/problem.json" | grep -o '[0-9]*$')
+    check "docs/problem-catalogue.md lists $id as number $number, step $step" \
+        grep -qF "| $number | $id | $step |" docs/problem-catalogue.md
 done
+
+# The repository stands on its own: nothing tracked cites the design notes the
+# project started from (its own words are in docs/: style.md, problem-catalogue.md,
+# the contracts), nor the folder they lived in. The bracketed letters keep this
+# file from matching itself.
+outside='\b(DESIG[N]|PROBLEM[S])(\.md\b| ?§)|\b(STYL[E]|GP[U])\.md\b|(^|[^[:alnum:]_./-])share[d]/|/work/share[d]\b'
+citations=$(git grep -n -I -E "$outside" -- ':!web/node_modules' ':!web/package-lock.json' 2>/dev/null)
+check "no tracked file cites a document outside the repository" test -z "$citations"
+[ -z "$citations" ] || printf '%s\n' "$citations" | sed 's/^/     /'
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

@@ -83,6 +83,15 @@ BLOCKWISE_PYTHON=$(command -v python3) "$judged" validate problems/vector-add pr
     problems/sgemm >"$tmp/val.txt"
 rc=$?
 [ $rc -eq 4 ] && ! grep -q FAIL "$tmp/val.txt" && ok "validate compiles every control (exit 4)" || bad "validate: exit $rc: $(grep FAIL "$tmp/val.txt")"
+# Issue 28: a control that was only compiled is never "ok" (its verdict was not
+# checked): it says so, and the last line counts it apart.
+n=$(grep -c '^  comp .*\.cu .* compiled, not run (no GPU here)$' "$tmp/val.txt")
+total=$(grep -cE '^  (comp|skip|ok  |FAIL) ' "$tmp/val.txt")
+s=$(grep -c '^  skip ' "$tmp/val.txt")
+! grep -q '^  ok ' "$tmp/val.txt" && [ "$n" -ge 20 ] &&
+    tail -n 1 "$tmp/val.txt" | grep -qx "$total controls: 0 got their verdict, 0 did not, $n compiled, not run (no GPU here), $s skipped, 0 could not be judged" &&
+    ok "validate without a GPU says 'compiled, not run', never ok, and counts them apart ($n)" ||
+    bad "validate's compile-only lines or summary: $(grep -m2 -E '^  (ok|comp) ' "$tmp/val.txt"); $(tail -n 1 "$tmp/val.txt")"
 grep -q "^  skip solution.py .*skipped: no Triton here (.*triton" "$tmp/val.txt" &&
     ok "validate skips the Triton controls where there is no Triton, and says why" ||
     bad "no skip line for solution.py: $(grep solution.py "$tmp/val.txt")"
@@ -102,7 +111,7 @@ fake_triton_venv "$venv"
 export BLOCKWISE_PYTHON=$venv/bin/python3
 "$judged" validate --language triton problems/vector-add problems/softmax >"$tmp/val-py.txt" 2>&1
 rc=$?
-n=$(grep -c '^  ok .*\.py .*got compiled' "$tmp/val-py.txt")
+n=$(grep -c '^  comp .*\.py .*compiled, not run' "$tmp/val-py.txt")
 [ $rc -eq 4 ] && [ "$n" -ge 10 ] && ! grep -q '\.cu ' "$tmp/val-py.txt" &&
     ok "validate --language triton compiles only the Triton controls ($n of them, exit 4)" ||
     bad "validate --language triton: exit $rc, $n compiled: $(head -c 600 "$tmp/val-py.txt")"
@@ -117,6 +126,33 @@ rc=$?
 got=$(json "$tmp/ce.json" '(d["verdict"], [(g["line"], "constexpr" in g["message"]) for g in d["diagnostics"]][:1])')
 [ $rc -eq 1 ] && [ "$got" = "('CE', [(1, True)])" ] &&
     ok "a Triton binding error is a Compile Error at the @launch line (BLOCK is not tl.constexpr)" || bad "ce.py: exit $rc, $got, $(head -c 400 "$tmp/ce.json")"
+# Issue 28: a module that raises while it is imported failed every @tune
+# configuration and was reported as "the source does not compile with
+# BLOCK=512"; it is the module's error, at its line.
+cat >"$tmp/raise.py" <<'PY'
+# @tune BLOCK=(512, 1024)
+# @launch add_kernel grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+raise ValueError("no such configuration")
+
+
+@triton.jit
+def add_kernel(x, y, out, N, BLOCK: tl.constexpr):
+    pass
+PY
+sed -e 's/^raise ValueError.*/SPLIT = undefined_name + 1/' "$tmp/raise.py" >"$tmp/name.py"
+for f in raise name; do
+    "$judged" check --json problems/vector-add "$tmp/$f.py" >"$tmp/$f.json"
+    rc=$?
+    got=$(json "$tmp/$f.json" 'd["verdict"] + " " + d["message"]')
+    want=$([ $f = raise ] && echo "line 6: ValueError: no such configuration" ||
+        echo "line 6: NameError: name 'undefined_name' is not defined")
+    [ $rc -eq 1 ] && [ "$got" = "CE $want" ] &&
+        ok "an import-time $([ $f = raise ] && echo ValueError || echo NameError) is the module's error at its line, not a configuration's" ||
+        bad "$f.py: exit $rc, $got"
+done
 "$judged" check problems/vector-add "$tmp/add.txt" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 2 ] && grep -q "FILE.cu (CUDA) or FILE.py (Triton)" "$tmp/err.txt" && ok "a file that is neither .cu nor .py is refused (exit 2)" || bad "add.txt: exit $rc, $(cat "$tmp/err.txt")"

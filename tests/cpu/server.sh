@@ -856,7 +856,7 @@ worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"langu
 check "register: no language at all is 400" '[ "$STATUS" = 400 ] && [[ "$(field .error.message)" == *"at least one language"* ]]'
 worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"languages":[{"name":"cuda"},{"name":"cuda"}]}'
 check "register: a language twice is 400 naming the entry" \
-    '[ "$STATUS" = 400 ] && [ "$(errfield)" = "languages[1].name" ] && [[ "$(field .error.message)" == "languages[1]: name: \"cuda\" is listed twice" ]]'
+    '[ "$STATUS" = 400 ] && [ "$(errfield)" = "languages[1].name" ] && [[ "$(field .error.message)" == "languages[1].name: \"cuda\" is listed twice" ]]'
 worker "$WT" POST /api/judge/register '{"hostname":"t","can_execute":true,"languages":[{"name":"cuda","version":3}]}'
 check "register: a version that is not a string is 400 naming it" '[ "$STATUS" = 400 ] && [ "$(errfield)" = "languages[0].version" ]'
 worker "$WC" POST /api/judge/register '{"hostname":"c","can_execute":true,"gpu":{"name":"NVIDIA H200"},"languages":[{"name":"cuda","version":"13.0"}]}'

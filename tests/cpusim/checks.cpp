@@ -1,7 +1,8 @@
 /*
  * checks.cpp - independent fp64 CPU computations of the step-8 problems; each
  * compares reference.cu's outputs (run by the simulator) with its own.
- * Written from PROBLEMS.md's math, not from reference.cu.
+ * Written from the problems' math as their statement.md states it, not from
+ * reference.cu.
  */
 #include "checks.h"
 

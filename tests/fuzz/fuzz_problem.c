@@ -1,7 +1,7 @@
 /*
- * fuzz_problem.c - fuzz target of common/problem: each input becomes the
- * problem.json of a fixed directory <tmp>/fuzz that also holds the standard
- * files and wrong/noop.cu, so inputs with "id": "fuzz" and those controls get
+ * fuzz_problem.c - fuzz target of the problem loader (problem/): each input
+ * becomes the problem.json of a fixed directory <tmp>/fuzz that also holds
+ * the standard files and wrong/noop.cu, so inputs with "id": "fuzz" and those controls get
  * past the JSON into the per-case checks and the file checks (the seeds in
  * tests/fuzz/corpus/problem/ do). Built with BW_FUZZ_MAIN by run.sh
  * (`tests/fuzz/run.sh 120 problem`); the unit tests link fuzz_problem_one()

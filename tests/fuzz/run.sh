@@ -19,13 +19,15 @@ out=build-fuzz
 mkdir -p "$out"
 CC=${CLANG:-clang}
 # The parsers and what they use; nothing that links CUDA. Only the problem
-# loader needs jansson.
-deps=(plan/directive.c plan/directive_cursor.c plan/directive_names.c plan/directive_launch.c
-      plan/directive_decl.c plan/flags.c plan/tune.c common/expr.c common/diag.c common/dtype.c
-      common/language.c common/buf.c common/error.c common/util.c)
-problem_deps=(problem/problem.c problem/tolerance.c common/verdict.c)
+# loader and the request bodies need jansson (and its field reader).
+deps=($(ls plan/directive*.c) plan/flags.c plan/tune.c common/expr.c common/diag.c
+      common/dtype.c common/language.c common/buf.c common/error.c common/util.c)
+# The problem loader: problem/ but the bundles (load.h lists its files).
+problem_deps=($(ls problem/*.c | grep -v bundle.c) common/json_reader.c
+    common/verdict.c)
 # The server's request bodies (server/bodies.h) and the JSON error writer.
-request_deps=(server/api.c server/bodies.c server/http.c server/arena.c common/verdict.c common/log.c)
+request_deps=(server/api.c server/bodies.c server/http.c server/arena.c common/json_reader.c
+    common/verdict.c common/log.c)
 status=0
 for t in "${targets[@]}"; do
     bin=$out/fuzz_$t

@@ -885,6 +885,52 @@ TEST(triton_directives_parse)
     directives_release(&d);
 }
 
+/* Issue 28: "# @launch" on a line of a docstring was read as a directive. In
+ * Python, directives are comments: a line inside a triple-quoted string is
+ * text, whichever quotes, prefixes and escapes it has. */
+TEST(triton_directives_not_in_strings)
+{
+    const char *src = "\"\"\"A module docstring that shows the directives:\n"
+                      "# @launch wrong grid=(1) args=(A)\n"
+                      "# @const NOT=1\n"
+                      "\"\"\"\n"
+                      "# @launch add grid=(cdiv(N, 1024)) args=(A, B, C, N, BLOCK=1024)\n"
+                      "S = '\"\"\"'  # a one-quoted string holding three quotes opens nothing\n"
+                      "T = r'\\''\n" /* a raw string's escaped quote does not close it */
+                      "def f():\n"
+                      "    r'''raw, with an escaped \\''' quote\n"
+                      "    # @tune NOT_EITHER=(1, 2)\n"
+                      "    '''\n"
+                      "    return \"a \\\"quoted\\\" # @const NOR=3\"  # still code\n"
+                      "U = b\"\"\"bytes \"\"\"; V = f'''\n"
+                      "# @scratch nor_this float[4]\n"
+                      "'''\n"
+                      "# @const AFTER=2\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_MSG(parse_triton(src, &d, &l) == BW_OK, "%s", l.n ? l.items[0].msg : "");
+    CHECK_INT_EQ(l.n, 0);
+    CHECK_INT_EQ(d.n_launches, 1);
+    if (d.n_launches == 1)
+        CHECK_STR_EQ(d.launches[0].kernel, "add");
+    CHECK_INT_EQ(d.n_tunes, 0);
+    CHECK_INT_EQ(d.n_scratches, 0);
+    CHECK_INT_EQ(d.n_consts, 1);
+    if (d.n_consts == 1)
+        CHECK_STR_EQ(d.consts[0].name, "AFTER");
+    directives_release(&d);
+    diag_list_release(&l);
+    /* a @launch only in a docstring is none */
+    triton_error("def k():\n    \"\"\"\n    # @launch k grid=(1) args=(A)\n    \"\"\"\n", 0, 0,
+                 "no @launch directive");
+    /* a CUDA file stays purely lexical: a // @ line inside a block comment counts */
+    CHECK_INT_EQ(parse("/*\n// @launch k grid=(1) block=(1) args=(x)\n*/\n", &d, &l), BW_OK);
+    CHECK_INT_EQ(d.n_launches, 1);
+    directives_release(&d);
+    diag_list_release(&l);
+}
+
 /* @rows: a reference's rows kernel (docs/problem-format.md). */
 TEST(directive_rows_kernel)
 {

@@ -1,5 +1,5 @@
 /*
- * Tests of the problem loader (problem/problem.c).
+ * Tests of the problem loader (problem/, its files listed in problem/load.h).
  *
  * Golden directories live in tests/golden/problems/: every ok-* must load,
  * every bad-* must be rejected with a message containing its expected-error
@@ -519,6 +519,103 @@ TEST(missing_directory_and_fifo)
     p = problem_load(dir, &cause);
     CHECK(p == NULL);
     CHECK_CONTAINS(cause, "not a regular file");
+    free(cause);
+    free(json);
+    remove_problem_dir(root, dir);
+}
+
+/* Issue 28: statement.md linked to /etc/passwd was served as the statement.
+ * Every file of a problem is opened relative to its directory without
+ * following a link: a link, or anything not a regular file, fails the load
+ * with an error naming the file; a FIFO does not block it. The directory
+ * itself may be a link (where an admin put it). */
+TEST(links_and_fifos_in_a_problem_are_refused)
+{
+    static const char *const files[] = {"problem.json", "statement.md", "starter.cu",
+                                        "reference.cu", "solution.cu",  "wrong/noop.cu",
+                                        "wrong/tail.cu"};
+    char *cause = NULL, *root, *dir, *json = NULL;
+    size_t json_len = 0;
+    struct problem *p;
+
+    CHECK_INT_EQ(read_file(GOLDEN "/ok-vector-add/problem.json", BW_MAX_PROBLEM_JSON_BYTES, &json,
+                           &json_len, NULL),
+                 BW_OK);
+    make_problem_dir("ok-vector-add", true, &root, &dir);
+    write_text(dir, "problem.json", json, json_len);
+    p = problem_load(dir, &cause);
+    CHECK_MSG(p != NULL, "%s", cause ? cause : "");
+    problem_free(p);
+
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char *path = path_join(dir, files[i]), *want = NULL;
+        /* a link to a host file, then to a file of the problem itself: both refused */
+        for (int k = 0; k < 2; k++) {
+            CHECK_INT_EQ(unlink(path), 0);
+            CHECK_INT_EQ(symlink(k == 0 ? "/etc/passwd" : "solution.cu", path), 0);
+            p = problem_load(dir, &cause);
+            CHECK_MSG(p == NULL, "%s as a link: loaded", files[i]);
+            CHECK(asprintf(&want, "%s: a symbolic link", files[i]) > 0);
+            CHECK_MSG(cause && strstr(cause, want), "%s as a link: %s", files[i],
+                      cause ? cause : "(no cause)");
+            free(want);
+            problem_free(p);
+            free(cause);
+            cause = NULL;
+        }
+        /* a FIFO: refused at once, never read */
+        CHECK_INT_EQ(unlink(path), 0);
+        CHECK_INT_EQ(mkfifo(path, 0644), 0);
+        p = problem_load(dir, &cause);
+        CHECK_MSG(p == NULL, "%s as a FIFO: loaded", files[i]);
+        CHECK(asprintf(&want, "%s: not a regular file (a FIFO)", files[i]) > 0);
+        CHECK_MSG(cause && strstr(cause, want), "%s as a FIFO: %s", files[i],
+                  cause ? cause : "(no cause)");
+        free(want);
+        problem_free(p);
+        free(cause);
+        cause = NULL;
+        CHECK_INT_EQ(unlink(path), 0);
+        if (i == 0)
+            write_text(dir, files[i], json, json_len);
+        else
+            write_text(dir, files[i], "// dummy\n", 9);
+        free(path);
+    }
+
+    /* wrong/ as a link to a directory holding the same files */
+    {
+        char *wrong = path_join(dir, "wrong"), *moved = path_join(root, "elsewhere");
+        CHECK_INT_EQ(rename(wrong, moved), 0);
+        CHECK_INT_EQ(symlink(moved, wrong), 0);
+        p = problem_load(dir, &cause);
+        CHECK(p == NULL);
+        CHECK_CONTAINS(cause, "ok-vector-add/wrong: a symbolic link");
+        problem_free(p);
+        free(cause);
+        cause = NULL;
+        CHECK_INT_EQ(unlink(wrong), 0);
+        CHECK_INT_EQ(rename(moved, wrong), 0);
+        free(wrong);
+        free(moved);
+    }
+
+    /* the directory itself as a link (of the same name, elsewhere) loads */
+    {
+        char *alias = path_join(root, "alias"), *link = path_join(alias, "ok-vector-add");
+        CHECK_INT_EQ(mkdir(alias, 0755), 0);
+        CHECK_INT_EQ(symlink(dir, link), 0);
+        p = problem_load(link, &cause);
+        CHECK_MSG(p != NULL, "%s", cause ? cause : "");
+        problem_free(p);
+        CHECK_INT_EQ(unlink(link), 0);
+        CHECK_INT_EQ(rmdir(alias), 0);
+        free(link);
+        free(alias);
+    }
+    p = problem_load(dir, &cause);
+    CHECK_MSG(p != NULL, "%s", cause ? cause : "");
+    problem_free(p);
     free(cause);
     free(json);
     remove_problem_dir(root, dir);

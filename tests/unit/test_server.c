@@ -471,7 +471,7 @@ TEST(bodies_register_languages)
         {"\"cuda\"", "languages", "expected an array"},
         {"[]", "languages", "at least one language"},
         {"[1]", "languages[0]", "languages[0]: expected an object"},
-        {"[{\"version\":\"1\"}]", "languages[0].name", "languages[0]: name: missing"},
+        {"[{\"version\":\"1\"}]", "languages[0].name", "languages[0]: missing field \"name\""},
         {"[{\"name\":\"cuda\",\"v\":1}]", "languages[0].v", "unknown field \"v\""},
         {"[{\"name\":\"cuda\"},{\"name\":\"cuda\"}]", "languages[1].name", "listed twice"},
         {"[{\"name\":\"CUDA 13\"}]", "languages[0].name", "not a language name"},
@@ -489,6 +489,61 @@ TEST(bodies_register_languages)
         CHECK_STR_EQ(e.field, bad[i].field);
         CHECK_CONTAINS(e.message, bad[i].message);
     }
+}
+
+/* Every body reads its fields through common/json_reader: the error names
+ * the exact field, 413 only for a field over a documented cap. */
+TEST(bodies_errors_name_the_field)
+{
+    struct api_error e;
+    static struct body_result result; /* large: not on the stack */
+    struct body_submission s;
+    struct body_progress pr;
+    static const struct {
+        int parser; /* 0 submission, 1 result, 2 progress */
+        const char *body;
+        int status;
+        const char *code, *field, *message;
+    } bad[] = {
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"sourc\":\"x\"}", 400, "invalid",
+         "sourc", "unknown field \"sourc\" (did you mean \"source\"?)"},
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":null}", 400, "invalid",
+         "source", "missing field \"source\""},
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"fast\",\"source\":\"x\"}", 400, "invalid",
+         "mode", "mode: \"fast\" is not \"run\" or \"submit\""},
+        {1, "{\"result\":{\"verdict\":\"AC\",\"tests\":[{\"name\":\"t\",\"ms\":-1}]}}", 400,
+         "invalid", "result.tests[0].ms", "result.tests[0].ms: -1 is out of range"},
+        {1, "{\"result\":{\"verdict\":\"AC\",\"benches\":[{\"name\":\"b\"}]}}", 400, "invalid",
+         "result.benches[0].median_ms", "result.benches[0]: missing field \"median_ms\""},
+        {1, "{\"result\":{\"verdict\":\"XX\"}}", 400, "invalid", "result.verdict",
+         "result.verdict: unknown verdict \"XX\""},
+        {2, "{\"events\":[{\"event\":\"compiling\"},{\"nope\":1}]}", 400, "invalid", "events",
+         "events: element 1 is not an object"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *b = bad[i].body;
+        json_t *j = bad[i].parser == 0   ? body_parse_submission(b, strlen(b), &s, &e)
+                    : bad[i].parser == 1 ? body_parse_result(b, strlen(b), &result, &e)
+                                         : body_parse_progress(b, strlen(b), &pr, &e);
+        CHECK_MSG(j == NULL, "%s", b);
+        json_decref(j);
+        CHECK_INT_EQ(e.status, bad[i].status);
+        CHECK_STR_EQ(e.code, bad[i].code);
+        CHECK_STR_EQ(e.field, bad[i].field);
+        CHECK_CONTAINS(e.message, bad[i].message);
+    }
+    /* A source over BW_MAX_SOURCE_BYTES is 413 too_large, naming the cap. */
+    size_t n = BW_MAX_SOURCE_BYTES + 1;
+    char *big = malloc(n + 64);
+    int w = snprintf(big, 64, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"");
+    memset(big + w, 'x', n);
+    memcpy(big + w + n, "\"}", 3);
+    CHECK(body_parse_submission(big, strlen(big), &s, &e) == NULL);
+    CHECK_INT_EQ(e.status, 413);
+    CHECK_STR_EQ(e.code, "too_large");
+    CHECK_STR_EQ(e.field, "source");
+    CHECK_CONTAINS(e.message, "(BW_MAX_SOURCE_BYTES)");
+    free(big);
 }
 
 TEST(sha256_known_answers)
@@ -1234,6 +1289,96 @@ TEST(markdown_keeps_math_and_drops_html)
     CHECK_CONTAINS(html, "<x-equation type=\"display\">x^2</x-equation>");
     CHECK(html && !strstr(html, "<script>"));
     free(html);
+}
+
+/* Issue 28: with statement.md a link to /etc/passwd, GET /api/problems/ID
+ * served the host file as the statement. Now the problem fails to load, with
+ * an error naming the file, and is not served; a link elsewhere in the
+ * directory (a file no loader reads) fails it too, in the bundle that would
+ * carry it to the workers; a FIFO fails it without blocking. */
+TEST(problem_with_a_link_or_fifo_is_not_served)
+{
+    static const struct {
+        const char *file, *how, *error;
+    } cases[] = {
+        {"statement.md", "ln -sf /etc/passwd", "vector-add/statement.md: a symbolic link"},
+        {"reference.cu", "ln -sf /etc/passwd", "vector-add/reference.cu: a symbolic link"},
+        {"notes.md", "ln -sf /etc/passwd", "vector-add/notes.md: a symbolic link"},
+        {"extra/notes.md", "mkdir -p extra && ln -sf /etc/hostname",
+         "vector-add/extra/notes.md: a symbolic link"},
+        {"statement.md", "rm -f statement.md && mkfifo",
+         "vector-add/statement.md: not a regular file (a FIFO)"},
+    };
+    char *cause = NULL, *dir = temp_dir();
+    char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
+    struct db *db = NULL;
+
+    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char cmd[1024];
+        struct problem_set *set = NULL;
+        snprintf(cmd, sizeof(cmd),
+                 "rm -rf '%s' && mkdir -p '%s' && cp -r tests/fixtures/problems/vector-add '%s/' "
+                 "&& cd '%s/vector-add' && %s %s",
+                 probs, probs, probs, probs, cases[i].how, cases[i].file);
+        CHECK(system(cmd) == 0);
+        CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+        if (!set)
+            continue;
+        CHECK_MSG(problems_find(set, "vector-add") == NULL, "%s %s: served", cases[i].how,
+                  cases[i].file);
+        CHECK_INT_EQ(set->n, 0);
+        CHECK_INT_EQ(set->n_failed, 1);
+        CHECK_MSG(set->n_failed == 1 && strstr(set->failed[0].error, cases[i].error), "%s %s: %s",
+                  cases[i].how, cases[i].file,
+                  set->n_failed ? set->failed[0].error : "(no failure)");
+        CHECK(!strstr(set->list_json, "vector-add"));
+        problems_set_unref_unlocked(set);
+    }
+    db_close(db);
+    rm_rf(dir);
+    free(probs);
+    free(dbp);
+    free(dir);
+    free(cause);
+}
+
+/* Issue 28: two directories with the same "number" were both served, at one
+ * place of the path. The second (in name order) is refused, naming both. */
+TEST(duplicate_problem_numbers_are_refused)
+{
+    char *cause = NULL, *dir = temp_dir();
+    char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
+    struct db *db = NULL;
+    struct problem_set *set = NULL;
+    char cmd[1024];
+
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p '%s' && cp -r tests/fixtures/problems/vector-add '%s/' && cp -r "
+             "'%s/vector-add' '%s/vector-bdd' && sed -i 's/\"vector-add\"/\"vector-bdd\"/' "
+             "'%s/vector-bdd/problem.json'",
+             probs, probs, probs, probs, probs);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    if (set) {
+        CHECK_INT_EQ(set->n, 1);
+        CHECK(problems_find(set, "vector-add") != NULL);
+        CHECK(problems_find(set, "vector-bdd") == NULL);
+        CHECK_INT_EQ(set->n_failed, 1);
+        if (set->n_failed) {
+            CHECK_CONTAINS(set->failed[0].error, "problems/vector-bdd: number 1 is already");
+            CHECK_CONTAINS(set->failed[0].error, "vector-add's (");
+            CHECK_CONTAINS(set->failed[0].error, "problems/vector-add)");
+        }
+        problems_set_unref_unlocked(set);
+    }
+    db_close(db);
+    rm_rf(dir);
+    free(probs);
+    free(dbp);
+    free(dir);
+    free(cause);
 }
 
 TEST(problem_set_loads_and_reports_failures)

@@ -100,6 +100,19 @@ export function duration(s) {
 }
 
 /*
+ * A quota as what is left and over what: "115 Runs left this hour",
+ * "1 Submit left these 24 h". `noun` is singular ("Run"); `w` is a window of
+ * /api/me's quota ({remaining, window_seconds}). The window slides, which the
+ * chip's title says in full.
+ */
+export function quotaLeft(noun, w) {
+  const n = w.remaining;
+  const s = w.window_seconds;
+  const over = s === 3600 ? "this hour" : s === 60 ? "this minute" : s === 86400 ? "these 24 h" : `these ${duration(s)}`;
+  return `${n} ${n === 1 ? noun : noun + "s"} left ${over}`;
+}
+
+/*
  * The sizes of a test case from its name: the judge names cases after their
  * sizes ("N=127", "ladder M=7,N=33"). Returns [{name, value}] (values as
  * strings, exactly as written) and the group ("ladder"), or no sizes when the

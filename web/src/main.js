@@ -1,4 +1,5 @@
-// main.js - the app's shell: header (who, role, quotas, theme), banners
+// main.js - the app's shell: header (who, role, quotas, theme; the name
+// opens the account page with the API tokens), banners
 // (server unreachable, no worker, no GPU worker), and a hash router that
 // mounts one page at a time into <main>.
 //
@@ -8,7 +9,7 @@
 import "./styles.css";
 import { connection } from "./api.js";
 import { h, replace } from "./dom.js";
-import { duration } from "./format.js";
+import { duration, quotaLeft } from "./format.js";
 import { addGpuWorkerSteps } from "./gpuhelp.js";
 import * as authPage from "./pages/auth.js";
 import * as pathPage from "./pages/path.js";
@@ -24,6 +25,7 @@ const ROUTES = [
   { re: /^\/history$/, page: () => import("./pages/history.js"), nav: "history", auth: true },
   { re: /^\/teach$/, page: () => import("./pages/teach.js"), nav: "teach", auth: true, role: "instructor" },
   { re: /^\/admin$/, page: () => import("./pages/admin.js"), nav: "admin", auth: true, role: "admin" },
+  { re: /^\/account$/, page: () => import("./pages/account.js"), nav: "account", auth: true },
 ];
 
 const app = document.getElementById("app");
@@ -118,9 +120,11 @@ function setNav(name) {
   renderHeader();
 }
 
+/* "115 Runs left this hour": what is left, not "Run 115/120", which reads as
+ * well as 115 used; the limit and the sliding window are in the title. */
 function quotaChip(label, w, title) {
   const cls = w.remaining === 0 ? "none" : w.remaining <= Math.max(1, Math.floor(w.limit / 5)) ? "low" : "";
-  return h("span", { class: cls, title, dataset: { quota: label.toLowerCase() } }, `${label} ${w.remaining}/${w.limit}`);
+  return h("span", { class: cls, title, dataset: { quota: label.toLowerCase() } }, quotaLeft(label, w));
 }
 
 function renderHeader() {
@@ -140,13 +144,13 @@ function renderHeader() {
     {
       class: "theme",
       "aria-label": theme === "dark" ? "Switch to the light theme" : "Switch to the dark theme",
-      title: "Light or dark theme",
+      title: theme === "dark" ? "Light theme" : "Dark theme",
       onclick: () => {
         toggleTheme();
         renderHeader();
       },
     },
-    theme === "dark" ? "☀ Light" : "☾ Dark",
+    theme === "dark" ? "☀" : "☾",
   );
   let who;
   if (me) {
@@ -180,7 +184,13 @@ function renderHeader() {
           q.in_flight.waiting_for_language ? h("span", { class: "muted", dataset: { quota: "parked-language" } }, ` · ${q.in_flight.waiting_for_language} wait for a Triton worker`) : null,
         ),
       ),
-      h("span", { class: "user" }, h("strong", { "data-user": me.user.name }, me.user.name), " ", h("span", { class: "role" }, me.user.role)),
+      h(
+        "a",
+        { class: "user", href: "#/account", title: "Your account and API tokens", "aria-current": navCurrent === "account" ? "page" : null },
+        h("strong", { "data-user": me.user.name, title: me.user.name }, me.user.name),
+        " ",
+        h("span", { class: "role" }, me.user.role),
+      ),
       themeBtn,
       h(
         "button",

@@ -1,5 +1,5 @@
-// steps.js - the eight steps of the path (PROBLEMS.md: the Triton study plan
-// taught in CUDA). Problems carry only their step's number; the titles live here.
+// steps.js - the eight steps of the path (docs/problem-catalogue.md: the Triton
+// study plan taught in CUDA). Problems carry only their step's number; the titles live here.
 export const STEPS = [
   { n: 1, title: "Program IDs and blocks", goal: "Turn a block and a thread index into an element index." },
   { n: 2, title: "Masks", goal: "Guard the tail: sizes that are not a multiple of the block." },

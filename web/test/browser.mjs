@@ -145,6 +145,59 @@ async function currentSubmission(page) {
 async function quota(page, which) {
   return text(page, `[data-quota="${which}"]`);
 }
+/* How many pixels the page is wider than the window, and (when it is) the
+ * elements that stick out past its right edge, innermost first, for the
+ * message. */
+async function sideways(page) {
+  return page.evaluate(() => {
+    const over = document.documentElement.scrollWidth - window.innerWidth;
+    const out = [];
+    if (over > 1)
+      for (const el of Array.from(document.querySelectorAll("body *")).reverse()) {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && r.right > window.innerWidth + 1 && out.length < 6)
+          out.push(`${el.tagName.toLowerCase()}${typeof el.className === "string" && el.className.trim() ? "." + el.className.trim().split(/\s+/).join(".") : ""} (${Math.round(r.left)}..${Math.round(r.right)})`);
+      }
+    return { over, out };
+  });
+}
+async function noSideways(page, what) {
+  const s = await sideways(page);
+  check(s.over <= 1, `${what}: no sideways scrolling at ${await page.evaluate(() => window.innerWidth)} px (the page is ${s.over} px too wide: ${s.out.join(", ")})`);
+}
+/* Each page at 400 px and at 1280 px: never wider than the window; at
+ * 1280 px the header is one line. Leaves the window 1280 x 800. */
+async function widths(page, pages, at400) {
+  for (const width of [400, 1280]) {
+    await page.setViewportSize({ width, height: 844 });
+    for (const [what, route, sel] of pages) {
+      await page.goto(`${BASE}/${route}`);
+      await page.waitForSelector(sel);
+      await noSideways(page, what);
+      if (width === 1280) await headerOneLine(page, what);
+    }
+    if (width === 400 && at400) await at400();
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+/* The header on one line: every link, chip and button in it sits on the
+ * same line (their vertical middles within 4 px of each other). */
+async function headerOneLine(page, what) {
+  const r = await page.evaluate(() => {
+    const items = Array.from(document.querySelectorAll("header.top .brand, header.top .nav a, header.top .quota > span, header.top .user, header.top button, header.top a.button"));
+    const mids = items.map((e) => {
+      const b = e.getBoundingClientRect();
+      return Math.round(b.top + b.height / 2);
+    });
+    return {
+      n: items.length,
+      spread: Math.max(...mids) - Math.min(...mids),
+      height: Math.round(document.querySelector("header.top").getBoundingClientRect().height),
+      widths: items.map((e) => `${e.textContent.trim().slice(0, 24)} ${Math.round(e.getBoundingClientRect().width)}`).join(", "),
+    };
+  });
+  check(r.n >= 4 && r.spread <= 4, `${what}: the header is one line at ${await page.evaluate(() => window.innerWidth)} px (its items' middles spread over ${r.spread} px, ${r.height} px high: ${r.widths})`);
+}
 async function signOut(page) {
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForSelector("form.form");
@@ -330,8 +383,8 @@ async function main() {
       await page.keyboard.press("Enter");
       await page.waitForSelector('[data-user="alice"]');
       check(/learner/.test(await text(page, ".top .role")), "the role is shown");
-      check((await quota(page, "run")) === "Run 10/10", "a full run quota: " + (await quota(page, "run")));
-      check((await quota(page, "submit")) === "Submit 5/5", "a full submit quota");
+      check((await quota(page, "run")) === "10 Runs left this hour", "a full run quota: " + (await quota(page, "run")));
+      check((await quota(page, "submit")) === "5 Submits left this hour", "a full submit quota: " + (await quota(page, "submit")));
     });
 
     await test("no worker connected: a banner says submissions wait", async () => {
@@ -381,7 +434,7 @@ async function main() {
       ids.ce = await currentSubmission(page);
       await waitText(page, ".results .status", /Queued/);
       check((await page.locator('.stages li[data-stage="queued"].active').count()) === 1, "the queued stage is current");
-      await page.waitForFunction(() => document.querySelector('[data-quota="run"]').textContent === "Run 9/10");
+      await page.waitForFunction(() => document.querySelector('[data-quota="run"]').textContent === "9 Runs left this hour");
       check(/In flight 1\/4/.test(await quota(page, "in-flight")), "one submission in flight");
     });
 
@@ -440,7 +493,7 @@ async function main() {
       check((await page.locator('.stages li[data-stage="compiling"].done').count()) === 1, "compiling is done");
       check(/this server has no GPU worker connected/.test(await text(page, '[data-waiting="gpu"]')), "it says none is connected");
       check((await page.locator(".kernels td code").first().textContent()) === "vector_add", "the kernel's resources from the compile");
-      check((await quota(page, "run")) === "Run 8/10", "the run quota went down again");
+      check((await quota(page, "run")) === "8 Runs left this hour", "the run quota went down again: " + (await quota(page, "run")));
       await shot(page, "05-waiting-for-gpu", ".results");
     });
 
@@ -487,7 +540,23 @@ async function main() {
       await page.waitForSelector('.verdict-card[data-verdict="CE"]', { timeout: 60000 });
       ids.reluCe = await currentSubmission(page);
       check(!ids.parked.includes(ids.reluCe), "a new submission");
-      check((await quota(page, "run")) === "Run 4/10", "the run quota counts them all: " + (await quota(page, "run")));
+      check((await quota(page, "run")) === "4 Runs left this hour", "the run quota counts them all: " + (await quota(page, "run")));
+    });
+
+    await test("while 4 Runs wait for a GPU: no page wider than 400 px, the header one line at 1280 px, quotas say what is left", async () => {
+      check(/^4 Runs left this hour$/.test(await quota(page, "run")), "the Run quota says what is left, and over what: " + (await quota(page, "run")));
+      check(/^5 Submits left this hour$/.test(await quota(page, "submit")), "the Submit quota too: " + (await quota(page, "submit")));
+      await widths(
+        page,
+        [
+          ["a problem", "#/p/relu", ".editor .cm-content"],
+          ["a Run waiting for a GPU", `#/s/${ids.parked[0]}`, '[data-waiting="gpu"]'],
+          ["my submissions", "#/history", ".history"],
+          ["the path", "#/", '[data-problem="relu"]'],
+        ].map(([what, route, sel]) => [what + " (4 wait for a GPU)", route, sel]),
+        () => shot(page, "08c-header-400-waiting"),
+      );
+      check(/4 wait for a GPU/.test(await quota(page, "in-flight")), "the waiting count was shown throughout: " + (await quota(page, "in-flight")));
     });
 
     await test("cancel from the page: on the submission's page and from My submissions, with who and when", async () => {
@@ -553,7 +622,7 @@ async function main() {
       const gpu = await text(page, ".benches [data-gpu]");
       check(gpu.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(gpu), "the GPU and its measured limits are named: " + gpu);
       check(/TB\/s/.test(await text(page, ".chart svg")), "the bars carry the bandwidth");
-      check((await quota(page, "submit")) === "Submit 4/5", "the submit quota went down");
+      check((await quota(page, "submit")) === "4 Submits left this hour", "the submit quota went down: " + (await quota(page, "submit")));
       await shot(page, "06-accepted-timings", ".results");
     });
 
@@ -609,6 +678,52 @@ async function main() {
       await page.waitForSelector('li[data-problem="vector-add"][data-status="solved"]');
       check(/%/.test(await text(page, 'li[data-problem="vector-add"] .score')), "the best score");
       check(new RegExp(`1 of ${PROBLEMS}`).test(await text(page, "#progress-text")), "one problem solved");
+    });
+
+    /* Issue 29: personal API tokens for the command line (pages/account.js). */
+    await test("API tokens: made by keyboard from the header, shown once with the login command, used, revoked", async () => {
+      await page.focus("a.user");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("#token-name");
+      check((await page.getAttribute("a.user", "aria-current")) === "page", "the header's name marks the account page");
+      check(/No API tokens yet/.test(await text(page, "[data-tokens]")), "no token yet");
+      await page.focus("#token-name");
+      await page.keyboard.type("laptop");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector("[data-token-once]:focus");
+      const token = await page.inputValue("#new-token");
+      check(/^bwu_[A-Za-z0-9_-]{20,}$/.test(token), "the token is shown: " + token.slice(0, 8) + "...");
+      check((await page.inputValue("#login-command")) === `blockwise login --server ${BASE}`, "with the command that stores it");
+      await page.click('[data-copy="new-token"]');
+      await waitText(page, "#new-token-said", /Copied|Ctrl\+C/);
+      check((await page.locator("tr[data-token]").count()) === 1 && /laptop/.test(await text(page, "tr[data-token]")), "listed by name");
+      check(/never/.test(await text(page, "tr[data-token]")), "never used yet");
+      await shot(page, "21-api-token-made", "main");
+      /* it acts as alice */
+      const me = await page.evaluate(async (t) => {
+        const r = await fetch("/api/me", { credentials: "omit", headers: { Authorization: "Bearer " + t } });
+        return [r.status, (await r.json()).user];
+      }, token);
+      check(me[0] === 200 && me[1].name === "alice", "the token acts as alice: " + JSON.stringify(me));
+      /* shown once: after a reload the page holds its name, never the token */
+      await page.reload();
+      await page.waitForSelector("tr[data-token]");
+      check(!(await page.content()).includes(token), "the token is not shown again");
+      check((await page.locator("#new-token").count()) === 0, "no token field");
+      check(!/never/.test(await text(page, "tr[data-token]")), "last used: now");
+      /* a narrow screen: no sideways scrolling */
+      await page.setViewportSize({ width: 400, height: 800 });
+      const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(over <= 1, `no sideways scrolling at 400 px (${over}px too wide)`);
+      await shot(page, "22-api-tokens-narrow");
+      await page.setViewportSize({ width: 1280, height: 800 });
+      /* revoked, by keyboard (the confirmation is accepted) */
+      await page.focus('tr[data-token] [data-action="revoke"]');
+      await page.keyboard.press("Enter");
+      await waitText(page, "main [role=alert]", /"laptop" is revoked/);
+      await page.waitForSelector('[data-tokens="none"]');
+      const after = await page.evaluate(async (t) => (await fetch("/api/me", { credentials: "omit", headers: { Authorization: "Bearer " + t } })).status, token);
+      check(after === 401, `the revoked token is refused (${after})`);
     });
 
     /* Issue 11: Triton. vector-add is offered in CUDA and Triton here
@@ -816,6 +931,66 @@ async function main() {
       await page.waitForSelector(".benches svg");
       await shot(page, "14-submission-dark");
       await page.getByRole("button", { name: /light theme/ }).click();
+    });
+
+    await test("400 px and 1280 px: no page is wider than the window, a timed submission's included; the header stays one line at 1280 px", async () => {
+      /* bob, an instructor: one more link in the header than a learner has */
+      await widths(page, [
+        ["the path", "#/", '[data-problem="vector-add"]'],
+        ["a problem", "#/p/vector-add", ".editor .cm-content"],
+        ["a timed submission", `#/s/${ids.submit}`, ".benches svg"],
+        ["a Wrong Answer", `#/s/${ids.wa}`, ".mismatch"],
+        ["my submissions", "#/history", ".history"],
+        ["the leaderboard", "#/p/vector-add/leaderboard", ".leaderboard"],
+        ["the gradebook", "#/teach", "table.gradebook"],
+      ]);
+      await page.setViewportSize({ width: 400, height: 844 });
+      await page.goto(`${BASE}/#/s/${ids.submit}`);
+      await page.waitForSelector(".benches svg");
+      await shot(page, "13c-submission-400", ".benches");
+      await page.setViewportSize({ width: 1280, height: 800 });
+    });
+
+    await test("the longest header: a 32-byte name, three-digit quotas, 12 Runs waiting for a GPU: one line at 1280 px, nothing wider than 400 px", async () => {
+      /* /api/me as the server would answer such a learner (the story's own
+       * users have short names and small quotas) */
+      const longest = (me) => {
+        me.user = { ...me.user, name: "a-learner-with-a-32-byte-name-xy", role: "learner" };
+        me.quota.run = { ...me.quota.run, limit: 120, used: 5, remaining: 115, window_seconds: 3600 };
+        me.quota.submit = { ...me.quota.submit, limit: 30, used: 0, remaining: 30, window_seconds: 3600 };
+        me.quota.in_flight = { ...me.quota.in_flight, limit: 4, used: 3, waiting_for_gpu: 12, waiting_counted: false, waiting_for_language: tritonWaits };
+        return me;
+      };
+      let tritonWaits = 0;
+      await page.route(`${BASE}/api/me`, async (route) => {
+        const r = await route.fetch();
+        await route.fulfill({ response: r, json: longest(await r.json()) });
+      });
+      try {
+        await widths(
+          page,
+          [
+            ["the path", "#/", '[data-problem="vector-add"]'],
+            ["a problem", "#/p/vector-add", ".editor .cm-content"],
+            ["my submissions", "#/history", ".history"],
+          ],
+          () => shot(page, "13d-longest-header-400"),
+        );
+        check(/12 wait for a GPU/.test(await quota(page, "in-flight")), "the waiting count is in the header: " + (await quota(page, "in-flight")));
+        check((await quota(page, "run")) === "115 Runs left this hour", "three-digit quotas: " + (await quota(page, "run")));
+        await shot(page, "13e-longest-header-1280");
+        /* and Triton Runs waiting too: the in-flight chip's longest text */
+        tritonWaits = 3;
+        await page.setViewportSize({ width: 400, height: 844 });
+        await page.goto(`${BASE}/#/p/vector-add`);
+        await page.waitForSelector('[data-quota="parked-language"]');
+        await noSideways(page, "a problem, with Runs waiting for a GPU and for a Triton worker");
+        await page.setViewportSize({ width: 1280, height: 800 });
+      } finally {
+        await page.unroute(`${BASE}/api/me`);
+      }
+      await page.reload();
+      await page.waitForSelector('[data-user="bob"]');
     });
 
     const recorded = process.env.BW_GPU_RESULTS;

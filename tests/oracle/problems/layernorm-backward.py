@@ -2,7 +2,7 @@
 
 The judge generates mean and rstd as independent inputs, so they are not the
 statistics of X; the problem defines dX with the given values (the formula of
-PROBLEMS.md, Triton tutorial 05). This oracle gets that dX from autograd:
+its statement.md, Triton tutorial 05's). This oracle gets that dX from autograd:
 y = xhat * gamma + beta with
 
     mu(X)   = mean + (X.mean(-1) - X.mean(-1).detach())        value: mean

@@ -20,6 +20,14 @@ test("significant digits and units", () => {
   assert.equal(f.bytes(0), "0 B");
 });
 
+test("quotas say what is left, and over what window", () => {
+  assert.equal(f.quotaLeft("Run", { remaining: 115, limit: 120, window_seconds: 3600 }), "115 Runs left this hour");
+  assert.equal(f.quotaLeft("Submit", { remaining: 1, limit: 30, window_seconds: 3600 }), "1 Submit left this hour");
+  assert.equal(f.quotaLeft("Submit", { remaining: 0, limit: 30, window_seconds: 3600 }), "0 Submits left this hour");
+  assert.equal(f.quotaLeft("Run", { remaining: 3, limit: 10, window_seconds: 86400 }), "3 Runs left these 24 h");
+  assert.equal(f.quotaLeft("Run", { remaining: 3, limit: 10, window_seconds: 1800 }), "3 Runs left these 30 min");
+});
+
 test("durations and ages", () => {
   assert.equal(f.duration(45), "45 s");
   assert.equal(f.duration(720), "12 min");

@@ -1,0 +1,20 @@
+# Negative control: 32-bit offsets. pid * BLOCK is an i32 product (the program
+# id is i32), right for every N below 2^31. In the last test, N = 2^31 + 129
+# (N then arrives as i64), the programs from 2^21 on get negative offsets,
+# pass offs < N, and load 8 GiB before the start of x, where nothing is
+# mapped. Expected verdict: Runtime Error (an illegal address). solution.py
+# takes pid.to(tl.int64) first.
+#
+# @const BLOCK=1024
+# @launch relu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu(x, y, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)  # BUG: i32, wraps past 2^31 - 1
+    mask = offs < N
+    v = tl.load(x + offs, mask=mask)
+    tl.store(y + offs, tl.where(v > 0, v, 0.0), mask=mask)
