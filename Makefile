@@ -196,6 +196,9 @@ $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 # The hostile corpora's header reader and the built tools' lookup, shared by
 # test_compile and test_triton_compile.
 $(BUILD)/tests/test_compile $(BUILD)/tests/test_triton_compile: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o
+# test_triton_launcher: the same, and the fake triton's venv.
+$(BUILD)/tests/test_triton_launcher: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o \
+                                     $(BUILD)/obj/tests/unit/fake_python.o
 
 # Unit tests link every library, and the runner's own modules (test_runner
 # drives runner_exec against the fake driver).

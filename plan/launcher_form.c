@@ -14,10 +14,12 @@ static bool starts(const char *s, size_t n, const char *word)
     return n >= w && memcmp(s, word, w) == 0;
 }
 
-/* A `# @` line: the directive rule of plan/directive.c for a .py file. */
+/* A `# @word` line: the directive rule of plan/directive.c for a .py file, where the word
+ * is followed by a blank or the end of the line. A comment about a decorator (`# @triton.jit`,
+ * `# @triton.autotune(...)`) is not one here: a launcher's comments may name them. */
 static bool is_directive(const char *s, size_t n)
 {
-    size_t i = 0;
+    size_t i = 0, w;
 
     while (i < n && (s[i] == ' ' || s[i] == '\t'))
         i++;
@@ -25,7 +27,13 @@ static bool is_directive(const char *s, size_t n)
         return false;
     for (i++; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
         ;
-    return i < n && s[i] == '@';
+    if (i == n || s[i] != '@')
+        return false;
+    for (w = ++i; i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                            (s[i] >= '0' && s[i] <= '9') || s[i] == '_');
+         i++)
+        ;
+    return i > w && (i == n || s[i] == ' ' || s[i] == '\t' || s[i] == '\r');
 }
 
 /* A decorator that makes a kernel: @triton.jit, @gluon.jit, @jit, with or without arguments. */

@@ -983,10 +983,10 @@ class Recording:
                                 % (what, LIMITS["max_scratch"]))
         self.scratch_bytes += max(n, 1) * dt.itemsize
         if self.scratch_bytes > self.case["scratch_limit"]:
-            raise LauncherError("%s of %d bytes: the buffers solve allocates total %d bytes, more than "
+            raise LauncherError("%s allocates %d bytes: with the other buffers solve made, more than "
                                 "this problem's scratch limit of %d bytes for case %s"
-                                % (what, max(n, 1) * dt.itemsize, self.scratch_bytes,
-                                   self.case["scratch_limit"], self.case["name"]))
+                                % (what, max(n, 1) * dt.itemsize, self.case["scratch_limit"],
+                                   self.case["name"]))
         line = self.ctx.caller_line()
         name = self.ctx.scratch_name(len(self.scratch))
         buf = Buffer(name, dt, max(n, 1), ADDRESS_BASE + ADDRESS_STEP * (64 + len(self.scratch)),
@@ -1185,9 +1185,9 @@ class Context:
             self.solve, self.solve_line, self.solve_mode, self.solve_params = solve, line, "order", canonical
             return []
         raise Located(line, "solve(%s) does not take the problem's arguments: name its parameters "
-                      "after the problem's tensors, scalars and sizes (%s), or take all %d in this "
-                      "order: solve(%s)" % (", ".join(p.name for p in params), ", ".join(sorted(self.problem_names)),
-                                            len(canonical), ", ".join(canonical)))
+                      "after the problem's tensors, scalars and sizes, or take all %d in this "
+                      "order: solve(%s)" % (", ".join(p.name for p in params), len(canonical),
+                                            ", ".join(canonical)))
 
     def canonical(self):
         return [t["name"] for t in self.rq["tensors"]] + [s["name"] for s in self.rq["scalars"]] + \
@@ -1391,8 +1391,8 @@ class Context:
             raise LauncherError("argument `%s` is a %s, not one of the judge's tensors (or a view of "
                                 "one): the judge can bind only the problem's buffers and those "
                                 "torch.empty / torch.zeros make" % (p.name, kind))
-        raise LauncherError("argument `%s` of `%s` is a %s: the judge passes tensors, ints and floats"
-                            % (p.name, fn.__name__, kind))
+        raise LauncherError("argument `%s` of `%s` is of type %s.%s: the judge passes tensors, ints "
+                            "and floats" % (p.name, fn.__name__, type(v).__module__, kind))
 
     def grid_of(self, grid):
         if isinstance(grid, bool):
@@ -1806,8 +1806,8 @@ def record_all(ctx, jobs):
                     data = b""
                 if data:
                     chunks.append(data)
-                    if sum(len(c) for c in chunks) > (16 << 20):
-                        done = True
+                    # whole once it ends: what solve forked may hold the pipe open
+                    done = data.endswith(b"end 0\n\n") or sum(len(c) for c in chunks) > (16 << 20)
                 else:
                     done = True
             if not done and now >= deadline:

@@ -433,6 +433,7 @@ static int compile_launcher(struct program *pg, const struct program_target *t,
         .cc_major = t->cc_major,
         .cc_minor = t->cc_minor,
         .record_only = t->record_only,
+        .case_ms = t->launcher_case_ms,
         .no_sandbox = t->no_sandbox,
     };
     struct triton_launch_result lr;

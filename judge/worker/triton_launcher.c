@@ -178,7 +178,7 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
     rc = rc ? rc : putf(out, "device", "sm_clock_khz=%d", d.clock_khz);
     rc = rc ? rc : putf(out, "device", "mem_clock_khz=%d", 0);
     rc = rc ? rc : putf(out, "device", "mem_bus_width=%d", 0);
-    rc = rc ? rc : putf(out, "limit", "case_ms=%d", BW_LAUNCHER_CASE_MS);
+    rc = rc ? rc : putf(out, "limit", "case_ms=%d", rq->case_ms > 0 ? rq->case_ms : BW_LAUNCHER_CASE_MS);
     rc = rc ? rc : putf(out, "limit", "max_launches=%d", BW_MAX_LAUNCHES);
     rc = rc ? rc : putf(out, "limit", "max_scratch=%d", BW_MAX_SCRATCH);
     rc = rc ? rc : putf(out, "limit", "max_configs=%d", BW_MAX_TUNE_CONFIGS);

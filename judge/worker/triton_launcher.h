@@ -62,6 +62,7 @@ struct triton_launch_request {
     int cc_major, cc_minor;    /* the compile target (0/0: 9.0) */
     bool record_only;          /* judged plan: record, build nothing */
     int wall_ms;               /* 0: BW_TRITON_WALL_MS */
+    int case_ms;               /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
     /* how the compiler starts (triton_options) */
     bool no_sandbox;
     const char *python;
