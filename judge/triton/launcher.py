@@ -633,8 +633,7 @@ class Tensor:
                 n = max(0, -(-(stop - start) // step))
                 shape.append(n)
                 strides.append(stride * step)
-                if n:
-                    offset += start * stride
+                offset += min(start, size) * stride  # as torch: an empty slice keeps its start
             else:
                 if not hasattr(i, "__index__"):
                     raise LauncherError("index %r is not an int, a slice, None or ..." % (i,))
