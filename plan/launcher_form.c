@@ -43,8 +43,8 @@ static bool is_jit_decorator(const char *s, size_t n)
 
     for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
         size_t w = strlen(words[k]);
-        if (starts(s, n, words[k]) && (n == w || s[w] == '(' || s[w] == ' ' || s[w] == '\r' ||
-                                       s[w] == '\t' || s[w] == '#'))
+        if (starts(s, n, words[k]) &&
+            (n == w || s[w] == '(' || s[w] == ' ' || s[w] == '\r' || s[w] == '\t' || s[w] == '#'))
             return true;
     }
     return false;

@@ -17,11 +17,11 @@
 #include "common/limits.h"
 
 struct launcher_form {
-    int solve_line;                   /* the line of a top-level `def solve(`, or 0 */
-    int directive_line;               /* the first `# @word ...` directive line, or 0 (not a
-                                         comment naming a decorator: `# @triton.jit`) */
-    int kernel_line;                  /* the `def` of the first @triton.jit / @gluon.jit, or 0 */
-    char kernel[BW_MAX_NAME + 1];     /* that kernel's name ("" when none) */
+    int solve_line;               /* the line of a top-level `def solve(`, or 0 */
+    int directive_line;           /* the first `# @word ...` directive line, or 0 (not a
+                                     comment naming a decorator: `# @triton.jit`) */
+    int kernel_line;              /* the `def` of the first @triton.jit / @gluon.jit, or 0 */
+    char kernel[BW_MAX_NAME + 1]; /* that kernel's name ("" when none) */
 };
 
 /* Scans `len` bytes of Python source (need not be NUL-terminated) into *out. */

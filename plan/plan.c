@@ -671,10 +671,9 @@ static json_t *arg_json(const struct plan *pl, const struct plan_arg *a, enum la
     char type[16];
 
     if (a->kind == PLAN_ARG_BUF) {
-        json_t *o = json_pack("{s:s}", "buffer",
-                              a->buf >= 0 && (size_t)a->buf < pl->n_buffers
-                                  ? pl->buffers[a->buf].name
-                                  : "?");
+        json_t *o = json_pack(
+            "{s:s}", "buffer",
+            a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? pl->buffers[a->buf].name : "?");
         if (a->offset)
             json_object_set_new(o, "offset", json_integer((json_int_t)a->offset));
         return o;

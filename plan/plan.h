@@ -87,7 +87,13 @@ struct plan_arg {
 
 /* What a constexpr value is: an integer (every directive's), or, from a Triton
  * launcher, a bool, None, a float or a string (the matmul tutorial's ACTIVATION=""). */
-enum constexpr_kind { CONSTEXPR_INT, CONSTEXPR_BOOL, CONSTEXPR_NONE, CONSTEXPR_FLOAT, CONSTEXPR_STR };
+enum constexpr_kind {
+    CONSTEXPR_INT,
+    CONSTEXPR_BOOL,
+    CONSTEXPR_NONE,
+    CONSTEXPR_FLOAT,
+    CONSTEXPR_STR
+};
 
 /* A Triton kernel's tl.constexpr argument, NAME=value in @launch args (or recorded). */
 struct plan_constexpr {

@@ -13,18 +13,17 @@
 #include "common/banned.h"
 
 /* The launch limits plan.c applies to a Triton @launch (every CUDA GPU's). */
-#define GRID_X_MAX      2147483647LL
-#define GRID_YZ_MAX     65535LL
-#define NUM_STAGES_MAX  16 /* what the compile request takes (triton_compile.c) */
-#define NUM_WARPS_MAX   32
+#define GRID_X_MAX     2147483647LL
+#define GRID_YZ_MAX    65535LL
+#define NUM_STAGES_MAX 16 /* what the compile request takes (triton_compile.c) */
+#define NUM_WARPS_MAX  32
 
 int recording_init(struct recording *r, size_t n_configs, size_t n_cases, char **cause)
 {
     memset(r, 0, sizeof(*r));
     if (n_configs == 0 || n_configs > BW_MAX_TUNE_CONFIGS)
-        return bw_fail(cause, BW_ERR_LIMIT,
-                       "%zu configurations: 1 to %d (BW_MAX_TUNE_CONFIGS)", n_configs,
-                       BW_MAX_TUNE_CONFIGS);
+        return bw_fail(cause, BW_ERR_LIMIT, "%zu configurations: 1 to %d (BW_MAX_TUNE_CONFIGS)",
+                       n_configs, BW_MAX_TUNE_CONFIGS);
     if (n_cases == 0 || n_cases > BW_MAX_CASES + BW_MAX_BENCHMARKS)
         return bw_fail(cause, BW_ERR_LIMIT, "%zu cases", n_cases);
     r->n_configs = n_configs;
@@ -198,8 +197,8 @@ static int build_launch(const struct recorded_launch *rl, const struct problem_c
             return bw_fail(cause, BW_ERR_INVALID,
                            "line %d: the grid (%u, %u, %u) of %s is outside the GPU's limits "
                            "(1 to %lld, 65535, 65535) for case %s",
-                           rl->line, rl->grid[0], rl->grid[1], rl->grid[2], rl->kernel,
-                           GRID_X_MAX, c->name);
+                           rl->line, rl->grid[0], rl->grid[1], rl->grid[2], rl->kernel, GRID_X_MAX,
+                           c->name);
         pl->grid[k] = rl->grid[k];
     }
     if (rl->num_warps < 1 || rl->num_warps > NUM_WARPS_MAX || (rl->num_warps & (rl->num_warps - 1)))

@@ -46,8 +46,9 @@ struct recorded_arg {
 };
 
 struct recorded_launch {
-    const char *kernel; /* a top-level @triton.jit (or @gluon.jit) of the file, possibly autotuned */
-    int line;           /* the learner's line of the launch */
+    const char
+        *kernel; /* a top-level @triton.jit (or @gluon.jit) of the file, possibly autotuned */
+    int line;    /* the learner's line of the launch */
     uint32_t grid[3];
     int num_warps, num_stages, maxnreg; /* maxnreg 0: none */
     struct recorded_arg *args;          /* owned */
@@ -73,13 +74,13 @@ struct recorded_plan {
 };
 
 struct recording {
-    size_t n_configs;             /* >= 1: every combination of the autotune configs */
-    size_t n_cases;               /* the problem's tests, then its benchmarks */
-    char **config_names;          /* owned: "BLOCK_SIZE=1024, num_warps=4, num_stages=3", or "" */
-    struct recorded_plan *plans;  /* owned: [config * n_cases + case] */
-    char **strings;               /* owned: every name and string the plans point to */
+    size_t n_configs;            /* >= 1: every combination of the autotune configs */
+    size_t n_cases;              /* the problem's tests, then its benchmarks */
+    char **config_names;         /* owned: "BLOCK_SIZE=1024, num_warps=4, num_stages=3", or "" */
+    struct recorded_plan *plans; /* owned: [config * n_cases + case] */
+    char **strings;              /* owned: every name and string the plans point to */
     size_t n_strings, cap_strings;
-    double record_ms;             /* the child's time recording every case */
+    double record_ms; /* the child's time recording every case */
 };
 
 /* *r with n_configs x n_cases empty plans; BW_ERR_NOMEM, BW_ERR_LIMIT (over

@@ -44,9 +44,8 @@ void triton_constexpr_literal(const struct triton_constexpr *c, char *out, size_
  * runner's buffers start 256-byte aligned, so only the offset's bytes decide. */
 static bool pointer_div16(const struct plan *pl, const struct plan_arg *a)
 {
-    size_t size = a->buf >= 0 && (size_t)a->buf < pl->n_buffers
-                      ? dtype_size(pl->buffers[a->buf].dtype)
-                      : 1;
+    size_t size =
+        a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? dtype_size(pl->buffers[a->buf].dtype) : 1;
 
     return ((uint64_t)a->offset * size) % 16 == 0;
 }
@@ -213,7 +212,8 @@ int triton_variants_init(struct triton_variants *tv, size_t n_configs, char **ca
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     tv->n_configs = n_configs;
     for (size_t c = 0; c < n_configs; c++)
-        if (!(tv->configs[c].variants = calloc(BW_TRITON_MAX_VARIANTS, sizeof(struct triton_variant))))
+        if (!(tv->configs[c].variants =
+                  calloc(BW_TRITON_MAX_VARIANTS, sizeof(struct triton_variant))))
             return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     return BW_OK;
 }

@@ -210,7 +210,8 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
         rc = rp_get_i64(j, key, path, true, 0, n_buffers - 1, &b, cause);
         a->buf = (int)b;
         /* in elements; the runner checks it against the buffer's count */
-        return rc ? rc : rp_get_u64(j, "offset", path, false, BW_MAX_TENSOR_BYTES, &a->offset, cause);
+        return rc ? rc
+                  : rp_get_u64(j, "offset", path, false, BW_MAX_TENSOR_BYTES, &a->offset, cause);
     }
     case RUN_ARG_I64:
     case RUN_ARG_INT:

@@ -176,8 +176,8 @@ static void staged_marshal(struct staged_plan *st, int r)
             case RUN_ARG_BUF: {
                 int set = copies_of(st, A->buf) > 1 ? r : 0;
                 /* staged_resolve checked the offset is inside the buffer */
-                *slot = st->buf[A->buf][set].data +
-                        A->offset * dtype_size(p->buffers[A->buf].dtype);
+                *slot =
+                    st->buf[A->buf][set].data + A->offset * dtype_size(p->buffers[A->buf].dtype);
                 break;
             }
             case RUN_ARG_I64:

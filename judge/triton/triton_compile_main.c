@@ -58,7 +58,7 @@ extern const char triton_driver_py[];
  * one argument may hold at most 128 KiB (MAX_ARG_STRLEN). The text is ASCII, so any cut is
  * whole characters. */
 extern const char triton_launcher_py[];
-#define LAUNCHER_PIECE 65536
+#define LAUNCHER_PIECE  65536
 #define LAUNCHER_PIECES 8
 
 /* Every namespace there is: the compiler needs no network, IPC, host name or other processes. */

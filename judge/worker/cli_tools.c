@@ -126,8 +126,8 @@ static json_t *plan_cases(const struct program *pg, size_t config)
 static int record_launcher(struct program *pg, const char *file, const char *source, size_t len,
                            struct cli *cli)
 {
-    struct program_target t = {.gpu = &cli->cfg.gpu, .record_only = true,
-                               .no_sandbox = cli->cfg.no_sandbox};
+    struct program_target t = {
+        .gpu = &cli->cfg.gpu, .record_only = true, .no_sandbox = cli->cfg.no_sandbox};
     char *cause = NULL;
     int rc;
 
@@ -191,9 +191,9 @@ int cmd_plan(int argc, char **argv, struct cli *cli)
     all = json_pack("{s:s, s:s, s:o}", "problem", p->id, "language", language_name(lang), "configs",
                     configs);
     if (pg.launcher)
-        json_object_set_new(all, "launcher",
-                            json_pack("{s:i, s:f}", "solve_line", pg.solve_line, "record_ms",
-                                      pg.rec.record_ms));
+        json_object_set_new(
+            all, "launcher",
+            json_pack("{s:i, s:f}", "solve_line", pg.solve_line, "record_ms", pg.rec.record_ms));
     json_dumpf(all, stdout, JSON_INDENT(1));
     fputc('\n', stdout);
     json_decref(all);

@@ -112,9 +112,8 @@ void program_release(struct program *pg)
 void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap)
 {
     if (pg->launcher) {
-        const char *name = cfg < pg->rec.n_configs && pg->rec.config_names[cfg]
-                               ? pg->rec.config_names[cfg]
-                               : "";
+        const char *name =
+            cfg < pg->rec.n_configs && pg->rec.config_names[cfg] ? pg->rec.config_names[cfg] : "";
         snprintf(out, cap, "%s", name);
         return;
     }
@@ -357,8 +356,8 @@ static const char *first_error(const struct diag_list *d)
  * triton_program.h describes). The first failure is the submission's: its
  * message in *failure (*new*), a diag at its line.
  */
-static int check_launcher(struct program *pg, const struct triton_launch_result *lr,
-                          char **failure, char **cause)
+static int check_launcher(struct program *pg, const struct triton_launch_result *lr, char **failure,
+                          char **cause)
 {
     const struct problem *p = pg->p;
     struct triton_program *tp = &pg->triton;
@@ -371,8 +370,8 @@ static int check_launcher(struct program *pg, const struct triton_launch_result 
     for (size_t c = 0; c < pg->rec.n_configs && rc == BW_OK && !why; c++) {
         struct triton_config *tc = &tp->variants.configs[c];
         for (size_t k = 0; k < p->n_tests + p->n_benchmarks && !why; k++) {
-            const struct problem_case *pc = k < p->n_tests ? &p->tests[k]
-                                                           : &p->benchmarks[k - p->n_tests];
+            const struct problem_case *pc =
+                k < p->n_tests ? &p->tests[k] : &p->benchmarks[k - p->n_tests];
             if (recorded_plan_build(p, recording_plan(&pg->rec, c, k), pc, pl, &why) == BW_OK)
                 triton_config_add_plan(tc, pl, &why);
         }
@@ -380,14 +379,15 @@ static int check_launcher(struct program *pg, const struct triton_launch_result 
         tp->variants.n_builds += tc->n_variants;
     }
     if (rc == BW_OK && !why && tp->variants.n_builds > BW_TRITON_MAX_KERNELS &&
-        asprintf(&why, "line %d: the autotune configurations need %zu builds over this problem's "
-                       "cases, more than %d (BW_TRITON_MAX_KERNELS): fewer configurations, or "
-                       "constexpr values that do not follow every size",
+        asprintf(&why,
+                 "line %d: the autotune configurations need %zu builds over this problem's "
+                 "cases, more than %d (BW_TRITON_MAX_KERNELS): fewer configurations, or "
+                 "constexpr values that do not follow every size",
                  pg->solve_line, tp->variants.n_builds, BW_TRITON_MAX_KERNELS) < 0)
         why = NULL;
     if (rc == BW_OK && !why) {
-        tp->result.builds = calloc(tp->variants.n_builds ? tp->variants.n_builds : 1,
-                                   sizeof(*tp->result.builds));
+        tp->result.builds =
+            calloc(tp->variants.n_builds ? tp->variants.n_builds : 1, sizeof(*tp->result.builds));
         tp->result.n_builds = tp->variants.n_builds;
         if (!tp->result.builds)
             rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
@@ -400,8 +400,9 @@ static int check_launcher(struct program *pg, const struct triton_launch_result 
                         ? triton_launch_find(lr, key)
                         : -1;
             if (j < 0 || !lr->compiled.builds[j].ok) {
-                if (asprintf(&why, "line %d: the Triton compiler has no build of `%s` for the "
-                                   "variant %s",
+                if (asprintf(&why,
+                             "line %d: the Triton compiler has no build of `%s` for the "
+                             "variant %s",
                              tc->variants[i].line, tc->variants[i].kernel, key) < 0)
                     why = NULL;
                 break;
@@ -421,8 +422,8 @@ static int check_launcher(struct program *pg, const struct triton_launch_result 
 /* Records a launcher and compiles what it launches (one request: triton_launcher.h), then
  * checks its plans and lays out its builds; a program that does not record or check is the
  * learner's Compile Error. */
-static int compile_launcher(struct program *pg, const struct program_target *t,
-                            const char *source, size_t len, const char *filename, char **cause)
+static int compile_launcher(struct program *pg, const struct program_target *t, const char *source,
+                            size_t len, const char *filename, char **cause)
 {
     struct triton_launch_request rq = {
         .source = source,
@@ -472,7 +473,8 @@ static int compile_launcher(struct program *pg, const struct program_target *t,
     if (rc == BW_OK && t->record_only && (res->failure || lr.record_failed))
         pg->rec.n_configs = 0; /* nothing to print: the diags say why */
     if (rc == BW_OK) {
-        const char *why = failure ? failure : res->failure ? res->failure
+        const char *why = failure            ? failure
+                          : res->failure     ? res->failure
                           : lr.record_failed ? first_error(&res->diags)
                                              : NULL;
         if (lr.record_failed && !why)

@@ -60,13 +60,13 @@ struct program {
 
 /* What a compile needs besides the source: where and how to build. */
 struct program_target {
-    const char *arch;          /* NVRTC target, "sm_90a" */
-    int cc_major, cc_minor;    /* Triton's target (0/0: 9.0) */
+    const char *arch;           /* NVRTC target, "sm_90a" */
+    int cc_major, cc_minor;     /* Triton's target (0/0: 9.0) */
     const struct gpu_info *gpu; /* borrowed; the GPU a launcher asks about (NULL: an H200's) */
-    bool record_only;          /* a launcher: record its plans, build nothing (judged plan) */
-    int launcher_case_ms;      /* a launcher: one case's recording (0: BW_LAUNCHER_CASE_MS) */
-    bool no_sandbox;           /* diagnostics only */
-    struct build_cache *cache; /* borrowed; NULL: every configuration is compiled */
+    bool record_only;           /* a launcher: record its plans, build nothing (judged plan) */
+    int launcher_case_ms;       /* a launcher: one case's recording (0: BW_LAUNCHER_CASE_MS) */
+    bool no_sandbox;            /* diagnostics only */
+    struct build_cache *cache;  /* borrowed; NULL: every configuration is compiled */
 };
 
 /*

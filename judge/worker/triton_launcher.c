@@ -25,8 +25,8 @@
 static const struct {
     int cc, smem_optin, smem_sm, threads_sm;
 } cc_table[] = {
-    {70, 98304, 98304, 2048},   {75, 65536, 65536, 1024},   {80, 166912, 167936, 2048},
-    {86, 101376, 102400, 1536}, {87, 166912, 167936, 2048}, {89, 101376, 102400, 1536},
+    {70, 98304, 98304, 2048},   {75, 65536, 65536, 1024},    {80, 166912, 167936, 2048},
+    {86, 101376, 102400, 1536}, {87, 166912, 167936, 2048},  {89, 101376, 102400, 1536},
     {90, 232448, 233472, 2048}, {100, 232448, 233472, 2048}, {120, 101376, 102400, 1536},
 };
 
@@ -157,7 +157,8 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
     int rc;
 
     device_figures(rq, &d);
-    rc = compile_wire_puts(out, "filename", rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME);
+    rc = compile_wire_puts(out, "filename",
+                           rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME);
     rc = rc ? rc : compile_wire_put(out, "source", rq->source ? rq->source : "", rq->len);
     rc = rc ? rc : putf(out, "cc", "%d", d.cc_major * 10 + d.cc_minor);
     rc = rc ? rc : putf(out, "jobs", "%d", BW_TRITON_JOBS);
@@ -178,15 +179,16 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
     rc = rc ? rc : putf(out, "device", "sm_clock_khz=%d", d.clock_khz);
     rc = rc ? rc : putf(out, "device", "mem_clock_khz=%d", 0);
     rc = rc ? rc : putf(out, "device", "mem_bus_width=%d", 0);
-    rc = rc ? rc : putf(out, "limit", "case_ms=%d", rq->case_ms > 0 ? rq->case_ms : BW_LAUNCHER_CASE_MS);
+    rc = rc ? rc
+            : putf(out, "limit", "case_ms=%d", rq->case_ms > 0 ? rq->case_ms : BW_LAUNCHER_CASE_MS);
     rc = rc ? rc : putf(out, "limit", "max_launches=%d", BW_MAX_LAUNCHES);
     rc = rc ? rc : putf(out, "limit", "max_scratch=%d", BW_MAX_SCRATCH);
     rc = rc ? rc : putf(out, "limit", "max_configs=%d", BW_MAX_TUNE_CONFIGS);
     rc = rc ? rc : putf(out, "limit", "max_launch_args=%d", BW_MAX_LAUNCH_ARGS);
     rc = rc ? rc : putf(out, "limit", "max_builds=%d", BW_TRITON_MAX_KERNELS);
     for (size_t t = 0; t < p->n_tensors && !rc; t++)
-        rc = putf(out, "tensor", "%s %s %s", p->tensors[t].name,
-                  dtype_name(p->tensors[t].dtype), role_word(p->tensors[t].role));
+        rc = putf(out, "tensor", "%s %s %s", p->tensors[t].name, dtype_name(p->tensors[t].dtype),
+                  role_word(p->tensors[t].role));
     for (size_t s = 0; s < p->n_scalars && !rc; s++)
         rc = putf(out, "scalar", "%s %s", p->scalars[s].name, dtype_name(p->scalars[s].dtype));
     for (size_t s = 0; s < p->n_sizes && !rc; s++)
@@ -224,10 +226,9 @@ struct reader {
 
 static bool is_launch_key(const char *key)
 {
-    static const char *const keys[] = {"record_ms", "record_cases", "record_failed", "configs",
-                                       "config",    "record",       "scratch",       "launch",
-                                       "grid",      "options",      "arg",           "constexpr",
-                                       "variant"};
+    static const char *const keys[] = {
+        "record_ms", "record_cases", "record_failed", "configs", "config",    "record", "scratch",
+        "launch",    "grid",         "options",       "arg",     "constexpr", "variant"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -478,8 +479,7 @@ static int read_field(struct reader *r, const struct compile_field *f)
             goto out;
         }
         *eq = '\0';
-        if (!L->constexprs &&
-            !(L->constexprs = calloc(BW_MAX_LAUNCH_ARGS, sizeof(*L->constexprs))))
+        if (!L->constexprs && !(L->constexprs = calloc(BW_MAX_LAUNCH_ARGS, sizeof(*L->constexprs))))
             goto nomem;
         cx = &L->constexprs[L->n_constexprs];
         memset(cx, 0, sizeof(*cx));
@@ -544,7 +544,8 @@ int triton_launch_decode(char *data, size_t len, size_t n_cases, struct triton_l
         goto nomem;
     rq.kernels = r->ks;
     rq.n_kernels = out->n_keys;
-    if (!(out->compiled.builds = calloc(out->n_keys ? out->n_keys : 1, sizeof(struct triton_build))))
+    if (!(out->compiled.builds =
+              calloc(out->n_keys ? out->n_keys : 1, sizeof(struct triton_build))))
         goto nomem;
     out->compiled.n_builds = out->n_keys;
     rc = triton_result_decode(rest.data, rest.len, &rq, &out->compiled, accepted, complete, cause);
@@ -590,8 +591,8 @@ static int decode_answer(char *data, size_t len, void *ctx, bool *accepted, bool
 int triton_launch_run(const struct triton_launch_request *rq, struct triton_launch_result *out,
                       char **cause)
 {
-    struct triton_options o = {.python = rq->python, .compiler = rq->compiler,
-                               .no_sandbox = rq->no_sandbox};
+    struct triton_options o = {
+        .python = rq->python, .compiler = rq->compiler, .no_sandbox = rq->no_sandbox};
     struct decode_ctx ctx = {out, rq->p->n_tests + rq->p->n_benchmarks};
     struct triton_compiler *c = NULL;
     struct buf req;

@@ -56,13 +56,13 @@
 struct triton_launch_request {
     const char *source; /* borrowed; `len` bytes */
     size_t len;
-    const char *filename;      /* NULL: "submission.py" */
-    const struct problem *p;   /* its tensors, scalars, sizes, tests and benchmarks */
+    const char *filename;       /* NULL: "submission.py" */
+    const struct problem *p;    /* its tensors, scalars, sizes, tests and benchmarks */
     const struct gpu_info *gpu; /* the worker GPU; NULL or nameless: an H200's figures */
-    int cc_major, cc_minor;    /* the compile target (0/0: 9.0) */
-    bool record_only;          /* judged plan: record, build nothing */
-    int wall_ms;               /* 0: BW_TRITON_WALL_MS */
-    int case_ms;               /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
+    int cc_major, cc_minor;     /* the compile target (0/0: 9.0) */
+    bool record_only;           /* judged plan: record, build nothing */
+    int wall_ms;                /* 0: BW_TRITON_WALL_MS */
+    int case_ms;                /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
     /* how the compiler starts (triton_options) */
     bool no_sandbox;
     const char *python;
@@ -70,10 +70,10 @@ struct triton_launch_request {
 };
 
 struct triton_launch_result {
-    struct recording rec;     /* the plans as recorded (unchecked); n_configs 0 when none came */
-    bool record_failed;       /* the recording stopped: compiled.diags say where and why */
+    struct recording rec; /* the plans as recorded (unchecked); n_configs 0 when none came */
+    bool record_failed;   /* the recording stopped: compiled.diags say where and why */
     struct triton_result compiled; /* builds[i] is variant keys[i]; diags, log, failure, ms */
-    char **keys;              /* owned: the variant of each build, as the driver named it */
+    char **keys;                   /* owned: the variant of each build, as the driver named it */
     size_t n_keys;
 };
 

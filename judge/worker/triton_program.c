@@ -21,8 +21,8 @@ void triton_program_release(struct triton_program *tp)
     memset(tp, 0, sizeof(*tp));
 }
 
-int triton_program_compile(struct triton_program *tp, const char *source, size_t len, const char *filename,
-                           const struct triton_target *t, char **cause)
+int triton_program_compile(struct triton_program *tp, const char *source, size_t len,
+                           const char *filename, const struct triton_target *t, char **cause)
 {
     const struct triton_variants *tv = &tp->variants;
     struct triton_kernel_request *ks = calloc(tv->n_builds ? tv->n_builds : 1, sizeof(*ks));

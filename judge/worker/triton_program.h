@@ -56,8 +56,8 @@ struct triton_target {
  * diags and failure say which); BW_ERR_NOTFOUND when this machine has no
  * Triton (with the reason), other negative codes when the judge failed.
  */
-int triton_program_compile(struct triton_program *tp, const char *source, size_t len, const char *filename,
-                           const struct triton_target *t, char **cause);
+int triton_program_compile(struct triton_program *tp, const char *source, size_t len,
+                           const char *filename, const struct triton_target *t, char **cause);
 
 /* Loads configuration `config`'s builds into runner r as "v0", "v1", ...;
  * BW_OK when the runner answered (fail->status says whether the modules

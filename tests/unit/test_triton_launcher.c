@@ -91,9 +91,8 @@ static const char *need_triton(void)
 /* Parses and records (record_only) or compiles a launcher source for problem p. Returns
  * program_compile's code (BW_OK: pg->builds say whether it recorded); a parse error puts its
  * diags in *diags and returns BW_ERR_INVALID. */
-static int run_launcher_for(const struct problem *p, const char *src, size_t len,
-                            bool record_only, int case_ms, struct program *pg,
-                            struct diag_list *diags, char **cause)
+static int run_launcher_for(const struct problem *p, const char *src, size_t len, bool record_only,
+                            int case_ms, struct program *pg, struct diag_list *diags, char **cause)
 {
     struct program_target t = {.record_only = record_only, .launcher_case_ms = case_ms};
     int rc = program_parse(pg, p, LANG_TRITON, src, len, PLAN_SUBMISSION, diags);
@@ -261,17 +260,17 @@ TEST(answer_decodes_plans_kinds_and_builds)
 {
     size_t len;
     char *data = record(
-        &len, "ready", "3.6.0", "accepted", "", "record_ms", "4.5", "record_cases", "3",
-        "configs", "2", "config", "0 BLOCK=64, num_warps=4", "config", "1 BLOCK=128, num_warps=8",
-        "record", "1 2", "scratch", "tmp1 fp32 15 7", "launch", "k 9", "grid", "3 2 1",
-        "options", "8 4 168", "arg", "buf X 5 10", "arg", "buf tmp1 0 15", "arg", "int 7", "arg",
+        &len, "ready", "3.6.0", "accepted", "", "record_ms", "4.5", "record_cases", "3", "configs",
+        "2", "config", "0 BLOCK=64, num_warps=4", "config", "1 BLOCK=128, num_warps=8", "record",
+        "1 2", "scratch", "tmp1 fp32 15 7", "launch", "k 9", "grid", "3 2 1", "options", "8 4 168",
+        "arg", "buf X 5 10", "arg", "buf tmp1 0 15", "arg", "int 7", "arg",
         "int 18446744073709551615", "arg", "float 0.5", "arg", "float -inf", "constexpr",
         "BLOCK=128", "constexpr", "ACT='leaky_relu'", "constexpr", "EVEN=True", "constexpr",
-        "NONE=None", "constexpr", "EPS=1e-05", "variant", "0 k(*fp32:D,*fp32:D)[BLOCK=128]{8,4,168}",
-        "build", "0", "name", "k", "cubin", "\177ELF k", "ptx", good_ptx, "num_warps", "8",
-        "num_ctas", "1", "shared", "0", "global_scratch_size", "0", "global_scratch_align", "1",
-        "profile_scratch_size", "0", "params", "0,1", "types", "*fp32,*fp32", "ptx_params", "4",
-        "driver_ms", "12", NULL);
+        "NONE=None", "constexpr", "EPS=1e-05", "variant",
+        "0 k(*fp32:D,*fp32:D)[BLOCK=128]{8,4,168}", "build", "0", "name", "k", "cubin", "\177ELF k",
+        "ptx", good_ptx, "num_warps", "8", "num_ctas", "1", "shared", "0", "global_scratch_size",
+        "0", "global_scratch_align", "1", "profile_scratch_size", "0", "params", "0,1", "types",
+        "*fp32,*fp32", "ptx_params", "4", "driver_ms", "12", NULL);
     struct triton_launch_result r;
     struct recorded_plan *rp;
     bool accepted, complete;
@@ -321,16 +320,16 @@ static void expect_malformed(const char *what, const char *k1, const char *v1, c
                              const char *v2, const char *k3, const char *v3)
 {
     size_t len;
-    char *data = record(&len, "ready", "3.6.0", "accepted", "", "configs", "1", k1, v1, k2, v2,
-                        k3, v3, NULL);
+    char *data = record(&len, "ready", "3.6.0", "accepted", "", "configs", "1", k1, v1, k2, v2, k3,
+                        v3, NULL);
     struct triton_launch_result r;
     bool accepted, complete;
     char *cause = NULL;
     int rc = triton_launch_decode(data, len, 2, &r, &accepted, &complete, &cause);
 
     CHECK_MSG(rc == BW_OK && accepted, "%s: rc %d (%s)", what, rc, cause ? cause : "");
-    CHECK_MSG(r.compiled.failure && strstr(r.compiled.failure, "malformed"), "%s: failure %s",
-              what, r.compiled.failure ? r.compiled.failure : "(none)");
+    CHECK_MSG(r.compiled.failure && strstr(r.compiled.failure, "malformed"), "%s: failure %s", what,
+              r.compiled.failure ? r.compiled.failure : "(none)");
     triton_launch_result_release(&r);
     free(data);
     free(cause);
@@ -341,8 +340,7 @@ TEST(answer_malformed_is_the_submissions_failure)
     expect_malformed("case out of range", "record", "0 2", "launch", "k 1", "grid", "1 1 1");
     expect_malformed("config out of range", "record", "1 0", "launch", "k 1", "grid", "1 1 1");
     expect_malformed("repeated", "record", "0 0", "record", "0 0", "launch", "k 1");
-    expect_malformed("launch before record", "launch", "k 1", "grid", "1 1 1", "options",
-                     "4 3 0");
+    expect_malformed("launch before record", "launch", "k 1", "grid", "1 1 1", "options", "4 3 0");
     expect_malformed("bad kernel name", "record", "0 0", "launch", "k; rm 1", "grid", "1 1 1");
     expect_malformed("bad arg kind", "record", "0 0", "launch", "k 1", "arg", "ptr X 0 1");
     expect_malformed("negative offset", "record", "0 0", "launch", "k 1", "arg", "buf X -1 1");
@@ -350,14 +348,13 @@ TEST(answer_malformed_is_the_submissions_failure)
     expect_malformed("int over u64", "record", "0 0", "launch", "k 1", "arg",
                      "int 18446744073709551616");
     expect_malformed("bad literal", "record", "0 0", "launch", "k 1", "constexpr", "A=\"x\"");
-    expect_malformed("unsafe string", "record", "0 0", "launch", "k 1", "constexpr",
-                     "A='a;b'");
+    expect_malformed("unsafe string", "record", "0 0", "launch", "k 1", "constexpr", "A='a;b'");
     expect_malformed("scratch dtype", "record", "0 0", "scratch", "tmp1 fp128 4 1", "launch",
                      "k 1");
-    expect_malformed("variant out of order", "variant", "1 k()[]{4,3,0}", "record", "0 0",
-                     "launch", "k 1");
-    expect_malformed("variant type", "variant", "0 k(*fp33:D)[]{4,3,0}", "record", "0 0",
-                     "launch", "k 1");
+    expect_malformed("variant out of order", "variant", "1 k()[]{4,3,0}", "record", "0 0", "launch",
+                     "k 1");
+    expect_malformed("variant type", "variant", "0 k(*fp33:D)[]{4,3,0}", "record", "0 0", "launch",
+                     "k 1");
     expect_malformed("a second configs", "configs", "1", "record", "0 0", "launch", "k 1");
 }
 
@@ -377,9 +374,15 @@ static void one_init(struct one *o)
     o->rp.present = true;
     o->rp.launches = &o->L;
     o->rp.n_launches = 1;
-    o->L = (struct recorded_launch){.kernel = "k", .line = 12, .grid = {3, 1, 1},
-                                    .num_warps = 4, .num_stages = 3, .args = o->args,
-                                    .n_args = 4, .constexprs = o->cx, .n_constexprs = 1};
+    o->L = (struct recorded_launch){.kernel = "k",
+                                    .line = 12,
+                                    .grid = {3, 1, 1},
+                                    .num_warps = 4,
+                                    .num_stages = 3,
+                                    .args = o->args,
+                                    .n_args = 4,
+                                    .constexprs = o->cx,
+                                    .n_constexprs = 1};
     o->args[0] = (struct recorded_arg){.kind = RECORDED_BUF, .buf = "X", .offset = 5, .span = 10};
     o->args[1] = (struct recorded_arg){.kind = RECORDED_BUF, .buf = "W", .span = 5};
     o->args[2] = (struct recorded_arg){.kind = RECORDED_BUF, .buf = "Y", .span = 15};
@@ -393,8 +396,8 @@ static void expect_refused(const struct problem *p, struct one *o, const char *t
     char *cause = NULL;
     int rc = recorded_plan_build(p, &o->rp, &p->tests[0], pl, &cause);
 
-    CHECK_MSG(rc != BW_OK && cause && strstr(cause, text), "wanted \"%s\", got rc %d: %s", text,
-              rc, cause ? cause : "(none)");
+    CHECK_MSG(rc != BW_OK && cause && strstr(cause, text), "wanted \"%s\", got rc %d: %s", text, rc,
+              cause ? cause : "(none)");
     free(cause);
     free(pl);
 }
@@ -781,15 +784,15 @@ TEST(hostile_launchers)
         double t0 = now_ms();
         rc = run_launcher_for(p, src, len, false, case_ms, &pg, &diags, &cause);
         double ms = now_ms() - t0;
-        CHECK_MSG(rc == BW_OK || rc == BW_ERR_INVALID, "%s: a judge error %d: %s",
-                  names[i]->d_name, rc, cause ? cause : "");
+        CHECK_MSG(rc == BW_OK || rc == BW_ERR_INVALID, "%s: a judge error %d: %s", names[i]->d_name,
+                  rc, cause ? cause : "");
         if (rc == BW_OK || rc == BW_ERR_INVALID) {
             const struct triton_result *r = &pg.triton.result;
             size_t errors = 0;
             const struct diag_list *d = rc == BW_OK ? &r->diags : &diags;
             for (size_t k = 0; k < d->n; k++)
-                errors += strncmp(d->items[k].msg, "error: ", 7) == 0 ||
-                          !strchr(d->items[k].msg, ':');
+                errors +=
+                    strncmp(d->items[k].msg, "error: ", 7) == 0 || !strchr(d->items[k].msg, ':');
             struct hostile_result view = {.ok = rc == BW_OK && pg.builds && pg.builds[0].ok,
                                           .failure = rc == BW_OK ? r->failure : NULL,
                                           .log = rc == BW_OK ? r->log : NULL,
@@ -798,8 +801,10 @@ TEST(hostile_launchers)
                                           .ms = ms};
             hostile_check(&h, names[i]->d_name, "a recorded, compiled launcher", CANARY, &view);
             printf("  %-28s %-14s %7.0f ms  %s%d:%d %s\n", names[i]->d_name,
-                   view.ok ? "ok" : view.failure ? "failure" : "compile error", ms,
-                   view.failure ? view.failure : "", d->n ? d->items[0].line : 0,
+                   view.ok        ? "ok"
+                   : view.failure ? "failure"
+                                  : "compile error",
+                   ms, view.failure ? view.failure : "", d->n ? d->items[0].line : 0,
                    d->n ? d->items[0].column : 0, d->n ? d->items[0].msg : "");
         }
     next:
