@@ -1230,6 +1230,8 @@ class Context:
         rec = current()
         kwargs = dict(kwargs)
         depth = 0
+        autotuned = isinstance(obj, getattr(getattr(self.triton.runtime, "autotuner", None),
+                                            "Autotuner", ()) or ())
         Autotuner = getattr(getattr(self.triton.runtime, "autotuner", None), "Autotuner", ())
         Heuristics = getattr(getattr(self.triton.runtime, "autotuner", None), "Heuristics", ())
         while not isinstance(obj, self.JIT):
@@ -1263,7 +1265,10 @@ class Context:
             else:
                 raise LauncherError("%s is not a @triton.jit kernel (nor triton.autotune / "
                                     "triton.heuristics of one)" % type(obj).__name__)
-        return self.launch_jit(rec, obj, grid, warmup, args, kwargs)
+        out = self.launch_jit(rec, obj, grid, warmup, args, kwargs)
+        # Triton's Autotuner.warmup compiles every config and returns the list; here the
+        # configuration being recorded is the one config there is
+        return [out] if warmup and autotuned else out
 
     def kernel_name(self, fn):
         if fn.fn.__code__.co_filename != self.filename:

@@ -396,6 +396,16 @@ static int goal_rebuild(struct session *s, const struct goal_spec *g, struct goa
             len += (size_t)w;
     }
     undeclared = rebuild_undeclared(s, g);
+    if (undeclared && s->sub.launcher) {
+        /* A launcher computes its grids and constexprs in Python: no macro to override. */
+        goal_outcome_set(o, GOAL_STATUS_FAILED,
+                         "this goal rebuilds the kernel with %s, set by @const or @tune, which a "
+                         "solve(...) launcher does not have: write the launch as # @launch "
+                         "directives with # @const %s=... for this goal",
+                         rb->defs, undeclared);
+        free(rb);
+        return BW_OK;
+    }
     if (undeclared) {
         goal_outcome_set(o, GOAL_STATUS_FAILED,
                          "declare %s with @const or @tune: this goal rebuilds the kernel with "
