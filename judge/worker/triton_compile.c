@@ -520,7 +520,8 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     uint64_t v;
 
     if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0) {
-        if (!parse_u64(f->value, rq->n_kernels - 1, &v) || parts[v].reported) {
+        if (rq->n_kernels == 0 || !parse_u64(f->value, rq->n_kernels - 1, &v) ||
+            parts[v].reported) {
             *bad = "a build index is out of range or repeated";
             return BW_OK;
         }
@@ -695,6 +696,13 @@ int triton_result_decode(char *data, size_t len, const struct triton_request *rq
     }
     if (data && next == 0 && !bad)
         *complete = true;
+    /* A build's types beyond its parameters: build_release frees n_params of them only. */
+    for (size_t i = 0; i < rq->n_kernels; i++)
+        for (size_t t = out->builds[i].n_params; out->builds[i].param_types && t < parts[i].n_types;
+             t++) {
+            free(out->builds[i].param_types[t]);
+            out->builds[i].param_types[t] = NULL;
+        }
     if (!*accepted) {
         if (error) {
             rc = error_code == BW_ERR_SANDBOX

@@ -235,12 +235,14 @@ static bool is_launch_key(const char *key)
     return false;
 }
 
-/* Splits `s` (NUL-terminated, modified) at blanks into at most max words; the last one takes
- * the rest when `rest`. Returns the count. */
+/* Splits `s` (NUL-terminated, modified) at blanks into at most max words (the others NULL);
+ * the last one takes the rest when `rest`. Returns the count (max + 1 when there is more). */
 static size_t words(char *s, char **w, size_t max, bool rest)
 {
     size_t n = 0;
 
+    for (size_t i = 0; i < max; i++)
+        w[i] = NULL;
     while (*s && n < max) {
         w[n++] = s;
         if (rest && n == max)

@@ -819,3 +819,32 @@ TEST(hostile_launchers)
     if (n >= 0)
         free(names);
 }
+
+/* ---- the fuzz corpus of a launcher's answer ------------------------------------------------ */
+
+#include "tests/fuzz/fuzz_launcher.c"
+
+TEST(fuzz_launcher_corpus)
+{
+    const char *dir = "tests/fuzz/corpus/launcher";
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort), replayed = 0;
+
+    for (int i = 0; i < n; i++) {
+        char *path = NULL, *data = NULL, *cause = NULL;
+        size_t len;
+        if (names[i]->d_name[0] != '.' && (path = path_join(dir, names[i]->d_name)) &&
+            read_file(path, 1 << 20, &data, &len, &cause) == BW_OK) {
+            CHECK_MSG(fuzz_launcher_one((const uint8_t *)data, len) == 0,
+                      "%s violates a fuzz property", path);
+            replayed++;
+        }
+        free(path);
+        free(data);
+        free(cause);
+        free(names[i]);
+    }
+    if (n >= 0)
+        free(names);
+    CHECK_MSG(replayed >= 7, "replayed %d inputs of %s", replayed, dir);
+}
