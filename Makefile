@@ -71,6 +71,7 @@ SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
 WIRE_RUNNER  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard wire/runner_proto*.c)) $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
 WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile, blockwise-triton-compile
+WIRE_WORKER  := $(BUILD)/obj/wire/worker_proto.o # blockwise-server <-> judged
 WIRE_OBJ     := $(call objs_of,wire)
 
 COMPILE_BIN_OBJ := $(call objs_of,judge/compile)
@@ -109,7 +110,7 @@ $(BUILD)/libcommon.a: $(COMMON_OBJ)
 $(BUILD)/libproblem.a: $(PROBLEM_OBJ)
 $(BUILD)/libplan.a: $(PLAN_OBJ)
 $(BUILD)/libsandbox.a: $(SANDBOX_OBJ)
-$(BUILD)/libworker.a: $(WORKER_OBJ)
+$(BUILD)/libworker.a: $(WORKER_OBJ) $(BUILD)/obj/baseline_driver_blob.o
 $(BUILD)/libserver.a: $(SERVER_OBJ)
 $(BUILD)/libwire.a: $(WIRE_OBJ)
 
@@ -118,6 +119,13 @@ $(BUILD)/obj/schema_blob.o: schema.sql
 	@mkdir -p $(dir $@)
 	printf '.section .rodata\n.global schema_sql\nschema_sql:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/schema_blob.S
 	$(CC) -c $(BUILD)/obj/schema_blob.S -o $@
+
+# PyTorch's baseline driver, embedded in judged (judge/worker/baseline.h reads
+# `baseline_driver_py` and hands it to Python in a memfd).
+$(BUILD)/obj/baseline_driver_blob.o: judge/worker/baseline_driver.py
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global baseline_driver_py\nbaseline_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/baseline_driver_blob.S
+	$(CC) -c $(BUILD)/obj/baseline_driver_blob.S -o $@
 
 $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0: $(BUILD)/bin/%: $(LIBDIR_SYS)/%
 	@mkdir -p $(dir $@)
@@ -140,7 +148,7 @@ $(BUILD)/tests/sse_load: tests/bench/sse_load.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -pthread -o $@ $<
 
-$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a \
+$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a $(WIRE_WORKER) \
                                $(BUILD)/libcommon.a \
                                | $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0
 	$(LINK) $^ $(LIBS_SERVER) $(LIBS_JUDGE)
@@ -166,7 +174,7 @@ $(BUILD)/obj/harness_blob.o: $(BUILD)/harness.fatbin
 LINK = @mkdir -p $(dir $@) $(BUILD)/maps && $(CC) $(LDFLAGS) -Wl,-Map,$(BUILD)/maps/$(notdir $@).map -o $@
 
 $(BUILD)/bin/judged: $(JUDGED_BIN_OBJ) $(BUILD)/libworker.a $(BUILD)/libplan.a \
-                     $(BUILD)/libproblem.a $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+                     $(BUILD)/libproblem.a $(WIRE_WORKER) $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)
 
 $(BUILD)/bin/blockwise-compile: $(COMPILE_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
@@ -283,4 +291,4 @@ uninstall:
 
 # The main job: blockwise-server on an embedded SQLite file with a local judged.
 run: all
-	@scripts/serve.sh
+	@scripts/serve.sh $(PORT)

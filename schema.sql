@@ -232,3 +232,51 @@ INSERT INTO solved_by_language(user_id, problem_id, language, first_at)
     SELECT user_id, problem_id, 'cuda', first_at FROM solved;
 DROP TABLE solved;
 ALTER TABLE solved_by_language RENAME TO solved;
+
+-- migration 4
+-- Deleting a worker (an admin's DELETE /api/admin/workers/{id}, or
+-- blockwise-server delete-worker NAME): the row stays for the history that
+-- names it (leases, submissions), with deleted_at set, its token hash
+-- replaced by one no token hashes to, disabled, and renamed "NAME (deleted
+-- ID)" so that NAME can be given to a new worker. Deleted workers are not
+-- listed and never counted.
+ALTER TABLE workers ADD COLUMN deleted_at INTEGER;
+
+-- migration 5
+-- Learners are served in turns (issue 28): a submission's round is the turn
+-- it is served in. A new submission takes max(the round being served now,
+-- one more than its learner's latest round still queued or judging), and
+-- workers claim by (round, id): a learner with 100 jobs waiting holds rounds
+-- 0..99, and another learner's first job takes the round being served, one
+-- job behind at most. Submissions before this migration are round 0: among
+-- themselves, first come first served as before.
+ALTER TABLE submissions ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX submissions_turn ON submissions(state, round, id);
+
+-- migration 6
+-- Sign-in lockouts that spare known devices (issue 28). server_keys holds
+-- the key that signs "known device" cookies (server/device.h), made at the
+-- first start, so that the cookies outlive restarts. unlocks is the mailbox
+-- of `blockwise-server unlock NAME` and `unlock-address ADDRESS`: the running
+-- server, whose lockouts live in its memory, applies and deletes each row
+-- within a second.
+CREATE TABLE server_keys (
+    name          TEXT PRIMARY KEY,
+    value         BLOB NOT NULL
+);
+CREATE TABLE unlocks (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('name', 'address')),
+    key           TEXT NOT NULL,
+    requested_at  INTEGER NOT NULL
+);
+
+-- migration 7
+-- PyTorch's time beside a Submit's (issue 29; judge/worker/baseline.h): per shape, PyTorch's
+-- median as the worker measured it (its baseline.py, timed the judge's way on the same GPU);
+-- per submission, and in its best row, the geometric mean over the shapes of PyTorch's time
+-- over the kernel's ("x PyTorch", above 1: faster than PyTorch). NULL where a worker had no
+-- PyTorch or a shape no time. The leaderboard sorts by it on request (?sort=pytorch).
+ALTER TABLE bench_results ADD COLUMN pytorch_ms REAL;
+ALTER TABLE submissions ADD COLUMN pytorch_speedup REAL;
+ALTER TABLE best ADD COLUMN pytorch_speedup REAL;

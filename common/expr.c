@@ -38,15 +38,26 @@ enum node_kind {
     NODE_MIN,       /* min(a, ...) */
     NODE_MAX,       /* max(a, ...) */
     NODE_NEXT_POW2, /* next_pow2(a): the least power of two >= a (1 for a <= 1) */
+    NODE_LT,        /* a < b: 1 or 0 */
+    NODE_LE,        /* a <= b */
+    NODE_GT,        /* a > b */
+    NODE_GE,        /* a >= b */
+    NODE_EQ,        /* a == b */
+    NODE_NE,        /* a != b */
+    NODE_AND,       /* a && b: b is evaluated only when a is not 0 */
+    NODE_OR,        /* a || b: b is evaluated only when a is 0 */
+    NODE_NOT,       /* !a */
+    NODE_COND,      /* a ? b : c: only the branch taken is evaluated */
 };
 
 struct node {
     enum node_kind kind;
-    int a, b;       /* operands (node indices), -1 if unused */
+    int a, b, c;    /* operands (node indices), -1 if unused; c: NODE_COND's else branch */
     int next;       /* next argument of the enclosing call, -1 at the end */
     int n_args;     /* calls only */
     int start, end; /* byte span [start, end) of this node's text */
     int op;         /* byte offset of the operator or function name */
+    bool parens;    /* written in parentheses (so a comparison of it does not chain) */
     int64_t ival;
     double rval;
     char *name; /* owned; NODE_NAME */
@@ -68,7 +79,7 @@ enum tok_kind {
     TOK_INT,
     TOK_REAL,
     TOK_NAME,
-    TOK_PUNCT, /* one of + - * / % ( ) , */
+    TOK_PUNCT, /* one of + - * / % ( ) , ? : ! < > = & | and the pairs <= >= == != && || */
     TOK_BAD,   /* a character that starts no token */
 };
 
@@ -128,7 +139,9 @@ static void describe_token(const struct parser *p, char *out, size_t n)
         return;
     }
     c = (unsigned char)p->text[p->pos];
-    if (isprint(c))
+    if (p->tok == TOK_PUNCT)
+        snprintf(out, n, "'%.*s'", p->tok_len, p->text + p->pos);
+    else if (isprint(c))
         snprintf(out, n, "'%c'", c);
     else
         snprintf(out, n, "byte 0x%02x", c);
@@ -207,9 +220,15 @@ static void advance(struct parser *p)
             i++;
         p->tok = TOK_NAME;
         p->tok_len = i;
-    } else if (strchr("+-*/%(),", c)) {
+    } else if (strchr("+-*/%(),?:", c)) {
         p->tok = TOK_PUNCT;
         p->tok_len = 1;
+    } else if (c == '<' || c == '>' || c == '!') {
+        p->tok = TOK_PUNCT;
+        p->tok_len = s[1] == '=' ? 2 : 1;
+    } else if (c == '=' || c == '&' || c == '|') { /* alone, not operators: see wrong_operator */
+        p->tok = TOK_PUNCT;
+        p->tok_len = s[1] == c ? 2 : 1;
     } else {
         p->tok = TOK_BAD;
         p->tok_len = 1;
@@ -221,9 +240,33 @@ static void advance(struct parser *p)
     }
 }
 
+/* The one-byte operator or punctuation c. */
 static bool at_punct(const struct parser *p, char c)
 {
-    return p->tok == TOK_PUNCT && p->text[p->pos] == c;
+    return p->tok == TOK_PUNCT && p->tok_len == 1 && p->text[p->pos] == c;
+}
+
+/* The two-byte operator op ("<=", "&&", ...). */
+static bool at_op2(const struct parser *p, const char *op)
+{
+    return p->tok == TOK_PUNCT && p->tok_len == 2 && p->text[p->pos] == op[0] &&
+           p->text[p->pos + 1] == op[1];
+}
+
+/* Where an operator may follow an operand: '=', '&' or '|' alone are C
+ * operators this language lacks; fails saying what was probably meant and
+ * returns true. */
+static bool wrong_operator(struct parser *p)
+{
+    char c = p->text[p->pos];
+
+    if (p->failed || p->tok != TOK_PUNCT || p->tok_len != 1)
+        return false;
+    if (c == '=')
+        fail_at(p, p->pos, "'=' is not an operator here (compare with '==')");
+    else if (c == '&' || c == '|')
+        fail_at(p, p->pos, "'%c' (bitwise) is not an operator here (logical: '%c%c')", c, c, c);
+    return p->failed;
 }
 
 /* Adds a node; returns its index or -1 (and fails) past BW_MAX_EXPR_NODES. */
@@ -240,7 +283,7 @@ static int new_node(struct parser *p, enum node_kind kind, int start, int op)
     n = &p->e->nodes[p->e->n_nodes];
     memset(n, 0, sizeof(*n));
     n->kind = kind;
-    n->a = n->b = n->next = -1;
+    n->a = n->b = n->c = n->next = -1;
     n->start = start;
     n->end = start;
     n->op = op;
@@ -372,6 +415,8 @@ static int parse_call(struct parser *p, int name_pos, int name_len)
         }
         if (at_punct(p, ')'))
             break;
+        if (wrong_operator(p))
+            return -1;
         describe_token(p, got, sizeof(got));
         fail_at(p, p->pos, "expected ',' or ')' to close %.*s( at column %d, got %s", name_len,
                 name, open_pos + 1, got);
@@ -441,6 +486,8 @@ static int parse_primary(struct parser *p)
         if (inner < 0)
             return -1;
         if (!at_punct(p, ')')) {
+            if (wrong_operator(p))
+                return -1;
             describe_token(p, got, sizeof(got));
             fail_at(p, p->pos, "expected ')' to close '(' at column %d, got %s", open_pos + 1, got);
             return -1;
@@ -450,6 +497,7 @@ static int parse_primary(struct parser *p)
         /* The parenthesised node's span grows to include the parentheses. */
         p->e->nodes[inner].start = open_pos;
         p->e->nodes[inner].end = prev_end(p);
+        p->e->nodes[inner].parens = true;
         return inner;
     }
     describe_token(p, got, sizeof(got));
@@ -460,13 +508,14 @@ static int parse_primary(struct parser *p)
 static int parse_unary(struct parser *p)
 {
     int start = p->pos, idx, operand;
+    bool is_not = at_punct(p, '!');
 
-    if (!at_punct(p, '-'))
+    if (!at_punct(p, '-') && !is_not)
         return parse_primary(p);
     if (!enter(p))
         return -1;
     advance(p);
-    if (p->tok == TOK_INT) {
+    if (!is_not && p->tok == TOK_INT) {
         idx = parse_int_literal(p, true, start);
         p->depth--;
         return idx;
@@ -475,7 +524,7 @@ static int parse_unary(struct parser *p)
     if (operand < 0)
         return -1;
     p->depth--;
-    idx = new_node(p, NODE_NEG, start, start);
+    idx = new_node(p, is_not ? NODE_NOT : NODE_NEG, start, start);
     if (idx < 0)
         return -1;
     p->e->nodes[idx].a = operand;
@@ -515,7 +564,7 @@ static int parse_term(struct parser *p)
     return lhs;
 }
 
-static int parse_expr(struct parser *p)
+static int parse_additive(struct parser *p)
 {
     int lhs = parse_term(p);
 
@@ -526,6 +575,134 @@ static int parse_expr(struct parser *p)
         lhs = binary(p, c == '+' ? NODE_ADD : NODE_SUB, lhs, op, parse_term(p));
     }
     return lhs;
+}
+
+static bool is_relational(enum node_kind k)
+{
+    return k == NODE_LT || k == NODE_LE || k == NODE_GT || k == NODE_GE;
+}
+
+static bool is_equality(enum node_kind k)
+{
+    return k == NODE_EQ || k == NODE_NE;
+}
+
+/* a < b < c is C's (a < b) < c, a 0 or 1 compared with c, and never what a
+ * launch means: refused unless the first comparison is in parentheses. */
+static bool chained(struct parser *p, int lhs, bool (*same_level)(enum node_kind), int op)
+{
+    const struct node *n = &p->e->nodes[lhs];
+
+    char quoted[48];
+    int len = n->end - n->start > 40 ? 40 : n->end - n->start;
+
+    if (!same_level(n->kind) || n->parens)
+        return false;
+    /* quoted on one line: line breaks and other control bytes become blanks */
+    for (int i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p->text[n->start + i];
+        quoted[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    quoted[len] = '\0';
+    fail_at(p, op,
+            "comparisons do not chain: '%s%s' is 0 or 1 here (write a < b && b < c, or put the "
+            "first comparison in parentheses)",
+            quoted, n->end - n->start > 40 ? "..." : "");
+    return true;
+}
+
+static int parse_relational(struct parser *p)
+{
+    int lhs = parse_additive(p);
+
+    while (lhs >= 0 &&
+           (at_punct(p, '<') || at_punct(p, '>') || at_op2(p, "<=") || at_op2(p, ">="))) {
+        enum node_kind k = p->text[p->pos] == '<' ? (p->tok_len == 2 ? NODE_LE : NODE_LT)
+                                                  : (p->tok_len == 2 ? NODE_GE : NODE_GT);
+        int op = p->pos;
+        if (chained(p, lhs, is_relational, op))
+            return -1;
+        advance(p);
+        lhs = binary(p, k, lhs, op, parse_additive(p));
+    }
+    return lhs;
+}
+
+static int parse_equality(struct parser *p)
+{
+    int lhs = parse_relational(p);
+
+    while (lhs >= 0 && (at_op2(p, "==") || at_op2(p, "!="))) {
+        enum node_kind k = p->text[p->pos] == '=' ? NODE_EQ : NODE_NE;
+        int op = p->pos;
+        if (chained(p, lhs, is_equality, op))
+            return -1;
+        advance(p);
+        lhs = binary(p, k, lhs, op, parse_relational(p));
+    }
+    return lhs;
+}
+
+static int parse_and(struct parser *p)
+{
+    int lhs = parse_equality(p);
+
+    while (lhs >= 0 && at_op2(p, "&&")) {
+        int op = p->pos;
+        advance(p);
+        lhs = binary(p, NODE_AND, lhs, op, parse_equality(p));
+    }
+    return lhs;
+}
+
+static int parse_or(struct parser *p)
+{
+    int lhs = parse_and(p);
+
+    while (lhs >= 0 && at_op2(p, "||")) {
+        int op = p->pos;
+        advance(p);
+        lhs = binary(p, NODE_OR, lhs, op, parse_and(p));
+    }
+    return lhs;
+}
+
+/* or ('?' expr ':' cond)?, right-associative as in C: a ? b : c ? d : e is
+ * a ? b : (c ? d : e). Each '?' counts as a level of nesting. */
+static int parse_expr(struct parser *p)
+{
+    int cond = parse_or(p), q, then, other, idx;
+    char got[64];
+
+    if (cond < 0 || !at_punct(p, '?'))
+        return cond;
+    q = p->pos;
+    if (!enter(p))
+        return -1;
+    advance(p);
+    then = parse_expr(p);
+    if (then < 0)
+        return -1;
+    if (!at_punct(p, ':')) {
+        if (wrong_operator(p))
+            return -1;
+        describe_token(p, got, sizeof(got));
+        fail_at(p, p->pos, "expected ':' for the '?' at column %d, got %s", q + 1, got);
+        return -1;
+    }
+    advance(p);
+    other = parse_expr(p);
+    if (other < 0)
+        return -1;
+    p->depth--;
+    idx = new_node(p, NODE_COND, p->e->nodes[cond].start, q);
+    if (idx < 0)
+        return -1;
+    p->e->nodes[idx].a = cond;
+    p->e->nodes[idx].b = then;
+    p->e->nodes[idx].c = other;
+    p->e->nodes[idx].end = p->e->nodes[other].end;
+    return idx;
 }
 
 void expr_free(struct expr *e)
@@ -575,12 +752,15 @@ struct expr *expr_parse(const char *text, int *err_col, char **cause)
     p.e = e;
     advance(&p);
     e->root = parse_expr(&p);
-    if (!p.failed && p.tok != TOK_END) {
+    if (!p.failed && p.tok != TOK_END && !wrong_operator(&p)) {
         describe_token(&p, got, sizeof(got));
         if (at_punct(&p, ')'))
             fail_at(&p, p.pos, "unmatched ')'");
         else
-            fail_at(&p, p.pos, "expected an operator (+ - * / %%) or the end, got %s", got);
+            fail_at(&p, p.pos,
+                    "expected an operator (+ - * / %%, a comparison, && || or ?:) or the end, got "
+                    "%s",
+                    got);
     }
     if (p.failed) {
         if (err_col)
@@ -615,10 +795,12 @@ bool expr_is_real(const struct expr *e)
     return e->is_real;
 }
 
-void expr_each_name(const struct expr *e, void (*fn)(const char *name, void *arg), void *arg)
+void expr_each_name_at(const struct expr *e, void (*fn)(const char *name, int column, void *arg),
+                       void *arg)
 {
     int i, j;
 
+    /* Nodes are made in source order of their first byte, names included. */
     for (i = 0; i < e->n_nodes; i++) {
         bool seen = false;
         if (e->nodes[i].kind != NODE_NAME)
@@ -626,8 +808,26 @@ void expr_each_name(const struct expr *e, void (*fn)(const char *name, void *arg
         for (j = 0; j < i && !seen; j++)
             seen = e->nodes[j].kind == NODE_NAME && strcmp(e->nodes[j].name, e->nodes[i].name) == 0;
         if (!seen)
-            fn(e->nodes[i].name, arg);
+            fn(e->nodes[i].name, e->nodes[i].op + 1, arg);
     }
+}
+
+struct each_name {
+    void (*fn)(const char *name, void *arg);
+    void *arg;
+};
+
+static void each_name_only(const char *name, int column, void *arg)
+{
+    struct each_name *en = arg;
+    (void)column;
+    en->fn(name, en->arg);
+}
+
+void expr_each_name(const struct expr *e, void (*fn)(const char *name, void *arg), void *arg)
+{
+    struct each_name en = {fn, arg};
+    expr_each_name_at(e, each_name_only, &en);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -761,6 +961,25 @@ static int next_pow2(const struct expr *e, int n, int64_t a, int64_t *out, char 
     return BW_OK;
 }
 
+/* A comparison's 1 or 0, from whether a < b and whether a == b. */
+static int compare(enum node_kind k, bool lt, bool eq)
+{
+    switch (k) {
+    case NODE_LT:
+        return lt;
+    case NODE_LE:
+        return lt || eq;
+    case NODE_GT:
+        return !lt && !eq;
+    case NODE_GE:
+        return !lt;
+    case NODE_EQ:
+        return eq;
+    default:
+        return !eq;
+    }
+}
+
 static int eval_int(const struct expr *e, int n, const struct expr_scope *scope, int64_t *out,
                     char **cause)
 {
@@ -808,6 +1027,41 @@ static int eval_int(const struct expr *e, int n, const struct expr_scope *scope,
         if (!rc)
             rc = next_pow2(e, n, a, out, cause);
         return rc;
+    case NODE_NOT:
+        rc = eval_int(e, nd->a, scope, &a, cause);
+        if (!rc)
+            *out = a == 0;
+        return rc;
+    case NODE_AND:
+    case NODE_OR:
+        rc = eval_int(e, nd->a, scope, &a, cause);
+        if (rc)
+            return rc;
+        if ((a != 0) == (nd->kind == NODE_OR)) { /* decided: the right side is not evaluated */
+            *out = a != 0;
+            return BW_OK;
+        }
+        rc = eval_int(e, nd->b, scope, &b, cause);
+        if (!rc)
+            *out = b != 0;
+        return rc;
+    case NODE_COND:
+        rc = eval_int(e, nd->a, scope, &a, cause);
+        if (!rc)
+            rc = eval_int(e, a != 0 ? nd->b : nd->c, scope, out, cause);
+        return rc;
+    case NODE_LT:
+    case NODE_LE:
+    case NODE_GT:
+    case NODE_GE:
+    case NODE_EQ:
+    case NODE_NE:
+        rc = eval_int(e, nd->a, scope, &a, cause);
+        if (!rc)
+            rc = eval_int(e, nd->b, scope, &b, cause);
+        if (!rc)
+            *out = compare(nd->kind, a < b, a == b);
+        return rc;
     default:
         rc = eval_int(e, nd->a, scope, &a, cause);
         if (!rc)
@@ -821,7 +1075,14 @@ static int eval_int(const struct expr *e, int n, const struct expr_scope *scope,
 int expr_eval_int(const struct expr *e, const struct expr_scope *scope, int64_t *out, char **cause)
 {
     int64_t v;
-    int rc = eval_int(e, e->root, scope, &v, cause);
+    int rc;
+
+    /* A real literal makes the whole expression real, even in a branch that
+     * &&, || or ?: would not evaluate: the first one is the error. */
+    for (int i = 0; e->is_real && i < e->n_nodes; i++)
+        if (e->nodes[i].kind == NODE_REAL)
+            return eval_int(e, i, scope, &v, cause);
+    rc = eval_int(e, e->root, scope, &v, cause);
 
     if (rc == BW_OK)
         *out = v;
@@ -911,6 +1172,41 @@ static int eval_real(const struct expr *e, int n, const struct expr_scope *scope
             *out = (double)p;
         return rc;
     }
+    case NODE_NOT:
+        rc = eval_real(e, nd->a, scope, &a, cause);
+        if (!rc)
+            *out = a == 0.0;
+        return rc;
+    case NODE_AND:
+    case NODE_OR:
+        rc = eval_real(e, nd->a, scope, &a, cause);
+        if (rc)
+            return rc;
+        if ((a != 0.0) == (nd->kind == NODE_OR)) {
+            *out = a != 0.0;
+            return BW_OK;
+        }
+        rc = eval_real(e, nd->b, scope, &b, cause);
+        if (!rc)
+            *out = b != 0.0;
+        return rc;
+    case NODE_COND:
+        rc = eval_real(e, nd->a, scope, &a, cause);
+        if (!rc)
+            rc = eval_real(e, a != 0.0 ? nd->b : nd->c, scope, out, cause);
+        return rc;
+    case NODE_LT:
+    case NODE_LE:
+    case NODE_GT:
+    case NODE_GE:
+    case NODE_EQ:
+    case NODE_NE:
+        rc = eval_real(e, nd->a, scope, &a, cause);
+        if (!rc)
+            rc = eval_real(e, nd->b, scope, &b, cause);
+        if (!rc)
+            *out = compare(nd->kind, a < b, a == b);
+        return rc;
     default:
         break;
     }

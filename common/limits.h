@@ -12,13 +12,16 @@
 #define BW_MAX_SOURCE_BYTES   (256 * 1024) /* one .cu submission */
 #define BW_MAX_SOURCE_LINES   10000        /* lines in one submission */
 #define BW_MAX_DIRECTIVE_LINE 1024         /* bytes in one // @directive line */
+#define BW_MAX_CONT_LINES     16           /* lines of one directive continued with '\' */
+#define BW_MAX_JOINED_BYTES   4096         /* bytes of one directive, its lines joined */
 #define BW_MAX_LAUNCHES       8            /* @launch lines run in order per plan */
 #define BW_MAX_LAUNCH_ARGS    32           /* arguments of one @launch */
 #define BW_MAX_SCRATCH        8            /* @scratch buffers per submission */
 #define BW_MAX_CONSTS         32           /* @const names per submission */
-#define BW_MAX_TUNE_PARAMS    4            /* @tune names per submission */
+#define BW_MAX_TUNE_PARAMS    8            /* @tune names (a tuple @tune has several) */
 #define BW_MAX_TUNE_VALUES    16           /* values of one @tune name */
 #define BW_MAX_TUNE_CONFIGS   64           /* combinations of all @tune values */
+#define BW_MAX_LETS           32           /* @let names per submission */
 #define BW_MAX_FLAGS          16           /* options given by @flags */
 #define BW_MAX_NAME           64           /* bytes in a kernel, tensor, size or const name */
 #define BW_MAX_DIAGS          100          /* directive errors reported for one file */
@@ -71,35 +74,37 @@
 #define BW_COMPILE_NPROC        16 /* RLIMIT_NPROC of the compile child: its threads, in its user ns */
 #define BW_COMPILE_MAX_OPTIONS  64  /* extra NVRTC options of one compile (flags, consts, tune) */
 #define BW_COMPILE_OPTION_BYTES 256 /* bytes in one extra NVRTC option */
-#define BW_COMPILE_OUTPUT_BYTES (16 * 1024)  /* compile child's stdout+stderr kept for diagnosis */
-#define BW_BUILD_CACHE_ENTRIES  64           /* compiled builds a judge keeps (build_cache.h) */
-#define BW_BUILD_CACHE_BYTES    (256 << 20)  /* their cubins, PTX and logs together */
-#define BW_SASS_WALL_MS         30000        /* wall-clock kill of one disassembly (sass goals) */
-#define BW_SASS_CPU_S           20           /* RLIMIT_CPU of the disassembler */
-#define BW_SASS_MEM_BYTES       (4ULL << 30) /* RLIMIT_AS of the disassembler */
+#define BW_COMPILE_OUTPUT_BYTES (16 * 1024) /* compile child's stdout+stderr kept for diagnosis */
+#define BW_BUILD_CACHE_ENTRIES  4096        /* builds a judge keeps (a Triton build: one variant) */
+#define BW_BUILD_CACHE_BYTES    (256 << 20) /* their cubins, PTX, logs: the bound; LRU evicted */
+#define BW_SASS_WALL_MS         30000       /* wall-clock kill of one disassembly (sass goals) */
+#define BW_SASS_CPU_S           20          /* RLIMIT_CPU of the disassembler */
+#define BW_SASS_MEM_BYTES       (4ULL << 30)       /* RLIMIT_AS of the disassembler */
 #define BW_SASS_OUTPUT_BYTES    (64 * 1024 * 1024) /* disassembly listing kept; the rest dropped */
 
 /* --- Triton compile sandbox ------------------------------------------------ */
-#define BW_TRITON_WALL_MS      60000        /* wall-clock kill of one Triton compile request */
-#define BW_TRITON_CPU_S        120          /* RLIMIT_CPU of the Triton compiler (LLVM threads) */
-#define BW_TRITON_MEM_BYTES    (8ULL << 30) /* RLIMIT_AS of the Triton compiler (no CUDA in it) */
-#define BW_TRITON_TMPFS_BYTES  (256 << 20)  /* its tmpfs: TMPDIR, HOME, TRITON_CACHE_DIR */
-#define BW_TRITON_FILE_BYTES   (128 << 20)  /* RLIMIT_FSIZE: one file it writes (cache, ptxas) */
-#define BW_TRITON_NOFILE       256          /* RLIMIT_NOFILE of the Triton compiler */
-#define BW_TRITON_NPROC        256          /* RLIMIT_NPROC: its threads and processes (user ns) */
-#define BW_TRITON_MAX_KERNELS  128          /* kernel variants in one compile request */
-#define BW_TRITON_JOBS         8            /* processes compiling one request's variants at once */
-#define BW_TRITON_MAX_VARIANTS 32          /* builds of one @tune configuration (one runner load) */
-#define BW_TRITON_MAX_BINDS    112         /* paths of the Python + Triton install in its root */
-#define BW_TRITON_OUTPUT_BYTES (64 * 1024) /* its stdout+stderr kept as the log */
-#define BW_TRITON_RESULT_BYTES (256 << 20) /* one result record: cubins, PTX, diagnostics */
-#define BW_TRITON_DIAG_BYTES   2048        /* one diagnostic's message, as the compiler sends it */
-#define BW_TRITON_NAME_BYTES   256         /* a kernel's entry symbol in its cubin */
-#define BW_TRITON_MAX_SHARED   (1 << 20)   /* dynamic shared memory a build may ask (sanity) */
-#define BW_TRITON_MAX_SCRATCH  (1 << 20)   /* global or profile scratch a build asks per program */
-#define BW_TRITON_START_MS     30000       /* a started compiler's wait for readiness */
-#define BW_TRITON_PROBE_MS     60000       /* triton_probe: import Triton, compile one kernel */
-#define BW_TRITON_PROBE_BYTES  (1 << 20)   /* the probe's answer: the installation's paths */
+#define BW_TRITON_WALL_MS         60000 /* wall-clock kill of one Triton compile request */
+#define BW_TRITON_CPU_S           120   /* RLIMIT_CPU of the Triton compiler (LLVM threads) */
+#define BW_TRITON_MEM_BYTES       (8ULL << 30) /* RLIMIT_AS of the Triton compiler (no CUDA in it) */
+#define BW_TRITON_TMPFS_BYTES     (256 << 20)  /* its tmpfs: TMPDIR, HOME, TRITON_CACHE_DIR */
+#define BW_TRITON_FILE_BYTES      (128 << 20)  /* RLIMIT_FSIZE: one file it writes (cache, ptxas) */
+#define BW_TRITON_NOFILE          256          /* RLIMIT_NOFILE of the Triton compiler */
+#define BW_TRITON_NPROC           256 /* RLIMIT_NPROC: its threads and processes (user ns) */
+#define BW_TRITON_MAX_KERNELS     128 /* kernel variants in one compile request */
+#define BW_TRITON_JOBS            8   /* most processes compiling one request (cpus/slots) */
+#define BW_TRITON_POOL_MAX        16  /* warm Triton compilers a pool keeps (triton_pool.h) */
+#define BW_TRITON_SPARES_PER_SLOT 3   /* warm compilers judged keeps a job slot (bursts) */
+#define BW_TRITON_MAX_VARIANTS    32  /* builds of one @tune configuration (one runner load) */
+#define BW_TRITON_MAX_BINDS       112 /* paths of the Python + Triton install in its root */
+#define BW_TRITON_OUTPUT_BYTES    (64 * 1024) /* its stdout+stderr kept as the log */
+#define BW_TRITON_RESULT_BYTES    (256 << 20) /* one result record: cubins, PTX, diagnostics */
+#define BW_TRITON_DIAG_BYTES      2048      /* one diagnostic's message, as the compiler sends it */
+#define BW_TRITON_NAME_BYTES      256       /* a kernel's entry symbol in its cubin */
+#define BW_TRITON_MAX_SHARED      (1 << 20) /* dynamic shared memory a build may ask (sanity) */
+#define BW_TRITON_MAX_SCRATCH     (1 << 20) /* global or profile scratch a build asks per program */
+#define BW_TRITON_START_MS        30000     /* a started compiler's wait for readiness */
+#define BW_TRITON_PROBE_MS        60000     /* triton_probe: import Triton, compile one kernel */
+#define BW_TRITON_PROBE_BYTES     (1 << 20) /* the probe's answer: the installation's paths */
 
 /* --- Triton launchers (solve(...), recorded in the Triton compile sandbox) ------ */
 #define BW_LAUNCHER_CASE_MS     10000 /* wall time of one case's recording, all configurations */
@@ -175,6 +180,26 @@
 #define BW_TENSOR_PEAK_HEADROOM                                                                    \
     1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
 
+/* --- PyTorch's baseline (judge/worker/baseline.h) ---------------------------- */
+#define BW_BASELINE_PROBE_MS                                                                       \
+    120000 /* the probe: import torch (cold disks are slow), find the GPU */
+#define BW_BASELINE_WALL_MS     600000 /* one measurement of every shape, before it is killed */
+#define BW_BASELINE_IDLE_MS     120000 /* silence between two messages (gate waits excluded) */
+#define BW_BASELINE_CPU_S       900    /* RLIMIT_CPU of the Python process */
+#define BW_BASELINE_NOFILE      4096   /* RLIMIT_NOFILE of it (PyTorch maps many libraries) */
+#define BW_BASELINE_FSIZE_BYTES (8ULL << 30) /* RLIMIT_FSIZE: check mode writes outputs */
+#define BW_BASELINE_GPU_MEM_BYTES                                                                  \
+    (48ULL << 30) /* GPU memory PyTorch may take (set_per_process_memory_fraction) */
+#define BW_BASELINE_OUTPUT_BYTES (64 * 1024) /* its stdout and stderr kept, for errors */
+#define BW_BASELINE_LINE_BYTES   (1 << 20)   /* one message of the driver */
+#define BW_BASELINE_CACHE_BYTES  (1 << 20)   /* one cached figures file */
+#define BW_BASELINE_ENTRIES      64          /* problem versions a worker keeps figures of */
+#define BW_BASELINE_WAIT_MS                                                                        \
+    20000 /* a Submit waits this long for its problem's measurement in progress */
+#define BW_BASELINE_RETRY_S 3600 /* a measurement that failed is tried again after this */
+#define BW_BASELINE_CHECK_CASE_BYTES                                                               \
+    (64ULL << 20) /* validate: test cases up to this size check baseline.py */
+
 /* --- the judged worker ------------------------------------------------------ */
 #define BW_POOL_MAX_SPARES 16 /* submission runners a runner pool keeps started */
 #define BW_POOL_SPARES_PER_SLOT                                                                    \
@@ -224,6 +249,7 @@
 #define BW_MAX_CONFIG_BYTES         (64 * 1024)        /* the server's config file */
 #define BW_MAX_MESSAGE_FIELD        4096               /* a worker's internal-error message, kept */
 #define BW_JUDGE_ATTEMPTS           3  /* leases of one submission before Judge Error */
+#define BW_WORKER_LOST_S            12 /* default lease: no heartbeat this long, lost (3 missed) */
 #define BW_MAX_STATUS_GPUS          8  /* GPU models named by GET /api/status */
 #define BW_MAX_WORKER_LANGUAGES     8  /* entries in a worker's register "languages" */
 #define BW_MAX_LANGUAGE_VERSION     64 /* bytes in a language's version a worker registers */
@@ -236,8 +262,21 @@
 #define BW_MAX_IERROR_BODY_BYTES   (16 * 1024)   /* one worker internal-error post */
 #define BW_MAX_DISCARD_BYTES       (1024 * 1024) /* body past a cap read for the 413, then closed */
 #define BW_MAX_RESPONSE_BYTES      (16 << 20)    /* one response body built in memory */
-#define BW_HTTP_CONN_MEMORY_BYTES  (32 * 1024) /* per connection: request line, headers, buffers */
-#define BW_MAX_API_TOKENS          20          /* personal API tokens of one user */
-#define BW_MAX_THROTTLE_ENTRIES    4096        /* sign-in failures tracked: names, and addresses */
+#define BW_HTTP_CONN_MEMORY_BYTES  (128 * 1024)  /* per connection: request head, buffers */
+#define BW_MAX_HEADER_BYTES        (16 * 1024)   /* request headers; over it, 431 in JSON */
+#define BW_MAX_API_TOKENS          20            /* personal API tokens of one user */
+#define BW_MAX_THROTTLE_ENTRIES    4096 /* sign-in failures tracked: names, and addresses */
+#define BW_SIGNIN_ADDRESS_BURST    64   /* sign-ins from one address checked at once, unlocked */
+#define BW_DEVICE_COOKIE_DAYS      180  /* a known-device cookie is good for, renewed at sign-in */
+
+/* --- server: password hashing, sign-ups ----------------------------------------- */
+#define BW_PWHASH_QUEUE       64 /* default pwhash_queue: sign-ins waiting; more get 429 busy */
+#define BW_PWHASH_RETRY_MAX_S 60 /* the longest Retry-After of a 429 busy */
+#define BW_PWHASH_NICE        10 /* hashing threads' nice: the HTTP threads come first */
+#define BW_SIGNUP_PER_ADDRESS 30 /* default signup_address_limit: a class behind one NAT */
+
+/* --- server: slow clients, connections per client ---------------------------- */
+#define BW_HTTP_REQUEST_DEADLINE_S      30 /* default request_deadline: s for line, headers, body */
+#define BW_HTTP_CONNECTIONS_PER_ADDRESS 256 /* default connections_per_address (one client) */
 
 #endif

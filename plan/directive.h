@@ -16,7 +16,14 @@
  *   // @scratch NAME TYPE[e]
  *   // @const NAME=INT
  *   // @tune NAME=(v1, v2, ...)
+ *   // @tune (A, B, ...)=((a1, b1, ...), (a2, b2, ...), ...)
+ *   // @let NAME = e
  *   // @flags OPTION ...
+ *
+ * A directive line ending in '\' (blanks after it allowed) continues on the
+ * next line, which must be a comment line of the same kind; its text after
+ * the comment marker and blanks is appended (directive.c). Every byte keeps
+ * its line and column in the file for errors.
  *
  * @launch: KERNEL first, then the keys grid=, block=, smem= and args= in any
  * order, each at most once; grid, block and args are required (args=() is a
@@ -27,9 +34,10 @@
  * last key on the line (no trailing comment).
  *
  * Expressions `e` are expr.h's (integer-valued here: a real literal is an
- * error); they may use the problem's size names, @const and @tune names.
- * `args` entries are a name alone (a tensor, size or scalar of the problem,
- * a @scratch buffer, a @const or @tune name), an integer literal (possibly
+ * error); they may use the problem's size names, @const, @tune and @let
+ * names. `args` entries are a name alone (a tensor, size or scalar of the
+ * problem, a @scratch buffer, a @const, @tune or @let name), an integer
+ * literal (possibly
  * negative), or any other integer expression `e` (N / 2, cdiv(N, 2), (N)),
  * evaluated per case like grid=. Literals and expressions take the width of
  * the kernel's parameter (int or long long), checked against the PTX.
@@ -45,12 +53,18 @@
  * are `char` (signedness is the compiler's choice), `short` and `bool` (no
  * such dtype) and vector types (float4: write float[4 * n]).
  *
- * Names of @const, @tune and @scratch are identifiers of at most BW_MAX_NAME
- * bytes, unique across the three. @const and @tune names also become macros
- * of the learner's code (-DNAME=VALUE), so they may not be C++ keywords,
- * reserved identifiers (__x, _X), CUDA built-ins (threadIdx, blockDim, ...)
- * or cdiv/min/max. @tune values are distinct integer literals. Several
- * @flags lines add up.
+ * Names of @const, @tune, @scratch and @let are identifiers of at most
+ * BW_MAX_NAME bytes, unique across the four. @const and @tune names also
+ * become macros of the learner's code (-DNAME=VALUE), so they may not be C++
+ * keywords, reserved identifiers (__x, _X), CUDA built-ins (threadIdx,
+ * blockDim, ...) or cdiv/min/max/next_pow2. @tune values are distinct integer
+ * literals; a tuple @tune's tuples are distinct, and its names vary together
+ * (tune.h). A @let is evaluated per case in file order and may use only the
+ * @let lines above it (one using itself or a later one is an error here), so
+ * the language stays total; it is never a macro. Several @flags lines add up.
+ * In a Triton file, a kernel's tl.constexpr parameter that args leave out is
+ * passed by name when a @const, @tune or @let has its name (struct
+ * launch_arg's by_name; triton_params.c).
  *
  * Parsing is purely syntactic plus what can be known from the file alone
  * (duplicate names, flags outside the allowlist: flags.h, expression syntax,
@@ -91,6 +105,8 @@ struct launch_arg {
     struct expr *expr;  /* owned; LAUNCH_ARG_EXPR (its text is expr_text()) */
     int line, column;   /* of the value (after "NAME=" for a keyword argument) */
     int keyword_column; /* of NAME in a keyword argument; 0 for a positional one */
+    bool by_name;       /* Triton: not written, but NAME=NAME for a tl.constexpr parameter that a
+                           @const, @tune or @let is named after (line: the @launch's, column 1) */
 };
 
 struct launch {
@@ -103,11 +119,14 @@ struct launch {
     struct expr *maxnreg;    /* owned; Triton: NULL means no cap on registers per thread */
     struct launch_arg *args; /* owned */
     size_t n_args;
-    int line; /* of the @launch directive */
-    /* 1-based columns of the keys "grid=", "block=", "smem=" (0 if absent),
-     * where the plan module reports evaluation errors */
+    int line; /* of the @launch directive (its first line when continued) */
+    /* 1-based lines and columns of the keys "grid=", "block=", "smem=" (0 if
+     * absent), where the plan module reports errors; a key's line differs from
+     * `line` only on a continuation line (0 means `line`) */
     int grid_column, block_column, smem_column;
     int num_warps_column, num_stages_column, maxnreg_column; /* Triton's keys, likewise */
+    int grid_line, block_line, smem_line;
+    int num_warps_line, num_stages_line, maxnreg_line;
 };
 
 /*
@@ -125,6 +144,7 @@ struct rows_kernel {
     struct expr *smem;     /* owned; NULL means 0 bytes */
     int line;
     int rows_column, block_column, smem_column; /* 1-based columns of the keys */
+    int rows_line, block_line, smem_line;       /* and lines (0 means `line`) */
 };
 
 struct scratch {
@@ -140,11 +160,23 @@ struct constant {
     int line;
 };
 
+/* @let NAME = e: a named integer evaluated for each case, in file order. */
+struct let {
+    char *name;         /* owned */
+    struct expr *value; /* owned */
+    int line, column;   /* of NAME */
+};
+
+/* One @tune name. `@tune NAME=(v1, v2)` declares one, whose values multiply
+ * with the other @tune lines'; `@tune (A, B)=((a1, b1), (a2, b2))` declares
+ * one per name, sharing a group: value k of each is tuple k, and the group
+ * varies as one (tune.h). */
 struct tune_param {
     char *name;      /* owned */
-    int64_t *values; /* owned */
+    int64_t *values; /* owned; distinct, except within a tuple @tune (the tuples are) */
     size_t n_values;
     int line;
+    int group; /* the @tune line, counted from 0: names of one tuple @tune share it */
 };
 
 struct directives {
@@ -157,6 +189,8 @@ struct directives {
     size_t n_consts;
     struct tune_param *tunes;
     size_t n_tunes;
+    struct let *lets; /* in file order: each may use the ones before it */
+    size_t n_lets;
     char **flags; /* owned; each an allowed NVRTC option, in file order */
     size_t n_flags;
     struct rows_kernel *rows; /* owned; NULL without @rows */

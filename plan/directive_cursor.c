@@ -41,14 +41,49 @@ static __attribute__((format(printf, 4, 0))) void verr_at(struct dparse *st, int
     }
 }
 
-/* Reports at byte `pos` of the current line. */
+/* The segment byte `pos` of the directive lies in. */
+static const struct dseg *seg_of(const struct dparse *st, size_t pos)
+{
+    size_t i = 0;
+
+    while (i + 1 < st->n_segs && st->segs[i + 1].start <= pos)
+        i++;
+    return &st->segs[i];
+}
+
+int dparse_line_at(const struct dparse *st, size_t pos)
+{
+    return st->n_segs ? seg_of(st, pos)->lineno : st->lineno;
+}
+
+int dparse_column_at(const struct dparse *st, size_t pos)
+{
+    const struct dseg *g;
+
+    if (!st->n_segs)
+        return (int)pos + 1;
+    g = seg_of(st, pos);
+    return (int)(pos - g->start + g->offset) + 1;
+}
+
+const char *dparse_where(const struct dparse *st, size_t pos, char *out, size_t size)
+{
+    if (st->n_segs > 1)
+        snprintf(out, size, "line %d, column %d", dparse_line_at(st, pos),
+                 dparse_column_at(st, pos));
+    else
+        snprintf(out, size, "column %d", dparse_column_at(st, pos));
+    return out;
+}
+
+/* Reports at byte `pos` of the current directive. */
 __attribute__((format(printf, 3, 4))) void dparse_err(struct dparse *st, size_t pos,
                                                       const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    verr_at(st, st->lineno, (int)pos + 1, fmt, ap);
+    verr_at(st, dparse_line_at(st, pos), dparse_column_at(st, pos), fmt, ap);
     va_end(ap);
 }
 
@@ -223,11 +258,25 @@ struct expr *dparse_expr(struct dparse *st, size_t a, size_t b, const char *what
     e = expr_parse(text, &col, &cause);
     free(text);
     if (!e) {
-        /* expr.h promises "column C: " first; the position becomes ours. */
+        /* expr.h promises "column C: " first; the position becomes ours, and
+         * so does a column the message points back to ("to close ( at column
+         * C"), which counts in the expression. */
+        char *where;
         msg = cause ? cause : "invalid expression";
         if (strncmp(msg, "column ", 7) == 0 && strstr(msg, ": "))
             msg = strstr(msg, ": ") + 2;
-        dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%s", msg);
+        where = strstr(msg, " at column ");
+        if (where) {
+            char w[48];
+            size_t back = 0, n = 11;
+            while (where[n] >= '0' && where[n] <= '9' && back < BW_MAX_EXPR_BYTES)
+                back = back * 10 + (size_t)(where[n++] - '0');
+            dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%.*s at %s%s", (int)(where - msg),
+                       msg, dparse_where(st, a + (back > 0 ? back - 1 : 0), w, sizeof(w)),
+                       where + n);
+        } else {
+            dparse_err(st, a + (size_t)(col > 0 ? col - 1 : 0), "%s", msg);
+        }
         if (cause && strstr(cause, "BW_MAX_EXPR"))
             st->limit = true;
         free(cause);

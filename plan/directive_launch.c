@@ -84,13 +84,15 @@ static void err_unclosed(struct dparse *st, size_t open, const char *what)
             continue;
         for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
             if (strlen(keys[k]) == n && memcmp(st->line + pos, keys[k], n) == 0) {
-                dparse_err(st, pos, "expected ')' to close %s at column %zu before %s=", what,
-                           open + 1, keys[k]);
+                char w[48];
+                dparse_err(st, pos, "expected ')' to close %s at %s before %s=", what,
+                           dparse_where(st, open, w, sizeof(w)), keys[k]);
                 return;
             }
     }
-    dparse_err(st, st->len, "expected ')' to close %s at column %zu, got the end of the line", what,
-               open + 1);
+    char w[48];
+    dparse_err(st, st->len, "expected ')' to close %s at %s, got the end of the line", what,
+               dparse_where(st, open, w, sizeof(w)));
 }
 
 /* After an error in a key's value: the position past it. */
@@ -160,8 +162,8 @@ static bool parse_arg(struct dparse *st, size_t a, size_t b, char before, struct
         return false;
     }
     n = b - first;
-    arg->line = st->lineno;
-    arg->column = (int)first + 1;
+    arg->line = dparse_line_at(st, first);
+    arg->column = dparse_column_at(st, first);
     /* NAME=value: a keyword argument (Triton's tl.constexpr parameters) */
     {
         size_t w = word_len(st, first), eq = skip_blanks(st, first + w);
@@ -180,14 +182,15 @@ static bool parse_arg(struct dparse *st, size_t a, size_t b, char before, struct
             arg->keyword = dparse_copy(st, first, w);
             if (!arg->keyword)
                 return false;
-            arg->keyword_column = (int)first + 1;
+            arg->keyword_column = dparse_column_at(st, first);
             first = skip_blanks(st, eq + 1);
             if (first >= b) {
                 dparse_err(st, first, "expected a value after '%s=' in args=(...)", arg->keyword);
                 return false;
             }
             n = b - first;
-            arg->column = (int)first + 1;
+            arg->line = dparse_line_at(st, first);
+            arg->column = dparse_column_at(st, first);
         }
     }
     if (word_len(st, first) == n && !(st->line[first] >= '0' && st->line[first] <= '9')) {
@@ -335,11 +338,13 @@ static bool key_first_time(struct dparse *st, size_t key, size_t n, int *seen, c
     char q[200];
 
     if (*seen) {
-        dparse_err(st, key, "duplicate %s= in %s (first at column %d)",
-                   dparse_quote(st, key, n, q, sizeof(q)), what, *seen);
+        char w[48];
+        dparse_err(st, key, "duplicate %s= in %s (first at %s)",
+                   dparse_quote(st, key, n, q, sizeof(q)), what,
+                   dparse_where(st, (size_t)*seen - 1, w, sizeof(w)));
         return false;
     }
-    *seen = (int)key + 1;
+    *seen = (int)key + 1; /* the key's byte + 1: 0 is "not seen" */
     return true;
 }
 
@@ -393,7 +398,7 @@ void dparse_launch(struct dparse *st, size_t at, size_t pos)
         key = pos;
         n = word_len(st, pos);
         if (n == 0) {
-            dparse_err(st, pos, "expected a key (%s), got %s", launch_keys,
+            dparse_err(st, pos, "expected a key (%s), got %s", keys,
                        dparse_got(st, pos, g, sizeof(g)));
             break;
         }
@@ -449,24 +454,30 @@ void dparse_launch(struct dparse *st, size_t at, size_t pos)
             continue;
         }
         if (seen == &seen_grid) {
-            l.grid_column = (int)key + 1;
+            l.grid_line = dparse_line_at(st, key);
+            l.grid_column = dparse_column_at(st, key);
             pos = parse_dims(st, val, "grid", l.grid);
         } else if (seen == &seen_block) {
-            l.block_column = (int)key + 1;
+            l.block_line = dparse_line_at(st, key);
+            l.block_column = dparse_column_at(st, key);
             pos = parse_dims(st, val, "block", l.block);
         } else if (seen == &seen_smem) {
-            l.smem_column = (int)key + 1;
+            l.smem_line = dparse_line_at(st, key);
+            l.smem_column = dparse_column_at(st, key);
             pos = parse_scalar_key(st, val, "smem", "bytes of dynamic shared memory", &l.smem);
         } else if (seen == &seen_warps) {
-            l.num_warps_column = (int)key + 1;
+            l.num_warps_line = dparse_line_at(st, key);
+            l.num_warps_column = dparse_column_at(st, key);
             pos = parse_scalar_key(st, val, "num_warps", "warps per program: 1, 2, 4, 8, 16 or 32",
                                    &l.num_warps);
         } else if (seen == &seen_stages) {
-            l.num_stages_column = (int)key + 1;
+            l.num_stages_line = dparse_line_at(st, key);
+            l.num_stages_column = dparse_column_at(st, key);
             pos = parse_scalar_key(st, val, "num_stages", "the software pipelining depth",
                                    &l.num_stages);
         } else if (seen == &seen_maxnreg) {
-            l.maxnreg_column = (int)key + 1;
+            l.maxnreg_line = dparse_line_at(st, key);
+            l.maxnreg_column = dparse_column_at(st, key);
             pos =
                 parse_scalar_key(st, val, "maxnreg", "the cap on registers per thread", &l.maxnreg);
         } else {
@@ -569,13 +580,16 @@ void dparse_rows(struct dparse *st, size_t at, size_t pos)
             continue;
         }
         if (seen == &seen_rows) {
-            r.rows_column = (int)key + 1;
+            r.rows_line = dparse_line_at(st, key);
+            r.rows_column = dparse_column_at(st, key);
             pos = parse_scalar_key(st, val, "rows", "the number of rows of a case", &r.rows);
         } else if (seen == &seen_block) {
-            r.block_column = (int)key + 1;
+            r.block_line = dparse_line_at(st, key);
+            r.block_column = dparse_column_at(st, key);
             pos = parse_dims(st, val, "block", r.block);
         } else {
-            r.smem_column = (int)key + 1;
+            r.smem_line = dparse_line_at(st, key);
+            r.smem_column = dparse_column_at(st, key);
             pos = parse_scalar_key(st, val, "smem", "bytes of dynamic shared memory", &r.smem);
         }
         if (!value_ends(st, pos, key, n))

@@ -2,8 +2,8 @@
  * directive_names.c - what a name in a directive may be (directive_parser.h):
  * an identifier of at most BW_MAX_NAME bytes; for @const and @tune, not a
  * word its macro (-DNAME=VALUE) would replace in the learner's CUDA, nor in
- * Triton a function of the expression language; and one name per @const,
- * @tune or @scratch.
+ * Triton a function of the expression language; for @let (never a macro),
+ * not a function; and one name per @const, @tune, @scratch or @let.
  */
 #include "directive_parser.h"
 
@@ -139,21 +139,25 @@ static const char *const macro_reserved[] = {
 /* The expression language's functions: no @const or @tune may be named so. */
 static const char *const function_names[] = {"cdiv", "min", "max", "next_pow2"};
 
+bool dparse_check_not_function(struct dparse *st, size_t pos, const char *name, const char *what)
+{
+    for (size_t i = 0; i < sizeof(function_names) / sizeof(function_names[0]); i++)
+        if (strcmp(name, function_names[i]) == 0) {
+            dparse_err(st, pos,
+                       "%s '%s' cannot be used: it is a function of the expression language", what,
+                       name);
+            return false;
+        }
+    return true;
+}
+
 /* Checks a @const or @tune name beyond dparse_check_name. */
 bool dparse_check_macro_name(struct dparse *st, size_t pos, const char *name, const char *what)
 {
     size_t i;
 
-    if (st->lang == LANG_TRITON) { /* not a macro in Python: only expressions see it */
-        for (i = 0; i < sizeof(function_names) / sizeof(function_names[0]); i++)
-            if (strcmp(name, function_names[i]) == 0) {
-                dparse_err(st, pos,
-                           "%s '%s' cannot be used: it is a function of the expression language",
-                           what, name);
-                return false;
-            }
-        return true;
-    }
+    if (st->lang == LANG_TRITON) /* not a macro in Python: only expressions see it */
+        return dparse_check_not_function(st, pos, name, what);
 
     if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) {
         dparse_err(st, pos,
@@ -191,6 +195,9 @@ bool dparse_check_unique(struct dparse *st, size_t pos, const char *name)
     for (i = 0; i < d->n_scratches && !kind; i++)
         if (strcmp(d->scratches[i].name, name) == 0)
             kind = "@scratch", line = d->scratches[i].line;
+    for (i = 0; i < d->n_lets && !kind; i++)
+        if (strcmp(d->lets[i].name, name) == 0)
+            kind = "@let", line = d->lets[i].line;
     if (!kind)
         return true;
     dparse_err(st, pos, "duplicate name '%s': already defined by %s on line %d", name, kind, line);

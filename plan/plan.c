@@ -13,6 +13,7 @@
 
 #include "resolve.h"
 #include "triton_variant.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/util.h"
 #include "common/banned.h"
@@ -37,17 +38,73 @@ uint64_t plan_buffer_bytes(const struct plan_buffer *b)
     return (uint64_t)b->count * dtype_size(b->dtype);
 }
 
-/* The scope of one case: sizes, then @const, then @tune values. */
+/* The scope of one case: sizes, then @const, then @tune values, then the
+ * @let values, each evaluated in the scope of the ones before it. */
 struct case_scope {
-    struct expr_binding vars[BW_MAX_SIZES + BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS];
+    struct expr_binding vars[BW_MAX_SIZES + BW_MAX_CONSTS + BW_MAX_TUNE_PARAMS + BW_MAX_LETS];
     struct expr_scope scope;
+    const struct directives *d; /* borrowed: the @let lines, for messages */
 };
 
-static void case_scope_init(struct case_scope *cs, const struct problem *p,
-                            const struct directives *d, const int64_t *tune_values,
-                            const struct problem_case *c)
+/* An expression's text for a message: whole up to 60 bytes, else cut with
+ * "...": a message names a long expression's @let, it does not echo it. */
+static const char *short_text(const struct expr *e, char *out, size_t cap)
+{
+    const char *t = expr_text(e);
+
+    if (strlen(t) <= 60)
+        return t;
+    snprintf(out, cap, "%.57s...", t);
+    return out;
+}
+
+struct lets_used {
+    const struct case_scope *cs;
+    struct buf *b;
+    int n;
+};
+
+static void add_let_used(const char *name, void *arg)
+{
+    struct lets_used *lu = arg;
+    const struct directives *d = lu->cs->d;
+
+    for (size_t k = 0; k < d->n_lets; k++) {
+        if (strcmp(d->lets[k].name, name) != 0)
+            continue;
+        for (size_t i = 0; i < lu->cs->scope.n; i++)
+            if (strcmp(lu->cs->vars[i].name, name) == 0) {
+                buf_addf(lu->b, "%s%s = %lld (line %d)", lu->n++ ? ", " : ", with ", name,
+                         (long long)lu->cs->vars[i].value, d->lets[k].line);
+                break;
+            }
+    }
+}
+
+/* Appends ", with Kp = 0 (line 3), ...": the values of the @let names e uses. */
+static void add_lets_used(const struct case_scope *cs, const struct expr *e, struct buf *b)
+{
+    struct lets_used lu = {cs, b, 0};
+    expr_each_name(e, add_let_used, &lu);
+}
+
+/* The @let that e is, when it is a @let's name alone; NULL otherwise. */
+static const struct let *let_alone(const struct case_scope *cs, const struct expr *e)
+{
+    for (size_t k = 0; k < cs->d->n_lets; k++)
+        if (strcmp(expr_text(e), cs->d->lets[k].name) == 0)
+            return &cs->d->lets[k];
+    return NULL;
+}
+
+static int case_scope_init(struct case_scope *cs, const struct problem *p,
+                           const struct directives *d, const int64_t *tune_values,
+                           const struct problem_case *c, char **cause)
 {
     size_t n = 0;
+
+    cs->d = d;
+    cs->scope.vars = cs->vars;
     for (size_t s = 0; s < p->n_sizes; s++)
         cs->vars[n++] = (struct expr_binding){p->size_names[s], c->sizes[s]};
     for (size_t k = 0; k < d->n_consts && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++)
@@ -55,30 +112,75 @@ static void case_scope_init(struct case_scope *cs, const struct problem *p,
     for (size_t k = 0; k < d->n_tunes && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++)
         cs->vars[n++] = (struct expr_binding){d->tunes[k].name,
                                               tune_values ? tune_values[k] : d->tunes[k].values[0]};
-    cs->scope.vars = cs->vars;
+    for (size_t k = 0; k < d->n_lets && n < sizeof(cs->vars) / sizeof(cs->vars[0]); k++) {
+        const struct let *lt = &d->lets[k];
+        char *why = NULL, text[64];
+        int64_t v;
+
+        cs->scope.n = n; /* the @let lines above this one */
+        if (expr_eval_int(lt->value, &cs->scope, &v, &why)) {
+            struct buf b;
+            buf_init(&b, 2048);
+            buf_addf(&b, "line %d: %s = %s fails for case %s: %s", lt->line, lt->name,
+                     short_text(lt->value, text, sizeof(text)), c->name,
+                     why ? why : "evaluation failed");
+            add_lets_used(cs, lt->value, &b);
+            free(why);
+            free(*cause);
+            *cause = buf_detach(&b);
+            return BW_ERR_INVALID;
+        }
+        cs->vars[n++] = (struct expr_binding){lt->name, v};
+    }
     cs->scope.n = n;
+    return BW_OK;
 }
 
-/* Evaluates an optional expression (NULL means `dflt`) into [lo, hi]. */
+/* Evaluates an optional expression (NULL means `dflt`) into [lo, hi]. A
+ * failure names the @let values the expression used, and a value out of
+ * range that is a @let alone is that @let's error ("line 3: Kp = cdiv(K, 32)
+ * * 32 is 0 for case K=0, and grid.x on line 7 must be 1..2147483647"). */
 static int eval_dim(const struct expr *e, int64_t dflt, int64_t lo, int64_t hi,
-                    const struct expr_scope *scope, const char *what, int line,
-                    const char *case_name, int64_t *out, char **cause)
+                    const struct case_scope *cs, const char *what, int line, const char *case_name,
+                    int64_t *out, char **cause)
 {
-    char *why = NULL;
+    char *why = NULL, text[64];
     int64_t v = dflt;
+    const struct let *lt;
+    struct buf b;
 
-    if (e && expr_eval_int(e, scope, &v, &why)) {
-        int rc = bw_fail(cause, BW_ERR_INVALID, "line %d: %s%s for case %s: %s", line, what,
-                         expr_text(e), case_name, why ? why : "evaluation failed");
+    if (e && expr_eval_int(e, &cs->scope, &v, &why)) {
+        buf_init(&b, 2048);
+        buf_addf(&b, "line %d: %s%s for case %s: %s", line, what, short_text(e, text, sizeof(text)),
+                 case_name, why ? why : "evaluation failed");
+        add_lets_used(cs, e, &b);
         free(why);
-        return rc;
+        free(*cause);
+        *cause = buf_detach(&b);
+        return BW_ERR_INVALID;
     }
-    if (v < lo || v > hi)
-        return bw_fail(
-            cause, BW_ERR_INVALID, "line %d: %s%s is %lld for case %s (allowed %lld..%lld)", line,
-            what, e ? expr_text(e) : "", (long long)v, case_name, (long long)lo, (long long)hi);
-    *out = v;
-    return BW_OK;
+    if (v >= lo && v <= hi) {
+        *out = v;
+        return BW_OK;
+    }
+    buf_init(&b, 2048);
+    if (e && (lt = let_alone(cs, e)) != NULL) {
+        int key = (int)strlen(what);
+        while (key > 0 && (what[key - 1] == ' ' || what[key - 1] == '='))
+            key--;
+        buf_addf(&b, "line %d: %s = %s is %lld for case %s, and %.*s on line %d must be %lld..%lld",
+                 lt->line, lt->name, short_text(lt->value, text, sizeof(text)), (long long)v,
+                 case_name, key, what, line, (long long)lo, (long long)hi);
+    } else {
+        buf_addf(&b, "line %d: %s%s is %lld for case %s (allowed %lld..%lld)", line, what,
+                 e ? short_text(e, text, sizeof(text)) : "", (long long)v, case_name, (long long)lo,
+                 (long long)hi);
+        if (e)
+            add_lets_used(cs, e, &b);
+    }
+    free(*cause);
+    *cause = buf_detach(&b);
+    return BW_ERR_INVALID;
 }
 
 static int add_buffer(struct plan *pl, struct plan_buffer b, char **cause)
@@ -166,11 +268,11 @@ int plan_build_tensors(const struct problem *p, const struct problem_case *c, en
 }
 
 static int build_buffers(const struct problem *p, const struct directives *d,
-                         const struct expr_scope *scope, const struct problem_case *c,
+                         const struct case_scope *cs, const struct problem_case *c,
                          enum plan_side side, struct plan *pl, char **cause)
 {
     int64_t scratch_cap, scratch_total = 0;
-    int rc = tensor_buffers(p, scope, c, side, pl, &scratch_cap, cause);
+    int rc = tensor_buffers(p, &cs->scope, c, side, pl, &scratch_cap, cause);
 
     if (rc)
         return rc;
@@ -180,8 +282,8 @@ static int build_buffers(const struct problem *p, const struct directives *d,
             .name = s->name, .dtype = s->dtype, .role = PLAN_SCRATCH, .tensor = -1};
         int64_t bytes;
 
-        rc = eval_dim(s->count, 1, 1, INT64_MAX, scope, "@scratch size ", s->line, c->name,
-                      &b.count, cause);
+        rc = eval_dim(s->count, 1, 1, INT64_MAX, cs, "@scratch size ", s->line, c->name, &b.count,
+                      cause);
         if (rc)
             return rc;
         if (!i64_mul(b.count, (int64_t)dtype_size(s->dtype), &bytes) ||
@@ -215,23 +317,37 @@ static int buffer_of(const struct plan *pl, struct name_ref r)
 }
 
 /* The value of an integer argument expression for one case. */
-static int eval_arg(const struct launch_arg *la, size_t index, const struct expr_scope *scope,
+static int eval_arg(const struct launch_arg *la, size_t index, const struct case_scope *cs,
                     const char *case_name, int64_t *out, char **cause)
 {
-    char *why = NULL;
-    int rc;
+    char *why = NULL, text[64];
+    struct buf b;
 
-    if (!expr_eval_int(la->expr, scope, out, &why))
+    if (!expr_eval_int(la->expr, &cs->scope, out, &why))
         return BW_OK;
-    rc = bw_fail(cause, BW_ERR_INVALID, "line %d: argument %zu (%s) for case %s: %s", la->line,
-                 index + 1, expr_text(la->expr), case_name, why ? why : "evaluation failed");
+    buf_init(&b, 2048);
+    buf_addf(&b, "line %d: argument %zu (%s) for case %s: %s", la->line, index + 1,
+             short_text(la->expr, text, sizeof(text)), case_name, why ? why : "evaluation failed");
+    add_lets_used(cs, la->expr, &b);
     free(why);
-    return rc;
+    free(*cause);
+    *cause = buf_detach(&b);
+    return BW_ERR_INVALID;
+}
+
+/* The value of a name in the case's scope (a @let's, here); 0 if absent,
+ * which plan_check makes impossible. */
+static int64_t scope_value(const struct case_scope *cs, const char *name)
+{
+    for (size_t i = 0; i < cs->scope.n; i++)
+        if (strcmp(cs->vars[i].name, name) == 0)
+            return cs->vars[i].value;
+    return 0;
 }
 
 static int build_arg(const struct problem *p, const struct directives *d,
                      const int64_t *tune_values, const struct problem_case *c, enum plan_side side,
-                     const struct expr_scope *scope, const struct launch_arg *la, size_t index,
+                     const struct case_scope *cs, const struct launch_arg *la, size_t index,
                      const struct plan *pl, struct plan_arg *out, char **cause)
 {
     struct name_ref r;
@@ -245,7 +361,7 @@ static int build_arg(const struct problem *p, const struct directives *d,
     if (la->kind == LAUNCH_ARG_EXPR) {
         out->kind = PLAN_ARG_INT;
         out->name = expr_text(la->expr);
-        return eval_arg(la, index, scope, c->name, &out->i, cause);
+        return eval_arg(la, index, cs, c->name, &out->i, cause);
     }
     out->name = la->name;
     r = plan_resolve(p, d, side, la->name);
@@ -301,6 +417,10 @@ static int build_arg(const struct problem *p, const struct directives *d,
         out->kind = PLAN_ARG_INT;
         out->i = tune_values ? tune_values[r.index] : d->tunes[r.index].values[0];
         return BW_OK;
+    case NAME_LET:
+        out->kind = PLAN_ARG_INT;
+        out->i = scope_value(cs, la->name);
+        return BW_OK;
     case NAME_NONE:
         break;
     }
@@ -309,8 +429,8 @@ static int build_arg(const struct problem *p, const struct directives *d,
 
 /* Triton's maxnreg= for case `case_name` into *out: 0 when the launch has none
  * (Triton's default, no cap), else BW_TRITON_MAXNREG_MIN..BW_TRITON_MAXNREG_MAX. */
-static int eval_maxnreg(const struct launch *ln, const struct expr_scope *scope,
-                        const char *case_name, int *out, char **cause)
+static int eval_maxnreg(const struct launch *ln, const struct case_scope *cs, const char *case_name,
+                        int *out, char **cause)
 {
     int64_t v;
     int rc;
@@ -318,8 +438,8 @@ static int eval_maxnreg(const struct launch *ln, const struct expr_scope *scope,
     *out = 0;
     if (!ln->maxnreg)
         return BW_OK;
-    rc = eval_dim(ln->maxnreg, 0, INT64_MIN, INT64_MAX, scope, "maxnreg = ", ln->line, case_name,
-                  &v, cause);
+    rc = eval_dim(ln->maxnreg, 0, INT64_MIN, INT64_MAX, cs, "maxnreg = ", ln->line, case_name, &v,
+                  cause);
     if (rc)
         return rc;
     if (v < BW_TRITON_MAXNREG_MIN || v > BW_TRITON_MAXNREG_MAX)
@@ -335,7 +455,7 @@ static int eval_maxnreg(const struct launch *ln, const struct expr_scope *scope,
  * positional ones as for CUDA, keyword ones as constexpr values. */
 static int build_triton_launch(const struct problem *p, const struct directives *d,
                                const int64_t *tune_values, const struct problem_case *c,
-                               enum plan_side side, const struct expr_scope *scope,
+                               enum plan_side side, const struct case_scope *cs,
                                const struct launch *ln, const struct plan *out,
                                struct plan_launch *pl, char **cause)
 {
@@ -345,12 +465,12 @@ static int build_triton_launch(const struct problem *p, const struct directives 
     int rc;
 
     for (int k = 0; k < 3; k++) {
-        rc = eval_dim(ln->grid[k], 1, 1, gmax[k], scope, gname[k], ln->line, c->name, &v, cause);
+        rc = eval_dim(ln->grid[k], 1, 1, gmax[k], cs, gname[k], ln->line, c->name, &v, cause);
         if (rc)
             return rc;
         pl->grid[k] = (uint32_t)v;
     }
-    rc = eval_dim(ln->num_warps, TRITON_NUM_WARPS_DEFAULT, 1, TRITON_NUM_WARPS_MAX, scope,
+    rc = eval_dim(ln->num_warps, TRITON_NUM_WARPS_DEFAULT, 1, TRITON_NUM_WARPS_MAX, cs,
                   "num_warps = ", ln->line, c->name, &v, cause);
     if (rc)
         return rc;
@@ -361,19 +481,19 @@ static int build_triton_launch(const struct problem *p, const struct directives 
     pl->num_warps = (int)v;
     pl->block[0] = (uint32_t)(32 * v);
     pl->block[1] = pl->block[2] = 1;
-    rc = eval_dim(ln->num_stages, TRITON_NUM_STAGES_DEFAULT, 1, TRITON_NUM_STAGES_MAX, scope,
+    rc = eval_dim(ln->num_stages, TRITON_NUM_STAGES_DEFAULT, 1, TRITON_NUM_STAGES_MAX, cs,
                   "num_stages = ", ln->line, c->name, &v, cause);
     if (rc)
         return rc;
     pl->num_stages = (int)v;
-    rc = eval_maxnreg(ln, scope, c->name, &pl->maxnreg, cause);
+    rc = eval_maxnreg(ln, cs, c->name, &pl->maxnreg, cause);
     if (rc)
         return rc;
     for (size_t a = 0; a < ln->n_args; a++) {
         const struct launch_arg *la = &ln->args[a];
         struct plan_arg arg;
 
-        rc = build_arg(p, d, tune_values, c, side, scope, la, a, out, &arg, cause);
+        rc = build_arg(p, d, tune_values, c, side, cs, la, a, out, &arg, cause);
         if (rc)
             return rc;
         if (!la->keyword) {
@@ -389,7 +509,7 @@ static int build_triton_launch(const struct problem *p, const struct directives 
 
 /* A CUDA launch's block= and smem= for case c into pl (a @launch's or @rows's). */
 static int build_block_smem(struct expr *const block[3], const struct expr *smem, int line,
-                            const struct expr_scope *scope, const struct problem_case *c,
+                            const struct case_scope *cs, const struct problem_case *c,
                             struct plan_launch *pl, char **cause)
 {
     static const char *const bname[3] = {"block.x = ", "block.y = ", "block.z = "};
@@ -398,7 +518,7 @@ static int build_block_smem(struct expr *const block[3], const struct expr *smem
     int rc;
 
     for (int k = 0; k < 3; k++) {
-        rc = eval_dim(block[k], 1, 1, bmax[k], scope, bname[k], line, c->name, &v, cause);
+        rc = eval_dim(block[k], 1, 1, bmax[k], cs, bname[k], line, c->name, &v, cause);
         if (rc)
             return rc;
         pl->block[k] = (uint32_t)v;
@@ -408,7 +528,7 @@ static int build_block_smem(struct expr *const block[3], const struct expr *smem
         return bw_fail(cause, BW_ERR_INVALID,
                        "line %d: a block of %lld threads for case %s (max %lld)", line,
                        (long long)threads, c->name, BLOCK_THREADS_MAX);
-    rc = eval_dim(smem, 0, 0, SMEM_MAX, scope, "smem = ", line, c->name, &v, cause);
+    rc = eval_dim(smem, 0, 0, SMEM_MAX, cs, "smem = ", line, c->name, &v, cause);
     if (rc)
         return rc;
     pl->smem = (uint32_t)v;
@@ -422,8 +542,10 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
     int rc;
 
     memset(out, 0, sizeof(*out));
-    case_scope_init(&cs, p, d, tune_values, c);
-    rc = build_buffers(p, d, &cs.scope, c, side, out, cause);
+    rc = case_scope_init(&cs, p, d, tune_values, c, cause);
+    if (rc)
+        return rc;
+    rc = build_buffers(p, d, &cs, c, side, out, cause);
     if (rc)
         return rc;
 
@@ -437,25 +559,24 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
         pl->kernel = ln->kernel;
         pl->line = ln->line;
         if (d->lang == LANG_TRITON) {
-            rc = build_triton_launch(p, d, tune_values, c, side, &cs.scope, ln, out, pl, cause);
+            rc = build_triton_launch(p, d, tune_values, c, side, &cs, ln, out, pl, cause);
             if (rc)
                 return rc;
             out->n_launches++;
             continue;
         }
         for (int k = 0; k < 3; k++) {
-            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs.scope, gname[k], ln->line, c->name, &v,
-                          cause);
+            rc = eval_dim(ln->grid[k], 1, 1, gmax[k], &cs, gname[k], ln->line, c->name, &v, cause);
             if (rc)
                 return rc;
             pl->grid[k] = (uint32_t)v;
         }
-        rc = build_block_smem(ln->block, ln->smem, ln->line, &cs.scope, c, pl, cause);
+        rc = build_block_smem(ln->block, ln->smem, ln->line, &cs, c, pl, cause);
         if (rc)
             return rc;
         for (size_t a = 0; a < ln->n_args; a++) {
-            rc = build_arg(p, d, tune_values, c, side, &cs.scope, &ln->args[a], a, out,
-                           &pl->args[a], cause);
+            rc = build_arg(p, d, tune_values, c, side, &cs, &ln->args[a], a, out, &pl->args[a],
+                           cause);
             if (rc)
                 return rc;
         }
@@ -479,14 +600,20 @@ static int int_arg_value(const struct problem *p, const struct directives *d, en
         *out = la->value;
         return BW_OK;
     case LAUNCH_ARG_EXPR:
-        case_scope_init(&cs, p, d, tv, c);
-        return eval_arg(la, index, &cs.scope, c->name, out, cause);
+        if (case_scope_init(&cs, p, d, tv, c, cause))
+            return BW_ERR_INVALID;
+        return eval_arg(la, index, &cs, c->name, out, cause);
     case LAUNCH_ARG_NAME:
         r = plan_resolve(p, d, side, la->name);
         if (r.kind == NAME_CONST)
             *out = d->consts[r.index].value;
         else if (r.kind == NAME_TUNE)
             *out = tv ? tv[r.index] : d->tunes[r.index].values[0];
+        else if (r.kind == NAME_LET) {
+            if (case_scope_init(&cs, p, d, tv, c, cause))
+                return BW_ERR_INVALID;
+            *out = scope_value(&cs, la->name);
+        }
         return BW_OK;
     }
     return BW_OK;
@@ -501,7 +628,7 @@ static bool is_int_arg(const struct problem *p, const struct directives *d, enum
     if (la->kind != LAUNCH_ARG_NAME)
         return true;
     r = plan_resolve(p, d, side, la->name);
-    return r.kind == NAME_CONST || r.kind == NAME_TUNE;
+    return r.kind == NAME_CONST || r.kind == NAME_TUNE || r.kind == NAME_LET;
 }
 
 int plan_check_int_arg(const struct problem *p, const struct directives *d, enum plan_side side,
@@ -510,20 +637,26 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
 {
     const struct launch *ln = &d->launches[l];
     const struct launch_arg *la = &ln->args[a];
-    char text[BW_MAX_EXPR_BYTES + 8], config[512];
+    char text[BW_MAX_EXPR_BYTES + 8], config[512], let_note[160] = "";
 
     if (!is_int_arg(p, d, side, la))
         return BW_OK;
     if (la->kind == LAUNCH_ARG_INTEGER)
         snprintf(text, sizeof(text), "%lld", (long long)la->value);
+    else if (la->kind == LAUNCH_ARG_EXPR)
+        snprintf(text, sizeof(text), "%s", short_text(la->expr, config, sizeof(config)));
     else
-        snprintf(text, sizeof(text), "%s",
-                 la->kind == LAUNCH_ARG_EXPR ? expr_text(la->expr) : la->name);
+        snprintf(text, sizeof(text), "%s", la->name);
+    if (la->kind == LAUNCH_ARG_NAME && plan_resolve(p, d, side, la->name).kind == NAME_LET) {
+        const struct let *lt = &d->lets[plan_resolve(p, d, side, la->name).index];
+        snprintf(let_note, sizeof(let_note), " (the @let on line %d: %s = %.64s)", lt->line,
+                 lt->name, short_text(lt->value, config, sizeof(config)));
+    }
     if (param_float || (param_bytes != 4 && param_bytes != 8)) {
         diag_list_addf(diags, la->line, la->column,
-                       "argument %zu '%s' of kernel '%s' is an integer, passed as int or long "
+                       "argument %zu '%s'%s of kernel '%s' is an integer, passed as int or long "
                        "long, but the parameter is %s%d bytes",
-                       a + 1, text, ln->kernel, param_float ? "floating point of " : "",
+                       a + 1, text, let_note, ln->kernel, param_float ? "floating point of " : "",
                        param_bytes);
         return BW_ERR_INVALID;
     }
@@ -546,10 +679,10 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
             }
             if (v < INT32_MIN || v > INT32_MAX) {
                 diag_list_addf(diags, la->line, la->column,
-                               "argument %zu '%s' of kernel '%s' is %lld for case %s%s%s: more "
+                               "argument %zu '%s'%s of kernel '%s' is %lld for case %s%s%s: more "
                                "than its 4-byte parameter holds (an int: -2147483648 to "
                                "2147483647); declare the parameter long long",
-                               a + 1, text, ln->kernel, (long long)v, c->name,
+                               a + 1, text, let_note, ln->kernel, (long long)v, c->name,
                                config[0] ? " with " : "", config);
                 return BW_ERR_INVALID;
             }
@@ -740,9 +873,10 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
     rc = plan_build(p, d, NULL, c, PLAN_REFERENCE, out, cause);
     if (rc)
         return rc;
-    case_scope_init(&cs, p, d, NULL, c);
-    rc = eval_dim(rk->rows, 1, 1, INT64_MAX, &cs.scope, "rows = ", rk->line, c->name, row_count,
-                  cause);
+    rc = case_scope_init(&cs, p, d, NULL, c, cause);
+    if (rc)
+        return rc;
+    rc = eval_dim(rk->rows, 1, 1, INT64_MAX, &cs, "rows = ", rk->line, c->name, row_count, cause);
     if (rc)
         return rc;
     if (n_rows < 1 || n_rows > GRID_X_MAX || n_rows > *row_count)
@@ -756,7 +890,7 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
     pl->line = rk->line;
     pl->grid[0] = (uint32_t)n_rows;
     pl->grid[1] = pl->grid[2] = 1;
-    rc = build_block_smem(rk->block, rk->smem, rk->line, &cs.scope, c, pl, cause);
+    rc = build_block_smem(rk->block, rk->smem, rk->line, &cs, c, pl, cause);
     if (rc)
         return rc;
     rc = add_buffer(
@@ -779,7 +913,8 @@ int plan_rows_count(const struct problem *p, const struct directives *d,
 
     if (!d->rows)
         return bw_fail(cause, BW_ERR_INVALID, "no @rows kernel");
-    case_scope_init(&cs, p, d, NULL, c);
-    return eval_dim(d->rows->rows, 1, 1, INT64_MAX, &cs.scope, "rows = ", d->rows->line, c->name,
+    if (case_scope_init(&cs, p, d, NULL, c, cause))
+        return BW_ERR_INVALID;
+    return eval_dim(d->rows->rows, 1, 1, INT64_MAX, &cs, "rows = ", d->rows->line, c->name,
                     row_count, cause);
 }

@@ -6,19 +6,23 @@
  * resolve.h) -> per-case plan (plan.c).
  *
  * plan_check() resolves every name a source's directives use against the
- * problem once (a tensor, a size, a scalar, a @scratch buffer, a @const or
- * @tune name in expressions), so an unknown name is a compile-time error at
- * its line and column. plan_build() then evaluates every expression for one
- * case and yields the buffers and launches a runner executes; an expression
- * that fails or gives an impossible launch for that case (grid 0, block over
- * 1024 threads, scratch over the cap) is reported with the case's sizes.
+ * problem once (a tensor, a size, a scalar, a @scratch buffer, a @const,
+ * @tune or @let name in expressions), so an unknown name is a compile-time
+ * error at its line and column. plan_build() then evaluates every expression
+ * for one case (the @let values first, in file order) and yields the buffers
+ * and launches a runner executes; an expression that fails or gives an
+ * impossible launch for that case (grid 0, block over 1024 threads, scratch
+ * over the cap) is reported with the case's sizes, naming the @let involved
+ * ("line 3: Kp = cdiv(K, 32) * 32 is 0 for case K=0, and grid.x on line 7
+ * must be 1..2147483647") rather than echoing a long expression.
  * plan_check_int_arg() checks, once the PTX is known, that an integer
  * argument (literal, @const/@tune name, expression) fits its parameter in
  * every case.
  *
  * A Triton source's launches (d->lang) have no block= or smem=: the block is
  * 32 x num_warps threads, num_warps, num_stages and maxnreg are evaluated
- * from @const and @tune names only (they change the compiled code), and the
+ * from @const and @tune names and @let names that depend on no size only
+ * (they change the compiled code), and the
  * keyword arguments become constexpr values, evaluated per case like any
  * integer argument (each distinct value is a build of its own:
  * triton_variant.h).

@@ -38,17 +38,26 @@ static void describe_names(const struct problem *p, const struct directives *d, 
 #undef ADD
 }
 
+/* The line of a key of a directive: its own when on a continuation line. */
+static int key_line(int directive_line, int line)
+{
+    return line ? line : directive_line;
+}
+
 struct expr_check {
     const struct problem *p;
     const struct directives *d;
     struct diag_list *diags;
     int line, column;
     const char *what;
-    bool is_arg; /* an expression in args=(...): messages say what to pass instead */
+    bool is_arg;            /* an expression in args=(...): messages say what to pass instead */
+    int let;                /* checking d->lets[let]'s expression; -1 for any other */
+    const bool *let_static; /* per @let: it depends on no size (plan_check's) */
     int rc;
 };
 
-/* Names in expressions must be sizes, @const or @tune names. */
+/* Names in expressions must be sizes, @const, @tune or @let names (in a
+ * @let, of the @let lines above it). */
 static void check_expr_name(const char *name, void *arg)
 {
     struct expr_check *ec = arg;
@@ -56,31 +65,37 @@ static void check_expr_name(const char *name, void *arg)
 
     if (r.kind == NAME_SIZE || r.kind == NAME_CONST || r.kind == NAME_TUNE)
         return;
+    if (r.kind == NAME_LET && (ec->let < 0 || r.index < ec->let))
+        return;
     ec->rc = BW_ERR_INVALID;
-    if (r.kind == NAME_NONE)
+    if (r.kind == NAME_LET)
+        diag_list_addf(ec->diags, ec->line, ec->column,
+                       "%s uses %s: a @let may use only the @let lines above it", ec->what,
+                       r.index == ec->let ? "itself" : "a @let defined below it");
+    else if (r.kind == NAME_NONE)
         diag_list_addf(ec->diags, ec->line, ec->column, "unknown name '%s' in %s", name, ec->what);
     else if (ec->is_arg && r.kind != NAME_SCALAR)
         diag_list_addf(ec->diags, ec->line, ec->column,
                        "'%s' is a buffer and cannot be part of an expression in %s (expressions "
-                       "may use sizes, @const and @tune names): pass it alone and offset it in "
-                       "the kernel",
+                       "may use sizes, @const, @tune and @let names): pass it alone and offset it "
+                       "in the kernel",
                        name, ec->what);
     else if (ec->is_arg)
         diag_list_addf(ec->diags, ec->line, ec->column,
                        "'%s' is a scalar and cannot be part of an expression in %s (expressions "
-                       "may use sizes, @const and @tune names): pass it alone",
+                       "may use sizes, @const, @tune and @let names): pass it alone",
                        name, ec->what);
     else
         diag_list_addf(
             ec->diags, ec->line, ec->column,
-            "'%s' cannot be used in %s: expressions may use sizes, @const and @tune names", name,
-            ec->what);
+            "'%s' cannot be used in %s: expressions may use sizes, @const, @tune and @let names",
+            name, ec->what);
 }
 
 static int check_expr(const struct problem *p, const struct directives *d, const struct expr *e,
                       int line, int column, const char *what, struct diag_list *diags)
 {
-    struct expr_check ec = {p, d, diags, line, column, what, false, BW_OK};
+    struct expr_check ec = {p, d, diags, line, column, what, false, -1, NULL, BW_OK};
     if (e)
         expr_each_name(e, check_expr_name, &ec);
     return ec.rc;
@@ -89,42 +104,103 @@ static int check_expr(const struct problem *p, const struct directives *d, const
 static int check_arg_expr(const struct problem *p, const struct directives *d,
                           const struct launch_arg *arg, struct diag_list *diags)
 {
-    struct expr_check ec = {p, d, diags, arg->line, arg->column, "args=(...)", true, BW_OK};
+    struct expr_check ec = {p,    d,  diags, arg->line, arg->column, "args=(...)",
+                            true, -1, NULL,  BW_OK};
     expr_each_name(arg->expr, check_expr_name, &ec);
     return ec.rc;
 }
 
 /* Names in num_warps=, num_stages= and maxnreg= must be @const or @tune
- * names: they change the compiled code, so they may not depend on a case's
- * sizes. */
+ * names, or @let names that depend on no size: they change the compiled code,
+ * so they may not depend on a case's sizes. */
 static void check_compile_name(const char *name, void *arg)
 {
     struct expr_check *ec = arg;
     struct name_ref r = plan_resolve(ec->p, ec->d, PLAN_SUBMISSION, name);
 
-    if (r.kind == NAME_CONST || r.kind == NAME_TUNE)
+    if (r.kind == NAME_CONST || r.kind == NAME_TUNE ||
+        (r.kind == NAME_LET && ec->let_static[r.index]))
         return;
     ec->rc = BW_ERR_INVALID;
-    diag_list_addf(ec->diags, ec->line, ec->column,
-                   "'%s' cannot be used in %s: it changes the compiled kernel, so it may use only "
-                   "integers, @const and @tune names (not the sizes of a case)",
-                   name, ec->what);
+    if (r.kind == NAME_LET)
+        diag_list_addf(ec->diags, ec->line, ec->column,
+                       "'%s' cannot be used in %s: the @let on line %d depends on the sizes of a "
+                       "case, and %s changes the compiled kernel (it may use integers, @const and "
+                       "@tune names, and @let names that depend on no size)",
+                       name, ec->what, ec->d->lets[r.index].line, ec->what);
+    else
+        diag_list_addf(ec->diags, ec->line, ec->column,
+                       "'%s' cannot be used in %s: it changes the compiled kernel, so it may use "
+                       "only integers, @const and @tune names and @let names that depend on no "
+                       "size (not the sizes of a case)",
+                       name, ec->what);
 }
 
 static int check_compile_expr(const struct problem *p, const struct directives *d,
-                              const struct expr *e, int line, int column, const char *what,
-                              struct diag_list *diags)
+                              const bool *let_static, const struct expr *e, int line, int column,
+                              const char *what, struct diag_list *diags)
 {
-    struct expr_check ec = {p, d, diags, line, column, what, false, BW_OK};
+    struct expr_check ec = {p, d, diags, line, column, what, false, -1, let_static, BW_OK};
     if (e)
         expr_each_name(e, check_compile_name, &ec);
     return ec.rc;
+}
+
+/* Whether a @let depends on no size: every name it uses is a @const, a @tune
+ * or such a @let above it (the lines below are not yet known: not static). */
+struct static_scan {
+    const struct problem *p;
+    const struct directives *d;
+    const bool *let_static;
+    size_t let;
+    bool is_static;
+};
+
+static void static_name(const char *name, void *arg)
+{
+    struct static_scan *ss = arg;
+    struct name_ref r = plan_resolve(ss->p, ss->d, PLAN_SUBMISSION, name);
+
+    if (!(r.kind == NAME_CONST || r.kind == NAME_TUNE ||
+          (r.kind == NAME_LET && (size_t)r.index < ss->let && ss->let_static[r.index])))
+        ss->is_static = false;
+}
+
+/* The @let names, their expressions, and which of them depend on no size
+ * (into let_static[], one per d->lets[k]). */
+static int check_lets(const struct problem *p, const struct directives *d, enum plan_side side,
+                      bool *let_static, struct diag_list *diags)
+{
+    int rc = BW_OK;
+
+    for (size_t k = 0; k < d->n_lets; k++) {
+        const struct let *lt = &d->lets[k];
+        struct name_ref r = plan_resolve(p, d, side, lt->name);
+        char what[BW_MAX_NAME + 8];
+        struct expr_check ec = {p,    d,     diags,  lt->line, lt->column,
+                                what, false, (int)k, NULL,     BW_OK};
+        struct static_scan ss = {p, d, let_static, k, true};
+
+        if (r.kind != NAME_LET) {
+            diag_list_addf(diags, lt->line, lt->column,
+                           "@let name '%s' is already a name of the problem", lt->name);
+            rc = BW_ERR_INVALID;
+        }
+        snprintf(what, sizeof(what), "@let %s", lt->name);
+        expr_each_name(lt->value, check_expr_name, &ec);
+        if (ec.rc)
+            rc = ec.rc;
+        expr_each_name(lt->value, static_name, &ss);
+        let_static[k] = ss.is_static;
+    }
+    return rc;
 }
 
 int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
                struct diag_list *diags)
 {
     char names[1024];
+    bool let_static[BW_MAX_LETS] = {false};
     int rc = BW_OK;
 
     /* Directive-defined names must not shadow the problem's. */
@@ -157,6 +233,9 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
         }
     }
 
+    if (check_lets(p, d, side, let_static, diags))
+        rc = BW_ERR_INVALID;
+
     if (d->rows && side == PLAN_SUBMISSION) {
         diag_list_addf(diags, d->rows->line, 1,
                        "@rows is for a problem's reference.cu (its rows kernel), not a submission");
@@ -170,29 +249,38 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
                            d->n_launches);
             rc = BW_ERR_INVALID;
         }
-        if (check_expr(p, d, rk->rows, rk->line, rk->rows_column, "rows=", diags) ||
-            check_expr(p, d, rk->smem, rk->line, rk->smem_column, "smem=", diags))
+        if (check_expr(p, d, rk->rows, key_line(rk->line, rk->rows_line), rk->rows_column,
+                       "rows=", diags) ||
+            check_expr(p, d, rk->smem, key_line(rk->line, rk->smem_line), rk->smem_column,
+                       "smem=", diags))
             rc = BW_ERR_INVALID;
         for (int k = 0; k < 3; k++)
-            if (check_expr(p, d, rk->block[k], rk->line, rk->block_column, "block=", diags))
+            if (check_expr(p, d, rk->block[k], key_line(rk->line, rk->block_line), rk->block_column,
+                           "block=", diags))
                 rc = BW_ERR_INVALID;
     }
     describe_names(p, d, names, sizeof(names));
     for (size_t l = 0; l < d->n_launches; l++) {
         const struct launch *ln = &d->launches[l];
         for (int k = 0; k < 3; k++) {
-            if (check_expr(p, d, ln->grid[k], ln->line, ln->grid_column, "grid=", diags))
+            if (check_expr(p, d, ln->grid[k], key_line(ln->line, ln->grid_line), ln->grid_column,
+                           "grid=", diags))
                 rc = BW_ERR_INVALID;
-            if (check_expr(p, d, ln->block[k], ln->line, ln->block_column, "block=", diags))
+            if (check_expr(p, d, ln->block[k], key_line(ln->line, ln->block_line), ln->block_column,
+                           "block=", diags))
                 rc = BW_ERR_INVALID;
         }
-        if (check_expr(p, d, ln->smem, ln->line, ln->smem_column, "smem=", diags))
+        if (check_expr(p, d, ln->smem, key_line(ln->line, ln->smem_line), ln->smem_column,
+                       "smem=", diags))
             rc = BW_ERR_INVALID;
-        if (check_compile_expr(p, d, ln->num_warps, ln->line, ln->num_warps_column,
+        if (check_compile_expr(p, d, let_static, ln->num_warps,
+                               key_line(ln->line, ln->num_warps_line), ln->num_warps_column,
                                "num_warps=", diags) ||
-            check_compile_expr(p, d, ln->num_stages, ln->line, ln->num_stages_column,
+            check_compile_expr(p, d, let_static, ln->num_stages,
+                               key_line(ln->line, ln->num_stages_line), ln->num_stages_column,
                                "num_stages=", diags) ||
-            check_compile_expr(p, d, ln->maxnreg, ln->line, ln->maxnreg_column, "maxnreg=", diags))
+            check_compile_expr(p, d, let_static, ln->maxnreg, key_line(ln->line, ln->maxnreg_line),
+                               ln->maxnreg_column, "maxnreg=", diags))
             rc = BW_ERR_INVALID;
         for (size_t a = 0; a < ln->n_args; a++) {
             const struct launch_arg *arg = &ln->args[a];
@@ -208,10 +296,10 @@ int plan_check(const struct problem *p, const struct directives *d, enum plan_si
                                names);
                 rc = BW_ERR_INVALID;
             } else if (arg->keyword && r.kind != NAME_SIZE && r.kind != NAME_CONST &&
-                       r.kind != NAME_TUNE) {
+                       r.kind != NAME_TUNE && r.kind != NAME_LET) {
                 diag_list_addf(diags, arg->line, arg->column,
-                               "%s=%s: a tl.constexpr value is an integer (a size, a @const or "
-                               "@tune name, or an expression of them), and '%s' is %s",
+                               "%s=%s: a tl.constexpr value is an integer (a size, a @const, @tune "
+                               "or @let name, or an expression of them), and '%s' is %s",
                                arg->keyword, arg->name, arg->name,
                                r.kind == NAME_SCALAR ? "a scalar" : "a buffer");
                 rc = BW_ERR_INVALID;

@@ -49,5 +49,8 @@ struct name_ref plan_resolve(const struct problem *p, const struct directives *d
     for (size_t k = 0; k < d->n_tunes; k++)
         if (strcmp(d->tunes[k].name, name) == 0)
             return (struct name_ref){NAME_TUNE, (int)k};
+    for (size_t k = 0; k < d->n_lets; k++)
+        if (strcmp(d->lets[k].name, name) == 0)
+            return (struct name_ref){NAME_LET, (int)k};
     return r;
 }

@@ -6,9 +6,9 @@
  *
  * A name is looked up in this order: a tensor of the problem, the
  * reference's "<out>_scale" buffer (PLAN_REFERENCE only), a size, a scalar,
- * then the source's own @scratch, @const and @tune names. plan_check refuses
- * a @scratch, @const or @tune name that an earlier kind already takes, so
- * each name has one meaning.
+ * then the source's own @scratch, @const, @tune and @let names. plan_check
+ * refuses a @scratch, @const, @tune or @let name that an earlier kind already
+ * takes, so each name has one meaning.
  */
 #ifndef BW_RESOLVE_H
 #define BW_RESOLVE_H
@@ -25,13 +25,14 @@ enum name_kind {
     NAME_SCALAR,
     NAME_SCRATCH,
     NAME_CONST,
-    NAME_TUNE
+    NAME_TUNE,
+    NAME_LET
 };
 
 struct name_ref {
     enum name_kind kind;
     int index; /* into p->tensors (NAME_TENSOR, NAME_SCALE), p->size_names, p->scalars,
-                  d->scratches, d->consts or d->tunes; -1 for NAME_NONE */
+                  d->scratches, d->consts, d->tunes or d->lets; -1 for NAME_NONE */
 };
 
 /* What `name` means for `side` of problem p with the directives d. */

@@ -3,27 +3,42 @@
  */
 #include "tune.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "common/banned.h"
+
+/* True when d->tunes[i] is the first name of its @tune line. */
+static bool group_starts(const struct directives *d, size_t i)
+{
+    return i == 0 || d->tunes[i].group != d->tunes[i - 1].group;
+}
 
 size_t directives_tune_count(const struct directives *d)
 {
     size_t i, n = 1;
 
     for (i = 0; i < d->n_tunes; i++)
-        n *= d->tunes[i].n_values;
+        if (group_starts(d, i))
+            n *= d->tunes[i].n_values;
     return n;
 }
 
 void directives_tune_combo(const struct directives *d, size_t index, int64_t *values)
 {
-    size_t i;
+    size_t i, end = d->n_tunes;
 
+    /* Each @tune line, the last first: its names [i, end) take value k. */
     for (i = d->n_tunes; i-- > 0;) {
-        values[i] = d->tunes[i].values[index % d->tunes[i].n_values];
+        size_t k;
+        if (!group_starts(d, i))
+            continue;
+        k = index % d->tunes[i].n_values;
         index /= d->tunes[i].n_values;
+        for (size_t j = i; j < end; j++)
+            values[j] = d->tunes[j].values[k];
+        end = i;
     }
 }
 

@@ -15,8 +15,10 @@
 #include "queue.h"
 #include "server.h"
 #include "sse.h"
+#include "throttle.h"
 #include "common/error.h"
 #include "common/language.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "problem/problem.h"
@@ -29,18 +31,94 @@ static int db_trouble(struct http_response *res, char *cause)
     return api_reply_error(res, 503, "unavailable", NULL, "the database is busy; try again");
 }
 
-int admin_create_worker(struct db_conn *c, const char *name, char *token_out, int64_t *id,
+bool admin_worker_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 1 || n > BW_MAX_TOKEN_NAME)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+            return false;
+    return true;
+}
+
+int admin_create_worker(struct db_conn *c, const char *name, const char *token, int64_t *id,
                         char **cause)
 {
     char hash[65];
-    auth_new_token("bww_", token_out);
-    auth_token_hash(token_out, hash);
+    auth_token_hash(token, hash);
     int rc = db_run(c, cause, "INSERT INTO workers(name, token_hash, created_at) VALUES (?,?,?)",
                     "tti", name, hash, (int64_t)time(NULL));
     if (rc == BW_ERR_INVALID)
         return bw_fail(cause, BW_ERR_INVALID, "worker name \"%s\" is taken", name);
     if (rc == BW_OK && id)
         *id = db_last_id(c);
+    return rc;
+}
+
+int admin_find_worker(struct db_conn *c, const char *name, int64_t *id, char **cause)
+{
+    int rc = db_get_i64(c, id, cause,
+                        "SELECT id FROM workers WHERE name = ? AND deleted_at IS NULL", "t", name);
+    if (rc == BW_ERR_NOTFOUND)
+        return bw_fail(cause, BW_ERR_NOTFOUND, "no worker named \"%s\"", name);
+    return rc;
+}
+
+int admin_rotate_worker(struct db_conn *c, int64_t id, const char *token, char **cause)
+{
+    char hash[65];
+    auth_token_hash(token, hash);
+    int rc =
+        db_run(c, cause, "UPDATE workers SET token_hash = ? WHERE id = ? AND deleted_at IS NULL",
+               "ti", hash, id);
+    if (rc == BW_OK && db_changes(c) == 0)
+        return bw_fail(cause, BW_ERR_NOTFOUND, "no worker %lld", (long long)id);
+    return rc;
+}
+
+int admin_delete_worker(struct db_conn *c, int64_t id, char *name_out, int64_t **ids, size_t *n,
+                        char **cause)
+{
+    struct db_stmt *st = NULL;
+    char revoked[AUTH_TOKEN_CHARS], hash[65];
+    int64_t now = (int64_t)time(NULL);
+    *ids = NULL;
+    *n = 0;
+    name_out[0] = '\0';
+    /* A hash of a random string that is no token: nothing presented hashes to it. */
+    auth_new_token("del_", revoked); /* the prefix: 4 bytes at most */
+    auth_token_hash(revoked, hash);
+    int rc = db_begin(c, cause);
+    if (rc < 0)
+        return rc;
+    rc = db_prepare(c, &st, cause, "SELECT name FROM workers WHERE id = ? AND deleted_at IS NULL",
+                    "i", id);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        snprintf(name_out, BW_MAX_TOKEN_NAME + 1, "%s", db_col_text(st, 0));
+        rc = BW_OK;
+    } else if (rc == DB_DONE) {
+        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no worker %lld", (long long)id);
+    }
+    db_finish(st);
+    if (rc == BW_OK)
+        rc = queue_drop_worker(c, id, "the worker was deleted by an admin", ids, n, cause);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE workers SET name = name || ' (deleted ' || id || ')', "
+                    "token_hash = ?, disabled = 1, disabled_reason = 'deleted', deleted_at = ? "
+                    "WHERE id = ?",
+                    "tii", hash, now, id);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "DELETE FROM worker_languages WHERE worker_id = ?", "i", id);
+    if (rc == BW_OK)
+        rc = db_commit(c, cause);
+    if (rc < 0) {
+        db_rollback(c);
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
     return rc;
 }
 
@@ -70,7 +148,7 @@ int admin_h_workers(struct http_request *req, struct http_response *res)
                         " AND l.state = 'active' LIMIT 1), "
                         "(SELECT COUNT(*) FROM leases l WHERE l.worker_id = w.id "
                         " AND l.state = 'done') "
-                        "FROM workers w ORDER BY w.id",
+                        "FROM workers w WHERE w.deleted_at IS NULL ORDER BY w.id",
                         "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         json_t *gpu = db_col_null(st, 7) ? NULL : json_loads(db_col_text(st, 7), 0, NULL);
@@ -124,6 +202,7 @@ int admin_h_worker_create(struct http_request *req, struct http_response *res)
     char token[AUTH_TOKEN_CHARS];
     char *cause = NULL;
     int64_t id = 0;
+    auth_new_token("bww_", token);
     struct db_conn *c = db_acquire(s->db);
     int rc = admin_create_worker(c, b.name, token, &id, &cause);
     db_release(s->db, c);
@@ -159,7 +238,7 @@ int admin_h_worker_enable(struct http_request *req, struct http_response *res)
     struct db_conn *c = db_acquire(s->db);
     int rc = db_run(c, &cause,
                     "UPDATE workers SET disabled = ?, error_streak = 0, disabled_reason = ? "
-                    "WHERE id = ?",
+                    "WHERE id = ? AND deleted_at IS NULL",
                     "Iti", b.enabled ? 0 : 1, b.enabled ? NULL : "disabled by an admin", id);
     int changed = db_changes(c);
     db_release(s->db, c);
@@ -169,6 +248,68 @@ int admin_h_worker_enable(struct http_request *req, struct http_response *res)
         return api_reply_error(res, 404, "not_found", NULL, "no such worker");
     if (b.enabled)
         claims_notify(s->claims);
+    return http_text(res, 204, NULL, "", 0);
+}
+
+int admin_h_worker_token(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    int64_t id;
+    if (!parse_i64(req->params[0], &id) || id < 1)
+        return api_reply_error(res, 404, "not_found", NULL, "no such worker");
+    struct api_error e;
+    if (!body_empty_ok(req->body.data, req->body.len, &e))
+        return api_error_response(res, &e);
+    char token[AUTH_TOKEN_CHARS], name[BW_MAX_TOKEN_NAME + 1] = "";
+    char *cause = NULL;
+    auth_new_token("bww_", token);
+    struct db_conn *c = db_acquire(s->db);
+    int rc = admin_rotate_worker(c, id, token, &cause);
+    struct db_stmt *st = NULL;
+    if (rc == BW_OK &&
+        (rc = db_prepare(c, &st, &cause, "SELECT name FROM workers WHERE id = ?", "i", id)) ==
+            BW_OK &&
+        (rc = db_step(st, &cause)) == DB_ROW) {
+        snprintf(name, sizeof(name), "%s", db_col_text(st, 0));
+        rc = BW_OK;
+    }
+    db_finish(st);
+    db_release(s->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such worker");
+    }
+    if (rc < 0)
+        return db_trouble(res, cause);
+    log_info("admin: worker %s: token rotated by %s (the old one stops working now)", name,
+             auth_who(req)->name);
+    return api_json(
+        res, 200, json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "name", name, "token", token));
+}
+
+int admin_h_worker_delete(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    int64_t id;
+    if (!parse_i64(req->params[0], &id) || id < 1)
+        return api_reply_error(res, 404, "not_found", NULL, "no such worker");
+    char name[BW_MAX_TOKEN_NAME + 1];
+    char *cause = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    struct db_conn *c = db_acquire(s->db);
+    int rc = admin_delete_worker(c, id, name, &ids, &n, &cause);
+    db_release(s->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such worker");
+    }
+    if (rc < 0)
+        return db_trouble(res, cause);
+    log_info("admin: worker %s deleted by %s; %zu job%s it held went back to the queue", name,
+             auth_who(req)->name, n, n == 1 ? "" : "s");
+    judgeapi_requeued(s, ids, n, "the worker was deleted; waiting for another");
+    free(ids);
     return http_text(res, 204, NULL, "", 0);
 }
 
@@ -186,7 +327,7 @@ int admin_h_queue(struct http_request *req, struct http_response *res)
                         "FROM submissions s JOIN users u ON u.id = s.user_id "
                         "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
                         "LEFT JOIN workers w ON w.id = l.worker_id "
-                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.id",
+                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
                         "");
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         bool queued = strcmp(db_col_text(st, 4), "queued") == 0;
@@ -357,4 +498,22 @@ int admin_h_user_role(struct http_request *req, struct http_response *res)
     }
     json_decref(j);
     return status;
+}
+
+int admin_h_unlock(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct api_error e;
+    struct body_unlock b;
+    json_t *j = body_parse_unlock(req->body.data, req->body.len, &b, &e);
+    if (!j)
+        return api_error_response(res, &e);
+    bool address = b.address != NULL;
+    const char *key = address ? b.address : b.name;
+    bool was = throttle_unlock(s->signins, address ? THROTTLE_ADDRESS : THROTTLE_ACCOUNT, key);
+    log_info("admin: %s unlocked sign-ins %s %s%s", auth_who(req)->name, address ? "from" : "as",
+             key, was ? "" : " (they were not locked)");
+    json_t *body = json_pack("{s:b}", "unlocked", was);
+    json_decref(j);
+    return api_json(res, 200, body);
 }

@@ -12,8 +12,10 @@
 #include "arena.h"
 #include "bodies.h"
 #include "db.h"
+#include "device.h"
 #include "http.h"
 #include "metrics.h"
+#include "pwhash.h"
 #include "server.h"
 #include "submissions.h"
 #include "throttle.h"
@@ -353,7 +355,98 @@ static json_t *user_json(int64_t id, const char *name, enum user_role role)
                      auth_role_name(role));
 }
 
-int auth_h_signup(struct http_request *req, struct http_response *res)
+/* A sign-in's or sign-up's state across its suspension while a pool thread
+ * hashes (pwhash.h). */
+struct auth_wait {
+    struct pwhash_job job;
+    char name[BW_MAX_USERNAME + 1];
+    struct principal who; /* sign-in: the account, if the name is one */
+    bool account, enabled;
+    bool trusted;                    /* sign-in from a known device (device.h) */
+    char device[DEVICE_NONCE_CHARS]; /* its cookie's nonce, when trusted */
+    bool released;                   /* the job's strings are freed */
+};
+
+/* Sets a new known-device cookie for `name` (after a right password). */
+static void set_device_cookie(struct http_request *req, struct http_response *res, const char *name)
+{
+    struct server *s = req->app;
+    char value[DEVICE_COOKIE_CHARS];
+    device_cookie_make(s->device_key, name, (int64_t)time(NULL), value);
+    char *cookie =
+        arena_printf(req->arena, "%s=%s; Path=/api/auth; Max-Age=%lld; HttpOnly; SameSite=Strict%s",
+                     DEVICE_COOKIE, value, (long long)BW_DEVICE_COOKIE_DAYS * 24 * 3600,
+                     s->cfg->cookie_secure ? "; Secure" : "");
+    if (value[0] && cookie)
+        http_add_header(req, res, "Set-Cookie", cookie);
+}
+
+static void auth_wait_end(struct http_request *req)
+{
+    struct auth_wait *w = req->state;
+    if (w && !w->released) {
+        pwhash_job_release(&w->job);
+        w->released = true;
+    }
+}
+
+/* 429 busy: every hashing thread is taken and the queue full. */
+static int busy(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    char secs[24];
+    int wait = pwhash_retry_after(s->pwhash);
+    snprintf(secs, sizeof(secs), "%d", wait);
+    http_add_header(req, res, "Retry-After", secs);
+    metrics_pwhash_busy(s->metrics);
+    return api_reply_error(res, 429, "busy", NULL,
+                           "the server is checking as many passwords as it can; try again in %d s",
+                           wait);
+}
+
+/* Hands w's job to the pool and suspends the request: HTTP_SUSPENDED, or an
+ * answer (429 busy, 503 stopping) with nothing suspended. */
+static int hash_later(struct http_request *req, struct http_response *res, struct auth_wait *w)
+{
+    struct server *s = req->app;
+    req->state = w;
+    req->on_end = auth_wait_end;
+    int rc = pwhash_submit(s->pwhash, &w->job, req->conn);
+    if (rc == BW_OK)
+        return HTTP_SUSPENDED;
+    if (rc == BW_ERR_LIMIT)
+        return busy(req, res);
+    return api_reply_error(res, 503, "unavailable", NULL, "the server is stopping; try again");
+}
+
+static struct auth_wait *auth_wait_new(struct http_request *req, const char *name,
+                                       const char *password)
+{
+    struct auth_wait *w = arena_alloc(req->arena, sizeof(*w));
+    if (!w)
+        return NULL;
+    snprintf(w->name, sizeof(w->name), "%s", name);
+    snprintf(w->job.password, sizeof(w->job.password), "%s", password);
+    return w;
+}
+
+/* 429 throttled for sign-ups from this address. */
+static int signups_throttled(struct http_request *req, struct http_response *res, int wait)
+{
+    struct server *s = req->app;
+    char secs[24];
+    snprintf(secs, sizeof(secs), "%d", wait);
+    http_add_header(req, res, "Retry-After", secs);
+    metrics_signup_throttled(s->metrics);
+    log_info("auth: sign-up from %s refused: over signup_address_limit (%d per %d s)", req->remote,
+             s->cfg->signup_address_limit, s->cfg->signup_address_window);
+    return api_reply_error(res, 429, "throttled", NULL,
+                           "too many sign-ups from this address; try again in %d s", wait);
+}
+
+/* The first run of a sign-up: checks, a token of the address's sign-ups,
+ * then the hash in the pool. */
+static int signup_begin(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     struct api_error e;
@@ -365,37 +458,94 @@ int auth_h_signup(struct http_request *req, struct http_response *res)
     json_t *j = body_parse_credentials(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
-    if (!auth_username_ok(b.name)) {
+    int status = 0;
+    if (!auth_username_ok(b.name))
+        status = api_reply_error(res, 400, "invalid", "name",
+                                 "name: 3 to 32 of a-z 0-9 _ . - starting with a letter or digit");
+    else if (!auth_password_ok(b.password, &why))
+        status = api_reply_error(res, 400, "invalid", "password", "password: %s", why);
+    if (status) {
         json_decref(j);
-        return api_reply_error(res, 400, "invalid", "name",
-                               "name: 3 to 32 of a-z 0-9 _ . - starting with a letter or digit");
+        return status;
     }
-    if (!auth_password_ok(b.password, &why)) {
+    /* A taken name is answered before any hashing (a 409 says it anyway). */
+    char *cause = NULL;
+    int64_t taken = 0;
+    struct db_conn *c = db_acquire(s->db);
+    int rc =
+        db_get_i64(c, &taken, &cause, "SELECT COUNT(*) FROM users WHERE name = ?", "t", b.name);
+    db_release(s->db, c);
+    if (rc < 0) {
         json_decref(j);
-        return api_reply_error(res, 400, "invalid", "password", "password: %s", why);
+        return db_unavailable(res, cause);
     }
+    if (taken) {
+        status = api_reply_error(res, 409, "conflict", "name", "name: \"%s\" is taken", b.name);
+        json_decref(j);
+        return status;
+    }
+    int wait = rate_take(s->signups, req->remote, (int64_t)now_ms());
+    if (wait > 0) {
+        json_decref(j);
+        return signups_throttled(req, res, wait);
+    }
+    struct auth_wait *w = auth_wait_new(req, b.name, b.password);
+    json_decref(j);
+    if (!w) {
+        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+    }
+    w->job.kind = PWHASH_HASH;
+    status = hash_later(req, res, w);
+    if (status != HTTP_SUSPENDED)
+        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+    return status;
+}
+
+int auth_h_signup(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct auth_wait *w = req->state;
+    if (!w)
+        return signup_begin(req, res);
     char *cause = NULL;
     char csrf[AUTH_TOKEN_CHARS];
     int64_t id = 0;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = auth_create_user(c, s->cfg, b.name, b.password, USER_LEARNER, &id, &cause);
-    if (rc == BW_OK)
-        rc = start_session(req, res, c, id, csrf, &cause);
-    db_release(s->db, c);
     int status;
-    if (rc == BW_ERR_INVALID) {
-        status = api_reply_error(res, 409, "conflict", "name", "name: \"%s\" is taken", b.name);
-    } else if (rc < 0) {
-        status = db_unavailable(res, cause);
-        cause = NULL;
+    if (w->job.cancelled) {
+        status =
+            api_reply_error(res, 503, "unavailable", NULL, "the server is stopping; try again");
+    } else if (w->job.rc < 0 || !w->job.hash) {
+        status = api_reply_error(res, 503, "unavailable", NULL,
+                                 "password hashing ran out of memory; try again");
     } else {
-        log_info("auth: user %s signed up", b.name);
-        status = api_json(
-            res, 201,
-            json_pack("{s:o, s:s}", "user", user_json(id, b.name, USER_LEARNER), "csrf", csrf));
+        struct db_conn *c = db_acquire(s->db);
+        int rc = db_run(
+            c, &cause, "INSERT INTO users(name, password, role, created_at) VALUES (?,?,?,?)",
+            "ttti", w->name, w->job.hash, auth_role_name(USER_LEARNER), (int64_t)time(NULL));
+        if (rc == BW_OK) {
+            id = db_last_id(c);
+            rc = start_session(req, res, c, id, csrf, &cause);
+        }
+        db_release(s->db, c);
+        if (rc == BW_ERR_INVALID) {
+            status =
+                api_reply_error(res, 409, "conflict", "name", "name: \"%s\" is taken", w->name);
+        } else if (rc < 0) {
+            status = db_unavailable(res, cause);
+            cause = NULL;
+        } else {
+            log_info("auth: user %s signed up", w->name);
+            set_device_cookie(req, res, w->name);
+            status = api_json(res, 201,
+                              json_pack("{s:o, s:s}", "user", user_json(id, w->name, USER_LEARNER),
+                                        "csrf", csrf));
+        }
     }
+    if (status != 201)
+        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
     free(cause);
-    json_decref(j);
+    auth_wait_end(req);
     return status;
 }
 
@@ -411,24 +561,9 @@ static int throttled(struct http_request *req, struct http_response *res, int wa
         scope == THROTTLE_ACCOUNT ? "for this user name" : "from this address", wait);
 }
 
-/* Stores a new hash of the right password at the configured cost. */
-static void rehash(struct server *s, int64_t id, const char *password)
-{
-    char *hash = NULL, *cause = NULL;
-    int rc = auth_hash_password(s->cfg, password, &hash, &cause);
-    if (rc == BW_OK) {
-        struct db_conn *c = db_acquire(s->db);
-        rc = db_run(c, &cause, "UPDATE users SET password = ? WHERE id = ?", "ti", hash, id);
-        db_release(s->db, c);
-    }
-    if (rc < 0)
-        log_warn("auth: user %lld: cannot store the rehashed password: %s", (long long)id,
-                 cause ? cause : "error");
-    free(hash);
-    free(cause);
-}
-
-int auth_h_signin(struct http_request *req, struct http_response *res)
+/* The first run of a sign-in: the lockouts, the account, then the check in
+ * the pool. */
+static int signin_begin(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     struct api_error e;
@@ -438,7 +573,12 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
         return api_error_response(res, &e);
     const char *shown = auth_username_ok(b.name) ? b.name : "(not a user name)";
     enum throttle_scope scope;
-    int wait = throttle_begin(s->signins, b.name, req->remote, (int64_t)now_ms(), &scope);
+    char nonce[DEVICE_NONCE_CHARS];
+    bool trusted = false;
+    bool known = device_cookie_check(s->device_key, http_cookie(req, DEVICE_COOKIE), b.name,
+                                     (int64_t)time(NULL), nonce);
+    int wait = throttle_begin(s->signins, b.name, req->remote, known ? nonce : NULL,
+                              (int64_t)now_ms(), &scope, &trusted);
     if (wait > 0) {
         metrics_signin(s->metrics, true);
         log_info("auth: sign-in as %s from %s refused: locked out %s for %d s more", shown,
@@ -446,62 +586,109 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
         json_decref(j);
         return throttled(req, res, wait, scope);
     }
-    char *cause = NULL, *hash = NULL;
-    struct principal who = {0};
-    bool enabled = false;
+    struct auth_wait *w = auth_wait_new(req, b.name, b.password);
+    char *cause = NULL;
+    int rc = w ? BW_OK : bw_fail(&cause, BW_ERR_NOMEM, "out of memory");
+    if (w && trusted) {
+        w->trusted = true;
+        memcpy(w->device, nonce, sizeof(w->device));
+    }
     struct db_conn *c = db_acquire(s->db);
     struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
+    if (rc == BW_OK)
+        rc = db_prepare(c, &st, &cause,
                         "SELECT id, name, role, disabled, password FROM users WHERE name = ?", "t",
-                        b.name);
+                        w->name);
     if (rc == BW_OK)
         rc = db_step(st, &cause);
     if (rc == DB_ROW) {
-        enabled = load_user(st, &who);
-        hash = db_col_strdup(st, 4);
+        w->account = true;
+        w->enabled = load_user(st, &w->who);
+        w->job.stored = db_col_strdup(st, 4);
+        if (!w->job.stored)
+            rc = bw_fail(&cause, BW_ERR_NOMEM, "out of memory");
     }
     db_finish(st);
     db_release(s->db, c);
     if (rc < 0) {
-        throttle_end(s->signins, b.name, req->remote, THROTTLE_UNCHECKED, (int64_t)now_ms(),
-                     &scope);
+        throttle_end(s->signins, b.name, req->remote, trusted ? nonce : NULL, THROTTLE_UNCHECKED,
+                     (int64_t)now_ms(), &scope);
         json_decref(j);
+        if (w)
+            pwhash_job_release(&w->job);
         return db_unavailable(res, cause);
     }
-    /* Hash outside the connection: argon2id takes tens of milliseconds. */
-    bool ok = auth_check_password(s->cfg, hash, b.password);
-    bool stale = ok && auth_needs_rehash(s->cfg, hash);
-    free(hash);
-    int locked = throttle_end(s->signins, b.name, req->remote, ok ? THROTTLE_RIGHT : THROTTLE_WRONG,
-                              (int64_t)now_ms(), &scope);
+    json_decref(j);
+    /* An unknown name is checked against the dummy hash: the same work. */
+    w->job.kind = PWHASH_CHECK;
+    int status = hash_later(req, res, w);
+    if (status != HTTP_SUSPENDED) {
+        throttle_end(s->signins, w->name, req->remote, w->trusted ? w->device : NULL,
+                     THROTTLE_UNCHECKED, (int64_t)now_ms(), &scope);
+        auth_wait_end(req);
+    }
+    return status;
+}
+
+int auth_h_signin(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    struct auth_wait *w = req->state;
+    if (!w)
+        return signin_begin(req, res);
+    enum throttle_scope scope;
+    const char *shown = auth_username_ok(w->name) ? w->name : "(not a user name)";
+    const char *device = w->trusted ? w->device : NULL;
+    if (w->job.cancelled) {
+        throttle_end(s->signins, w->name, req->remote, device, THROTTLE_UNCHECKED,
+                     (int64_t)now_ms(), &scope);
+        auth_wait_end(req);
+        return api_reply_error(res, 503, "unavailable", NULL, "the server is stopping; try again");
+    }
+    bool ok = w->job.ok && w->account;
+    int locked = throttle_end(s->signins, w->name, req->remote, device,
+                              ok ? THROTTLE_RIGHT : THROTTLE_WRONG, (int64_t)now_ms(), &scope);
+    char *cause = NULL;
     int status;
     if (!ok) {
         metrics_signin(s->metrics, false);
-        if (locked > 0)
+        if (locked > 0 && scope == THROTTLE_DEVICE)
+            log_warn("auth: failed sign-ins as %s from a known device (from %s): the device is "
+                     "an unknown one for %d s",
+                     shown, req->remote, locked);
+        else if (locked > 0)
             log_warn("auth: failed sign-ins %s %s: locked out for %d s",
                      scope == THROTTLE_ACCOUNT ? "as" : "from",
                      scope == THROTTLE_ACCOUNT ? shown : req->remote, locked);
         status = api_reply_error(res, 401, "bad_credentials", NULL, "wrong user name or password");
-    } else if (!enabled) {
+    } else if (!w->enabled) {
         status = api_reply_error(res, 403, "forbidden", NULL, "this account is disabled");
     } else {
-        if (stale)
-            rehash(s, who.id, b.password);
         char csrf[AUTH_TOKEN_CHARS];
-        c = db_acquire(s->db);
-        rc = start_session(req, res, c, who.id, csrf, &cause);
+        struct db_conn *c = db_acquire(s->db);
+        /* A hash made at another cost was made again at this one, off this thread. */
+        if (w->job.hash && db_run(c, &cause, "UPDATE users SET password = ? WHERE id = ?", "ti",
+                                  w->job.hash, w->who.id) < 0) {
+            log_warn("auth: user %lld: cannot store the rehashed password: %s",
+                     (long long)w->who.id, cause ? cause : "error");
+            free(cause);
+            cause = NULL;
+        }
+        int rc = start_session(req, res, c, w->who.id, csrf, &cause);
         db_release(s->db, c);
         if (rc < 0) {
             status = db_unavailable(res, cause);
             cause = NULL;
         } else {
-            status = api_json(res, 200,
-                              json_pack("{s:o, s:s}", "user", user_json(who.id, who.name, who.role),
-                                        "csrf", csrf));
+            set_device_cookie(req, res, w->who.name);
+            status =
+                api_json(res, 200,
+                         json_pack("{s:o, s:s}", "user",
+                                   user_json(w->who.id, w->who.name, w->who.role), "csrf", csrf));
         }
     }
     free(cause);
-    json_decref(j);
+    auth_wait_end(req);
     return status;
 }
 

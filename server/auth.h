@@ -17,7 +17,12 @@
  *
  * Sign-ins are throttled per user name and per client address (throttle.h):
  * a locked-out attempt is answered 429 "throttled" with Retry-After before
- * any password is checked.
+ * any password is checked. A browser that signed in as a name before brings
+ * a known-device cookie (device.h) and meets only its own lockout. Sign-ups
+ * are limited per client address. Passwords are checked and hashed on the
+ * pwhash pool (pwhash.h), never on an HTTP thread: the sign-in and sign-up
+ * handlers suspend their request while it works, and run again with the
+ * result.
  */
 #ifndef BW_SERVER_AUTH_H
 #define BW_SERVER_AUTH_H

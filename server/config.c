@@ -43,6 +43,12 @@ static const struct key keys[] = {
      "open connections at once, event streams included (at least 4 per thread)"},
     {"connection_timeout", INT(conn_timeout_s, 1, 3600),
      "seconds an idle connection is kept (not event streams)"},
+    {"request_deadline", INT(request_deadline_s, 1, 3600),
+     "seconds a request's line, headers and body may take to arrive, however steadily they "
+     "trickle (and an idle kept-alive connection is kept)"},
+    {"connections_per_address", INT(per_address, 0, 1000000),
+     "open connections from one client address (IPv6: its /64), trusted proxies excepted (0: no "
+     "cap)"},
     {"signup", BOOL(signup), "anyone may create a learner account"},
     {"session_hours", INT(session_hours, 1, 24 * 365), "hours a sign-in lasts"},
     {"cookie_secure", BOOL(cookie_secure), "send the session cookie over HTTPS only"},
@@ -52,8 +58,9 @@ static const struct key keys[] = {
     {"quota_window", INT(quota_window_s, 1, 7 * 24 * 3600), "seconds of the sliding quota window"},
     {"quota_in_flight", INT(quota_in_flight, 1, 1000000),
      "a user's submissions queued or being judged at once"},
-    {"lease", INT(lease_s, 1, 3600),
-     "seconds a job stays with a worker without a heartbeat (longer than claim_wait)"},
+    {"lease", INT(lease_s, 3, 3600),
+     "seconds without a heartbeat before a worker is taken as lost (its jobs requeued; it "
+     "heartbeats every lease/3)"},
     {"claim_wait", INT(claim_wait_s, 1, 300), "seconds of a worker's longest claim long-poll"},
     {"sse_heartbeat", INT(sse_heartbeat_s, 1, 300),
      "seconds between keep-alive comments on an idle event stream"},
@@ -64,6 +71,16 @@ static const struct key keys[] = {
     {"pwhash_ops", INT(pwhash_ops, 1, 20), "argon2id opslimit of password hashes"},
     {"pwhash_mem_kib", INT(pwhash_mem_kib, 8, 4 * 1024 * 1024),
      "argon2id memlimit of password hashes, KiB"},
+    {"pwhash_threads", INT(pwhash_threads, 0, 256),
+     "threads that check and hash passwords, never the HTTP threads (0: half the CPUs, at least "
+     "one); each uses pwhash_mem_kib at a time"},
+    {"pwhash_queue", INT(pwhash_queue, 1, 1000000),
+     "sign-ins and sign-ups waiting for a hashing thread; more are answered 429 busy"},
+    {"signup_address_limit", INT(signup_address_limit, 0, 1000000),
+     "sign-ups from one client address at once (0: no limit); then one more every "
+     "signup_address_window / signup_address_limit seconds"},
+    {"signup_address_window", INT(signup_address_window, 1, 7 * 24 * 3600),
+     "seconds in which a client address's sign-ups come back"},
     {"signin_account_failures", INT(signin_account_failures, 0, 1000000),
      "failed sign-ins of one user name before a lockout (0: no limit)"},
     {"signin_address_failures", INT(signin_address_failures, 0, 1000000),
@@ -103,6 +120,8 @@ void config_init(struct server_config *c)
     c->threads = 4;
     c->max_connections = 8192;
     c->conn_timeout_s = 60;
+    c->request_deadline_s = BW_HTTP_REQUEST_DEADLINE_S;
+    c->per_address = BW_HTTP_CONNECTIONS_PER_ADDRESS;
     c->signup = true;
     c->session_hours = 24 * 14;
     c->cookie_secure = false;
@@ -110,13 +129,17 @@ void config_init(struct server_config *c)
     c->quota_submit = 30;
     c->quota_window_s = 3600;
     c->quota_in_flight = 3;
-    c->lease_s = 120;
+    c->lease_s = BW_WORKER_LOST_S;
     c->claim_wait_s = 25;
     c->sse_heartbeat_s = 15;
     c->worker_error_limit = 3;
     c->problem_error_limit = 5;
     c->pwhash_ops = 2;             /* crypto_pwhash_OPSLIMIT_INTERACTIVE */
     c->pwhash_mem_kib = 64 * 1024; /* crypto_pwhash_MEMLIMIT_INTERACTIVE */
+    c->pwhash_threads = 0;
+    c->pwhash_queue = BW_PWHASH_QUEUE;
+    c->signup_address_limit = BW_SIGNUP_PER_ADDRESS;
+    c->signup_address_window = 3600;
     c->signin_account_failures = 5;
     c->signin_address_failures = 20;
     c->signin_lockout_s = 30;
@@ -328,9 +351,6 @@ int config_validate(const struct server_config *c, char **cause)
         return bw_fail(cause, BW_ERR_INVALID, "database: empty path");
     if (!*c->problems_dir)
         return bw_fail(cause, BW_ERR_INVALID, "problems: empty path");
-    if (c->claim_wait_s >= c->lease_s)
-        return bw_fail(cause, BW_ERR_INVALID, "claim_wait (%d s) must be shorter than lease (%d s)",
-                       c->claim_wait_s, c->lease_s);
     if (c->max_connections < c->threads * 4)
         return bw_fail(cause, BW_ERR_INVALID, "max_connections (%d) is below 4 per thread (%d)",
                        c->max_connections, c->threads);

@@ -24,30 +24,36 @@
 #include "common/log.h"
 
 struct server_config {
-    char *listen;            /* owned: address to bind, "127.0.0.1" */
-    int port;                /* TCP port */
-    char *db_path;           /* owned: the SQLite file */
-    char *problems_dir;      /* owned */
-    char *web_dir;           /* owned: static files; "" serves none */
-    int threads;             /* HTTP worker threads */
-    int max_connections;     /* open connections at once, SSE streams included */
-    int conn_timeout_s;      /* idle connection timeout (not while suspended) */
-    bool signup;             /* anyone may create a learner account */
-    int session_hours;       /* session cookie lifetime */
-    bool cookie_secure;      /* add Secure to the cookie (behind TLS) */
-    int quota_run;           /* Run submissions per user per quota window */
-    int quota_submit;        /* Submit submissions per user per quota window */
-    int quota_window_s;      /* sliding window of the two quotas above */
-    int quota_in_flight;     /* a user's submissions queued or judging at once */
-    int lease_s;             /* a worker's lease lasts this long without a heartbeat */
-    int claim_wait_s;        /* longest wait of one claim long-poll */
-    int sse_heartbeat_s;     /* comment line sent on an idle event stream */
-    int worker_error_limit;  /* internal errors in a row that disable a worker */
-    int problem_error_limit; /* internal errors in a row that disable a problem */
-    int pwhash_ops;          /* argon2id opslimit (libsodium) */
-    int pwhash_mem_kib;      /* argon2id memlimit in KiB */
-    char *metrics_token;     /* owned: bearer token required by /metrics; "" none */
-    char *trusted_proxies;   /* owned: proxy addresses whose X-Forwarded-For is believed; "" none */
+    char *listen;              /* owned: address to bind, "127.0.0.1" */
+    int port;                  /* TCP port */
+    char *db_path;             /* owned: the SQLite file */
+    char *problems_dir;        /* owned */
+    char *web_dir;             /* owned: static files; "" serves none */
+    int threads;               /* HTTP worker threads */
+    int max_connections;       /* open connections at once, SSE streams included */
+    int conn_timeout_s;        /* idle connection timeout (not while suspended) */
+    int request_deadline_s;    /* a whole request (line, headers, body) must arrive within */
+    int per_address;           /* open connections from one client address; 0: no cap */
+    bool signup;               /* anyone may create a learner account */
+    int session_hours;         /* session cookie lifetime */
+    bool cookie_secure;        /* add Secure to the cookie (behind TLS) */
+    int quota_run;             /* Run submissions per user per quota window */
+    int quota_submit;          /* Submit submissions per user per quota window */
+    int quota_window_s;        /* sliding window of the two quotas above */
+    int quota_in_flight;       /* a user's submissions queued or judging at once */
+    int lease_s;               /* a worker is lost after this long without a heartbeat */
+    int claim_wait_s;          /* longest wait of one claim long-poll */
+    int sse_heartbeat_s;       /* comment line sent on an idle event stream */
+    int worker_error_limit;    /* internal errors in a row that disable a worker */
+    int problem_error_limit;   /* internal errors in a row that disable a problem */
+    int pwhash_ops;            /* argon2id opslimit (libsodium) */
+    int pwhash_mem_kib;        /* argon2id memlimit in KiB */
+    int pwhash_threads;        /* threads that hash passwords (not HTTP's); 0: half the CPUs */
+    int pwhash_queue;          /* sign-ins and sign-ups waiting for them; more get 429 busy */
+    int signup_address_limit;  /* sign-ups from one client address at once; 0 no limit */
+    int signup_address_window; /* seconds to refill them (one every window/limit) */
+    char *metrics_token;       /* owned: bearer token required by /metrics; "" none */
+    char *trusted_proxies; /* owned: proxy addresses whose X-Forwarded-For is believed; "" none */
     int signin_account_failures; /* failed sign-ins of one name before a lockout; 0 off */
     int signin_address_failures; /* failed sign-ins from one client address before a lockout; 0 off
                                   */

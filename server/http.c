@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include <microhttpd.h>
+#include <sodium.h>
 
 #include "arena.h"
 #include "common/error.h"
@@ -19,6 +22,25 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "common/banned.h"
+
+/* Open connections per client address (IPv6: per /64), for the cap. */
+#define ADDR_BUCKETS 1024
+struct addr_count {
+    struct in6_addr key;
+    unsigned n;
+    struct addr_count *next;
+};
+
+/* One open connection (libmicrohttpd's socket context), from its start to
+ * its close, in struct http's list. */
+struct conn {
+    int fd;
+    double since_ms;         /* when the request being received began (see receiving) */
+    bool receiving;          /* a request (line, headers, body) is still coming in */
+    bool closing;            /* shut down by the deadline or the cap */
+    struct addr_count *addr; /* its address's count; NULL for a trusted proxy */
+    struct conn *prev, *next;
+};
 
 struct http {
     struct MHD_Daemon *d;
@@ -29,6 +51,13 @@ struct http {
     void *app;
     int port;
     char *trusted_proxies; /* owned copy of the option ("" none) */
+    int request_deadline_s;
+    int per_address;
+    pthread_mutex_t conns_lock; /* guards conns, addrs and each struct conn's fields */
+    struct conn *conns;
+    struct addr_count *addrs[ADDR_BUCKETS];
+    unsigned char addr_hkey[crypto_shorthash_KEYBYTES];
+    atomic_ullong deadline_closed, address_refused;
 };
 
 /* What lives in *con_cls: the request and its response builder. */
@@ -230,6 +259,20 @@ static void stream_free(void *cls)
     free(s);
 }
 
+/* The connection of `mc` has its whole request (or is answered before it):
+ * the deadline stops counting for it. */
+static void request_received(struct http *h, struct MHD_Connection *mc)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *c = ci ? ci->socket_context : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&h->conns_lock);
+    c->receiving = false;
+    pthread_mutex_unlock(&h->conns_lock);
+}
+
 /* Builds and queues the MHD response; returns MHD's verdict. */
 static enum MHD_Result send_response(struct MHD_Connection *mc, struct exchange *x, int status)
 {
@@ -268,6 +311,7 @@ static enum MHD_Result send_response(struct MHD_Connection *mc, struct exchange 
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     for (struct http_header *h = res->headers; h; h = h->next)
         MHD_add_response_header(r, h->name, h->value);
+    request_received(x->http, mc);
     enum MHD_Result ok = MHD_queue_response(mc, (unsigned)status, r);
     MHD_destroy_response(r);
     if (ok == MHD_YES)
@@ -394,6 +438,23 @@ static void fill_remote(struct http *h, struct MHD_Connection *mc, struct http_r
     http_client_address(req->peer, xff, h->trusted_proxies, req->remote);
 }
 
+static enum MHD_Result add_header_bytes(void *cls, enum MHD_ValueKind kind, const char *key,
+                                        const char *value)
+{
+    (void)kind;
+    size_t *n = cls;
+    *n += strlen(key) + (value ? strlen(value) : 0) + 4; /* ": " and CRLF */
+    return MHD_YES;
+}
+
+/* The bytes of a request's header lines, as sent (give or take blanks). */
+static size_t header_bytes(struct MHD_Connection *mc)
+{
+    size_t n = 0;
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, add_header_bytes, &n);
+    return n;
+}
+
 static struct exchange *exchange_new(struct http *h, struct MHD_Connection *mc, const char *url,
                                      const char *method)
 {
@@ -439,6 +500,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
             return MHD_NO;
         *con_cls = x;
         struct http_request *req = &x->req;
+        if (!refused && header_bytes(mc) > BW_MAX_HEADER_BYTES) {
+            /* Answered at once, and the connection closed after it: its body
+             * (if any) is not read. */
+            char msg[96];
+            snprintf(msg, sizeof(msg), "request headers are over BW_MAX_HEADER_BYTES (%d bytes)",
+                     BW_MAX_HEADER_BYTES);
+            x->route_status = 431;
+            http_add_header(req, &x->res, "Connection", "close");
+            return send_response(mc, x, error_body(&x->res, 431, "headers_too_large", msg));
+        }
         if (refused) {
             x->route_status = refused;
         } else {
@@ -487,6 +558,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     if (x->status) /* a response was queued early (413) */
         return MHD_YES;
+    request_received(h, mc);
 
     int status;
     if (req->suspended)
@@ -562,14 +634,26 @@ static enum http_end end_of(const struct exchange *x, enum MHD_RequestTerminatio
 static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)mc;
     struct http *h = cls;
     struct exchange *x = *con_cls;
     *con_cls = NULL;
+    /* A kept-alive connection's next request must arrive within the
+     * deadline of this answer (so an idle one is closed then too). */
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *c = ci ? ci->socket_context : NULL;
+    if (c) {
+        pthread_mutex_lock(&h->conns_lock);
+        c->receiving = true;
+        c->since_ms = now_ms();
+        pthread_mutex_unlock(&h->conns_lock);
+    }
     if (!x || (void *)x == &uri_has_nul || (void *)x == &uri_too_long)
         return;
     if (h->done)
         h->done(h->app, &x->req, x->status, end_of(x, toe));
+    if (x->req.on_end)
+        x->req.on_end(&x->req);
     if (x->res.stream.read && x->res.stream.free)
         x->res.stream.free(x->res.stream.arg);
     if (x->res.file_fd >= 0)
@@ -578,6 +662,150 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     buf_release(&x->res.body);
     arena_free(x->req.arena);
     *con_cls = NULL;
+}
+
+/* A peer's address as IPv6 (IPv4 mapped); all zeros when unknown. */
+static struct in6_addr peer_address(const struct sockaddr *sa)
+{
+    struct in6_addr a;
+    memset(&a, 0, sizeof(a));
+    if (sa && sa->sa_family == AF_INET) {
+        a.s6_addr[10] = 0xff;
+        a.s6_addr[11] = 0xff;
+        memcpy(&a.s6_addr[12], &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        a = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    }
+    return a;
+}
+
+/* The count of `key`, made if missing (NULL when out of memory); call with
+ * conns_lock held. The bucket is a keyed hash: nobody can aim collisions. */
+static struct addr_count *addr_count_of(struct http *h, const struct in6_addr *key)
+{
+    unsigned char hash[crypto_shorthash_BYTES];
+    crypto_shorthash(hash, key->s6_addr, sizeof(key->s6_addr), h->addr_hkey);
+    size_t b = (hash[0] | (size_t)hash[1] << 8) % ADDR_BUCKETS;
+    for (struct addr_count *a = h->addrs[b]; a; a = a->next)
+        if (memcmp(&a->key, key, sizeof(*key)) == 0)
+            return a;
+    struct addr_count *a = calloc(1, sizeof(*a));
+    if (a) {
+        a->key = *key;
+        a->next = h->addrs[b];
+        h->addrs[b] = a;
+    }
+    return a;
+}
+
+static void addr_count_drop(struct http *h, struct addr_count *a)
+{
+    if (--a->n > 0)
+        return;
+    unsigned char hash[crypto_shorthash_BYTES];
+    crypto_shorthash(hash, a->key.s6_addr, sizeof(a->key.s6_addr), h->addr_hkey);
+    struct addr_count **p = &h->addrs[(hash[0] | (size_t)hash[1] << 8) % ADDR_BUCKETS];
+    while (*p && *p != a)
+        p = &(*p)->next;
+    if (*p)
+        *p = a->next;
+    free(a);
+}
+
+/* Every connection is registered from its start to its close: for the
+ * request deadline (http_tick) and the cap per client address, which a
+ * connection over it meets at once (it is shut down before a byte is read;
+ * the client sees the connection closed). Connections from a trusted proxy
+ * are not counted: behind one, it is the proxy's to cap per client. */
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct http *h = cls;
+    struct conn *c = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (!c)
+            return;
+        pthread_mutex_lock(&h->conns_lock);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            h->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        if (c->addr)
+            addr_count_drop(h, c->addr);
+        pthread_mutex_unlock(&h->conns_lock);
+        free(c);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *fi =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ai =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    c = calloc(1, sizeof(*c));
+    if (!c || !fi) {
+        free(c);
+        return; /* not registered: no deadline, not counted (out of memory only) */
+    }
+    c->fd = fi->connect_fd;
+    c->since_ms = now_ms();
+    c->receiving = true;
+    struct in6_addr key = peer_address(ai ? ai->client_addr : NULL);
+    bool proxy = h->trusted_proxies[0] && is_trusted(&key, h->trusted_proxies);
+    if (!IN6_IS_ADDR_V4MAPPED(&key))
+        memset(&key.s6_addr[8], 0, 8); /* IPv6: counted per /64, one host's usual share */
+    bool refuse = false;
+    pthread_mutex_lock(&h->conns_lock);
+    if (h->per_address > 0 && !proxy) {
+        c->addr = addr_count_of(h, &key);
+        if (c->addr && ++c->addr->n > (unsigned)h->per_address)
+            refuse = c->closing = true;
+    }
+    c->next = h->conns;
+    if (h->conns)
+        h->conns->prev = c;
+    h->conns = c;
+    pthread_mutex_unlock(&h->conns_lock);
+    *socket_context = c;
+    if (refuse) {
+        shutdown(c->fd, SHUT_RDWR);
+        atomic_fetch_add(&h->address_refused, 1);
+        char text[HTTP_ADDR_CHARS];
+        format_addr(&key, text);
+        log_debug("http: refused a connection from %s: over connections_per_address (%d)", text,
+                  h->per_address);
+    }
+}
+
+void http_tick(struct http *h)
+{
+    double now = now_ms(), limit = (double)h->request_deadline_s * 1000.0;
+    unsigned closed = 0;
+    pthread_mutex_lock(&h->conns_lock);
+    for (struct conn *c = h->conns; c; c = c->next) {
+        if (c->receiving && !c->closing && now - c->since_ms > limit) {
+            /* libmicrohttpd sees the end of the stream and closes the
+             * connection itself; the fd stays valid until it does, which
+             * is after on_connection took it off this list. */
+            shutdown(c->fd, SHUT_RDWR);
+            c->closing = true;
+            closed++;
+        }
+    }
+    pthread_mutex_unlock(&h->conns_lock);
+    if (closed) {
+        atomic_fetch_add(&h->deadline_closed, closed);
+        log_info("http: closed %u connection%s that sent no whole request within "
+                 "request_deadline (%d s)",
+                 closed, closed == 1 ? "" : "s", h->request_deadline_s);
+    }
+}
+
+void http_counters(struct http *h, uint64_t *deadline_closed, uint64_t *address_refused)
+{
+    *deadline_closed = atomic_load(&h->deadline_closed);
+    *address_refused = atomic_load(&h->address_refused);
 }
 
 bool http_log_peer_gone(const char *message)
@@ -642,16 +870,29 @@ int http_start(const struct http_options *o, const struct route *routes, size_t 
     h->access = access;
     h->done = done;
     h->app = app;
+    h->request_deadline_s = o->request_deadline_s > 0 ? o->request_deadline_s : 1;
+    h->per_address = o->per_address;
+    pthread_mutex_init(&h->conns_lock, NULL);
+    crypto_shorthash_keygen(h->addr_hkey);
     unsigned threads = o->threads > 1 ? (unsigned)o->threads : 0;
+    /* Each connection's memory holds its request line and headers whole: a
+     * head over BW_MAX_HEADER_BYTES that fits gets our 431 in JSON; one that
+     * does not fit gets libmicrohttpd's own (HTML; it cannot be replaced).
+     * The memory is mapped at accept and cleared whole between two requests
+     * of a kept-alive connection: such a connection costs all of it (at
+     * max_connections 8192, 1 GiB), which connections_per_address bounds
+     * per client. */
     h->d = MHD_start_daemon(
         flags, (uint16_t)o->port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
         NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_CONNECTION_LIMIT,
+        on_completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)o->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->conn_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)BW_HTTP_CONN_MEMORY_BYTES,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
         threads ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, MHD_OPTION_END);
     if (!h->d) {
+        pthread_mutex_destroy(&h->conns_lock);
         free(h->trusted_proxies);
         free(h);
         return bw_fail(cause, BW_ERR_SYSTEM,
@@ -689,6 +930,8 @@ void http_stop(struct http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->d);
+    /* Every connection was closed, so every count was dropped. */
+    pthread_mutex_destroy(&h->conns_lock);
     free(h->trusted_proxies);
     free(h);
 }

@@ -24,6 +24,12 @@
  * peer is one of the configured trusted proxies, the address that proxy
  * put in X-Forwarded-For (see http_client_address).
  *
+ * Slow clients: every request must arrive whole (line, headers, body) within
+ * request_deadline_s of its connection's start, or of the answer before it on
+ * a kept-alive connection, else the connection is closed (http_tick); and a
+ * client address may hold at most per_address connections at once (trusted
+ * proxies excepted), a connection over that is closed at once.
+ *
  * A request that ends without an answer because the client left, or idled
  * past the timeout, is reported to the done hook with status 0 and
  * HTTP_END_CLIENT_GONE: that is not the server's failure (no 5xx), and
@@ -84,7 +90,10 @@ struct http_request {
     const void *route; /* the matched route (struct route *) */
     void *who;         /* set by the access hook: the authenticated principal */
     void *state;       /* a handler's state across suspensions */
-    int calls;         /* how many times the handler has run, including this one */
+    /* Called once when the request ends, whatever happened (the completion
+     * callback), for a handler whose state holds more than arena memory. */
+    void (*on_end)(struct http_request *req);
+    int calls; /* how many times the handler has run, including this one */
     double started_ms;
     char remote[HTTP_ADDR_CHARS]; /* the client's address (behind a trusted proxy, its XFF) */
     char peer[HTTP_ADDR_CHARS];   /* the connection's peer (the proxy, when there is one) */
@@ -136,6 +145,8 @@ struct http_options {
     int max_connections;
     int conn_timeout_s;
     const char *trusted_proxies; /* config_address_list_ok() syntax; "" or NULL: none */
+    int request_deadline_s;      /* a request's line, headers and body must arrive within */
+    int per_address;             /* open connections from one client address; 0: no cap */
 };
 
 /* Starts serving. `routes` is borrowed and must outlive the server. *out is new. */
@@ -151,6 +162,15 @@ void http_quiesce(struct http *h);
 void http_stop(struct http *h);
 /* Open connections right now. */
 unsigned http_connections(struct http *h);
+/* Closes (shuts down) every connection whose request has not fully arrived
+ * within request_deadline_s of the connection's start or of the answer
+ * before it: libmicrohttpd's own timeout counts idle time only, so a client
+ * sending a byte every few seconds would hold its connection forever. Called
+ * once a second (the server's ticker). */
+void http_tick(struct http *h);
+/* Connections closed by the deadline, and refused over the per-address cap,
+ * since the start. */
+void http_counters(struct http *h, uint64_t *deadline_closed, uint64_t *address_refused);
 
 /* Suspends/resumes a connection (see above). http_resume must only be called
  * on a suspended connection: callers track that under their own lock. */

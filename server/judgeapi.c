@@ -26,6 +26,7 @@
 
 struct waiter {
     struct http_conn *conn;
+    int64_t worker; /* workers.id of the claim's worker */
     double deadline_ms;
     bool suspended;
     struct waiter *next;
@@ -37,6 +38,7 @@ struct claim_waiters {
     struct waiter *head;
     unsigned n;
     bool closing;
+    double touched_ms; /* when waiting workers were last marked seen */
 };
 
 struct claim_state {
@@ -164,12 +166,18 @@ static int lease_refused(struct server *s, const struct principal *who, const ch
     return status;
 }
 
+/* How often a worker posts progress, heartbeats included: three times a lease. */
+static int heartbeat_seconds(const struct server *s)
+{
+    return s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1;
+}
+
 int judgeapi_h_register(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
     struct api_error e;
-    struct body_register b;
+    struct wp_register b;
     json_t *j = body_parse_register(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
@@ -228,25 +236,34 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
              b.can_execute ? (b.gpu_name[0] ? b.gpu_name : "gpu") : "compile only",
              langs[0] ? langs : "nothing this server knows");
     json_decref(j);
-    return api_json(res, 200,
-                    json_pack("{s:{s:I, s:s}, s:o, s:o, s:i, s:i, s:i}", "worker", "id",
-                              (json_int_t)who->id, "name", who->name, "reclaimed", held,
-                              "languages", accepted, "lease_seconds", s->cfg->lease_s,
-                              "heartbeat_seconds",
-                              s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1, "claim_wait",
-                              s->cfg->claim_wait_s));
+    const struct wp_welcome welcome = {.worker_id = who->id,
+                                       .worker_name = who->name,
+                                       .reclaimed = held,
+                                       .languages = accepted,
+                                       .lease_s = s->cfg->lease_s,
+                                       .heartbeat_s = heartbeat_seconds(s),
+                                       .claim_wait_s = s->cfg->claim_wait_s};
+    json_t *reply = wp_welcome_encode(&welcome);
+    json_decref(held);
+    json_decref(accepted);
+    return api_json(res, 200, reply);
 }
 
 static json_t *job_json(const struct server *s, const struct job *job)
 {
-    char seed[32];
-    snprintf(seed, sizeof(seed), "%llu", (unsigned long long)job->seed);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "lease", job->lease,
-                     "submission", (json_int_t)job->submission, "problem", job->problem, "bundle",
-                     job->hash, "mode", job->submit ? "submit" : "run", "language",
-                     language_name(job->language), "source", job->source, "seed", seed, "attempt",
-                     job->attempt, "lease_seconds", s->cfg->lease_s, "heartbeat_seconds",
-                     s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1);
+    const struct wp_job m = {.lease = job->lease,
+                             .submission = job->submission,
+                             .problem = job->problem,
+                             .bundle = job->hash,
+                             .submit = job->submit,
+                             .language = job->language,
+                             .source = job->source,
+                             .source_len = strlen(job->source),
+                             .seed = (uint64_t)job->seed,
+                             .attempt = job->attempt,
+                             .lease_s = s->cfg->lease_s,
+                             .heartbeat_s = heartbeat_seconds(s)};
+    return wp_job_encode(&m);
 }
 
 int judgeapi_h_claim(struct http_request *req, struct http_response *res)
@@ -257,7 +274,7 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     if (!cs) {
         struct api_error e;
-        struct body_claim b;
+        struct wp_claim b;
         json_t *j = body_parse_claim(req->body.data, req->body.len, &b, &e);
         if (!j)
             return api_error_response(res, &e);
@@ -268,6 +285,7 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
         cs->wait_s =
             b.wait_s < 0 || b.wait_s > s->cfg->claim_wait_s ? s->cfg->claim_wait_s : b.wait_s;
         cs->w.conn = req->conn;
+        cs->w.worker = who->id;
         cs->w.deadline_ms = now_ms() + (double)cs->wait_s * 1000.0;
         req->state = cs;
     }
@@ -350,7 +368,7 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
     if (!lease)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     struct api_error e;
-    struct body_progress b;
+    struct wp_progress b;
     json_t *j = body_parse_progress(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
@@ -397,7 +415,7 @@ int judgeapi_h_result(struct http_request *req, struct http_response *res)
     if (!lease)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     struct api_error e;
-    struct body_result *b = malloc(sizeof(*b));
+    struct wp_result *b = malloc(sizeof(*b));
     if (!b)
         return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
     json_t *j = body_parse_result(req->body.data, req->body.len, b, &e);
@@ -451,7 +469,7 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
     if (!lease)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     struct api_error e;
-    struct body_internal_error b;
+    struct wp_internal_error b;
     json_t *j = body_parse_internal_error(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
@@ -547,6 +565,56 @@ int judgeapi_h_bundle(struct http_request *req, struct http_response *res)
     return status;
 }
 
+void judgeapi_tick_claims(struct server *s)
+{
+    struct claim_waiters *cw = s->claims;
+    double now = now_ms();
+    int64_t *ids = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&cw->lock);
+    bool touch = now - cw->touched_ms >= (s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1) * 1e3;
+    if (touch && cw->n > 0)
+        ids = malloc(cw->n * sizeof(*ids));
+    struct waiter **p = &cw->head;
+    while (*p) {
+        struct waiter *w = *p;
+        if (http_peer_closed(w->conn)) {
+            /* Its handler runs again, sees the peer gone and ends the claim. */
+            *p = w->next;
+            cw->n--;
+            w->suspended = false;
+            http_resume(w->conn);
+            continue;
+        }
+        if (ids)
+            ids[n++] = w->worker;
+        p = &w->next;
+    }
+    if (touch)
+        cw->touched_ms = now;
+    pthread_mutex_unlock(&cw->lock);
+    if (n > 0) {
+        struct db_conn *c = db_acquire(s->db);
+        int64_t t = (int64_t)time(NULL);
+        for (size_t i = 0; i < n; i++)
+            db_run(c, NULL, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii", t, ids[i]);
+        db_release(s->db, c);
+    }
+    free(ids);
+}
+
+void judgeapi_requeued(struct server *s, const int64_t *ids, size_t n, const char *message)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)ids[i], "state", "queued",
+                               "message", message);
+        sse_publish(s->hub, ids[i], "requeued", ev, false);
+        json_decref(ev);
+    }
+    if (n)
+        judgeapi_queue_changed(s);
+}
+
 void judgeapi_expire(struct server *s)
 {
     int64_t *ids = NULL, *done = NULL;
@@ -561,9 +629,11 @@ void judgeapi_expire(struct server *s)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        log_warn("judge api: submission %lld: lease expired; requeued", (long long)ids[i]);
+        log_warn("judge api: submission %lld: its worker sent no heartbeat for %d s (lost); "
+                 "requeued",
+                 (long long)ids[i], s->cfg->lease_s);
         json_t *ev = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)ids[i], "state", "queued",
-                               "message", "the worker stopped answering; waiting for another");
+                               "message", "the worker stopped answering; judging again");
         sse_publish(s->hub, ids[i], "requeued", ev, false);
         json_decref(ev);
     }

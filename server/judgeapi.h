@@ -20,6 +20,7 @@
 #ifndef BW_SERVER_JUDGEAPI_H
 #define BW_SERVER_JUDGEAPI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct http_request;
@@ -33,6 +34,11 @@ void claims_free(struct claim_waiters *cw);
 void claims_notify(struct claim_waiters *cw);
 /* Wakes claims whose wait is over. */
 void claims_tick(struct claim_waiters *cw);
+/* The ticker's other part for waiting claims: a claim whose worker hung up
+ * is ended now (not at the end of its wait), and every lease/3 seconds the
+ * workers still waiting are marked seen, so that a worker in a long-poll
+ * longer than a lease counts as alive while a killed one does not. */
+void judgeapi_tick_claims(struct server *s);
 /* Ends every waiting claim (shutdown). */
 void claims_shutdown(struct claim_waiters *cw);
 unsigned claims_waiting(struct claim_waiters *cw);
@@ -47,6 +53,10 @@ int judgeapi_h_result(struct http_request *req, struct http_response *res);
 int judgeapi_h_internal_error(struct http_request *req, struct http_response *res);
 int judgeapi_h_release(struct http_request *req, struct http_response *res);
 int judgeapi_h_bundle(struct http_request *req, struct http_response *res);
+
+/* Tells the watchers of these submissions that they went back to the queue
+ * ("requeued" events with `message`), and the queue's watchers and claims. */
+void judgeapi_requeued(struct server *s, const int64_t *ids, size_t n, const char *message);
 
 /* The ticker's part: expires leases and tells everyone about it. */
 void judgeapi_expire(struct server *s);

@@ -4,24 +4,34 @@
  *   blockwise-server [OPTIONS]                       serve
  *   blockwise-server [OPTIONS] --check-config        check the configuration, print it, exit
  *   blockwise-server [OPTIONS] create-admin USER     create (or promote) an admin account
- *   blockwise-server [OPTIONS] create-worker NAME    create a judged worker and print its token
+ *   blockwise-server [OPTIONS] create-worker NAME    create a judged worker, print its token
+ *   blockwise-server [OPTIONS] rotate-worker NAME    a new token for a worker (the old one dies)
+ *   blockwise-server [OPTIONS] delete-worker NAME    delete a worker (its jobs are requeued)
+ *   blockwise-server [OPTIONS] unlock NAME           lift a user name's sign-in lockout
+ *   blockwise-server [OPTIONS] unlock-address ADDR   lift a client address's sign-in lockout
  *
  * OPTIONS: -c/--config FILE, --listen ADDR, --port N, --database FILE,
  * --problems DIR, --web DIR, --set KEY=VALUE (any config key), --log-level L,
  * --log-json, --password-file F (create-admin; else the first line of stdin),
- * --token-file F (create-worker: write the token there, mode 0600).
+ * --token-file F (create-worker, rotate-worker: write the token there, mode
+ * 0600, through a temporary file renamed into place before the database
+ * change is committed: the worker or its new token exists only if the file
+ * was written).
  *
  * Signals: SIGTERM/SIGINT stop gracefully (streams and long-polls end,
  * requests in flight finish, the database is checkpointed); SIGHUP reloads
  * problems/. Exit status: 0 ok, 1 runtime failure, 2 bad usage or config.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -33,6 +43,7 @@
 #include "problems.h"
 #include "server.h"
 #include "common/error.h"
+#include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/banned.h"
@@ -43,7 +54,9 @@ static void usage(FILE *f)
           "                        [--problems DIR] [--web DIR] [--set KEY=VALUE]...\n"
           "                        [--log-level LEVEL] [--log-json]\n"
           "                        [--check-config | create-admin USER [--password-file F]\n"
-          "                         | create-worker NAME [--token-file F]]\n"
+          "                         | create-worker NAME [--token-file F]\n"
+          "                         | rotate-worker NAME [--token-file F] | delete-worker NAME\n"
+          "                         | unlock NAME | unlock-address ADDRESS]\n"
           "       blockwise-server --help\n",
           f);
 }
@@ -63,7 +76,15 @@ static void help(void)
           "                           password; the password is the first line of\n"
           "                           --password-file F, else of standard input\n"
           "  create-worker NAME       create a judge worker and print its token, or write it\n"
-          "                           to --token-file F (mode 0600)\n"
+          "                           to --token-file F (mode 0600); if F cannot be written,\n"
+          "                           no worker is created\n"
+          "  rotate-worker NAME       give the worker a new token (printed, or written to\n"
+          "                           --token-file F); the old one stops working at once\n"
+          "  delete-worker NAME       delete the worker: its token stops working, the jobs it\n"
+          "                           holds go back to the queue, its name is free again\n"
+          "  unlock NAME              lift the failed-sign-in lockout of a user name (the\n"
+          "                           running server applies it within a second)\n"
+          "  unlock-address ADDRESS   the same for a client address (IPv6: its /64)\n"
           "\n"
           "Options:\n"
           "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
@@ -96,6 +117,18 @@ struct args {
     const char *token_file;
     bool check;
 };
+
+/* The commands that take one argument (a name). */
+static const char *const commands[] = {"create-admin",  "create-worker", "rotate-worker",
+                                       "delete-worker", "unlock",        "unlock-address"};
+
+static bool is_command(const char *arg)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(arg, commands[i]) == 0)
+            return true;
+    return false;
+}
 
 /* Flags that name a config key directly. */
 static const struct {
@@ -171,8 +204,7 @@ static int parse_args(int argc, char **argv, struct server_config *cfg, struct a
         } else if (strcmp(arg, "--token-file") == 0 && next) {
             a->token_file = next;
             i++;
-        } else if ((strcmp(arg, "create-admin") == 0 || strcmp(arg, "create-worker") == 0) &&
-                   !a->command) {
+        } else if (is_command(arg) && !a->command) {
             if (!next)
                 return bw_fail(cause, BW_ERR_INVALID, "%s needs a name", arg);
             a->command = arg;
@@ -254,36 +286,162 @@ out_pw:
     return rc;
 }
 
-static int create_worker(const struct server_config *cfg, const struct args *a, char **cause)
+/* Writes `token` and a newline to a new file next to `path` (mode 0600,
+ * flushed to disk); *tmp is its name (new). Nothing is left behind on failure. */
+static int token_tmp(const char *path, const char *token, char **tmp, char **cause)
+{
+    size_t n = strlen(token);
+    char *name = NULL;
+    if (asprintf(&name, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int rc = bw_fail(cause, BW_ERR_IO, "%s: cannot write the token next to it: %s", path,
+                         strerror(errno));
+        free(name);
+        return rc;
+    }
+    if (write(fd, token, n) != (ssize_t)n || write(fd, "\n", 1) != 1 || fsync(fd) != 0) {
+        int rc = bw_fail(cause, BW_ERR_IO, "%s: %s", name, strerror(errno));
+        close(fd);
+        unlink(name);
+        free(name);
+        return rc;
+    }
+    if (close(fd) != 0) {
+        int rc = bw_fail(cause, BW_ERR_IO, "%s: %s", name, strerror(errno));
+        unlink(name);
+        free(name);
+        return rc;
+    }
+    *tmp = name;
+    return BW_OK;
+}
+
+/* create-worker and rotate-worker: a new token, written to --token-file (or
+ * printed), and the database change, all or nothing. The file is written
+ * first under a temporary name, the change made in a transaction, the file
+ * renamed into place, then the transaction committed; a failure at any step
+ * undoes the steps before it. */
+static int worker_token(const struct server_config *cfg, const struct args *a, bool create,
+                        char **cause)
+{
+    const char *name = a->command_arg;
+    char token[AUTH_TOKEN_CHARS];
+    char *tmp = NULL;
+    bool renamed = false;
+    struct db *db = NULL;
+    int64_t id = 0;
+    if (!admin_worker_name_ok(name))
+        return bw_fail(cause, BW_ERR_INVALID,
+                       "worker name \"%s\": 1 to %d bytes without control characters", name,
+                       BW_MAX_TOKEN_NAME);
+    auth_new_token("bww_", token);
+    int rc = a->token_file ? token_tmp(a->token_file, token, &tmp, cause) : BW_OK;
+    if (rc < 0)
+        return rc;
+    rc = db_open(cfg->db_path, 1, &db, cause);
+    if (rc < 0)
+        goto out_tmp;
+    struct db_conn *c = db_acquire(db);
+    rc = db_begin(c, cause);
+    if (rc < 0)
+        goto out_db;
+    if (create) {
+        rc = admin_create_worker(c, name, token, &id, cause);
+    } else {
+        rc = admin_find_worker(c, name, &id, cause);
+        if (rc == BW_OK)
+            rc = admin_rotate_worker(c, id, token, cause);
+    }
+    if (rc == BW_OK && tmp) {
+        if (rename(tmp, a->token_file) == 0)
+            renamed = true;
+        else
+            rc = bw_fail(cause, BW_ERR_IO, "cannot rename %s to %s: %s", tmp, a->token_file,
+                         strerror(errno));
+    }
+    if (rc == BW_OK)
+        rc = db_commit(c, cause);
+    if (rc < 0) {
+        db_rollback(c);
+        if (renamed && create)
+            unlink(a->token_file);
+        else if (renamed)
+            bw_wrap(cause, rc,
+                    "the database kept the old token, and %s now holds one that is not valid "
+                    "(run rotate-worker again)",
+                    a->token_file);
+        goto out_db;
+    }
+    if (a->token_file)
+        printf("worker %s %s (id %lld); token written to %s\n", name,
+               create ? "created" : "has a new token", (long long)id, a->token_file);
+    else
+        printf("%s\n", token);
+    if (!create)
+        fprintf(stderr,
+                "the old token of %s stopped working; restart its judged with the new "
+                "one\n",
+                name);
+out_db:
+    db_release(db, c);
+    db_close(db);
+out_tmp:
+    if (tmp && !renamed)
+        unlink(tmp);
+    free(tmp);
+    sodium_memzero(token, sizeof(token));
+    return rc;
+}
+
+static int delete_worker(const struct server_config *cfg, const struct args *a, char **cause)
 {
     struct db *db = NULL;
-    char token[AUTH_TOKEN_CHARS];
-    int64_t id = 0;
+    char name[BW_MAX_TOKEN_NAME + 1];
+    int64_t id = 0, *ids = NULL;
+    size_t n = 0;
     int rc = db_open(cfg->db_path, 1, &db, cause);
     if (rc < 0)
         return rc;
     struct db_conn *c = db_acquire(db);
-    rc = admin_create_worker(c, a->command_arg, token, &id, cause);
+    rc = admin_find_worker(c, a->command_arg, &id, cause);
+    if (rc == BW_OK)
+        rc = admin_delete_worker(c, id, name, &ids, &n, cause);
     db_release(db, c);
     db_close(db);
+    if (rc == BW_OK)
+        printf("worker %s deleted; %zu job%s it held went back to the queue\n", name, n,
+               n == 1 ? "" : "s");
+    free(ids);
+    return rc;
+}
+
+/* unlock and unlock-address: the lockouts live in the running server's
+ * memory, so the request goes through the database, where its ticker picks
+ * it up within a second (server.c, apply_unlocks). */
+static int unlock(const struct server_config *cfg, const struct args *a, bool address, char **cause)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    const char *key = a->command_arg;
+    if (address && inet_pton(AF_INET, key, buf) != 1 && inet_pton(AF_INET6, key, buf) != 1)
+        return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a numeric IPv4 or IPv6 address", key);
+    if (!address && (!*key || strlen(key) > BW_MAX_USERNAME))
+        return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a user name", key);
+    struct db *db = NULL;
+    int rc = db_open(cfg->db_path, 1, &db, cause);
     if (rc < 0)
         return rc;
-    if (a->token_file) {
-        int fd = open(a->token_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        size_t n = strlen(token);
-        if (fd < 0 || write(fd, token, n) != (ssize_t)n || write(fd, "\n", 1) != 1) {
-            rc = bw_fail(cause, BW_ERR_IO, "%s: %s", a->token_file, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            return rc;
-        }
-        close(fd);
-        printf("worker %s created (id %lld); token written to %s\n", a->command_arg, (long long)id,
-               a->token_file);
-    } else {
-        printf("%s\n", token);
-    }
-    return BW_OK;
+    struct db_conn *c = db_acquire(db);
+    rc = db_run(c, cause, "INSERT INTO unlocks(kind, key, requested_at) VALUES (?,?,?)", "tti",
+                address ? "address" : "name", key, (int64_t)time(NULL));
+    db_release(db, c);
+    db_close(db);
+    if (rc == BW_OK)
+        printf("sign-ins %s %s: unlocked by the running server within a second (a server "
+               "started later has no lockouts yet)\n",
+               address ? "from" : "as", key);
+    return rc;
 }
 
 /* --check-config: what server_start would check before it opens anything,
@@ -409,8 +567,13 @@ int main(int argc, char **argv)
             status = 1;
         }
     } else if (a.command) {
-        if (create_worker(&cfg, &a, &cause) < 0) {
-            fprintf(stderr, "blockwise-server: create-worker: %s\n", cause);
+        int rc = strcmp(a.command, "create-worker") == 0    ? worker_token(&cfg, &a, true, &cause)
+                 : strcmp(a.command, "rotate-worker") == 0  ? worker_token(&cfg, &a, false, &cause)
+                 : strcmp(a.command, "delete-worker") == 0  ? delete_worker(&cfg, &a, &cause)
+                 : strcmp(a.command, "unlock-address") == 0 ? unlock(&cfg, &a, true, &cause)
+                                                            : unlock(&cfg, &a, false, &cause);
+        if (rc < 0) {
+            fprintf(stderr, "blockwise-server: %s: %s\n", a.command, cause);
             status = 1;
         }
     } else {

@@ -12,6 +12,7 @@
 #include "api.h"
 #include "db.h"
 #include "http.h"
+#include "pwhash.h"
 #include "judgeapi.h"
 #include "problems.h"
 #include "server.h"
@@ -34,6 +35,7 @@ struct metrics {
     uint64_t submissions[2]; /* run, submit */
     uint64_t client_gone;
     uint64_t signin_failures, signin_throttled;
+    uint64_t pwhash_busy, signup_throttled;
     time_t started;
 };
 
@@ -79,6 +81,20 @@ void metrics_signin(struct metrics *m, bool throttled)
         m->signin_throttled++;
     else
         m->signin_failures++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_pwhash_busy(struct metrics *m)
+{
+    pthread_mutex_lock(&m->lock);
+    m->pwhash_busy++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_signup_throttled(struct metrics *m)
+{
+    pthread_mutex_lock(&m->lock);
+    m->signup_throttled++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -137,7 +153,8 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     int64_t alive =
         count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",
               now - s->cfg->lease_s);
-    int64_t disabled = count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND ? >= 0", 0);
+    int64_t disabled = count(
+        c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND deleted_at IS NULL AND ? >= 0", 0);
     int64_t oldest = count(c,
                            "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
                            "WHERE state = 'queued' AND ? >= 0",
@@ -238,6 +255,16 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
                  "past connection_timeout) before the answer.\n"
                  "# TYPE blockwise_http_client_gone_total counter\n");
     buf_addf(&b, "blockwise_http_client_gone_total %llu\n", (unsigned long long)snap.client_gone);
+    uint64_t slow = 0, refused = 0;
+    http_counters(s->http, &slow, &refused);
+    buf_puts(&b, "# HELP blockwise_http_deadline_closed_total Connections closed because a request "
+                 "did not arrive whole within request_deadline.\n"
+                 "# TYPE blockwise_http_deadline_closed_total counter\n");
+    buf_addf(&b, "blockwise_http_deadline_closed_total %llu\n", (unsigned long long)slow);
+    buf_puts(&b, "# HELP blockwise_http_address_refused_total Connections closed at once: their "
+                 "address had connections_per_address open.\n"
+                 "# TYPE blockwise_http_address_refused_total counter\n");
+    buf_addf(&b, "blockwise_http_address_refused_total %llu\n", (unsigned long long)refused);
     buf_puts(&b, "# HELP blockwise_signin_failures_total Sign-ins with a wrong name or password.\n"
                  "# TYPE blockwise_signin_failures_total counter\n");
     buf_addf(&b, "blockwise_signin_failures_total %llu\n",
@@ -246,6 +273,18 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
                  "# TYPE blockwise_signin_throttled_total counter\n");
     buf_addf(&b, "blockwise_signin_throttled_total %llu\n",
              (unsigned long long)snap.signin_throttled);
+    buf_puts(&b, "# HELP blockwise_signup_throttled_total Sign-ups refused: their address used "
+                 "signup_address_limit (429).\n"
+                 "# TYPE blockwise_signup_throttled_total counter\n");
+    buf_addf(&b, "blockwise_signup_throttled_total %llu\n",
+             (unsigned long long)snap.signup_throttled);
+    buf_puts(&b, "# HELP blockwise_pwhash_busy_total Sign-ins and sign-ups refused because "
+                 "pwhash_queue was full (429 busy).\n"
+                 "# TYPE blockwise_pwhash_busy_total counter\n");
+    buf_addf(&b, "blockwise_pwhash_busy_total %llu\n", (unsigned long long)snap.pwhash_busy);
+    buf_puts(&b, "# HELP blockwise_pwhash_load Password checks and hashes waiting or running.\n"
+                 "# TYPE blockwise_pwhash_load gauge\n");
+    buf_addf(&b, "blockwise_pwhash_load %u\n", s->pwhash ? pwhash_load(s->pwhash) : 0);
     buf_puts(&b, "# HELP blockwise_start_time_seconds When the server started.\n"
                  "# TYPE blockwise_start_time_seconds gauge\n");
     buf_addf(&b, "blockwise_start_time_seconds %lld\n", (long long)snap.started);

@@ -30,6 +30,10 @@ void metrics_verdict(struct metrics *m, enum verdict v, double latency_s);
 void metrics_submission(struct metrics *m, bool submit);
 /* A sign-in failed (wrong name or password), or was refused by a lockout. */
 void metrics_signin(struct metrics *m, bool throttled);
+/* A sign-in or sign-up was refused because the password hashing queue was full. */
+void metrics_pwhash_busy(struct metrics *m);
+/* A sign-up was refused: its address had used its sign-ups. */
+void metrics_signup_throttled(struct metrics *m);
 
 int metrics_h_get(struct http_request *req, struct http_response *res);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -40,6 +41,75 @@ static void html_out(const MD_CHAR *text, MD_SIZE size, void *arg)
         b->max = 0; /* mark as failed; later appends fail too */
 }
 
+bool problems_url_allowed(const char *v, size_t n)
+{
+    static const char *const allowed[] = {"http", "https", "mailto"};
+    size_t i = 0;
+    while (i < n &&
+           ((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
+            (i > 0 && ((v[i] >= '0' && v[i] <= '9') || v[i] == '+' || v[i] == '-' || v[i] == '.'))))
+        i++;
+    if (i == 0 || i >= n || v[i] != ':')
+        return true; /* no scheme: a relative link or a fragment */
+    for (size_t k = 0; k < sizeof(allowed) / sizeof(allowed[0]); k++) {
+        if (strlen(allowed[k]) == i && strncasecmp(v, allowed[k], i) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The first `needle` in the `n` bytes at `hay`, or NULL. */
+static const char *find(const char *hay, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t k = 0; k + m <= n; k++)
+        if (hay[k] == needle[0] && strncmp(hay + k, needle, m) == 0)
+            return hay + k;
+    return NULL;
+}
+
+/* Drops every href or src attribute whose URL problems_url_allowed() refuses
+ * (the link text or the image's alt stays). With raw HTML off, md4c writes
+ * every '"' of text as &quot;, so ` href="` and ` src="` in its output are
+ * always its own attributes, and it has decoded entities in the URL already
+ * (&#106;avascript: and javascript&colon; arrive as javascript:), leaving
+ * only &amp; and &#x27; as entities and percent-encoding blanks and controls,
+ * which no browser strips from a scheme. Returns a *new* string, or NULL. */
+static char *drop_unsafe_urls(const char *html, size_t len)
+{
+    struct buf out;
+    if (!html)
+        return NULL;
+    buf_init(&out, BW_MAX_STATEMENT_HTML_BYTES);
+    size_t i = 0;
+    int rc = BW_OK;
+    while (i < len && rc == BW_OK) {
+        const char *href = find(html + i, len - i, " href=\"");
+        const char *src = find(html + i, len - i, " src=\"");
+        const char *at = href && (!src || href < src) ? href : src;
+        if (!at) {
+            rc = buf_append(&out, html + i, len - i);
+            break;
+        }
+        size_t skip = at == href ? 7 : 6;
+        const char *value = at + skip;
+        const char *end = memchr(value, '"', (size_t)(html + len - value));
+        if (!end) {
+            rc = buf_append(&out, html + i, len - i);
+            break;
+        }
+        rc = buf_append(&out, html + i, (size_t)(at - (html + i)));
+        if (rc == BW_OK && problems_url_allowed(value, (size_t)(end - value)))
+            rc = buf_append(&out, at, (size_t)(end + 1 - at));
+        i = (size_t)(end + 1 - html);
+    }
+    if (rc < 0) {
+        buf_release(&out);
+        return NULL;
+    }
+    return buf_detach(&out);
+}
+
 char *problems_markdown_html(const char *md, size_t len)
 {
     struct buf b;
@@ -51,7 +121,11 @@ char *problems_markdown_html(const char *md, size_t len)
         buf_release(&b);
         return NULL;
     }
-    return buf_detach(&b);
+    if (!b.data) /* nothing rendered: an empty statement */
+        return buf_detach(&b);
+    char *safe = drop_unsafe_urls(b.data, b.len);
+    buf_release(&b);
+    return safe;
 }
 
 static const char *role_name(enum tensor_role r)

@@ -70,8 +70,16 @@ void problems_put(struct problem_set_holder *h, struct problem_set *set);
 /* Borrowed from set; NULL if not served. */
 const struct problem_entry *problems_find(const struct problem_set *set, const char *id);
 
-/* Renders Markdown to a *new* HTML string (NULL if over the cap or out of memory). */
+/* Renders Markdown to a *new* HTML string (NULL if over the cap or out of
+ * memory). Links and images whose URL problems_url_allowed() refuses lose
+ * their href or src: the text (or alt) stays, and nothing can be clicked. */
 char *problems_markdown_html(const char *md, size_t len);
+/* True if a statement may link to this URL (`n` bytes, as md4c wrote it into
+ * an attribute): one without a scheme (relative, or a #fragment), or http:,
+ * https: or mailto: in any case. javascript: and vbscript: run code when
+ * clicked and data: can hold a whole page; the pages' Content-Security-Policy
+ * blocks the first, but a problem statement has no use for any of them. */
+bool problems_url_allowed(const char *v, size_t n);
 
 int problems_h_list(struct http_request *req, struct http_response *res);
 int problems_h_get(struct http_request *req, struct http_response *res);

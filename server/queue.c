@@ -24,7 +24,7 @@ static int64_t now_s(void)
     return (int64_t)time(NULL);
 }
 
-int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_language *langs,
+int queue_set_languages(struct db_conn *c, int64_t worker, const struct wp_language *langs,
                         size_t n, char **cause)
 {
     int rc = db_run(c, cause, "DELETE FROM worker_languages WHERE worker_id = ?", "i", worker);
@@ -33,6 +33,21 @@ int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_lan
                     "INSERT INTO worker_languages(worker_id, language, version) VALUES (?,?,?)",
                     "itt", worker, language_name(langs[i].language), langs[i].version);
     return rc;
+}
+
+/* The round being served now, as SQL: the least round still queued, or when
+ * none is, the greatest one taken so far. */
+#define ROUND_NOW_SQL                                                                              \
+    "COALESCE((SELECT MIN(round) FROM submissions WHERE state = 'queued'), "                       \
+    "MAX((SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'judging'), "              \
+    "(SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'done')))"
+
+int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause)
+{
+    return db_get_i64(c, round, cause,
+                      "SELECT MAX(" ROUND_NOW_SQL ", COALESCE((SELECT MAX(round) + 1 FROM "
+                      "submissions WHERE user_id = ? AND state IN ('queued', 'judging')), 0))",
+                      "i", user);
 }
 
 int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s, struct job *out,
@@ -50,7 +65,7 @@ int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s
                     "JOIN problems p ON p.id = s.problem_id "
                     "WHERE s.state = 'queued' AND p.disabled = 0 AND (? OR s.needs_gpu = 0) "
                     "AND s.language IN (SELECT language FROM worker_languages WHERE worker_id = ?) "
-                    "ORDER BY s.id LIMIT 1",
+                    "ORDER BY s.round, s.id LIMIT 1",
                     "Ii", can_execute ? 1 : 0, worker);
     if (rc == BW_OK)
         rc = db_step(st, cause);
@@ -148,11 +163,21 @@ static int end_lease(struct db_conn *c, const char *lease, int64_t submission, c
                       "judged_at = ? WHERE id = ?",
                       "tii", message, now, submission);
     }
-    return db_run(c, cause, "UPDATE submissions SET state = 'queued', queued_at = ? WHERE id = ?",
-                  "ii", now, submission);
+    /* What the submission says while it waits again (the learner's page, the
+     * list): that it is being judged again, and why. */
+    char retry[BW_MAX_MESSAGE_FIELD + 128];
+    if (count_attempt)
+        snprintf(retry, sizeof(retry), "judging again (attempt %lld of %d failed): %s",
+                 (long long)attempts, BW_JUDGE_ATTEMPTS, reason);
+    else
+        snprintf(retry, sizeof(retry), "judging again: %s", reason);
+    return db_run(
+        c, cause,
+        "UPDATE submissions SET state = 'queued', queued_at = ?, message = ? WHERE id = ?", "iti",
+        now, retry, submission);
 }
 
-static double geomean_time(const struct body_result *r)
+static double geomean_time(const struct wp_result *r)
 {
     if (r->n_benches == 0)
         return 0;
@@ -162,13 +187,29 @@ static double geomean_time(const struct body_result *r)
     return exp(sum / (double)r->n_benches);
 }
 
-static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r, char **cause)
+/* The geometric mean over the shapes of PyTorch's time over the kernel's ("x PyTorch"); -1
+ * when a shape has no PyTorch time (stored as NULL). Computed here from the shapes, as the
+ * time is, rather than taken from the worker's summary. */
+static double geomean_pytorch_speedup(const struct wp_result *r)
+{
+    if (r->n_benches == 0)
+        return -1;
+    double sum = 0;
+    for (size_t i = 0; i < r->n_benches; i++) {
+        if (!(r->benches[i].pytorch_ms > 0) || !(r->benches[i].median_ms > 0))
+            return -1;
+        sum += log(r->benches[i].pytorch_ms / r->benches[i].median_ms);
+    }
+    return exp(sum / (double)r->n_benches);
+}
+
+static int store_rows(struct db_conn *c, int64_t id, const struct wp_result *r, char **cause)
 {
     int rc = db_run(c, cause, "DELETE FROM test_results WHERE submission_id = ?", "i", id);
     if (rc == BW_OK)
         rc = db_run(c, cause, "DELETE FROM bench_results WHERE submission_id = ?", "i", id);
     for (size_t i = 0; rc == BW_OK && i < r->n_tests; i++) {
-        const struct body_test *t = &r->tests[i];
+        const struct wp_test *t = &r->tests[i];
         rc =
             db_run(c, cause,
                    "INSERT INTO test_results(submission_id, idx, name, verdict, message, ms) "
@@ -177,21 +218,21 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
                    t->verdict == VERDICT_NONE ? NULL : verdict_code(t->verdict), t->message, t->ms);
     }
     for (size_t i = 0; rc == BW_OK && i < r->n_benches; i++) {
-        const struct body_bench *b = &r->benches[i];
+        const struct wp_bench *b = &r->benches[i];
         rc = db_run(c, cause,
                     "INSERT INTO bench_results(submission_id, idx, name, samples, median_ms, "
-                    "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz, pytorch_ms) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,NULLIF(?, 0))",
                     "iItidddddd"
-                    "i",
+                    "id",
                     id, (int)i, b->name, b->samples, b->median_ms, b->min_ms, b->max_ms, b->gbps,
-                    b->tflops, b->sol_pct, b->clock_mhz);
+                    b->tflops, b->sol_pct, b->clock_mhz, b->pytorch_ms);
     }
     return rc;
 }
 
 int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
-                       const struct body_result *r, const char *result_json, struct stored *out,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause)
 {
     struct db_stmt *st = NULL;
@@ -260,6 +301,10 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
                 "time_ms = ?, judged_at = ?, worker_id = ?, gpu_name = ?, result = ? WHERE id = ?",
                 "ttddiitti", verdict_code(r->verdict), r->message, r->score, out->time_ms, now,
                 worker, r->gpu_name, result_json, out->submission);
+    double speedup = geomean_pytorch_speedup(r);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "UPDATE submissions SET pytorch_speedup = NULLIF(?, -1) WHERE id = ?",
+                    "di", speedup, out->submission);
     if (rc == BW_OK)
         rc = store_rows(c, out->submission, r, cause);
     if (rc == BW_OK)
@@ -277,13 +322,14 @@ int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
         r->n_benches > 0 && r->gpu_name[0])
         rc = db_run(c, cause,
                     "INSERT INTO best(user_id, problem_id, gpu_name, language, submission_id, "
-                    "score, time_ms, at) VALUES (?,?,?,?,?,?,?,?) "
+                    "score, time_ms, at, pytorch_speedup) VALUES (?,?,?,?,?,?,?,?,NULLIF(?, -1)) "
                     "ON CONFLICT(user_id, problem_id, gpu_name, language) DO UPDATE SET "
                     "submission_id = excluded.submission_id, score = excluded.score, "
-                    "time_ms = excluded.time_ms, at = excluded.at "
+                    "time_ms = excluded.time_ms, at = excluded.at, "
+                    "pytorch_speedup = excluded.pytorch_speedup "
                     "WHERE excluded.time_ms < best.time_ms",
-                    "itttiddi", out->user, out->problem, r->gpu_name, language, out->submission,
-                    r->score, out->time_ms, now);
+                    "itttiddid", out->user, out->problem, r->gpu_name, language, out->submission,
+                    r->score, out->time_ms, now, speedup);
     if (rc == BW_OK)
         rc = db_commit(c, cause);
     if (rc < 0)
@@ -450,14 +496,60 @@ int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_
                         worker, "the worker restarted while judging it", ids, n, NULL, NULL, cause);
 }
 
+int queue_drop_worker(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                      size_t *n, char **cause)
+{
+    struct db_stmt *st = NULL;
+    char(*leases)[48] = NULL;
+    int64_t *subs = NULL;
+    size_t count = 0, cap = 0;
+    *ids = NULL;
+    *n = 0;
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT id, submission_id FROM leases WHERE state = 'active' "
+                        "AND worker_id = ?",
+                        "i", worker);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        if (count == cap) {
+            cap = cap ? cap * 2 : 8;
+            void *a = realloc(leases, cap * sizeof(*leases));
+            if (a)
+                leases = a;
+            void *b = realloc(subs, cap * sizeof(*subs));
+            if (b)
+                subs = b;
+            if (!a || !b) {
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        snprintf(leases[count], sizeof(leases[count]), "%s", db_col_text(st, 0));
+        subs[count] = db_col_i64(st, 1);
+        count++;
+    }
+    db_finish(st);
+    for (size_t i = 0; rc >= 0 && i < count; i++) {
+        bool je = false;
+        rc = end_lease(c, leases[i], subs[i], "lost", reason, false, &je, cause);
+    }
+    free(leases);
+    if (rc < 0) {
+        free(subs);
+        return rc;
+    }
+    *ids = subs;
+    *n = count;
+    return BW_OK;
+}
+
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
                  size_t *n_done, char **cause)
 {
     return expire_where(c,
                         "SELECT id, submission_id FROM leases WHERE state = 'active' "
                         "AND expires_at < ?",
-                        now, "the lease expired (the worker stopped answering)", ids, n, done,
-                        n_done, cause);
+                        now, "the worker stopped answering (no heartbeat: its lease expired)", ids,
+                        n, done, n_done, cause);
 }
 
 int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
@@ -468,7 +560,7 @@ int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause)
     if (!v)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     int rc = db_prepare(c, &st, cause,
-                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY id", "");
+                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY round, id", "");
     while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
         if (count == cap) {
             int64_t *grown = realloc(v, cap * 2 * sizeof(*v));
@@ -725,7 +817,8 @@ static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
         rc = db_run(c, cause,
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL WHERE id = ?",
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE id = ?",
                     "ii", now, id);
     return rc;
 }
@@ -773,8 +866,8 @@ int queue_rejudge_problem(struct db_conn *c, const char *problem, int64_t *n, ch
         rc = db_run(c, cause,
                     "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
                     "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL WHERE problem_id = ? "
-                    "AND state != 'queued' AND cancelled_at IS NULL",
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE problem_id = ? AND state != 'queued' AND cancelled_at IS NULL",
                     "it", now, problem);
     *n = db_changes(c);
     if (rc == BW_OK)

@@ -20,10 +20,20 @@
  * committed transaction and a restarted server finds queued and judging
  * submissions (with their leases' expiries) where it left them.
  *
+ * Learners are served in turns. Each submission has a round: a new one takes
+ * the round being served now, or one more than its learner's latest round
+ * still queued or judging, whichever is later (queue_next_round), and
+ * workers claim in (round, id) order. So a learner who parked 100 Runs holds
+ * 100 rounds, and another learner's Run waits behind one of them at most
+ * instead of all of them; among learners with one job each, the order is
+ * first come first served. A requeued job (an expired lease, a compile-only
+ * result) keeps its round: it goes back near the front. A rejudged one takes
+ * the round being served.
+ *
  * A result from a compile-only worker (executed false, no verdict) puts the
  * submission back in the queue marked needs_gpu, for GPU workers only. GPU
- * workers claim every queued submission in id order, so when one connects the
- * jobs that waited for it are judged in the order they were submitted.
+ * workers claim every queued submission in turn order, so when one connects
+ * the jobs that waited for it are judged learner by learner.
  *
  * Languages: a submission is in one language (CUDA or Triton), and a worker
  * claims only submissions in a language it registered (worker_languages,
@@ -32,7 +42,8 @@
  *
  * The queue position of a queued submission is one number everywhere (the
  * list, the submission, its event stream, the admin's queue): 1 + the queued
- * submissions with a smaller id, waiting for a GPU or not (QUEUE_POSITION_SQL).
+ * submissions before it in (round, id) order, waiting for a GPU or not
+ * (QUEUE_POSITION_SQL).
  *
  * A cancelled submission (queue_cancel) is 'done' with cancelled_at set and no
  * verdict (schema.sql, migration 2); it is never claimed or rejudged again.
@@ -49,8 +60,8 @@
 #include "common/verdict.h"
 
 struct db_conn;
-struct body_language;
-struct body_result;
+struct wp_language;
+struct wp_result;
 
 struct job {
     int64_t submission;
@@ -69,10 +80,13 @@ void job_release(struct job *j);
 
 /* Records what a worker compiles (its registration's languages, replacing
  * the last ones). Runs in the caller's transaction, if any. */
-int queue_set_languages(struct db_conn *c, int64_t worker, const struct body_language *langs,
+int queue_set_languages(struct db_conn *c, int64_t worker, const struct wp_language *langs,
                         size_t n, char **cause);
 
-/* Claims the oldest submission this worker may take: queued, its problem
+/* The round a new submission of `user` takes (see above). */
+int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause);
+
+/* Claims the first submission in turn order this worker may take: queued, its problem
  * enabled, in a language the worker registered, and not waiting for a GPU
  * unless the worker can execute. Returns 1 with *out filled, 0 when there is
  * none, or a negative code. */
@@ -103,7 +117,7 @@ struct stored {
 /* Stores a result under an active lease (see above); BW_ERR_NOTFOUND when the
  * lease is neither active nor done. */
 int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
-                       const struct body_result *r, const char *result_json, struct stored *out,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause);
 
 struct failure {
@@ -128,20 +142,26 @@ int queue_release(struct db_conn *c, int64_t worker, const char *lease, int64_t 
  * expired, requeueing or failing the submissions. *ids (new) lists them. */
 int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n, char **cause);
 
+/* Ends every active lease of a worker that is being deleted as 'lost', with
+ * `reason`, without counting the attempt, and requeues their submissions
+ * (*ids, new, lists them). Runs in the caller's transaction. */
+int queue_drop_worker(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                      size_t *n, char **cause);
+
 /* Expires leases past their expiry; *ids (new) lists the submissions that
  * went back to the queue, *done (new) those that got Judge Error. */
 int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
                  size_t *n_done, char **cause);
 
 /* The position of the submissions row aliased `s` as an SQL expression: 1 +
- * the queued submissions before it while it is queued, else 0. Every
- * position the server shows comes from this expression or from queue_ids,
- * which orders the same way. */
+ * the queued submissions before it in turn order while it is queued, else 0.
+ * Every position the server shows comes from this expression or from
+ * queue_ids, which orders the same way. */
 #define QUEUE_POSITION_SQL                                                                         \
     "(CASE WHEN s.state = 'queued' THEN (SELECT COUNT(*) FROM submissions q "                      \
-    "WHERE q.state = 'queued' AND q.id <= s.id) ELSE 0 END)"
+    "WHERE q.state = 'queued' AND (q.round, q.id) <= (s.round, s.id)) ELSE 0 END)"
 
-/* Queued submission ids in claim order (new array). */
+/* Queued submission ids in turn order, the order GPU workers claim them (new array). */
 int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause);
 /* 1-based position of a queued submission (0 if it is not queued). */
 int queue_position(struct db_conn *c, int64_t id, int64_t *pos, char **cause);

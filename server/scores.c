@@ -10,6 +10,7 @@
 #include "bodies.h"
 #include "db.h"
 #include "http.h"
+#include "problems.h"
 #include "server.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -49,10 +50,25 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
     int status = 0;
     if (!body_problem_id_ok(problem))
         return api_reply_error(res, 404, "not_found", NULL, "no such problem");
+    /* The same problems as GET /api/problems/{id}: those served now. */
+    struct problem_set *set = problems_get(s->problems);
+    bool served = problems_find(set, problem) != NULL;
+    problems_put(s->problems, set);
+    if (!served)
+        return api_reply_error(res, 404, "not_found", NULL, "no problem \"%s\"", problem);
     if (gpu && strlen(gpu) > 127)
         return api_reply_error(res, 400, "invalid", "gpu", "gpu: longer than 127 bytes");
     if (!language_query(req, res, &language, &status))
         return status;
+    /* ?sort=time (the default: the geometric mean of the shapes' median times, fastest first)
+     * or ?sort=pytorch (x PyTorch, the geometric mean of PyTorch's time over the kernel's,
+     * highest first; entries without it last). The entries are the same either way: each
+     * user's fastest Accepted Submit. */
+    const char *sort = http_query(req, "sort");
+    bool by_pytorch = sort && strcmp(sort, "pytorch") == 0;
+    if (sort && !by_pytorch && strcmp(sort, "time") != 0)
+        return api_reply_error(res, 400, "invalid", "sort",
+                               "sort: \"%.32s\" is not \"time\" or \"pytorch\"", sort);
     char *cause = NULL;
     json_t *boards = json_array();
     json_t *board = NULL, *entries = NULL;
@@ -62,11 +78,15 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
     struct db_stmt *st = NULL;
     int rc = db_prepare(c, &st, &cause,
                         "SELECT b.gpu_name, b.language, u.name, b.time_ms, b.score, "
-                        "b.submission_id, b.at FROM best b JOIN users u ON u.id = b.user_id "
+                        "b.submission_id, b.at, b.pytorch_speedup FROM best b "
+                        "JOIN users u ON u.id = b.user_id "
                         "WHERE b.problem_id = ? AND (? IS NULL OR b.gpu_name = ?) "
                         "AND (? IS NULL OR b.language = ?) "
-                        "ORDER BY b.gpu_name, b.language, b.time_ms, b.at",
-                        "ttttt", problem, gpu, gpu, language, language);
+                        "ORDER BY b.gpu_name, b.language, "
+                        "CASE WHEN ? THEN b.pytorch_speedup IS NULL ELSE 0 END, "
+                        "CASE WHEN ? THEN -b.pytorch_speedup ELSE 0 END, b.time_ms, b.at",
+                        "tttttII", problem, gpu, gpu, language, language, by_pytorch ? 1 : 0,
+                        by_pytorch ? 1 : 0);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         const char *g = db_col_text(st, 0), *l = db_col_text(st, 1);
         if (!board || strcmp(g, current) != 0 || strcmp(l, current_lang) != 0) {
@@ -80,10 +100,11 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
         if (++rank > BOARD_ROWS)
             continue;
         json_array_append_new(
-            entries,
-            json_pack("{s:i, s:s, s:f, s:f, s:I, s:I}", "rank", rank, "user", db_col_text(st, 2),
-                      "time_ms", db_col_double(st, 3), "score", db_col_double(st, 4), "submission",
-                      (json_int_t)db_col_i64(st, 5), "at", (json_int_t)db_col_i64(st, 6)));
+            entries, json_pack("{s:i, s:s, s:f, s:f, s:I, s:I, s:o}", "rank", rank, "user",
+                               db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
+                               db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5),
+                               "at", (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
+                               db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
     }
     db_finish(st);
     db_release(s->db, c);
@@ -92,8 +113,9 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
         return db_trouble(res, cause);
     }
     return api_json(res, 200,
-                    json_pack("{s:s, s:o, s:o}", "problem", problem, "language",
-                              language ? json_string(language) : json_null(), "boards", boards));
+                    json_pack("{s:s, s:o, s:s, s:o}", "problem", problem, "language",
+                              language ? json_string(language) : json_null(), "sort",
+                              by_pytorch ? "pytorch" : "time", "boards", boards));
 }
 
 int scores_h_mine(struct http_request *req, struct http_response *res)
@@ -122,19 +144,20 @@ int scores_h_mine(struct http_request *req, struct http_response *res)
     db_finish(st);
     if (rc >= 0)
         rc = db_prepare(c, &st, &cause,
-                        "SELECT problem_id, gpu_name, language, time_ms, score, submission_id, at "
-                        "FROM best WHERE user_id = ?",
+                        "SELECT problem_id, gpu_name, language, time_ms, score, submission_id, at, "
+                        "pytorch_speedup FROM best WHERE user_id = ?",
                         "i", who->id);
     while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
         json_t *p = json_object_get(problems, db_col_text(st, 0));
         if (!p)
             continue;
-        json_array_append_new(json_object_get(p, "best"),
-                              json_pack("{s:s, s:s, s:f, s:f, s:I, s:I}", "gpu", db_col_text(st, 1),
-                                        "language", db_col_text(st, 2), "time_ms",
-                                        db_col_double(st, 3), "score", db_col_double(st, 4),
-                                        "submission", (json_int_t)db_col_i64(st, 5), "at",
-                                        (json_int_t)db_col_i64(st, 6)));
+        json_array_append_new(
+            json_object_get(p, "best"),
+            json_pack("{s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "gpu", db_col_text(st, 1), "language",
+                      db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
+                      db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5), "at",
+                      (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
+                      db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
     }
     db_finish(st);
     db_release(s->db, c);

@@ -16,6 +16,7 @@
 #include "judgeapi.h"
 #include "metrics.h"
 #include "problems.h"
+#include "pwhash.h"
 #include "queue.h"
 #include "scores.h"
 #include "sse.h"
@@ -104,12 +105,15 @@ static const struct route routes[] = {
     {HTTP_GET, "/api/admin/workers", admin_h_workers, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/workers", admin_h_worker_create, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/workers/{}/enabled", admin_h_worker_enable, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/workers/{}/token", admin_h_worker_token, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_DELETE, "/api/admin/workers/{}", admin_h_worker_delete, 0, ACCESS_ADMIN},
     {HTTP_GET, "/api/admin/queue", admin_h_queue, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/rejudge", admin_h_rejudge, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_GET, "/api/admin/problems", admin_h_problems, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/problems/{}/enabled", admin_h_problem_enable, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/reload", admin_h_reload, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/users/{}/role", admin_h_user_role, SMALL_BODY, ACCESS_ADMIN},
+    {HTTP_POST, "/api/admin/unlock", admin_h_unlock, SMALL_BODY, ACCESS_ADMIN},
     {HTTP_POST, "/api/judge/register", judgeapi_h_register, BW_MAX_REGISTER_BODY_BYTES,
      ACCESS_WORKER},
     {HTTP_POST, "/api/judge/claim", judgeapi_h_claim, SMALL_BODY, ACCESS_WORKER},
@@ -182,6 +186,27 @@ static void tell_positions(struct server *s)
     free(ids);
 }
 
+/* Unlock requests the command line left in the database (main.c). */
+static void apply_unlocks(struct server *s)
+{
+    struct db_conn *c = db_acquire(s->db);
+    struct db_stmt *st = NULL;
+    int64_t last = 0;
+    int rc = db_prepare(c, &st, NULL, "SELECT id, kind, key FROM unlocks ORDER BY id", "");
+    while (rc >= 0 && (rc = db_step(st, NULL)) == DB_ROW) {
+        bool address = strcmp(db_col_text(st, 1), "address") == 0;
+        const char *key = db_col_text(st, 2);
+        bool was = throttle_unlock(s->signins, address ? THROTTLE_ADDRESS : THROTTLE_ACCOUNT, key);
+        log_info("auth: sign-ins %s %s unlocked from the command line%s", address ? "from" : "as",
+                 key, was ? "" : " (they were not locked)");
+        last = db_col_i64(st, 0);
+    }
+    db_finish(st);
+    if (last)
+        db_run(c, NULL, "DELETE FROM unlocks WHERE id <= ?", "i", last);
+    db_release(s->db, c);
+}
+
 static void *ticker(void *arg)
 {
     struct server *s = arg;
@@ -196,11 +221,14 @@ static void *ticker(void *arg)
         pthread_mutex_unlock(&s->tick_lock);
         if (atomic_load(&s->stopping))
             break;
+        http_tick(s->http);
         judgeapi_expire(s);
         claims_tick(s->claims);
+        judgeapi_tick_claims(s);
         sse_tick(s->hub, s->cfg->sse_heartbeat_s);
         if (atomic_exchange(&s->queue_dirty, false))
             tell_positions(s);
+        apply_unlocks(s);
         time_t now = time(NULL);
         if (now - last_sweep >= 300) {
             struct db_conn *c = db_acquire(s->db);
@@ -231,6 +259,11 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
     free(warnings);
     if (rc == BW_OK)
         rc = db_open(cfg->db_path, cfg->threads + 2, &s->db, cause);
+    if (rc == BW_OK) {
+        struct db_conn *c = db_acquire(s->db);
+        rc = device_key_load(c, s->device_key, cause);
+        db_release(s->db, c);
+    }
     if (rc == BW_OK)
         rc = problems_load(cfg->problems_dir, s->db, &set, cause);
     if (rc == BW_OK && set->n == 0) {
@@ -247,7 +280,8 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
         s->claims = claims_new();
         s->metrics = metrics_new();
         s->signins = throttle_new(&tp);
-        if (!s->problems || !s->hub || !s->claims || !s->metrics || !s->signins) {
+        s->signups = rate_new(cfg->signup_address_limit, cfg->signup_address_window);
+        if (!s->problems || !s->hub || !s->claims || !s->metrics || !s->signins || !s->signups) {
             if (!s->problems)
                 problems_set_unref_unlocked(set);
             rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
@@ -258,8 +292,27 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
     if (rc == BW_OK && !auth_dummy_hash(cfg))
         rc = bw_fail(cause, BW_ERR_NOMEM, "password hashing ran out of memory");
     if (rc == BW_OK) {
-        struct http_options o = {cfg->listen,          cfg->port,           cfg->threads,
-                                 cfg->max_connections, cfg->conn_timeout_s, cfg->trusted_proxies};
+        /* Half the CPUs by default: a flood of sign-ins leaves the other half
+         * to the HTTP threads (the hashing threads also run at a lower
+         * priority, pwhash.c). */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        int threads = cfg->pwhash_threads > 0 ? cfg->pwhash_threads
+                      : cpus > 1              ? (int)(cpus / 2)
+                                              : 1;
+        if (!(s->pwhash = pwhash_new(cfg, threads, cfg->pwhash_queue, cause)))
+            rc = BW_ERR_SYSTEM;
+        else
+            log_info("server: %d password hashing thread%s", threads, threads == 1 ? "" : "s");
+    }
+    if (rc == BW_OK) {
+        struct http_options o = {cfg->listen,
+                                 cfg->port,
+                                 cfg->threads,
+                                 cfg->max_connections,
+                                 cfg->conn_timeout_s,
+                                 cfg->trusted_proxies,
+                                 cfg->request_deadline_s,
+                                 cfg->per_address};
         rc = http_start(&o, routes, sizeof(routes) / sizeof(routes[0]), auth_access, on_done, s,
                         &s->http, cause);
     }
@@ -292,6 +345,8 @@ void server_stop(struct server *s)
         claims_shutdown(s->claims);
     if (s->hub)
         sse_shutdown(s->hub);
+    /* Sign-ins waiting for a hash are answered (503) rather than left suspended. */
+    pwhash_stop(s->pwhash);
     if (s->ticker_started) {
         server_poke(s);
         pthread_join(s->ticker, NULL);
@@ -303,10 +358,12 @@ void server_stop(struct server *s)
         usleep(10 * 1000);
     }
     http_stop(s->http);
+    pwhash_free(s->pwhash);
     sse_hub_free(s->hub);
     claims_free(s->claims);
     metrics_free(s->metrics);
     throttle_free(s->signins);
+    rate_free(s->signups);
     problems_holder_free(s->problems);
     db_close(s->db);
     pthread_mutex_destroy(&s->tick_lock);

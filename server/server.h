@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "device.h"
 
 struct db;
 struct http;
@@ -27,6 +28,8 @@ struct sse_hub;
 struct claim_waiters;
 struct metrics;
 struct throttle;
+struct rate_limit;
+struct pwhash_pool;
 
 struct server {
     const struct server_config *cfg; /* borrowed, read-only */
@@ -36,7 +39,10 @@ struct server {
     struct sse_hub *hub;
     struct claim_waiters *claims;
     struct metrics *metrics;
-    struct throttle *signins; /* failed sign-ins and lockouts (throttle.h) */
+    struct throttle *signins;                   /* failed sign-ins and lockouts (throttle.h) */
+    struct rate_limit *signups;                 /* sign-ups per client address (throttle.h) */
+    struct pwhash_pool *pwhash;                 /* argon2id off the HTTP threads (pwhash.h) */
+    unsigned char device_key[DEVICE_KEY_BYTES]; /* signs known-device cookies (device.h) */
     pthread_t ticker;
     bool ticker_started;
     atomic_bool stopping;

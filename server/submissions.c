@@ -177,13 +177,16 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
             status = too_many(req, res, q.oldest + s->cfg->quota_window_s - now, msg);
         }
     }
+    int64_t round = 0;
+    if (rc == BW_OK && status == 0)
+        rc = queue_next_round(c, who->id, &round, &cause);
     if (rc == BW_OK && status == 0)
         rc = db_run(c, &cause,
                     "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, language, "
-                    "source, seed, created_at, queued_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                    "source, seed, created_at, queued_at, round) VALUES (?,?,?,?,?,?,?,?,?,?)",
                     "ittttt"
-                    "iii",
-                    who->id, b.problem, hash, mode, language, b.source, seed, now, now);
+                    "iiii",
+                    who->id, b.problem, hash, mode, language, b.source, seed, now, now, round);
     if (rc == BW_OK && status == 0) {
         id = db_last_id(c);
         rc = db_commit(c, &cause);
@@ -237,11 +240,11 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
 #define SUMMARY_COLS                                                                               \
     "s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, s.message, s.score, s.time_ms, "      \
     "s.created_at, s.judged_at, s.gpu_name, s.attempts, s.needs_gpu, s.cancelled_at, cu.name, "    \
-    "s.cancelled_from, " QUEUE_POSITION_SQL ", s.language "
+    "s.cancelled_from, " QUEUE_POSITION_SQL ", s.language, s.pytorch_speedup "
 #define SUMMARY_FROM                                                                               \
     "FROM submissions s JOIN users u ON u.id = s.user_id "                                         \
     "LEFT JOIN users cu ON cu.id = s.cancelled_by "
-enum { COL_LANGUAGE = 18, COL_SOURCE, COL_RESULT, COL_OWNER };
+enum { COL_LANGUAGE = 18, COL_PYTORCH, COL_SOURCE, COL_RESULT, COL_OWNER };
 #define SUMMARY_EXTRA ", s.source, s.result, s.user_id "
 
 /* Loads submission `id` if the principal may read it; 404 otherwise. Sets
@@ -300,7 +303,7 @@ static json_t *summary(struct db_stmt *st)
                   : json_null();
     return json_pack(
         "{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, "
-        "s:b, s:o}",
+        "s:b, s:o, s:o}",
         "id", (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
         db_col_text(st, 2), "mode", db_col_text(st, 3), "language", db_col_text(st, COL_LANGUAGE),
         "state", cancelled ? "cancelled" : db_col_text(st, 4), "verdict",
@@ -309,7 +312,8 @@ static json_t *summary(struct db_stmt *st)
         opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at", (json_int_t)db_col_i64(st, 9),
         "judged_at", opt_int(st, 10), "gpu", opt_text(st, 11), "position", (json_int_t)pos,
         "attempts", (json_int_t)db_col_i64(st, 12), "waiting_for_gpu",
-        db_col_i64(st, 13) != 0 && pos > 0, "cancelled", cancel);
+        db_col_i64(st, 13) != 0 && pos > 0, "cancelled", cancel, "pytorch_speedup",
+        opt_real(st, COL_PYTORCH));
 }
 
 static int parse_id(const char *s, int64_t *id)

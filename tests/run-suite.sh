@@ -38,6 +38,7 @@ declare -A DEADLINE_S=(
     [test_worker]=300          # 6, 13 s: two workers against a real server, a lease expiry
     [problems-compile]=1800    # 181, 358 s: every problem's solutions through NVRTC
     [server]=400               # 38, 80 s
+    [hardening]=600            # 65 s alone: slow clients, a killed judged, 200 sign-ins under load
     [browser]=300              # 26, 58 s
     [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver

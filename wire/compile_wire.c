@@ -99,6 +99,34 @@ int compile_wire_next(char *data, size_t len, size_t *pos, struct compile_field 
     return strcmp(f->key, "end") == 0 ? 0 : 1;
 }
 
+int compile_wire_complete(const char *data, size_t len, size_t pos)
+{
+    size_t p = pos, k = 0, digits = 0;
+    uint64_t n = 0;
+
+    while (p + k < len && k <= WIRE_KEY_MAX &&
+           ((data[p + k] >= 'a' && data[p + k] <= 'z') || data[p + k] == '_'))
+        k++;
+    if (p + k >= len)
+        return k <= WIRE_KEY_MAX ? 0 : -1;
+    if (k == 0 || k > WIRE_KEY_MAX || data[p + k] != ' ')
+        return -1;
+    p += k + 1;
+    while (p < len && data[p] >= '0' && data[p] <= '9' && digits < 12) {
+        n = n * 10 + (uint64_t)(data[p] - '0');
+        p++;
+        digits++;
+    }
+    if (p >= len)
+        return digits < 12 ? 0 : -1;
+    if (digits == 0 || data[p] != '\n')
+        return -1;
+    p++;
+    if (n >= len - p) /* the value and its closing newline are not all there */
+        return 0;
+    return 1;
+}
+
 int compile_request_encode(const struct compile_request *rq, struct buf *out, char **cause)
 {
     int rc = 0;

@@ -74,6 +74,14 @@ int compile_wire_write(int fd, const char *key, const void *value, size_t len);
  */
 int compile_wire_next(char *data, size_t len, size_t *pos, struct compile_field *f, char **cause);
 
+/*
+ * For a record read as it arrives: is the field at `pos` whole within `len`
+ * bytes? 1 when compile_wire_next() can take it, 0 when more bytes are
+ * needed, -1 when what is there cannot begin a field (compile_wire_next()
+ * then says why). Reads only; writes nothing.
+ */
+int compile_wire_complete(const char *data, size_t len, size_t pos);
+
 /* A request as blockwise-compile received it. */
 struct compile_job {
     struct compile_request rq; /* strings point into `data` */

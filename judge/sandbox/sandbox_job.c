@@ -35,6 +35,7 @@ void sandbox_job_init(struct sandbox_job *job, int wall_ms, size_t result_max, s
     buf_init(&job->output, output_max);
     job->pid = -1;
     job->result_r = job->output_r = job->request_w = job->pidfd = -1;
+    job->cancel_fd = -1;
 }
 
 static void close_job_fds(struct sandbox_job *job)
@@ -132,8 +133,9 @@ int sandbox_job_start(struct sandbox_job *job, char **cause)
         return bw_fail(cause, BW_ERR_INTERNAL, "a job has a request fd or a request stream");
     buf_reset(&job->result);
     buf_reset(&job->output);
-    job->timed_out = job->result_overflow = job->exited = false;
+    job->timed_out = job->result_overflow = job->exited = job->cancelled = false;
     job->start_ms = now_ms();
+    job->deadline_ms = 0;
     if (pipe2(result_pipe, O_CLOEXEC) < 0 || pipe2(output_pipe, O_CLOEXEC) < 0 ||
         (job->request_stream && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) < 0)) {
         rc = bw_fail(cause, BW_ERR_SYSTEM, "pipe: %s", strerror(errno));
@@ -185,26 +187,40 @@ static void feed(struct sandbox_job *job, const char *input, size_t len, size_t 
 
 enum pump_end { PUMP_DONE, PUMP_TIMEOUT };
 
+/* min_bytes for pump(): until the input is written (or refused), then return. */
+#define UNTIL_SENT (SIZE_MAX - 1)
+
+/* The cancel fd is readable: the group dies now (the reap stays the caller's). */
+static void cancel(struct sandbox_job *job)
+{
+    if (!job->cancelled && !job->exited)
+        spawn_kill_group(job->pid);
+    job->cancelled = true;
+}
+
 /*
  * The one loop of a job: feeds the input (if any), reads both pipes, and
  * watches the child, until the result holds `min_bytes` (SIZE_MAX: until both
- * pipes are at EOF and the child exited), the result pipe is at EOF or the
- * child exited (waiting for bytes), or the deadline passes. *end says which.
+ * pipes are at EOF and the child exited; UNTIL_SENT: until the input is
+ * written), the result pipe is at EOF or the child exited (waiting for
+ * bytes), or the deadline passes. *end says which. A readable cancel_fd kills
+ * the group and the loop goes on to its end (the child's exit comes at once).
  */
 static int pump(struct sandbox_job *job, double deadline, size_t min_bytes, const char *input,
                 size_t len, size_t *sent, enum pump_end *end, char **cause)
 {
-    bool to_exit = min_bytes == SIZE_MAX;
+    bool to_exit = min_bytes == SIZE_MAX, to_send = min_bytes == UNTIL_SENT;
 
     *end = PUMP_DONE;
     for (;;) {
-        struct pollfd p[4];
-        int n = 0, i_result = -1, i_output = -1, i_pid = -1, i_request = -1;
+        struct pollfd p[5];
+        int n = 0, i_result = -1, i_output = -1, i_pid = -1, i_request = -1, i_cancel = -1;
         double left = deadline - now_ms();
         int timeout;
 
-        if (to_exit ? job->result_r < 0 && job->output_r < 0 && job->exited
-                    : job->result.len >= min_bytes || job->result_r < 0 || job->exited)
+        if (to_send   ? job->request_w < 0 || job->exited
+            : to_exit ? job->result_r < 0 && job->output_r < 0 && job->exited
+                      : job->result.len >= min_bytes || job->result_r < 0 || job->exited)
             return BW_OK;
         if (left <= 0) {
             *end = PUMP_TIMEOUT;
@@ -219,6 +235,8 @@ static int pump(struct sandbox_job *job, double deadline, size_t min_bytes, cons
             p[i_request = n++] = (struct pollfd){.fd = job->request_w, .events = POLLOUT};
         if (!job->exited && job->pidfd >= 0)
             p[i_pid = n++] = (struct pollfd){.fd = job->pidfd, .events = POLLIN};
+        if (job->cancel_fd >= 0 && !job->cancelled)
+            p[i_cancel = n++] = (struct pollfd){.fd = job->cancel_fd, .events = POLLIN};
         else if (!job->exited && timeout > BW_JOB_POLL_MS)
             timeout = BW_JOB_POLL_MS; /* no pidfd (kernel < 5.3): look at the child now and then */
         if (poll(p, (nfds_t)n, timeout) < 0) {
@@ -226,6 +244,8 @@ static int pump(struct sandbox_job *job, double deadline, size_t min_bytes, cons
                 continue;
             return bw_fail(cause, BW_ERR_SYSTEM, "poll: %s", strerror(errno));
         }
+        if (i_cancel >= 0 && p[i_cancel].revents)
+            cancel(job);
         if (i_request >= 0 && p[i_request].revents)
             feed(job, input, len, sent);
         if (i_result >= 0 && p[i_result].revents &&
@@ -274,10 +294,32 @@ int sandbox_job_wait_result(struct sandbox_job *job, size_t min_bytes, int timeo
     return BW_OK;
 }
 
+int sandbox_job_send(struct sandbox_job *job, const void *input, size_t len, char **cause)
+{
+    enum pump_end end = PUMP_DONE;
+    size_t sent = 0;
+    int rc;
+
+    if (!job->started)
+        return bw_fail(cause, BW_ERR_INTERNAL, "the job is not started");
+    job->deadline_ms = now_ms() + job->wall_ms;
+    if (job->request_w < 0)
+        return BW_OK;
+    feed(job, input, len, &sent);
+    if ((rc = pump(job, job->deadline_ms, UNTIL_SENT, input, len, &sent, &end, cause)))
+        return rc;
+    if (end == PUMP_TIMEOUT)
+        return bw_fail(cause, BW_ERR_TIMEOUT, "%s did not take its request within %d ms", job->path,
+                       job->wall_ms);
+    close_fd(&job->request_w); /* a child that died before reading it all */
+    return BW_OK;
+}
+
 int sandbox_job_finish(struct sandbox_job *job, const void *input, size_t len, char **cause)
 {
     enum pump_end end = PUMP_DONE;
     size_t sent = 0;
+    double deadline = job->deadline_ms > 0 ? job->deadline_ms : now_ms() + job->wall_ms;
     int rc, rc2;
 
     if (!job->started)
@@ -286,7 +328,7 @@ int sandbox_job_finish(struct sandbox_job *job, const void *input, size_t len, c
         close_fd(&job->request_w); /* no input: the child reads EOF */
     else if (job->request_w >= 0)
         feed(job, input, len, &sent);
-    rc = pump(job, now_ms() + job->wall_ms, SIZE_MAX, input, len, &sent, &end, cause);
+    rc = pump(job, deadline, SIZE_MAX, input, len, &sent, &end, cause);
     if (rc == BW_OK && end == PUMP_TIMEOUT)
         job->timed_out = true;
     if (rc || job->timed_out || !job->exited)

@@ -52,6 +52,10 @@ struct sandbox_job {
     const struct sandbox_limits *limits; /* optional (borrowed): set in the child before it
                                             execs (RLIMIT_CORE 0 too); a trusted tool with
                                             limits, such as the disassembler */
+    int cancel_fd;                       /* optional (borrowed; -1: none): once readable, the
+                                            job's process group is killed and `cancelled` set
+                                            (another thread's way to stop a job this one
+                                            waits on; the reap stays this thread's) */
 
     /* filled by sandbox_job_run() */
     struct buf result; /* what the child wrote to SANDBOX_FD_RESULT */
@@ -60,6 +64,7 @@ struct sandbox_job {
     int status;           /* waitpid() status */
     bool timed_out;       /* the wall limit passed and the group was killed */
     bool result_overflow; /* the child wrote more than result_max: killed */
+    bool cancelled;       /* cancel_fd became readable and the group was killed */
     struct rusage rusage; /* of the child and the descendants it reaped */
     double ms;            /* wall time from spawn to reap */
 
@@ -67,6 +72,7 @@ struct sandbox_job {
     int result_r, output_r, request_w, pidfd;
     bool started, exited;
     double start_ms;
+    double deadline_ms; /* sandbox_job_send's: the wall limit's end (0: from finish's call) */
 };
 
 /* Prepares a job with these limits; the caller then sets path, argv, request_fd (env, limits). */
@@ -100,6 +106,20 @@ int sandbox_job_start(struct sandbox_job *job, char **cause);
 int sandbox_job_wait_result(struct sandbox_job *job, size_t min_bytes, int timeout_ms,
                             char **cause);
 int sandbox_job_finish(struct sandbox_job *job, const void *input, size_t len, char **cause);
+/*
+ * Streaming, for a child that answers in parts (the Triton compiler's builds,
+ * each as soon as it exists): sandbox_job_send() writes `input` to the request
+ * socket and shuts it (reading both pipes meanwhile, so neither side blocks),
+ * and starts the wall limit (wall_ms from this call, kept by the later
+ * sandbox_job_finish()); the caller then reads the answer as it grows with
+ * sandbox_job_wait_result(job, job->result.len + 1, ...) and ends with
+ * sandbox_job_finish(job, NULL, 0, ...), which collects the rest and reaps.
+ * BW_OK once the input is written or refused (a child that stopped reading or
+ * died: its end shows in the answer); BW_ERR_TIMEOUT when the wall limit
+ * passed first (the child is left for sandbox_job_finish to kill).
+ */
+int sandbox_job_send(struct sandbox_job *job, const void *input, size_t len, char **cause);
+
 /* Frees the buffers; kills and reaps a job started and not finished. */
 void sandbox_job_release(struct sandbox_job *job);
 

@@ -203,6 +203,8 @@ def decode_request(data):
         raise ValueError("bad file name %r" % rq["filename"])
     rq["cc"] = int(rq["cc"])
     rq["jobs"] = int(rq["jobs"])
+    if len(rq["kernels"]) > 255:  # compile_in_workers' queue holds one byte per index
+        raise ValueError("%d kernel variants, over 255" % len(rq["kernels"]))
     rq["launch"] = any(key == "mode" for key, _ in rq["launch_fields"])
     if rq["launch"] == bool(rq["kernels"]):
         raise ValueError("a request names kernels, or is a launcher request (mode launch), not both")
@@ -622,61 +624,139 @@ def compile_one(compiler, learner, item, given_up, diags):
     send_build(i, compiled, spec)
 
 
-def compile_in_workers(compiler, learner, items, jobs, workdir, diags):
-    """Compiles items in `jobs` forked processes (round robin), each putting its
-    fields into its own file in the work directory; then puts them here in
-    index order (the diagnostics once each). A worker that dies leaves its
-    items failed, with why as the compile's failure."""
+class Worker:
+    """A forked compile worker as the relaying process sees it."""
+
+    def __init__(self, pid, fd):
+        self.pid = pid
+        self.fd = fd
+        self.data = b""    # what it wrote and was not read as whole fields yet
+        self.group = None  # the fields of the build it is sending, until its "built"
+        self.ended = False  # it sent its "end"
+        self.bad = False    # it wrote something that is not a field
+
+
+def relay(w, diags, reported):
+    """Puts every whole build worker w finished since the last call (its fields, once its
+    "built" or "failed" came), keeping its diagnostics for the end."""
+    while not w.ended and not w.bad:
+        m = FIELD.match(w.data)
+        if not m:
+            if len(w.data) > 48 and not FIELD_START.match(w.data):
+                w.bad = True
+            return
+        key, n = m.group(1).decode(), int(m.group(2))
+        start = m.end()
+        if len(w.data) < start + n + 1:
+            return
+        if w.data[start + n:start + n + 1] != b"\n":
+            w.bad = True
+            return
+        value = w.data[start:start + n]
+        w.data = w.data[start + n + 1:]
+        try:
+            relay_field(w, key, value, diags, reported)
+        except ValueError:  # a worker the learner's code wrote into
+            w.bad = True
+
+
+def relay_field(w, key, value, diags, reported):
+    if key == "end":
+        w.ended = True
+    elif key == "diag":
+        line, col, msg = value.decode("utf-8", "replace").split(":", 2)
+        severity, _, text = msg.partition(": ")
+        diags.add(int(line), int(col), severity, text)
+    elif key == "failed":
+        w.group = None
+        reported.add(int(value))
+        put(key, value)
+    elif key == "build":
+        int(value)
+        w.group = [(key, value)]
+    elif w.group is None:
+        raise ValueError("a build field outside a build")
+    elif key == "built":
+        for k, v in w.group + [(key, value)]:
+            put(k, v)
+        reported.add(int(value))
+        w.group = None
+    else:
+        w.group.append((key, value))
+
+
+FIELD = re.compile(rb"([a-z_]{1,32}) ([0-9]{1,12})\n")
+FIELD_START = re.compile(rb"[a-z_]{1,32}( [0-9]{0,12})?$")
+
+
+def compile_in_workers(compiler, learner, items, jobs, diags):
+    """Compiles items in `jobs` forked processes. The items wait in a queue in the
+    request's order (the judge orders the builds by the first test case that needs
+    them); each worker takes the next one when it is free and writes its fields to a
+    pipe of its own, and this process puts each build on the result as soon as its
+    worker finished it, so that the judge can test with it while the others compile.
+    Forked after warm_up, every worker is warm. A worker that dies loses the item it
+    was compiling (failed, with why as the compile's failure); the others go on."""
+    import select
     import signal
-    files, pids = [], []
-    for w in range(jobs):
-        path = os.path.join(workdir, "worker-%d.out" % w)
+    by_index = {item[0]: item for item in items}
+    queue_r, queue_w = os.pipe()
+    write_all(queue_w, bytes(item[0] for item in items))  # indices < 256: decode_request
+    workers = []
+    for _ in range(jobs):
+        r, w = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the worker: its own output file; its exit says it finished
+        if pid == 0:  # the worker: its own pipe; its "end" says it finished
             global OUT_FD
             try:
-                OUT_FD = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.close(r)
+                os.close(queue_w)
+                for other in workers:
+                    os.close(other.fd)
+                OUT_FD = w
                 mine, given_up = Diags(), set()
-                for item in items[w::jobs]:
-                    compile_one(compiler, learner, item, given_up, mine)
+                while True:
+                    b = os.read(queue_r, 1)
+                    if not b:
+                        break
+                    compile_one(compiler, learner, by_index[b[0]], given_up, mine)
                 mine.send()
                 end()
-                os.close(OUT_FD)
             finally:
                 os._exit(0)
-        files.append(path)
-        pids.append(pid)
-    builds, failure = {}, None
-    for w, pid in enumerate(pids):
-        _, status = os.waitpid(pid, 0)
-        try:
-            with open(files[w], "rb") as f:
-                fields = parse_record(f.read())
-        except (OSError, ValueError):
-            fields = None
-        if fields is None:
-            if os.WIFSIGNALED(status):
-                why = "signal %d (%s)" % (os.WTERMSIG(status), signal.Signals(os.WTERMSIG(status)).name)
-            elif os.WEXITSTATUS(status) == EXIT_CPU_LIMIT:
-                why = "its CPU time limit"
-            else:
-                why = "exit status %d" % os.WEXITSTATUS(status)
-            failure = failure or "a Triton compile worker ended early: %s" % why
+        os.close(w)
+        workers.append(Worker(pid, r))
+    os.close(queue_r)
+    os.close(queue_w)
+    reported, live = set(), {w.fd: w for w in workers}
+    while live:
+        ready, _, _ = select.select(list(live), [], [])
+        for fd in ready:
+            w = live[fd]
+            chunk = os.read(fd, 1 << 20)
+            if chunk:
+                w.data += chunk
+                relay(w, diags, reported)
+                continue
+            os.close(fd)
+            del live[fd]
+    failure = None
+    for w in workers:
+        _, status = os.waitpid(w.pid, 0)
+        if w.ended and not w.bad:
             continue
-        current = None
-        for key, value in fields:
-            if key in ("build", "failed"):
-                current = int(value)
-                builds[current] = [(key, value)]
-            elif key == "diag":
-                line, col, msg = value.decode("utf-8", "replace").split(":", 2)
-                severity, _, text = msg.partition(": ")
-                diags.add(int(line), int(col), severity, text)
-            elif current is not None:
-                builds[current].append((key, value))
+        if w.bad:
+            why = "it wrote something that is not the compiler's answer"
+        elif os.WIFSIGNALED(status):
+            why = "signal %d (%s)" % (os.WTERMSIG(status), signal.Signals(os.WTERMSIG(status)).name)
+        elif os.WEXITSTATUS(status) == EXIT_CPU_LIMIT:
+            why = "its CPU time limit"
+        else:
+            why = "exit status %d" % os.WEXITSTATUS(status)
+        failure = failure or "a Triton compile worker ended early: %s" % why
     for item in items:
-        for key, value in builds.get(item[0], [("failed", str(item[0]).encode())]):
-            put(key, value)
+        if item[0] not in reported:
+            put("failed", str(item[0]))
     if failure:
         put("failure", failure)
 
@@ -705,12 +785,12 @@ def compile_all(triton, rq, workdir):
             diags.add(k.line, 0, "error", str(e))
             refused.add(k.name)
             put("failed", str(i))
-    compile_bound(compiler, learner, items, rq["jobs"], workdir, diags)
+    compile_bound(compiler, learner, items, rq["jobs"], diags)
     diags.send()
     return time.monotonic() - t0
 
 
-def compile_bound(compiler, learner, items, jobs, workdir, diags):
+def compile_bound(compiler, learner, items, jobs, diags):
     """Compiles bound variants (index, KernelRequest, fn, specialisation) in at most `jobs`
     processes; puts each build or "failed". Shared by kernel requests and launcher.py."""
     try:
@@ -723,7 +803,7 @@ def compile_bound(compiler, learner, items, jobs, workdir, diags):
         for item in items:
             compile_one(compiler, learner, item, given_up, diags)
     else:
-        compile_in_workers(compiler, learner, items, jobs, workdir, diags)
+        compile_in_workers(compiler, learner, items, jobs, diags)
 
 
 def send_build(i, compiled, spec):
@@ -744,6 +824,7 @@ def send_build(i, compiled, spec):
     put("params", ",".join(str(idx) for idx, _ in kept))
     put("types", ",".join(ty for _, ty in kept))
     put("ptx_params", str(ptx_param_count(ptx, md.name)))
+    put("built", str(i))  # the build is whole: the judge may test with it now
 
 
 # ---- the two modes -----------------------------------------------------------------------------

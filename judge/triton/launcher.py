@@ -1979,7 +1979,7 @@ def serve_launch(drv, triton, rq, launch_fields, workdir):
         except drv["BindError"] as e:
             diags.add(k.line, 0, "error", str(e))
             put("failed", str(i))
-    drv["compile_bound"](compiler, learner, items, rq["jobs"], workdir, diags)
+    drv["compile_bound"](compiler, learner, items, rq["jobs"], diags)
     diags.send()
     return time.monotonic() - t0
 

@@ -473,8 +473,10 @@ static void usage(void)
 int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
-    struct child c = {
-        .base.sandbox = true, .cpu_s = BW_TRITON_CPU_S, .mem_bytes = BW_TRITON_MEM_BYTES};
+    struct child c = {.base.sandbox = true,
+                      .base.fail = report_setup_failure,
+                      .cpu_s = BW_TRITON_CPU_S,
+                      .mem_bytes = BW_TRITON_MEM_BYTES};
     bool serve = false;
 
     for (int i = 1; i < argc; i++) {
@@ -510,13 +512,6 @@ int main(int argc, char **argv)
     }
     if (c.probe)
         c.base.sandbox = false; /* trusted code: it must see the host to describe it */
-    {
-        const char *step = NULL;
-        char *cause = NULL;
-        int rc =
-            sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]), &step, &cause);
-        if (rc)
-            report_setup_failure(step, rc, cause);
-    }
+    sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]));
     exec_python(&c);
 }

@@ -11,21 +11,21 @@
 #include "common/util.h"
 #include "common/banned.h"
 
-/* An entry holds an NVRTC build or a Triton compile's builds (their keys
- * never collide: each kind's key hashes its own tag first). */
+/* An entry holds an NVRTC build or one Triton build (their keys never
+ * collide: each kind's key hashes its own tag first). */
 struct build_entry {
     char key[65];
     bool triton;
     struct compile_result r; /* owned, when !triton */
-    struct triton_result t;  /* owned, when triton */
+    struct triton_build t;   /* owned, when triton */
     size_t bytes;            /* what it costs the cache */
     unsigned long used;      /* tick of the last use */
 };
 
 struct build_cache {
     pthread_mutex_t lock;
-    struct build_entry entries[BW_BUILD_CACHE_ENTRIES];
-    int n;
+    struct build_entry *entries; /* owned; grows up to BW_BUILD_CACHE_ENTRIES */
+    int n, cap;
     size_t bytes;
     unsigned long tick, hits, misses;
 };
@@ -33,7 +33,7 @@ struct build_cache {
 static void entry_release(struct build_entry *e)
 {
     if (e->triton)
-        triton_result_release(&e->t);
+        triton_build_release(&e->t);
     else
         compile_result_release(&e->r);
 }
@@ -53,6 +53,7 @@ void build_cache_free(struct build_cache *c)
         return;
     for (int i = 0; i < c->n; i++)
         entry_release(&c->entries[i]);
+    free(c->entries);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -86,26 +87,6 @@ void build_cache_key(const struct compile_request *rq, char key[65])
         put_string(&h, rq->options[i]);
     put_field(&h, &sandboxed, 1);
     sha256_final_hex(&h, key);
-}
-
-bool build_cache_triton_key(const struct triton_request *rq, char key[65])
-{
-    struct buf wire;
-    struct sha256 h;
-    unsigned char sandboxed = !rq->no_sandbox;
-    bool ok;
-
-    buf_init(&wire, BW_TRITON_RESULT_BYTES);
-    ok = triton_request_encode(rq, &wire, NULL) == BW_OK;
-    if (ok) {
-        sha256_init(&h);
-        put_string(&h, "blockwise-triton-1");
-        put_field(&h, wire.data, wire.len);
-        put_field(&h, &sandboxed, 1);
-        sha256_final_hex(&h, key);
-    }
-    buf_release(&wire);
-    return ok;
 }
 
 /* A deep copy of src into *dst; false when out of memory (dst released). */
@@ -152,13 +133,9 @@ static size_t cost(const struct compile_result *r)
     return r->cubin_len + (r->ptx ? strlen(r->ptx) : 0) + (r->log ? strlen(r->log) : 0) + 1024;
 }
 
-static size_t triton_cost(const struct triton_result *t)
+static size_t triton_cost(const struct triton_build *b)
 {
-    size_t bytes = (t->log ? strlen(t->log) : 0) + 1024;
-
-    for (size_t i = 0; i < t->n_builds; i++)
-        bytes += t->builds[i].cubin_len + (t->builds[i].ptx ? strlen(t->builds[i].ptx) : 0) + 256;
-    return bytes;
+    return b->cubin_len + (b->ptx ? strlen(b->ptx) : 0) + 1024;
 }
 
 static struct build_entry *find(struct build_cache *c, const char key[65])
@@ -185,7 +162,7 @@ static bool get_entry(struct build_cache *c, const char key[65], bool triton, vo
     pthread_mutex_lock(&c->lock);
     e = find(c, key);
     if (e && e->triton == triton)
-        found = triton ? triton_result_copy(out, &e->t) : copy_result(out, &e->r);
+        found = triton ? triton_build_copy(out, &e->t) : copy_result(out, &e->r);
     if (found) {
         e->used = ++c->tick;
         c->hits++;
@@ -205,7 +182,7 @@ bool build_cache_get(struct build_cache *c, const char key[65], struct compile_r
     return true;
 }
 
-bool build_cache_get_triton(struct build_cache *c, const char key[65], struct triton_result *out)
+bool build_cache_get_triton(struct build_cache *c, const char key[65], struct triton_build *out)
 {
     memset(out, 0, sizeof(*out));
     return get_entry(c, key, true, out);
@@ -229,6 +206,20 @@ static void put_entry(struct build_cache *c, const char key[65], struct build_en
                 oldest = i;
         evict(c, oldest);
     }
+    if (c->n == c->cap) {
+        int cap = c->cap ? c->cap * 2 : 64;
+        struct build_entry *grown;
+        if (cap > BW_BUILD_CACHE_ENTRIES)
+            cap = BW_BUILD_CACHE_ENTRIES;
+        grown = realloc(c->entries, (size_t)cap * sizeof(*grown));
+        if (!grown) { /* out of memory: not kept */
+            pthread_mutex_unlock(&c->lock);
+            entry_release(fresh);
+            return;
+        }
+        c->entries = grown;
+        c->cap = cap;
+    }
     fresh->used = ++c->tick;
     c->entries[c->n++] = *fresh;
     c->bytes += fresh->bytes;
@@ -244,12 +235,11 @@ void build_cache_put(struct build_cache *c, const char key[65], const struct com
     put_entry(c, key, &fresh);
 }
 
-void build_cache_put_triton(struct build_cache *c, const char key[65],
-                            const struct triton_result *t)
+void build_cache_put_triton(struct build_cache *c, const char key[65], const struct triton_build *b)
 {
-    struct build_entry fresh = {.triton = true, .bytes = triton_cost(t)};
+    struct build_entry fresh = {.triton = true, .bytes = triton_cost(b)};
 
-    if (t->failure || fresh.bytes > BW_BUILD_CACHE_BYTES || !triton_result_copy(&fresh.t, t))
+    if (!b->ok || fresh.bytes > BW_BUILD_CACHE_BYTES || !triton_build_copy(&fresh.t, b))
         return;
     put_entry(c, key, &fresh);
 }
@@ -259,5 +249,13 @@ void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned lon
     pthread_mutex_lock(&c->lock);
     *hits = c->hits;
     *misses = c->misses;
+    pthread_mutex_unlock(&c->lock);
+}
+
+void build_cache_size(struct build_cache *c, size_t *entries, size_t *bytes)
+{
+    pthread_mutex_lock(&c->lock);
+    *entries = (size_t)c->n;
+    *bytes = c->bytes;
     pthread_mutex_unlock(&c->lock);
 }

@@ -8,18 +8,23 @@
  * learner often Runs the same source again (then Submits it): each of those
  * is an NVRTC compile of 70-90 ms on the H200 host, and two at once per
  * judging. The cache keys a build by the SHA-256 of its request and keeps the
- * most recently used ones, up to BW_BUILD_CACHE_ENTRIES and
- * BW_BUILD_CACHE_BYTES.
+ * most recently used ones: at most BW_BUILD_CACHE_BYTES of cubins, PTX and
+ * logs together (and BW_BUILD_CACHE_ENTRIES entries), the least recently
+ * used evicted first.
  *
- * A Triton compile (triton_compile.h) is kept the same way, as one entry
- * per request (all the kernel variants of a submission), keyed by the
- * request's wire encoding: source, architecture, every kernel's signature,
- * specialisation, constexprs, warps, stages and maxnreg.
+ * A Triton build (triton_compile.h: one kernel variant of a submission) is
+ * kept on its own, by the key triton_key.h makes: the module's whole text
+ * but its launch lines, the variant, the target, Triton's version. So a
+ * learner who edits only a launch line recompiles nothing, and one who edits
+ * one @tune configuration's values recompiles only that configuration's
+ * variants; another learner's module never meets these builds unless its
+ * code is the same. Only builds that built are kept (a Triton compile
+ * error's diagnostics belong to its whole request).
  *
- * Only builds the source decides are kept: a cubin, or compile errors. A
- * compile stopped by a time, CPU or memory limit (compile_result.failure)
- * may depend on the machine's load and is never kept. Thread-safe: judgings
- * in several slots share one cache.
+ * Only builds the source decides are kept: a cubin, or (NVRTC) compile
+ * errors. A compile stopped by a time, CPU or memory limit
+ * (compile_result.failure) may depend on the machine's load and is never
+ * kept. Thread-safe: judgings in several slots share one cache.
  */
 #ifndef BW_BUILD_CACHE_H
 #define BW_BUILD_CACHE_H
@@ -46,16 +51,18 @@ bool build_cache_get(struct build_cache *c, const char key[65], struct compile_r
 /* Keeps a copy of `r` under `key` when the source decided it (see above). */
 void build_cache_put(struct build_cache *c, const char key[65], const struct compile_result *r);
 
-/* The key of a Triton request (false when the request is invalid: then it
- * is not cached, and its compile fails with the reason). */
-bool build_cache_triton_key(const struct triton_request *rq, char key[65]);
+/* A copy of the Triton build of `key` (triton_key_build) in *out (release it with
+ * triton_build_release), or false when there is none (or out of memory). */
+bool build_cache_get_triton(struct build_cache *c, const char key[65], struct triton_build *out);
 
-/* As build_cache_get and build_cache_put, for a Triton compile's result. */
-bool build_cache_get_triton(struct build_cache *c, const char key[65], struct triton_result *out);
+/* Keeps a copy of Triton build `b` under `key` when it built (b->ok). */
 void build_cache_put_triton(struct build_cache *c, const char key[65],
-                            const struct triton_result *t);
+                            const struct triton_build *b);
 
 /* Look-ups that found a build, and those that did not. */
 void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned long *misses);
+
+/* What the cache holds now: entries and their bytes (at most BW_BUILD_CACHE_BYTES). */
+void build_cache_size(struct build_cache *c, size_t *entries, size_t *bytes);
 
 #endif

@@ -25,7 +25,10 @@ enum {
 
 struct cli {
     bool json, tests_only, progress, recalibrate;
-    bool only_language; /* validate: only the controls in `language` */
+    bool only_language;  /* validate: only the controls in `language` */
+    bool pytorch;        /* check: PyTorch's time beside the benches; validate: check
+                            baseline.py too (baseline.h) */
+    bool check_baseline; /* baseline: check baseline.py against the reference, not time it */
     enum language language;
     uint64_t seed;
     struct judge_config cfg;
@@ -42,6 +45,11 @@ int cli_parse_options(int argc, char **argv, struct cli *cli);
 /* Starts cli->cfg.pool for `slots` judgings at once (none without a GPU). */
 int cli_start_pool(struct cli *cli, int slots, char **cause);
 
+/* Starts cli->cfg.triton_pool (warm Triton compilers: `spares` kept, at most `max_starts`
+ * started, 0: no bound) when Triton is here (judge_probe_languages first), and sizes
+ * cli->cfg.triton_jobs for `slots` judgings at once. A pool already there is kept. */
+int cli_start_triton(struct cli *cli, int slots, int spares, int max_starts, char **cause);
+
 /* The subcommands: each takes its own argv (argv[0] is the subcommand) and
  * returns the process's exit status. */
 int cmd_check(int argc, char **argv, struct cli *cli);
@@ -50,5 +58,16 @@ int cmd_dump(int argc, char **argv, struct cli *cli);
 int cmd_calibrate(int argc, char **argv, struct cli *cli);
 int cmd_plan(int argc, char **argv, struct cli *cli);
 int cmd_worker(int argc, char **argv, struct cli *cli);
+int cmd_baseline(int argc, char **argv, struct cli *cli);
+
+struct problem;
+struct judge_result;
+
+/* check --pytorch: PyTorch's figures of p on this GPU (cached, else measured) into r. */
+void cli_attach_pytorch(struct cli *cli, const struct problem *p, struct judge_result *r);
+
+/* validate --pytorch: baseline.py against the reference on p's small test cases. */
+int cli_check_baseline(struct cli *cli, const struct problem *p, bool *passed, char **report,
+                       char **cause);
 
 #endif

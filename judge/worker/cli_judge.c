@@ -17,6 +17,7 @@
 #include "judge.h"
 #include "report.h"
 #include "runner_pool.h"
+#include "triton_pool.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -41,6 +42,22 @@ int cli_start_pool(struct cli *cli, int slots, char **cause)
     if (!cli->cfg.have_gpu)
         return BW_OK;
     return runner_pool_new(&o, &cli->cfg.pool, cause);
+}
+
+int cli_start_triton(struct cli *cli, int slots, int spares, int max_starts, char **cause)
+{
+    struct triton_pool_options o = {
+        .start = {.no_sandbox = cli->cfg.no_sandbox},
+        .spares = spares < 1                    ? 1
+                  : spares > BW_TRITON_POOL_MAX ? BW_TRITON_POOL_MAX
+                                                : spares,
+        .max_starts = max_starts,
+    };
+
+    cli->cfg.triton_jobs = triton_pool_jobs(slots);
+    if (cli->cfg.triton_pool || !cli->cfg.languages[LANG_TRITON].available)
+        return BW_OK;
+    return triton_pool_new(&o, &cli->cfg.triton_pool, cause);
 }
 
 static void print_event(json_t *event, void *arg)
@@ -91,6 +108,12 @@ int cmd_check(int argc, char **argv, struct cli *cli)
                     cli->cfg.languages[opts.language].reason);
             return EXIT_NO_LANGUAGE;
         }
+        /* One compiler, warming while the problem loads and the GPU is probed. */
+        if (opts.language == LANG_TRITON && cli_start_triton(cli, 1, 1, 1, &cause)) {
+            fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start a Triton compiler");
+            free(cause);
+            return EXIT_JUDGE;
+        }
     }
     p = problem_load(argv[first], &cause);
     if (!p) {
@@ -120,6 +143,8 @@ int cmd_check(int argc, char **argv, struct cli *cli)
         status = EXIT_JUDGE;
         goto free_source;
     }
+    if (cli->pytorch && !opts.tests_only && result.executed)
+        cli_attach_pytorch(cli, p, &result);
     if (cli->json) {
         json_t *j = judge_result_json(&result);
         json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -179,6 +204,11 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all, struct va
         opts.tests_only = cli->tests_only || ctl->expect != VERDICT_ACCEPTED;
         if (ctl->lang != LANG_CUDA) /* triton_probe answers from memory after the first */
             judge_probe_languages(&cli->cfg, NULL);
+        if (ctl->lang == LANG_TRITON && cli_start_triton(cli, 1, 2, 0, &cause)) {
+            fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start Triton compilers");
+            free(cause);
+            cause = NULL;
+        }
         if (ctl->lang != LANG_CUDA && !cli->cfg.languages[ctl->lang].available) {
             /* Not this machine's to judge (no Triton here): said, not failed. */
             if (!cli->json)
@@ -253,6 +283,25 @@ static int validate_one(struct cli *cli, const char *dir, json_t *all, struct va
         judge_result_release(&r);
         free(source);
         free(path);
+    }
+    if (cli->pytorch && !cli->json) { /* baseline.py against the reference (baseline.h) */
+        bool passed = false;
+        char *report = NULL, *why = NULL;
+        int rc = cli_check_baseline(cli, p, &passed, &report, &why);
+        if (rc == BW_ERR_NOTFOUND || rc == BW_ERR_NODEVICE)
+            printf("  %-4s %-28s skipped: %s\n", "skip", "baseline.py", why ? why : "");
+        else if (!rc && report && strncmp(report, "  not checked", 13) == 0)
+            printf("  %-4s %-28s skipped:\n%s", "skip", "baseline.py", report);
+        else
+            printf("  %-4s %-28s %s\n%s", !rc && passed ? "ok" : "FAIL", "baseline.py",
+                   rc       ? why
+                   : passed ? "PyTorch matches the reference"
+                            : "PyTorch differs",
+                   report ? report : "");
+        if ((rc && rc != BW_ERR_NOTFOUND && rc != BW_ERR_NODEVICE) || (!rc && !passed))
+            status = EXIT_REJECTED;
+        free(report);
+        free(why);
     }
     json_object_set_new(all, p->id, rows);
     problem_free(p);

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "baseline.h"
 #include "report.h"
 #include "worker.h"
 #include "common/error.h"
@@ -67,6 +68,7 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
         {"grace", required_argument, NULL, 'G'},
         {"recalibrate", no_argument, NULL, 'r'},
         {"slots", required_argument, NULL, 'L'},
+        {"triton-spares", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -75,7 +77,8 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
     const char *token_file = NULL;
     enum log_level level = LOG_INFO;
     char *token = NULL, *cause = NULL;
-    int c, status;
+    struct baseline_service *baselines = NULL;
+    int c, status, spares = -1;
     int64_t v;
 
     optind = 1;
@@ -126,6 +129,14 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
                 return EXIT_USAGE;
             }
             wc.slots = (int)v;
+            break;
+        case 'P':
+            if (!parse_i64(optarg, &v) || v < 1 || v > BW_TRITON_POOL_MAX) {
+                fprintf(stderr, "judged: --triton-spares: expected 1..%d, got \"%s\"\n",
+                        BW_TRITON_POOL_MAX, optarg);
+                return EXIT_USAGE;
+            }
+            spares = (int)v;
             break;
         case 'h':
             cli_usage(stdout);
@@ -179,11 +190,36 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
     else
         log_info("no Triton (%s): this worker judges CUDA submissions only",
                  cli->cfg.languages[LANG_TRITON].reason);
+    /* Warm Triton compilers for every slot, a few each: a burst of Runs takes them fast. */
+    if (spares < 0)
+        spares = (wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS) * BW_TRITON_SPARES_PER_SLOT;
+    if (cli_start_triton(cli, wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS, spares, 0, &cause)) {
+        log_error("%s", cause ? cause : "cannot start the Triton compiler pool");
+        status = EXIT_JUDGE;
+        goto out;
+    }
     if (cli_start_pool(cli, wc.slots > 0 ? wc.slots : BW_WORKER_SLOTS, &cause)) {
         log_error("%s", cause ? cause : "cannot start the runner pool");
         status = EXIT_JUDGE;
         goto out;
     }
+    /* PyTorch's time beside every Submit's, where PyTorch is there (baseline.h). */
+    struct baseline_service_config bc = {.jc = &cli->cfg};
+    if (cli->cfg.have_gpu)
+        baseline_probe(NULL, &cli->cfg, &bc.found);
+    else
+        snprintf(bc.found.reason, sizeof(bc.found.reason), "this worker has no GPU");
+    if (bc.found.available)
+        log_info("PyTorch %s (Python %s): each problem's baseline.py is timed beside Submits",
+                 bc.found.torch, bc.found.python_ver);
+    else
+        log_info("no PyTorch baseline: %s", bc.found.reason);
+    if (baseline_service_new(&bc, &baselines, &cause)) {
+        log_error("%s", cause ? cause : "cannot start the baseline service");
+        status = EXIT_JUDGE;
+        goto out;
+    }
+    wc.baselines = baselines;
     if (worker_run(&wc, &cli->cfg, &cause)) {
         log_error("worker stopped: %s", cause ? cause : "unknown");
         status = EXIT_JUDGE;
@@ -191,6 +227,7 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
         status = EXIT_ACCEPTED;
     }
 out:
+    baseline_service_free(baselines);
     free(cause);
     free(token);
     return status;

@@ -35,6 +35,7 @@ struct build_job {
     int rc, ref_rc;
     char *cause, *ref_cause;     /* owned */
     double ms;                   /* the submission's compile */
+    double started_at;           /* now_ms() when the submission's compile began */
     double done_at, ref_done_at; /* now_ms() when each compile ended */
 };
 
@@ -50,6 +51,10 @@ struct pipeline {
     bool ref_loaded;  /* the reference runner holds reference.cu */
     char *load_why;   /* owned: why loading it failed */
     int fatal;        /* negative: the judge could not work at all (judge_submission fails) */
+    /* A Triton submission tested while it compiles: its compile's thread, still to join
+     * (finish_compile, or the end), and whether its builds were reviewed. */
+    pthread_t sub_thread;
+    bool sub_running, reviewed;
 };
 
 static void set_message(struct judge_result *r, const char *fmt, ...)
@@ -132,13 +137,12 @@ static void *build_submission(void *arg)
 {
     struct build_job *j = arg;
     struct program_target t = session_target(j->s);
-    double t0 = now_ms();
     char filename[32];
 
     snprintf(filename, sizeof(filename), "submission%s", language_extension(j->s->lang));
     j->rc = program_compile(&j->s->sub, &t, j->source, j->len, filename, &j->cause);
     j->done_at = now_ms();
-    j->ms = j->done_at - t0;
+    j->ms = j->done_at - j->started_at;
     return NULL;
 }
 
@@ -234,6 +238,13 @@ static void review_builds(struct session *s)
 {
     struct judge_result *out = s->res;
 
+    if (s->lang == LANG_TRITON) {
+        const struct triton_program *tp = &s->sub.triton;
+        out->builds_cached = tp->n_cached;
+        out->builds_compiled = tp->n_compiled;
+        out->compiler_cpu_ms = tp->result.cpu_ms;
+        out->compiler_wait_ms = tp->wait_ms;
+    }
     out->compile_cached = s->sub.n_configs > 0;
     for (size_t c = 0; c < s->sub.n_configs; c++) {
         const struct compile_result *cr = &s->sub.builds[c];
@@ -279,6 +290,78 @@ static void review_builds(struct session *s)
 }
 
 /*
+ * Waits until the builds of the first test case (of the first @tune
+ * configuration) are final, while the rest may still compile: true when
+ * they all built, so the tests can start (triton_program.h, "Builds as they
+ * come"); false when one did not, the compile ended first, or the case
+ * cannot be planned: then the whole compile is waited for, as for CUDA.
+ */
+static bool compiled_enough(struct session *s)
+{
+    struct plan first;
+    char *why = NULL;
+    bool ok;
+
+    if (s->p->n_tests == 0 || s->sub.n_configs == 0 ||
+        plan_build(s->p, &s->sub.dirs, s->sub.tune_values[0], &s->p->tests[0], PLAN_SUBMISSION,
+                   &first, &why)) {
+        free(why);
+        return false;
+    }
+    ok = triton_program_wait_case(&s->sub.triton, 0, &first);
+    return ok;
+}
+
+/*
+ * The end of a compile the tests ran beside (compile_streamed): waits for it,
+ * then reviews every build as step_compile does for a compile waited for
+ * whole, so a build that did not build is the Compile Error it always was
+ * (STEP_STOP). A Submit's runner then gets the builds only its timing needs.
+ */
+static int finish_compile(struct pipeline *pl, char **why)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+    struct build_job *b = &pl->build;
+    double t0 = now_ms();
+
+    if (!pl->sub_running)
+        return BW_OK;
+    pthread_join(pl->sub_thread, NULL);
+    pl->sub_running = false;
+    log_debug("%s: the rest of the compile took %.0f ms more after the tests", s->job,
+              now_ms() - t0);
+    out->compile_ms = b->ms;
+    if (b->rc) {
+        pl->fatal = bw_fail(why, b->rc, "%s", b->cause ? b->cause : bw_strerror(b->rc));
+        return STEP_STOP;
+    }
+    review_builds(s);
+    pl->reviewed = true;
+    if (out->verdict == VERDICT_COMPILE_ERROR) {
+        session_emit(s, json_pack("{s:s, s:b, s:f}", "event", "compiled", "ok", false, "ms",
+                                  out->compile_ms));
+        return STEP_STOP;
+    }
+    if (s->builds_failed) { /* a case met a build that did not build, yet every build did */
+        out->verdict = VERDICT_JUDGE_ERROR;
+        set_message(out, "a Triton build the tests needed was missing, though the compile "
+                         "built them all");
+        return STEP_STOP;
+    }
+    if (!out->tests_only && s->sub_runner && s->sub_loaded != ~0ull) {
+        struct run_failure fail;
+        int rc = session_load_sub(s, &s->sub, s->sub.n_configs - 1, &fail, why);
+        if (rc)
+            return rc;
+        if (fail.status != RUN_OK)
+            session_drop_sub_runner(s); /* timing starts a fresh one, and reports it */
+        s->sub_loaded = ~0ull;
+    }
+    return BW_OK;
+}
+
+/*
  * Compiles both programs in the background while this thread starts the two
  * runners (a runner dies with the thread that started it, so this thread,
  * which outlives the judging, starts them), then readies the reference
@@ -292,9 +375,16 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     struct judge_result *out = s->res;
     struct build_job *b = &pl->build;
     pthread_t sub_thread, ref_thread;
-    bool sub_bg = in_background(&sub_thread, build_submission, b);
-    bool ref_bg = in_background(&ref_thread, build_reference, b);
+    /* A Triton submission's tests may start on its first builds (compiled_enough); a
+     * launcher's plans are known only once it is recorded, with its builds: not streamed. */
+    bool stream = s->lang == LANG_TRITON && s->cfg->have_gpu && !s->sub.launcher &&
+                  triton_program_stream(&s->sub.triton) == BW_OK;
+    bool sub_bg, ref_bg;
     char *sub_why = NULL;
+
+    b->started_at = now_ms();
+    sub_bg = in_background(&sub_thread, build_submission, b);
+    ref_bg = in_background(&ref_thread, build_reference, b);
 
     if (s->cfg->have_gpu) {
         double t0 = now_ms();
@@ -310,8 +400,29 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     prepare_reference(pl);
     if (pl->ref_loaded)
         bench_ahead_start(s); /* a Submit's checked elements, while the submission compiles */
+    if (sub_bg && stream && compiled_enough(s)) {
+        /* The tests start now, on the first case's builds; the rest stream in. */
+        pl->sub_thread = sub_thread;
+        pl->sub_running = true;
+        out->compile_streamed = true;
+        out->compile_first_ms = now_ms() - b->started_at;
+        log_debug("%s: the first test case's builds are ready after %.0f ms; testing while the "
+                  "rest compile",
+                  s->job, out->compile_first_ms);
+        session_emit(s, json_pack("{s:s, s:b, s:f, s:b}", "event", "compiled", "ok", true, "ms",
+                                  out->compile_first_ms, "streaming", true));
+        if (pl->ref_rc) {
+            out->verdict = VERDICT_JUDGE_ERROR;
+            set_message(out, "the problem's reference failed: %s",
+                        pl->ref_why ? pl->ref_why : bw_strerror(pl->ref_rc));
+            return STEP_STOP;
+        }
+        return BW_OK;
+    }
     if (sub_bg)
         pthread_join(sub_thread, NULL);
+    if (stream)
+        out->compile_first_ms = now_ms() - b->started_at;
     log_debug("%s: compiled in %.0f ms (runners taken in %.1f ms); %zu expected outputs ready",
               s->job, b->ms, out->runners_ms,
               s->ref_pipe_running ? reference_pipe_ready(&s->ref_pipe) : 0);
@@ -322,6 +433,7 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
         return STEP_STOP;
     }
     review_builds(s);
+    pl->reviewed = true;
     session_emit(s, json_pack("{s:s, s:b, s:f, s:O}", "event", "compiled", "ok",
                               out->verdict != VERDICT_COMPILE_ERROR, "ms", out->compile_ms,
                               "kernels", out->kernels ? out->kernels : json_null()));
@@ -407,7 +519,7 @@ static int step_tests(struct pipeline *pl, char **why)
             session_drop_sub_runner(s);
         if (s->sub_runner) {
             struct run_failure fail;
-            rc = program_load(s->sub_runner, &s->sub, c, &fail, why);
+            rc = session_load_sub(s, &s->sub, c, &fail, why);
             if (rc)
                 return rc;
             if (fail.status != RUN_OK) {
@@ -422,11 +534,17 @@ static int step_tests(struct pipeline *pl, char **why)
         out->tests_ms = now_ms() - t0;
         if (rc)
             return rc;
+        if (!passed && s->builds_failed) { /* no case failed: the compile's end decides */
+            rc = finish_compile(pl, why);
+            return rc ? rc : bw_fail(why, BW_ERR_INTERNAL, "the tests stopped for a build");
+        }
         if (!passed) {
             verdict_from_tests(out, &s->sub, c);
             return STEP_STOP;
         }
     }
+    if ((rc = finish_compile(pl, why)))
+        return rc;
     out->verdict = VERDICT_ACCEPTED;
     return BW_OK;
 }
@@ -516,6 +634,24 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     }
 
     double t_finish = now_ms();
+    /* A verdict reached while the submission still compiled (a failing test):
+     * the compile is stopped, and only its log is kept. */
+    if (pl.sub_running) {
+        out->compile_stopped = !triton_program_compiled(&s->sub.triton);
+        triton_program_stop(&s->sub.triton);
+        pthread_join(pl.sub_thread, NULL);
+        pl.sub_running = false;
+        out->compile_ms = pl.build.ms;
+    }
+    if (!pl.reviewed && s->lang == LANG_TRITON && s->sub.n_configs > 0 && s->sub.builds &&
+        !out->compile_log) {
+        const struct triton_program *tp = &s->sub.triton;
+        out->compile_log = strdup(tp->result.log ? tp->result.log : "");
+        out->builds_cached = tp->n_cached;
+        out->builds_compiled = tp->n_compiled;
+        out->compiler_cpu_ms = tp->result.cpu_ms;
+        out->compiler_wait_ms = tp->wait_ms;
+    }
     /* The judging ended before its tests (a Compile Error, a runner that did
      * not start): the pipe's case in flight ends first, then the runner goes back. */
     if (s->ref_pipe_running) {
@@ -572,5 +708,6 @@ void judge_result_release(struct judge_result *r)
     free(r->compile_log);
     json_decref(r->kernels);
     diag_list_release(&r->diags);
+    free(r->pytorch.reason);
     memset(r, 0, sizeof(*r));
 }

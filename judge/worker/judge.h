@@ -22,6 +22,19 @@
  * (runner_client.h). Without a GPU the pipeline stops after step 2 and says
  * so (executed = false).
  *
+ * A Triton submission's steps 2 and 3 overlap: its builds come one by one
+ * (triton_program.h, "Builds as they come"), in the order the test cases
+ * need them, and the tests start once the first case's builds exist; each
+ * case waits for its own builds only, never runs one that is not final, and
+ * the cases still run in order. A failing test is the verdict at once (the
+ * compiler is stopped); otherwise the whole compile is waited for and
+ * reviewed as in step 2, so a build that did not build is a Compile Error.
+ * The one verdict this can change: a test that fails before any case needs
+ * a build that would not have built is now the verdict, where the Compile
+ * Error used to come first.
+ *   {"event": "compiled", "ok": true, "ms": 120.3, "streaming": true}  (then, maybe,
+ *   {"event": "compiled", "ok": false, ...} when a later build did not build)
+ *
  * judge.c is the pipeline; each step is a module of its own: program.h
  * (directives, builds, signatures), reference.h (the trusted side), tests.h,
  * bench.h, goal_measure.h, with failure.h turning runner failures into

@@ -14,6 +14,7 @@
 
 struct runner_pool;
 struct build_cache;
+struct triton_pool;
 
 /* A language this judge compiles besides CUDA, as the worker registers it. */
 struct judge_language {
@@ -32,9 +33,13 @@ struct judge_config {
     struct runner_pool *pool; /* borrowed: where runners come from, and whose GPU gate keeps
                                  timing alone (runner_pool.h); NULL: each judging starts its own */
     struct build_cache *builds; /* borrowed: compiled builds kept across judgings; NULL: none */
-    struct gpu_info gpu;        /* filled by judge_probe_gpu() */
-    bool have_gpu;              /* judge_probe_gpu() found a usable GPU */
-    char *no_gpu_reason;        /* owned: why there is no GPU, when !have_gpu */
+    struct triton_pool *triton_pool; /* borrowed: warm Triton compilers (triton_pool.h); NULL:
+                                        each Triton compile starts its own */
+    int triton_jobs;     /* processes one Triton compile request may use (triton_pool_jobs: the
+                            CPUs shared by the slots); 0: BW_TRITON_JOBS */
+    struct gpu_info gpu; /* filled by judge_probe_gpu() */
+    bool have_gpu;       /* judge_probe_gpu() found a usable GPU */
+    char *no_gpu_reason; /* owned: why there is no GPU, when !have_gpu */
     struct judge_language languages[LANG_COUNT]; /* what it compiles beyond CUDA (always there:
                                                     NVRTC); worker.c registers them */
 };

@@ -28,6 +28,7 @@
 
 #include "build_cache.h"
 #include "runner_pool.h"
+#include "triton_pool.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -43,6 +44,8 @@
     "outputs\n"                                                                                    \
     "       judged plan PROBLEM_DIR FILE    the launches of every configuration and case, as "     \
     "JSON\n"                                                                                       \
+    "       judged baseline [--check] PROBLEM_DIR...   PyTorch's time on the benchmark shapes\n"   \
+    "                    (baseline.py, timed the judge's way); --check: against the reference\n"   \
     "\n"                                                                                           \
     "options:\n"                                                                                   \
     "  --json            print the result as JSON (for tools)\n"                                   \
@@ -54,6 +57,8 @@
     "  --arch SM         NVRTC target, e.g. sm_90a (default: the GPU's; sm_90a without one)\n"     \
     "  --cache DIR       cache for GPU calibration (default ~/.cache/blockwise)\n"                 \
     "  --recalibrate     measure the GPU again instead of using the cached figures\n"              \
+    "  --pytorch         check: PyTorch's time beside each shape (x PyTorch); validate: also\n"    \
+    "                    check baseline.py against the reference (needs PyTorch)\n"                \
     "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"             \
     "  --log-level L     debug, info, warn, error (default warn; the worker's: info)\n"            \
     "\n"                                                                                           \
@@ -65,6 +70,7 @@
     "                    back to the queue (1..%d, default %d)\n"                                  \
     "  --slots N         jobs judged at once on this GPU (1..%d, default %d): Runs overlap,\n"     \
     "                    timing runs alone\n"                                                      \
+    "  --triton-spares N warm Triton compilers kept ready (1..%d, default %d a slot)\n"            \
     "\n"                                                                                           \
     "Triton (.py) submissions compile with $BLOCKWISE_PYTHON, else python3 on PATH, which\n"       \
     "must import triton (3.3 or later); a worker registers Triton only when it does.\n"
@@ -72,7 +78,7 @@
 void cli_usage(FILE *f)
 {
     fprintf(f, USAGE_TEXT, BW_WORKER_MAX_GRACE_S, BW_WORKER_GRACE_S, BW_WORKER_MAX_SLOTS,
-            BW_WORKER_SLOTS);
+            BW_WORKER_SLOTS, BW_TRITON_POOL_MAX, BW_TRITON_SPARES_PER_SLOT);
 }
 
 /* Parses the options shared by every subcommand; returns the index of the
@@ -91,6 +97,8 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
         {"no-sandbox", no_argument, NULL, 'n'},
         {"log-level", required_argument, NULL, 'l'},
         {"language", required_argument, NULL, 'L'},
+        {"pytorch", no_argument, NULL, 'P'},
+        {"check", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -113,6 +121,12 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
             break;
         case 'r':
             cli->recalibrate = true;
+            break;
+        case 'P':
+            cli->pytorch = true;
+            break;
+        case 'C':
+            cli->check_baseline = true;
             break;
         case 'L':
             if (!language_from_name(optarg, &cli->language)) {
@@ -205,6 +219,8 @@ int main(int argc, char **argv)
         status = cmd_dump(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "plan") == 0)
         status = cmd_plan(argc - 1, argv + 1, &cli);
+    else if (strcmp(argv[1], "baseline") == 0)
+        status = cmd_baseline(argc - 1, argv + 1, &cli);
     else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         cli_usage(stdout);
         return 0;
@@ -213,6 +229,7 @@ int main(int argc, char **argv)
         cli_usage(stderr);
         return EXIT_USAGE;
     }
+    triton_pool_free(cli.cfg.triton_pool);
     runner_pool_free(cli.cfg.pool);
     runner_discard_drain(); /* no runner outlives the command */
     build_cache_free(cli.cfg.builds);

@@ -50,7 +50,19 @@ struct bench_outcome {
     double median_ms, min_ms, max_ms, p10_ms, p90_ms, rse;
     double gbps, tflops, sol_pct;
     int clock_mhz;
-    char *stop; /* owned: why sampling stopped: "rse", "max", "budget" */
+    char *stop;        /* owned: why sampling stopped: "rse", "max", "budget" */
+    double pytorch_ms; /* PyTorch's median on this shape, measured by the worker (baseline.h);
+                          0: none (see judge_result.pytorch.reason) */
+};
+
+/* PyTorch's time on the same shapes (baseline.h): attached by the worker to a Submit's timed
+ * result after the judging, never by the pipeline itself. */
+struct pytorch_note {
+    bool attached;       /* the result says something about PyTorch (its JSON has "pytorch") */
+    bool measured;       /* every shape has pytorch_ms */
+    char torch[40];      /* torch.__version__ of the measurement */
+    int64_t measured_at; /* Unix seconds */
+    char *reason;        /* owned: why PyTorch's time is missing (or a shape's is), or NULL */
 };
 
 struct judge_result {
@@ -109,6 +121,17 @@ struct judge_result {
     uint64_t seed;
     bool tests_only;     /* judged as a Run: timing and goals were not asked for */
     bool compile_cached; /* every build of the submission came from the build cache */
+    /* A Triton compile (compile_ms is its whole wall time, or until it was stopped): */
+    double compile_first_ms;     /* until the first test case's builds were final: the tests
+                                    start then, while the rest compile (0: not streamed) */
+    double compiler_wait_ms;     /* waiting for a warm compiler from the pool */
+    double compiler_cpu_ms;      /* the compiler's CPU time, its warm-up included */
+    size_t builds_cached;        /* builds (kernel variants) found in the build cache */
+    size_t builds_compiled;      /* builds asked of the compiler */
+    bool compile_streamed;       /* the tests ran while it compiled */
+    bool compile_stopped;        /* stopped once the verdict was known (a failing test) */
+    double tests_build_wait_ms;  /* within tests_ms: cases waiting for their builds */
+    struct pytorch_note pytorch; /* PyTorch's time beside the benches (worker, baseline.h) */
 };
 
 /* Frees what a judging put in *r (zeroed after). */

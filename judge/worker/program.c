@@ -284,7 +284,7 @@ static int summarise_triton(struct program *pg, const char *failure)
             found = true;
         }
         cr->ms = tp->result.ms;
-        cr->nvrtc_ms = tp->result.driver_ms;
+        cr->nvrtc_ms = c == 0 ? tp->result.driver_ms : 0; /* one compile for every configuration */
         cr->from_cache = tp->from_cache;
         cr->log = strdup(c == 0 && tp->result.log ? tp->result.log : "");
         if (!cr->log)
@@ -300,14 +300,16 @@ static int summarise_triton(struct program *pg, const char *failure)
 
 /* Plans every variant of a Triton program (plan/triton_variant.h) and compiles
  * them in one request. */
-static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
-                          size_t len, const char *filename, char **cause)
+static int compile_triton_builds(struct program *pg, const struct program_target *t,
+                                 const char *source, size_t len, const char *filename, char **cause)
 {
     struct triton_target tt = {
         .cc_major = t->cc_major,
         .cc_minor = t->cc_minor,
         .no_sandbox = t->no_sandbox,
         .cache = t->cache,
+        .pool = t->triton_pool,
+        .jobs = t->triton_jobs,
     };
     char *why = NULL;
     int rc;
@@ -435,6 +437,8 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
         .cc_minor = t->cc_minor,
         .record_only = t->record_only,
         .case_ms = t->launcher_case_ms,
+        .jobs = t->triton_jobs,
+        .pool = t->triton_pool,
         .no_sandbox = t->no_sandbox,
     };
     struct triton_launch_result lr;
@@ -489,6 +493,16 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
 release:
     free(failure);
     triton_launch_result_release(&lr);
+    return rc;
+}
+
+/* compile_triton_builds, then every build final for a pipeline reading them as they come. */
+static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
+                          size_t len, const char *filename, char **cause)
+{
+    int rc = compile_triton_builds(pg, t, source, len, filename, cause);
+
+    triton_program_stream_end(&pg->triton);
     return rc;
 }
 

@@ -59,14 +59,18 @@ struct program {
 };
 
 /* What a compile needs besides the source: where and how to build. */
+struct triton_pool;
+
 struct program_target {
-    const char *arch;           /* NVRTC target, "sm_90a" */
-    int cc_major, cc_minor;     /* Triton's target (0/0: 9.0) */
-    const struct gpu_info *gpu; /* borrowed; the GPU a launcher asks about (NULL: an H200's) */
-    bool record_only;           /* a launcher: record its plans, build nothing (judged plan) */
-    int launcher_case_ms;       /* a launcher: one case's recording (0: BW_LAUNCHER_CASE_MS) */
-    bool no_sandbox;            /* diagnostics only */
-    struct build_cache *cache;  /* borrowed; NULL: every configuration is compiled */
+    const char *arch;                /* NVRTC target, "sm_90a" */
+    int cc_major, cc_minor;          /* Triton's target (0/0: 9.0) */
+    const struct gpu_info *gpu;      /* borrowed; the GPU a launcher asks about (NULL: an H200's) */
+    bool record_only;                /* a launcher: record its plans, build nothing (judged plan) */
+    int launcher_case_ms;            /* a launcher: one case's recording (0: BW_LAUNCHER_CASE_MS) */
+    bool no_sandbox;                 /* diagnostics only */
+    struct build_cache *cache;       /* borrowed; NULL: every configuration is compiled */
+    struct triton_pool *triton_pool; /* borrowed: warm Triton compilers; NULL: one is started */
+    int triton_jobs;                 /* a Triton request's processes; 0: BW_TRITON_JOBS */
 };
 
 /*
@@ -88,10 +92,12 @@ int program_parse(struct program *pg, const struct problem *p, enum language lan
  * pg->builds. CUDA: two compilers at a time, @const and @tune values as -D
  * macros, @flags as given. Triton: every variant in one sandboxed request
  * (triton_program_compile); a program that needs too many variants is the
- * learner's Compile Error. A build in t->cache is copied instead of compiled
- * again. Returns BW_OK when every compile ended, successfully or not (the
- * builds say which); a negative code only when the judge could not compile
- * at all (compile_run's judge failures; BW_ERR_NOTFOUND: no Triton here).
+ * learner's Compile Error; with triton_program_stream() on pg->triton first,
+ * its builds are readable as they come, and triton_program_stream_end() is
+ * called when the compile is over, whatever happened. A build in t->cache is
+ * copied instead of compiled again. Returns BW_OK when every compile ended, successfully or not
+ * (the builds say which); a negative code only when the judge could not compile at all
+ * (compile_run's judge failures; BW_ERR_NOTFOUND: no Triton here).
  */
 int program_compile(struct program *pg, const struct program_target *t, const char *source,
                     size_t len, const char *filename, char **cause);

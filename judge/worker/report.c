@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "goals.h"
 #include "wire/runner_proto.h"
 #include "common/banned.h"
@@ -162,15 +163,25 @@ void report_print(FILE *f, const struct problem *p, const char *file, const stru
     }
     if (r->n_benches) {
         fprintf(f, "timing    median of n runs, L2 flushed before each\n");
-        fprintf(f, "  %-22s %10s %10s %14s %5s %9s %9s %7s\n", "shape", "median", "min", "p10-p90",
-                "n", "GB/s", "TFLOP/s", "SoL %");
+        fprintf(f, "  %-22s %10s %10s %14s %5s %9s %9s %7s %10s\n", "shape", "median", "min",
+                "p10-p90", "n", "GB/s", "TFLOP/s", "SoL %", "x PyTorch");
         for (i = 0; i < r->n_benches; i++) {
             const struct bench_outcome *b = &r->benches[i];
-            char spread[32];
+            char spread[32], pt[32] = "-";
             snprintf(spread, sizeof(spread), "%.3f-%.3f", b->p10_ms, b->p90_ms);
-            fprintf(f, "  %-22s %8.3fms %8.3fms %14s %5d %9.1f %9.2f %7.1f\n", b->name,
-                    b->median_ms, b->min_ms, spread, b->samples, b->gbps, b->tflops, b->sol_pct);
+            if (b->pytorch_ms > 0 && b->median_ms > 0)
+                snprintf(pt, sizeof(pt), "%.2f", b->pytorch_ms / b->median_ms);
+            fprintf(f, "  %-22s %8.3fms %8.3fms %14s %5d %9.1f %9.2f %7.1f %10s\n", b->name,
+                    b->median_ms, b->min_ms, spread, b->samples, b->gbps, b->tflops, b->sol_pct,
+                    pt);
         }
+        if (r->pytorch.attached && r->pytorch.measured)
+            fprintf(f,
+                    "pytorch   PyTorch %s's median / yours (baseline.py, timed the judge's way)"
+                    "; geometric mean %.2f\n",
+                    r->pytorch.torch, baseline_speedup(r));
+        else if (r->pytorch.attached)
+            fprintf(f, "pytorch   %s\n", r->pytorch.reason ? r->pytorch.reason : "not measured");
     }
     goal_outcomes_print(f, r->goals, r->n_goals, color);
     if (!r->executed && r->verdict == VERDICT_NONE) {
@@ -214,6 +225,24 @@ void report_print_event(FILE *f, json_t *event)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
+/* The result's "pytorch" (baseline.h): null unless the worker said something about PyTorch's
+ * time beside these benches; else whether it was measured, with which PyTorch, when, the
+ * geometric mean of its time over the kernel's (null when a shape has none), why not, and how
+ * it is measured. */
+static json_t *pytorch_json(const struct judge_result *r)
+{
+    const struct pytorch_note *n = &r->pytorch;
+    double speedup = baseline_speedup(r);
+
+    if (!n->attached)
+        return json_null();
+    return json_pack("{s:b, s:s?, s:o, s:o, s:s?, s:s}", "measured", n->measured, "torch",
+                     n->torch[0] ? n->torch : NULL, "measured_at",
+                     n->measured_at > 0 ? json_integer((json_int_t)n->measured_at) : json_null(),
+                     "speedup", speedup > 0 ? json_real(speedup) : json_null(), "reason", n->reason,
+                     "method", baseline_method_text);
+}
+
 json_t *judge_result_json(const struct judge_result *r)
 {
     json_t *j = json_object(), *tests = json_array(), *benches = json_array(),
@@ -243,6 +272,11 @@ json_t *judge_result_json(const struct judge_result *r)
                       b->min_ms, "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms,
                       "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
                       "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
+        json_t *bj = json_array_get(benches, i);
+        bool pt = b->pytorch_ms > 0 && b->median_ms > 0;
+        json_object_set_new(bj, "pytorch_ms", pt ? json_real(b->pytorch_ms) : json_null());
+        json_object_set_new(bj, "pytorch_speedup",
+                            pt ? json_real(b->pytorch_ms / b->median_ms) : json_null());
     }
     for (size_t i = 0; i < r->n_goals; i++)
         json_array_append_new(goals, goal_outcome_json(&r->goals[i]));
@@ -259,6 +293,7 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "benches", benches);
     json_object_set_new(j, "score", json_real(r->score));
     json_object_set_new(j, "goals", goals);
+    json_object_set_new(j, "pytorch", pytorch_json(r));
     json_object_set_new(j, "gpu", gpu_info_json(&r->gpu));
     json_object_set_new(j, "compile_ms", json_real(r->compile_ms));
     json_object_set_new(j, "compile_cached", json_boolean(r->compile_cached));
@@ -270,6 +305,13 @@ json_t *judge_result_json(const struct judge_result *r)
     json_t *timing = json_object_get(j, "timing");
     json_object_set_new(timing, "build_wait_ms", json_real(r->build_wait_ms));
     json_object_set_new(timing, "compiler_ms", json_real(r->compiler_ms));
+    json_object_set_new(
+        timing, "compile_breakdown",
+        json_pack("{s:f, s:f, s:f, s:I, s:I, s:b, s:b, s:f}", "first_ms", r->compile_first_ms,
+                  "compiler_wait_ms", r->compiler_wait_ms, "compiler_cpu_ms", r->compiler_cpu_ms,
+                  "builds_cached", (json_int_t)r->builds_cached, "builds_compiled",
+                  (json_int_t)r->builds_compiled, "streamed", r->compile_streamed, "stopped",
+                  r->compile_stopped, "tests_build_wait_ms", r->tests_build_wait_ms));
     json_object_set_new(timing, "reference_load_ms", json_real(r->reference_load_ms));
     json_object_set_new(timing, "finish_ms", json_real(r->finish_ms));
     json_object_set_new(timing, "tests_breakdown",

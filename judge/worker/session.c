@@ -25,6 +25,8 @@ struct program_target session_target(const struct session *s)
         .no_sandbox = s->cfg->no_sandbox,
         .cache = s->cfg->builds,
         .gpu = &s->cfg->gpu,
+        .triton_pool = s->cfg->triton_pool,
+        .triton_jobs = s->cfg->triton_jobs,
     };
 
     if (sscanf(s->cfg->gpu.cc, "%d.%d", &t.cc_major, &t.cc_minor) != 2)
@@ -71,6 +73,21 @@ void session_gate_leave(const struct session *s, bool exclusive)
         runner_pool_gate_leave(s->cfg->pool, exclusive);
 }
 
+int session_load_sub(struct session *s, const struct program *pg, size_t config,
+                     struct run_failure *fail, char **cause)
+{
+    int rc;
+
+    s->sub_loaded = 0;
+    if (pg == &s->sub && pg->lang == LANG_TRITON && pg->triton.live)
+        return triton_program_load_final(s->sub_runner, &pg->triton, config, &s->sub_loaded, fail,
+                                         cause);
+    rc = program_load(s->sub_runner, pg, config, fail, cause);
+    if (rc == BW_OK && fail->status == RUN_OK)
+        s->sub_loaded = ~0ull;
+    return rc;
+}
+
 int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t config,
                              struct run_failure *fail, char **cause)
 {
@@ -79,7 +96,7 @@ int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t
     session_drop_sub_runner(s);
     rc = session_start_runner(s, &s->sub_runner, cause);
     if (rc == BW_OK)
-        rc = program_load(s->sub_runner, pg, config, fail, cause);
+        rc = session_load_sub(s, pg, config, fail, cause);
     return rc;
 }
 
@@ -87,6 +104,7 @@ void session_drop_sub_runner(struct session *s)
 {
     runner_discard(s->sub_runner);
     s->sub_runner = NULL;
+    s->sub_loaded = 0;
 }
 
 bool session_cancelled(const struct session *s)

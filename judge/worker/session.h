@@ -57,6 +57,12 @@ struct session {
      * early (a Compile Error), before the reference runner goes back. */
     struct reference_pipe ref_pipe;
     bool ref_pipe_running;
+    /* A Triton submission tested while its compile still runs (triton_program.h, "Builds
+     * as they come"): which variants of the configuration under test sub_runner holds
+     * (bit i: variant i; all bits when loaded whole), and whether a case met a build
+     * that did not build (the tests stop; the compile's end decides: judge.c). */
+    uint64_t sub_loaded;
+    bool builds_failed;
 };
 
 /* Sends a progress event (stolen; NULL is ignored) to the options' callback. */
@@ -80,8 +86,14 @@ void session_return_reference(struct session *s);
 void session_gate_enter(const struct session *s, bool exclusive);
 void session_gate_leave(const struct session *s, bool exclusive);
 
+/* Loads configuration `config` of `pg` into the submission runner: all of it, or (the
+ * submission's Triton compile still running) the builds final now; sets sub_loaded. BW_OK
+ * with *fail telling whether the modules loaded. */
+int session_load_sub(struct session *s, const struct program *pg, size_t config,
+                     struct run_failure *fail, char **cause);
+
 /* Replaces the submission runner with a fresh one holding configuration
- * `config` of `pg`: BW_OK with *fail telling whether the cubin loaded. */
+ * `config` of `pg` (session_load_sub): BW_OK with *fail telling whether the cubin loaded. */
 int session_fresh_sub_runner(struct session *s, const struct program *pg, size_t config,
                              struct run_failure *fail, char **cause);
 

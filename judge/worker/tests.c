@@ -249,9 +249,31 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
         t->message = why;
         return BW_OK;
     }
+    if (s->lang == LANG_TRITON && s->sub.triton.live) {
+        /* Its builds as the compile gives them out; one that did not build stops here. */
+        t0 = now_ms();
+        bool built = triton_program_wait_case(&s->sub.triton, config, &pc->sub_pl);
+        s->res->tests_build_wait_ms += now_ms() - t0;
+        if (!built) {
+            s->builds_failed = true;
+            return BW_OK;
+        }
+    }
     rc = ensure_runner(s, config, &pc->sub_pl, t, &loaded, cause);
     if (rc || !loaded)
         return rc;
+    if (s->lang == LANG_TRITON && s->sub.triton.live) {
+        uint64_t need = triton_program_case_variants(&s->sub.triton, config, &pc->sub_pl);
+        if ((s->sub_loaded & need) != need) { /* builds final since the last load */
+            struct run_failure fail;
+            if ((rc = session_load_sub(s, &s->sub, config, &fail, cause)))
+                return rc;
+            if (fail.status != RUN_OK) {
+                t->verdict = failure_verdict(&pc->sub_pl, &fail, &t->message, &t->detail);
+                return BW_OK;
+            }
+        }
+    }
     rc = program_run_plan(&s->sub, config, &pc->sub_pl, s->seed, (uint32_t)i, &rq.plan, cause);
     if (rc)
         return rc;
@@ -321,6 +343,24 @@ static bool land_case(struct session *s, struct pending_case *pc, int *rc, char 
     return go_on;
 }
 
+/* Would case i wait for builds still compiling (judge.c streams a Triton compile)? */
+static bool builds_pending(struct session *s, size_t config, size_t i)
+{
+    struct plan pl;
+    char *why = NULL;
+    bool pending;
+
+    if (s->lang != LANG_TRITON || !s->sub.triton.live)
+        return false;
+    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], &s->p->tests[i], PLAN_SUBMISSION,
+                   &pl, &why)) {
+        free(why);
+        return false;
+    }
+    pending = !triton_program_case_final(&s->sub.triton, config, &pl);
+    return pending;
+}
+
 int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
 {
     struct reference_pipe *rp = &s->ref_pipe;
@@ -345,6 +385,14 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
             rc = bw_fail(cause, BW_ERR_CANCELLED, "cancelled");
             break;
         }
+        /* A case that must wait for its builds lets the previous one land first: a
+         * failure there is the verdict, without waiting for a compile it does not need. */
+        if (comparing && builds_pending(s, config, i)) {
+            stopped = !land_case(s, comparing, &rc, cause);
+            comparing = NULL;
+            if (stopped)
+                break;
+        }
         pc = calloc(1, sizeof(*pc));
         if (!pc) {
             rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
@@ -358,7 +406,9 @@ int tests_run(struct session *s, size_t config, bool *all_passed, char **cause)
             stopped = !land_case(s, comparing, &rc, cause);
             comparing = NULL;
         }
-        if (stopped || run_rc) {
+        if (stopped)
+            s->builds_failed = false; /* an earlier case's verdict comes first */
+        if (stopped || run_rc || s->builds_failed) {
             if (!stopped)
                 rc = run_rc;
             stopped = true;

@@ -13,6 +13,13 @@
  * runs the next case; outcomes still land in case order, so a later case
  * never counts once an earlier one failed. Each case's outcome is in
  * s->res->tests[i] and sent as a "test" event.
+ *
+ * A Triton submission may be tested while it still compiles (judge.c): a
+ * case waits for its own builds (never a build that is not final), loads
+ * those final since the runner's last load, and when one of them did not
+ * build the tests stop there, with s->builds_failed set and no case failed,
+ * for the compile's end to decide (a Compile Error, as when the tests wait
+ * for every build).
  */
 #ifndef BW_TESTS_H
 #define BW_TESTS_H

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "triton_install.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -24,8 +24,7 @@
 #define MAX_NUM_STAGES   16
 #define FAILURE_BYTES    1024 /* a failure text the driver sends, kept */
 #define VERSION_BYTES    128  /* Triton's version string, kept */
-#define COMPILER_NAME    "blockwise-triton-compile"
-#define TRAILING_SCRATCH 2 /* Triton's global and profile scratch pointers */
+#define TRAILING_SCRATCH 2    /* Triton's global and profile scratch pointers */
 
 /* ---- types and requests -------------------------------------------------------------- */
 
@@ -150,6 +149,9 @@ static int check_request(const struct triton_request *rq, char **cause)
                        rq->cc_minor);
     if (rq->n_kernels == 0 || !rq->kernels)
         return bw_fail(cause, BW_ERR_INVALID, "a Triton compile request names no kernel");
+    if (rq->jobs < 0 || rq->jobs > BW_TRITON_JOBS)
+        return bw_fail(cause, BW_ERR_INVALID, "jobs=%d (expected 0 to %d: BW_TRITON_JOBS)",
+                       rq->jobs, BW_TRITON_JOBS);
     if (rq->n_kernels > BW_TRITON_MAX_KERNELS)
         return bw_fail(cause, BW_ERR_LIMIT, "%zu kernel variants, over BW_TRITON_MAX_KERNELS (%d)",
                        rq->n_kernels, BW_TRITON_MAX_KERNELS);
@@ -171,7 +173,7 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
     rc = rc ? rc : compile_wire_put(out, "source", rq->source ? rq->source : "", rq->len);
     snprintf(n, sizeof(n), "%d", request_cc(rq));
     rc = rc ? rc : compile_wire_puts(out, "cc", n);
-    snprintf(n, sizeof(n), "%d", BW_TRITON_JOBS);
+    snprintf(n, sizeof(n), "%d", rq->jobs > 0 ? rq->jobs : BW_TRITON_JOBS);
     rc = rc ? rc : compile_wire_puts(out, "jobs", n);
     for (size_t i = 0; i < rq->n_kernels && !rc; i++) {
         const struct triton_kernel_request *k = &rq->kernels[i];
@@ -211,7 +213,7 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
 
 /* ---- results ------------------------------------------------------------------------------ */
 
-static void build_release(struct triton_build *b)
+void triton_build_release(struct triton_build *b)
 {
     free(b->cubin);
     free(b->ptx);
@@ -226,7 +228,7 @@ static void build_release(struct triton_build *b)
 void triton_result_release(struct triton_result *r)
 {
     for (size_t i = 0; r->builds && i < r->n_builds; i++)
-        build_release(&r->builds[i]);
+        triton_build_release(&r->builds[i]);
     free(r->builds);
     diag_list_release(&r->diags);
     free(r->log);
@@ -271,7 +273,7 @@ bool triton_build_copy(struct triton_build *dst, const struct triton_build *src)
         }
     }
     if (!ok)
-        build_release(dst);
+        triton_build_release(dst);
     return ok;
 }
 
@@ -283,6 +285,7 @@ bool triton_result_copy(struct triton_result *dst, const struct triton_result *s
     dst->ok = src->ok;
     dst->ms = src->ms;
     dst->driver_ms = src->driver_ms;
+    dst->cpu_ms = src->cpu_ms;
     dst->log = strdup_or_null(src->log);
     dst->failure = strdup_or_null(src->failure);
     dst->triton_version = strdup_or_null(src->triton_version);
@@ -326,13 +329,15 @@ static int set_failure(struct triton_result *out, const char *fmt, ...)
 
 /* What the decoder has seen of one build. */
 struct partial {
-    bool reported; /* a build or failed field named it */
+    bool reported;  /* a build or failed field named it */
+    bool closed;    /* its "built" field came: whole, to be checked and given out now */
+    bool delivered; /* final: told to the stream's on_build, never changed or freed after */
     bool has_name, has_cubin, has_ptx, has_warps, has_params, has_types;
     size_t n_types;
     int64_t ptx_params;
 };
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+static bool parse_u64_max(const char *s, uint64_t max, uint64_t *v)
 {
     int64_t x;
     if (!parse_i64(s, &x) || x < 0 || (uint64_t)x > max)
@@ -520,13 +525,22 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     uint64_t v;
 
     if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0) {
-        if (rq->n_kernels == 0 || !parse_u64(f->value, rq->n_kernels - 1, &v) ||
+        if (rq->n_kernels == 0 || !parse_u64_max(f->value, rq->n_kernels - 1, &v) ||
             parts[v].reported) {
             *bad = "a build index is out of range or repeated";
             return BW_OK;
         }
         parts[v].reported = true;
         *current = f->key[0] == 'b' ? (long)v : -1;
+        return BW_OK;
+    }
+    if (strcmp(f->key, "built") == 0) {
+        if (!b || !parse_u64_max(f->value, rq->n_kernels - 1, &v) || (long)v != *current) {
+            *bad = "a built field does not close the build it follows";
+            return BW_OK;
+        }
+        p->closed = true;
+        *current = -1;
         return BW_OK;
     }
     if (strcmp(f->key, "diag") == 0) {
@@ -582,27 +596,27 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         p->has_ptx = true;
     } else if (strcmp(f->key, "num_warps") == 0) {
         /* not a power of 2 for a warp-specialised kernel: every partition's warps */
-        if (!parse_u64(f->value, 32, &v) || v == 0) {
+        if (!parse_u64_max(f->value, 32, &v) || v == 0) {
             *bad = "num_warps is not 1 to 32";
             return BW_OK;
         }
         b->num_warps = (int)v;
         p->has_warps = true;
     } else if (strcmp(f->key, "num_ctas") == 0) {
-        if (!parse_u64(f->value, 64, &v)) {
+        if (!parse_u64_max(f->value, 64, &v)) {
             *bad = "num_ctas is malformed";
             return BW_OK;
         }
         b->num_ctas = (int)v;
     } else if (strcmp(f->key, "shared") == 0) {
-        if (!parse_u64(f->value, BW_TRITON_MAX_SHARED, &v)) {
+        if (!parse_u64_max(f->value, BW_TRITON_MAX_SHARED, &v)) {
             *bad = "the shared memory size is malformed or over BW_TRITON_MAX_SHARED";
             return BW_OK;
         }
         b->shared = (int)v;
     } else if (strcmp(f->key, "global_scratch_size") == 0 ||
                strcmp(f->key, "profile_scratch_size") == 0) {
-        if (!parse_u64(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
+        if (!parse_u64_max(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
             *bad = "a scratch size is malformed or over BW_TRITON_MAX_SCRATCH";
             return BW_OK;
         }
@@ -611,7 +625,7 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         else
             b->profile_scratch_size = v;
     } else if (strcmp(f->key, "global_scratch_align") == 0) {
-        if (!parse_u64(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
+        if (!parse_u64_max(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
             *bad = "the scratch alignment is not a power of 2 up to 4096";
             return BW_OK;
         }
@@ -636,394 +650,242 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     return BW_OK;
 }
 
-int triton_result_decode(char *data, size_t len, const struct triton_request *rq,
-                         struct triton_result *out, bool *accepted, bool *complete, char **cause)
-{
-    const char *error = NULL, *error_step = "?", *bad = NULL;
-    int64_t error_code = BW_ERR_PROTOCOL;
-    struct compile_field f;
-    struct partial *parts;
-    size_t pos = 0;
-    long current = -1;
-    int rc = BW_OK, next = 1;
-    char *why = NULL;
+/*
+ * The result record read as it arrives (triton_result_decode reads a whole
+ * one the same way): fields are taken as they become whole; a build is given
+ * out (on_build) when its "built" field closes it and it is sound, or when
+ * "failed" names it, and every build not given out by the record's end is
+ * given out then. A build given out is never changed or freed until the
+ * result is released.
+ */
+struct decoder {
+    const struct triton_request *rq;
+    struct triton_result *out;
+    struct partial *parts; /* owned: one per request kernel */
+    size_t pos;            /* the next field's offset in the record */
+    long current;          /* the build whose fields are coming, or -1 */
+    bool accepted, complete;
+    bool stopped; /* a malformed field: nothing more is read */
+    const char *bad;
+    char *error, *error_step; /* owned: a set-up failure before "accepted" */
+    int64_t error_code;
+    triton_build_fn on_build;
+    void *arg;
+};
 
-    *accepted = *complete = false;
+static int decoder_init(struct decoder *d, const struct triton_request *rq,
+                        struct triton_result *out, triton_build_fn on_build, void *arg,
+                        char **cause)
+{
+    memset(d, 0, sizeof(*d));
+    d->rq = rq;
+    d->out = out;
+    d->current = -1;
+    d->error_code = BW_ERR_PROTOCOL;
+    d->on_build = on_build;
+    d->arg = arg;
     if (!out->builds) {
         out->builds = calloc(rq->n_kernels, sizeof(*out->builds));
         if (!out->builds)
             return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         out->n_builds = rq->n_kernels;
     }
-    parts = calloc(rq->n_kernels, sizeof(*parts));
-    if (!parts)
+    d->parts = calloc(rq->n_kernels, sizeof(*d->parts));
+    if (!d->parts)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < rq->n_kernels; i++)
-        parts[i].ptx_params = -1;
-    while (data && (next = compile_wire_next(data, len, &pos, &f, &why)) == 1) {
-        if (!*accepted) {
+        d->parts[i].ptx_params = -1;
+    return BW_OK;
+}
+
+static void decoder_release(struct decoder *d)
+{
+    free(d->parts);
+    free(d->error);
+    free(d->error_step);
+    memset(d, 0, sizeof(*d));
+}
+
+/* Releases build i, and first the types beyond its parameters (triton_build_release frees
+ * n_params of them: an answer may have named more). */
+static void drop_build(struct decoder *d, size_t i)
+{
+    struct triton_build *b = &d->out->builds[i];
+
+    for (size_t t = b->n_params; b->param_types && t < d->parts[i].n_types; t++) {
+        free(b->param_types[t]);
+        b->param_types[t] = NULL;
+    }
+    triton_build_release(b);
+}
+
+/* Gives build i out as it stands (ok or not): once. */
+static void deliver(struct decoder *d, size_t i)
+{
+    if (d->parts[i].delivered)
+        return;
+    d->parts[i].delivered = true;
+    if (d->on_build)
+        d->on_build(d->arg, i);
+}
+
+/* Checks build i once it is whole; a build that is not sound is the submission's failure. */
+static int settle(struct decoder *d, size_t i)
+{
+    struct triton_build *b = &d->out->builds[i];
+    const char *not_sound = NULL;
+    bool built = b->name || b->cubin || b->ptx || d->parts[i].has_params;
+
+    if (built && build_sound(b, &d->parts[i], &d->rq->kernels[i], &not_sound)) {
+        b->ok = true;
+        return BW_OK;
+    }
+    drop_build(d, i);
+    if (built)
+        return set_failure(d->out,
+                           "kernel %s: the Triton compiler's answer is not a sound build: %s",
+                           d->rq->kernels[i].kernel, not_sound);
+    return BW_OK;
+}
+
+/* Takes the whole fields of data[d->pos, len): up to "end", a malformed one, or the last whole
+ * one. Negative only when out of memory, or for the judge's errors before "accepted". */
+static int decoder_feed(struct decoder *d, char *data, size_t len, char **cause)
+{
+    struct compile_field f;
+    char *why = NULL;
+    int next, rc = BW_OK;
+
+    while (data && !d->stopped && !d->complete) {
+        int whole = compile_wire_complete(data, len, d->pos);
+        if (whole == 0)
+            break;
+        next = whole < 0 ? -1 : compile_wire_next(data, len, &d->pos, &f, &why);
+        free(why);
+        why = NULL;
+        if (next < 0) {
+            d->stopped = true; /* malformed at the wire level: the record is not complete */
+            break;
+        }
+        if (next == 0) {
+            d->complete = true;
+            break;
+        }
+        if (!d->accepted) {
             if (strcmp(f.key, "ready") == 0) {
-                free(out->triton_version);
-                out->triton_version =
+                free(d->out->triton_version);
+                d->out->triton_version =
                     strndup(f.value, f.len < VERSION_BYTES ? f.len : VERSION_BYTES);
-                if (!out->triton_version) {
-                    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-                    goto release;
-                }
+                if (!d->out->triton_version)
+                    return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             } else if (strcmp(f.key, "accepted") == 0) {
-                *accepted = true;
-            } else if (strcmp(f.key, "error") == 0) {
-                error = f.value;
-            } else if (strcmp(f.key, "error_step") == 0) {
-                error_step = f.value;
+                d->accepted = true;
+            } else if (strcmp(f.key, "error") == 0 || strcmp(f.key, "error_step") == 0) {
+                char **to = f.key[5] == '_' ? &d->error_step : &d->error;
+                free(*to);
+                if (!(*to = strndup(f.value, f.len)))
+                    return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             } else if (strcmp(f.key, "error_code") == 0) {
-                if (!parse_i64(f.value, &error_code) || error_code >= 0 || error_code < -100)
-                    error_code = BW_ERR_PROTOCOL;
+                if (!parse_i64(f.value, &d->error_code) || d->error_code >= 0 ||
+                    d->error_code < -100)
+                    d->error_code = BW_ERR_PROTOCOL;
             } else {
-                rc = bw_fail(cause, BW_ERR_PROTOCOL,
-                             "blockwise-triton-compile sent \"%s\" before it accepted the request",
-                             f.key);
-                goto release;
+                d->stopped = true;
+                return bw_fail(
+                    cause, BW_ERR_PROTOCOL,
+                    "blockwise-triton-compile sent \"%s\" before it accepted the request", f.key);
             }
             continue;
         }
-        if ((rc = decode_field(&f, rq, out, parts, &current, &bad))) {
-            rc = bw_fail(cause, rc, "out of memory reading the Triton compile result");
-            goto release;
-        }
-        if (bad)
+        bool named = strcmp(f.key, "failed") == 0;
+        if ((rc = decode_field(&f, d->rq, d->out, d->parts, &d->current, &d->bad)))
+            return bw_fail(cause, rc, "out of memory reading the Triton compile result");
+        if (d->bad) {
+            d->stopped = true;
             break;
-    }
-    if (data && next == 0 && !bad)
-        *complete = true;
-    /* A build's types beyond its parameters: build_release frees n_params of them only. */
-    for (size_t i = 0; i < rq->n_kernels; i++)
-        for (size_t t = out->builds[i].n_params; out->builds[i].param_types && t < parts[i].n_types;
-             t++) {
-            free(out->builds[i].param_types[t]);
-            out->builds[i].param_types[t] = NULL;
         }
-    if (!*accepted) {
-        if (error) {
-            rc = error_code == BW_ERR_SANDBOX
+        if (named) { /* "failed I": final at once, as not built */
+            uint64_t i;
+            if (parse_u64_max(f.value, d->rq->n_kernels - 1, &i)) {
+                drop_build(d, (size_t)i);
+                deliver(d, (size_t)i);
+            }
+        }
+        for (size_t i = 0; i < d->rq->n_kernels; i++)
+            if (d->parts[i].closed && !d->parts[i].delivered) {
+                if ((rc = settle(d, i)))
+                    return bw_fail(cause, rc, "out of memory");
+                deliver(d, i);
+            }
+    }
+    return BW_OK;
+}
+
+/* The record's end (whole or not): the judge's error before "accepted", or every build not given
+ * out yet settled and given out. */
+static int decoder_finish(struct decoder *d, char **cause)
+{
+    int rc = BW_OK;
+
+    if (!d->accepted) {
+        if (d->error) {
+            const char *step = d->error_step ? d->error_step : "?";
+            rc = d->error_code == BW_ERR_SANDBOX
                      ? bw_fail(cause, BW_ERR_SANDBOX, "Triton compile sandbox unavailable: %s: %s",
-                               error_step, error)
-                     : bw_fail(cause, (int)error_code, "blockwise-triton-compile: %s: %s",
-                               error_step, error);
+                               step, d->error)
+                     : bw_fail(cause, (int)d->error_code, "blockwise-triton-compile: %s: %s", step,
+                               d->error);
         }
         /* A record cut short (the child died) is the caller's to explain. */
-        goto release;
+        return rc;
     }
     /* From here on the record is the submission's: a fault is its failure. A record
      * cut short or broken at the wire level is not complete: the caller explains it
-     * with the child's end. */
-    if (bad) {
-        if ((rc = set_failure(out, "the Triton compiler's answer is malformed: %s", bad)))
+     * with the child's end. A build given out already stays as it was. */
+    if (d->bad) {
+        d->complete = false;
+        if ((rc = set_failure(d->out, "the Triton compiler's answer is malformed: %s", d->bad)))
             goto nomem;
-        for (size_t i = 0; i < rq->n_kernels; i++)
-            build_release(&out->builds[i]);
-        *complete = false;
-        goto release;
+        for (size_t i = 0; i < d->rq->n_kernels; i++) {
+            if (!d->parts[i].delivered)
+                drop_build(d, i);
+            deliver(d, i);
+        }
+        return BW_OK;
     }
-    for (size_t i = 0; i < rq->n_kernels; i++) {
-        struct triton_build *b = &out->builds[i];
-        const char *not_sound = NULL;
-        bool built = b->name || b->cubin || b->ptx || parts[i].has_params;
-        if (built && build_sound(b, &parts[i], &rq->kernels[i], &not_sound)) {
-            b->ok = true;
+    for (size_t i = 0; i < d->rq->n_kernels; i++) {
+        if (d->parts[i].delivered)
             continue;
-        }
-        if (built && (rc = set_failure(out,
-                                       "kernel %s: the Triton compiler's answer is not a "
-                                       "sound build: %s",
-                                       rq->kernels[i].kernel, not_sound)))
+        if ((rc = settle(d, i)))
             goto nomem;
-        build_release(b);
-        if (*complete && !parts[i].reported &&
-            (rc = set_failure(out, "the Triton compiler said nothing of kernel %s",
-                              rq->kernels[i].kernel)))
+        if (d->complete && !d->out->builds[i].ok && !d->parts[i].reported &&
+            (rc = set_failure(d->out, "the Triton compiler said nothing of kernel %s",
+                              d->rq->kernels[i].kernel)))
             goto nomem;
+        deliver(d, i);
     }
-    goto release;
+    return BW_OK;
 nomem:
-    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-release:
-    free(why);
-    free(parts);
-    return rc;
+    return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
 }
 
-/* ---- finding the programs --------------------------------------------------------------- */
-
-/* The Python to run: as given, $BLOCKWISE_PYTHON, else python3 on PATH (*new* absolute path). */
-static int find_python(const char *python, char **out, char **cause)
+int triton_result_decode(char *data, size_t len, const struct triton_request *rq,
+                         struct triton_result *out, bool *accepted, bool *complete, char **cause)
 {
-    const char *name = python && *python ? python : getenv(BW_TRITON_PYTHON_ENV);
-    const char *path = getenv("PATH");
-
-    if (!name || !*name)
-        name = "python3";
-    if (strchr(name, '/')) {
-        char cwd[PATH_MAX];
-        if (access(name, X_OK) != 0)
-            return bw_fail(cause, BW_ERR_NOTFOUND, "no Python at %s: %s", name, strerror(errno));
-        /* Absolute, but not resolved: a venv's bin/python3 is a link that must stay one. */
-        if (name[0] == '/')
-            *out = strdup(name);
-        else if (!getcwd(cwd, sizeof(cwd)) || asprintf(out, "%s/%s", cwd, name) < 0)
-            *out = NULL;
-        return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "cannot make %s absolute", name);
-    }
-    for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-        size_t n = strcspn(p, ":");
-        char *candidate = NULL;
-        if (n > 0 && asprintf(&candidate, "%.*s/%s", (int)n, p, name) >= 0) {
-            if (candidate[0] == '/' && access(candidate, X_OK) == 0) {
-                *out = candidate;
-                return BW_OK;
-            }
-            free(candidate);
-        }
-        p += n;
-        if (*p == ':')
-            p++;
-    }
-    return bw_fail(cause, BW_ERR_NOTFOUND, "no %s on PATH (set %s to the Python that has Triton)",
-                   name, BW_TRITON_PYTHON_ENV);
-}
-
-/* blockwise-triton-compile: as given, $BLOCKWISE_TRITON_COMPILE, or beside us (*new*). */
-static int find_compiler(const char *compiler, char **out, char **cause)
-{
-    const char *env = getenv(BW_TRITON_COMPILE_ENV);
-    char *dir;
-
-    if (compiler && *compiler)
-        *out = strdup(compiler);
-    else if (env && *env)
-        *out = strdup(env);
-    else if ((dir = exe_dir())) {
-        *out = path_join(dir, COMPILER_NAME);
-        free(dir);
-    } else {
-        return bw_fail(cause, BW_ERR_SYSTEM, "cannot locate %s", COMPILER_NAME);
-    }
-    if (!*out)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    if (access(*out, X_OK) != 0) {
-        int e = errno;
-        int rc =
-            bw_fail(cause, BW_ERR_NOTFOUND, "no %s at %s: %s", COMPILER_NAME, *out, strerror(e));
-        free(*out);
-        *out = NULL;
-        return rc;
-    }
-    return BW_OK;
-}
-
-/* ---- the installation: discovered once per Python ---------------------------------------- */
-
-struct layout {
-    char *key;     /* the Python as found (find_python) */
-    char *python;  /* sys.executable: what the sandbox execs */
-    char *version; /* triton.__version__ */
-    char **paths;  /* the root's read-only entries */
-    size_t n_paths;
-    struct layout *next;
-};
-
-static pthread_mutex_t layouts_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct layout *layouts; /* kept for the process's life */
-
-static void layout_free(struct layout *l)
-{
-    if (!l)
-        return;
-    for (size_t i = 0; i < l->n_paths; i++)
-        free(l->paths[i]);
-    free(l->paths);
-    free(l->key);
-    free(l->python);
-    free(l->version);
-    free(l);
-}
-
-/* A path the probe may name: absolute, no "..", no control bytes. */
-static bool path_valid(const char *s, size_t len)
-{
-    if (len < 2 || len >= PATH_MAX || s[0] != '/' || memchr(s, '\0', len))
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return false;
-    for (const char *p = s; (p = strstr(p, "..")); p += 2)
-        if ((p == s || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
-            return false;
-    return true;
-}
-
-static int parse_probe(struct sandbox_job *job, struct layout *l, char **cause)
-{
-    char *data = job->result.data, *why = NULL;
-    const char *error = NULL, *error_step = "?";
-    int64_t error_code = BW_ERR_NOTFOUND;
-    struct compile_field f;
-    size_t pos = 0;
-    int next, rc = BW_OK;
-
-    l->paths = calloc(BW_TRITON_MAX_BINDS, sizeof(*l->paths));
-    if (!l->paths)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    while (data && (next = compile_wire_next(data, job->result.len, &pos, &f, &why)) == 1) {
-        if (strcmp(f.key, "error") == 0) {
-            error = f.value;
-        } else if (strcmp(f.key, "error_step") == 0) {
-            error_step = f.value;
-        } else if (strcmp(f.key, "error_code") == 0) {
-            if (!parse_i64(f.value, &error_code) || error_code >= 0 || error_code < -100)
-                error_code = BW_ERR_NOTFOUND;
-        } else if (strcmp(f.key, "version") == 0) {
-            free(l->version);
-            if (!(l->version = strndup(f.value, f.len < VERSION_BYTES ? f.len : VERSION_BYTES)))
-                return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        } else if (strcmp(f.key, "python") == 0 || strcmp(f.key, "path") == 0) {
-            bool is_python = f.key[1] == 'y';
-            if (!path_valid(f.value, f.len)) {
-                rc = bw_fail(cause, BW_ERR_PROTOCOL, "the Triton probe named a bad path \"%.200s\"",
-                             f.value);
-                goto release;
-            }
-            if (!is_python && l->n_paths == BW_TRITON_MAX_BINDS) {
-                rc = bw_fail(cause, BW_ERR_LIMIT,
-                             "the Python + Triton installation needs more than "
-                             "BW_TRITON_MAX_BINDS (%d) paths",
-                             BW_TRITON_MAX_BINDS);
-                goto release;
-            }
-            if (is_python) {
-                free(l->python);
-                l->python = strdup(f.value);
-            } else {
-                l->paths[l->n_paths] = strdup(f.value);
-            }
-            if (!(is_python ? l->python : l->paths[l->n_paths++]))
-                return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        } else {
-            rc = bw_fail(cause, BW_ERR_PROTOCOL, "the Triton probe sent an unknown field \"%s\"",
-                         f.key);
-            goto release;
-        }
-    }
-    if (error) {
-        rc = bw_fail(cause, error_code == BW_ERR_SANDBOX ? BW_ERR_NOTFOUND : (int)error_code,
-                     "Triton is not usable with %s: %s: %s", l->key, error_step, error);
-        goto release;
-    }
-    if (!data || next != 0 || !l->python || !l->version) {
-        const char *output = job->output.data ? job->output.data : "";
-        size_t n = strlen(output);
-        if (job->timed_out)
-            rc = bw_fail(cause, BW_ERR_NOTFOUND,
-                         "Triton is not usable with %s: the probe took "
-                         "over %d s",
-                         l->key, job->wall_ms / 1000);
-        else
-            rc = bw_fail(cause, BW_ERR_NOTFOUND,
-                         "Triton is not usable with %s: the probe ended (status %#x) without an "
-                         "answer: %s",
-                         l->key, job->status, output + (n > 400 ? n - 400 : 0));
-    }
-release:
-    free(why);
-    return rc;
-}
-
-/* Runs the probe for the Python `key` (unsandboxed: trusted code only). */
-static int discover(const char *key, const char *compiler, struct layout **out, char **cause)
-{
-    struct layout *l = calloc(1, sizeof(*l));
-    struct sandbox_job job;
-    char parent[32], python[PATH_MAX + 16], cpu[32], mem[48];
-    char *env[3] = {NULL, NULL, NULL}, *argv[8];
-    const char *path = getenv("PATH"), *home = getenv("HOME");
-    int rc, n_env = 0;
-
-    if (!l || !(l->key = strdup(key))) {
-        free(l);
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    }
-    /* The judge's PATH and HOME only: a Python shim (pyenv) may need them; TRITON_* never. */
-    if (path && asprintf(&env[n_env], "PATH=%s", path) >= 0)
-        n_env++;
-    if (home && asprintf(&env[n_env], "HOME=%s", home) >= 0)
-        n_env++;
-    snprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
-    snprintf(python, sizeof(python), "--python=%s", key);
-    snprintf(cpu, sizeof(cpu), "--cpu-s=%d", BW_TRITON_CPU_S);
-    snprintf(mem, sizeof(mem), "--mem-bytes=%llu", (unsigned long long)BW_TRITON_MEM_BYTES);
-    argv[0] = (char *)compiler;
-    argv[1] = parent;
-    argv[2] = "--probe";
-    argv[3] = python;
-    argv[4] = cpu;
-    argv[5] = mem;
-    argv[6] = NULL;
-    sandbox_job_init(&job, BW_TRITON_PROBE_MS, BW_TRITON_PROBE_BYTES, BW_TRITON_OUTPUT_BYTES);
-    job.path = compiler;
-    job.argv = argv;
-    job.env = env;
-    if ((rc = sandbox_job_run(&job, cause)))
-        goto release;
-    rc = parse_probe(&job, l, cause);
-release:
-    sandbox_job_release(&job);
-    for (int i = 0; i < n_env; i++)
-        free(env[i]);
-    if (rc) {
-        layout_free(l);
-        return rc;
-    }
-    *out = l;
-    return BW_OK;
-}
-
-/* The layout for a Python (borrowed: kept for the process's life), discovering it once. */
-static int get_layout(const char *python, const char *compiler, const struct layout **out,
-                      char **cause)
-{
-    struct layout *l;
-    int rc = BW_OK;
-
-    pthread_mutex_lock(&layouts_lock);
-    for (l = layouts; l && strcmp(l->key, python) != 0; l = l->next)
-        ;
-    if (!l && (rc = discover(python, compiler, &l, cause)) == BW_OK) {
-        l->next = layouts;
-        layouts = l;
-    }
-    pthread_mutex_unlock(&layouts_lock);
-    if (rc == BW_OK)
-        *out = l;
-    return rc;
-}
-
-int triton_probe(const char *python, char **version, char **cause)
-{
-    const struct layout *l;
-    char *py = NULL, *compiler = NULL;
+    struct decoder d;
     int rc;
 
-    if ((rc = find_python(python, &py, cause)))
+    *accepted = *complete = false;
+    if ((rc = decoder_init(&d, rq, out, NULL, NULL, cause)))
         return rc;
-    if ((rc = find_compiler(NULL, &compiler, cause)))
-        goto release;
-    if ((rc = get_layout(py, compiler, &l, cause)))
-        goto release;
-    if (version && !(*version = strdup(l->version)))
-        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-release:
-    free(py);
-    free(compiler);
+    rc = decoder_feed(&d, data, len, cause);
+    if (rc == BW_OK && data && !d.complete && !d.stopped)
+        d.stopped = true; /* the whole record is here: a field cut short ends it */
+    if (rc == BW_OK)
+        rc = decoder_finish(&d, cause);
+    *accepted = d.accepted;
+    *complete = d.complete;
+    decoder_release(&d);
     return rc;
 }
 
@@ -1075,7 +937,7 @@ int triton_compiler_start(const struct triton_options *o, struct triton_compiler
 {
     static const struct triton_options none = {0};
     struct triton_compiler *c;
-    const struct layout *l;
+    const struct triton_layout *l;
     char *python = NULL;
     size_t n = 0;
     int rc;
@@ -1089,9 +951,9 @@ int triton_compiler_start(const struct triton_options *o, struct triton_compiler
     sandbox_job_init(&c->job, BW_TRITON_WALL_MS, BW_TRITON_RESULT_BYTES, BW_TRITON_OUTPUT_BYTES);
     c->cpu_s = o->cpu_s > 0 ? o->cpu_s : BW_TRITON_CPU_S;
     c->mem_bytes = o->mem_bytes > 0 ? o->mem_bytes : BW_TRITON_MEM_BYTES;
-    if ((rc = find_python(o->python, &python, cause)) ||
-        (rc = find_compiler(o->compiler, &c->compiler, cause)) ||
-        (rc = get_layout(python, c->compiler, &l, cause)))
+    if ((rc = triton_find_python(o->python, &python, cause)) ||
+        (rc = triton_find_compiler(o->compiler, &c->compiler, cause)) ||
+        (rc = triton_layout_get(python, c->compiler, &l, cause)))
         goto fail;
     if (!(c->argv = calloc(l->n_paths + 10, sizeof(*c->argv)))) {
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
@@ -1243,14 +1105,36 @@ static int take_log(struct sandbox_job *job, struct triton_result *out)
     return out->log ? BW_OK : BW_ERR_NOMEM;
 }
 
-/* A source the child must not see: over the size limit, or holding a NUL byte. */
-int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
-                            struct triton_result *out, char **cause)
+/* Reads the answer as it grows until the child is done with it (or the wall limit passes),
+ * giving out each build as it is whole; *why keeps a judge error the record holds. */
+static int stream_answer(struct triton_compiler *c, struct decoder *d, int *why_rc, char **why)
+{
+    while (c->job.result_r >= 0 && !c->job.exited && !d->complete && !d->stopped) {
+        double left = c->job.deadline_ms - now_ms();
+        int rc;
+        if (left <= 0)
+            break;
+        rc = sandbox_job_wait_result(&c->job, c->job.result.len + 1, (int)left + 1, NULL);
+        if (rc && rc != BW_ERR_TIMEOUT)
+            return rc;
+        if (*why_rc == BW_OK)
+            *why_rc = decoder_feed(d, c->job.result.data, c->job.result.len, why);
+        if (*why_rc != BW_OK)
+            break;
+    }
+    return BW_OK;
+}
+
+int triton_compiler_compile_stream(struct triton_compiler *c, const struct triton_request *rq,
+                                   const struct triton_stream *st, struct triton_result *out,
+                                   char **cause)
 {
     struct buf req;
-    bool accepted = false, complete = false, refused;
+    struct decoder d = {0};
+    bool refused;
     double t0 = now_ms();
-    int rc;
+    char *why = NULL;
+    int rc, why_rc = BW_OK;
 
     memset(out, 0, sizeof(*out));
     if (c->used)
@@ -1258,11 +1142,8 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
     buf_init(&req, BW_MAX_MESSAGE_BYTES);
     if ((rc = triton_request_encode(rq, &req, cause)))
         goto release;
-    if (!(out->builds = calloc(rq->n_kernels, sizeof(*out->builds)))) {
-        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    if ((rc = decoder_init(&d, rq, out, st ? st->on_build : NULL, st ? st->arg : NULL, cause)))
         goto release;
-    }
-    out->n_builds = rq->n_kernels;
     if ((rc = diag_refuse_source(rq->source, rq->len, &out->diags, &refused))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
@@ -1270,17 +1151,42 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
     if (refused) {
         out->log = strdup("");
         rc = out->log ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < rq->n_kernels; i++)
+            deliver(&d, i);
         goto release; /* the compiler stays unused */
     }
     c->used = true;
     c->job.wall_ms = rq->wall_ms > 0 ? rq->wall_ms : BW_TRITON_WALL_MS;
-    if ((rc = sandbox_job_finish(&c->job, req.data, req.len, cause)))
+    c->job.cancel_fd = st ? st->cancel_fd : -1;
+    rc = sandbox_job_send(&c->job, req.data, req.len, cause);
+    if (rc == BW_ERR_TIMEOUT && cause) { /* the wall limit passed: finish kills it, says so */
+        free(*cause);
+        *cause = NULL;
+    }
+    if (rc == BW_ERR_TIMEOUT)
+        rc = BW_OK;
+    if (rc == BW_OK)
+        rc = stream_answer(c, &d, &why_rc, &why);
+    if (rc) {
+        rc = bw_fail(cause, rc, "reading the Triton compiler's answer failed");
+        goto release;
+    }
+    if ((rc = sandbox_job_finish(&c->job, NULL, 0, cause)))
         goto release;
     out->ms = now_ms() - t0;
-    if ((rc = triton_result_decode(c->job.result.data, c->job.result.len, rq, out, &accepted,
-                                   &complete, cause)))
+    out->cpu_ms =
+        ((double)c->job.rusage.ru_utime.tv_sec + (double)c->job.rusage.ru_stime.tv_sec) * 1000.0 +
+        ((double)c->job.rusage.ru_utime.tv_usec + (double)c->job.rusage.ru_stime.tv_usec) / 1000.0;
+    if (why_rc == BW_OK)
+        why_rc = decoder_feed(&d, c->job.result.data, c->job.result.len, &why);
+    if (why_rc) {
+        rc = bw_fail(cause, why_rc, "%s", why ? why : bw_strerror(why_rc));
         goto release;
-    if (!accepted) {
+    }
+    d.stopped = d.stopped || !d.complete;
+    if ((rc = decoder_finish(&d, cause)))
+        goto release;
+    if (!d.accepted) {
         const char *output = c->job.output.data ? c->job.output.data : "";
         size_t n = strlen(output);
         if (c->job.timed_out)
@@ -1295,7 +1201,12 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
                          c->job.status, output + (n > 400 ? n - 400 : 0));
         goto release;
     }
-    if (!complete && (rc = map_death(&c->job, c, out))) {
+    if (!d.complete && c->job.cancelled &&
+        set_failure(out, "the compile was stopped: the judging no longer needed it")) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    if (!d.complete && (rc = map_death(&c->job, c, out))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
     }
@@ -1320,8 +1231,33 @@ int triton_compiler_compile(struct triton_compiler *c, const struct triton_reque
 release:
     if (rc == BW_OK && !out->log && !(out->log = strdup("")))
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    free(why);
+    decoder_release(&d);
     buf_release(&req);
     return rc;
+}
+
+int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
+                            struct triton_result *out, char **cause)
+{
+    return triton_compiler_compile_stream(c, rq, NULL, out, cause);
+}
+
+bool triton_compiler_alive(const struct triton_compiler *c)
+{
+    siginfo_t info;
+
+    if (c->used || !c->job.started || c->job.exited)
+        return false;
+    memset(&info, 0, sizeof(info));
+    if (waitid(P_PID, (id_t)c->job.pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == EINTR;
+    return info.si_pid == 0;
+}
+
+long triton_compiler_pid(const struct triton_compiler *c)
+{
+    return c->job.started ? (long)c->job.pid : -1;
 }
 
 /* ---- a request the caller encoded (a launcher's) ---------------------------------------- */
@@ -1344,6 +1280,7 @@ int triton_compiler_exchange(struct triton_compiler *c, const struct buf *reques
         return (out->log = strdup("")) ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     c->used = true;
     c->job.wall_ms = wall_ms > 0 ? wall_ms : BW_TRITON_WALL_MS;
+    c->job.cancel_fd = -1;
     if ((rc = sandbox_job_finish(&c->job, request->data, request->len, cause)))
         return rc;
     out->ms = now_ms() - t0;

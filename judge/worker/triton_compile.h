@@ -69,9 +69,8 @@
 #include "plan/directive.h"
 #include "plan/triton_variant.h"
 
-/* The environment variables naming blockwise-triton-compile and the Python to use. */
+/* The environment variable naming blockwise-triton-compile (the Python: python.h). */
 #define BW_TRITON_COMPILE_ENV      "BLOCKWISE_TRITON_COMPILE"
-#define BW_TRITON_PYTHON_ENV       "BLOCKWISE_PYTHON"
 #define BW_TRITON_DEFAULT_FILENAME "submission.py"
 
 /* A kernel variant's arguments (struct triton_arg) and constexpr values
@@ -109,6 +108,8 @@ struct triton_request {
     const struct triton_kernel_request *kernels; /* borrowed; 1 to BW_TRITON_MAX_KERNELS */
     size_t n_kernels;
     int wall_ms; /* wall-clock limit of the compile; 0: BW_TRITON_WALL_MS */
+    int jobs;    /* processes compiling the variants at once, at most (the driver also stops
+                    at its CPUs and the variants): 1 to BW_TRITON_JOBS; 0: BW_TRITON_JOBS */
     /* used by triton_compile_run() only, to start its compiler (triton_options) */
     bool no_sandbox;
     const char *python;
@@ -153,6 +154,8 @@ struct triton_result {
                              memory), a crash, a forbidden system call, a malformed answer */
     double ms;            /* wall time of the compile call (and of the start, for _run) */
     double driver_ms;     /* of the compiles inside the child, as the driver measured them */
+    double cpu_ms;        /* CPU time of the child and its processes from their start (the
+                             warm-up before the request included), as the reap counts it */
     char *triton_version; /* owned; NULL when the child never said */
 };
 
@@ -191,6 +194,37 @@ int triton_compiler_wait_ready(struct triton_compiler *c, int timeout_ms, char *
 int triton_compiler_compile(struct triton_compiler *c, const struct triton_request *rq,
                             struct triton_result *out, char **cause);
 
+/*
+ * Streaming: the compile's builds given out one by one as the child answers
+ * each (the driver sends a build as soon as it exists, in the request's
+ * order as far as its processes allow), so that a caller can test with the
+ * first while the others compile.
+ */
+typedef void (*triton_build_fn)(void *arg, size_t i);
+
+struct triton_stream {
+    triton_build_fn on_build; /* called once per request kernel i, on the compiling thread,
+                                 when build i is final: out->builds[i].ok says whether it
+                                 built; never changed or freed after, until the result is
+                                 released. Every build is given out by the time the
+                                 compile returns BW_OK (unbuilt ones, as not ok). */
+    void *arg;
+    int cancel_fd; /* -1, or an fd that another thread makes readable (a pipe's read end) to
+                      stop the compile: the child is killed, the builds not given out yet
+                      are not built, and result.failure says it was stopped */
+};
+
+/* triton_compiler_compile, with its builds given out as they come (st NULL: none). */
+int triton_compiler_compile_stream(struct triton_compiler *c, const struct triton_request *rq,
+                                   const struct triton_stream *st, struct triton_result *out,
+                                   char **cause);
+
+/* A started compiler not used yet whose child still runs (a pool's check before lending it). */
+bool triton_compiler_alive(const struct triton_compiler *c);
+
+/* The started child's pid (the sandbox's middle process; Python runs below it), or -1. */
+long triton_compiler_pid(const struct triton_compiler *c);
+
 /* Kills the child if it still runs and frees the handle. NULL: no-op. */
 void triton_compiler_free(struct triton_compiler *c);
 
@@ -215,6 +249,10 @@ void triton_result_release(struct triton_result *r);
 
 /* A deep copy of src into *dst (the build cache's); false, with *dst empty, when out of memory. */
 bool triton_result_copy(struct triton_result *dst, const struct triton_result *src);
+bool triton_build_copy(struct triton_build *dst, const struct triton_build *src);
+
+/* Frees what a build holds (zeroed after). */
+void triton_build_release(struct triton_build *b);
 
 /* A deep copy of one build (*dst zeroed first); false, with *dst empty, when out of memory. */
 bool triton_build_copy(struct triton_build *dst, const struct triton_build *src);
@@ -239,8 +277,9 @@ bool triton_arg_type_valid(const char *type);
 /*
  * Checks a request (the same checks triton_compiler_compile makes) and
  * encodes it as the driver's request record (the wire format of compile.h):
- * filename, source, cc, jobs (BW_TRITON_JOBS: the driver compiles the
- * variants in that many forked processes at most, as many as it has CPUs),
+ * filename, source, cc, jobs (the request's, else BW_TRITON_JOBS: the driver
+ * compiles the variants in that many forked processes at most, as many as
+ * it has CPUs),
  * then per kernel: kernel, line, num_warps,
  * num_stages, maxnreg (only when nonzero), arg "TYPE FLAGS" (FLAGS "D"
  * div16, "1" equal1, "-" none),
@@ -254,7 +293,8 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
  * error_code, error (a judge-side failure before accepted); accepted; per
  * build: build I, name, cubin, ptx, num_warps, num_ctas, shared,
  * global_scratch_size, global_scratch_align, profile_scratch_size, params
- * "0,1,3", types "*fp32,*fp32,i32", ptx_params N; failed I; diag
+ * "0,1,3", types "*fp32,*fp32,i32", ptx_params N, then built I (the build
+ * is whole: streaming gives it out now); failed I; diag
  * "LINE:COL:MSG"; failure TEXT; driver_ms; end. A build is kept only when it
  * is whole and sound (an ELF cubin of at most BW_MAX_CUBIN_BYTES naming its
  * entry, indices strictly increasing below n_args dropping only equal1

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "triton_pool.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -161,7 +162,9 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
                            rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME);
     rc = rc ? rc : compile_wire_put(out, "source", rq->source ? rq->source : "", rq->len);
     rc = rc ? rc : putf(out, "cc", "%d", d.cc_major * 10 + d.cc_minor);
-    rc = rc ? rc : putf(out, "jobs", "%d", BW_TRITON_JOBS);
+    rc = rc ? rc
+            : putf(out, "jobs", "%d",
+                   rq->jobs > 0 && rq->jobs <= BW_TRITON_JOBS ? rq->jobs : BW_TRITON_JOBS);
     rc = rc ? rc : compile_wire_puts(out, "mode", "launch");
     if (rq->record_only)
         rc = rc ? rc : compile_wire_puts(out, "record_only", "1");
@@ -605,7 +608,8 @@ int triton_launch_run(const struct triton_launch_request *rq, struct triton_laun
     buf_init(&req, BW_MAX_MESSAGE_BYTES);
     if ((rc = triton_launch_encode(rq, &req, cause)))
         goto release;
-    if ((rc = triton_compiler_start(&o, &c, cause)))
+    if ((rc = rq->pool ? triton_pool_take(rq->pool, &c, cause)
+                       : triton_compiler_start(&o, &c, cause)))
         goto release;
     rc = triton_compiler_exchange(c, &req, rq->source, rq->len, rq->wall_ms, decode_answer, &ctx,
                                   &out->compiled, cause);

@@ -53,6 +53,8 @@
 #include "plan/recorded.h"
 #include "problem/problem.h"
 
+struct triton_pool;
+
 struct triton_launch_request {
     const char *source; /* borrowed; `len` bytes */
     size_t len;
@@ -63,7 +65,9 @@ struct triton_launch_request {
     bool record_only;           /* judged plan: record, build nothing */
     int wall_ms;                /* 0: BW_TRITON_WALL_MS */
     int case_ms;                /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
-    /* how the compiler starts (triton_options) */
+    int jobs;                   /* processes recording and compiling; 0: BW_TRITON_JOBS */
+    struct triton_pool *pool;   /* borrowed: warm compilers; NULL: one is started */
+    /* how the compiler starts without a pool (triton_options) */
     bool no_sandbox;
     const char *python;
     const char *compiler;

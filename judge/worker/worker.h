@@ -28,6 +28,7 @@
 #include <stdbool.h>
 
 struct judge_config;
+struct baseline_service;
 
 struct worker_config {
     const char *server;    /* base URL, "http://127.0.0.1:8080" (no trailing slash needed) */
@@ -37,9 +38,11 @@ struct worker_config {
     int grace_s;       /* SIGTERM: finish the job if it ends within this; 0: BW_WORKER_GRACE_S */
     int max_backoff_s; /* longest wait between retries; 0: BW_WORKER_MAX_BACKOFF_S */
     int claim_wait_s;  /* long-poll length asked for; 0: the server's */
-    volatile sig_atomic_t *stop; /* nonzero: stop (see above); may be NULL */
-    int max_jobs;                /* > 0: return after this many jobs in all (tests) */
-    int slots;                   /* jobs judged at once (threads); 0: BW_WORKER_SLOTS */
+    volatile sig_atomic_t *stop;        /* nonzero: stop (see above); may be NULL */
+    int max_jobs;                       /* > 0: return after this many jobs in all (tests) */
+    int slots;                          /* jobs judged at once (threads); 0: BW_WORKER_SLOTS */
+    struct baseline_service *baselines; /* optional (borrowed): PyTorch's time beside every
+                                           Submit's (baseline.h); NULL: none measured */
 };
 
 /* Runs until stopped (returns BW_OK) or until the server refuses the token

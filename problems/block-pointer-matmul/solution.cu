@@ -34,7 +34,8 @@
 // @const BN=128
 // @const BK=32
 // @const STAGES=4
-// @launch matmul grid=(cdiv(N, BN), cdiv(M, BM)) block=(128) smem=(STAGES * (BM + BN) * BK * 2) args=(A, B, C, M, N, K, offA, sAm, sAk, offB, sBk, sBn, offC, sCm, sCn)
+// @launch matmul grid=(cdiv(N, BN), cdiv(M, BM)) block=(128) smem=(STAGES * (BM + BN) * BK * 2) \
+//     args=(A, B, C, M, N, K, offA, sAm, sAk, offB, sBk, sBn, offC, sCm, sCn)
 
 #include <cuda_fp16.h>
 

@@ -4,8 +4,9 @@
 // the fused kernel's speed. Control: must be Accepted.
 //
 // @const BLOCK=256
-// @launch mul_kernel grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(A, B, D, N)
-// @launch add_kernel grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(D, C, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @launch mul_kernel grid=(BLOCKS) block=(BLOCK) args=(A, B, D, N)
+// @launch add_kernel grid=(BLOCKS) block=(BLOCK) args=(D, C, N)
 
 extern "C" __global__ void mul_kernel(const float* a, const float* b, float* d, long long n)
 {

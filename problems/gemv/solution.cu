@@ -33,9 +33,10 @@
 // @const TASKS=4096
 // @const MIN_SEG=1024
 // @const SPLIT_MAX_M=16384
-// @scratch acc fp32[min(M, SPLIT_MAX_M)]
+// @let ACC_ROWS = min(M, SPLIT_MAX_M)
+// @scratch acc fp32[ACC_ROWS]
 // @launch gemv grid=(max(1, min(BLOCKS, cdiv(M * K, 4096)))) block=(THREADS) args=(A, x, y, acc, M, K)
-// @launch gemv_finish grid=(cdiv(min(M, SPLIT_MAX_M), THREADS)) block=(THREADS) args=(acc, y, M, K)
+// @launch gemv_finish grid=(cdiv(ACC_ROWS, THREADS)) block=(THREADS) args=(acc, y, M, K)
 
 static_assert(RB * TASKS <= SPLIT_MAX_M, "rows that may be split must fit the scratch");
 

@@ -23,9 +23,10 @@
 // @const UNROLL=8
 // @const ITERS=4
 // @const CHUNK=32768
-// @scratch partial fp32[cdiv(N, CHUNK)]
+// @let CHUNKS = cdiv(N, CHUNK)
+// @scratch partial fp32[CHUNKS]
 // @scratch ticket uint32[1]
-// @launch l2_norm grid=(cdiv(N, CHUNK)) block=(BLOCK) args=(x, out, partial, ticket, N)
+// @launch l2_norm grid=(CHUNKS) block=(BLOCK) args=(x, out, partial, ticket, N)
 
 static_assert(CHUNK == 4 * BLOCK * UNROLL * ITERS, "CHUNK must match the loop shape");
 

@@ -35,7 +35,11 @@
 // @const ROW_THREADS=256
 // @const SM_THREADS=135168
 // @scratch acc fp32[2 * N]
-// @launch lnb_rows grid=(min(cdiv(M, max(1, ROW_THREADS / (32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257)))), SM_THREADS / max(ROW_THREADS, 32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257)))) block=(32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257), max(1, ROW_THREADS / (32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257)))) smem=(8 * N * max(1, ROW_THREADS / (32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257))) + 2 * N + 16) args=(dY, X, gamma, mean, rstd, dX, acc, M, N)
+// @let TEAM = 32 * cdiv(N, 32 * VPT) - (N <= 256 ? 16 : 0)
+// @let ROWS = max(1, ROW_THREADS / TEAM)
+// @let BLOCKS = min(cdiv(M, ROWS), SM_THREADS / max(ROW_THREADS, TEAM))
+// @launch lnb_rows grid=(BLOCKS) block=(TEAM, ROWS) smem=(8 * N * ROWS + 2 * N + 16) \
+//     args=(dY, X, gamma, mean, rstd, dX, acc, M, N)
 // @launch lnb_finish grid=(cdiv(N, 256)) block=(256) args=(acc, dgamma, dbeta, N)
 
 #include <cuda_fp16.h>

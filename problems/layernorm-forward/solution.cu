@@ -27,7 +27,10 @@
 // @const VPT=16
 // @const ROW_THREADS=256
 // @const SM_THREADS=135168
-// @launch layernorm_fwd grid=(min(cdiv(M, max(1, ROW_THREADS / min(1024, 32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257)))), SM_THREADS / max(ROW_THREADS, min(1024, 32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257))))) block=(min(1024, 32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257)), max(1, ROW_THREADS / min(1024, 32 * cdiv(N, 32 * VPT) - 16 * cdiv(max(0, 257 - N), 257)))) smem=(4 * min(N, 1024 * VPT)) args=(X, gamma, beta, Y, mean, rstd, eps, M, N)
+// @let TEAM = min(1024, 32 * cdiv(N, 32 * VPT) - (N <= 256 ? 16 : 0))
+// @let ROWS = max(1, ROW_THREADS / TEAM)
+// @let BLOCKS = min(cdiv(M, ROWS), SM_THREADS / max(ROW_THREADS, TEAM))
+// @launch layernorm_fwd grid=(BLOCKS) block=(TEAM, ROWS) smem=(4 * min(N, 1024 * VPT)) args=(X, gamma, beta, Y, mean, rstd, eps, M, N)
 
 #include <cuda_fp16.h>
 

@@ -7,11 +7,12 @@
 // Control: must be Accepted.
 //
 // @const BLOCK=256
-// @scratch partial fp32[cdiv(N, BLOCK)]
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch partial fp32[BLOCKS]
 // @scratch mean fp32[1]
-// @launch block_sums grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, partial, N)
+// @launch block_sums grid=(BLOCKS) block=(BLOCK) args=(x, partial, N)
 // @launch finish_mean grid=(1) block=(1024) args=(partial, mean, N)
-// @launch block_sqdev grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, mean, partial, N)
+// @launch block_sqdev grid=(BLOCKS) block=(BLOCK) args=(x, mean, partial, N)
 // @launch finish_var grid=(1) block=(1024) args=(partial, mean, out, N)
 
 __device__ float block_total(float v, float* s)

@@ -27,11 +27,12 @@
 // @const UNROLL=8
 // @const ITERS=4
 // @const CHUNK=32768
-// @scratch part_n uint32[cdiv(N, CHUNK)]
-// @scratch part_mean fp32[cdiv(N, CHUNK)]
-// @scratch part_m2 fp32[cdiv(N, CHUNK)]
+// @let CHUNKS = cdiv(N, CHUNK)
+// @scratch part_n uint32[CHUNKS]
+// @scratch part_mean fp32[CHUNKS]
+// @scratch part_m2 fp32[CHUNKS]
 // @scratch ticket uint32[1]
-// @launch mean_var grid=(cdiv(N, CHUNK)) block=(BLOCK) args=(x, out, part_n, part_mean, part_m2, ticket, N)
+// @launch mean_var grid=(CHUNKS) block=(BLOCK) args=(x, out, part_n, part_mean, part_m2, ticket, N)
 
 static_assert(CHUNK == 4 * BLOCK * UNROLL * ITERS, "CHUNK must match the loop shape");
 

@@ -11,10 +11,11 @@
 // each run. Note: E[x^2] - E[x]^2 in fp32 is not accurate enough.
 //
 // @const BLOCK=256
-// @scratch part_n uint32[cdiv(N, BLOCK)]
-// @scratch part_mean fp32[cdiv(N, BLOCK)]
-// @scratch part_m2 fp32[cdiv(N, BLOCK)]
-// @launch block_stats grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, part_n, part_mean, part_m2, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch part_n uint32[BLOCKS]
+// @scratch part_mean fp32[BLOCKS]
+// @scratch part_m2 fp32[BLOCKS]
+// @launch block_stats grid=(BLOCKS) block=(BLOCK) args=(x, part_n, part_mean, part_m2, N)
 // @launch final_stats grid=(1) block=(BLOCK) args=(part_n, part_mean, part_m2, out, N)
 
 extern "C" __global__ void block_stats(const float* x, unsigned int* part_n, float* part_mean,

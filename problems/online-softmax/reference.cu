@@ -11,11 +11,12 @@
 // maximum.
 //
 // @const CH=65536
-// @scratch part_max fp64[M*cdiv(N, CH)]
-// @scratch part_sum fp64[M*cdiv(N, CH)]
-// @launch chunk_max_ref grid=(M*cdiv(N, CH)) block=(256) args=(X, part_max, M, N)
-// @launch chunk_sum_ref grid=(M*cdiv(N, CH)) block=(256) args=(X, part_max, part_sum, M, N)
-// @launch write_ref grid=(M*cdiv(N, CH)) block=(256) args=(X, Y, part_max, part_sum, M, N)
+// @let CHUNKS = M * cdiv(N, CH)
+// @scratch part_max fp64[CHUNKS]
+// @scratch part_sum fp64[CHUNKS]
+// @launch chunk_max_ref grid=(CHUNKS) block=(256) args=(X, part_max, M, N)
+// @launch chunk_sum_ref grid=(CHUNKS) block=(256) args=(X, part_max, part_sum, M, N)
+// @launch write_ref grid=(CHUNKS) block=(256) args=(X, Y, part_max, part_sum, M, N)
 
 #define THREADS 256
 

@@ -14,9 +14,10 @@
 //
 // @const BLOCK=256
 // @const CHUNK=4096
-// @scratch part fp32[2*M*cdiv(N, CHUNK)]
-// @launch chunk_stats grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, part, M, N)
-// @launch normalize grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, Y, part, M, N)
+// @let CHUNKS = M * cdiv(N, CHUNK)
+// @scratch part fp32[2*CHUNKS]
+// @launch chunk_stats grid=(CHUNKS) block=(BLOCK) args=(X, part, M, N)
+// @launch normalize grid=(CHUNKS) block=(BLOCK) args=(X, Y, part, M, N)
 
 extern "C" __global__ void chunk_stats(const float* x, float* part, long long m, long long n)
 {

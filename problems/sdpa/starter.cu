@@ -9,10 +9,11 @@
 // turns each row into probabilities, one multiplies by V. Fill in the three
 // kernels (or replace the plan with a fused kernel).
 //
-// @scratch S fp32[B*H*Sq*Skv]
-// @launch scores grid=(cdiv(Skv, 128), Sq, B*H) block=(128) args=(Q, K, S, scale, causal, Sq, Skv, D)
-// @launch softmax_rows grid=(Sq, B*H) block=(128) args=(S, Sq, Skv)
-// @launch pv grid=(cdiv(D, 64), Sq, B*H) block=(64) args=(S, V, O, Sq, Skv, D)
+// @let BH = B * H
+// @scratch S fp32[BH*Sq*Skv]
+// @launch scores grid=(cdiv(Skv, 128), Sq, BH) block=(128) args=(Q, K, S, scale, causal, Sq, Skv, D)
+// @launch softmax_rows grid=(Sq, BH) block=(128) args=(S, Sq, Skv)
+// @launch pv grid=(cdiv(D, 64), Sq, BH) block=(64) args=(S, V, O, Sq, Skv, D)
 
 #include <cuda_fp16.h>
 

@@ -17,7 +17,9 @@
 //
 // @const VPT=32
 // @const ROW_THREADS=128
-// @launch softmax_rows grid=(cdiv(M, max(1, ROW_THREADS / (32*cdiv(N, 32*VPT))))) block=(32*cdiv(N, 32*VPT), max(1, ROW_THREADS / (32*cdiv(N, 32*VPT)))) args=(X, Y, M, N)
+// @let TEAM = 32*cdiv(N, 32*VPT)
+// @let ROWS = max(1, ROW_THREADS / TEAM)
+// @launch softmax_rows grid=(cdiv(M, ROWS)) block=(TEAM, ROWS) args=(X, Y, M, N)
 
 #define MAX_ROW_WARPS 16                 /* 16384 / (32 * VPT) */
 #define MAX_BLOCK_ROWS (ROW_THREADS / 32) /* rows of one block */

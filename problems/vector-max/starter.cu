@@ -6,8 +6,9 @@
 // partials and writes out[0]. out is filled with NaN before each run.
 //
 // @const BLOCK=256
-// @scratch partial fp32[cdiv(N, BLOCK)]
-// @launch block_max grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, partial, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch partial fp32[BLOCKS]
+// @launch block_max grid=(BLOCKS) block=(BLOCK) args=(x, partial, N)
 // @launch final_max grid=(1) block=(BLOCK) args=(partial, out, N)
 
 extern "C" __global__ void block_max(const float* x, float* partial, long long n)

@@ -7,8 +7,9 @@
 // first's writes. out is filled with NaN before each run: it must be written.
 //
 // @const BLOCK=256
-// @scratch partial fp32[cdiv(N, BLOCK)]
-// @launch block_sums grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, partial, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch partial fp32[BLOCKS]
+// @launch block_sums grid=(BLOCKS) block=(BLOCK) args=(x, partial, N)
 // @launch final_sum grid=(1) block=(BLOCK) args=(partial, out, N)
 
 extern "C" __global__ void block_sums(const float* x, float* partial, long long n)

@@ -25,11 +25,27 @@ submission's state "done" as a learner's page would see it (polled every 5 ms):
   solutions a Submit of every problem's solution: p50 of each
   breakdown the judge's own timing of a Run and a Submit (result.timing)
 
+Triton beside CUDA (issue 27; within --triton-budget S seconds, default 150,
+what does not fit is listed as skipped), each with the judge's compile
+breakdown (compile ms, the compiler's CPU ms, builds from the cache and
+compiled, the first test case's builds ready at, the wait for a warm compiler):
+  triton_run     a fresh-edit Run (a new "# ..." comment appended: nothing
+                 cached) of every problem's solution.py and starter.py: p50 of
+                 3 for vector-add, softmax, layernorm-forward, sgemm and
+                 flash-attention (first), of 1 for the others (last, after the
+                 parts below); the starters' Runs fail their first test
+  triton_submit  a Submit of flash-attention's solution.py
+  triton_burst   8 learners x 5 fresh Runs of vector-add's solution.py
+  triton_launch  sgemm's solution.py edited in its launch line only (its grid
+                 written another way, each time new): every build from the cache
+
 --budget S: the Submits of every problem's solution stop when fewer than 20 of
 S seconds are left (the rest are listed as skipped), so the table is written.
 --only run,submit,...: only those parts (of run, run_wa, submit, burst8, burst,
-burst_wa, precision, solutions), for a short call of the GPU machine;
+burst_wa, precision, solutions, triton_run, triton_submit, triton_burst,
+triton_launch), for a short call of the GPU machine;
 --solutions P,P: the sweep Submits only those problems' solutions.
+--skip-triton: none of the Triton parts (a later slot count's pass).
 Writes WORKDIR/latency.json (every figure and sample) and prints a table.
 --quick: fewer repetitions, smaller bursts, the solutions of 3 problems only
 (for the CPU smoke test on the fake driver, tests/cpu/bench-smoke.sh, which
@@ -80,9 +96,10 @@ class Learner:
             reply = {"raw": data[:200].decode(errors="replace")}
         return r.status, reply, r.getheaders()
 
-    def judge(self, problem, source, mode, deadline_s=600):
+    def judge(self, problem, source, mode, deadline_s=600, language="cuda"):
         """Posts one submission and waits for it: (seconds, the submission)."""
-        body = json.dumps({"problem": problem, "mode": mode, "source": source})
+        body = json.dumps({"problem": problem, "mode": mode, "source": source,
+                           "language": language})
         t0 = time.monotonic()
         status, reply, _ = self.call("POST", "/api/submissions", body)
         if status != 201:
@@ -105,7 +122,13 @@ def pct(xs, q):
 
 
 PROBLEMS = "problems"
-PARTS = ("run", "run_wa", "submit", "burst8", "burst", "burst_wa", "precision", "solutions")
+PARTS = ("run", "run_wa", "submit", "burst8", "burst", "burst_wa", "precision", "solutions",
+         "triton_run", "triton_submit", "triton_burst", "triton_launch")
+TRITON_PARTS = ("triton_run", "triton_submit", "triton_burst", "triton_launch")
+# The issue's Triton figures (H200, 2 slots, before issue 27) and targets, per problem.
+TRITON_TARGETS = {"vector-add": (0.35, 1.00), "softmax": (0.45, 1.47),
+                  "layernorm-forward": (2.0, 6.2), "sgemm": (2.0, 6.7),
+                  "flash-attention": (4.0, 12.9)}
 
 
 def source(problem, file):
@@ -145,7 +168,8 @@ def serial(learner, problem, file, mode, n):
 
 # The phases of a burst's judgings that the table shows (result.timing, "tests." for
 # its tests_breakdown): where a judging's time goes when others share the GPU and CPU.
-BURST_PHASES = ("total", "runners", "compile", "tests", "tests.compare", "tests.submission",
+BURST_PHASES = ("total", "runners", "compile", "compile.first", "compile.compiler_wait",
+                "tests", "tests.compare", "tests.submission",
                 "tests.submission_setup", "tests.submission_launch", "tests.submission_checks",
                 "tests.submission_return", "tests.submission_free", "tests.submission_lend",
                 "tests.reference_wait", "finish")
@@ -159,6 +183,7 @@ def in_judge(subs, wall):
     for t in timings:
         flat = dict(t)
         flat.update({"tests." + k: v for k, v in (t.get("tests_breakdown") or {}).items()})
+        flat.update({"compile." + k: v for k, v in (t.get("compile_breakdown") or {}).items()})
         for k, v in flat.items():
             if k.endswith("_ms") and isinstance(v, (int, float)):
                 phases.setdefault(k[:-3], []).append(v)
@@ -166,7 +191,12 @@ def in_judge(subs, wall):
             "p50_ms": {k: pct(v, 50) for k, v in sorted(phases.items())}}
 
 
-def burst(learners, problem, file, mode, runs):
+def fresh(src, language, tag):
+    """src with a new comment appended (nothing of it cached), in the language's comments."""
+    return src + ("\n# " if language == "triton" else "\n// ") + f"{tag} {time.time_ns()}\n"
+
+
+def burst(learners, problem, file, mode, runs, language="cuda"):
     src = source(problem, file)
     times, verdicts, subs, lock = [], [], [], threading.Lock()
     errors = []
@@ -174,7 +204,8 @@ def burst(learners, problem, file, mode, runs):
     def one(lr, k):
         for r in range(runs):
             try:
-                t, sub = lr.judge(problem, src + f"\n// {lr.name} {k} {r} {time.time_ns()}\n", mode)
+                t, sub = lr.judge(problem, fresh(src, language, f"{lr.name} {k} {r}"), mode,
+                                  language=language)
                 with lock:
                     times.append(t)
                     verdicts.append(sub.get("verdict"))
@@ -201,6 +232,186 @@ def burst(learners, problem, file, mode, runs):
         "samples_s": times,
         "judge": in_judge(subs, wall),
     }
+
+
+def compile_of(sub):
+    """The judge's compile breakdown of one submission, for the table."""
+    tm = ((sub.get("result") or {}).get("timing") or {})
+    cb = tm.get("compile_breakdown") or {}
+    return {"compile_ms": tm.get("compile_ms"), "compiler_cpu_ms": cb.get("compiler_cpu_ms"),
+            "first_ms": cb.get("first_ms"), "wait_ms": cb.get("compiler_wait_ms"),
+            "cached": cb.get("builds_cached"), "compiled": cb.get("builds_compiled"),
+            "stopped": cb.get("stopped"), "total_ms": tm.get("total_ms")}
+
+
+def compile_text(cs):
+    """p50 of a series' compile breakdowns: 'compile 844 ms (CPU 2100, first 120, wait 0), builds 0+3'."""
+    def p50(k):
+        xs = [c[k] for c in cs if isinstance(c.get(k), (int, float))]
+        return pct(xs, 50) if xs else float("nan")
+    return (f"compile {p50('compile_ms'):.0f} ms (CPU {p50('compiler_cpu_ms'):.0f}, first "
+            f"{p50('first_ms'):.0f}, wait {p50('wait_ms'):.0f}), builds cached+compiled "
+            f"{p50('cached'):.0f}+{p50('compiled'):.0f}")
+
+
+def triton_serial(learner, problem, file, mode, n):
+    """n fresh Triton judgings of problem/file: figures() plus each one's compile breakdown."""
+    times, subs = [], []
+    src = source(problem, file)
+    for i in range(n):
+        t, sub = learner.judge(problem, fresh(src, "triton", f"bench {i}"), mode, language="triton")
+        times.append(t)
+        subs.append(sub)
+    f = figures(times, subs)
+    f["compile"] = [compile_of(s) for s in subs]
+    return f
+
+
+def launch_edits(learner, problem, file, n):
+    """A Run of problem/file (its builds then cached), then n Runs edited in the launch line
+    only: the first @launch's grid=( gets a different "K * 0 + " each time."""
+    src = source(problem, file)
+    learner.judge(problem, src, "run", language="triton")
+    times, subs = [], []
+    for i in range(n):
+        edited = src.replace("grid=(", f"grid=({i + 2} * 0 + ", 1)
+        t, sub = learner.judge(problem, edited, "run", language="triton")
+        times.append(t)
+        subs.append(sub)
+    f = figures(times, subs)
+    f["compile"] = [compile_of(s) for s in subs]
+    return f
+
+
+def triton_parts(res, a, learners, only, quick, budget_s):
+    """The Triton parts, in the order of the issue's table, within budget_s seconds."""
+    end = time.monotonic() + budget_s
+    res["triton"] = {"runs": {}, "skipped": []}
+    tr = res["triton"]
+    status, st, _ = a.call("GET", "/api/status")
+    alive = ((((st or {}).get("workers") or {}).get("languages") or {}).get("triton") or {})
+    if status != 200 or not alive.get("gpu"):
+        tr["skipped"].append("every Triton part: no worker here runs Triton (Python with triton "
+                             "on the GPU worker's PATH, or BLOCKWISE_PYTHON)")
+        return
+
+    def left(need):
+        return end - time.monotonic() >= need
+
+    problems = sorted(d for d in os.listdir(PROBLEMS)
+                      if os.path.exists(os.path.join(PROBLEMS, d, "solution.py")))
+    named = [p for p in TRITON_TARGETS if p in problems]
+    others = [p for p in problems if p not in TRITON_TARGETS]
+    if quick:
+        named, others = problems[:1], problems[1:2]
+
+    def runs_of(ps):
+        for p in ps:
+            n = 3 if p in named else 1
+            for file in ("solution.py", "starter.py"):
+                key = f"{p}/{file}"
+                if not os.path.exists(os.path.join(PROBLEMS, p, file)):
+                    continue
+                if not left(20 if p == "flash-attention" else 5):
+                    tr["skipped"].append(key)
+                    continue
+                try:
+                    tr["runs"][key] = triton_serial(a, p, file, "run", n)
+                except Exception as e:  # noqa: BLE001 - reported in the table
+                    tr["runs"][key] = {"error": str(e)}
+
+    if "triton_run" in only:
+        # warm: the worker's pool, the problem bundles
+        try:
+            triton_serial(a, problems[0], "solution.py", "run", 1)
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            tr["error"] = str(e)
+        runs_of(named)  # the issue's five first; the others once the rest is measured
+    p_launch = "sgemm" if "sgemm" in problems else problems[0] if quick else None
+    if "triton_launch" in only and p_launch:
+        if left(30):
+            try:
+                tr["launch"] = launch_edits(a, p_launch, "solution.py", 3 if quick else 5)
+                tr["launch"]["problem"] = p_launch
+            except Exception as e:  # noqa: BLE001
+                tr["launch"] = {"error": str(e)}
+        else:
+            tr["skipped"].append("launch-only edit of sgemm")
+    if "triton_burst" in only:
+        p = "vector-add" if "vector-add" in problems else problems[0]
+        who, runs = learners[:min(8, len(learners))] or [a], 2 if quick else 5
+        if left(40):
+            tr["burst"] = burst(who, p, "solution.py", "run", runs, language="triton")
+            tr["burst"]["label"] = f"{len(who)}x{runs} Runs of {p}"
+        else:
+            tr["skipped"].append(f"burst {len(who)}x{runs}")
+    if "triton_submit" in only:
+        p = "flash-attention" if "flash-attention" in problems else problems[0]
+        if left(40):
+            try:
+                tr["submit"] = triton_serial(a, p, "solution.py", "submit", 1)
+                tr["submit"]["problem"] = p
+            except Exception as e:  # noqa: BLE001
+                tr["submit"] = {"error": str(e)}
+        else:
+            tr["skipped"].append(f"Submit of {p}")
+    if "triton_run" in only:
+        runs_of(others)
+
+
+def triton_table(res, line):
+    """The Triton lines, each beside its target and the issue's figure before it."""
+    tr = res.get("triton")
+    if not tr:
+        return
+    runs = tr.get("runs", {})
+    for key, v in runs.items():
+        p, file = key.split("/", 1)
+        if "error" in v:
+            line(f"Triton Run {key}", f"error: {v['error'][:120]}")
+            continue
+        tgt = ""
+        if file == "solution.py" and p in TRITON_TARGETS:
+            tgt = f"p50 <= {TRITON_TARGETS[p][0]:.2f} s (was {TRITON_TARGETS[p][1]:.2f})"
+        elif file == "starter.py":
+            tgt = "failing test 1: p50 <= 0.25 s (was 1.0-2.2)"
+        line(f"Triton Run {key} p50/p90", f"{v['p50_s']:.3f} / {v['p90_s']:.3f} s "
+             f"{sorted(set(v['verdicts']))} {compile_text(v['compile'])}", tgt)
+    starters = [x for k, v in runs.items() if k.endswith("/starter.py") and "samples_s" in v
+                for x in v["samples_s"]]
+    wa = [x for k, v in runs.items() if k.endswith("/starter.py") and "samples_s" in v
+          for x, vd in zip(v["samples_s"], v["verdicts"]) if vd != "AC"]
+    if starters:
+        line("Triton starters, all Runs p50/p90", f"{pct(starters, 50):.3f} / {pct(starters, 90):.3f} s "
+             f"over {len(starters)}; failing ones p50 {pct(wa, 50):.3f} s over {len(wa)}",
+             "failing test 1: p50 <= 0.25 s (CUDA 0.12)")
+    if "launch" in tr:
+        v = tr["launch"]
+        if "error" in v:
+            line("Triton launch-only edit", f"error: {v['error'][:120]}")
+        else:
+            line(f"Triton launch-only edit {v.get('problem', '')} p50/p90",
+                 f"{v['p50_s']:.3f} / {v['p90_s']:.3f} s "
+                 f"{sorted(set(v['verdicts']))} {compile_text(v['compile'])}", "p50 <= 0.8 s")
+    if "burst" in tr:
+        b = tr["burst"]
+        j = b["judge"]["p50_ms"]
+        line(f"Triton burst {b.get('label', '')}",
+             f"{b['verdicts_per_min']:.1f} verdicts/min, p50 {b['p50_s']:.2f} s, p90 {b['p90_s']:.2f} s "
+             f"{b['verdicts']}; judge p50 compile {j.get('compile', float('nan')):.0f} ms, "
+             f"total {j.get('total', float('nan')):.0f} ms",
+             ">= 200/min, p90 <= 3 s (was 116/min; CUDA 255/min)")
+    if "submit" in tr:
+        v = tr["submit"]
+        if "error" in v:
+            line("Triton Submit", f"error: {v['error'][:120]}")
+        else:
+            line(f"Triton Submit {v.get('problem', '')}", f"{v['p50_s']:.2f} s {v['verdicts']} "
+                 f"{compile_text(v['compile'])}", "<= 10 s (was 26-27)")
+    if tr.get("skipped"):
+        line("Triton skipped (budget)", ", ".join(tr["skipped"]))
+    if tr.get("error"):
+        line("Triton warm-up", f"error: {tr['error'][:200]}")
 
 
 def option(name, default):
@@ -234,16 +445,23 @@ def main():
         res["submit"] = figures(*serial(a, ok_p, ok_f, "submit", max(2, n // 2)))
 
     learners = []
-    for k in range(n_learners if only & {"burst8", "burst", "burst_wa", "precision"} else 0):
+    for k in range(n_learners if only & {"burst8", "burst", "burst_wa", "precision",
+                                         "triton_burst"} else 0):
         lr = Learner(base, f"bench{os.getpid()}l{k}")
         lr.name = f"l{k}"
         learners.append(lr)
     if "burst8" in only:
         res["burst8"] = burst(learners[:min(8, n_learners)], ok_p, ok_f, "run", 2 if quick else 5)
-    if "burst" in only:
-        res["burst"] = burst(learners, ok_p, ok_f, "run", runs)
-    if "burst_wa" in only:
-        res["burst_wa"] = burst(learners, wa_p, wa_f, "run", runs)
+    if only & set(TRITON_PARTS) and "--skip-triton" not in sys.argv:
+        # its own budget, leaving the CUDA parts after it a minute of the pass's
+        triton_parts(res, a, learners, only, quick,
+                     min(float(option("--triton-budget", "150")), end - time.monotonic() - 60))
+    skipped = res.setdefault("skipped", [])
+    for k, f in (("burst", ok_f), ("burst_wa", wa_f)):
+        if k in only and end - time.monotonic() < 45:
+            skipped.append(k)
+        elif k in only:
+            res[k] = burst(learners, ok_p if k == "burst" else wa_p, f, "run", runs)
 
     # precision while Runs flow: Submits from one learner, Runs from the others
     flow = {"stop": False}
@@ -254,10 +472,13 @@ def main():
 
     bg = threading.Thread(target=background)
     medians = {}
-    if "precision" in only:
+    precise = "precision" in only and end - time.monotonic() >= 45
+    if "precision" in only and not precise:
+        skipped.append("precision")
+    if precise:
         bg.start()
     try:
-        for i in range((3 if quick else 10) if "precision" in only else 0):
+        for i in range((3 if quick else 10) if precise else 0):
             _, sub = a.judge(ok_p, source(ok_p, ok_f) + f"\n// p{i}\n", "submit")
             for b in sub.get("result", {}).get("benches", []):
                 medians.setdefault(b["name"], []).append(b["median_ms"])
@@ -327,6 +548,9 @@ def main():
         shown = [x for x in BURST_PHASES if x in j["p50_ms"]]
         line(f"  {k} in the judge", f"{j['concurrency']:.2f} judgings at once; p50 " +
              " ".join(f"{x} {j['p50_ms'][x]:.0f}" for x in shown) + " ms")
+    triton_table(res, line)
+    if res.get("skipped"):
+        line("skipped (budget)", ", ".join(res["skipped"]))
     for shape, v in res["precision"].items():
         line(f"precision {shape}", f"max/min {v['max_over_min']:.4f} over {len(v['medians_ms'])}", "<= 1.02 (was 1.0022)")
     for p, v in res["solutions"].items():

@@ -5,14 +5,16 @@
 # table compares them in the same run, and the default (BW_WORKER_SLOTS) can
 # be chosen by measurement.
 #   tests/bench/latency.sh BUILD [--quick] [--skip-solutions] [--slots "1 2 4"]
-#                          [--budget S] [--problems DIR --ok P/F --wa P/F]
+#                          [--budget S] [--triton-budget S] [--problems DIR --ok P/F --wa P/F]
 #                          [--only PARTS --solutions P,P] (latency.py's)
+# (the Triton parts, within --triton-budget seconds, run in the first pass only)
 # (--skip-solutions: no Submit of every problem's solution, the longest part;
 # the first slot count's pass has them, the others compare bursts.)
 # --budget S: the first pass runs within S seconds; a later one starts only
 # while at least BW_LATENCY_PASS_S (100) of them are left; each pass's lines
 # are printed when it ends.
-# Logs and latency-slots*.json go to $OUT (or BUILD/bench).
+# Logs and latency-slots*.json go to $OUT (or BUILD/bench). TRITON_SPARES=N: the worker's
+# warm Triton compilers (judged --triton-spares; default 3 a slot).
 set -u
 build=${1:-build}
 shift
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     --slots) slots_list=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --quick | --skip-solutions) extra+=("$1"); shift ;;
-    --problems | --ok | --wa | --only | --solutions) extra+=("$1" "$2"); shift 2 ;;
+    --problems | --ok | --wa | --only | --solutions | --triton-budget) extra+=("$1" "$2"); shift 2 ;;
     *) echo "latency.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -75,13 +77,14 @@ for s in $slots_list; do
         continue
     fi
     HOME=$T "$build/bin/judged" --server "$BASE" --token-file "$T/w.token" --gpu 0 --slots "$s" \
-        --cache "$T/cache" >>"$out/latency-judged-slots$s.log" 2>&1 &
+        --cache "$T/cache" ${TRITON_SPARES:+--triton-spares "$TRITON_SPARES"} \
+        >>"$out/latency-judged-slots$s.log" 2>&1 &
     JUDGED=$!
     for _ in $(seq 600); do grep -q registered "$out/latency-judged-slots$s.log" && break; sleep 0.1; done
     mkdir -p "$T/s$s"
     # every problem's Submit once (with the first slot count): the rest compare bursts
     once=()
-    [ "$s" != "${slots_list%% *}" ] && once=(--skip-solutions)
+    [ "$s" != "${slots_list%% *}" ] && once=(--skip-solutions --skip-triton)
     timeout -k 5 "$left" python3 tests/bench/latency.py "$BASE" "$T/s$s" --label "slots=$s" \
         --budget $((left - 10)) "${extra[@]}" "${once[@]}" \
         >"$T/table" 2>>"$out/latency-errors.log" ||

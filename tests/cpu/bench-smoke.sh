@@ -18,6 +18,9 @@ trap 'rm -rf "$tmp"' EXIT
 printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$(realpath "$build/tests/fake")" \
     "$(realpath "$build/bin/blockwise-runner")" >"$tmp/runner"
 chmod +x "$tmp/runner"
+# Triton through the fake triton package, whose builds the fake driver runs
+. tests/cpu/lib/fake-triton.sh
+fake_triton_venv "$tmp/venv" && export BLOCKWISE_PYTHON=$tmp/venv/bin/python3
 BLOCKWISE_RUNNER=$tmp/runner OUT=$tmp timeout 600 tests/bench/latency.sh "$build" --quick --slots "1 2" \
     --problems tests/fixtures/fake-gpu --ok fake-add/solution.cu --wa fake-add/starter.cu >"$tmp/table" 2>&1
 rc=$?
@@ -32,5 +35,22 @@ print(set(d['run']['verdicts']), d['burst']['verdicts'], d['burst_wa']['verdicts
         bad "slots=$s: $got"
 done
 grep -q 'slots=2 *burst 4x2' "$tmp/table" && ok "the table compares the slot counts" || bad "table: $(cat "$tmp/table")"
+# Triton beside CUDA, in the first pass only: fresh-edit Runs of the solution
+# and the starter, a launch-only edit (every build from the cache), a burst, a
+# Submit; each line with the judge's compile breakdown and its target.
+got=$(python3 -c "
+import json; d = json.load(open('$tmp/latency-slots1.json')); t = d['triton']
+r = t['runs']
+print(set(r['fake-add/solution.py']['verdicts']), set(r['fake-add/starter.py']['verdicts']),
+      [c['compiled'] for c in t['launch']['compile']], t['burst']['verdicts'], t['submit']['verdicts'],
+      t['skipped'], 'triton' in json.load(open('$tmp/latency-slots2.json')))" 2>&1)
+want="{'AC'} {'WA'} [0, 0, 0] {'AC': 8} ['AC'] [] False"
+[ "$got" = "$want" ] && ok "Triton beside CUDA: Runs, a launch-only edit compiling nothing, a burst, a Submit" ||
+    bad "Triton parts: $got (want $want)"
+for l in "Triton Run fake-add/starter.py" "Triton launch-only edit" "Triton burst" "Triton Submit"; do
+    grep "slots=1 *$l" "$tmp/table" | grep -q "target" || bad "no \"$l\" line with its target in the table"
+done
+grep -q "slots=1 *Triton Run fake-add/solution.py.*compile [0-9]* ms (CPU" "$tmp/table" &&
+    ok "Triton lines carry the judge's compile breakdown" || bad "no compile breakdown: $(grep Triton "$tmp/table" | head -3)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

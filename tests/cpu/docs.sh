@@ -30,5 +30,21 @@ outside='\b(DESIG[N]|PROBLEM[S])(\.md\b| ?§)|\b(STYL[E]|GP[U])\.md\b|(^|[^[:aln
 citations=$(git grep -n -I -E "$outside" -- ':!web/node_modules' ':!web/package-lock.json' 2>/dev/null)
 check "no tracked file cites a document outside the repository" test -z "$citations"
 [ -z "$citations" ] || printf '%s\n' "$citations" | sed 's/^/     /'
+
+# Every @launch line of the problems' controls fits 160 columns (issue 26): a longer one wants a
+# @let or a continuation line (docs/submission-format.md). Continuation lines of a @launch count
+# too. The .py controls join the list once they are rewritten: add problems/*/*.py and
+# problems/*/wrong/*.py to launch_files.
+launch_files=(problems/*/*.cu problems/*/wrong/*.cu)
+long_launches() { # FILE... : prints each @launch line over 160 columns; fails if there is one
+    awk 'FNR == 1 { cont = 0 }
+        { launch = $0 ~ /^[ \t]*(\/\/|#)[ \t]*@launch([ \t]|$)/ || cont
+          if (launch && length($0) > 160) { print FILENAME ":" FNR ": " length($0) " columns"; bad = 1 }
+          cont = launch && $0 ~ /\\[ \t]*$/ }
+        END { exit bad }' "$@"
+}
+check "no @launch line of a problem's controls is over 160 columns" long_launches "${launch_files[@]}"
+long_launches "${launch_files[@]}" >&2 || true
+
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

@@ -152,6 +152,28 @@ BLOCKWISE_PYTHON=$BLOCKWISE_PYTHON jd plan "$problem" "$problem/launcher_halves.
 got=$(json "$tmp/halves-plan.json" '[a.get("offset", 0) for l in d["configs"][0]["cases"][3]["launches"] for a in l["args"] if "buffer" in a]' 2>&1)
 [ "$got" = "[0, 0, 0, 2049, 2049, 2049]" ] && ok "judged plan prints a launcher's views with their offsets (N=4099: x[2049:])" ||
     bad "judged plan of launcher_halves.py: $got"
+# Triton builds streamed into the tests (judge/worker/triton_program.h): the
+# fake triton takes FAKE_COMPILE_MS to build a variant, so the case N=1's build
+# (N folded: its own variant) is quick and every other variant takes 4 s. The
+# driver compiles them in two processes, in the order the cases need them.
+slow_args='args=(x, y, out, N, BLOCK=BLOCK, FAKE_COMPILE_MS=min(N - 1, 1) * 4000)'
+for k in add noop; do
+    sed -e "s/^def fake_triton_$k(x, y, out, n, BLOCK: tl.constexpr):/def fake_triton_$k(x, y, out, n, BLOCK: tl.constexpr, FAKE_COMPILE_MS: tl.constexpr):/" \
+        -e "s/args=(x, y, out, N, BLOCK=BLOCK)/$slow_args/" \
+        "$problem/$([ $k = add ] && echo solution || echo starter).py" >"$tmp/slow_$k.py"
+done
+s0=$(date +%s%N)
+jd check --json --tests-only "$problem" "$tmp/slow_noop.py" >"$tmp/slow-wa.json" 2>"$tmp/slow-wa.err"
+wall=$((($(date +%s%N) - s0) / 1000000))
+got=$(json "$tmp/slow-wa.json" '(d["verdict"], d["timing"]["total_ms"] < 3000, d["timing"]["compile_breakdown"]["streamed"], d["timing"]["compile_breakdown"]["stopped"])' 2>&1)
+[ "$got" = "('WA', True, True, True)" ] &&
+    ok "a Triton Run failing its first test answers on that test's build ($(json "$tmp/slow-wa.json" 'round(d["timing"]["total_ms"])') ms judging, ${wall} ms for the whole judged check), before the 4 s builds, and stops the compiler" ||
+    bad "slow starter: $got $(json "$tmp/slow-wa.json" 'd["message"], d["timing"]' 2>&1 | head -c 600)"
+jd check --json --tests-only "$problem" "$tmp/slow_add.py" >"$tmp/slow-ac.json" 2>"$tmp/slow-ac.err"
+got=$(json "$tmp/slow-ac.json" '(d["verdict"], d["timing"]["compile_breakdown"]["streamed"], d["timing"]["compile_breakdown"]["first_ms"] < 2500, d["timing"]["compile_ms"] >= 4000, [t["verdict"] for t in d["tests"]])' 2>&1)
+[ "$got" = "('AC', True, True, True, ['AC', 'AC', 'AC', 'AC'])" ] &&
+    ok "an Accepted Triton Run tests N=1 on its build while the 4 s ones compile (first build $(json "$tmp/slow-ac.json" 'round(d["timing"]["compile_breakdown"]["first_ms"])') ms, compile $(json "$tmp/slow-ac.json" 'round(d["timing"]["compile_ms"])') ms, tests waited $(json "$tmp/slow-ac.json" 'round(d["timing"]["compile_breakdown"]["tests_build_wait_ms"])') ms for builds)" ||
+    bad "slow solution: $got $(json "$tmp/slow-ac.json" 'd["message"], d["timing"]' 2>&1 | head -c 600)"
 
 # The runner's findings, each with its words.
 check_verdict() { # FILE VERDICT WORDS

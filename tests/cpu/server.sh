@@ -368,15 +368,6 @@ check "an API token submits without CSRF" '[ "$STATUS" = 201 ]'
 as alice POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// fourth"}'
 check "the in-flight cap answers 429 with Retry-After" \
     '[ "$STATUS" = 429 ] && [ "$(err)" = quota ] && grep -qi "^Retry-After: [0-9]" <<<"$HDRS"'
-as bob POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// b1"}'
-B1=$(field .id)
-as bob POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// b2"}'
-B2=$(field .id)
-as bob POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// b3"}'
-check "the Submit quota (2 per window) answers 429" \
-    '[ "$STATUS" = 429 ] && [[ "$(field .error.message)" == *"submit quota"* ]]'
-as bob GET /api/me
-check "the remaining quota is in the API" '[ "$(field .quota.submit.remaining)" = 0 ]'
 
 as alice GET "/api/submissions/$S1"
 check "the owner reads a submission with its source" \
@@ -392,7 +383,7 @@ check "an admin makes ivan an instructor" '[ "$STATUS" = 204 ]'
 as ivan GET "/api/submissions/$S1"
 check "an instructor reads anyone's submission" '[ "$STATUS" = 200 ] && [ "$(field .user)" = alice ]'
 as ivan GET "/api/submissions?user=*"
-check "an instructor lists everyone's" '[ "$STATUS" = 200 ] && [ "$(field ".submissions | length")" = 5 ]'
+check "an instructor lists everyone's" '[ "$STATUS" = 200 ] && [ "$(field ".submissions | length")" = 3 ]'
 
 # --- the access-control matrix --------------------------------------------------
 W1=$T/w1.token
@@ -533,6 +524,18 @@ check "the third expiry gives Judge Error with a reason" \
     '[ "$S3C" = "$S3" ] && [ "$(field .verdict)" = JE ] && [[ "$(field .message)" == *"3 times"* ]]'
 
 # --- internal errors, compile-only workers, release ---------------------------
+# Bob's Submits come now, after alice's jobs are judged: the queue serves
+# learners in turns (tests/cpu/hardening.sh), so queued beside alice's they
+# would be claimed between them.
+as bob POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// b1"}'
+B1=$(field .id)
+as bob POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// b2"}'
+B2=$(field .id)
+as bob POST /api/submissions '{"problem":"vector-add","mode":"submit","source":"// b3"}'
+check "the Submit quota (2 per window) answers 429" \
+    '[ "$STATUS" = 429 ] && [[ "$(field .error.message)" == *"submit quota"* ]]'
+as bob GET /api/me
+check "the remaining quota is in the API" '[ "$(field .quota.submit.remaining)" = 0 ]'
 worker "$W2" POST /api/judge/register '{"hostname":"laptop","can_execute":false}'
 worker "$W2" POST /api/judge/claim '{"wait":1}'
 LB=$(field .lease)

@@ -221,6 +221,23 @@ if grep -q "this worker judges Triton submissions too" "$T/judged.log"; then
     GOT="$(get ann "$TL" '[.verdict, .result.executed, (.result.benches | length)] | map(tostring) | join(" ")')"
     check "a Triton launcher (solve, @triton.autotune) Submitted through the server: AC, every shape timed" \
         '[ "$GOT" = "AC true $SHAPES" ]'
+    # The build cache keys a Triton build by the module but its launch lines: a
+    # launch-only edit (the grid, written another way) compiles nothing and takes
+    # no compiler; any other edit (a comment appended) compiles again, on a warm
+    # compiler from the worker's pool (its wait for one: none).
+    sed 's/grid=(/grid=(0 + /' "$TRITON_OK" >"$T/launch-edit.py"
+    { cat "$TRITON_OK"; echo "# an edit that is code's: $$ $RANDOM"; } >"$T/comment-edit.py"
+    TL=$(submit ann "$T/launch-edit.py" run triton)
+    wait_done ann "$TL" 120
+    TC=$(submit ann "$T/comment-edit.py" run triton)
+    wait_done ann "$TC" 120
+    cb='.result.timing.compile_breakdown'
+    GOT="$(get ann "$TL" "[.verdict, $cb.builds_compiled, $cb.builds_cached > 0, .result.compile_cached] | map(tostring) | join(\" \")")"
+    check "a launch-only Triton edit compiles nothing: every build from the cache ($GOT)" \
+        '[ "$GOT" = "AC 0 true true" ]'
+    GOT="$(get ann "$TC" "[.verdict, $cb.builds_cached, $cb.builds_compiled > 0, $cb.compiler_wait_ms < 50] | map(tostring) | join(\" \")") (waited $(get ann "$TC" "$cb.compiler_wait_ms") ms for a compiler)"
+    check "an edit of the code compiles again, on a warm compiler ready in the pool" \
+        '[[ "$GOT" == "AC 0 true true "* ]]'
 else
     skip=$((skip + 1))
     echo "skip - Triton through the server: $(grep -o 'no Triton (.*' "$T/judged.log" | head -1)"

@@ -1,7 +1,7 @@
 /*
  * fuzz_directive.c - fuzz target of the directive parser (plan/directive*.c):
- * parse a whole source file and check the result. Built with BW_FUZZ_MAIN by
- * run.sh; the unit tests link fuzz_directive_one() alone.
+ * parse a whole source file, as CUDA and as Triton, and check the result. Built with BW_FUZZ_MAIN
+ * by run.sh; the unit tests link fuzz_directive_one() alone.
  */
 #include "fuzz.h"
 
@@ -67,12 +67,13 @@ static int check_plan(const struct directives *d)
     size_t i, j, k, combos;
 
     if (d->n_launches < 1 || d->n_launches > BW_MAX_LAUNCHES || d->n_scratches > BW_MAX_SCRATCH ||
-        d->n_consts > BW_MAX_CONSTS || d->n_tunes > BW_MAX_TUNE_PARAMS || d->n_flags > BW_MAX_FLAGS)
+        d->n_consts > BW_MAX_CONSTS || d->n_tunes > BW_MAX_TUNE_PARAMS ||
+        d->n_flags > BW_MAX_FLAGS || d->n_lets > BW_MAX_LETS)
         return -1;
     for (i = 0; i < d->n_launches; i++) {
         const struct launch *l = &d->launches[i];
-        if (!is_identifier(l->kernel) || !l->grid[0] || !l->block[0] ||
-            l->n_args > BW_MAX_LAUNCH_ARGS)
+        if (!is_identifier(l->kernel) || !l->grid[0] ||
+            (d->lang == LANG_CUDA) != (l->block[0] != NULL) || l->n_args > BW_MAX_LAUNCH_ARGS)
             return -1;
         for (k = 1; k < 3; k++)
             if ((l->grid[k] && !l->grid[k - 1]) || (l->block[k] && !l->block[k - 1]))
@@ -108,9 +109,29 @@ static int check_plan(const struct directives *d)
     for (i = 0; i < d->n_consts; i++)
         if (!is_identifier(d->consts[i].name))
             return -1;
+    for (i = 0; i < d->n_lets; i++) {
+        if (!is_identifier(d->lets[i].name) || !d->lets[i].value ||
+            expr_is_real(d->lets[i].value) || d->lets[i].line < 1 || d->lets[i].column < 1)
+            return -1;
+        for (j = 0; j < i; j++)
+            if (strcmp(d->lets[j].name, d->lets[i].name) == 0)
+                return -1;
+    }
     for (i = 0; i < d->n_flags; i++)
         if (!directive_flag_allowed(d->flags[i]))
             return -1;
+    for (i = 0; i < d->n_tunes; i++) {
+        const struct tune_param *t = &d->tunes[i];
+        if (!is_identifier(t->name) || t->n_values < 1 || t->n_values > BW_MAX_TUNE_VALUES)
+            return -1;
+        /* a group is consecutive names of one line, each with a value per tuple */
+        if (i > 0 && t->group != d->tunes[i - 1].group &&
+            (t->group != d->tunes[i - 1].group + 1 || t->line < d->tunes[i - 1].line))
+            return -1;
+        if (i > 0 && t->group == d->tunes[i - 1].group &&
+            (t->n_values != d->tunes[i - 1].n_values || t->line != d->tunes[i - 1].line))
+            return -1;
+    }
     combos = directives_tune_count(d);
     if (combos < 1 || combos > BW_MAX_TUNE_CONFIGS)
         return -1;
@@ -126,14 +147,15 @@ static int check_plan(const struct directives *d)
     return 0;
 }
 
-int fuzz_directive_one(const uint8_t *data, size_t size)
+/* Parses data as a source of `lang` (twice) and checks every property. */
+static int fuzz_directive_as(enum language lang, const uint8_t *data, size_t size)
 {
     struct directives d, d2;
     struct diag_list l = {0}, l2 = {0};
     int rc = 0, prc, prc2;
 
-    prc = directives_parse((const char *)data, size, &d, &l);
-    prc2 = directives_parse((const char *)data, size, &d2, &l2);
+    prc = directives_parse_as(lang, (const char *)data, size, &d, &l);
+    prc2 = directives_parse_as(lang, (const char *)data, size, &d2, &l2);
     if (prc != prc2 || !same_diags(&l, &l2))
         FAIL("parse is not deterministic");
     if (prc != BW_OK && prc != BW_ERR_INVALID && prc != BW_ERR_LIMIT)
@@ -176,6 +198,15 @@ done:
     diag_list_release(&l);
     diag_list_release(&l2);
     return rc;
+}
+
+/* Every input is read as a .cu file and as a .py file: the same parser, two
+ * comment markers and two sets of @launch keys. */
+int fuzz_directive_one(const uint8_t *data, size_t size)
+{
+    if (fuzz_directive_as(LANG_CUDA, data, size) != 0)
+        return -1;
+    return fuzz_directive_as(LANG_TRITON, data, size);
 }
 
 #ifdef BW_FUZZ_MAIN

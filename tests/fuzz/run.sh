@@ -20,7 +20,7 @@ mkdir -p "$out"
 CC=${CLANG:-clang}
 # The parsers and what they use; nothing that links CUDA. Only the problem
 # loader and the request bodies need jansson (and its field reader).
-deps=($(ls plan/directive*.c) plan/flags.c plan/tune.c common/expr.c common/diag.c
+deps=($(ls plan/directive*.c) plan/flags.c plan/tune.c plan/triton_params.c common/expr.c common/diag.c
       common/dtype.c common/language.c common/buf.c common/error.c common/util.c)
 # The problem loader: problem/ but the bundles (load.h lists its files).
 problem_deps=($(ls problem/*.c | grep -v bundle.c) common/json_reader.c

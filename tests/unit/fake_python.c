@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/util.h"
+#include "judge/worker/python.h"
 #include "judge/worker/triton_compile.h"
 
 #define FAKE_TRITON "tests/fake/triton"
@@ -34,7 +35,7 @@ const char *fake_python(void)
     char *bin;
 
     if (fake_python_real())
-        return getenv(BW_TRITON_PYTHON_ENV) ? getenv(BW_TRITON_PYTHON_ENV) : "python3";
+        return getenv(BW_PYTHON_ENV) ? getenv(BW_PYTHON_ENV) : "python3";
     if (made)
         return exe[0] ? exe : NULL;
     made = true;

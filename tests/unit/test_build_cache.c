@@ -145,78 +145,87 @@ TEST(build_cache_evicts_the_least_recently_used)
     build_cache_free(c);
 }
 
-/* A Triton compile's result: one build of kernel "k" (n kept, equal to 1 elsewhere). */
-static struct triton_result triton_built(void)
+/* One Triton build of kernel "k" (n kept, equal to 1 elsewhere), of about `bytes` bytes. */
+static struct triton_build triton_built(size_t bytes)
 {
-    struct triton_result t = {.ok = true, .ms = 900, .driver_ms = 120};
-    struct triton_build *b;
+    struct triton_build b = {.ok = true, .num_warps = 4, .shared = 1024};
 
-    t.builds = calloc(1, sizeof(*t.builds));
-    t.n_builds = 1;
-    b = &t.builds[0];
-    b->ok = true;
-    b->cubin = malloc(5);
-    memcpy(b->cubin,
+    b.cubin = calloc(bytes > 4 ? bytes + 1 : 5, 1);
+    memcpy(b.cubin,
            "\x7f"
            "ELF",
-           5);
-    b->cubin_len = 4;
-    b->ptx = strdup(".entry k()");
-    b->name = strdup("k");
-    b->num_warps = 4;
-    b->shared = 1024;
-    b->params = calloc(2, sizeof(*b->params));
-    b->params[1] = 1;
-    b->param_types = calloc(2, sizeof(*b->param_types));
-    b->param_types[0] = strdup("*fp32");
-    b->param_types[1] = strdup("i32");
-    b->n_params = 2;
-    t.log = strdup("");
-    t.triton_version = strdup("3.6.0");
-    diag_list_addf(&t.diags, 3, 1, "warning: %s", "unused");
-    return t;
+           4);
+    b.cubin_len = bytes > 4 ? bytes : 4;
+    b.ptx = strdup(".entry k()");
+    b.name = strdup("k");
+    b.params = calloc(2, sizeof(*b.params));
+    b.params[1] = 1;
+    b.param_types = calloc(2, sizeof(*b.param_types));
+    b.param_types[0] = strdup("*fp32");
+    b.param_types[1] = strdup("i32");
+    b.n_params = 2;
+    return b;
 }
 
-TEST(triton_results_are_kept_apart_from_nvrtc_builds)
+TEST(triton_builds_are_kept_apart_from_nvrtc_builds)
 {
-    static const struct triton_arg args[] = {{"*fp32", true, false}, {"i32", false, false}};
-    struct triton_kernel_request k = {
-        .kernel = "k", .args = args, .n_args = 2, .num_warps = 4, .num_stages = 3};
-    struct triton_request rq = {
-        .source = "import triton\n", .len = 14, .kernels = &k, .n_kernels = 1};
     struct build_cache *c = build_cache_new();
-    struct triton_result t = triton_built(), got;
+    struct triton_build t = triton_built(4), got;
     struct compile_result cr;
-    char key[65], key2[65], key3[65];
+    char key[65], key2[65];
 
-    CHECK(build_cache_triton_key(&rq, key));
-    k.num_warps = 8; /* any field of the request changes the key */
-    CHECK(build_cache_triton_key(&rq, key2));
-    CHECK(strcmp(key, key2) != 0);
-    k.maxnreg = 168; /* maxnreg too: a cap on registers is another build */
-    CHECK(build_cache_triton_key(&rq, key3));
-    CHECK(strcmp(key2, key3) != 0);
-    k.maxnreg = 0;
+    memset(key, 'a', 64);
+    key[64] = '\0';
+    memset(key2, 'b', 64);
+    key2[64] = '\0';
     CHECK(!build_cache_get_triton(c, key, &got));
     build_cache_put_triton(c, key, &t);
     CHECK(!build_cache_get(c, key, &cr)); /* the entry is a Triton one: no NVRTC build */
     compile_result_release(&cr);
     CHECK(build_cache_get_triton(c, key, &got));
-    CHECK_INT_EQ(got.n_builds, 1);
-    CHECK(got.builds[0].cubin != t.builds[0].cubin); /* a deep copy */
-    CHECK_INT_EQ(got.builds[0].cubin_len, 4);
-    CHECK_STR_EQ(got.builds[0].name, "k");
-    CHECK_INT_EQ(got.builds[0].n_params, 2);
-    CHECK_STR_EQ(got.builds[0].param_types[1], "i32");
-    CHECK_INT_EQ(got.builds[0].shared, 1024);
-    CHECK_INT_EQ(got.diags.n, 1);
-    CHECK_STR_EQ(got.triton_version, "3.6.0");
-    triton_result_release(&got);
-    /* A compile stopped by a limit depends on the machine: never kept. */
-    t.failure = strdup("Triton compilation exceeded the time limit of 60 s");
+    CHECK(got.ok && got.cubin != t.cubin); /* a deep copy */
+    CHECK_INT_EQ(got.cubin_len, 4);
+    CHECK_STR_EQ(got.name, "k");
+    CHECK_INT_EQ(got.n_params, 2);
+    CHECK_STR_EQ(got.param_types[1], "i32");
+    CHECK_INT_EQ(got.shared, 1024);
+    triton_build_release(&got);
+    /* Only builds that built are kept: an error's diagnostics belong to its request. */
+    t.ok = false;
     build_cache_put_triton(c, key2, &t);
     CHECK(!build_cache_get_triton(c, key2, &got));
-    triton_result_release(&got);
-    triton_result_release(&t);
+    triton_build_release(&t);
+    build_cache_free(c);
+}
+
+TEST(build_cache_is_bounded_in_bytes)
+{
+    struct build_cache *c = build_cache_new();
+    size_t each = BW_BUILD_CACHE_BYTES / 4, entries, bytes;
+    char keys[6][65];
+    struct triton_build got;
+
+    for (int i = 0; i < 6; i++) {
+        struct triton_build b = triton_built(each);
+        memset(keys[i], 'a' + i, 64);
+        keys[i][64] = '\0';
+        if (i >= 3) { /* full: keep using the first, so the others go, oldest first */
+            CHECK(build_cache_get_triton(c, keys[0], &got));
+            triton_build_release(&got);
+        }
+        build_cache_put_triton(c, keys[i], &b);
+        triton_build_release(&b);
+        build_cache_size(c, &entries, &bytes);
+        CHECK_MSG(bytes <= BW_BUILD_CACHE_BYTES, "%zu bytes kept, over %d", bytes,
+                  BW_BUILD_CACHE_BYTES);
+    }
+    CHECK_INT_EQ(entries, 3); /* each costs a little more than a quarter */
+    CHECK(build_cache_get_triton(c, keys[0], &got));
+    triton_build_release(&got);
+    CHECK(!build_cache_get_triton(c, keys[1], &got));
+    CHECK(!build_cache_get_triton(c, keys[2], &got));
+    CHECK(!build_cache_get_triton(c, keys[3], &got));
+    CHECK(build_cache_get_triton(c, keys[5], &got));
+    triton_build_release(&got);
     build_cache_free(c);
 }

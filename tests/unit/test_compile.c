@@ -225,6 +225,37 @@ TEST(wire_rejects_malformed_records)
     }
 }
 
+/* A record read as it arrives: a field is whole, not yet, or cannot be one. */
+TEST(wire_complete_tells_a_whole_field)
+{
+    static const struct {
+        const char *data;
+        int want;
+    } cases[] = {
+        {"", 0},
+        {"build", 0},
+        {"build ", 0},
+        {"build 1", 0},
+        {"build 1\n", 0},
+        {"build 1\n0", 0},
+        {"build 1\n0\n", 1},
+        {"build 1\n0\nname 3\nab", 1}, /* the first field is whole */
+        {"end 0\n\n", 1},
+        {"Build 1\n0\n", -1},
+        {"build x\n", -1},
+        {"build 1x", -1},
+        {" build", -1},
+        {"abcdefghijklmnopqrstuvwxyzabcdefg", -1}, /* a key over 32 bytes */
+        {"cubin 1234567890123", -1},               /* a length over 12 digits */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        CHECK_MSG(compile_wire_complete(cases[i].data, strlen(cases[i].data), 0) == cases[i].want,
+                  "case %zu \"%s\": %d", i, cases[i].data,
+                  compile_wire_complete(cases[i].data, strlen(cases[i].data), 0));
+    CHECK_INT_EQ(compile_wire_complete("build 1\n0\nname 3\nab", 20, 10), 0);
+    CHECK_INT_EQ(compile_wire_complete("build 1\n0\nname 3\nabc\n", 22, 10), 1);
+}
+
 /* ---- options ------------------------------------------------------------------------ */
 
 TEST(option_check)

@@ -2,8 +2,9 @@
  * Tests of plan/directive*.c (the parser), plan/flags and plan/tune: the
  * parsed plan's contents, every cap, the flag allowlist, @tune
  * combinations, and the golden files of
- * tests/golden/directives/ (NAME.cu parsed; NAME.expected holds the exact
- * diagnostics "LINE:COL: message", or for a valid file the dump of its plan).
+ * tests/golden/directives/ (NAME.cu parsed as CUDA, NAME.py as Triton;
+ * NAME.expected holds the exact diagnostics "LINE:COL: message", or for a
+ * valid file the dump of its plan).
  * BW_UPDATE_GOLDEN=1 rewrites the .expected files instead (review the diff).
  */
 #include "tests/test.h"
@@ -265,7 +266,7 @@ TEST(directive_args_expressions)
     one_error("// @launch k grid=(1) block=(1) args=(x, n + * 2)\n", 1, 46,
               "expected a number, a name or '(', got '*'");
     one_error("// @launch k grid=(1) block=(1) args=(x[1])\n", 1, 40,
-              "expected an operator (+ - * / %) or the end, got '['");
+              "expected an operator (+ - * / %, a comparison, && || or ?:) or the end, got '['");
 }
 
 TEST(directive_error_positions)
@@ -294,8 +295,9 @@ TEST(directive_error_positions)
               "unknown dtype 'fp8' (expected a dtype: fp32");
     one_error(LAUNCH "// @const A=1\n// @tune A=(1, 2)\n", 3, 10,
               "duplicate name 'A': already defined by @const on line 2");
-    one_error(LAUNCH "// @lanch\n", 2, 4,
-              "unknown directive '@lanch' (expected @launch, @scratch, @const, @tune or @flags)");
+    one_error(
+        LAUNCH "// @lanch\n", 2, 4,
+        "unknown directive '@lanch' (expected @launch, @scratch, @const, @tune, @let or @flags)");
 }
 
 TEST(directive_grid_commas_inside_calls)
@@ -445,6 +447,9 @@ TEST(directive_count_caps)
         buf_addf(&b, "// @const C%d=%d\n", i, i);
     buf_puts(&b, "// @tune T0=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)\n");
     buf_puts(&b, "// @tune T1=(1, 2, 3, 4)\n// @tune T2=(1)\n// @tune T3=(7)\n");
+    buf_puts(&b, "// @tune (T4, T5, T6, T7)=((1, 2, 3, 4))\n");
+    for (i = 0; i < BW_MAX_LETS; i++)
+        buf_addf(&b, "// @let L%d = %d\n", i, i);
     for (i = 0; i < BW_MAX_FLAGS; i++)
         buf_puts(&b, "// @flags -lineinfo\n");
     buf_puts(&b, "// @launch k grid=(1) block=(1) args=(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, "
@@ -476,13 +481,18 @@ TEST(directive_count_caps)
         buf_addf(&b, "// @tune T%d=(1)\n", i);
     for (i = 0; i <= BW_MAX_FLAGS; i++)
         buf_puts(&b, "// @flags -lineinfo\n");
+    for (i = 0; i <= BW_MAX_LETS; i++)
+        buf_addf(&b, "// @let L%d = %d\n", i, i);
+    buf_puts(&b, "// @tune (U1, U2)=((1, 2))\n");
     CHECK_INT_EQ(directives_parse(b.data, b.len, &d, &l), BW_ERR_LIMIT);
-    CHECK_INT_EQ(l.n, 4);
-    if (l.n == 4) {
+    CHECK_INT_EQ(l.n, 6);
+    if (l.n == 6) {
         CHECK_CONTAINS(l.items[0].msg, "(BW_MAX_SCRATCH)");
         CHECK_CONTAINS(l.items[1].msg, "(BW_MAX_CONSTS)");
         CHECK_CONTAINS(l.items[2].msg, "(BW_MAX_TUNE_PARAMS)");
         CHECK_CONTAINS(l.items[3].msg, "(BW_MAX_FLAGS)");
+        CHECK_CONTAINS(l.items[4].msg, "more than 32 @let names (BW_MAX_LETS)");
+        CHECK_CONTAINS(l.items[5].msg, "more than 8 @tune names (BW_MAX_TUNE_PARAMS)");
     }
     diag_list_release(&l);
     buf_release(&b);
@@ -720,15 +730,32 @@ static void dump_plan(const struct directives *d, struct buf *b)
         buf_addf(b, "launch %s (line %d) grid=(", l->kernel, l->line);
         for (k = 0; k < 3 && l->grid[k]; k++)
             buf_addf(b, "%s%s", k ? ", " : "", expr_text(l->grid[k]));
-        buf_puts(b, ") block=(");
-        for (k = 0; k < 3 && l->block[k]; k++)
-            buf_addf(b, "%s%s", k ? ", " : "", expr_text(l->block[k]));
+        if (d->lang == LANG_CUDA) {
+            buf_puts(b, ") block=(");
+            for (k = 0; k < 3 && l->block[k]; k++)
+                buf_addf(b, "%s%s", k ? ", " : "", expr_text(l->block[k]));
+        }
         buf_puts(b, ")");
         if (l->smem)
             buf_addf(b, " smem=%s", expr_text(l->smem));
+        if (l->num_warps)
+            buf_addf(b, " num_warps=%s", expr_text(l->num_warps));
+        if (l->num_stages)
+            buf_addf(b, " num_stages=%s", expr_text(l->num_stages));
+        if (l->maxnreg)
+            buf_addf(b, " maxnreg=%s", expr_text(l->maxnreg));
         buf_puts(b, " args=(");
         for (j = 0; j < l->n_args; j++) {
-            if (l->args[j].kind == LAUNCH_ARG_NAME)
+            if (l->args[j].keyword)
+                buf_addf(b, "%s%s%s=", j ? ", " : "", l->args[j].by_name ? "(by name) " : "",
+                         l->args[j].keyword);
+            if (l->args[j].keyword && l->args[j].kind == LAUNCH_ARG_NAME)
+                buf_addf(b, "%s", l->args[j].name);
+            else if (l->args[j].keyword && l->args[j].kind == LAUNCH_ARG_EXPR)
+                buf_addf(b, "expr{%s}", expr_text(l->args[j].expr));
+            else if (l->args[j].keyword)
+                buf_addf(b, "%lld", (long long)l->args[j].value);
+            else if (l->args[j].kind == LAUNCH_ARG_NAME)
                 buf_addf(b, "%s%s", j ? ", " : "", l->args[j].name);
             else if (l->args[j].kind == LAUNCH_ARG_EXPR)
                 buf_addf(b, "%sexpr{%s}", j ? ", " : "", expr_text(l->args[j].expr));
@@ -748,17 +775,28 @@ static void dump_plan(const struct directives *d, struct buf *b)
         buf_addf(b, "tune %s=(", d->tunes[i].name);
         for (j = 0; j < d->tunes[i].n_values; j++)
             buf_addf(b, "%s%lld", j ? ", " : "", (long long)d->tunes[i].values[j]);
-        buf_addf(b, ") (line %d)\n", d->tunes[i].line);
+        buf_addf(b, ") (line %d, group %d)\n", d->tunes[i].line, d->tunes[i].group);
     }
+    for (i = 0; i < d->n_lets; i++)
+        buf_addf(b, "let %s = %s (line %d, column %d)\n", d->lets[i].name,
+                 expr_text(d->lets[i].value), d->lets[i].line, d->lets[i].column);
     for (i = 0; i < d->n_flags; i++)
         buf_addf(b, "flag %s\n", d->flags[i]);
     buf_addf(b, "tune combinations %zu\n", directives_tune_count(d));
+    for (i = 0; i < directives_tune_count(d) && d->n_tunes; i++) {
+        int64_t v[BW_MAX_TUNE_PARAMS];
+        char name[256];
+        directives_tune_combo(d, i, v);
+        directives_tune_describe(d, v, name, sizeof(name));
+        buf_addf(b, "  %zu: %s\n", i, name);
+    }
 }
 
 static int golden_filter(const struct dirent *e)
 {
     size_t n = strlen(e->d_name);
-    return n > 3 && strcmp(e->d_name + n - 3, ".cu") == 0;
+    return n > 3 &&
+           (strcmp(e->d_name + n - 3, ".cu") == 0 || strcmp(e->d_name + n - 3, ".py") == 0);
 }
 
 TEST(directive_golden_files)
@@ -786,7 +824,8 @@ TEST(directive_golden_files)
             goto next;
         }
         buf_init(&got, 1 << 20);
-        rc = directives_parse(src, len, &d, &l);
+        rc = directives_parse_as(strcmp(cu + strlen(cu) - 3, ".py") == 0 ? LANG_TRITON : LANG_CUDA,
+                                 src, len, &d, &l);
         CHECK_MSG((rc == BW_OK) == (l.n == 0), "%s: rc %d with %zu diagnostics", cu, rc, l.n);
         for (size_t j = 0; j < l.n; j++)
             buf_addf(&got, "%d:%d: %s\n", l.items[j].line, l.items[j].column, l.items[j].msg);
@@ -1025,4 +1064,167 @@ TEST(triton_launch_maxnreg)
     CHECK_INT_EQ(one_error("// @launch k grid=(1) block=(1) maxnreg=128 args=(A)\n", 1, 33,
                            "maxnreg= is a Triton launch option"),
                  BW_ERR_INVALID);
+}
+
+/* ---- continuation lines --------------------------------------------------------------- */
+
+TEST(directive_continuation_keeps_file_positions)
+{
+    const char *src = "// @launch k grid=(cdiv(n, 256)) \\\n"
+                      "  //   block=(256) smem=(4 * 256) \\\n"
+                      "//args=(x,\\\r\n"
+                      "//    out, n / 2)\n";
+    const char *py = "# @const B=64\n"
+                     "# @launch k grid=(cdiv(N, B)) \\\n"
+                     "#     num_warps=4 args=(A, N, \\\n"
+                     "#     B=B)\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse(src, &d, &l), BW_OK);
+    if (d.n_launches == 1) {
+        const struct launch *a = &d.launches[0];
+        CHECK_INT_EQ(a->line, 1);
+        CHECK_INT_EQ(a->grid_line, 1);
+        CHECK_INT_EQ(a->grid_column, 14);
+        CHECK_INT_EQ(a->block_line, 2);
+        CHECK_INT_EQ(a->block_column, 8);
+        CHECK_INT_EQ(a->smem_line, 2);
+        CHECK_INT_EQ(a->smem_column, 20);
+        CHECK_INT_EQ(a->n_args, 3);
+        CHECK_STR_EQ(expr_text(a->block[0]), "256");
+        CHECK(a->args[0].line == 3 && a->args[0].column == 9);
+        CHECK(a->args[1].line == 4 && a->args[1].column == 7);
+        CHECK(a->args[2].line == 4 && a->args[2].column == 12);
+        CHECK_STR_EQ(expr_text(a->args[2].expr), "n / 2");
+        directives_release(&d);
+    }
+    CHECK_INT_EQ(parse_triton(py, &d, &l), BW_OK);
+    if (d.n_launches == 1) {
+        CHECK_INT_EQ(d.launches[0].n_args, 3);
+        CHECK_STR_EQ(d.launches[0].args[2].keyword, "B");
+        CHECK(d.launches[0].args[2].line == 4 && d.launches[0].args[2].keyword_column == 7);
+        directives_release(&d);
+    }
+    /* An error on a continuation line is at its own line and column. */
+    one_error("// @launch k grid=(1) \\\n//   block=(1) args=(x, 2 +)\n", 2, 28,
+              "got end of expression");
+    one_error("// @launch k grid=(1) \\\n//   block=(1) args=(x) grid=(2)\n", 2, 25,
+              "duplicate grid= in @launch (first at line 1, column 14)");
+    one_error("// @launch k grid=(1) block=(1) args=(x) \\\n#   oops\n", 1, 42,
+              "onto a line that is not a // comment");
+    one_error("// @launch k grid=(1) block=(1) args=(x) \\ \t\n", 1, 42,
+              "onto the end of the file");
+    triton_error("# @launch k grid=(1) args=(x) \\\n// more\n", 1, 31,
+                 "onto a line that is not a # comment");
+    /* Diagnostics of a directive over several lines come in the file's order. */
+    CHECK(parse("// @launch k grid=(1) \\\n//   args=(1 +) bad\n", &d, &l) != BW_OK);
+    CHECK_INT_EQ(l.n, 2);
+    if (l.n == 2) {
+        CHECK(l.items[0].line == 2 && l.items[1].line == 2);
+        CHECK_CONTAINS(l.items[1].msg, "expected '=' after 'bad'");
+    }
+    diag_list_release(&l);
+}
+
+TEST(directive_continuation_limits)
+{
+    struct directives d;
+    struct diag_list l = {0};
+    struct buf b;
+
+    /* BW_MAX_CONT_LINES lines parse; one more is a limit. */
+    buf_init(&b, 1 << 20);
+    buf_puts(&b, "// @launch k grid=(1) block=(1) args=(x \\\n");
+    for (int i = 2; i < BW_MAX_CONT_LINES; i++)
+        buf_puts(&b, "// , x \\\n");
+    buf_puts(&b, "// )\n");
+    CHECK_INT_EQ(parse(b.data, &d, &l), BW_OK);
+    if (l.n == 0) {
+        CHECK_INT_EQ(d.launches[0].n_args, BW_MAX_CONT_LINES - 1);
+        directives_release(&d);
+    }
+    b.len -= 5;
+    buf_puts(&b, "// , x \\\n// )\n");
+    CHECK_INT_EQ(parse(b.data, &d, &l), BW_ERR_LIMIT);
+    CHECK(l.n >= 1 && l.items[0].line == BW_MAX_CONT_LINES);
+    if (l.n >= 1)
+        CHECK_CONTAINS(l.items[0].msg, "more than 16 lines (BW_MAX_CONT_LINES)");
+    diag_list_release(&l);
+    buf_release(&b);
+    /* BW_MAX_JOINED_BYTES joined. */
+    buf_init(&b, 1 << 20);
+    buf_puts(&b, "// @launch k grid=(1) block=(1) args=(x) smem=(1 \\\n");
+    for (int i = 0; i < 5; i++) {
+        buf_puts(&b, "// ");
+        for (int k = 0; k < 500; k++)
+            buf_puts(&b, "+1");
+        buf_puts(&b, "\\\n");
+    }
+    buf_puts(&b, "// )\n");
+    CHECK_INT_EQ(parse(b.data, &d, &l), BW_ERR_LIMIT);
+    if (l.n >= 1)
+        CHECK_CONTAINS(l.items[0].msg, "more than 4096 bytes with its continuation lines "
+                                       "(BW_MAX_JOINED_BYTES)");
+    diag_list_release(&l);
+    buf_release(&b);
+}
+
+/* ---- Triton: tl.constexpr parameters passed by name --------------------------------- */
+
+TEST(triton_constexpr_by_name)
+{
+    const char *src = "# @const BLOCK=128\n# @tune W=(4, 8)\n# @let ROWS = next_pow2(N)\n"
+                      "# @launch k grid=(1) num_warps=W args=(x, BLOCK=64)\n"
+                      "# @launch g grid=(1) args=(x)\n"
+                      "# @launch absent grid=(1) args=(x)\n"
+                      "from triton.experimental import gluon\n"
+                      "def k(x, BLOCK: tl.constexpr, W: tl.constexpr, N: tl.constexpr,\n"
+                      "      ROWS: 'tl.constexpr' = 2, OTHER: tl.constexpr = 1):\n"
+                      "    def absent(x, BLOCK: tl.constexpr):  # nested: not a kernel\n"
+                      "        pass\n"
+                      "def g(x, W,  # not a constexpr: positional\n"
+                      "      BLOCK: gl.constexpr, ROWS: gl.constexpr = (1, 2)[0]):\n"
+                      "    pass\n";
+    struct directives d;
+    struct diag_list l = {0};
+
+    CHECK_INT_EQ(parse_triton(src, &d, &l), BW_OK);
+    if (d.n_launches == 3) {
+        const struct launch *k = &d.launches[0], *g = &d.launches[1];
+        CHECK_INT_EQ(k->n_args, 4); /* x, BLOCK=64 as written, then W and ROWS by name */
+        CHECK(!k->args[1].by_name && k->args[1].kind == LAUNCH_ARG_INTEGER);
+        CHECK(k->args[2].by_name && strcmp(k->args[2].keyword, "W") == 0);
+        CHECK_STR_EQ(k->args[2].name, "W");
+        CHECK(k->args[3].by_name && strcmp(k->args[3].keyword, "ROWS") == 0);
+        CHECK_INT_EQ(k->args[3].line, 4);
+        CHECK_INT_EQ(g->n_args, 3);
+        CHECK(g->args[1].by_name && strcmp(g->args[1].keyword, "BLOCK") == 0);
+        CHECK(g->args[2].by_name && strcmp(g->args[2].keyword, "ROWS") == 0);
+        CHECK_INT_EQ(d.launches[2].n_args, 1);
+        directives_release(&d);
+    }
+    diag_list_release(&l);
+}
+
+TEST(triton_constexpr_by_name_cap)
+{
+    struct buf b;
+    struct directives d;
+    struct diag_list l = {0};
+
+    buf_init(&b, 1 << 16);
+    buf_puts(&b, "# @launch k grid=(1) args=(x0");
+    for (int i = 1; i < BW_MAX_LAUNCH_ARGS; i++)
+        buf_addf(&b, ", x%d", i);
+    buf_puts(&b, ")\n# @const C=1\ndef k(C: tl.constexpr):\n    pass\n");
+    CHECK_INT_EQ(parse_triton(b.data, &d, &l), BW_ERR_LIMIT);
+    CHECK_INT_EQ(l.n, 1);
+    if (l.n == 1) {
+        CHECK(l.items[0].line == 1 && l.items[0].column == 1);
+        CHECK_CONTAINS(l.items[0].msg, "@launch k: with its tl.constexpr parameters passed by "
+                                       "name, more than 32 arguments (BW_MAX_LAUNCH_ARGS)");
+    }
+    diag_list_release(&l);
+    buf_release(&b);
 }

@@ -244,7 +244,8 @@ TEST(expr_syntax_errors)
     parse_err("1 +", 4, "expected a number, a name or '(', got end of expression");
     parse_err("(1 + 2", 7, "expected ')' to close '(' at column 1, got end of expression");
     parse_err("1 + 2)", 6, "unmatched ')'");
-    parse_err("1 2", 3, "expected an operator (+ - * / %) or the end, got '2'");
+    parse_err("1 2", 3,
+              "expected an operator (+ - * / %, a comparison, && || or ?:) or the end, got '2'");
     parse_err("n m", 3, "got 'm'");
     parse_err("1 $ 2", 3, "got '$'");
     parse_err("a ^ 2", 3, "got '^'");
@@ -265,6 +266,92 @@ TEST(expr_syntax_errors)
     parse_err("1 + \xc3\xa9", 5, "got byte 0xc3");
     parse_err("1e999", 1, "real literal '1e999' is out of range");
     parse_err("n\n+", 4, "got end of expression");
+}
+
+TEST(expr_comparisons_and_logic)
+{
+    CHECK_INT_EQ(ival("M < K"), 0);
+    CHECK_INT_EQ(ival("K < M"), 1);
+    CHECK_INT_EQ(ival("K <= 3"), 1);
+    CHECK_INT_EQ(ival("K > 3"), 0);
+    CHECK_INT_EQ(ival("K >= 3"), 1);
+    CHECK_INT_EQ(ival("K == 3"), 1);
+    CHECK_INT_EQ(ival("K != 3"), 0);
+    CHECK_INT_EQ(ival("neg < zero"), 1);
+    CHECK_INT_EQ(ival("big > big - 1"), 1);
+    CHECK_INT_EQ(ival("!zero"), 1);
+    CHECK_INT_EQ(ival("!n"), 0);
+    CHECK_INT_EQ(ival("!!neg"), 1);
+    CHECK_INT_EQ(ival("!-3"), 0);
+    CHECK_INT_EQ(ival("n && K"), 1);
+    CHECK_INT_EQ(ival("n && zero"), 0);
+    CHECK_INT_EQ(ival("zero || neg"), 1);
+    CHECK_INT_EQ(ival("zero || zero"), 0);
+    /* C precedence: * over +, + over <, < over ==, == over &&, && over ||, || over ?: */
+    CHECK_INT_EQ(ival("1 + 2 < 4"), 1);
+    CHECK_INT_EQ(ival("2 < 3 == 1"), 1);
+    CHECK_INT_EQ(ival("1 == 1 && 0 == 1"), 0);
+    CHECK_INT_EQ(ival("1 || 0 && 0"), 1);
+    CHECK_INT_EQ(ival("0 && 1 || 1"), 1);
+    CHECK_INT_EQ(ival("!K == 0"), 1);
+    CHECK_INT_EQ(ival("K > 2 ? 10 : 20"), 10);
+    CHECK_INT_EQ(ival("K > 3 ? 10 : 20"), 20);
+    CHECK_INT_EQ(ival("1 ? 2 : 3 ? 4 : 5"), 2);
+    CHECK_INT_EQ(ival("0 ? 2 : 0 ? 4 : 5"), 5);
+    CHECK_INT_EQ(ival("0 ? 2 : 1 ? 4 : 5"), 4);
+    CHECK_INT_EQ(ival("1 ? 0 ? 6 : 7 : 8"), 7);
+    CHECK_INT_EQ(ival("zero || K ? M : n"), 7);
+    CHECK_INT_EQ(ival("(K < M) < 2"), 1);
+    CHECK_INT_EQ(ival("max(K < M, 5 > 4 ? 3 : 9) + (n ? 1 : 2)"), 4);
+    CHECK_INT_EQ(ival("min(1, n % 16 + K % 16)"), ival("n % 16 != 0 || K % 16 != 0"));
+    /* Lazy: the operand not needed is not evaluated. */
+    CHECK_INT_EQ(ival("zero > 0 ? n / zero : 0"), 0);
+    CHECK_INT_EQ(ival("zero != 0 && n / zero > 1"), 0);
+    CHECK_INT_EQ(ival("zero == 0 || n / zero > 1"), 1);
+    CHECK_INT_EQ(ival("K > 0 ? n / K : unknown_name"), 333);
+    int_err("zero == 0 ? n / zero : 0", "division by zero in 'n / zero'");
+    int_err("n && n / zero", "division by zero");
+    int_err("zero || big + 1", "integer overflow");
+    int_err("K ? undefined_name : 0", "unknown name 'undefined_name'");
+    /* A real literal is an error in an integer expression, taken branch or not. */
+    int_err("1 || 2.5", "real number '2.5' where an integer is needed");
+    int_err("K > 0 ? 1 : 0.5", "real number '0.5'");
+    /* Real: comparisons and logic give 1 or 0; ?: is lazy. */
+    CHECK(rval("1.5 < 2") == 1.0);
+    CHECK(rval("K == 3.0") == 1.0);
+    CHECK(rval("0.5 && 0") == 0.0);
+    CHECK(rval("!0.25") == 0.0);
+    CHECK(rval("K > 2 ? 1e-6 / n : 2.5") == 1e-6 / 1000);
+    CHECK(rval("zero > 0 ? 1 / zero : 0.5") == 0.5);
+    real_err("zero == 0 ? 1 / zero : 0", "division by zero");
+}
+
+TEST(expr_comparison_syntax_errors)
+{
+    parse_err("1 < 2 < 3", 7, "comparisons do not chain: '1 < 2' is 0 or 1 here");
+    parse_err("1 == 2 != 3", 8, "comparisons do not chain: '1 == 2'");
+    parse_err("n > 1 >= K", 7, "comparisons do not chain");
+    parse_err("n = 1", 3, "'=' is not an operator here (compare with '==')");
+    parse_err("n & 1", 3, "'&' (bitwise) is not an operator here (logical: '&&')");
+    parse_err("n | 1", 3, "'|' (bitwise) is not an operator here (logical: '||')");
+    parse_err("n ? 1", 6, "expected ':' for the '?' at column 3, got end of expression");
+    parse_err("n ? 1 , 2", 7, "expected ':' for the '?' at column 3, got ','");
+    parse_err("n ? : 2", 5, "expected a number, a name or '(', got ':'");
+    parse_err("n : 2", 3,
+              "expected an operator (+ - * / %, a comparison, && || or ?:) or the end, "
+              "got ':'");
+    parse_err("n <", 4, "got end of expression");
+    parse_err("n && ", 6, "got end of expression");
+    parse_err("!", 2, "got end of expression");
+    parse_err("n < = 1", 5, "expected a number, a name or '(', got '='");
+    parse_err("n =< 1", 3, "'=' is not an operator here");
+    parse_err("n <> 1", 4, "expected a number, a name or '(', got '>'");
+    parse_err("(n = 1)", 4, "'=' is not an operator here");
+    parse_err("max(n & 1, 2)", 7, "'&' (bitwise) is not an operator here");
+    parse_err("n ? 1 | 2 : 3", 7, "'|' (bitwise) is not an operator here");
+    parse_err("&n", 1, "expected a number, a name or '(', got '&'");
+    parse_err("n + &&", 5, "expected a number, a name or '(', got '&&'");
+    parse_err("1 ? 2 : 3 4", 11, "got '4'");
 }
 
 TEST(expr_caps)
@@ -364,6 +451,25 @@ TEST(expr_each_name_is_distinct_in_order)
         return;
     expr_each_name(e, collect, names);
     CHECK_STR_EQ(names, "N,BLOCK,M,K,max");
+    expr_free(e);
+}
+
+static void collect_at(const char *name, int column, void *arg)
+{
+    char *out = arg;
+    size_t len = strlen(out);
+    snprintf(out + len, 256 - len, "%s%s@%d", len ? "," : "", name, column);
+}
+
+TEST(expr_each_name_at_gives_first_columns)
+{
+    char names[256] = "";
+    struct expr *e = expr_parse("N > 0 ? K / N : cdiv(M, BLOCK) + K", NULL, NULL);
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    expr_each_name_at(e, collect_at, names);
+    CHECK_STR_EQ(names, "N@1,K@9,M@22,BLOCK@25");
     expr_free(e);
 }
 

@@ -100,14 +100,14 @@ TEST(plan_arg_expression_names_are_checked)
     } cases[] = {
         {VECTOR_ADD, "// @launch k grid=(1) block=(1) args=(x + 1, y, out, N)\n",
          "'x' is a buffer and cannot be part of an expression in args=(...) (expressions may use "
-         "sizes, @const and @tune names): pass it alone and offset it in the kernel",
+         "sizes, @const, @tune and @let names): pass it alone and offset it in the kernel",
          39},
         {VECTOR_ADD, "// @launch k grid=(1) block=(1) args=(x, y, out, Q / 2)\n",
          "unknown name 'Q' in args=(...)", 50},
         {LAYERNORM,
          "// @launch k grid=(1) block=(1) args=(X, gamma, beta, Y, mean, rstd, eps * 2)\n",
          "'eps' is a scalar and cannot be part of an expression in args=(...) (expressions may "
-         "use sizes, @const and @tune names): pass it alone",
+         "use sizes, @const, @tune and @let names): pass it alone",
          70},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -393,13 +393,7 @@ TEST(plan_triton_launch_has_block_from_warps_and_constexprs)
         free(pl);
         return;
     }
-    /* '==' is not an operator: the expression fails to parse, at its column */
-    CHECK(directives_parse_as(LANG_TRITON, src, strlen(src), &d, &diags) != BW_OK);
-    diag_list_release(&diags);
-    memset(&diags, 0, sizeof(diags));
-    src = "# @tune BLOCK=(256, 1024)\n# @const NW=8\n"
-          "# @launch add grid=(cdiv(N, BLOCK)) num_warps=NW "
-          "args=(x, y, out, N, BLOCK=BLOCK, ROW=next_pow2(N))\n";
+    /* EVEN=N % 16 == 0: a comparison is 1 or 0 */
     if (parse_triton_ok(src, &d)) {
         const struct problem_case *c = &p->tests[2]; /* N = 127 */
         CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
@@ -409,11 +403,13 @@ TEST(plan_triton_launch_has_block_from_warps_and_constexprs)
         CHECK_INT_EQ(pl->launches[0].block[0], 256);
         CHECK_INT_EQ(pl->launches[0].grid[0], 1);
         CHECK_INT_EQ(pl->launches[0].n_args, 4); /* the positional ones */
-        CHECK_INT_EQ(pl->launches[0].n_constexprs, 2);
+        CHECK_INT_EQ(pl->launches[0].n_constexprs, 3);
         CHECK_STR_EQ(pl->launches[0].constexprs[0].name, "BLOCK");
         CHECK_INT_EQ(pl->launches[0].constexprs[0].value, 1024);
         CHECK_STR_EQ(pl->launches[0].constexprs[1].name, "ROW");
         CHECK_INT_EQ(pl->launches[0].constexprs[1].value, 128);
+        CHECK_STR_EQ(pl->launches[0].constexprs[2].name, "EVEN");
+        CHECK_INT_EQ(pl->launches[0].constexprs[2].value, 0);
         directives_release(&d);
     }
     if (parse_triton_ok(plain, &d)) {
@@ -535,5 +531,230 @@ TEST(plan_triton_maxnreg)
     }
     free(cause);
     free(pl);
+    problem_free(p);
+}
+
+/* ---- @let: named per-case values ------------------------------------------------------ */
+
+/* The plan of `src` for case c, or NULL with *cause. */
+static struct plan *plan_of(const struct problem *p, const struct directives *d, const int64_t *tv,
+                            const struct problem_case *c, char **cause)
+{
+    struct plan *pl = calloc(1, sizeof(*pl));
+
+    if (pl && plan_build(p, d, tv, c, PLAN_SUBMISSION, pl, cause) != BW_OK) {
+        free(pl);
+        return NULL;
+    }
+    return pl;
+}
+
+TEST(plan_let_is_evaluated_per_case_in_file_order)
+{
+    const char *src = "// @const BLOCK=256\n"
+                      "// @let HALF = N / 2\n"
+                      "// @let REST = N - HALF\n"
+                      "// @let G = max(1, cdiv(REST, BLOCK))\n"
+                      "// @let ODD = N % 2 == 1 ? 1 : 0\n"
+                      "// @scratch s int32[G + ODD]\n"
+                      "// @launch k grid=(G) block=(BLOCK) args=(x, y, out, HALF, REST, ODD)\n";
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+
+    if (!p || !parse_ok(src, &d)) {
+        problem_free(p);
+        return;
+    }
+    CHECK_INT_EQ(d.n_lets, 4);
+    CHECK_STR_EQ(d.lets[1].name, "REST");
+    CHECK(d.lets[1].line == 3 && d.lets[1].column == 9);
+    CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+    for (size_t i = 0; i < p->n_tests; i++) {
+        const struct problem_case *c = &p->tests[i];
+        int64_t n = c->sizes[0], rest = n - n / 2, g = (rest + 255) / 256;
+        char *cause = NULL;
+        struct plan *pl = plan_of(p, &d, NULL, c, &cause);
+
+        CHECK_MSG(pl != NULL, "case %s: %s", c->name, cause ? cause : "?");
+        free(cause);
+        if (!pl)
+            continue;
+        CHECK_INT_EQ(pl->launches[0].grid[0], g < 1 ? 1 : g);
+        CHECK(pl->launches[0].args[3].kind == PLAN_ARG_INT);
+        CHECK_STR_EQ(pl->launches[0].args[3].name, "HALF");
+        CHECK_INT_EQ(pl->launches[0].args[3].i, n / 2);
+        CHECK_INT_EQ(pl->launches[0].args[4].i, rest);
+        CHECK_INT_EQ(pl->launches[0].args[5].i, n % 2);
+        CHECK_INT_EQ(pl->buffers[3].count, (g < 1 ? 1 : g) + n % 2);
+        free(pl);
+    }
+    directives_release(&d);
+    problem_free(p);
+}
+
+/* A case for which a @let fails or gives an impossible launch names the @let. */
+TEST(plan_let_errors_name_the_binding)
+{
+    static const struct {
+        const char *src, *msg;
+    } cases[] = {
+        {"// @let G = N / 2\n// @launch k grid=(G) block=(1) args=(x, y, out, N)\n",
+         "line 1: G = N / 2 is 0 for case N=1, and grid.x on line 2 must be 1..2147483647"},
+        {"// @let G = N / 2\n// @launch k grid=(1) block=(G) args=(x, y, out, N)\n",
+         "line 1: G = N / 2 is 0 for case N=1, and block.x on line 2 must be 1..1024"},
+        {"// @let G = N / 2\n// @launch k grid=(G * 3 - 1) block=(1) args=(x, y, out, N)\n",
+         "line 2: grid.x = G * 3 - 1 is -1 for case N=1 (allowed 1..2147483647), with G = 0 (line "
+         "1)"},
+        {"// @let P = N - 1\n// @let Q = 100 / P\n// @launch k grid=(Q) block=(1) args=(x, y, "
+         "out, N)\n",
+         "line 2: Q = 100 / P fails for case N=1: column 5: division by zero, with P = 0 (line 1)"},
+        {"// @let P = N - 1\n// @launch k grid=(1) block=(1) args=(x, y, out, 7 % P)\n",
+         "line 2: argument 4 (7 % P) for case N=1: column 3: modulo by zero, with P = 0 (line 1)"},
+        {"// @let P = N - 1\n// @scratch s fp32[P]\n// @launch k grid=(1) block=(1) args=(x, y, "
+         "out, N)\n",
+         "line 1: P = N - 1 is 0 for case N=1, and @scratch size on line 2 must be "
+         "1..9223372036854775807"},
+        {"// @let P = N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N - 1\n"
+         "// @launch k grid=(P) block=(1) args=(x, y, out, N)\n",
+         "line 1: P = N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N - 1 + N... is 0 for "
+         "case N=1, and grid.x on line 2 must be 1..2147483647"},
+        {"// @let Q = N > 1 ? 100 / (N - 1) : 0\n// @launch k grid=(Q + 1) block=(1) args=(x, "
+         "y, out, N)\n",
+         NULL}, /* lazy: the branch not taken is not evaluated */
+    };
+    struct problem *p = load(VECTOR_ADD);
+
+    if (!p)
+        return;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct directives d;
+        struct diag_list diags = {0};
+        char *cause = NULL;
+        struct plan *pl;
+
+        if (!parse_ok(cases[i].src, &d))
+            continue;
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+        pl = plan_of(p, &d, NULL, &p->tests[0], &cause); /* N = 1 */
+        if (cases[i].msg) {
+            CHECK_MSG(pl == NULL, "%s: planned", cases[i].src);
+            CHECK_STR_EQ(cause ? cause : "", cases[i].msg);
+        } else {
+            CHECK_MSG(pl != NULL, "%s: %s", cases[i].src, cause ? cause : "?");
+        }
+        free(pl);
+        free(cause);
+        diag_list_release(&diags);
+        directives_release(&d);
+    }
+    problem_free(p);
+}
+
+/* What plan_check refuses in a @let, and where a @let's name may go. */
+TEST(plan_let_names_are_checked)
+{
+    static const struct {
+        const char *src, *msg;
+        int line, column;
+    } cases[] = {
+        {"// @let N = 2\n// @launch k grid=(1) block=(1) args=(x, y, out, N)\n",
+         "@let name 'N' is already a name of the problem", 1, 9},
+        {"// @let Q = x + 1\n// @launch k grid=(1) block=(1) args=(x, y, out, N)\n",
+         "'x' cannot be used in @let Q: expressions may use sizes, @const, @tune and @let names", 1,
+         9},
+        {"// @let Q = M\n// @launch k grid=(1) block=(1) args=(x, y, out, N)\n",
+         "unknown name 'M' in @let Q", 1, 9},
+        {"// @let Q = N\n// @launch k grid=(1) block=(1) args=(x, y, out, N, BLOCK=Q)\n",
+         "keyword argument", 2, 53}, /* CUDA: a parse error, not plan_check's */
+    };
+    struct problem *p = load(VECTOR_ADD);
+
+    if (!p)
+        return;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct directives d;
+        struct diag_list diags = {0};
+        const char *src = cases[i].src;
+
+        if (directives_parse(src, strlen(src), &d, &diags) == BW_OK) {
+            CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+            directives_release(&d);
+        }
+        CHECK_MSG(diags.n >= 1, "%s: no diagnostic", src);
+        if (diags.n >= 1) {
+            CHECK_CONTAINS(diags.items[0].msg, cases[i].msg);
+            CHECK_MSG(diags.items[0].line == cases[i].line &&
+                          diags.items[0].column == cases[i].column,
+                      "%s: at %d:%d", src, diags.items[0].line, diags.items[0].column);
+        }
+        diag_list_release(&diags);
+    }
+    problem_free(p);
+}
+
+/* Triton: a @let that depends on no size may set num_warps=; one that does
+ * may not; any @let may be a constexpr value. */
+TEST(plan_let_in_triton_options)
+{
+    const char *ok = "# @tune W=(2, 4)\n# @let NW = W * 2\n# @let B = next_pow2(N)\n"
+                     "# @launch add grid=(1) num_warps=NW num_stages=(NW - 1) "
+                     "args=(x, y, out, N, BLOCK=B)\n";
+    const char *bad = "# @let NW = N / 64 + 1\n"
+                      "# @launch add grid=(1) num_warps=NW args=(x, y, out, N)\n";
+    struct problem *p = load(VECTOR_ADD);
+    struct directives d;
+    struct diag_list diags = {0};
+    int64_t tv[BW_MAX_TUNE_PARAMS] = {4};
+
+    if (!p)
+        return;
+    if (directives_parse_as(LANG_TRITON, ok, strlen(ok), &d, &diags) == BW_OK) {
+        char *cause = NULL;
+        struct plan *pl;
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_OK);
+        pl = plan_of(p, &d, tv, &p->tests[2], &cause); /* N = 127 */
+        CHECK_MSG(pl != NULL, "%s", cause ? cause : "?");
+        if (pl) {
+            CHECK_INT_EQ(pl->launches[0].num_warps, 8);
+            CHECK_INT_EQ(pl->launches[0].num_stages, 7);
+            CHECK_INT_EQ(pl->launches[0].n_constexprs, 1);
+            CHECK_INT_EQ(pl->launches[0].constexprs[0].value, 128);
+        }
+        free(pl);
+        free(cause);
+        directives_release(&d);
+    }
+    CHECK_MSG(diags.n == 0, "%s", diags.n ? diags.items[0].msg : "");
+    diag_list_release(&diags);
+    if (directives_parse_as(LANG_TRITON, bad, strlen(bad), &d, &diags) == BW_OK) {
+        CHECK_INT_EQ(plan_check(p, &d, PLAN_SUBMISSION, &diags), BW_ERR_INVALID);
+        CHECK(diags.n == 1 && diags.items[0].line == 2 && diags.items[0].column == 24);
+        if (diags.n == 1)
+            CHECK_CONTAINS(diags.items[0].msg, "'NW' cannot be used in num_warps=: the @let on "
+                                               "line 1 depends on the sizes of a case");
+        directives_release(&d);
+    }
+    diag_list_release(&diags);
+    problem_free(p);
+}
+
+/* A @let passed alone takes the parameter's width, and says what it is when
+ * it does not fit. */
+TEST(plan_let_int_arg_names_the_let)
+{
+    struct problem *p = load(LAYERNORM);
+    char *msg = NULL;
+
+    if (!p)
+        return;
+    CHECK_INT_EQ(int_arg(p, "// @let MN8 = M * N * 8\n" LN_LAUNCH "MN8)\n", 6, 4, false, &msg),
+                 BW_ERR_INVALID);
+    CHECK_STR_EQ(msg, "argument 7 'MN8' (the @let on line 1: MN8 = M * N * 8) of kernel 'k' is "
+                      "2147483648 for case 65536x4096: more than its 4-byte parameter holds (an "
+                      "int: -2147483648 to 2147483647); declare the parameter long long");
+    free(msg);
+    CHECK_INT_EQ(int_arg(p, "// @let MN = M * N\n" LN_LAUNCH "MN)\n", 6, 4, false, &msg), BW_OK);
+    free(msg);
     problem_free(p);
 }

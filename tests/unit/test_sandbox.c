@@ -847,6 +847,49 @@ TEST(job_finish_wall_limit_counts_from_finish)
     free(cause);
 }
 
+/* Streaming: the request sent ahead of collecting, the answer read as it grows, the wall
+ * limit from the send, and a cancel fd that kills the job from another thread's side. */
+TEST(job_answer_read_as_it_grows_and_cancelled)
+{
+    struct sandbox_job job;
+    char *argv[4], *cause = NULL;
+    int fds[2];
+    double t0;
+
+    sandbox_job_init(&job, 5000, 4096, 4096);
+    CHECK_INT_EQ(
+        start_sh(&job, argv, "cat <&3 >&4; printf ' first' >&4; sleep 30; printf late >&4"), BW_OK);
+    CHECK_INT_EQ(sandbox_job_send(&job, "request", 7, &cause), BW_OK);
+    while (job.result.len < 13 &&
+           sandbox_job_wait_result(&job, job.result.len + 1, 5000, &cause) == BW_OK && !job.exited)
+        ;
+    CHECK_STR_EQ(job.result.data, "request first");
+    CHECK(!job.exited);
+    CHECK(pipe(fds) == 0);
+    job.cancel_fd = fds[0];
+    CHECK(write(fds[1], "x", 1) == 1);
+    t0 = now_ms();
+    CHECK_INT_EQ(sandbox_job_finish(&job, NULL, 0, &cause), BW_OK);
+    CHECK(job.cancelled && !job.timed_out);
+    CHECK(WIFSIGNALED(job.status) && WTERMSIG(job.status) == SIGKILL);
+    CHECK_STR_EQ(job.result.data, "request first");
+    CHECK_MSG(now_ms() - t0 < 2000, "a cancelled job took %.0f ms to end", now_ms() - t0);
+    sandbox_job_release(&job);
+    close(fds[0]);
+    close(fds[1]);
+    /* The wall limit runs from the send, not from finish. */
+    sandbox_job_init(&job, 300, 4096, 4096);
+    CHECK_INT_EQ(start_sh(&job, argv, "cat <&3 >/dev/null; sleep 30"), BW_OK);
+    CHECK_INT_EQ(sandbox_job_send(&job, "x", 1, &cause), BW_OK);
+    usleep(400 * 1000);
+    t0 = now_ms();
+    CHECK_INT_EQ(sandbox_job_finish(&job, NULL, 0, &cause), BW_OK);
+    CHECK(job.timed_out);
+    CHECK_MSG(now_ms() - t0 < 200, "finish waited %.0f ms past the send's limit", now_ms() - t0);
+    sandbox_job_release(&job);
+    free(cause);
+}
+
 TEST(job_input_to_a_child_that_does_not_read)
 {
     static char big[4 << 20];

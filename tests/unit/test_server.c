@@ -61,13 +61,17 @@ TEST(config_file_flags_and_errors)
     CHECK_INT_EQ(c.port, 9000);
     CHECK(!c.signup);
     CHECK_STR_EQ(c.db_path, "/var/lib/blockwise/db # not a comment");
-    CHECK_INT_EQ(config_set(&c, "lease", "0", &cause), BW_ERR_INVALID);
-    CHECK_CONTAINS(cause, "lease: \"0\" is not an integer in 1..3600");
+    CHECK_INT_EQ(config_set(&c, "lease", "2", &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "lease: \"2\" is not an integer in 3..3600");
+    CHECK_INT_EQ(c.lease_s, 12); /* a lost worker's job is requeued within 15 s */
     CHECK_INT_EQ(config_set(&c, "nope", "1", &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "unknown key \"nope\"");
+    /* A claim may wait longer than a lease lasts: a waiting worker is seen alive. */
     CHECK_INT_EQ(config_set(&c, "claim_wait", "200", &cause), BW_OK);
+    CHECK_INT_EQ(config_validate(&c, &cause), BW_OK);
+    CHECK_INT_EQ(config_set(&c, "signin_lockout", "1000", &cause), BW_OK);
     CHECK_INT_EQ(config_validate(&c, &cause), BW_ERR_INVALID);
-    CHECK_CONTAINS(cause, "claim_wait");
+    CHECK_CONTAINS(cause, "signin_lockout");
     char *dump = config_dump(&c);
     CHECK_CONTAINS(dump, "port = 9000\n");
     free(dump);
@@ -178,81 +182,86 @@ TEST(throttle_names_addresses_and_lockouts)
     struct throttle_policy p = {3, 5, 10, 60};
     struct throttle *t = throttle_new(&p);
     enum throttle_scope scope;
+    bool trusted = false;
     int64_t now = 1000000; /* ms */
     /* Three failures of one name lock it for 10 s, from any address. */
     for (int i = 0; i < 3; i++) {
-        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", now, &scope), 0);
-        CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.1", THROTTLE_WRONG, now, &scope),
+        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", NULL, now, &scope, &trusted), 0);
+        CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.1", NULL, THROTTLE_WRONG, now, &scope),
                      i == 2 ? 10 : 0);
     }
-    CHECK_INT_EQ(throttle_begin(t, "admin", "198.51.100.7", now + 1000, &scope), 9);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "198.51.100.7", NULL, now + 1000, &scope, &trusted), 9);
     CHECK_INT_EQ(scope, THROTTLE_ACCOUNT);
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", now + 9500, &scope), 1); /* rounded up */
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", NULL, now + 9500, &scope, &trusted),
+                 1); /* rounded up */
     /* Another name from the same address still goes (3 of its 5). */
-    CHECK_INT_EQ(throttle_begin(t, "alice", "192.0.2.1", now + 1000, &scope), 0);
-    throttle_end(t, "alice", "192.0.2.1", THROTTLE_RIGHT, now + 1000, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "alice", "192.0.2.1", NULL, now + 1000, &scope, &trusted), 0);
+    throttle_end(t, "alice", "192.0.2.1", NULL, THROTTLE_RIGHT, now + 1000, &scope);
     /* After the lockout, one more try; failing doubles it. */
     now += 10000;
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.2", now, &scope), 0);
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.3", now, &scope), 1); /* one at a time now */
-    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.2", THROTTLE_WRONG, now, &scope), 20);
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.2", now, &scope), 20);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.2", NULL, now, &scope, &trusted), 0);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.3", NULL, now, &scope, &trusted),
+                 1); /* one at a time now */
+    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.2", NULL, THROTTLE_WRONG, now, &scope), 20);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.2", NULL, now, &scope, &trusted), 20);
     /* Doubling stops at the window. */
     now += 20000;
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.4", now, &scope), 0);
-    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.4", THROTTLE_WRONG, now, &scope), 40);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.4", NULL, now, &scope, &trusted), 0);
+    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.4", NULL, THROTTLE_WRONG, now, &scope), 40);
     now += 40000;
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.5", now, &scope), 0);
-    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.5", THROTTLE_WRONG, now, &scope), 60);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.5", NULL, now, &scope, &trusted), 0);
+    CHECK_INT_EQ(throttle_end(t, "admin", "192.0.2.5", NULL, THROTTLE_WRONG, now, &scope), 60);
     /* The right password clears the name. */
     now += 60000;
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", now, &scope), 0);
-    throttle_end(t, "admin", "192.0.2.6", THROTTLE_RIGHT, now, &scope);
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", now, &scope), 0);
-    throttle_end(t, "admin", "192.0.2.6", THROTTLE_WRONG, now, &scope);
-    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", now, &scope), 0); /* 1 of 3 again */
-    throttle_end(t, "admin", "192.0.2.6", THROTTLE_UNCHECKED, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "admin", "192.0.2.6", NULL, THROTTLE_RIGHT, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "admin", "192.0.2.6", NULL, THROTTLE_WRONG, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.6", NULL, now, &scope, &trusted),
+                 0); /* 1 of 3 again */
+    throttle_end(t, "admin", "192.0.2.6", NULL, THROTTLE_UNCHECKED, now, &scope);
 
     /* Five failures from one address, under five names, lock the address;
      * a right password for one of them does not buy more. */
     now += 1000;
     const char *names[] = {"n1", "n2", "n3", "n4", "n5"};
     for (int i = 0; i < 5; i++) {
-        CHECK_INT_EQ(throttle_begin(t, names[i], "203.0.113.9", now, &scope), 0);
+        CHECK_INT_EQ(throttle_begin(t, names[i], "203.0.113.9", NULL, now, &scope, &trusted), 0);
         if (i == 2) {
-            throttle_end(t, names[i], "203.0.113.9", THROTTLE_RIGHT, now, &scope);
-            CHECK_INT_EQ(throttle_begin(t, names[i], "203.0.113.9", now, &scope), 0);
+            throttle_end(t, names[i], "203.0.113.9", NULL, THROTTLE_RIGHT, now, &scope);
+            CHECK_INT_EQ(throttle_begin(t, names[i], "203.0.113.9", NULL, now, &scope, &trusted),
+                         0);
         }
-        throttle_end(t, names[i], "203.0.113.9", THROTTLE_WRONG, now, &scope);
+        throttle_end(t, names[i], "203.0.113.9", NULL, THROTTLE_WRONG, now, &scope);
     }
-    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", now, &scope), 10);
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", NULL, now, &scope, &trusted), 10);
     CHECK_INT_EQ(scope, THROTTLE_ADDRESS);
-    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.10", now, &scope), 0);
-    throttle_end(t, "fresh", "203.0.113.10", THROTTLE_RIGHT, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.10", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "fresh", "203.0.113.10", NULL, THROTTLE_RIGHT, now, &scope);
     /* Failures are forgotten a window after the last. */
     now += 60000;
-    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", now, &scope), 0);
-    throttle_end(t, "fresh", "203.0.113.9", THROTTLE_WRONG, now, &scope);
-    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", now, &scope), 0);
-    throttle_end(t, "fresh", "203.0.113.9", THROTTLE_UNCHECKED, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "fresh", "203.0.113.9", NULL, THROTTLE_WRONG, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "fresh", "203.0.113.9", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "fresh", "203.0.113.9", NULL, THROTTLE_UNCHECKED, now, &scope);
 
     /* A burst in flight cannot run past the failures left: 3 reserved, the
      * 4th waits. */
     now += 1000;
     for (int i = 0; i < 3; i++)
-        CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.1", now, &scope), 0);
-    CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.2", now, &scope), 1);
+        CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.1", NULL, now, &scope, &trusted), 0);
+    CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.2", NULL, now, &scope, &trusted), 1);
     for (int i = 0; i < 3; i++)
-        throttle_end(t, "burst", "198.51.100.1", THROTTLE_WRONG, now, &scope);
-    CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.2", now, &scope), 10);
+        throttle_end(t, "burst", "198.51.100.1", NULL, THROTTLE_WRONG, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "burst", "198.51.100.2", NULL, now, &scope, &trusted), 10);
     throttle_free(t);
 
     /* 0 switches a scope off. */
     struct throttle_policy off = {0, 0, 10, 60};
     t = throttle_new(&off);
     for (int i = 0; i < 50; i++) {
-        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", now, &scope), 0);
-        throttle_end(t, "admin", "192.0.2.1", THROTTLE_WRONG, now, &scope);
+        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", NULL, now, &scope, &trusted), 0);
+        throttle_end(t, "admin", "192.0.2.1", NULL, THROTTLE_WRONG, now, &scope);
     }
     throttle_free(t);
     throttle_free(NULL);
@@ -266,27 +275,118 @@ TEST(throttle_table_full_keeps_lockouts)
     struct throttle_policy p = {2, 0, 100, 1000};
     struct throttle *t = throttle_new(&p);
     enum throttle_scope scope;
+    bool trusted = false;
     int64_t now = 5000000;
     char name[32];
     for (int i = 0; i < 2; i++) {
-        CHECK_INT_EQ(throttle_begin(t, "victim", "192.0.2.1", now, &scope), 0);
-        throttle_end(t, "victim", "192.0.2.1", THROTTLE_WRONG, now, &scope);
+        CHECK_INT_EQ(throttle_begin(t, "victim", "192.0.2.1", NULL, now, &scope, &trusted), 0);
+        throttle_end(t, "victim", "192.0.2.1", NULL, THROTTLE_WRONG, now, &scope);
     }
     int refused = 0;
     for (int i = 0; i < 2 * BW_MAX_THROTTLE_ENTRIES; i++) {
         snprintf(name, sizeof(name), "flood%d", i);
-        if (throttle_begin(t, name, "192.0.2.1", now + 1 + i, &scope) != 0)
+        if (throttle_begin(t, name, "192.0.2.1", NULL, now + 1 + i, &scope, &trusted) != 0)
             refused++;
         else
-            throttle_end(t, name, "192.0.2.1", THROTTLE_WRONG, now + 1 + i, &scope);
+            throttle_end(t, name, "192.0.2.1", NULL, THROTTLE_WRONG, now + 1 + i, &scope);
     }
     CHECK_INT_EQ(refused, 0); /* one failure each: none is locked out */
-    CHECK_INT_EQ(throttle_begin(t, "victim", "192.0.2.1", now + 50000, &scope), 50);
+    CHECK_INT_EQ(throttle_begin(t, "victim", "192.0.2.1", NULL, now + 50000, &scope, &trusted), 50);
     /* The newest flood names are still counted (their second failure locks). */
     snprintf(name, sizeof(name), "flood%d", 2 * BW_MAX_THROTTLE_ENTRIES - 1);
-    CHECK_INT_EQ(throttle_begin(t, name, "192.0.2.1", now + 50000, &scope), 0);
-    CHECK_INT_EQ(throttle_end(t, name, "192.0.2.1", THROTTLE_WRONG, now + 50000, &scope), 100);
+    CHECK_INT_EQ(throttle_begin(t, name, "192.0.2.1", NULL, now + 50000, &scope, &trusted), 0);
+    CHECK_INT_EQ(throttle_end(t, name, "192.0.2.1", NULL, THROTTLE_WRONG, now + 50000, &scope),
+                 100);
     throttle_free(t);
+}
+
+TEST(throttle_spares_known_devices_and_forgives_own_typos)
+{
+    struct throttle_policy p = {3, 5, 10, 60};
+    struct throttle *t = throttle_new(&p);
+    enum throttle_scope scope;
+    bool trusted = false;
+    int64_t now = 1000000;
+    /* A guesser locks the admin's name and the address they share. */
+    for (int i = 0; i < 5; i++) {
+        CHECK_INT_EQ(
+            throttle_begin(t, i < 3 ? "admin" : "other", "192.0.2.1", NULL, now, &scope, &trusted),
+            0);
+        throttle_end(t, i < 3 ? "admin" : "other", "192.0.2.1", NULL, THROTTLE_WRONG, now, &scope);
+    }
+    CHECK(throttle_begin(t, "admin", "192.0.2.9", NULL, now, &scope, &trusted) > 0);
+    CHECK(throttle_begin(t, "kim", "192.0.2.1", NULL, now, &scope, &trusted) > 0);
+    /* The admin's own browser, from the same address, still gets in. */
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", "nonce-admin", now, &scope, &trusted), 0);
+    CHECK(trusted);
+    throttle_end(t, "admin", "192.0.2.1", "nonce-admin", THROTTLE_RIGHT, now, &scope);
+    CHECK(throttle_begin(t, "admin", "192.0.2.9", NULL, now, &scope, &trusted) > 0); /* still */
+    /* A known device that fails on its own is locked out as a device... */
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.1", "nonce-lost", now, &scope, &trusted),
+                     0);
+        int lock = throttle_end(t, "admin", "192.0.2.1", "nonce-lost", THROTTLE_WRONG, now, &scope);
+        CHECK_INT_EQ(lock, i == 2 ? 10 : 0);
+    }
+    CHECK_INT_EQ(scope, THROTTLE_DEVICE);
+    /* ... and is then an unknown device: the name's lockout applies. */
+    CHECK(throttle_begin(t, "admin", "192.0.2.1", "nonce-lost", now, &scope, &trusted) > 0);
+    CHECK(!trusted);
+    /* An admin lifts the lockouts. */
+    CHECK(throttle_unlock(t, THROTTLE_ACCOUNT, "admin"));
+    CHECK(!throttle_unlock(t, THROTTLE_ACCOUNT, "admin"));
+    CHECK_INT_EQ(throttle_begin(t, "admin", "192.0.2.9", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "admin", "192.0.2.9", NULL, THROTTLE_UNCHECKED, now, &scope);
+    CHECK(throttle_unlock(t, THROTTLE_ADDRESS, "192.0.2.1"));
+    CHECK_INT_EQ(throttle_begin(t, "kim", "192.0.2.1", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "kim", "192.0.2.1", NULL, THROTTLE_UNCHECKED, now, &scope);
+    /* A class behind one address, each learner mistyping once and then
+     * signing in: their typos are forgiven, the address never locks (5). */
+    char name[16];
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof(name), "learner%d", i);
+        CHECK_INT_EQ(throttle_begin(t, name, "198.51.100.1", NULL, now, &scope, &trusted), 0);
+        throttle_end(t, name, "198.51.100.1", NULL, THROTTLE_WRONG, now, &scope);
+        CHECK_INT_EQ(throttle_begin(t, name, "198.51.100.1", NULL, now, &scope, &trusted), 0);
+        throttle_end(t, name, "198.51.100.1", NULL, THROTTLE_RIGHT, now, &scope);
+    }
+    /* A guesser's failures are not forgiven by signing in to their own account. */
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "victim%d", i);
+        CHECK_INT_EQ(throttle_begin(t, name, "198.51.100.2", NULL, now, &scope, &trusted), 0);
+        throttle_end(t, name, "198.51.100.2", NULL, THROTTLE_WRONG, now, &scope);
+    }
+    CHECK_INT_EQ(throttle_begin(t, "mallory", "198.51.100.2", NULL, now, &scope, &trusted), 0);
+    throttle_end(t, "mallory", "198.51.100.2", NULL, THROTTLE_RIGHT, now, &scope);
+    CHECK_INT_EQ(throttle_begin(t, "victim9", "198.51.100.2", NULL, now, &scope, &trusted), 0);
+    CHECK_INT_EQ(throttle_end(t, "victim9", "198.51.100.2", NULL, THROTTLE_WRONG, now, &scope), 10);
+    CHECK_INT_EQ(scope, THROTTLE_ADDRESS);
+    throttle_free(t);
+}
+
+TEST(rate_limit_is_a_token_bucket_per_address)
+{
+    struct rate_limit *r = rate_new(3, 30); /* 3 at once, then one every 10 s */
+    int64_t now = 1000000;
+    for (int i = 0; i < 3; i++)
+        CHECK_INT_EQ(rate_take(r, "192.0.2.1", now), 0);
+    CHECK_INT_EQ(rate_take(r, "192.0.2.1", now), 10);
+    CHECK_INT_EQ(rate_take(r, "192.0.2.2", now), 0); /* another address */
+    CHECK_INT_EQ(rate_take(r, "2001:db8::1", now), 0);
+    CHECK_INT_EQ(rate_take(r, "2001:db8::2", now), 0); /* the same /64 */
+    CHECK_INT_EQ(rate_take(r, "2001:db8::3", now), 0);
+    CHECK_INT_EQ(rate_take(r, "2001:db8::4", now), 10);
+    CHECK_INT_EQ(rate_take(r, "192.0.2.1", now + 4000), 6);
+    CHECK_INT_EQ(rate_take(r, "192.0.2.1", now + 10000), 0);
+    CHECK_INT_EQ(rate_take(r, "192.0.2.1", now + 10000), 10);
+    rate_give_back(r, "192.0.2.1", now + 10000);
+    CHECK_INT_EQ(rate_take(r, "192.0.2.1", now + 10000), 0);
+    rate_free(r);
+    struct rate_limit *off = rate_new(0, 30);
+    for (int i = 0; i < 100; i++)
+        CHECK_INT_EQ(rate_take(off, "192.0.2.1", now), 0);
+    rate_free(off);
+    rate_free(NULL);
 }
 
 TEST(client_address_behind_trusted_proxies)
@@ -445,7 +545,7 @@ TEST(bodies_validate_fields)
 TEST(bodies_register_languages)
 {
     struct api_error e;
-    struct body_register b;
+    struct wp_register b;
     const char *old = "{\"hostname\":\"h\",\"can_execute\":false}";
     json_t *j = body_parse_register(old, strlen(old), &b, &e);
     CHECK(j != NULL);
@@ -496,9 +596,9 @@ TEST(bodies_register_languages)
 TEST(bodies_errors_name_the_field)
 {
     struct api_error e;
-    static struct body_result result; /* large: not on the stack */
+    static struct wp_result result; /* large: not on the stack */
     struct body_submission s;
-    struct body_progress pr;
+    struct wp_progress pr;
     static const struct {
         int parser; /* 0 submission, 1 result, 2 progress */
         const char *body;
@@ -713,15 +813,15 @@ TEST(queue_lease_lifecycle)
     CHECK_INT_EQ(sub, 1);
     CHECK_INT_EQ(queue_heartbeat(c, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
 
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
     r->message = "";
     r->gpu_name = "H200";
     r->score = 50;
     r->n_benches = 2;
-    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
-    r->benches[1] = (struct body_bench){.name = "b", .median_ms = 4.0};
+    r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
+    r->benches[1] = (struct wp_bench){.name = "b", .median_ms = 4.0};
     struct stored out;
     CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED);
@@ -777,6 +877,85 @@ TEST(queue_lease_lifecycle)
     free(path);
 }
 
+/* Adds a queued submission of `user` as submissions_h_create does, with its round. */
+static int64_t add_turn(struct db_conn *c, int64_t user)
+{
+    int64_t round = -1;
+    char *cause = NULL;
+    CHECK_INT_EQ(queue_next_round(c, user, &round, &cause), BW_OK);
+    CHECK_INT_EQ(db_run(c, &cause,
+                        "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
+                        "seed, created_at, queued_at, round) VALUES (?,'p','h','run','s',7,1,1,?)",
+                        "ii", user, round),
+                 BW_OK);
+    free(cause);
+    return db_last_id(c);
+}
+
+TEST(queue_serves_learners_in_turns)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = path_join(dir, "q.db");
+    struct db *db = queue_fixture(path, 0);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    struct db_conn *c = db_acquire(db);
+    db_exec(c,
+            "INSERT INTO users(name, password, created_at) VALUES ('v','x',1);"
+            "INSERT INTO users(name, password, created_at) VALUES ('x','x',1);",
+            NULL);
+    int64_t a[6], b, x = 0, pos = 0;
+    for (int i = 0; i < 6; i++)
+        a[i] = add_turn(c, 1); /* user 1 parks six */
+    b = add_turn(c, 2);        /* then user 2 submits one */
+    CHECK_INT_EQ(queue_position(c, b, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 2); /* behind user 1's first, ahead of its other five */
+    CHECK_INT_EQ(queue_position(c, a[1], &pos, &cause), BW_OK);
+    CHECK_INT_EQ(pos, 3);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    CHECK_INT_EQ(queue_ids(c, &ids, &n, &cause), BW_OK);
+    CHECK_INT_EQ(n, 7);
+    if (n == 7) {
+        CHECK_INT_EQ(ids[0], a[0]);
+        CHECK_INT_EQ(ids[1], b);
+        CHECK_INT_EQ(ids[2], a[1]);
+    }
+    free(ids);
+    struct job j;
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, a[0]);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, b);
+    job_release(&j);
+    /* A third learner arriving now waits behind one of user 1's jobs, not five,
+     * and so does user 2's second (its first was served in the round before):
+     * each round serves each learner once. */
+    x = add_turn(c, 3);
+    int64_t b2 = add_turn(c, 2);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, a[1]);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, x);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, b2);
+    job_release(&j);
+    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, a[2]);
+    job_release(&j);
+    free(cause);
+    db_release(db, c);
+    db_close(db);
+    rm_rf(dir);
+    free(path);
+    free(dir);
+}
+
 TEST(queue_compile_only_waits_for_gpu)
 {
     char *cause = NULL;
@@ -788,7 +967,7 @@ TEST(queue_compile_only_waits_for_gpu)
     struct db_conn *c = db_acquire(db);
     struct job j;
     CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->executed = false;
     r->message = "";
@@ -865,7 +1044,7 @@ TEST(queue_routes_by_language)
     CHECK_INT_EQ(queue_claim(c, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
 
     /* Worker 3 registers CUDA and Triton: it takes the Triton job. */
-    struct body_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
+    struct wp_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
     CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK);
     CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK); /* again: replaced */
     CHECK_INT_EQ(
@@ -886,14 +1065,14 @@ TEST(queue_routes_by_language)
     CHECK(jt.language == LANG_TRITON);
 
     /* Accepted Submits in both languages: one best row and one solved row each. */
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
     r->message = "";
     r->gpu_name = "H200";
     r->score = 50;
     r->n_benches = 1;
-    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
+    r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
     struct stored out;
     CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(queue_store_result(c, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
@@ -1026,7 +1205,7 @@ TEST(queue_status_counts_queue_and_live_workers)
     /* The compile-only worker compiles one while the GPU worker takes another. */
     struct job j, k;
     CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
@@ -1075,7 +1254,7 @@ TEST(queue_cancel_and_in_flight)
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
     struct job j;
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
@@ -1379,6 +1558,38 @@ TEST(duplicate_problem_numbers_are_refused)
     free(dbp);
     free(dir);
     free(cause);
+}
+
+TEST(markdown_drops_unsafe_link_schemes)
+{
+    const char *md = "[a](javascript:alert(1)) [b](JaVaScRiPt:x) <javascript:alert(2)> "
+                     "[c](&#106;avascript:x) [d](vbscript:x) [e](data:text/html;base64,xx) "
+                     "![i](data:image/png;base64,x) [t]( javascript:x) [col](javascript&colon;x) "
+                     "[ok](https://example.org/a?b=1&c=2) [rel](../a) [m](mailto:a@b.c) "
+                     "[frag](#x) [h](HTTP://EXAMPLE.ORG) [v](<java script:x>) "
+                     "`href=\"javascript:x\"` javascript:text\n";
+    char *html = problems_markdown_html(md, strlen(md));
+    CHECK(html != NULL);
+    if (!html)
+        return;
+    CHECK(!strstr(html, "href=\"javascript") && !strstr(html, "href=\"JaVaScRiPt"));
+    CHECK(!strstr(html, "vbscript:") && !strstr(html, "data:"));
+    CHECK_CONTAINS(html, "<a>a</a>");
+    CHECK_CONTAINS(html, "<a>javascript:alert(2)</a>");
+    CHECK_CONTAINS(html, "<img alt=\"i\">");
+    CHECK_CONTAINS(html, "<a href=\"https://example.org/a?b=1&amp;c=2\">ok</a>");
+    CHECK_CONTAINS(html, "<a href=\"../a\">rel</a>");
+    CHECK_CONTAINS(html, "<a href=\"mailto:a@b.c\">m</a>");
+    CHECK_CONTAINS(html, "<a href=\"#x\">frag</a>");
+    CHECK_CONTAINS(html, "<a href=\"HTTP://EXAMPLE.ORG\">h</a>");
+    CHECK_CONTAINS(html, "<a href=\"java%20script:x\">v</a>"); /* a relative path: harmless */
+    CHECK_CONTAINS(html, "<code>href=&quot;javascript:x&quot;</code>");
+    CHECK_CONTAINS(html, "javascript:text");
+    free(html);
+    CHECK(problems_url_allowed("", 0));
+    CHECK(problems_url_allowed("a/b:c", 5));
+    CHECK(!problems_url_allowed("file:///etc/passwd", 18));
+    CHECK(!problems_url_allowed("x-y.z+1:q", 9));
 }
 
 TEST(problem_set_loads_and_reports_failures)

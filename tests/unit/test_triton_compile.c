@@ -55,7 +55,9 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "judge/worker/compile.h"
+#include "judge/worker/python.h"
 #include "judge/worker/triton_compile.h"
+#include "judge/worker/triton_pool.h"
 #include "common/banned.h"
 
 #define HOSTILE_DIR "tests/hostile/triton"
@@ -121,7 +123,7 @@ static const char *python(void)
     const char *base = base_python(), *slash, *version;
 
     if (real())
-        return getenv(BW_TRITON_PYTHON_ENV) ? getenv(BW_TRITON_PYTHON_ENV) : "python3";
+        return getenv(BW_PYTHON_ENV) ? getenv(BW_PYTHON_ENV) : "python3";
     if (made)
         return exe[0] ? exe : NULL;
     made = true;
@@ -485,6 +487,32 @@ TEST(result_record_good_build)
     CHECK_INT_EQ(r.diags.n, 2);
     CHECK_DIAG(&r, 3, 5, "warning: something");
     CHECK_DIAG(&r, 0, 0, "error: plain");
+    triton_result_release(&r);
+    free(data);
+    free(cause);
+}
+
+/* "built I" closes build I (streaming gives it out then); one naming another build is malformed. */
+TEST(result_record_built_closes_its_build)
+{
+    size_t len;
+    char *data = record(&len, "ready", "3.6.0", "accepted", "", "build", "0", "name", "add_kernel",
+                        "cubin", "\177ELF add_kernel", "ptx", good_ptx, "num_warps", "4",
+                        "num_ctas", "1", "params", "0,1,2,3", "types", "*fp32,*fp32,*fp32,i32",
+                        "ptx_params", "6", "built", "0", "driver_ms", "1", NULL);
+    struct triton_result r;
+    bool accepted, complete;
+    char *cause = NULL;
+
+    CHECK_INT_EQ(decode(data, len, NULL, &r, &accepted, &complete, &cause), BW_OK);
+    CHECK(accepted && complete && !r.failure && r.builds[0].ok);
+    triton_result_release(&r);
+    free(data);
+    data = record(&len, "ready", "3.6.0", "accepted", "", "build", "0", "name", "add_kernel",
+                  "cubin", "\177ELF add_kernel", "built", "1", NULL);
+    CHECK_INT_EQ(decode(data, len, NULL, &r, &accepted, &complete, &cause), BW_OK);
+    CHECK(!complete && !r.builds[0].ok);
+    CHECK_CONTAINS(r.failure, "built field does not close");
     triton_result_release(&r);
     free(data);
     free(cause);
@@ -1319,6 +1347,277 @@ TEST(pre_started_compiler)
     CHECK(r.ok);
     triton_result_release(&r);
     triton_compiler_free(c);
+    free(cause);
+}
+
+/* ---- builds as they come, and warm compilers ------------------------------------- */
+
+static const char slow_src[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def slow_k(x_ptr, n, BLOCK: tl.constexpr, FAKE_COMPILE_MS: tl.constexpr):\n"
+    "    pass\n";
+
+static const struct triton_arg slow_args[] = {{"*fp32", true, false}, {"i32", true, false}};
+static const struct triton_constexpr slow_fast[] = {{"BLOCK", 128}, {"FAKE_COMPILE_MS", 0}};
+static const struct triton_constexpr slow_1500[] = {{"BLOCK", 128}, {"FAKE_COMPILE_MS", 1500}};
+static const struct triton_constexpr slow_1501[] = {{"BLOCK", 128}, {"FAKE_COMPILE_MS", 1501}};
+
+/* What a streamed compile gave out, and when. */
+struct given {
+    double at[4];
+    int times[4];
+    bool ok[4];
+    int order[4], n;
+    struct triton_result *r;
+    int cancel_w; /* >= 0: the first build given out stops the compile */
+};
+
+static void record_build(void *arg, size_t i)
+{
+    struct given *g = arg;
+
+    g->at[i] = now_ms();
+    g->times[i]++;
+    g->ok[i] = g->r->builds[i].ok && g->r->builds[i].cubin;
+    g->order[g->n++] = (int)i;
+    if (g->cancel_w >= 0 && g->n == 1 && write(g->cancel_w, "x", 1) != 1)
+        g->cancel_w = -1;
+}
+
+/* Three variants of slow_k: the first quick, two taking 1.5 s, in two processes. */
+static int compile_slow(struct given *g, int cancel_r, struct triton_result *r, double *ms)
+{
+    struct triton_kernel_request ks[3] = {kernel("slow_k", slow_args, 2, slow_fast, 2, 1),
+                                          kernel("slow_k", slow_args, 2, slow_1500, 2, 1),
+                                          kernel("slow_k", slow_args, 2, slow_1501, 2, 1)};
+    struct triton_request rq = {
+        .source = slow_src, .len = strlen(slow_src), .kernels = ks, .n_kernels = 3, .jobs = 2};
+    struct triton_options o = {.python = python(), .compiler = compiler()};
+    struct triton_stream st = {.on_build = record_build, .arg = g, .cancel_fd = cancel_r};
+    struct triton_compiler *c = NULL;
+    char *cause = NULL;
+    double t0;
+    int rc;
+
+    g->r = r;
+    CHECK_MSG((rc = triton_compiler_start(&o, &c, &cause)) == BW_OK, "%s", cause);
+    if (rc == BW_OK)
+        CHECK_MSG((rc = triton_compiler_wait_ready(c, 20000, &cause)) == BW_OK, "%s", cause);
+    t0 = now_ms();
+    if (rc == BW_OK)
+        CHECK_MSG((rc = triton_compiler_compile_stream(c, &rq, &st, r, &cause)) == BW_OK, "%s",
+                  cause);
+    *ms = now_ms() - t0;
+    for (int i = 0; i < 3; i++)
+        g->at[i] -= t0;
+    triton_compiler_free(c);
+    free(cause);
+    return rc;
+}
+
+TEST(builds_are_given_out_as_they_exist)
+{
+    struct given g = {.cancel_w = -1};
+    struct triton_result r = {0};
+    double ms;
+
+    NEED_TRITON();
+    FAKE_ONLY();
+    if (compile_slow(&g, -1, &r, &ms))
+        goto out;
+    CHECK(r.ok);
+    for (int i = 0; i < 3; i++)
+        CHECK_MSG(g.times[i] == 1 && g.ok[i], "build %d given out %d times (ok %d)", i, g.times[i],
+                  g.ok[i]);
+    CHECK_INT_EQ(g.order[0], 0); /* the quick one, first in the queue, first out */
+    CHECK_MSG(g.at[0] < ms - 1000, "the quick build came at %.0f ms of a %.0f ms compile", g.at[0],
+              ms);
+    CHECK_MSG(ms >= 1500 && ms < 2900,
+              "two 1.5 s builds in two processes took %.0f ms (one process: 3 s)", ms);
+    printf("  quick build at %.0f ms, the 1.5 s ones at %.0f and %.0f ms; the compile %.0f ms\n",
+           g.at[0], g.at[1], g.at[2], ms);
+out:
+    triton_result_release(&r);
+}
+
+TEST(a_stopped_compile_ends_at_once)
+{
+    struct given g = {0};
+    struct triton_result r = {0};
+    int fds[2];
+    double ms;
+
+    NEED_TRITON();
+    FAKE_ONLY();
+    if (pipe(fds) < 0) {
+        CHECK(!"pipe");
+        return;
+    }
+    g.cancel_w = fds[1];
+    if (compile_slow(&g, fds[0], &r, &ms) == BW_OK) {
+        CHECK(!r.ok);
+        CHECK_CONTAINS(r.failure, "stopped");
+        CHECK(g.ok[0] && !g.ok[1] && !g.ok[2]); /* the one given out stays as it was */
+        CHECK(g.times[0] == 1 && g.times[1] == 1 && g.times[2] == 1);
+        CHECK_MSG(ms < 1200, "stopped after its first build, the compile still took %.0f ms", ms);
+        printf("  stopped at %.0f ms, the compile returned at %.0f ms\n", g.at[0], ms);
+    }
+    triton_result_release(&r);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* Learner a's module leaves what it can: a file in the work directory, a module in
+ * sys.modules, a global in builtins, an environment variable, and its kernels' artefacts
+ * in Triton's cache directory. */
+static const char leaving_src[] =
+    "import builtins, os, sys, types\n"
+    "import triton\n"
+    "import triton.language as tl\n"
+    "with open(os.path.join(os.getcwd(), 'left-by-a.txt'), 'w') as f:\n"
+    "    f.write('learner a was here')\n"
+    "sys.modules['left_by_a'] = types.ModuleType('left_by_a')\n"
+    "builtins.LEFT_BY_A = 1\n"
+    "os.environ['LEFT_BY_A'] = '1'\n"
+    "print('a left its marks in', os.getcwd())\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def leaky_a(x_ptr, n, BLOCK: tl.constexpr):\n"
+    "    pass\n";
+
+/* Learner b's module looks for them all, and refuses to import if it finds one. */
+static const char looking_src[] =
+    "import builtins, os, sys\n"
+    "import triton\n"
+    "import triton.language as tl\n"
+    "found, cache_files = [], 0\n"
+    "for top in {os.environ.get('TMPDIR', '/tmp'), os.getcwd(), os.environ['TRITON_CACHE_DIR'],\n"
+    "            os.path.expanduser('~')}:\n"
+    "    for root, dirs, files in os.walk(top):\n"
+    "        for name in dirs + files:\n"
+    "            cache_files += root.startswith(os.environ['TRITON_CACHE_DIR'])\n"
+    "            if 'left-by-a' in name or 'leaky_a' in name:\n"
+    "                found.append(os.path.join(root, name))\n"
+    "if 'left_by_a' in sys.modules:\n"
+    "    found.append('sys.modules[left_by_a]')\n"
+    "if hasattr(builtins, 'LEFT_BY_A'):\n"
+    "    found.append('builtins.LEFT_BY_A')\n"
+    "if 'LEFT_BY_A' in os.environ:\n"
+    "    found.append('$LEFT_BY_A')\n"
+    "if found:\n"
+    "    raise RuntimeError('b sees the previous request: ' + ', '.join(found))\n"
+    "print('b sees nothing of a; Triton cache entries here: %d' % cache_files)\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def clean_b(x_ptr, n, BLOCK: tl.constexpr):\n"
+    "    pass\n";
+
+TEST(a_warm_compiler_shows_nothing_of_the_previous_request)
+{
+    struct triton_pool_options po = {.start = {.python = python(), .compiler = compiler()},
+                                     .spares = 1};
+    static const struct triton_constexpr b128[] = {{"BLOCK", 128}}, b256[] = {{"BLOCK", 256}};
+    struct triton_kernel_request ka[2] = {kernel("leaky_a", slow_args, 2, b128, 1, 1),
+                                          kernel("leaky_a", slow_args, 2, b256, 1, 1)};
+    struct triton_kernel_request kb[2] = {kernel("clean_b", slow_args, 2, b128, 1, 1),
+                                          kernel("clean_b", slow_args, 2, b256, 1, 1)};
+    struct triton_request a = {.source = leaving_src,
+                               .len = strlen(leaving_src),
+                               .kernels = ka,
+                               .n_kernels = 2,
+                               .jobs = 2};
+    struct triton_request b = a;
+    struct triton_pool *pool = NULL;
+    struct triton_pool_counts n;
+    struct triton_compiler *c = NULL;
+    struct triton_result r = {0};
+    char *cause = NULL;
+
+    NEED_TRITON();
+    b.source = looking_src;
+    b.len = strlen(looking_src);
+    b.kernels = kb;
+    CHECK_MSG(triton_pool_new(&po, &pool, &cause) == BW_OK, "%s", cause);
+    if (!pool)
+        goto out;
+    for (int round = 0; round < 2; round++) {
+        const struct triton_request *rq = round ? &b : &a;
+        CHECK_MSG(triton_pool_take(pool, &c, &cause) == BW_OK, "%s", cause);
+        if (!c)
+            break;
+        CHECK_MSG(triton_compiler_compile(c, rq, &r, &cause) == BW_OK, "%s", cause);
+        triton_compiler_free(c);
+        c = NULL;
+        if (!r.ok)
+            dump(&r);
+        CHECK_MSG(r.ok && r.builds[0].ok && r.builds[1].ok, "request %c did not build",
+                  "ab"[round]);
+        CHECK_CONTAINS(r.log, round ? "b sees nothing of a" : "a left its marks");
+        if (round) { /* the walk did see a cache: the warm-up's probe kernel and b's own */
+            const char *at = r.log ? strstr(r.log, "cache entries here: ") : NULL;
+            CHECK_MSG(at && at[20] >= '1' && at[20] <= '9',
+                      "b found no Triton cache to look in: %s", r.log ? r.log : "");
+        }
+        triton_result_release(&r);
+    }
+    triton_pool_counts(pool, &n);
+    CHECK_INT_EQ(n.taken, 2);
+    CHECK_MSG(n.started >= 2, "%lu compilers started for 2 requests", n.started);
+out:
+    triton_pool_free(pool);
+    free(cause);
+}
+
+TEST(a_pool_keeps_compilers_warm_and_replaces_those_taken)
+{
+    struct triton_pool_options po = {.start = {.python = python(), .compiler = compiler()},
+                                     .spares = 2};
+    struct triton_kernel_request k = kernel("add_kernel", add_args, 4, block_1024, 1, 1);
+    struct triton_request rq = {
+        .source = vector_add, .len = strlen(vector_add), .kernels = &k, .n_kernels = 1};
+    struct triton_pool *pool = NULL;
+    struct triton_pool_counts n = {0};
+    struct triton_compiler *c = NULL;
+    struct triton_result r = {0};
+    char *cause = NULL;
+    double t0;
+
+    NEED_TRITON();
+    CHECK_MSG(triton_pool_new(&po, &pool, &cause) == BW_OK, "%s", cause);
+    if (!pool)
+        goto out;
+    for (t0 = now_ms(); now_ms() - t0 < 20000 && n.ready < 2; usleep(20000))
+        triton_pool_counts(pool, &n);
+    CHECK_MSG(n.ready == 2, "%d of 2 compilers ready after %.0f ms", n.ready, now_ms() - t0);
+    CHECK(n.ready_rss_kib > 0);
+    printf("  2 warm compilers ready after %.0f ms, holding %lu MiB resident (%lu MiB each)\n",
+           now_ms() - t0, n.ready_rss_kib / 1024, n.ready_rss_kib / 2048);
+    t0 = now_ms();
+    CHECK_MSG(triton_pool_take(pool, &c, &cause) == BW_OK, "%s", cause);
+    CHECK_MSG(now_ms() - t0 < 100, "a ready compiler took %.0f ms to take", now_ms() - t0);
+    if (c) {
+        CHECK(triton_compiler_compile(c, &rq, &r, &cause) == BW_OK && r.ok);
+        printf("  a warm compiler's compile: %.0f ms (the driver's: %.0f ms, CPU %.0f ms)\n", r.ms,
+               r.driver_ms, r.cpu_ms);
+        triton_result_release(&r);
+        triton_compiler_free(c);
+    }
+    triton_pool_counts(pool, &n);
+    for (t0 = now_ms(); now_ms() - t0 < 20000 && n.ready < 2; usleep(20000))
+        triton_pool_counts(pool, &n);
+    CHECK_MSG(n.ready == 2 && n.started == 3 && n.taken == 1 && n.waited == 0,
+              "ready %d, started %lu, taken %lu, waited %lu", n.ready, n.started, n.taken,
+              n.waited);
+    CHECK(triton_pool_jobs(1) >= 1 && triton_pool_jobs(1) <= BW_TRITON_JOBS);
+    CHECK_INT_EQ(triton_pool_jobs(1000), 1);
+out:
+    triton_pool_free(pool);
     free(cause);
 }
 

@@ -41,6 +41,7 @@
 #include "common/error.h"
 #include "common/util.h"
 #include "judge/worker/program.h"
+#include "judge/worker/python.h"
 #include "judge/worker/triton_launcher.h"
 #include "plan/launcher_form.h"
 #include "plan/recorded.h"
@@ -77,7 +78,7 @@ static const char *need_triton(void)
     if (!py)
         return "no Python for the fake triton venv (set BW_TEST_PYTHON)";
     setenv(BW_TRITON_COMPILE_ENV, tool, 1);
-    setenv(BW_TRITON_PYTHON_ENV, py, 1);
+    setenv(BW_PYTHON_ENV, py, 1);
     return NULL;
 }
 

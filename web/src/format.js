@@ -156,3 +156,8 @@ export function value(v) {
 export function plural(n, word, many = word + "s") {
   return `${int(n)} ${n === 1 ? word : many}`;
 }
+
+/* "1.23×": a speedup such as × PyTorch (PyTorch's time over yours). */
+export function speedup(x) {
+  return x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`;
+}

@@ -457,7 +457,7 @@ export class ResultView {
     const failed = r.tests.findIndex((t) => t.verdict !== "AC" && t.verdict !== "NJ" && t.verdict !== "");
     if (failed >= 0) parts.push(failureSection(r.tests[failed], failed, r.tests.length));
     if (r.kernels && r.kernels.length) parts.push(kernelsSection(r.kernels));
-    if (r.benches && r.benches.length) parts.push(benchSection(r.benches, this.problem, r.gpu, false));
+    if (r.benches && r.benches.length) parts.push(benchSection(r.benches, this.problem, r.gpu, false, r.pytorch));
     else if (r.gpu && r.executed) parts.push(gpuLine(r.gpu, this.problem, false));
     if (r.goals && r.goals.length) parts.push(goalsSection(r.goals));
     if (r.tests.some((t) => t.verdict && t.verdict !== "NJ")) parts.push(testsSection(r.tests));
@@ -521,7 +521,17 @@ function verdictCard(sub, r, mode) {
   const cls = v === "AC" ? "AC" : v === "JE" ? "JE" : "bad";
   const rows = [];
   if (v === "AC" && mode === "submit" && sub.score)
-    rows.push(h("p", null, "Speed of light: ", h("strong", { "data-score": "" }, f.pct(sub.score)), ` (geometric mean over the benchmark shapes), time ${f.ms(sub.time_ms)}.`));
+    rows.push(
+      h(
+        "p",
+        null,
+        "Speed of light: ",
+        h("strong", { "data-score": "" }, f.pct(sub.score)),
+        ` (geometric mean over the benchmark shapes), time ${f.ms(sub.time_ms)}`,
+        sub.pytorch_speedup ? [", ", h("strong", { "data-pytorch-speedup": "", title: PYTORCH_TIP }, f.speedup(sub.pytorch_speedup)), " PyTorch"] : null,
+        ".",
+      ),
+    );
   if (v === "AC" && mode === "run") rows.push(h("p", { class: "muted" }, "Run checks correctness only. Submit to be timed and scored."));
   return h(
     "div",
@@ -674,7 +684,32 @@ function throughput(b, problem, gpu) {
   return { text: f.gbps(b.gbps), bound: "memory" };
 }
 
-function benchSection(benches, problem, gpu, live) {
+/* How "x PyTorch" is measured: the tooltip of the column and of the verdict card's figure. */
+const PYTORCH_TIP =
+  "× PyTorch: PyTorch's median time on the same shape over yours (above 1×: yours is faster). PyTorch runs the problem's baseline.py — the call a learner would otherwise write — on this worker's GPU, timed the judge's way: L2 flushed before each sample, two rotated input sets, CUDA events around the call, warm-up, median until its relative standard error is below 0.5% (or 500 samples, or 1.5 s). Measured once per problem version and GPU.";
+
+/* The "× PyTorch" cell of a shape, or a dash when it has none. */
+function pytorchCell(b) {
+  if (!(b.pytorch_speedup > 0)) return h("span", { class: "muted", title: "no PyTorch time on this shape" }, "–");
+  return h(
+    "span",
+    { "data-pytorch": b.name, class: b.pytorch_speedup >= 1 ? "faster" : "slower", title: `PyTorch ${f.ms(b.pytorch_ms)}, yours ${f.ms(b.median_ms)}` },
+    f.speedup(b.pytorch_speedup),
+  );
+}
+
+/* The line under the timings about PyTorch: its version and mean, or why there is none. */
+function pytorchLine(pt) {
+  if (pt.measured && pt.speedup)
+    return h(
+      "p",
+      { class: "muted small", "data-pytorch-line": "measured", title: pt.method || PYTORCH_TIP },
+      `× PyTorch: PyTorch ${pt.torch || ""}'s median over yours on the same GPU and shapes, timed the judge's way; geometric mean ${f.speedup(pt.speedup)}.`,
+    );
+  return h("p", { class: "muted small", "data-pytorch-line": "absent" }, `× PyTorch: ${pt.reason || "not measured"}.`);
+}
+
+function benchSection(benches, problem, gpu, live, pytorch) {
   const shapes = {};
   for (const b of (problem && problem.benchmarks) || []) shapes[b.name] = b.sizes;
   const sizeText = (name) =>
@@ -690,6 +725,7 @@ function benchSection(benches, problem, gpu, live) {
     f.gbps(b.gbps),
     f.tflops(b.tflops),
     h("strong", null, f.pct(b.sol_pct)),
+    ...(pytorch ? [pytorchCell(b)] : []),
   ]);
   const chart = solChart(
     benches.map((b) => ({ label: b.name, pct: b.sol_pct, text: `${f.ms(b.median_ms)} · ${throughput(b, problem, gpu).text} · ${f.pct(b.sol_pct)}` })),
@@ -700,10 +736,19 @@ function benchSection(benches, problem, gpu, live) {
     { class: "benches", "aria-label": "Timings" },
     h("h3", null, live ? "Timings so far" : "Timings"),
     table(
-      ["Shape", { text: "Median", num: true }, { text: "p10 – p90", num: true }, { text: "Bandwidth", num: true }, { text: "Compute", num: true }, { text: h("abbr", { title: "speed of light: the measured limits' time over yours" }, "SoL"), num: true }],
+      [
+        "Shape",
+        { text: "Median", num: true },
+        { text: "p10 – p90", num: true },
+        { text: "Bandwidth", num: true },
+        { text: "Compute", num: true },
+        { text: h("abbr", { title: "speed of light: the measured limits' time over yours" }, "SoL"), num: true },
+        ...(pytorch ? [{ text: h("abbr", { title: PYTORCH_TIP, "data-pytorch-head": "" }, "× PyTorch"), num: true }] : []),
+      ],
       rows,
       { class: "compact", caption: "Time per benchmark shape" },
     ),
+    pytorch ? pytorchLine(pytorch) : null,
     h("figure", { class: "chart", style: "margin: 0.75rem 0" }, chart, h("figcaption", { class: "muted small" }, "Speed of light per shape: the time the GPU's measured limits allow for the compulsory work, divided by your time.")),
     gpu ? gpuLine(gpu, problem, true) : null,
   );

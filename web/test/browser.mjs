@@ -622,6 +622,13 @@ async function main() {
       const gpu = await text(page, ".benches [data-gpu]");
       check(gpu.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(gpu), "the GPU and its measured limits are named: " + gpu);
       check(/TB\/s/.test(await text(page, ".chart svg")), "the bars carry the bandwidth");
+      /* Issue 29: × PyTorch beside speed of light, with how it was measured. */
+      check((await page.locator(".benches [data-pytorch-head]").count()) === 1, "a × PyTorch column");
+      check(/L2 flushed/.test(await page.getAttribute(".benches [data-pytorch-head]", "title")), "its tooltip says how PyTorch was timed");
+      check((await page.locator(".benches td [data-pytorch]").count()) === problem.benchmarks.length, "× PyTorch on every shape");
+      check((await text(page, ".benches td [data-pytorch]")) === "1.50×", "PyTorch's time over yours: " + (await text(page, ".benches td [data-pytorch]")));
+      check(/geometric mean 1\.50×/.test(await text(page, '.benches [data-pytorch-line="measured"]')), "the mean and PyTorch's version are said");
+      check((await text(page, ".verdict-card [data-pytorch-speedup]")) === "1.50×", "the verdict card has × PyTorch");
       check((await quota(page, "submit")) === "4 Submits left this hour", "the submit quota went down: " + (await quota(page, "submit")));
       await shot(page, "06-accepted-timings", ".results");
     });
@@ -671,6 +678,10 @@ async function main() {
       await page.click("#tab-leaderboard");
       await page.waitForSelector(`.leaderboard [data-gpu="${FAKE_GPU.name}"]`);
       check(/alice \(you\)/.test(await text(page, ".leaderboard tr.current")), "my row is marked");
+      check((await text(page, ".leaderboard tr.current [data-pytorch]")) === "1.50×", "the board has a × PyTorch column");
+      await page.selectOption("#lb-sort", "pytorch");
+      await page.waitForSelector('.leaderboard[data-sort="pytorch"] tr.current');
+      check(/alice \(you\)/.test(await text(page, ".leaderboard tr.current")), "ranked by × PyTorch (?sort=pytorch)");
     });
 
     await test("the path: solved, best score, progress", async () => {

@@ -5,10 +5,11 @@
 // sizes would be 32 GiB. The judge refuses the plan before running it.
 // Expected verdict: Runtime Error.
 //
-// @scratch S fp32[B*H*Sq*Skv]
-// @launch scores grid=(cdiv(Skv, 128), Sq, B*H) block=(128) args=(Q, K, S, scale, causal, Sq, Skv, D)
-// @launch softmax_rows grid=(Sq, B*H) block=(128) args=(S, LSE, Sq, Skv)
-// @launch pv grid=(cdiv(D, 64), Sq, B*H) block=(64) args=(S, V, O, Sq, Skv, D)
+// @scratch S fp32[BH*Sq*Skv]
+// @let BH = B * H
+// @launch scores grid=(cdiv(Skv, 128), Sq, BH) block=(128) args=(Q, K, S, scale, causal, Sq, Skv, D)
+// @launch softmax_rows grid=(Sq, BH) block=(128) args=(S, LSE, Sq, Skv)
+// @launch pv grid=(cdiv(D, 64), Sq, BH) block=(64) args=(S, V, O, Sq, Skv, D)
 
 #include <cuda_fp16.h>
 

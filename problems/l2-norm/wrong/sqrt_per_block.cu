@@ -6,8 +6,9 @@
 // Expected verdict: Wrong Answer.
 //
 // @const BLOCK=256
-// @scratch partial fp32[cdiv(N, BLOCK)]
-// @launch block_norm grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, partial, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch partial fp32[BLOCKS]
+// @launch block_norm grid=(BLOCKS) block=(BLOCK) args=(x, partial, N)
 // @launch final_sum grid=(1) block=(1024) args=(partial, out, N)
 
 extern "C" __global__ void block_norm(const float* x, float* partial, long long n)

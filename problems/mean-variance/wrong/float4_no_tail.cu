@@ -5,10 +5,11 @@
 // three values. Expected verdict: Wrong Answer.
 //
 // @const BLOCK=256
-// @scratch part_n uint32[cdiv(N, 4*BLOCK)]
-// @scratch part_mean fp32[cdiv(N, 4*BLOCK)]
-// @scratch part_m2 fp32[cdiv(N, 4*BLOCK)]
-// @launch block_stats grid=(cdiv(N, 4*BLOCK)) block=(BLOCK) args=(x, part_n, part_mean, part_m2, N)
+// @let BLOCKS = cdiv(N, 4*BLOCK)
+// @scratch part_n uint32[BLOCKS]
+// @scratch part_mean fp32[BLOCKS]
+// @scratch part_m2 fp32[BLOCKS]
+// @launch block_stats grid=(BLOCKS) block=(BLOCK) args=(x, part_n, part_mean, part_m2, N)
 // @launch final_stats grid=(1) block=(1) args=(part_n, part_mean, part_m2, out, N)
 
 __device__ void merge(unsigned int& na, float& ma, float& qa, unsigned int nb, float mb, float qb)

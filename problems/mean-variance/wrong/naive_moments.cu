@@ -6,9 +6,10 @@
 // Expected verdict: Wrong Answer.
 //
 // @const BLOCK=256
-// @scratch part_s fp32[cdiv(N, BLOCK)]
-// @scratch part_q fp32[cdiv(N, BLOCK)]
-// @launch block_moments grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, part_s, part_q, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch part_s fp32[BLOCKS]
+// @scratch part_q fp32[BLOCKS]
+// @launch block_moments grid=(BLOCKS) block=(BLOCK) args=(x, part_s, part_q, N)
 // @launch final_moments grid=(1) block=(1024) args=(part_s, part_q, out, N)
 
 extern "C" __global__ void block_moments(const float* x, float* part_s, float* part_q, long long n)

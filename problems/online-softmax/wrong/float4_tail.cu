@@ -7,11 +7,12 @@
 //
 // @const BLOCK=256
 // @const CHUNK=4096
+// @let CHUNKS = M * cdiv(N, CHUNK)
 // @scratch rowmax uint32[M]
 // @scratch rowsum fp32[M]
-// @launch row_max grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, rowmax, M, N)
-// @launch row_sum grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, rowmax, rowsum, M, N)
-// @launch write_y grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, Y, rowmax, rowsum, M, N)
+// @launch row_max grid=(CHUNKS) block=(BLOCK) args=(X, rowmax, M, N)
+// @launch row_sum grid=(CHUNKS) block=(BLOCK) args=(X, rowmax, rowsum, M, N)
+// @launch write_y grid=(CHUNKS) block=(BLOCK) args=(X, Y, rowmax, rowsum, M, N)
 
 __device__ unsigned key_of(float f)
 {

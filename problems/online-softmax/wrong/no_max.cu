@@ -5,9 +5,10 @@
 //
 // @const BLOCK=256
 // @const CHUNK=4096
+// @let CHUNKS = M * cdiv(N, CHUNK)
 // @scratch rowsum fp32[M]
-// @launch row_sum grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, rowsum, M, N)
-// @launch write_y grid=(M*cdiv(N, CHUNK)) block=(BLOCK) args=(X, Y, rowsum, M, N)
+// @launch row_sum grid=(CHUNKS) block=(BLOCK) args=(X, rowsum, M, N)
+// @launch write_y grid=(CHUNKS) block=(BLOCK) args=(X, Y, rowsum, M, N)
 
 extern "C" __global__ void row_sum(const float* x, float* rowsum, long long m, long long n)
 {

@@ -11,11 +11,12 @@
 // @const THREADS=512
 // @const VPT=32
 // @const CHUNK=16384
-// @scratch part fp32[2*M*cdiv(N, CHUNK)]
+// @let CHUNKS = M * cdiv(N, CHUNK)
+// @scratch part fp32[2*CHUNKS]
 // @scratch stats fp32[2*M]
-// @launch chunk_stats grid=(M*cdiv(N, CHUNK)) block=(THREADS) args=(X, part, M, N)
+// @launch chunk_stats grid=(CHUNKS) block=(THREADS) args=(X, part, M, N)
 // @launch row_stats grid=(cdiv(M, 8)) block=(256) args=(part, stats, M, N)
-// @launch normalize grid=(M*cdiv(N, CHUNK)) block=(THREADS) args=(X, Y, stats, M, N)
+// @launch normalize grid=(CHUNKS) block=(THREADS) args=(X, Y, stats, M, N)
 
 static_assert(CHUNK == THREADS * VPT, "a chunk is VPT values for each thread");
 static_assert(VPT % 4 == 0, "the float4 path moves VPT / 4 vectors per thread");

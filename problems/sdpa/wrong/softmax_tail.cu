@@ -2,10 +2,11 @@
 // the last key is missing from every denominator (for Skv = 1 the sum is 0).
 // Expected verdict: Wrong Answer.
 //
-// @scratch S fp32[B*H*Sq*Skv]
-// @launch scores grid=(cdiv(Skv, 128), Sq, B*H) block=(128) args=(Q, K, S, scale, causal, Sq, Skv, D)
-// @launch softmax_rows grid=(Sq, B*H) block=(128) args=(S, Sq, Skv)
-// @launch pv grid=(cdiv(D, 64), Sq, B*H) block=(64) args=(S, V, O, Sq, Skv, D)
+// @let BH = B * H
+// @scratch S fp32[BH*Sq*Skv]
+// @launch scores grid=(cdiv(Skv, 128), Sq, BH) block=(128) args=(Q, K, S, scale, causal, Sq, Skv, D)
+// @launch softmax_rows grid=(Sq, BH) block=(128) args=(S, Sq, Skv)
+// @launch pv grid=(cdiv(D, 64), Sq, BH) block=(64) args=(S, V, O, Sq, Skv, D)
 
 #include <cuda_fp16.h>
 

@@ -4,8 +4,9 @@
 // Expected verdict: Wrong Answer.
 //
 // @const BLOCK=256
-// @scratch partial fp32[cdiv(N, 4*BLOCK)]
-// @launch block_max grid=(cdiv(N, 4*BLOCK)) block=(BLOCK) args=(x, partial, N)
+// @let BLOCKS = cdiv(N, 4*BLOCK)
+// @scratch partial fp32[BLOCKS]
+// @launch block_max grid=(BLOCKS) block=(BLOCK) args=(x, partial, N)
 // @launch final_max grid=(1) block=(1024) args=(partial, out, N)
 
 #define NEG_INF __int_as_float(0xff800000)

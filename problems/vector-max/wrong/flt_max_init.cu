@@ -7,8 +7,9 @@
 // Expected verdict: Wrong Answer.
 //
 // @const BLOCK=256
-// @scratch partial fp32[cdiv(N, BLOCK)]
-// @launch block_max grid=(cdiv(N, BLOCK)) block=(BLOCK) args=(x, partial, N)
+// @let BLOCKS = cdiv(N, BLOCK)
+// @scratch partial fp32[BLOCKS]
+// @launch block_max grid=(BLOCKS) block=(BLOCK) args=(x, partial, N)
 // @launch final_max grid=(1) block=(1024) args=(partial, out, N)
 
 #define NEG_INF (-3.402823466e+38f) /* -FLT_MAX: should be -inf */

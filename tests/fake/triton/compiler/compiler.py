@@ -15,6 +15,9 @@ the package). compile() then "compiles" without generating code:
     tl.fake_mlir_error() prints an MLIR diagnostic "FILE:LINE:COL: error: ..."
     on stderr and raises RuntimeError("PassManager::run failed");
     tl.fake_ptxas_error() raises PTXASError,
+  - takes FAKE_COMPILE_MS milliseconds when the kernel has a constexpr of that
+    name (a slow build: the judge's streaming of builds into the tests is
+    tested with a variant that takes seconds beside one that does not),
   - returns a CompiledKernel whose asm["cubin"] is an ELF64 image (_elf) like a
     real cubin's outline: a symbol for the entry, a .nv.info section whose
     EIATTR_REGCOUNT and EIATTR_FRAME_SIZE give its registers and local frame
@@ -313,6 +316,10 @@ def compile(src, target=None, options=None):
     total_warps = num_warps + checker.worker_warps
     if checker.worker_warps:
         total_warps = (total_warps + 3) // 4 * 4  # whole warp groups, as Triton 3.6 pads them
+    slow = constants.get("FAKE_COMPILE_MS")
+    if isinstance(slow, int) and slow > 0:
+        import time
+        time.sleep(slow / 1000.0)
     name = jf.__name__
     kept = [ty for ty in src.signature.values() if ty != "constexpr"]
     record = {

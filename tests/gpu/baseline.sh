@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# baseline.sh - on the GPU machine: PyTorch's time on every problem's benchmark shapes as the
+# worker measures it (judged baseline: each problem's baseline.py, timed the judge's way), held
+# against an independent timing of the same PyTorch call for the matmul and attention problems
+# (scripts/triton-speed.py's torch_time: CUDA events, L2 zeroed before each call, median of 20)
+# in the same run: within 5%. Then, as long as the budget lasts, each baseline.py against the
+# reference on the problem's small test cases (judged baseline --check; what does not fit is
+# named with the command that runs it). Needs PyTorch ($BLOCKWISE_PYTHON, else python3). One
+# call of the GPU machine; not part of make gpu-test (it would not fit that one call), so it is
+# not executable: run it on its own,
+#   bash tests/gpu/baseline.sh BUILD          (BASELINE_BUDGET_S, default 570)
+set -u
+build=${1:-build}
+judged=$build/bin/judged
+budget=${BASELINE_BUDGET_S:-570}
+py=${BLOCKWISE_PYTHON:-python3}
+start=$(date +%s)
+pass=0 fail=0 skip=0
+if [ ! -e /dev/nvidia0 ] && ! command -v nvidia-smi >/dev/null; then
+    echo "skip: no GPU on this machine"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+if ! "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    echo "skip: $py has no PyTorch with CUDA (set BLOCKWISE_PYTHON)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$build/test-logs"
+
+# 1. Every problem's baseline, measured as a worker does, one judged call each (a problem that
+#    hangs costs only its own), while the budget lasts (the agreement below needs about 40 s).
+for d in problems/*/; do
+    p=$(basename "$d")
+    [ -f "$d/baseline.py" ] || continue
+    if [ $(($(date +%s) - start)) -gt $((budget - 60)) ]; then
+        skip=$((skip + 1))
+        echo "skip $p: over the ${budget} s budget (run: $judged baseline $d)"
+        continue
+    fi
+    timeout 150 "$judged" baseline --json "$d" >"$T/m-$p.json" 2>"$T/m-$p.err" ||
+        echo "  judged baseline $p: exit $? $(tail -c 300 "$T/m-$p.err")"
+done
+"$py" -c 'import glob, json, sys
+out = {}
+for f in glob.glob(sys.argv[1] + "/m-*.json"):
+    try:
+        out.update(json.load(open(f)))
+    except ValueError:
+        pass
+json.dump(out, open(sys.argv[1] + "/all.json", "w"), indent=1)' "$T"
+echo "judged baseline: $(($(date +%s) - start)) s (figures: $build/test-logs/baseline-measure.json)"
+cp "$T/all.json" "$build/test-logs/baseline-measure.json" 2>/dev/null
+
+# 2. Each problem measured on every shape; the matmul and attention ones against torch_time.
+"$py" - "$T/all.json" >"$T/agree.txt" 2>&1 <<'PY'
+import importlib.util, json, math, os, sys
+import torch
+spec = importlib.util.spec_from_file_location("triton_speed", "scripts/triton-speed.py")
+ts = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ts)
+try:
+    got = json.load(open(sys.argv[1]))
+except ValueError:
+    got = {}
+DT = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
+      "int32": torch.int32, "int64": torch.int64}
+AGREE = ["sgemm", "matmul-bias-relu", "autotuned-matmul", "grouped-matmul", "split-k-matmul",
+         "block-pointer-matmul", "sdpa", "flash-attention"]
+
+
+def value(expr, env):
+    if isinstance(expr, (int, float)):
+        return int(expr)
+    return int(eval(expr, {"__builtins__": {}}, dict(env, cdiv=lambda a, b: -(-a // b),
+                                                    min=min, max=max)))
+
+
+for d in sorted(os.listdir("problems")):
+    if not os.path.exists(f"problems/{d}/baseline.py"):
+        continue
+    spec_json = json.load(open(f"problems/{d}/problem.json"))
+    r = got.get(d)
+    if r is None:
+        continue  # skipped: over the budget (said above)
+    if r.get("error") or not r.get("shapes"):
+        print(f"FAIL {d}: not measured: {(r or {}).get('error', 'no figures')[:300]}")
+        continue
+    bad = [s for s in r["shapes"] if s.get("error") or not s.get("median_ms")]
+    if bad:
+        print(f"FAIL {d}: {bad[0]['name']}: {bad[0].get('error', 'no time')[:300]}")
+        continue
+    line = ", ".join(f"{s['name']} {s['median_ms']:.4f} ms (n {s['samples']}, {s['stop']})"
+                     for s in r["shapes"])
+    print(f"ok   {d}: PyTorch {r['torch']} on {len(r['shapes'])} shapes: {line}")
+    if d not in AGREE:
+        continue
+    bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
+    mod = importlib.util.module_from_spec(bspec)
+    bspec.loader.exec_module(mod)
+    for case, s in zip(spec_json["benchmarks"], r["shapes"]):
+        sizes = case["sizes"][0] if isinstance(case["sizes"], list) else dict(case["sizes"])
+        scalars = {x["name"]: x["value"] for x in spec_json.get("scalars", [])}
+        scalars.update(case.get("scalars", {}))
+        for x in spec_json.get("scalars", []):
+            if not x["dtype"].startswith("fp"):
+                scalars[x["name"]] = int(scalars[x["name"]])
+        kw = dict(sizes, **scalars)
+        for t in spec_json["tensors"]:
+            shape = [value(e, sizes) for e in t["shape"]]
+            dt = DT[t["dtype"]]
+            kw[t["name"]] = (torch.randn(shape, device="cuda").to(dt) if dt.is_floating_point
+                             else torch.zeros(shape, device="cuda", dtype=dt))
+        ref = ts.torch_time(lambda: mod.baseline(**kw), torch)
+        ratio = s["median_ms"] / ref
+        what = f"{d} {s['name']}: judged {s['median_ms']:.4f} ms, torch_time {ref:.4f} ms: {ratio:.3f}"
+        print(("ok   " if abs(ratio - 1) <= 0.05 else "FAIL ") + what + " (within 5% required)")
+        del kw
+        torch.cuda.empty_cache()
+PY
+cat "$T/agree.txt"
+pass=$((pass + $(grep -c '^ok ' "$T/agree.txt")))
+fail=$((fail + $(grep -c '^FAIL' "$T/agree.txt")))
+grep -q "^Traceback" "$T/agree.txt" && fail=$((fail + 1))
+[ "$(cat "$T/all.json")" != "{}" ] || { fail=$((fail + 1)); echo "FAIL judged baseline measured nothing: $(cat "$T"/m-*.err | tail -c 600)"; }
+
+# 3. baseline.py against the reference, problem by problem, while the budget lasts.
+for d in problems/*/; do
+    p=$(basename "$d")
+    [ -f "$d/baseline.py" ] || continue
+    if [ $(($(date +%s) - start)) -gt $((budget - 20)) ]; then
+        skip=$((skip + 1))
+        echo "skip $p --check: over the ${budget} s budget (run: $judged baseline --check $d)"
+        continue
+    fi
+    if timeout 120 "$judged" baseline --check "$d" >"$T/check.txt" 2>&1; then
+        if grep -q "^skip" "$T/check.txt"; then
+            skip=$((skip + 1))
+            echo "skip $p --check: $(grep -o 'not checked.*' "$T/check.txt")"
+            continue
+        fi
+        pass=$((pass + 1))
+        echo "ok   $p: baseline.py matches the reference ($(grep -o '[0-9]* test cases' "$T/check.txt"))"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $p --check: $(head -c 900 "$T/check.txt")"
+    fi
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
