@@ -75,7 +75,8 @@ WIRE_WORKER  := $(BUILD)/obj/wire/worker_proto.o # blockwise-server <-> judged
 WIRE_OBJ     := $(call objs_of,wire)
 
 COMPILE_BIN_OBJ := $(call objs_of,judge/compile)
-TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o
+TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o \
+                   $(BUILD)/obj/triton_launcher_blob.o
 RUNNER_BIN_OBJ  := $(call objs_of,judge/runner) $(BUILD)/obj/harness_blob.o
 
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
@@ -186,6 +187,12 @@ $(BUILD)/obj/triton_driver_blob.o: judge/triton/driver.py
 	printf '.section .rodata\n.global triton_driver_py\ntriton_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_driver_blob.S
 	$(CC) -c $(BUILD)/obj/triton_driver_blob.S -o $@
 
+# ...and beside it the launcher recorder (`triton_launcher_py`), which the driver loads.
+$(BUILD)/obj/triton_launcher_blob.o: judge/triton/launcher.py
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global triton_launcher_py\ntriton_launcher_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_launcher_blob.S
+	$(CC) -c $(BUILD)/obj/triton_launcher_blob.S -o $@
+
 $(BUILD)/bin/blockwise-triton-compile: $(TRITON_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)
 
@@ -197,6 +204,9 @@ $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 # The hostile corpora's header reader and the built tools' lookup, shared by
 # test_compile and test_triton_compile.
 $(BUILD)/tests/test_compile $(BUILD)/tests/test_triton_compile: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o
+# test_triton_launcher: the same, and the fake triton's venv.
+$(BUILD)/tests/test_triton_launcher: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o \
+                                     $(BUILD)/obj/tests/unit/fake_python.o
 
 # Unit tests link every library, and the runner's own modules (test_runner
 # drives runner_exec against the fake driver).

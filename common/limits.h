@@ -106,6 +106,12 @@
 #define BW_TRITON_PROBE_MS        60000     /* triton_probe: import Triton, compile one kernel */
 #define BW_TRITON_PROBE_BYTES     (1 << 20) /* the probe's answer: the installation's paths */
 
+/* --- Triton launchers (solve(...), recorded in the Triton compile sandbox) ------ */
+#define BW_LAUNCHER_CASE_MS     10000 /* wall time of one case's recording, all configurations */
+#define BW_LAUNCHER_MAX_STRINGS 4096  /* distinct names and strings in one recording */
+#define BW_LAUNCHER_STR_BYTES   64    /* a str constexpr ('leaky_relu'); safe characters only */
+#define BW_LAUNCHER_CONFIG_NAME 256   /* bytes of one autotune configuration's name */
+
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */
 #define BW_RUN_WALL_MS_DEFAULT 2000  /* one plan run, unless problem.json says otherwise */

@@ -126,6 +126,8 @@ struct run_arg {
     enum run_arg_kind kind;
     char name[BW_MAX_NAME + 1]; /* for messages ("N"); may be empty */
     int buf;                    /* RUN_ARG_BUF */
+    uint64_t offset;            /* RUN_ARG_BUF: elements into the buffer (a Triton launcher's
+                                   view), at most its count: the runner checks it */
     int64_t i;                  /* RUN_ARG_I64, RUN_ARG_I32, RUN_ARG_INT */
     uint64_t u;                 /* RUN_ARG_U64, RUN_ARG_U32 */
     double f;                   /* RUN_ARG_F32, RUN_ARG_F64 */

@@ -81,6 +81,8 @@ static json_t *arg_json(const struct run_arg *a)
     }
     if (ok)
         rp_put(o, arg_keys[a->kind], v, &ok);
+    if (a->kind == RUN_ARG_BUF && a->offset)
+        rp_put(o, "offset", rp_u64(a->offset), &ok);
     if (a->name[0])
         rp_put(o, "name", json_string(a->name), &ok);
     return rp_finish(o, ok);
@@ -187,7 +189,7 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
     if ((rc = rp_get_str(j, "name", path, false, a->name, sizeof(a->name), cause)))
         return rc;
     json_object_foreach ((json_t *)j, key, v) {
-        if (strcmp(key, "name") == 0)
+        if (strcmp(key, "name") == 0 || strcmp(key, "offset") == 0)
             continue;
         for (int k = RUN_ARG_BUF; k <= RUN_ARG_INT; k++) {
             if (strcmp(key, arg_keys[k]) != 0)
@@ -199,13 +201,17 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
     if (found != 1)
         return bw_fail(cause, BW_ERR_INVALID,
                        "%s: expected exactly one of buf, i64, i32, u64, u32, f32, f64, int", path);
+    if (a->kind != RUN_ARG_BUF && json_object_get(j, "offset"))
+        return bw_fail(cause, BW_ERR_INVALID, "%s: offset is for a buf argument only", path);
     key = arg_keys[a->kind];
     switch (a->kind) {
     case RUN_ARG_BUF: {
         int64_t b = 0;
         rc = rp_get_i64(j, key, path, true, 0, n_buffers - 1, &b, cause);
         a->buf = (int)b;
-        return rc;
+        /* in elements; the runner checks it against the buffer's count */
+        return rc ? rc
+                  : rp_get_u64(j, "offset", path, false, BW_MAX_TENSOR_BYTES, &a->offset, cause);
     }
     case RUN_ARG_I64:
     case RUN_ARG_INT:

@@ -244,7 +244,7 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     k = &s->bench_cache->k[b];
     *why_out = NULL;
     /* 1. Plans: an impossible launch for this shape is the learner's. */
-    if (plan_build(s->p, &pg->dirs, pg->tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+    if (program_plan(pg, config, c, &sub_pl, &why)) {
         *verdict = VERDICT_RUNTIME_ERROR;
         session_set_line(why_out, "benchmark %s: %s", c->name, why ? why : "invalid launch");
         free(why);

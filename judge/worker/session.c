@@ -24,6 +24,7 @@ struct program_target session_target(const struct session *s)
         .arch = s->cfg->gpu.arch[0] ? s->cfg->gpu.arch : s->cfg->arch,
         .no_sandbox = s->cfg->no_sandbox,
         .cache = s->cfg->builds,
+        .gpu = &s->cfg->gpu,
         .triton_pool = s->cfg->triton_pool,
         .triton_jobs = s->cfg->triton_jobs,
     };

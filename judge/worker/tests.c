@@ -391,8 +391,7 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     s->res->tests_reference_wait_ms += now_ms() - t0;
     if (rc)
         return rc;
-    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &pc->sub_pl,
-                   &why)) {
+    if (program_plan(&s->sub, config, c, &pc->sub_pl, &why)) {
         t->verdict = VERDICT_RUNTIME_ERROR;
         t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
         t->message = why;

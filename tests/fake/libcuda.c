@@ -19,9 +19,10 @@
  * "FAKECUBIN" followed by the kernel names it holds, one per line, a real
  * cubin (an ELF image, as NVRTC makes it: the judge's own compile path), which
  * holds the learner kernels below whose names appear in its string table as
- * ".text.NAME" sections, or the fake triton's cubin ("\x7fELF\nFAKECUBIN\n",
- * the entry name, a JSON record whose "params" lists the kept parameters'
- * Triton types), whose one entry takes those parameters and Triton's two
+ * ".text.NAME" sections, or the fake triton's cubin (an ELF image whose
+ * .nv.blockwise.fake section holds "FAKECUBIN\n", the entry name, a JSON
+ * record whose "params" lists the kept parameters' Triton types), whose one
+ * entry takes those parameters and Triton's two
  * scratch pointers: so a Triton submission runs here too, through the judge's
  * own Triton path (tests/cpu/judge-fake.sh). So `judged` can judge real sources end to end here:
  * tests/cpu/judge-fake.sh and tests/fixtures/fake-gpu/, whose kernels are
@@ -610,6 +611,20 @@ static bool fake_triton_module(const char *s, struct fake_module *mod)
     return true;
 }
 
+/* The fake triton's payload ("FAKECUBIN\n...") inside an ELF64 image: what lies before its
+ * section header table (the fake writes its sections first); NULL when it is not one. */
+static const char *fake_triton_payload(const unsigned char *p)
+{
+    uint64_t shoff;
+
+    if (p[0] != 0x7f || p[1] != 'E' || p[2] != 'L' || p[3] != 'F' || p[4] != 2)
+        return NULL;
+    memcpy(&shoff, p + 0x28, 8);
+    if (shoff > (64u << 20))
+        return NULL;
+    return memmem(p, (size_t)shoff, "FAKECUBIN\n", 10);
+}
+
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
 {
     const unsigned char *p = image;
@@ -621,11 +636,8 @@ static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
         mod->harness = true; /* the fatbin magic 0xBA55ED50 */
-    } else if (strncmp(image,
-                       "\x7f"
-                       "ELF\nFAKECUBIN\n",
-                       15) == 0) {
-        if (!fake_triton_module((const char *)image + 15, mod)) {
+    } else if (fake_triton_payload(p)) {
+        if (!fake_triton_module(fake_triton_payload(p) + 10, mod)) {
             free(mod);
             return CUDA_ERROR_INVALID_IMAGE;
         }

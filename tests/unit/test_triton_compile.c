@@ -256,10 +256,12 @@ static void dump(const struct triton_result *r)
         }                                                                                          \
     } while (0)
 
-/* The fake cubin's JSON record of what compile() was given. */
+/* The fake cubin's JSON record of what compile() was given (after its "FAKECUBIN" mark). */
 static const char *fake_record(const struct triton_build *b)
 {
-    const char *json = b->cubin ? memmem(b->cubin, b->cubin_len, "{", 1) : NULL;
+    const char *mark = b->cubin ? memmem(b->cubin, b->cubin_len, "FAKECUBIN\n", 10) : NULL;
+    const char *json =
+        mark ? memmem(mark, b->cubin_len - (size_t)(mark - (const char *)b->cubin), "{", 1) : NULL;
     return json ? json : "";
 }
 
