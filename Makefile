@@ -71,10 +71,12 @@ SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server) $(call objs_of,serve
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
 WIRE_RUNNER  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard wire/runner_proto*.c)) $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
 WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile, blockwise-triton-compile
+WIRE_WORKER  := $(BUILD)/obj/wire/worker_proto.o # blockwise-server <-> judged
 WIRE_OBJ     := $(call objs_of,wire)
 
 COMPILE_BIN_OBJ := $(call objs_of,judge/compile)
-TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o
+TRITON_BIN_OBJ  := $(call objs_of,judge/triton) $(BUILD)/obj/triton_driver_blob.o \
+                   $(BUILD)/obj/triton_launcher_blob.o
 RUNNER_BIN_OBJ  := $(call objs_of,judge/runner) $(BUILD)/obj/harness_blob.o
 
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
@@ -151,7 +153,7 @@ $(BUILD)/tests/sse_load: tests/bench/sse_load.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -pthread -o $@ $<
 
-$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a \
+$(BUILD)/bin/blockwise-server: $(BUILD)/obj/server/main.o $(BUILD)/libserver.a $(BUILD)/libproblem.a $(WIRE_WORKER) \
                                $(BUILD)/libcommon.a \
                                | $(BUILD)/bin/libmd4c.so.0 $(BUILD)/bin/libmd4c-html.so.0
 	$(LINK) $^ $(LIBS_SERVER) $(LIBS_JUDGE)
@@ -177,7 +179,7 @@ $(BUILD)/obj/harness_blob.o: $(BUILD)/harness.fatbin
 LINK = @mkdir -p $(dir $@) $(BUILD)/maps && $(CC) $(LDFLAGS) -Wl,-Map,$(BUILD)/maps/$(notdir $@).map -o $@
 
 $(BUILD)/bin/judged: $(JUDGED_BIN_OBJ) $(BUILD)/libworker.a $(BUILD)/libplan.a \
-                     $(BUILD)/libproblem.a $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
+                     $(BUILD)/libproblem.a $(WIRE_WORKER) $(WIRE_RUNNER) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)
 
 $(BUILD)/bin/blockwise-compile: $(COMPILE_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
@@ -190,6 +192,12 @@ $(BUILD)/obj/triton_driver_blob.o: judge/triton/driver.py
 	printf '.section .rodata\n.global triton_driver_py\ntriton_driver_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_driver_blob.S
 	$(CC) -c $(BUILD)/obj/triton_driver_blob.S -o $@
 
+# ...and beside it the launcher recorder (`triton_launcher_py`), which the driver loads.
+$(BUILD)/obj/triton_launcher_blob.o: judge/triton/launcher.py
+	@mkdir -p $(dir $@)
+	printf '.section .rodata\n.global triton_launcher_py\ntriton_launcher_py:\n.incbin "%s"\n.byte 0\n.section .note.GNU-stack,"",@progbits\n' $(abspath $<) > $(BUILD)/obj/triton_launcher_blob.S
+	$(CC) -c $(BUILD)/obj/triton_launcher_blob.S -o $@
+
 $(BUILD)/bin/blockwise-triton-compile: $(TRITON_BIN_OBJ) $(WIRE_COMPILE) $(BUILD)/libsandbox.a $(BUILD)/libcommon.a
 	$(LINK) $^ $(LIBS_JUDGE)
 
@@ -201,6 +209,9 @@ $(BUILD)/obj/tests/test_main.o: tests/test_main.c tests/test.h
 # The hostile corpora's header reader and the built tools' lookup, shared by
 # test_compile and test_triton_compile.
 $(BUILD)/tests/test_compile $(BUILD)/tests/test_triton_compile: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o
+# test_triton_launcher: the same, and the fake triton's venv.
+$(BUILD)/tests/test_triton_launcher: $(BUILD)/obj/tests/unit/hostile_header.o $(BUILD)/obj/tests/unit/built_tool.o \
+                                     $(BUILD)/obj/tests/unit/fake_python.o
 
 # Unit tests link every library, and the runner's own modules (test_runner
 # drives runner_exec against the fake driver).

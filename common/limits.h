@@ -106,6 +106,12 @@
 #define BW_TRITON_PROBE_MS        60000     /* triton_probe: import Triton, compile one kernel */
 #define BW_TRITON_PROBE_BYTES     (1 << 20) /* the probe's answer: the installation's paths */
 
+/* --- Triton launchers (solve(...), recorded in the Triton compile sandbox) ------ */
+#define BW_LAUNCHER_CASE_MS     10000 /* wall time of one case's recording, all configurations */
+#define BW_LAUNCHER_MAX_STRINGS 4096  /* distinct names and strings in one recording */
+#define BW_LAUNCHER_STR_BYTES   64    /* a str constexpr ('leaky_relu'); safe characters only */
+#define BW_LAUNCHER_CONFIG_NAME 256   /* bytes of one autotune configuration's name */
+
 /* --- running ------------------------------------------------------------------ */
 #define BW_GUARD_BYTES         4096  /* sentinel bytes before and after every buffer */
 #define BW_RUN_WALL_MS_DEFAULT 2000  /* one plan run, unless problem.json says otherwise */
@@ -138,6 +144,32 @@
 #define BW_BENCH_CALL_SLACK_MS      20000 /* plus this, before the runner is killed */
 #define BW_GPU_CACHE_SECONDS        86400 /* a `judged check` reuses a GPU's measured figures */
 #define BW_DUMP_MAX_CASE_BYTES      (256ULL << 20) /* `judged dump` skips larger test cases */
+/* A test's run is killed at run_ms plus the harness's allowance for the case's bytes
+ * (tests.h: tests_run_deadline_ms), so that run_ms bounds the plan, not the harness around it:
+ * allocating, generating, hashing, poisoning and scanning the buffers on the GPU, and copying
+ * outputs to the judge. The runner's own measure of the plan (its launch phase) is held to
+ * run_ms. Design figures with their basis, not a per-phase measurement (tests/gpu/huge.sh
+ * prints the phases): a vector-add test's whole round trip averaged 4.9 ms on the H200 (38
+ * cases in 185 ms, tests/fixtures/gpu-results/vector-add-submit.json); the harness makes about
+ * six passes over a case's bytes (generate, hash twice, poison, scan) plus Philox and the
+ * allocations, against a measured copy bandwidth of 4240 GB/s (docs/speed-of-light.md), on a
+ * GPU another judging may share; outputs cross PCIe Gen5 x16 (64 GB/s at most), a return above
+ * BW_RUNNER_LENT_MAX into a fresh pageable memfd whose pages are made as they are written. */
+#define BW_HARNESS_BASE_MS 50 /* a run's fixed harness time allowed (10x a vector-add test's) */
+#define BW_HARNESS_DEVICE_BYTES_PER_MS                                                             \
+    (20ULL * 1000 * 1000) /* 20 GB/s of buffers: 1/200 of the H200's copy bandwidth */
+#define BW_HARNESS_HOST_BYTES_PER_MS                                                               \
+    (1000ULL * 1000) /* 1 GB/s of outputs and indices to or from the judge: 1/64 of PCIe */
+/* A test whose outputs take more than BW_FULL_CHECK_MAX_BYTES is checked by sample (checks.h):
+ * the runner scans every element for poison and returns only the chosen elements, which the
+ * reference computes too. The largest case of the 30 problems below it is transpose's 268 MB
+ * (8191 x 8193 fp32); above it, only vector-add's and relu's 8.6 GB past 2^31. Its random
+ * elements are BW_CHECK_SAMPLES per output, besides the head, the tail and the windows. */
+#define BW_FULL_CHECK_MAX_BYTES                                                                    \
+    (1ULL << 30) /* outputs of one test compared whole up to this (the submission's dtypes) */
+#define BW_SAMPLED_HEAD   1024  /* elements checked at the start of each output of a sampled test */
+#define BW_SAMPLED_TAIL   65536 /* ... at its end: past the last full block of up to this many */
+#define BW_SAMPLED_WINDOW 1024  /* ... each side of every 2^31 bytes or elements: 32-bit wraps */
 
 /* --- sandboxes and child processes ------------------------------------------ */
 #define BW_SANDBOX_ROOT_BYTES   65536 /* tmpfs of a sandbox's new root (it holds mount points) */

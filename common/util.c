@@ -30,6 +30,21 @@ bool parse_i64(const char *s, int64_t *out)
     return true;
 }
 
+bool parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    if (!*s || strlen(s) > 20)
+        return false;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return true;
+}
+
 bool parse_double(const char *s, double *out)
 {
     char *end;

@@ -13,6 +13,8 @@
 /* Parses a whole string as a decimal int64 (optional sign); false on junk,
  * empty input or overflow. Replaces atoi/strtol-without-checks. */
 bool parse_i64(const char *s, int64_t *out);
+/* A decimal uint64, digits only (no sign, no blanks), the whole range. */
+bool parse_u64(const char *s, uint64_t *out);
 /* As parse_i64 for a finite double (strtod syntax); false on junk or inf/nan. */
 bool parse_double(const char *s, double *out);
 

@@ -191,13 +191,14 @@ static int add_buffer(struct plan *pl, struct plan_buffer b, char **cause)
     return BW_OK;
 }
 
-static int build_buffers(const struct problem *p, const struct directives *d,
-                         const struct case_scope *cs, const struct problem_case *c,
-                         enum plan_side side, struct plan *pl, char **cause)
+/* The problem's tensors (and the reference's scale buffers) into pl, and the scratch cap. */
+static int tensor_buffers(const struct problem *p, const struct expr_scope *scope,
+                          const struct problem_case *c, enum plan_side side, struct plan *pl,
+                          int64_t *scratch_cap, char **cause)
 {
-    int64_t scratch_cap = (int64_t)BW_MAX_SCRATCH_BYTES, scratch_total = 0;
     int rc;
 
+    *scratch_cap = (int64_t)BW_MAX_SCRATCH_BYTES;
     for (size_t t = 0; t < p->n_tensors; t++) {
         const struct tensor_spec *ts = &p->tensors[t];
         struct plan_buffer b = {.name = ts->name, .dtype = ts->dtype, .tensor = (int)t};
@@ -244,13 +245,37 @@ static int build_buffers(const struct problem *p, const struct directives *d,
     }
     if (p->scratch_bytes) {
         char *why = NULL;
-        if (expr_eval_int(p->scratch_bytes, &cs->scope, &scratch_cap, &why)) {
+        if (expr_eval_int(p->scratch_bytes, scope, scratch_cap, &why)) {
             rc = bw_fail(cause, BW_ERR_INTERNAL, "problem limits.scratch_bytes for case %s: %s",
                          c->name, why ? why : "evaluation failed");
             free(why);
             return rc;
         }
     }
+    return BW_OK;
+}
+
+int plan_build_tensors(const struct problem *p, const struct problem_case *c, enum plan_side side,
+                       struct plan *out, int64_t *scratch_cap, char **cause)
+{
+    struct expr_binding vars[BW_MAX_SIZES];
+    struct expr_scope scope = {vars, p->n_sizes};
+
+    memset(out, 0, sizeof(*out));
+    for (size_t s = 0; s < p->n_sizes; s++)
+        vars[s] = (struct expr_binding){p->size_names[s], c->sizes[s]};
+    return tensor_buffers(p, &scope, c, side, out, scratch_cap, cause);
+}
+
+static int build_buffers(const struct problem *p, const struct directives *d,
+                         const struct case_scope *cs, const struct problem_case *c,
+                         enum plan_side side, struct plan *pl, char **cause)
+{
+    int64_t scratch_cap, scratch_total = 0;
+    int rc = tensor_buffers(p, &cs->scope, c, side, pl, &scratch_cap, cause);
+
+    if (rc)
+        return rc;
     for (size_t k = 0; k < d->n_scratches; k++) {
         const struct scratch *s = &d->scratches[k];
         struct plan_buffer b = {
@@ -710,14 +735,82 @@ static const char *c_kind_name(enum plan_arg_kind k)
     return "buf";
 }
 
+static json_t *constexpr_json(const struct plan_constexpr *c)
+{
+    switch (c->kind) {
+    case CONSTEXPR_BOOL:
+        return json_boolean(c->value);
+    case CONSTEXPR_NONE:
+        return json_null();
+    case CONSTEXPR_FLOAT:
+        return json_real(c->f);
+    case CONSTEXPR_STR:
+        return json_string(c->s ? c->s : "");
+    case CONSTEXPR_INT:
+        break;
+    }
+    return json_integer((json_int_t)c->value);
+}
+
+/* Whether "%.17g" of f reads as an integer (no '.', exponent, inf or nan in it). */
+static bool float_text_is_integral(double f)
+{
+    char text[40];
+
+    snprintf(text, sizeof(text), "%.17g", f);
+    return strpbrk(text, ".eEn") == NULL;
+}
+
+void plan_constexpr_literal(const struct plan_constexpr *c, char *out, size_t cap)
+{
+    switch (c->kind) {
+    case CONSTEXPR_BOOL:
+        snprintf(out, cap, "%s", c->value ? "True" : "False");
+        return;
+    case CONSTEXPR_NONE:
+        snprintf(out, cap, "None");
+        return;
+    case CONSTEXPR_FLOAT:
+        /* %.17g round-trips; ".0" keeps it apart from an integer (launcher.py does the same) */
+        snprintf(out, cap, "%.17g%s", c->f, float_text_is_integral(c->f) ? ".0" : "");
+        return;
+    case CONSTEXPR_STR:
+        snprintf(out, cap, "'%s'", c->s ? c->s : "");
+        return;
+    case CONSTEXPR_INT:
+        break;
+    }
+    snprintf(out, cap, "%lld", (long long)c->value);
+}
+
+bool plan_constexpr_same(const struct plan_constexpr *a, const struct plan_constexpr *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case CONSTEXPR_NONE:
+        return true;
+    case CONSTEXPR_FLOAT:
+        return a->f == b->f || (a->f != a->f && b->f != b->f);
+    case CONSTEXPR_STR:
+        return strcmp(a->s ? a->s : "", b->s ? b->s : "") == 0;
+    default:
+        return a->value == b->value;
+    }
+}
+
 static json_t *arg_json(const struct plan *pl, const struct plan_arg *a, enum language lang)
 {
     char type[16];
 
-    if (a->kind == PLAN_ARG_BUF)
-        return json_pack("{s:s}", "buffer",
-                         a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? pl->buffers[a->buf].name
-                                                                       : "?");
+    if (a->kind == PLAN_ARG_BUF) {
+        json_t *o = json_pack(
+            "{s:s}", "buffer",
+            a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? pl->buffers[a->buf].name : "?");
+        if (a->offset)
+            json_object_set_new(o, "offset", json_integer((json_int_t)a->offset));
+        return o;
+    }
     if (lang == LANG_TRITON)
         plan_arg_triton_type(pl, a, type, sizeof(type));
     else
@@ -749,8 +842,7 @@ json_t *plan_json(const struct plan *pl, enum language lang)
         if (lang == LANG_TRITON) {
             json_t *cx = json_object();
             for (size_t k = 0; k < L->n_constexprs; k++)
-                json_object_set_new(cx, L->constexprs[k].name,
-                                    json_integer((json_int_t)L->constexprs[k].value));
+                json_object_set_new(cx, L->constexprs[k].name, constexpr_json(&L->constexprs[k]));
             json_object_set_new(o, "num_warps", json_integer(L->num_warps));
             json_object_set_new(o, "num_stages", json_integer(L->num_stages));
             if (L->maxnreg)

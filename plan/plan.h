@@ -82,16 +82,38 @@ enum plan_arg_kind {
 struct plan_arg {
     enum plan_arg_kind kind;
     int buf;          /* PLAN_ARG_BUF: index into plan.buffers */
+    int64_t offset;   /* PLAN_ARG_BUF: elements from the buffer's start (a Triton launcher's view;
+                         0 for every directive): the pointer is base + offset * dtype size */
     int64_t i;        /* integer kinds */
     double f;         /* float kinds */
     const char *name; /* borrowed: the name written in @launch, or NULL for a literal */
 };
 
-/* A Triton kernel's tl.constexpr argument, NAME=value in @launch args. */
-struct plan_constexpr {
-    const char *name; /* borrowed from the directives */
-    int64_t value;
+/* What a constexpr value is: an integer (every directive's), or, from a Triton
+ * launcher, a bool, None, a float or a string (the matmul tutorial's ACTIVATION=""). */
+enum constexpr_kind {
+    CONSTEXPR_INT,
+    CONSTEXPR_BOOL,
+    CONSTEXPR_NONE,
+    CONSTEXPR_FLOAT,
+    CONSTEXPR_STR
 };
+
+/* A Triton kernel's tl.constexpr argument, NAME=value in @launch args (or recorded). */
+struct plan_constexpr {
+    const char *name; /* borrowed from the directives or the recording */
+    int64_t value;    /* CONSTEXPR_INT; CONSTEXPR_BOOL: 0 or 1 */
+    enum constexpr_kind kind;
+    double f;      /* CONSTEXPR_FLOAT */
+    const char *s; /* CONSTEXPR_STR: borrowed from the recording */
+};
+
+/* The value as Triton's source would spell it, as the compile request and the
+ * variant keys write it: 128, True, None, 0.5, 'leaky_relu' (out: cap >= 80). */
+void plan_constexpr_literal(const struct plan_constexpr *c, char *out, size_t cap);
+
+/* True when a and b are the same value of the same kind. */
+bool plan_constexpr_same(const struct plan_constexpr *a, const struct plan_constexpr *b);
 
 struct plan_launch {
     const char *kernel;                       /* borrowed from the directives */
@@ -153,6 +175,17 @@ int plan_check_int_arg(const struct problem *p, const struct directives *d, enum
 uint64_t plan_buffer_bytes(const struct plan_buffer *b);
 
 /*
+ * The first buffers of every plan of case c, for `side`: one per problem
+ * tensor (plus the reference's "<out>_scale" buffers), as plan_build makes
+ * them, into *out (zeroed first); and in *scratch_cap the bytes this
+ * problem lets a plan's scratch buffers take for c (limits.scratch_bytes, or
+ * BW_MAX_SCRATCH_BYTES). A Triton launcher's recorded plans start from them
+ * (recorded.h). Failures are the problem's (BW_ERR_INVALID, BW_ERR_INTERNAL).
+ */
+int plan_build_tensors(const struct problem *p, const struct problem_case *c, enum plan_side side,
+                       struct plan *out, int64_t *scratch_cap, char **cause);
+
+/*
  * The plan of a @rows kernel (directive.h: struct rows_kernel) on case c for
  * `n_rows` rows: the reference's plan (one @launch) whose launch becomes the
  * rows kernel, grid (n_rows), with @rows's block and smem, the same
@@ -171,9 +204,11 @@ int plan_build_rows(const struct problem *p, const struct directives *d,
  * Triton interpreter reads): {"buffers": [{"name", "dtype", "count", "role"}],
  * "launches": [{"kernel", "grid": [x, y, z], "args": [...]} plus "block" and
  * "smem" for CUDA, or "num_warps", "num_stages", "maxnreg" (only when given)
- * and "constexprs": {NAME: V} for Triton]}; an argument is {"buffer": NAME},
- * {"int": V, "type": T} or {"float": V, "type": T} (T a Triton type for
- * Triton, the C kind for CUDA). */
+ * and "constexprs": {NAME: V} for Triton (V a JSON integer, true/false, null,
+ * number or string)]}; an argument is {"buffer": NAME} (with "offset": K, in
+ * elements, when a launcher's view starts K elements into it), {"int": V,
+ * "type": T} or {"float": V, "type": T} (T a Triton type for Triton, the C
+ * kind for CUDA). */
 json_t *plan_json(const struct plan *pl, enum language lang);
 
 #endif

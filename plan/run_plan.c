@@ -84,6 +84,7 @@ void run_plan_from_plan(const struct plan *pl, uint64_t seed, uint32_t case_inde
             if (pa->name)
                 snprintf(ra->name, sizeof(ra->name), "%s", pa->name);
             ra->buf = pa->buf;
+            ra->offset = pa->kind == PLAN_ARG_BUF ? (uint64_t)pa->offset : 0;
             ra->i = pa->i;
             ra->u = (uint64_t)pa->i;
             ra->f = pa->f;

@@ -4,6 +4,7 @@
  */
 #include "triton_variant.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,35 +33,65 @@ void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char 
 
 /* ---- the variant of one launch of one case ------------------------------------ */
 
+void triton_constexpr_literal(const struct triton_constexpr *c, char *out, size_t cap)
+{
+    struct plan_constexpr p = {c->name, c->value, c->kind, c->f, c->s};
+
+    plan_constexpr_literal(&p, out, cap);
+}
+
+/* A pointer to buffer `b` at element `offset`: 16-byte aligned (tt.divisibility=16)? The
+ * runner's buffers start 256-byte aligned, so only the offset's bytes decide. */
+static bool pointer_div16(const struct plan *pl, const struct plan_arg *a)
+{
+    size_t size =
+        a->buf >= 0 && (size_t)a->buf < pl->n_buffers ? dtype_size(pl->buffers[a->buf].dtype) : 1;
+
+    return ((uint64_t)a->offset * size) % 16 == 0;
+}
+
 void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v)
 {
     const struct plan_launch *L = &pl->launches[l];
 
     memset(v, 0, sizeof(*v));
     v->launch = l;
+    v->kernel = L->kernel;
+    v->line = L->line;
     v->n_args = L->n_args;
     for (size_t k = 0; k < L->n_args; k++) {
         const struct plan_arg *a = &L->args[k];
         plan_arg_triton_type(pl, a, v->types[k], sizeof(v->types[k]));
         v->args[k].type = v->types[k];
         if (a->kind == PLAN_ARG_BUF) {
-            v->args[k].div16 = true;
+            v->args[k].div16 = pointer_div16(pl, a);
         } else if (plan_arg_is_integer(a)) {
             v->args[k].div16 = a->i % 16 == 0;
             v->args[k].equal1 = a->i == 1;
         }
     }
     v->n_constexprs = L->n_constexprs;
-    for (size_t k = 0; k < L->n_constexprs; k++)
-        v->constexprs[k] = (struct triton_constexpr){L->constexprs[k].name, L->constexprs[k].value};
+    for (size_t k = 0; k < L->n_constexprs; k++) {
+        const struct plan_constexpr *c = &L->constexprs[k];
+        v->constexprs[k] = (struct triton_constexpr){c->name, c->value, c->kind, c->f, c->s};
+    }
     v->num_warps = L->num_warps;
     v->num_stages = L->num_stages;
     v->maxnreg = L->maxnreg;
 }
 
+static bool constexpr_same(const struct triton_constexpr *a, const struct triton_constexpr *b)
+{
+    struct plan_constexpr x = {a->name, a->value, a->kind, a->f, a->s};
+    struct plan_constexpr y = {b->name, b->value, b->kind, b->f, b->s};
+
+    return strcmp(a->name, b->name) == 0 && plan_constexpr_same(&x, &y);
+}
+
 bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b)
 {
-    if (a->launch != b->launch || a->n_args != b->n_args || a->n_constexprs != b->n_constexprs ||
+    if (strcmp(a->kernel ? a->kernel : "", b->kernel ? b->kernel : "") != 0 ||
+        a->n_args != b->n_args || a->n_constexprs != b->n_constexprs ||
         a->num_warps != b->num_warps || a->num_stages != b->num_stages || a->maxnreg != b->maxnreg)
         return false;
     for (size_t k = 0; k < a->n_args; k++)
@@ -68,10 +99,47 @@ bool triton_variant_same(const struct triton_variant *a, const struct triton_var
             a->args[k].equal1 != b->args[k].equal1)
             return false;
     for (size_t k = 0; k < a->n_constexprs; k++)
-        if (strcmp(a->constexprs[k].name, b->constexprs[k].name) != 0 ||
-            a->constexprs[k].value != b->constexprs[k].value)
+        if (!constexpr_same(&a->constexprs[k], &b->constexprs[k]))
             return false;
     return true;
+}
+
+/* Appends formatted text at *used; false once it does not fit. */
+static bool key_add(char *out, size_t cap, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool key_add(char *out, size_t cap, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*used >= cap)
+        return false;
+    va_start(ap, fmt);
+    n = vsnprintf(out + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *used)
+        return false;
+    *used += (size_t)n;
+    return true;
+}
+
+bool triton_variant_key(const struct triton_variant *v, char *out, size_t cap)
+{
+    size_t used = 0;
+    bool ok = key_add(out, cap, &used, "%s(", v->kernel ? v->kernel : "?");
+
+    for (size_t k = 0; ok && k < v->n_args; k++)
+        ok = key_add(out, cap, &used, "%s%s:%s", k ? "," : "", v->args[k].type,
+                     v->args[k].equal1  ? "1"
+                     : v->args[k].div16 ? "D"
+                                        : "-");
+    ok = ok && key_add(out, cap, &used, ")[");
+    for (size_t k = 0; ok && k < v->n_constexprs; k++) {
+        char lit[96];
+        triton_constexpr_literal(&v->constexprs[k], lit, sizeof(lit));
+        ok = key_add(out, cap, &used, "%s%s=%s", k ? "," : "", v->constexprs[k].name, lit);
+    }
+    return ok && key_add(out, cap, &used, "]{%d,%d,%d}", v->num_warps, v->num_stages, v->maxnreg);
 }
 
 /* ---- the variants of a source over a problem's cases ---------------------------- */
@@ -83,6 +151,28 @@ static int find_variant(const struct triton_config *tc, const struct triton_vari
         if (triton_variant_same(&tc->variants[i], v))
             return (int)i;
     return -1;
+}
+
+int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char **cause)
+{
+    for (size_t l = 0; l < pl->n_launches; l++) {
+        struct triton_variant v;
+        triton_variant_of(pl, l, &v);
+        if (find_variant(tc, &v) >= 0)
+            continue;
+        if (tc->n_variants == BW_TRITON_MAX_VARIANTS)
+            return bw_fail(cause, BW_ERR_LIMIT,
+                           "line %d: kernel %s needs more than %d builds over this problem's "
+                           "cases (BW_TRITON_MAX_VARIANTS): one per distinct set of constexpr "
+                           "values and argument types; keep constexpr values from following "
+                           "every size (say, BLOCK=next_pow2(N) over many sizes of N)",
+                           pl->launches[l].line, pl->launches[l].kernel, BW_TRITON_MAX_VARIANTS);
+        tc->variants[tc->n_variants] = v;
+        for (size_t k = 0; k < v.n_args; k++) /* its types point into its own storage */
+            tc->variants[tc->n_variants].args[k].type = tc->variants[tc->n_variants].types[k];
+        tc->n_variants++;
+    }
+    return BW_OK;
 }
 
 /* Adds the variants configuration tune_values needs over every case of p to tc. */
@@ -105,25 +195,7 @@ static int plan_config(struct triton_config *tc, const struct problem *p,
                 free(why);
             continue;
         }
-        for (size_t l = 0; l < pl->n_launches && rc == BW_OK; l++) {
-            struct triton_variant v;
-            triton_variant_of(pl, l, &v);
-            if (find_variant(tc, &v) >= 0)
-                continue;
-            if (tc->n_variants == BW_TRITON_MAX_VARIANTS) {
-                rc = bw_fail(cause, BW_ERR_LIMIT,
-                             "line %d: kernel %s needs more than %d builds over this problem's "
-                             "cases (BW_TRITON_MAX_VARIANTS): one per distinct set of constexpr "
-                             "values and argument types; keep constexpr values from following "
-                             "every size (say, BLOCK=next_pow2(N) over many sizes of N)",
-                             d->launches[l].line, d->launches[l].kernel, BW_TRITON_MAX_VARIANTS);
-                break;
-            }
-            tc->variants[tc->n_variants] = v;
-            for (size_t k = 0; k < v.n_args; k++) /* its types point into its own storage */
-                tc->variants[tc->n_variants].args[k].type = tc->variants[tc->n_variants].types[k];
-            tc->n_variants++;
-        }
+        rc = triton_config_add_plan(tc, pl, cause);
     }
     if (rc == BW_OK && tc->n_variants == 0) /* nothing to compile: say why */
         rc = bw_fail(cause, BW_ERR_LIMIT, "no case of this problem can be launched: %s",
@@ -132,28 +204,32 @@ static int plan_config(struct triton_config *tc, const struct problem *p,
     return rc;
 }
 
+int triton_variants_init(struct triton_variants *tv, size_t n_configs, char **cause)
+{
+    memset(tv, 0, sizeof(*tv));
+    tv->configs = calloc(n_configs ? n_configs : 1, sizeof(*tv->configs));
+    if (!tv->configs)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    tv->n_configs = n_configs;
+    for (size_t c = 0; c < n_configs; c++)
+        if (!(tv->configs[c].variants =
+                  calloc(BW_TRITON_MAX_VARIANTS, sizeof(struct triton_variant))))
+            return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    return BW_OK;
+}
+
 int triton_variants_plan(struct triton_variants *tv, const struct problem *p,
                          const struct directives *d,
                          const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs,
                          char **cause)
 {
     struct plan *pl = malloc(sizeof(*pl));
-    int rc = BW_OK;
+    int rc = triton_variants_init(tv, n_configs, cause);
 
-    memset(tv, 0, sizeof(*tv));
-    tv->configs = calloc(n_configs ? n_configs : 1, sizeof(*tv->configs));
-    if (!pl || !tv->configs) {
-        free(pl);
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    }
-    tv->n_configs = n_configs;
+    if (!pl)
+        rc = rc ? rc : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t c = 0; c < n_configs && rc == BW_OK; c++) {
         struct triton_config *tc = &tv->configs[c];
-        tc->variants = calloc(BW_TRITON_MAX_VARIANTS, sizeof(*tc->variants));
-        if (!tc->variants) {
-            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-            break;
-        }
         rc = plan_config(tc, p, d, tune_values ? tune_values[c] : NULL, pl, cause);
         tc->first = tv->n_builds;
         tv->n_builds += tc->n_variants;

@@ -38,11 +38,20 @@ struct triton_arg {
     bool equal1;      /* an integer equal to 1: becomes a constant (dropped from the parameters) */
 };
 
-/* A keyword argument: a tl.constexpr parameter's value. */
+/* A keyword argument: a tl.constexpr parameter's value (the fields of plan.h's
+ * struct plan_constexpr: an integer, or from a launcher a bool, None, a float
+ * or a string). */
 struct triton_constexpr {
     const char *name;
-    int64_t value;
+    int64_t value; /* CONSTEXPR_INT; CONSTEXPR_BOOL: 0 or 1 */
+    enum constexpr_kind kind;
+    double f;      /* CONSTEXPR_FLOAT */
+    const char *s; /* CONSTEXPR_STR */
 };
+
+/* The value as Triton's source spells it (plan_constexpr_literal): 128, True,
+ * None, 0.5, 'relu'. Writes into out (cap >= 80). */
+void triton_constexpr_literal(const struct triton_constexpr *c, char *out, size_t cap);
 
 /*
  * The Triton type that `kernel[grid](...)` gives positional argument `a` of
@@ -56,10 +65,12 @@ void plan_arg_triton_type(const struct plan *pl, const struct plan_arg *a, char 
 /* An integer argument Triton specialises on: divisible by 16, equal to 1. */
 bool plan_arg_is_integer(const struct plan_arg *a);
 
-/* One kernel variant: a @launch with the argument types, specialisation and
- * constexpr values of some cases. */
+/* One kernel variant: a kernel with the argument types, specialisation and
+ * constexpr values of some cases' launches. */
 struct triton_variant {
-    size_t launch; /* the @launch it is built for */
+    size_t launch;      /* the launch (of the plan) it was first seen at */
+    const char *kernel; /* borrowed from the plan: the @launch's, or a recorded launch's */
+    int line;           /* that launch's line: errors about the binding go there */
     struct triton_arg args[BW_MAX_LAUNCH_ARGS];
     char types[BW_MAX_LAUNCH_ARGS][16]; /* storage of args[k].type */
     size_t n_args;
@@ -70,13 +81,23 @@ struct triton_variant {
 };
 
 /* The variant launch l of plan pl selects: Triton's JIT specialisation of its
- * arguments. v->args[k].type points into v->types: a copy of v must point
- * its own. */
+ * arguments (a pointer is divisible by 16 when its buffer's base, 256-byte
+ * aligned, plus its offset is). v->args[k].type points into v->types: a copy
+ * of v must point its own. */
 void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v);
 
-/* True when a and b are the same build: launch, types, specialisation,
+/* True when a and b are the same build: kernel, types, specialisation,
  * constexpr values and options. */
 bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b);
+
+/*
+ * The variant as one line of text, which the Triton driver writes the same way
+ * for the builds of a launcher request (judge/triton/launcher.py,
+ * variant_key): KERNEL(TYPE:FLAG,...)[NAME=LITERAL,...]{WARPS,STAGES,MAXNREG},
+ * FLAG "D" divisible by 16, "1" equal to 1, "-" neither; LITERAL as
+ * triton_constexpr_literal. False when it does not fit `cap`.
+ */
+bool triton_variant_key(const struct triton_variant *v, char *out, size_t cap);
 
 /* The variants of one @tune configuration. */
 struct triton_config {
@@ -91,6 +112,15 @@ struct triton_variants {
     size_t n_configs;
     size_t n_builds; /* the variants of every configuration */
 };
+
+/* Adds the variants plan pl's launches select to configuration tc (whose
+ * variants array holds BW_TRITON_MAX_VARIANTS); BW_ERR_LIMIT at the launch's
+ * line when there would be more. */
+int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char **cause);
+
+/* *tv with n_configs empty configurations, each able to hold
+ * BW_TRITON_MAX_VARIANTS variants; BW_ERR_NOMEM. Release *tv whatever the result. */
+int triton_variants_init(struct triton_variants *tv, size_t n_configs, char **cause);
 
 /*
  * Finds, for each of the n_configs @tune configurations (tune_values[c], one

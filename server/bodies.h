@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "wire/worker_proto.h"
 #include "common/language.h"
 #include "common/limits.h"
 #include "common/verdict.h"
@@ -56,71 +57,6 @@ struct body_rejudge {   /* exactly one of the two */
     const char *problem;
 };
 
-/* One language a worker compiles, as it registered it. */
-struct body_language {
-    enum language language;
-    const char *version; /* borrowed; "" when the worker did not say */
-};
-
-/*
- * "languages": [{"name": "cuda", "version": "13.0"}, ...], at most
- * BW_MAX_WORKER_LANGUAGES entries, names unique, at least one entry. Absent:
- * a judged from before languages, which compiles CUDA only (version "").
- * Names this server does not know (a newer worker's) are not an error: they
- * are listed in ignored[] for the log and left out of languages[].
- */
-struct body_register {
-    const char *hostname;
-    const char *version;
-    bool can_execute; /* the worker has a GPU and runs kernels */
-    json_t *gpu;      /* borrowed: the worker's struct gpu_info as JSON (object) */
-    const char *gpu_name;
-    struct body_language languages[LANG_COUNT]; /* the known ones, in the worker's order */
-    size_t n_languages;
-    const char *ignored[BW_MAX_WORKER_LANGUAGES]; /* borrowed: unknown names */
-    size_t n_ignored;
-};
-
-struct body_claim {
-    int64_t wait_s; /* 0..claim_wait; default the server's */
-};
-
-struct body_progress {
-    json_t *events; /* borrowed: an array of objects, each with a string "event" */
-};
-
-struct body_test {
-    const char *name;
-    enum verdict verdict;
-    const char *message;
-    double ms;
-};
-
-struct body_bench {
-    const char *name;
-    int64_t samples, clock_mhz;
-    double median_ms, min_ms, max_ms, gbps, tflops, sol_pct;
-    double pytorch_ms; /* PyTorch's median on the shape (the worker's baseline.h); 0: none */
-};
-
-struct body_result {
-    json_t *result; /* borrowed: the whole judge_result_json() object, stored as is */
-    enum verdict verdict;
-    const char *message;
-    double score;
-    bool executed;
-    const char *gpu_name;                 /* "" when absent */
-    struct body_test tests[BW_MAX_CASES]; /* a problem's test cases */
-    size_t n_tests;
-    struct body_bench benches[BW_MAX_BENCHMARKS]; /* one per benchmark shape */
-    size_t n_benches;
-};
-
-struct body_internal_error {
-    const char *message;
-    bool problem_fault; /* the worker blames the problem (its reference failed) */
-};
-
 struct body_unlock {
     const char *name;    /* borrowed; NULL when the address is given */
     const char *address; /* borrowed; NULL when the name is given */
@@ -139,15 +75,14 @@ json_t *body_parse_enable(const char *data, size_t len, struct body_enable *out,
                           struct api_error *e);
 json_t *body_parse_rejudge(const char *data, size_t len, struct body_rejudge *out,
                            struct api_error *e);
-json_t *body_parse_register(const char *data, size_t len, struct body_register *out,
+json_t *body_parse_register(const char *data, size_t len, struct wp_register *out,
                             struct api_error *e);
-json_t *body_parse_claim(const char *data, size_t len, struct body_claim *out, struct api_error *e);
-json_t *body_parse_progress(const char *data, size_t len, struct body_progress *out,
+json_t *body_parse_claim(const char *data, size_t len, struct wp_claim *out, struct api_error *e);
+json_t *body_parse_progress(const char *data, size_t len, struct wp_progress *out,
                             struct api_error *e);
 /* `out` is large: allocate it, do not put it on a small stack. */
-json_t *body_parse_result(const char *data, size_t len, struct body_result *out,
-                          struct api_error *e);
-json_t *body_parse_internal_error(const char *data, size_t len, struct body_internal_error *out,
+json_t *body_parse_result(const char *data, size_t len, struct wp_result *out, struct api_error *e);
+json_t *body_parse_internal_error(const char *data, size_t len, struct wp_internal_error *out,
                                   struct api_error *e);
 
 /* True if a body is empty or an object without fields (an action that takes

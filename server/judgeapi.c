@@ -165,12 +165,18 @@ static int lease_refused(struct server *s, const struct principal *who, const ch
     return status;
 }
 
+/* How often a worker posts progress, heartbeats included: three times a lease. */
+static int heartbeat_seconds(const struct server *s)
+{
+    return s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1;
+}
+
 int judgeapi_h_register(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
     struct api_error e;
-    struct body_register b;
+    struct wp_register b;
     json_t *j = body_parse_register(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
@@ -220,25 +226,34 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
              b.can_execute ? (b.gpu_name[0] ? b.gpu_name : "gpu") : "compile only",
              langs[0] ? langs : "nothing this server knows");
     json_decref(j);
-    return api_json(res, 200,
-                    json_pack("{s:{s:I, s:s}, s:o, s:o, s:i, s:i, s:i}", "worker", "id",
-                              (json_int_t)who->id, "name", who->name, "reclaimed", held,
-                              "languages", accepted, "lease_seconds", s->cfg->lease_s,
-                              "heartbeat_seconds",
-                              s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1, "claim_wait",
-                              s->cfg->claim_wait_s));
+    const struct wp_welcome welcome = {.worker_id = who->id,
+                                       .worker_name = who->name,
+                                       .reclaimed = held,
+                                       .languages = accepted,
+                                       .lease_s = s->cfg->lease_s,
+                                       .heartbeat_s = heartbeat_seconds(s),
+                                       .claim_wait_s = s->cfg->claim_wait_s};
+    json_t *reply = wp_welcome_encode(&welcome);
+    json_decref(held);
+    json_decref(accepted);
+    return api_json(res, 200, reply);
 }
 
 static json_t *job_json(const struct server *s, const struct job *job)
 {
-    char seed[32];
-    snprintf(seed, sizeof(seed), "%llu", (unsigned long long)job->seed);
-    return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "lease", job->lease,
-                     "submission", (json_int_t)job->submission, "problem", job->problem, "bundle",
-                     job->hash, "mode", job->submit ? "submit" : "run", "language",
-                     language_name(job->language), "source", job->source, "seed", seed, "attempt",
-                     job->attempt, "lease_seconds", s->cfg->lease_s, "heartbeat_seconds",
-                     s->cfg->lease_s / 3 > 0 ? s->cfg->lease_s / 3 : 1);
+    const struct wp_job m = {.lease = job->lease,
+                             .submission = job->submission,
+                             .problem = job->problem,
+                             .bundle = job->hash,
+                             .submit = job->submit,
+                             .language = job->language,
+                             .source = job->source,
+                             .source_len = strlen(job->source),
+                             .seed = (uint64_t)job->seed,
+                             .attempt = job->attempt,
+                             .lease_s = s->cfg->lease_s,
+                             .heartbeat_s = heartbeat_seconds(s)};
+    return wp_job_encode(&m);
 }
 
 int judgeapi_h_claim(struct http_request *req, struct http_response *res)
@@ -249,7 +264,7 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     if (!cs) {
         struct api_error e;
-        struct body_claim b;
+        struct wp_claim b;
         json_t *j = body_parse_claim(req->body.data, req->body.len, &b, &e);
         if (!j)
             return api_error_response(res, &e);
@@ -330,7 +345,7 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
     if (!lease)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     struct api_error e;
-    struct body_progress b;
+    struct wp_progress b;
     json_t *j = body_parse_progress(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);
@@ -378,7 +393,7 @@ int judgeapi_h_result(struct http_request *req, struct http_response *res)
     if (!lease)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     struct api_error e;
-    struct body_result *b = malloc(sizeof(*b));
+    struct wp_result *b = malloc(sizeof(*b));
     if (!b)
         return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
     json_t *j = body_parse_result(req->body.data, req->body.len, b, &e);
@@ -430,7 +445,7 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
     if (!lease)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     struct api_error e;
-    struct body_internal_error b;
+    struct wp_internal_error b;
     json_t *j = body_parse_internal_error(req->body.data, req->body.len, &b, &e);
     if (!j)
         return api_error_response(res, &e);

@@ -52,6 +52,7 @@ declare -A DEADLINE_S=(
     [scale]=600                # two servers, three workers, 1,000 submissions, a SIGKILL (PostgreSQL)
     [tolerance-oracle]=300     # 14, 24 s
     [judged-cli]=300           # 20, 18 s
+    [triton-launcher]=300      # 25 s alone: the tutorials' launchers recorded and compiled (fake triton)
     [tolerance-steps2-4]=300   # 11, 16 s
     [cuda_host_equiv]=180      # 7, 14 s
     [rows-reference]=600       # 18 s alone: two attention references in the CUDA simulator
@@ -65,7 +66,9 @@ declare -A GPU_DEADLINE_S=(
     [two-workers]=240  # 154 s with the scripts before it (issue 10's measurement)
     [oracle]=180
     [triton]=240       # the real Triton: the unit tests and hostile corpus, PTX vs the launcher
+    [triton-launcher]=420 # the real Triton: launchers recorded, n_regs, the tutorials Accepted (unmeasured)
     [rows]=240         # flash-attention's Submit with the full reference too (~35 s), unmeasured
+    [huge]=240         # six Runs of vector-add and relu past 2^31 (CUDA), unmeasured: a hang guard
 )
 GPU_DEFAULT_DEADLINE_S=120
 ASAN_DEADLINE_FACTOR=2

@@ -126,6 +126,8 @@ struct run_arg {
     enum run_arg_kind kind;
     char name[BW_MAX_NAME + 1]; /* for messages ("N"); may be empty */
     int buf;                    /* RUN_ARG_BUF */
+    uint64_t offset;            /* RUN_ARG_BUF: elements into the buffer (a Triton launcher's
+                                   view), at most its count: the runner checks it */
     int64_t i;                  /* RUN_ARG_I64, RUN_ARG_I32, RUN_ARG_INT */
     uint64_t u;                 /* RUN_ARG_U64, RUN_ARG_U32 */
     double f;                   /* RUN_ARG_F32, RUN_ARG_F64 */
@@ -181,6 +183,8 @@ struct run_request {
     const int64_t *indices; /* borrowed; RUN_RETURN_GATHER: run_plan_gather_span() of them (in the
                                fd, not the JSON) */
     size_t n_indices;
+    bool scan; /* after the run, count every out and inout buffer's all-0xFF elements (the reply's
+                  poison): a test checked by sample is scanned whole for unwritten elements */
     /* Parsed by the runner; runner_run() chooses and sends them itself ("into",
      * "lend"), whatever the caller's struct holds. */
     int into;  /* RUN_RETURN_FULL: the lent buffer to write into; -1: a new memfd */
@@ -268,7 +272,10 @@ struct run_reply {
     double ms; /* sum of the launches' event times (informative; bench times) */
     int n_outputs;
     struct run_output outputs[BW_MAX_BUFFERS];
-    double phase_ms[RUN_PHASES]; /* wall milliseconds per phase; 0 from an older runner */
+    double phase_ms[RUN_PHASES];    /* wall milliseconds per phase; 0 from an older runner */
+    int n_poison;                   /* a scan's (run_request.scan): out and inout buffers counted */
+    int poison_buf[BW_MAX_BUFFERS]; /* their buffer indices, ascending */
+    uint64_t poison[BW_MAX_BUFFERS]; /* all-0xFF elements of each */
 };
 
 struct load_reply {

@@ -81,6 +81,8 @@ static json_t *arg_json(const struct run_arg *a)
     }
     if (ok)
         rp_put(o, arg_keys[a->kind], v, &ok);
+    if (a->kind == RUN_ARG_BUF && a->offset)
+        rp_put(o, "offset", rp_u64(a->offset), &ok);
     if (a->name[0])
         rp_put(o, "name", json_string(a->name), &ok);
     return rp_finish(o, ok);
@@ -187,7 +189,7 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
     if ((rc = rp_get_str(j, "name", path, false, a->name, sizeof(a->name), cause)))
         return rc;
     json_object_foreach ((json_t *)j, key, v) {
-        if (strcmp(key, "name") == 0)
+        if (strcmp(key, "name") == 0 || strcmp(key, "offset") == 0)
             continue;
         for (int k = RUN_ARG_BUF; k <= RUN_ARG_INT; k++) {
             if (strcmp(key, arg_keys[k]) != 0)
@@ -199,13 +201,17 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
     if (found != 1)
         return bw_fail(cause, BW_ERR_INVALID,
                        "%s: expected exactly one of buf, i64, i32, u64, u32, f32, f64, int", path);
+    if (a->kind != RUN_ARG_BUF && json_object_get(j, "offset"))
+        return bw_fail(cause, BW_ERR_INVALID, "%s: offset is for a buf argument only", path);
     key = arg_keys[a->kind];
     switch (a->kind) {
     case RUN_ARG_BUF: {
         int64_t b = 0;
         rc = rp_get_i64(j, key, path, true, 0, n_buffers - 1, &b, cause);
         a->buf = (int)b;
-        return rc;
+        /* in elements; the runner checks it against the buffer's count */
+        return rc ? rc
+                  : rp_get_u64(j, "offset", path, false, BW_MAX_TENSOR_BYTES, &a->offset, cause);
     }
     case RUN_ARG_I64:
     case RUN_ARG_INT:
@@ -373,13 +379,15 @@ json_t *run_request_to_json(const struct run_request *r)
     rp_put(o, "type", json_string("run"), &ok);
     put_plan(o, &r->plan, &ok);
     rp_put(o, "return", json_string(r->ret == RUN_RETURN_GATHER ? "gather" : "full"), &ok);
+    if (r->scan)
+        rp_put(o, "scan", json_true(), &ok);
     return rp_finish(o, ok);
 }
 
 int run_request_from_json(const json_t *j, struct run_request *r, char **cause)
 {
     char ret[16] = "full";
-    const json_t *into, *lend;
+    const json_t *into, *lend, *scan;
     int rc;
 
     memset(r, 0, sizeof(*r));
@@ -414,6 +422,10 @@ int run_request_from_json(const json_t *j, struct run_request *r, char **cause)
             return bw_fail(cause, BW_ERR_INVALID, "run.lend: lends a buffer without \"into\"");
         r->lend = json_is_true(lend);
     }
+    scan = json_object_get(j, "scan");
+    if (scan && !json_is_boolean(scan))
+        return bw_fail(cause, BW_ERR_INVALID, "run.scan: expected true or false");
+    r->scan = json_is_true(scan);
     return BW_OK;
 }
 
@@ -513,7 +525,42 @@ json_t *run_reply_to_json(const struct run_reply *r)
                 json_pack("{s:i, s:o, s:o}", "buf", r->outputs[k].buf, "offset",
                           rp_u64(r->outputs[k].offset), "bytes", rp_u64(r->outputs[k].bytes)),
                 &ok);
+    if (r->n_poison > 0) { /* a scan's counts */
+        json_t *pbufs = json_array(), *poison = json_array();
+        rp_put(o, "poison_bufs", pbufs, &ok);
+        rp_put(o, "poison", poison, &ok);
+        for (int k = 0; pbufs && poison && k < r->n_poison; k++) {
+            rp_push(pbufs, json_integer(r->poison_buf[k]), &ok);
+            rp_push(poison, rp_u64(r->poison[k]), &ok);
+        }
+    }
     return rp_finish(o, ok);
+}
+
+/* A run reply's scan (optional: "poison_bufs" and "poison", one count each). */
+static int get_run_poison(const json_t *j, struct run_reply *r, char **cause)
+{
+    json_t *pbufs, *poison;
+    size_t n, np;
+    int rc;
+
+    if ((rc = rp_get_array(j, "poison_bufs", "result", false, BW_MAX_BUFFERS, &pbufs, &n, cause)) ||
+        (rc = rp_get_array(j, "poison", "result", n > 0, BW_MAX_BUFFERS, &poison, &np, cause)))
+        return rc;
+    if (n > 0 && np != n)
+        return bw_fail(cause, BW_ERR_INVALID, "result.poison: expected %zu counts", n);
+    r->n_poison = (int)n;
+    for (size_t k = 0; k < n; k++) {
+        json_t *b = json_array_get(pbufs, k);
+        if (!json_is_integer(b) || json_integer_value(b) < 0 ||
+            json_integer_value(b) >= BW_MAX_BUFFERS)
+            return bw_fail(cause, BW_ERR_INVALID,
+                           "result.poison_bufs[%zu]: expected a buffer index", k);
+        r->poison_buf[k] = (int)json_integer_value(b);
+        if (rp_value_u64(json_array_get(poison, k), &r->poison[k]))
+            return bw_fail(cause, BW_ERR_INVALID, "result.poison[%zu]: expected a count", k);
+    }
+    return BW_OK;
 }
 
 int run_reply_from_json(const json_t *j, struct run_reply *r, char **cause)
@@ -552,7 +599,7 @@ int run_reply_from_json(const json_t *j, struct run_reply *r, char **cause)
             return rc;
         r->outputs[k].buf = (int)b;
     }
-    return BW_OK;
+    return get_run_poison(j, r, cause);
 }
 
 static const char *const stop_names[] = {

@@ -390,7 +390,7 @@ static void usage(void)
 int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
-    struct child c = {.base.sandbox = true};
+    struct child c = {.base.sandbox = true, .base.fail = report_setup_failure};
 
     for (int i = 1; i < argc; i++) {
         int64_t pid;
@@ -404,13 +404,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    {
-        const char *step = NULL;
-        char *cause = NULL;
-        int rc =
-            sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]), &step, &cause);
-        if (rc)
-            report_setup_failure(step, rc, cause);
-    }
+    sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]));
     compile_and_answer(&c);
 }

@@ -63,20 +63,11 @@ static int bench_once(struct runner_exec *x, struct staged_plan *st, const struc
         return BW_OK;
     for (int b = 0; b < p->n_buffers; b++)
         n_allocs += copies_of(st, b);
-    if ((rc = clear_slots(x, n_allocs, n_poison, 0, cause)))
+    if ((rc = staged_queue_poison(x, st, r, n_allocs, NULL, &k, cause)))
         return rc;
-    k = 0;
-    for (int b = 0; b < p->n_buffers; b++) {
-        const struct run_buffer *B = &p->buffers[b];
-        if (B->role != RUN_ROLE_OUT && B->role != RUN_ROLE_INOUT)
-            continue;
-        crc = poison_launch(x, &st->buf[b][B->role == RUN_ROLE_INOUT ? r : 0],
-                            (unsigned int)dtype_size(B->dtype),
-                            x->results + (CUdeviceptr)(n_allocs + k) * 8);
-        if (crc != CUDA_SUCCESS)
-            return xfail(x, crc, cause, "scanning output %s for poison", B->name);
-        k++;
-    }
+    if (k != n_poison)
+        return bw_fail(cause, BW_ERR_INTERNAL, "scanned %d outputs for poison, not %d", k,
+                       n_poison);
     if (bytes_per_sample > 0 &&
         (rc = staged_gather(x, st, r, d->idx, d->gathered + (CUdeviceptr)sample * bytes_per_sample,
                             cause)))

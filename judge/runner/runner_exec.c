@@ -480,6 +480,10 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
         goto free_state;
     if ((rc = staged_check_inputs(x, st, &reply->fail, cause)) || reply->fail.status != RUN_OK)
         goto free_state;
+    if (req->scan &&
+        ((rc = staged_queue_poison(x, st, 0, 0, reply->poison_buf, &reply->n_poison, cause)) ||
+         (rc = read_slots(x, reply->poison, reply->n_poison, cause))))
+        goto free_state;
     ph[RUN_PHASE_CHECKS] = (t0 = now_ms()) - t;
     if (req->ret == RUN_RETURN_GATHER)
         rc = return_gather(x, st, req, reply, out_fd, cause);

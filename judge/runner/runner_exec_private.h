@@ -158,6 +158,15 @@ int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets, stru
 int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool sync_each, double *ms,
                   struct run_failure *fail, char **cause);
 
+/*
+ * Queues a count of the all-0xFF elements of every out and inout buffer (set
+ * r's copy of an inout one), in buffer order, into result slots first,
+ * first + 1, ...: *n of them, their buffers in bufs[0..*n) (when not NULL).
+ * read_slots() waits for them.
+ */
+int staged_queue_poison(struct runner_exec *x, struct staged_plan *st, int r, int first, int *bufs,
+                        int *n, char **cause);
+
 /* Checks that every gather entry's indices (per set: `sets` copies of the
  * span) lie inside its buffer. */
 int check_indices(const struct run_plan *p, const int64_t *idx, size_t n_idx, int sets,

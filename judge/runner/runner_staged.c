@@ -124,6 +124,16 @@ static int staged_resolve(struct runner_exec *x, struct staged_plan *st, struct 
             uint32_t want = st->param_bytes[l][a], have = arg_bytes(A->kind);
             bool fits = have ? have == want : (want == 4 || want == 8);
 
+            /* A view's pointer stays inside its buffer (one past the end at most, an
+             * empty view): the judge checked it, and this trusted code checks again. */
+            if (A->kind == RUN_ARG_BUF && A->offset > p->buffers[A->buf].count) {
+                set_failure(fail, RUN_ERROR, CUDA_SUCCESS, l,
+                            "launch %d: argument %d of %s points %llu elements into %s, which "
+                            "has %llu",
+                            l, a + 1, L->kernel, (unsigned long long)A->offset,
+                            p->buffers[A->buf].name, (unsigned long long)p->buffers[A->buf].count);
+                return BW_OK;
+            }
             if (A->kind == RUN_ARG_INT && want == 4 && (A->i < INT32_MIN || A->i > INT32_MAX)) {
                 set_failure(fail, RUN_ARG_MISMATCH, CUDA_SUCCESS, l,
                             "argument %d of %s: %s%s%" PRId64 " does not fit the 4-byte parameter",
@@ -165,7 +175,9 @@ static void staged_marshal(struct staged_plan *st, int r)
             switch (A->kind) {
             case RUN_ARG_BUF: {
                 int set = copies_of(st, A->buf) > 1 ? r : 0;
-                *slot = st->buf[A->buf][set].data;
+                /* staged_resolve checked the offset is inside the buffer */
+                *slot =
+                    st->buf[A->buf][set].data + A->offset * dtype_size(p->buffers[A->buf].dtype);
                 break;
             }
             case RUN_ARG_I64:
@@ -507,6 +519,34 @@ int staged_launch(struct runner_exec *x, struct staged_plan *st, int r, bool syn
     if ((rc = cu.cuEventElapsedTime(&t, start, end)) != CUDA_SUCCESS)
         return xfail(x, rc, cause, "cuEventElapsedTime");
     *ms = t;
+    return BW_OK;
+}
+
+int staged_queue_poison(struct runner_exec *x, struct staged_plan *st, int r, int first, int *bufs,
+                        int *n, char **cause)
+{
+    const struct run_plan *p = st->plan;
+    int k = 0, rc;
+
+    *n = 0;
+    for (int b = 0; b < p->n_buffers; b++)
+        k += p->buffers[b].role == RUN_ROLE_OUT || p->buffers[b].role == RUN_ROLE_INOUT;
+    if ((rc = clear_slots(x, first, k, 0, cause)))
+        return rc;
+    for (int b = 0; b < p->n_buffers; b++) {
+        const struct run_buffer *B = &p->buffers[b];
+        CUresult crc;
+        if (B->role != RUN_ROLE_OUT && B->role != RUN_ROLE_INOUT)
+            continue;
+        crc = poison_launch(x, &st->buf[b][B->role == RUN_ROLE_INOUT ? r : 0],
+                            (unsigned int)dtype_size(B->dtype),
+                            x->results + (CUdeviceptr)(first + *n) * 8);
+        if (crc != CUDA_SUCCESS)
+            return xfail(x, crc, cause, "scanning output %s for poison", B->name);
+        if (bufs)
+            bufs[*n] = b;
+        (*n)++;
+    }
     return BW_OK;
 }
 

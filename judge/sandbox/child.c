@@ -4,25 +4,26 @@
 #include "child.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sandbox.h"
 #include "sandbox_job.h"
 #include "common/error.h"
 #include "common/banned.h"
 
-int sandbox_child_setup(struct sandbox_child *c, const struct sandbox_step *steps, size_t n,
-                        const char **failed_step, char **cause)
+void sandbox_child_setup(struct sandbox_child *c, const struct sandbox_step *steps, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        char *cause = NULL;
         int rc;
         if (steps[i].isolation && !c->sandbox)
             continue;
-        if ((rc = steps[i].run(c, cause))) {
-            *failed_step = steps[i].name;
-            return rc;
+        if ((rc = steps[i].run(c, &cause))) {
+            c->fail(steps[i].name, rc, cause);
+            _exit(3); /* fail does not return; a half-built sandbox must never go on */
         }
+        free(cause);
     }
-    return BW_OK;
 }
 
 int sandbox_step_die_with_parent(struct sandbox_child *c, char **cause)

@@ -20,6 +20,8 @@
 struct sandbox_child {
     pid_t parent; /* the judge: the child dies with it */
     bool sandbox; /* false (--no-sandbox): the isolation steps are skipped */
+    /* Reports a failed step to the judge and ends the child (the child's own answer format). */
+    void (*fail)(const char *step, int code, const char *cause); /* must not return */
 };
 
 struct sandbox_step {
@@ -30,11 +32,10 @@ struct sandbox_step {
 
 /*
  * Runs steps[0..n) in order, skipping isolation steps without a sandbox.
- * Returns BW_OK, or the first failing step's code with *failed_step its name
- * and *cause (new) why.
+ * Returns once every step passed; the first failing step goes to c->fail,
+ * which ends the child.
  */
-int sandbox_child_setup(struct sandbox_child *c, const struct sandbox_step *steps, size_t n,
-                        const char **failed_step, char **cause);
+void sandbox_child_setup(struct sandbox_child *c, const struct sandbox_step *steps, size_t n);
 
 /* The steps every child takes alike. */
 int sandbox_step_die_with_parent(struct sandbox_child *c, char **cause);

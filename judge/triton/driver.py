@@ -45,6 +45,7 @@ import os
 import re
 import sys
 import time
+import types
 
 ERR_NOTFOUND = -5
 ERR_SANDBOX = -10
@@ -165,10 +166,13 @@ class KernelRequest:
 
 def decode_request(data):
     fields = parse_record(data)
-    rq = {"filename": None, "source": None, "cc": None, "jobs": "1", "kernels": []}
+    rq = {"filename": None, "source": None, "cc": None, "jobs": "1", "kernels": [],
+          "launch_fields": []}
     k = None
     for key, value in fields:
-        if key in ("filename", "cc", "jobs"):
+        if key in LAUNCH_FIELDS:  # a launcher request (launcher.py reads these)
+            rq["launch_fields"].append((key, value))
+        elif key in ("filename", "cc", "jobs"):
             rq[key] = value.decode()
         elif key == "source":
             rq["source"] = value
@@ -190,7 +194,7 @@ def decode_request(data):
             k.args.append((ty, flags))
         elif key == "constexpr":
             name, _, v = value.decode().partition("=")
-            k.constexprs.append((name, int(v)))
+            k.constexprs.append((name, constexpr_literal(v)))
         else:
             raise ValueError("unknown request field %s" % key)
     if rq["filename"] is None or rq["source"] is None or rq["cc"] is None:
@@ -201,7 +205,37 @@ def decode_request(data):
     rq["jobs"] = int(rq["jobs"])
     if len(rq["kernels"]) > 255:  # compile_in_workers' queue holds one byte per index
         raise ValueError("%d kernel variants, over 255" % len(rq["kernels"]))
+    rq["launch"] = any(key == "mode" for key, _ in rq["launch_fields"])
+    if rq["launch"] == bool(rq["kernels"]):
+        raise ValueError("a request names kernels, or is a launcher request (mode launch), not both")
     return rq
+
+
+def constexpr_literal(text):
+    """A constexpr value as the request writes it: an int, True, False, None, 'text' or a
+    float (judge/worker/triton_compile.h, triton_request_encode)."""
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+# The fields of a launcher request (judge/worker/triton_launcher.h), read by launcher.py.
+LAUNCH_FIELDS = ("mode", "record_only", "device", "limit", "tensor", "scalar", "size", "case",
+                 "shape", "value", "scratch_limit")
+LAUNCHER_SOURCE = ""  # launcher.py's text: the arguments after each --launcher, joined
+
+
+def load_launcher():
+    """launcher.py (embedded beside this driver, given as an argument) as a module."""
+    mod = types.ModuleType("blockwise_launcher")
+    mod.__file__ = "<blockwise launcher.py>"
+    exec(compile(LAUNCHER_SOURCE, mod.__file__, "exec", dont_inherit=True), mod.__dict__)
+    return mod
 
 
 # ---- diagnostics ---------------------------------------------------------------------------
@@ -751,19 +785,25 @@ def compile_all(triton, rq, workdir):
             diags.add(k.line, 0, "error", str(e))
             refused.add(k.name)
             put("failed", str(i))
+    compile_bound(compiler, learner, items, rq["jobs"], diags)
+    diags.send()
+    return time.monotonic() - t0
+
+
+def compile_bound(compiler, learner, items, jobs, diags):
+    """Compiles bound variants (index, KernelRequest, fn, specialisation) in at most `jobs`
+    processes; puts each build or "failed". Shared by kernel requests and launcher.py."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except OSError:
         cpus = 1
-    jobs = max(1, min(rq["jobs"], cpus, len(items)))
+    jobs = max(1, min(jobs, cpus, len(items)))
     if jobs == 1:
         given_up = set()
         for item in items:
             compile_one(compiler, learner, item, given_up, diags)
     else:
         compile_in_workers(compiler, learner, items, jobs, diags)
-    diags.send()
-    return time.monotonic() - t0
 
 
 def send_build(i, compiled, spec):
@@ -878,7 +918,16 @@ def serve(sandboxed):
         fail_setup("read request", ERR_PROTOCOL, one_line(e))
     put("accepted")
     os.chdir(workdir)
-    seconds = compile_all(triton, rq, workdir)
+    if rq["launch"]:
+        try:
+            launcher = load_launcher()
+        except BaseException as e:  # the embedded recorder is trusted: a failure is the judge's
+            put("failure", "the launcher recorder failed to load: %s" % one_line(e))
+            end()
+            leave(3)
+        seconds = launcher.serve_launch(globals(), triton, rq, rq["launch_fields"], workdir)
+    else:
+        seconds = compile_all(triton, rq, workdir)
     put("driver_ms", "%.3f" % (seconds * 1000.0))
     end()
     sys.stdout.flush()
@@ -1049,7 +1098,10 @@ def probe(cc):
 
 
 def main(argv):
+    global LAUNCHER_SOURCE
     sandboxed = "--no-sandbox" not in argv
+    # launcher.py comes in pieces, each after --launcher (one argument holds at most 128 KiB)
+    LAUNCHER_SOURCE = "".join(argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--launcher")
     if "--probe" in argv:
         cc = 90
         for a in argv:

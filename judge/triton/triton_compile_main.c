@@ -53,6 +53,13 @@
 /* The driver's text, NUL-terminated (Makefile: triton_driver_blob.o from judge/triton/driver.py).
  */
 extern const char triton_driver_py[];
+/* The launcher recorder's text (Makefile: triton_launcher_blob.o from judge/triton/launcher.py),
+ * which the driver loads for a launcher request: passed in pieces, each after --launcher, as
+ * one argument may hold at most 128 KiB (MAX_ARG_STRLEN). The text is ASCII, so any cut is
+ * whole characters. */
+extern const char triton_launcher_py[];
+#define LAUNCHER_PIECE  65536
+#define LAUNCHER_PIECES 8
 
 /* Every namespace there is: the compiler needs no network, IPC, host name or other processes. */
 #define NAMESPACES                                                                                 \
@@ -408,7 +415,8 @@ static _Noreturn void exec_python(struct child *c)
     char *sandboxed_env[] = {ENV_HOME, ENV_TMPDIR, ENV_CACHE, NULL};
     char *plain_env[] = {ENV_TMPDIR, NULL};
     char *probe_env[3] = {NULL, NULL, NULL};
-    char *argv[12];
+    char *argv[12 + 2 * LAUNCHER_PIECES];
+    static char pieces[LAUNCHER_PIECES][LAUNCHER_PIECE + 1];
     int argc = 0, failed = 0, err;
 
     if (c->probe) {
@@ -431,6 +439,14 @@ static _Noreturn void exec_python(struct child *c)
     argv[argc++] = c->probe ? "--probe" : "--serve";
     if (!c->base.sandbox && !c->probe)
         argv[argc++] = "--no-sandbox";
+    for (size_t at = 0, i = 0; !c->probe && triton_launcher_py[at] && i < LAUNCHER_PIECES; i++) {
+        size_t n = strnlen(triton_launcher_py + at, LAUNCHER_PIECE);
+        memcpy(pieces[i], triton_launcher_py + at, n);
+        pieces[i][n] = '\0';
+        argv[argc++] = "--launcher";
+        argv[argc++] = pieces[i];
+        at += n;
+    }
     argv[argc] = NULL;
     if ((err = sandbox_apply_rlimits(&as, &failed))) {
         char msg[128];
@@ -457,8 +473,10 @@ static void usage(void)
 int main(int argc, char **argv);
 int main(int argc, char **argv)
 {
-    struct child c = {
-        .base.sandbox = true, .cpu_s = BW_TRITON_CPU_S, .mem_bytes = BW_TRITON_MEM_BYTES};
+    struct child c = {.base.sandbox = true,
+                      .base.fail = report_setup_failure,
+                      .cpu_s = BW_TRITON_CPU_S,
+                      .mem_bytes = BW_TRITON_MEM_BYTES};
     bool serve = false;
 
     for (int i = 1; i < argc; i++) {
@@ -494,13 +512,6 @@ int main(int argc, char **argv)
     }
     if (c.probe)
         c.base.sandbox = false; /* trusted code: it must see the host to describe it */
-    {
-        const char *step = NULL;
-        char *cause = NULL;
-        int rc =
-            sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]), &step, &cause);
-        if (rc)
-            report_setup_failure(step, rc, cause);
-    }
+    sandbox_child_setup(&c.base, steps, sizeof(steps) / sizeof(steps[0]));
     exec_python(&c);
 }

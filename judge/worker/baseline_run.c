@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "python.h"
 #include "compare.h"
 #include "dump.h"
 #include "judge_config.h"
@@ -37,42 +38,6 @@
 
 /* The driver, embedded by the Makefile (judge/worker/baseline_driver.py, NUL-terminated). */
 extern const char baseline_driver_py[];
-
-#define PYTHON_ENV "BLOCKWISE_PYTHON"
-
-/* ---- finding Python -------------------------------------------------------------------- */
-
-/* The Python to run: as given, $BLOCKWISE_PYTHON, else python3 on PATH (*new*). */
-static int find_python(const char *python, char **out, char **cause)
-{
-    const char *name = python && *python ? python : getenv(PYTHON_ENV);
-    const char *path = getenv("PATH");
-
-    if (!name || !*name)
-        name = "python3";
-    if (strchr(name, '/')) {
-        if (access(name, X_OK) != 0)
-            return bw_fail(cause, BW_ERR_NOTFOUND, "no Python at %s: %s", name, strerror(errno));
-        *out = strdup(name);
-        return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    }
-    for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-        size_t n = strcspn(p, ":");
-        char *candidate = NULL;
-        if (n > 0 && asprintf(&candidate, "%.*s/%s", (int)n, p, name) >= 0) {
-            if (candidate[0] == '/' && access(candidate, X_OK) == 0) {
-                *out = candidate;
-                return BW_OK;
-            }
-            free(candidate);
-        }
-        p += n;
-        if (*p == ':')
-            p++;
-    }
-    return bw_fail(cause, BW_ERR_NOTFOUND, "no %s on PATH (set %s to the Python that has PyTorch)",
-                   name, PYTHON_ENV);
-}
 
 /* ---- the driver process -------------------------------------------------------------------- */
 
@@ -138,7 +103,7 @@ static int driver_start(struct driver *d, const char *python, const struct judge
     d->jc = jc;
     buf_init(&d->line, BW_BASELINE_LINE_BYTES);
     buf_init(&d->output, BW_BASELINE_OUTPUT_BYTES);
-    if ((rc = find_python(python, &py, cause)))
+    if ((rc = python_find(python, "PyTorch", &py, cause)))
         return rc;
     mfd = memfd_create("baseline_driver.py", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (mfd < 0 || write(mfd, baseline_driver_py, len) != (ssize_t)len ||

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "failure.h"
 #include "reference.h"
 #include "runner_pool.h"
@@ -27,33 +28,10 @@
 #define BENCH_CASE_BASE   4096u
 #define BENCH_CASE_STRIDE 16u
 
-/* Where the checked elements of a shape lie: output k's indices are
- * indices[set * span + offset[k] .. + count[k]). */
-struct bench_checks {
-    int n; /* outputs checked */
-    int tensor[PLAN_MAX_BUFFERS];
-    int sub_buf[PLAN_MAX_BUFFERS], ref_buf[PLAN_MAX_BUFFERS], scale_buf[PLAN_MAX_BUFFERS];
-    uint64_t offset[PLAN_MAX_BUFFERS], count[PLAN_MAX_BUFFERS];
-    uint64_t span;      /* indices per input set */
-    int64_t *indices;   /* owned: [BW_BENCH_SETS][span] */
-    double *ref_values; /* owned: the reference at each index (float outputs) */
-    double *ref_scales; /* owned: the reference's scale S at each index (acc outputs) */
-    int64_t *ref_ints;  /* owned: the reference at each index (integer outputs) */
-};
-
-static void checks_release(struct bench_checks *k)
-{
-    free(k->indices);
-    free(k->ref_values);
-    free(k->ref_scales);
-    free(k->ref_ints);
-    memset(k, 0, sizeof(*k));
-}
-
 /* Phases 2 and 3 of each shape, once per judging (bench.h). */
 struct bench_cache {
     bool have[BW_MAX_BENCHMARKS];
-    struct bench_checks k[BW_MAX_BENCHMARKS];
+    struct checks k[BW_MAX_BENCHMARKS];
 };
 
 /* The thread computing phases 2 and 3 ahead (bench_ahead_start). */
@@ -77,285 +55,10 @@ void bench_release(struct session *s)
     s->bench_cache = NULL;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Chooses the elements checked after every timed run of an output of `count`
- * elements: all of them when few, else the first, the last and random others. */
-static void pick_indices(struct session *s, int64_t count, int64_t *out, uint64_t n)
-{
-    if ((uint64_t)count <= n) {
-        for (uint64_t j = 0; j < n; j++)
-            out[j] = (int64_t)j;
-        return;
-    }
-    out[0] = 0;
-    out[1] = count - 1;
-    for (uint64_t j = 2; j < n; j++)
-        out[j] = (int64_t)(session_pick(s) % (uint64_t)count);
-}
-
-/* Phase 2: the outputs to check (the problem's output tensors, as the
- * reference's plan holds them), where their indices lie, and the indices.
- * The submission's buffers are found by tensor later (checks_bind), so the
- * checks can be chosen before the submission has compiled. */
-static int checks_choose(struct session *s, const struct plan *ref_pl, struct bench_checks *k,
-                         char **cause)
-{
-    memset(k, 0, sizeof(*k));
-    for (size_t b = 0; b < ref_pl->n_buffers; b++) {
-        const struct plan_buffer *pb = &ref_pl->buffers[b];
-        if (pb->tensor < 0 || pb->is_scale || (pb->role != PLAN_OUT && pb->role != PLAN_INOUT))
-            continue;
-        k->tensor[k->n] = pb->tensor;
-        k->sub_buf[k->n] = -1;
-        k->ref_buf[k->n] = (int)b;
-        k->scale_buf[k->n] = reference_buffer(ref_pl, pb->tensor, true);
-        k->count[k->n] =
-            (uint64_t)pb->count < BW_CHECK_SAMPLES ? (uint64_t)pb->count : BW_CHECK_SAMPLES;
-        k->offset[k->n] = k->span;
-        k->span += k->count[k->n];
-        k->n++;
-    }
-    k->indices = calloc(BW_BENCH_SETS * k->span, sizeof(*k->indices));
-    k->ref_values = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_values));
-    k->ref_scales = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_scales));
-    k->ref_ints = calloc(BW_BENCH_SETS * k->span, sizeof(*k->ref_ints));
-    if (!k->indices || !k->ref_values || !k->ref_scales || !k->ref_ints)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark checks");
-    for (uint32_t r = 0; r < BW_BENCH_SETS; r++)
-        for (int o = 0; o < k->n; o++)
-            pick_indices(s, ref_pl->buffers[k->ref_buf[o]].count,
-                         k->indices + r * k->span + k->offset[o], k->count[o]);
-    return BW_OK;
-}
-
-/* Finds each checked output's buffer in the submission's plan (k->sub_buf):
- * the same tensors, of the same sizes, and no other output. Both plans come
- * from the problem's tensors, so a mismatch is the judge's fault. */
-static int checks_bind(struct bench_checks *k, const struct plan *sub_pl, const struct plan *ref_pl,
-                       const char *case_name, char **cause)
-{
-    int outputs = 0;
-    bool bound;
-
-    for (int o = 0; o < k->n; o++)
-        k->sub_buf[o] = -1;
-    for (size_t b = 0; b < sub_pl->n_buffers; b++) {
-        const struct plan_buffer *pb = &sub_pl->buffers[b];
-        if (pb->tensor < 0 || pb->role == PLAN_IN || pb->role == PLAN_SCRATCH)
-            continue;
-        outputs++;
-        for (int o = 0; o < k->n; o++)
-            if (k->tensor[o] == pb->tensor && ref_pl->buffers[k->ref_buf[o]].count == pb->count)
-                k->sub_buf[o] = (int)b;
-    }
-    bound = outputs == k->n;
-    for (int o = 0; o < k->n; o++)
-        bound &= k->sub_buf[o] >= 0;
-    if (bound)
-        return BW_OK;
-    return bw_fail(cause, BW_ERR_INTERNAL,
-                   "benchmark %s: the submission's outputs are not the reference's", case_name);
-}
-
-/* Copies input set r's gathered reference values (and scales) out of a reply. */
-static int checks_take_reference(struct session *s, struct bench_checks *k, uint32_t r,
-                                 const struct run_result *res, char **cause)
-{
-    size_t pos = 0;
-
-    for (int o = 0; o < k->n; o++) {
-        size_t bytes = k->count[o] * 8;
-        uint64_t at = r * k->span + k->offset[o];
-        if (pos + bytes > res->data_len)
-            return bw_fail(cause, BW_ERR_PROTOCOL,
-                           "reference runner returned too few gathered values");
-        if (dtype_is_float(s->p->tensors[k->tensor[o]].dtype))
-            memcpy(k->ref_values + at, res->data + pos, bytes);
-        else
-            memcpy(k->ref_ints + at, res->data + pos, bytes);
-        pos += bytes;
-        if (k->scale_buf[o] >= 0) {
-            if (pos + bytes > res->data_len)
-                return bw_fail(cause, BW_ERR_PROTOCOL,
-                               "reference runner returned too few gathered scales");
-            memcpy(k->ref_scales + at, res->data + pos, bytes);
-            pos += bytes;
-        }
-    }
-    return BW_OK;
-}
-
-/* The rows of @rows that hold the checked elements of input set r: row i of
- * an output of E elements is its elements i*E/R .. (i+1)*E/R - 1. Sorted,
- * each once, into *rows (new); *n of them. */
-static int checks_rows(const struct bench_checks *k, const struct plan *ref_pl, uint32_t r,
-                       int64_t row_count, const char *case_name, int64_t **rows, size_t *n,
-                       char **cause)
-{
-    int64_t *out = malloc(k->span * sizeof(*out));
-    size_t m = 0;
-
-    *rows = NULL;
-    *n = 0;
-    if (!out)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark rows");
-    for (int o = 0; o < k->n; o++) {
-        const struct plan_buffer *pb = &ref_pl->buffers[k->ref_buf[o]];
-        const int64_t *idx = k->indices + r * k->span + k->offset[o];
-        if (pb->count % row_count != 0) {
-            free(out);
-            return bw_fail(cause, BW_ERR_INTERNAL,
-                           "reference.cu @rows: output %s of %lld elements does not split into "
-                           "rows=%lld rows on benchmark %s",
-                           pb->name, (long long)pb->count, (long long)row_count, case_name);
-        }
-        for (uint64_t j = 0; j < k->count[o]; j++)
-            out[m++] = idx[j] / (pb->count / row_count);
-    }
-    qsort(out, m, sizeof(*out), cmp_i64);
-    size_t u = 0;
-    for (size_t j = 0; j < m; j++)
-        if (u == 0 || out[u - 1] != out[j])
-            out[u++] = out[j];
-    *rows = out;
-    *n = u;
-    return BW_OK;
-}
-
-/* The reference's gathered values of input set r into *res: from the full
- * reference, or (rows != NULL) from the @rows kernel on those rows only. */
-static int reference_gather(struct session *s, struct runner *runner, const struct problem_case *c,
-                            const struct plan *pl, uint32_t ci, const struct bench_checks *k,
-                            uint32_t r, const int64_t *rows, size_t n_rows, struct run_result *res,
-                            char **cause)
-{
-    struct run_request rq = {.ret = RUN_RETURN_GATHER};
-    int64_t *indices = NULL;
-    int rc;
-
-    run_plan_from_plan(pl, s->seed, ci, &rq.plan);
-    for (int o = 0; o < k->n; o++) {
-        rq.plan.gather[rq.plan.n_gather++] =
-            (struct run_gather){k->ref_buf[o], k->offset[o], k->count[o]};
-        if (k->scale_buf[o] >= 0)
-            rq.plan.gather[rq.plan.n_gather++] =
-                (struct run_gather){k->scale_buf[o], k->offset[o], k->count[o]};
-    }
-    rq.indices = k->indices + r * k->span;
-    rq.n_indices = k->span;
-    if (rows) { /* the rows travel after the gather indices (the runner's data buffer) */
-        indices = malloc((k->span + n_rows) * sizeof(*indices));
-        if (!indices)
-            return bw_fail(cause, BW_ERR_NOMEM, "out of memory for benchmark rows");
-        memcpy(indices, rq.indices, k->span * sizeof(*indices));
-        memcpy(indices + k->span, rows, n_rows * sizeof(*indices));
-        rq.indices = indices;
-        rq.n_indices = k->span + n_rows;
-    }
-    rc = runner_run(runner, &rq, res,
-                    s->p->run_ms * BW_REFERENCE_TIME_FACTOR + BW_REFERENCE_BENCH_SLACK_MS, cause);
-    free(indices);
-    if (rc)
-        return bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu%s on benchmark %s",
-                       rows ? " (@rows)" : "", c->name);
-    if (res->reply.fail.status != RUN_OK)
-        return bw_fail(cause, BW_ERR_INTERNAL, "reference.cu%s failed on benchmark %s: %s %s",
-                       rows ? " (@rows)" : "", c->name, res->reply.fail.error,
-                       res->reply.fail.message);
-    return BW_OK;
-}
-
-/* BLOCKWISE_CHECK_ROWS=1 (problem authors, tests/gpu): the @rows kernel's
- * values must be the full reference's within 1e-12 relative, else Judge Error. */
-static int rows_agree(const struct run_result *rows, const struct run_result *full,
-                      const char *case_name, char **cause)
-{
-    size_t n = full->data_len / 8;
-
-    if (rows->data_len < full->data_len)
-        return bw_fail(cause, BW_ERR_INTERNAL, "@rows returned fewer gathered values");
-    for (size_t j = 0; j < n; j++) {
-        double a, b;
-        memcpy(&a, rows->data + 8 * j, 8);
-        memcpy(&b, full->data + 8 * j, 8);
-        if (a == b || (a != a && b != b))
-            continue;
-        if (!(fabs(a - b) <= 1e-12 * fmax(1.0, fabs(b))))
-            return bw_fail(cause, BW_ERR_INTERNAL,
-                           "reference.cu @rows disagrees with the full reference on benchmark %s: "
-                           "gathered value %zu is %.17g, the full reference's %.17g",
-                           case_name, j, a, b);
-    }
-    return BW_OK;
-}
-
-/* Phase 3: the reference's values at the checked elements, per input set,
- * in `runner` (a reference runner holding reference.cu): with @rows, only the
- * rows that hold them are computed (the full fp64 reference of an attention
- * shape takes seconds). Each set is computed holding the GPU gate shared, like
- * the tests: it needs the GPU, not the GPU alone. Ahead of the timing (`stop`
- * non-NULL), the work stops between sets once *stop is set (BW_ERR_CANCELLED). */
-static int checks_reference(struct session *s, struct runner *runner, const atomic_bool *stop,
-                            const struct problem_case *c, const struct plan *ref_pl, uint32_t base,
-                            struct bench_checks *k, char **cause)
-{
-    const char *check = getenv("BLOCKWISE_CHECK_ROWS");
-    bool verify = check && strcmp(check, "1") == 0;
-
-    for (uint32_t r = 0; r < BW_BENCH_SETS; r++) {
-        struct run_result res = {0}, full = {0};
-        int64_t *rows = NULL, row_count = 0;
-        size_t n_rows = 0;
-        struct plan rows_pl;
-        int rc = BW_OK;
-
-        if (stop && atomic_load(stop))
-            return bw_fail(cause, BW_ERR_CANCELLED, "the timing is not needed");
-        session_gate_enter(s, false);
-        if (s->ref.dirs.rows) {
-            rc = plan_rows_count(s->p, &s->ref.dirs, c, &row_count, cause);
-            if (!rc)
-                rc = checks_rows(k, ref_pl, r, row_count, c->name, &rows, &n_rows, cause);
-            if (!rc)
-                rc = plan_build_rows(s->p, &s->ref.dirs, c, (int64_t)n_rows, &rows_pl, &row_count,
-                                     cause);
-            if (rc)
-                rc = bw_wrap(cause, BW_ERR_INTERNAL, "reference.cu @rows");
-            if (!rc) {
-                rc = reference_gather(s, runner, c, &rows_pl, base + r, k, r, rows, n_rows, &res,
-                                      cause);
-                log_debug("%s: benchmark %s set %u: @rows: %zu of %lld rows", s->job, c->name, r,
-                          n_rows, (long long)row_count);
-            }
-            if (!rc && verify) {
-                rc = reference_gather(s, runner, c, ref_pl, base + r, k, r, NULL, 0, &full, cause);
-                if (!rc)
-                    rc = rows_agree(&res, &full, c->name, cause);
-                run_result_release(&full);
-            }
-            free(rows);
-        } else {
-            rc = reference_gather(s, runner, c, ref_pl, base + r, k, r, NULL, 0, &res, cause);
-        }
-        session_gate_leave(s, false);
-        if (!rc)
-            rc = checks_take_reference(s, k, r, &res, cause);
-        run_result_release(&res);
-        if (rc)
-            return rc;
-    }
-    return BW_OK;
-}
-
 /* Phase 4: the timed samples, gathering the checked elements of each. */
 static int time_plan(struct session *s, const struct program *pg, size_t config,
                      const struct problem_case *c, const struct plan *sub_pl, uint32_t base,
-                     const struct bench_checks *k, struct bench_result *bres, enum verdict *verdict,
+                     const struct checks *k, struct bench_result *bres, enum verdict *verdict,
                      char **why_out, char **cause)
 {
     struct bench_request brq = {0};
@@ -413,33 +116,13 @@ static int time_plan(struct session *s, const struct program *pg, size_t config,
 
 /* Phase 5, one output of one sample: its checked elements against the reference. */
 static int verify_output(struct session *s, const struct problem_case *c, const struct plan *sub_pl,
-                         const struct bench_checks *k, int o, uint32_t smp,
-                         const unsigned char *got, enum verdict *verdict, char **why_out,
-                         char **cause)
+                         const struct checks *k, int o, uint32_t smp, const unsigned char *got,
+                         enum verdict *verdict, char **why_out, char **cause)
 {
     const struct plan_buffer *pb = &sub_pl->buffers[k->sub_buf[o]];
-    size_t esize = dtype_size(pb->dtype);
-    uint32_t set = smp % BW_BENCH_SETS;
-    struct compare_sample *samples = calloc(k->count[o], sizeof(*samples));
-    struct compare_spec spec;
     struct compare_report rep;
-    int64_t dims[BW_MAX_DIMS];
-    int rc;
+    int rc = checks_compare(s, c, k, o, smp % BW_BENCH_SETS, pb->count, got, &rep, cause);
 
-    if (!samples)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    for (uint64_t j = 0; j < k->count[o]; j++) {
-        uint64_t at = set * k->span + k->offset[o] + j;
-        samples[j].index = k->indices[at];
-        memcpy(samples[j].got, got + j * esize, esize);
-        samples[j].ref = k->ref_values[at];
-        samples[j].ref_i = k->ref_ints[at];
-        samples[j].scale = k->ref_scales[at];
-    }
-    rc = tests_compare_spec(s->p, (size_t)k->tensor[o], c, dims, &spec, cause);
-    if (rc == BW_OK)
-        rc = compare_samples(&spec, samples, k->count[o], pb->count, &rep, cause);
-    free(samples);
     if (rc == BW_OK && !compare_passed(&rep)) {
         *verdict = VERDICT_WRONG_ANSWER;
         session_set_line(why_out,
@@ -451,7 +134,7 @@ static int verify_output(struct session *s, const struct problem_case *c, const 
 
 /* Phase 5: every timed output free of poison, and its checked elements right. */
 static int verify_samples(struct session *s, const struct problem_case *c,
-                          const struct plan *sub_pl, const struct bench_checks *k,
+                          const struct plan *sub_pl, const struct checks *k,
                           const struct bench_result *bres, enum verdict *verdict, char **why_out,
                           char **cause)
 {
@@ -546,7 +229,7 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     const struct problem_case *c = &s->p->benchmarks[b];
     uint32_t base = BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
     struct plan sub_pl, ref_pl;
-    struct bench_checks *k;
+    struct checks *k;
     struct bench_result bres = {0};
     char *why = NULL;
     bool known;
@@ -561,7 +244,7 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     k = &s->bench_cache->k[b];
     *why_out = NULL;
     /* 1. Plans: an impossible launch for this shape is the learner's. */
-    if (plan_build(s->p, &pg->dirs, pg->tune_values[config], c, PLAN_SUBMISSION, &sub_pl, &why)) {
+    if (program_plan(pg, config, c, &sub_pl, &why)) {
         *verdict = VERDICT_RUNTIME_ERROR;
         session_set_line(why_out, "benchmark %s: %s", c->name, why ? why : "invalid launch");
         free(why);
@@ -580,7 +263,8 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     rc = BW_OK;
     if (!known) {
         checks_release(k);
-        rc = checks_choose(s, &ref_pl, k, cause);
+        rc = checks_choose(s->p, &ref_pl, BW_BENCH_SETS, CHECKS_PICK_TIMED, &s->pick_state, k,
+                           cause);
         if (rc == BW_OK)
             rc = checks_reference(s, s->ref_runner, NULL, c, &ref_pl, base, k, cause);
     }
@@ -672,13 +356,14 @@ static void *ahead_thread(void *arg)
         rc = bw_fail(&a->why, BW_ERR_INTERNAL, "loading reference.cu: %s", fail.message);
     for (size_t b = 0; rc == BW_OK && b < s->p->n_benchmarks && b < BW_MAX_BENCHMARKS; b++) {
         const struct problem_case *c = &s->p->benchmarks[b];
-        struct bench_checks *k = &s->bench_cache->k[b];
+        struct checks *k = &s->bench_cache->k[b];
         struct plan ref_pl;
 
         rc = plan_build(s->p, &s->ref.dirs, s->ref.tune_values[0], c, PLAN_REFERENCE, &ref_pl,
                         &a->why);
         if (rc == BW_OK)
-            rc = checks_choose(s, &ref_pl, k, &a->why);
+            rc = checks_choose(s->p, &ref_pl, BW_BENCH_SETS, CHECKS_PICK_TIMED, &s->pick_state, k,
+                               &a->why);
         if (rc == BW_OK)
             rc = checks_reference(s, runner, &a->stop, c, &ref_pl,
                                   BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE, k, &a->why);

@@ -8,7 +8,8 @@
  *   1. plans: the submission's and the reference's for the shape;
  *   2. checks: which elements of each output are checked after every timed
  *      run (BW_CHECK_SAMPLES per output: the first, the last and secret
- *      random others, per input set);
+ *      random others, per input set; checks.h, which the tests' sampled
+ *      cases share);
  *   3. reference: the fp64 reference's values at exactly those elements,
  *      per input set, from the reference runner (RUN_RETURN_GATHER);
  *   4. timing: the runner's adaptive sampling (rotated input sets, outputs

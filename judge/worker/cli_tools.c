@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "dump.h"
+#include "program.h"
 #include "report.h"
 #include "common/error.h"
 #include "common/limits.h"
@@ -86,9 +87,10 @@ static void print_diags(const char *file, const struct diag_list *d)
                 d->items[i].msg);
 }
 
-/* The cases of one configuration as plan_json objects, with what each is. */
-static json_t *plan_cases(const struct problem *p, const struct directives *d, const int64_t *tv)
+/* The cases of configuration `config` of pg as plan_json objects, with what each is. */
+static json_t *plan_cases(const struct program *pg, size_t config)
 {
+    const struct problem *p = pg->p;
     json_t *cases = json_array();
     struct plan *pl = calloc(1, sizeof(*pl));
 
@@ -102,8 +104,8 @@ static json_t *plan_cases(const struct problem *p, const struct directives *d, c
             json_object_set_new(sizes, p->size_names[k], json_integer(c->sizes[k]));
         for (size_t k = 0; k < p->n_scalars; k++)
             json_object_set_new(scalars, p->scalars[k].name, json_real(c->scalars[k]));
-        if (plan_build(p, d, tv, c, PLAN_SUBMISSION, pl, &why) == BW_OK)
-            o = plan_json(pl, d->lang);
+        if (program_plan(pg, config, c, pl, &why) == BW_OK)
+            o = plan_json(pl, pg->lang);
         else
             o = json_pack("{s:s}", "error", why ? why : "the plan cannot be built");
         free(why);
@@ -118,11 +120,40 @@ static json_t *plan_cases(const struct problem *p, const struct directives *d, c
     return cases;
 }
 
-/* `judged plan PROBLEM_DIR FILE`: what the judge would run, as JSON. */
+/* Records a launcher (a Triton source with solve(...)) without building it: its plans. The
+ * exit status when it cannot: EXIT_NO_LANGUAGE without Triton here, EXIT_REJECTED when the
+ * launcher does not record (its diags printed), EXIT_JUDGE otherwise. */
+static int record_launcher(struct program *pg, const char *file, const char *source, size_t len,
+                           struct cli *cli)
+{
+    struct program_target t = {
+        .gpu = &cli->cfg.gpu, .record_only = true, .no_sandbox = cli->cfg.no_sandbox};
+    char *cause = NULL;
+    int rc;
+
+    if (sscanf(cli->cfg.gpu.cc, "%d.%d", &t.cc_major, &t.cc_minor) != 2)
+        t.cc_major = t.cc_minor = 0;
+    rc = program_compile(pg, &t, source, len, "submission.py", &cause);
+    if (rc) {
+        fprintf(stderr, "judged: %s\n", cause ? cause : bw_strerror(rc));
+        free(cause);
+        return rc == BW_ERR_NOTFOUND ? EXIT_NO_LANGUAGE : EXIT_JUDGE;
+    }
+    if (!pg->builds[0].ok) {
+        print_diags(file, &pg->triton.result.diags);
+        if (pg->triton.result.failure)
+            fprintf(stderr, "%s: %s\n", file, pg->triton.result.failure);
+        return EXIT_REJECTED;
+    }
+    return EXIT_ACCEPTED;
+}
+
+/* `judged plan PROBLEM_DIR FILE`: what the judge would run, as JSON. A Triton launcher is
+ * recorded in the Triton compile sandbox first (judged plan needs Triton then). */
 int cmd_plan(int argc, char **argv, struct cli *cli)
 {
     struct problem *p = NULL;
-    struct directives d = {0};
+    struct program pg = {0};
     struct diag_list diags = {0};
     char *cause = NULL, *source = NULL;
     size_t len = 0;
@@ -142,37 +173,33 @@ int cmd_plan(int argc, char **argv, struct cli *cli)
         fprintf(stderr, "judged: %s\n", cause ? cause : "cannot load the problem");
         goto out;
     }
-    if (directives_parse_as(lang, source, len, &d, &diags) ||
-        plan_check(p, &d, PLAN_SUBMISSION, &diags)) {
+    if (program_parse(&pg, p, lang, source, len, PLAN_SUBMISSION, &diags)) {
         print_diags(argv[first + 1], &diags);
         status = EXIT_REJECTED;
         goto out;
     }
+    if (pg.launcher && (status = record_launcher(&pg, argv[first + 1], source, len, cli)))
+        goto out;
     configs = json_array();
-    for (size_t k = 0; k < directives_tune_count(&d); k++) {
-        int64_t tv[BW_MAX_TUNE_PARAMS] = {0};
-        char name[256] = "";
-        size_t used = 0;
+    for (size_t k = 0; k < pg.n_configs; k++) {
+        char name[BW_LAUNCHER_CONFIG_NAME + 64];
 
-        directives_tune_combo(&d, k, tv);
-        for (size_t t = 0; t < d.n_tunes; t++) {
-            int w = snprintf(name + used, sizeof(name) - used, "%s%s=%lld", t ? ", " : "",
-                             d.tunes[t].name, (long long)tv[t]);
-            if (w > 0 && (size_t)w < sizeof(name) - used)
-                used += (size_t)w;
-        }
-        json_array_append_new(configs,
-                              json_pack("{s:I, s:s, s:o}", "index", (json_int_t)k, "name", name,
-                                        "cases", plan_cases(p, &d, d.n_tunes ? tv : NULL)));
+        program_describe_config(&pg, k, name, sizeof(name));
+        json_array_append_new(configs, json_pack("{s:I, s:s, s:o}", "index", (json_int_t)k, "name",
+                                                 name, "cases", plan_cases(&pg, k)));
     }
     all = json_pack("{s:s, s:s, s:o}", "problem", p->id, "language", language_name(lang), "configs",
                     configs);
+    if (pg.launcher)
+        json_object_set_new(
+            all, "launcher",
+            json_pack("{s:i, s:f}", "solve_line", pg.solve_line, "record_ms", pg.rec.record_ms));
     json_dumpf(all, stdout, JSON_INDENT(1));
     fputc('\n', stdout);
     json_decref(all);
     status = EXIT_ACCEPTED;
 out:
-    directives_release(&d);
+    program_release(&pg);
     diag_list_release(&diags);
     free(source);
     free(cause);

@@ -104,11 +104,21 @@ enum verdict failure_verdict(const struct plan *pl, const struct run_failure *f,
     return VERDICT_JUDGE_ERROR;
 }
 
-enum verdict failure_timeout(int limit_ms, char **message, json_t **detail)
+#define TIMEOUT_HINT                                                                               \
+    "a loop that never ends (check its bounds and exit condition) or far too much work"
+
+enum verdict failure_timeout(int limit_ms, int deadline_ms, char **message, json_t **detail)
 {
     *message = line("the plan did not finish within %d ms", limit_ms);
-    *detail = json_pack("{s:s, s:i, s:s}", "kind", "timeout", "limit_ms", limit_ms, "hint",
-                        "a loop that never ends (check its bounds and exit condition) or far too "
-                        "much work");
+    *detail = json_pack("{s:s, s:i, s:i, s:s}", "kind", "timeout", "limit_ms", limit_ms,
+                        "deadline_ms", deadline_ms, "hint", TIMEOUT_HINT);
+    return VERDICT_TIME_LIMIT;
+}
+
+enum verdict failure_overrun(int limit_ms, double plan_ms, char **message, json_t **detail)
+{
+    *message = line("the plan took %.0f ms, over its limit of %d ms", plan_ms, limit_ms);
+    *detail = json_pack("{s:s, s:i, s:f, s:s}", "kind", "timeout", "limit_ms", limit_ms, "plan_ms",
+                        plan_ms, "hint", TIMEOUT_HINT);
     return VERDICT_TIME_LIMIT;
 }

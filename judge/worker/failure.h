@@ -13,7 +13,7 @@
  *   {"kind": "guard", "buffer", "where": "before"|"after", "offset", "hint"}
  *   {"kind": "input_modified", "buffer", "hint"}
  *   {"kind": "arg_mismatch", "message"}
- *   {"kind": "timeout", "limit_ms", "hint"}
+ *   {"kind": "timeout", "limit_ms", "deadline_ms" | "plan_ms", "hint"}
  */
 #ifndef BW_FAILURE_H
 #define BW_FAILURE_H
@@ -33,9 +33,15 @@
 enum verdict failure_verdict(const struct plan *pl, const struct run_failure *f, char **message,
                              json_t **detail);
 
-/* A plan that did not finish within limit_ms: VERDICT_TIME_LIMIT, with the
- * same conventions as failure_verdict. */
-enum verdict failure_timeout(int limit_ms, char **message, json_t **detail);
+/* A plan that did not finish within limit_ms: its runner was killed at
+ * deadline_ms, limit_ms plus the harness's allowance for the case
+ * (tests_run_deadline_ms). VERDICT_TIME_LIMIT, with the same conventions as
+ * failure_verdict. */
+enum verdict failure_timeout(int limit_ms, int deadline_ms, char **message, json_t **detail);
+
+/* A plan that finished, but took plan_ms (the runner's launch phase) of its
+ * limit_ms: VERDICT_TIME_LIMIT, with the same conventions. */
+enum verdict failure_overrun(int limit_ms, double plan_ms, char **message, json_t **detail);
 
 /* What a CUDA error most likely means, for learners (a static string), or
  * NULL for an error with no hint. */

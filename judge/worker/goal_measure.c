@@ -91,8 +91,7 @@ static int goal_sass_triton(struct session *s, const struct goal_spec *g, struct
 
     for (size_t b = 0; b < s->res->n_benches && n < BW_MAX_BENCHMARKS; b++) {
         size_t cfg = s->best_cfg[b];
-        if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[cfg], &s->p->benchmarks[b],
-                       PLAN_SUBMISSION, &pl, NULL))
+        if (program_plan(&s->sub, cfg, &s->p->benchmarks[b], &pl, NULL))
             continue;
         for (size_t l = 0; l < pl.n_launches && n < BW_MAX_BENCHMARKS; l++) {
             int k = triton_program_build_of(tp, cfg, &pl, l);
@@ -397,6 +396,16 @@ static int goal_rebuild(struct session *s, const struct goal_spec *g, struct goa
             len += (size_t)w;
     }
     undeclared = rebuild_undeclared(s, g);
+    if (undeclared && s->sub.launcher) {
+        /* A launcher computes its grids and constexprs in Python: no macro to override. */
+        goal_outcome_set(o, GOAL_STATUS_FAILED,
+                         "this goal rebuilds the kernel with %s, set by @const or @tune, which a "
+                         "solve(...) launcher does not have: write the launch as # @launch "
+                         "directives with # @const %s=... for this goal",
+                         rb->defs, undeclared);
+        free(rb);
+        return BW_OK;
+    }
     if (undeclared) {
         goal_outcome_set(o, GOAL_STATUS_FAILED,
                          "declare %s with @const or @tune: this goal rebuilds the kernel with "

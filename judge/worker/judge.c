@@ -375,8 +375,9 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     struct judge_result *out = s->res;
     struct build_job *b = &pl->build;
     pthread_t sub_thread, ref_thread;
-    /* A Triton submission's tests may start on its first builds (compiled_enough). */
-    bool stream = s->lang == LANG_TRITON && s->cfg->have_gpu &&
+    /* A Triton submission's tests may start on its first builds (compiled_enough); a
+     * launcher's plans are known only once it is recorded, with its builds: not streamed. */
+    bool stream = s->lang == LANG_TRITON && s->cfg->have_gpu && !s->sub.launcher &&
                   triton_program_stream(&s->sub.triton) == BW_OK;
     bool sub_bg, ref_bg;
     char *sub_why = NULL;

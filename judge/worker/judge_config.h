@@ -8,6 +8,7 @@
 #define BW_JUDGE_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "gpu_info.h"
 #include "common/language.h"
@@ -42,6 +43,9 @@ struct judge_config {
     char *no_gpu_reason; /* owned: why there is no GPU, when !have_gpu */
     struct judge_language languages[LANG_COUNT]; /* what it compiles beyond CUDA (always there:
                                                     NVRTC); worker.c registers them */
+    /* A test whose outputs take more is checked by sample (tests_case_sampled); 0:
+     * BW_FULL_CHECK_MAX_BYTES. Lowered only by tests (judged --full-check-max-bytes). */
+    uint64_t full_check_max_bytes;
 };
 
 /*

@@ -34,7 +34,8 @@
 #include "common/util.h"
 #include "common/banned.h"
 
-/* The usage text: a format taking the --grace range and default. */
+/* The usage text: a format taking the full-check limit, the --grace range and default, the
+ * --slots range and default, the --triton-spares range and default. */
 #define USAGE_TEXT                                                                                 \
     "usage: judged --server URL --token-file FILE [--gpu N] [options]   (the worker)\n"            \
     "       judged check [options] PROBLEM_DIR FILE.cu|FILE.py   (.py: Triton)\n"                  \
@@ -60,6 +61,8 @@
     "  --pytorch         check: PyTorch's time beside each shape (x PyTorch); validate: also\n"    \
     "                    check baseline.py against the reference (needs PyTorch)\n"                \
     "  --no-sandbox      run children without namespaces/seccomp (diagnostics only)\n"             \
+    "  --full-check-max-bytes N  a test whose outputs take more than N bytes is checked by\n"      \
+    "                    sample (default %llu; lowered by tests on the fake driver)\n"             \
     "  --log-level L     debug, info, warn, error (default warn; the worker's: info)\n"            \
     "\n"                                                                                           \
     "worker options:\n"                                                                            \
@@ -77,8 +80,9 @@
 
 void cli_usage(FILE *f)
 {
-    fprintf(f, USAGE_TEXT, BW_WORKER_MAX_GRACE_S, BW_WORKER_GRACE_S, BW_WORKER_MAX_SLOTS,
-            BW_WORKER_SLOTS, BW_TRITON_POOL_MAX, BW_TRITON_SPARES_PER_SLOT);
+    fprintf(f, USAGE_TEXT, (unsigned long long)BW_FULL_CHECK_MAX_BYTES, BW_WORKER_MAX_GRACE_S,
+            BW_WORKER_GRACE_S, BW_WORKER_MAX_SLOTS, BW_WORKER_SLOTS, BW_TRITON_POOL_MAX,
+            BW_TRITON_SPARES_PER_SLOT);
 }
 
 /* Parses the options shared by every subcommand; returns the index of the
@@ -99,6 +103,7 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
         {"language", required_argument, NULL, 'L'},
         {"pytorch", no_argument, NULL, 'P'},
         {"check", no_argument, NULL, 'C'},
+        {"full-check-max-bytes", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -156,6 +161,15 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
                 return -1;
             }
             cli->cfg.device = (int)v;
+            break;
+        case 'F':
+            if (!parse_i64(optarg, &v) || v < 1) {
+                fprintf(stderr,
+                        "judged: --full-check-max-bytes: expected a byte count >= 1, got \"%s\"\n",
+                        optarg);
+                return -1;
+            }
+            cli->cfg.full_check_max_bytes = (uint64_t)v;
             break;
         case 'a':
             if (strncmp(optarg, "sm_", 3) != 0 || strlen(optarg) > 10) {

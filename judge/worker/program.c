@@ -6,14 +6,69 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "triton_launcher.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "plan/launcher_form.h"
 #include "plan/run_plan.h"
+#include "plan/triton_variant.h"
 #include "common/banned.h"
 
 /* Compiles at once: NVRTC is single-threaded per compile, and the judge's
  * machine also runs the runners. */
 #define COMPILES_AT_ONCE 2
+
+/* The canonical order of solve's parameters, "A, B, C, N" (tensors, scalars, sizes). */
+static void canonical_signature(const struct problem *p, char *out, size_t cap)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < p->n_tensors + p->n_scalars + p->n_sizes; i++) {
+        const char *name = i < p->n_tensors ? p->tensors[i].name
+                           : i < p->n_tensors + p->n_scalars
+                               ? p->scalars[i - p->n_tensors].name
+                               : p->size_names[i - p->n_tensors - p->n_scalars];
+        int w = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", name);
+        if (w < 0 || (size_t)w >= cap - used)
+            return;
+        used += (size_t)w;
+    }
+}
+
+/* A Triton source's form (plan/launcher_form.h): a launcher (pg->launcher), directives (BW_OK,
+ * left to the directive parser), or refused with a diag (BW_ERR_INVALID). */
+static int parse_launcher_form(struct program *pg, const char *source, size_t len,
+                               struct diag_list *diags)
+{
+    struct launcher_form form;
+    char signature[512];
+
+    launcher_form_scan(source, len, &form);
+    canonical_signature(pg->p, signature, sizeof(signature));
+    if (form.solve_line && form.directive_line) {
+        diag_list_addf(diags, form.directive_line, 1,
+                       "this file has a solve(...) launcher (line %d) and directives (line %d): "
+                       "the judge runs one or the other; keep solve and delete the # @ lines, or "
+                       "the reverse",
+                       form.solve_line, form.directive_line);
+        return BW_ERR_INVALID;
+    }
+    if (form.solve_line) {
+        pg->launcher = true;
+        pg->solve_line = form.solve_line;
+        return BW_OK;
+    }
+    if (!form.directive_line && form.kernel_line) {
+        diag_list_addf(diags, form.kernel_line, 1,
+                       "kernel `%s` is defined but nothing launches it: define solve(%s), which "
+                       "launches it as at home (kernel[grid](...)), or write # @launch lines "
+                       "(docs/submission-format.md)",
+                       form.kernel, signature);
+        return BW_ERR_INVALID;
+    }
+    return BW_OK;
+}
 
 int program_parse(struct program *pg, const struct problem *p, enum language lang,
                   const char *source, size_t len, enum plan_side side, struct diag_list *diags)
@@ -23,6 +78,12 @@ int program_parse(struct program *pg, const struct problem *p, enum language lan
     memset(pg, 0, sizeof(*pg));
     pg->p = p;
     pg->lang = lang;
+    pg->side = side;
+    if (lang == LANG_TRITON && side == PLAN_SUBMISSION) {
+        rc = parse_launcher_form(pg, source, len, diags);
+        if (rc != BW_OK || pg->launcher)
+            return rc;
+    }
     rc = directives_parse_as(lang, source, len, &pg->dirs, diags);
     if (rc)
         return rc;
@@ -43,13 +104,42 @@ void program_release(struct program *pg)
     free(pg->builds);
     free(pg->tune_values);
     triton_program_release(&pg->triton);
+    recording_release(&pg->rec);
     directives_release(&pg->dirs);
     memset(pg, 0, sizeof(*pg));
 }
 
 void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap)
 {
-    directives_tune_describe(&pg->dirs, pg->tune_values[cfg], out, cap);
+    if (pg->launcher) {
+        const char *name =
+            cfg < pg->rec.n_configs && pg->rec.config_names[cfg] ? pg->rec.config_names[cfg] : "";
+        snprintf(out, cap, "%s", name);
+        return;
+    }
+    directives_tune_describe(&pg->dirs, pg->tune_values ? pg->tune_values[cfg] : NULL, out, cap);
+}
+
+/* The index of case c among p's tests, then its benchmarks; p->n_tests + n_benchmarks if none. */
+static size_t case_index(const struct problem *p, const struct problem_case *c)
+{
+    if (c >= p->tests && c < p->tests + p->n_tests)
+        return (size_t)(c - p->tests);
+    if (c >= p->benchmarks && c < p->benchmarks + p->n_benchmarks)
+        return p->n_tests + (size_t)(c - p->benchmarks);
+    return p->n_tests + p->n_benchmarks;
+}
+
+int program_plan(const struct program *pg, size_t config, const struct problem_case *c,
+                 struct plan *out, char **cause)
+{
+    if (pg->launcher) {
+        struct recorded_plan *rp =
+            recording_plan((struct recording *)&pg->rec, config, case_index(pg->p, c));
+        return recorded_plan_build(pg->p, rp, c, out, cause);
+    }
+    return plan_build(pg->p, &pg->dirs, pg->tune_values ? pg->tune_values[config] : NULL, c,
+                      pg->side, out, cause);
 }
 
 size_t program_kernels(const struct program *pg, const char **out, size_t cap)
@@ -236,11 +326,174 @@ static int compile_triton_builds(struct program *pg, const struct program_target
         free(why);
         return rc;
     }
-    rc = triton_program_compile(&pg->triton, &pg->dirs, source, len, filename, &tt, cause);
+    rc = triton_program_compile(&pg->triton, source, len, filename, &tt, cause);
     if (rc)
         return rc;
     rc = summarise_triton(pg, NULL);
     return rc ? bw_fail(cause, rc, "out of memory") : BW_OK;
+}
+
+/* ---- a launcher: recorded and compiled in one request -------------------------------- */
+
+/* "line N: " at the start of a plan's error message: N, else 0. */
+static int line_of(const char *msg)
+{
+    int line = 0;
+    return msg && sscanf(msg, "line %d:", &line) == 1 ? line : 0;
+}
+
+/* The first error diag's message (without "error: "), for the Compile Error's message. */
+static const char *first_error(const struct diag_list *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (strncmp(d->items[i].msg, "error: ", 7) == 0)
+            return d->items[i].msg + 7;
+    return NULL;
+}
+
+/*
+ * Checks every recorded plan (recorded_plan_build) and lays out the variants
+ * they select per configuration (tp->variants), then takes each variant's
+ * build from the compiler's answer by key (tp->result.builds, in the layout
+ * triton_program.h describes). The first failure is the submission's: its
+ * message in *failure (*new*), a diag at its line.
+ */
+static int check_launcher(struct program *pg, const struct triton_launch_result *lr, char **failure,
+                          char **cause)
+{
+    const struct problem *p = pg->p;
+    struct triton_program *tp = &pg->triton;
+    struct plan *pl = malloc(sizeof(*pl));
+    char *why = NULL;
+    int rc = triton_variants_init(&tp->variants, pg->rec.n_configs, cause);
+
+    if (!pl)
+        rc = rc ? rc : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (size_t c = 0; c < pg->rec.n_configs && rc == BW_OK && !why; c++) {
+        struct triton_config *tc = &tp->variants.configs[c];
+        for (size_t k = 0; k < p->n_tests + p->n_benchmarks && !why; k++) {
+            const struct problem_case *pc =
+                k < p->n_tests ? &p->tests[k] : &p->benchmarks[k - p->n_tests];
+            if (recorded_plan_build(p, recording_plan(&pg->rec, c, k), pc, pl, &why) == BW_OK)
+                triton_config_add_plan(tc, pl, &why);
+        }
+        tc->first = tp->variants.n_builds;
+        tp->variants.n_builds += tc->n_variants;
+    }
+    if (rc == BW_OK && !why && tp->variants.n_builds > BW_TRITON_MAX_KERNELS &&
+        asprintf(&why,
+                 "line %d: the autotune configurations need %zu builds over this problem's "
+                 "cases, more than %d (BW_TRITON_MAX_KERNELS): fewer configurations, or "
+                 "constexpr values that do not follow every size",
+                 pg->solve_line, tp->variants.n_builds, BW_TRITON_MAX_KERNELS) < 0)
+        why = NULL;
+    if (rc == BW_OK && !why) {
+        tp->result.builds =
+            calloc(tp->variants.n_builds ? tp->variants.n_builds : 1, sizeof(*tp->result.builds));
+        tp->result.n_builds = tp->variants.n_builds;
+        if (!tp->result.builds)
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    for (size_t c = 0; c < tp->variants.n_configs && rc == BW_OK && !why; c++) {
+        const struct triton_config *tc = &tp->variants.configs[c];
+        for (size_t i = 0; i < tc->n_variants && !why; i++) {
+            char key[4096];
+            int j = triton_variant_key(&tc->variants[i], key, sizeof(key))
+                        ? triton_launch_find(lr, key)
+                        : -1;
+            if (j < 0 || !lr->compiled.builds[j].ok) {
+                if (asprintf(&why,
+                             "line %d: the Triton compiler has no build of `%s` for the "
+                             "variant %s",
+                             tc->variants[i].line, tc->variants[i].kernel, key) < 0)
+                    why = NULL;
+                break;
+            }
+            if (!triton_build_copy(&tp->result.builds[tc->first + i], &lr->compiled.builds[j]))
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        }
+    }
+    free(pl);
+    if (why) {
+        diag_list_addf(&tp->result.diags, line_of(why), 1, "error: %s", why);
+        *failure = why;
+    }
+    return rc;
+}
+
+/* Records a launcher and compiles what it launches (one request: triton_launcher.h), then
+ * checks its plans and lays out its builds; a program that does not record or check is the
+ * learner's Compile Error. */
+static int compile_launcher(struct program *pg, const struct program_target *t, const char *source,
+                            size_t len, const char *filename, char **cause)
+{
+    struct triton_launch_request rq = {
+        .source = source,
+        .len = len,
+        .filename = filename,
+        .p = pg->p,
+        .gpu = t->gpu,
+        .cc_major = t->cc_major,
+        .cc_minor = t->cc_minor,
+        .record_only = t->record_only,
+        .case_ms = t->launcher_case_ms,
+        .jobs = t->triton_jobs,
+        .pool = t->triton_pool,
+        .no_sandbox = t->no_sandbox,
+    };
+    struct triton_launch_result lr;
+    struct triton_result *res = &pg->triton.result;
+    char *failure = NULL;
+    int rc = triton_launch_run(&rq, &lr, cause);
+
+    if (rc) {
+        triton_launch_result_release(&lr);
+        return rc;
+    }
+    pg->rec = lr.rec;
+    memset(&lr.rec, 0, sizeof(lr.rec));
+    res->diags = lr.compiled.diags;
+    memset(&lr.compiled.diags, 0, sizeof(lr.compiled.diags));
+    res->log = lr.compiled.log;
+    res->failure = lr.compiled.failure;
+    res->triton_version = lr.compiled.triton_version;
+    lr.compiled.log = lr.compiled.failure = lr.compiled.triton_version = NULL;
+    res->ms = lr.compiled.ms;
+    res->driver_ms = lr.compiled.driver_ms;
+    pg->n_configs = pg->rec.n_configs ? pg->rec.n_configs : 1;
+    pg->builds = calloc(pg->n_configs, sizeof(*pg->builds));
+    pg->tune_values = calloc(pg->n_configs, sizeof(*pg->tune_values));
+    if (!pg->builds || !pg->tune_values) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    if (!res->failure && !lr.record_failed && pg->rec.n_configs == 0 &&
+        !(failure = strdup("the Triton compiler sent no recording of solve"))) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    if (!failure && !res->failure && !lr.record_failed && !t->record_only)
+        rc = check_launcher(pg, &lr, &failure, cause);
+    if (rc == BW_OK && t->record_only && (res->failure || lr.record_failed))
+        pg->rec.n_configs = 0; /* nothing to print: the diags say why */
+    if (rc == BW_OK) {
+        const char *why = failure            ? failure
+                          : res->failure     ? res->failure
+                          : lr.record_failed ? first_error(&res->diags)
+                                             : NULL;
+        if (lr.record_failed && !why)
+            why = "solve could not be recorded";
+        rc = summarise_triton(pg, t->record_only && !why ? NULL : why);
+        if (t->record_only && !why)
+            for (size_t c = 0; c < pg->n_configs; c++)
+                pg->builds[c].ok = true; /* recorded: nothing was to be built */
+        if (rc)
+            rc = bw_fail(cause, rc, "out of memory");
+    }
+release:
+    free(failure);
+    triton_launch_result_release(&lr);
+    return rc;
 }
 
 /* compile_triton_builds, then every build final for a pipeline reading them as they come. */
@@ -256,6 +509,8 @@ static int compile_triton(struct program *pg, const struct program_target *t, co
 int program_compile(struct program *pg, const struct program_target *t, const char *source,
                     size_t len, const char *filename, char **cause)
 {
+    if (pg->launcher)
+        return compile_launcher(pg, t, source, len, filename, cause);
     if (pg->lang == LANG_TRITON)
         return compile_triton(pg, t, source, len, filename, cause);
     return compile_cuda(pg, t, source, len, filename, cause);

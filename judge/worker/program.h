@@ -35,17 +35,23 @@
 
 #include "build_cache.h"
 #include "compile.h"
+#include "gpu_info.h"
 #include "runner_client.h"
 #include "triton_program.h"
 #include "common/limits.h"
 #include "plan/directive.h"
 #include "plan/plan.h"
+#include "plan/recorded.h"
 #include "problem/problem.h"
 
 struct program {
     const struct problem *p; /* borrowed: the problem it was parsed for */
     enum language lang;
-    struct directives dirs;
+    enum plan_side side;
+    struct directives dirs;                     /* empty for a launcher */
+    bool launcher;                              /* Triton: a solve(...) launcher, not directives */
+    int solve_line;                             /* launcher: the line of `def solve` */
+    struct recording rec;                       /* launcher: its plans, once compiled (recorded) */
     size_t n_configs;                           /* @tune combinations (1 without @tune) */
     struct compile_result *builds;              /* owned: one per configuration */
     int64_t (*tune_values)[BW_MAX_TUNE_PARAMS]; /* owned: configuration c's @tune values */
@@ -58,6 +64,9 @@ struct triton_pool;
 struct program_target {
     const char *arch;                /* NVRTC target, "sm_90a" */
     int cc_major, cc_minor;          /* Triton's target (0/0: 9.0) */
+    const struct gpu_info *gpu;      /* borrowed; the GPU a launcher asks about (NULL: an H200's) */
+    bool record_only;                /* a launcher: record its plans, build nothing (judged plan) */
+    int launcher_case_ms;            /* a launcher: one case's recording (0: BW_LAUNCHER_CASE_MS) */
     bool no_sandbox;                 /* diagnostics only */
     struct build_cache *cache;       /* borrowed; NULL: every configuration is compiled */
     struct triton_pool *triton_pool; /* borrowed: warm Triton compilers; NULL: one is started */
@@ -70,6 +79,10 @@ struct program_target {
  * (plan_check), and lays out its @tune configurations (tune.h; no builds
  * yet). Directive errors go to *diags and give BW_ERR_INVALID;
  * BW_ERR_NOMEM otherwise fails. Release *pg whatever the result.
+ * A Triton source with a top-level `def solve(` and no directives is a
+ * launcher (plan/launcher_form.h): its configurations and plans are known
+ * only once program_compile has recorded it; one with both, or with kernels
+ * and neither, is refused here with a diag at its line.
  */
 int program_parse(struct program *pg, const struct problem *p, enum language lang,
                   const char *source, size_t len, enum plan_side side, struct diag_list *diags);
@@ -105,8 +118,19 @@ int program_check_signatures(const struct problem *p, const struct program *pg,
                              struct diag_list *diags);
 
 /* "BLOCK=128, SPLIT=2": configuration `cfg`'s @tune values, "" without @tune
- * (directives_tune_describe). */
+ * (directives_tune_describe); a launcher's: its autotune config ("BLOCK_SIZE=1024,
+ * num_warps=4, num_stages=3"). */
 void program_describe_config(const struct program *pg, size_t cfg, char *out, size_t cap);
+
+/*
+ * The plan of configuration `config` for case c (one of p's tests or
+ * benchmarks) into *out: plan_build of the directives, or a launcher's
+ * recorded plan checked (recorded_plan_build). A failure is the case's
+ * (BW_ERR_INVALID or BW_ERR_LIMIT with a message naming the line and the
+ * case), as plan_build's.
+ */
+int program_plan(const struct program *pg, size_t config, const struct problem_case *c,
+                 struct plan *out, char **cause);
 
 /* The distinct kernels pg's @launch lines name, in order of first use, into
  * out[0..cap) (borrowed from pg); returns how many. */

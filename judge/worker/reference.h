@@ -10,7 +10,8 @@
  * During the tests the reference runs ahead of the submission: a thread
  * computes the expected outputs of the next REFERENCE_AHEAD cases while the
  * submission runs the current one, so the two runner processes overlap on
- * the GPU (struct reference_pipe).
+ * the GPU (struct reference_pipe). A test too large to compare whole
+ * (tests_case_sampled) gets its reference at the checked elements only.
  */
 #ifndef BW_REFERENCE_H
 #define BW_REFERENCE_H
@@ -25,11 +26,16 @@
 
 struct session;
 
+struct checks;
+
 /* Where the expected outputs of one case live: the reference runner's
- * returned bytes, one pointer per plan buffer (NULL for non-outputs). */
+ * returned bytes, one pointer per plan buffer (NULL for non-outputs); or, for
+ * a test checked by sample (tests_case_sampled), the checked elements and
+ * the reference's values there. */
 struct expected {
     struct run_result res;             /* owns the mapping of the runner's returned outputs */
     const void *buf[PLAN_MAX_BUFFERS]; /* into res.data; NULL for buffers not returned */
+    struct checks *checks; /* owned: a sampled test's (checks.h); NULL: the outputs are whole */
 };
 
 void expected_release(struct expected *e);
@@ -48,6 +54,16 @@ int reference_check(struct session *s, char **cause);
  */
 int reference_case(struct session *s, const struct problem_case *c, uint32_t ci, bool with_inputs,
                    struct plan *pl, struct expected *exp, char **cause);
+
+/*
+ * The reference of a test checked by sample (tests_case_sampled): the plan
+ * it ran in *pl, and in exp->checks the elements checked (CHECKS_PICK_TEST,
+ * secret: from the judging's seed and ci) with the reference's values there,
+ * gathered by s->ref_runner (nothing else comes back). Failures are the
+ * problem's: BW_ERR_INTERNAL.
+ */
+int reference_sampled(struct session *s, const struct problem_case *c, uint32_t ci, struct plan *pl,
+                      struct expected *exp, char **cause);
 
 /* The reference buffer holding the expected values (scale: the "<out>_scale")
  * of tensor t in plan ref_pl, or -1. */

@@ -79,16 +79,31 @@ static void print_detail(FILE *f, json_t *detail)
     outputs = json_object_get(detail, "outputs");
     json_array_foreach (outputs, i, o) {
         json_t *first = json_object_get(o, "first"), *m;
+        json_t *scanned = json_object_get(o, "scanned_unwritten"); /* a test checked by sample */
         long long bad = json_integer_value(json_object_get(o, "mismatches"));
+        long long checked = json_integer_value(json_object_get(o, "checked"));
+        long long count = json_integer_value(json_object_get(o, "count"));
+        const char *name = json_string_value(json_object_get(o, "name"));
         if (bad == 0)
             continue;
-        fprintf(f,
-                "      output %s: %lld of %lld elements wrong; max abs error %.3g, max rel error "
-                "%.3g\n",
-                json_string_value(json_object_get(o, "name")), bad,
-                (long long)json_integer_value(json_object_get(o, "checked")),
-                json_number_value(json_object_get(o, "max_abs_err")),
-                json_number_value(json_object_get(o, "max_rel_err")));
+        if (scanned)
+            fprintf(f,
+                    "      output %s: checked by sample: %lld of its %lld elements compared, every "
+                    "one scanned for the judge's poison\n"
+                    "      output %s: %lld element%s wrong (%lld never written); max abs error "
+                    "%.3g, max rel error %.3g\n",
+                    name, checked, count, name, bad, bad == 1 ? "" : "s",
+                    (long long)json_integer_value(json_object_get(o, "unwritten")),
+                    json_number_value(json_object_get(o, "max_abs_err")),
+                    json_number_value(json_object_get(o, "max_rel_err")));
+        else
+            fprintf(f,
+                    "      output %s: %lld of %lld elements wrong; max abs error %.3g, max rel "
+                    "error %.3g\n",
+                    name, bad, checked, json_number_value(json_object_get(o, "max_abs_err")),
+                    json_number_value(json_object_get(o, "max_rel_err")));
+        if (json_array_size(first) == 0)
+            continue;
         fprintf(f, "        %-20s %-16s %-16s %-12s %s\n", "index", "expected", "got", "abs err",
                 "why");
         json_array_foreach (first, j, m) {

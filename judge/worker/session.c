@@ -24,6 +24,7 @@ struct program_target session_target(const struct session *s)
         .arch = s->cfg->gpu.arch[0] ? s->cfg->gpu.arch : s->cfg->arch,
         .no_sandbox = s->cfg->no_sandbox,
         .cache = s->cfg->builds,
+        .gpu = &s->cfg->gpu,
         .triton_pool = s->cfg->triton_pool,
         .triton_jobs = s->cfg->triton_jobs,
     };
@@ -119,14 +120,6 @@ uint64_t session_fresh_seed(void)
         if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
             seed = now_ns() ^ ((uint64_t)getpid() << 32);
     return seed;
-}
-
-uint64_t session_pick(struct session *s)
-{
-    uint64_t z = (s->pick_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 void session_set_line(char **msg, const char *fmt, ...)

@@ -1,8 +1,8 @@
 /*
  * session.h - the state of one judging (one source against one problem),
  * shared by the steps of the pipeline. Internal to judge/: only the step
- * modules include it (judge.c, reference.c, tests.c, bench.c, goal_measure.c,
- * dump.c); everything outside sees judge.h.
+ * modules include it (judge.c, reference.c, tests.c, checks.c, bench.c,
+ * goal_measure.c, dump.c); everything outside sees judge.h.
  *
  * Ownership: a session borrows the config, the problem, the options, the
  * result it fills and the source; it owns both programs, both runners and
@@ -44,7 +44,7 @@ struct session {
     struct program sub, ref;
     struct runner *ref_runner, *sub_runner;
     uint64_t seed;
-    uint64_t pick_state; /* private stream for choosing checked elements */
+    uint64_t pick_state; /* the timing's stream for choosing checked elements (checks_pick) */
     double *cfg_ms; /* owned: median of configuration c on benchmark b at [c * n_benchmarks + b] */
     struct bench_cache *bench_cache;    /* owned by bench.c (bench_release): each shape's checks */
     struct bench_ahead *bench_ahead;    /* owned by bench.c: those checks computed ahead, or NULL */
@@ -107,9 +107,6 @@ bool session_cancelled(const struct session *s);
 
 /* A fresh secret input seed (never 0). */
 uint64_t session_fresh_seed(void);
-
-/* The next number of the session's private splitmix64 stream. */
-uint64_t session_pick(struct session *s);
 
 /* Replaces *msg with a *new* formatted line (NULL when out of memory). */
 void session_set_line(char **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

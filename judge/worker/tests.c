@@ -1,14 +1,17 @@
 #include "tests.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "failure.h"
 #include "reference.h"
 #include "session.h"
 #include "common/error.h"
+#include "common/limits.h"
 #include "common/util.h"
 #include "plan/run_plan.h"
 #include "common/banned.h"
@@ -56,9 +59,60 @@ void tests_mismatch_line(const struct compare_report *r, const char *name, char 
     else if (r->unwritten == r->mismatches)
         session_set_line(message, "%lld of %lld elements of %s %s never written", bad, count, name,
                          bad == 1 ? "was" : "were");
+    else if (r->checked > 0 && r->checked < r->count)
+        session_set_line(message, "%lld of %lld checked elements of %s differ%s from the reference",
+                         bad, (long long)r->checked, name, bad == 1 ? "s" : "");
     else
         session_set_line(message, "%lld element%s of %s differ%s from the reference", bad,
                          bad == 1 ? "" : "s", name, bad == 1 ? "s" : "");
+}
+
+bool tests_case_sampled(const struct problem *p, const struct problem_case *c, uint64_t max_bytes)
+{
+    uint64_t bytes = 0;
+
+    if (max_bytes == 0)
+        max_bytes = BW_FULL_CHECK_MAX_BYTES;
+    for (size_t t = 0; t < p->n_tensors; t++) {
+        int64_t count = 0;
+        char *why = NULL;
+        if (p->tensors[t].role == ROLE_IN)
+            continue;
+        if (problem_tensor_count(p, t, c, &count, &why) || count < 0) {
+            free(why);
+            return false;
+        }
+        bytes += (uint64_t)count * dtype_size(p->tensors[t].dtype);
+    }
+    return bytes > max_bytes;
+}
+
+uint64_t tests_allowance_ms(uint64_t device_bytes, uint64_t host_bytes)
+{
+    /* In microseconds first, so the two terms round up once, together. */
+    uint64_t us = device_bytes / (BW_HARNESS_DEVICE_BYTES_PER_MS / 1000) +
+                  host_bytes / (BW_HARNESS_HOST_BYTES_PER_MS / 1000);
+    return BW_HARNESS_BASE_MS + (us + 999) / 1000;
+}
+
+uint64_t tests_harness_allowance_ms(const struct run_request *rq)
+{
+    const struct run_plan *p = &rq->plan;
+    uint64_t device = 0, host;
+
+    for (int b = 0; b < p->n_buffers; b++)
+        device += p->buffers[b].count * dtype_size(p->buffers[b].dtype) + 2ull * BW_GUARD_BYTES;
+    if (rq->ret == RUN_RETURN_GATHER)
+        host = rq->n_indices * sizeof(int64_t) + run_plan_gather_bytes(p);
+    else
+        host = run_plan_return_bytes(p);
+    return tests_allowance_ms(device, host);
+}
+
+int tests_run_deadline_ms(int run_ms, const struct run_request *rq)
+{
+    uint64_t ms = (uint64_t)(run_ms > 0 ? run_ms : 0) + tests_harness_allowance_ms(rq);
+    return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 /* Compares every output of a submission run with the expected outputs into t. */
@@ -118,6 +172,96 @@ static int compare_case(struct session *s, const struct problem_case *c, const s
     t->verdict = ok ? VERDICT_ACCEPTED : VERDICT_WRONG_ANSWER;
     if (!ok)
         tests_mismatch_line(&worst, worst_name, &t->message);
+    return BW_OK;
+}
+
+/* The all-0xFF count of buffer b in a scanned reply; -1 when b was not scanned. */
+static int64_t scanned_poison(const struct run_reply *r, int b)
+{
+    for (int q = 0; q < r->n_poison; q++)
+        if (r->poison_buf[q] == b)
+            return (int64_t)r->poison[q];
+    return -1;
+}
+
+/*
+ * Compares a case checked by sample into t: the runner returned each
+ * output's checked elements (k's order, the request's gather list) and
+ * scanned all of them for poison. An unwritten element of a float output is
+ * a failure wherever it lies (integer outputs may hold -1: only their checked
+ * elements count, as in the timing); then the checked elements against the
+ * reference's values there.
+ */
+static int compare_sampled(struct session *s, const struct problem_case *c,
+                           const struct plan *sub_pl, const struct checks *k,
+                           const struct run_result *res, struct test_outcome *t, char **cause)
+{
+    json_t *outputs = json_array();
+    char *worst_line = NULL;
+    uint64_t worst = 0;
+    bool ok = true;
+    int rc = BW_OK;
+
+    for (int o = 0; o < k->n && rc == BW_OK; o++) {
+        const struct plan_buffer *pb = &sub_pl->buffers[k->sub_buf[o]];
+        const struct run_output *ro = o < res->reply.n_outputs ? &res->reply.outputs[o] : NULL;
+        int64_t poison = scanned_poison(&res->reply, k->sub_buf[o]);
+        struct compare_report rep;
+        char *line = NULL;
+        uint64_t bad;
+        json_t *j;
+
+        if (!ro || ro->buf != k->sub_buf[o] || ro->bytes != k->count[o] * dtype_size(pb->dtype) ||
+            ro->offset + ro->bytes > res->data_len || poison < 0) {
+            rc =
+                bw_fail(cause, BW_ERR_PROTOCOL,
+                        "runner returned output %s of a sampled case unlike the request", pb->name);
+            break;
+        }
+        rc = checks_compare(s, c, k, o, 0, pb->count, res->data + ro->offset, &rep, cause);
+        if (rc)
+            break;
+        if (dtype_is_float(pb->dtype) && poison > rep.unwritten) {
+            /* The scan saw every element: the report counts the unwritten ones it found
+             * outside the sample too, so it reads "P of N elements never written". */
+            rep.mismatches += poison - rep.unwritten;
+            rep.unwritten = poison;
+        }
+        j = compare_report_json(&rep, pb->name);
+        if (j && dtype_is_float(pb->dtype))
+            json_object_set_new(j, "scanned_unwritten", json_integer(poison));
+        json_array_append_new(outputs, j);
+        if (poison > 0 && dtype_is_float(pb->dtype)) {
+            struct compare_report all = {.count = pb->count,
+                                         .checked = pb->count,
+                                         .mismatches = poison,
+                                         .unwritten = poison};
+            tests_mismatch_line(&all, pb->name, &line);
+            bad = (uint64_t)poison;
+        } else if (!compare_passed(&rep)) {
+            tests_mismatch_line(&rep, pb->name, &line);
+            bad = (uint64_t)rep.mismatches;
+        } else {
+            continue;
+        }
+        ok = false;
+        if (!worst_line || bad > worst) {
+            free(worst_line);
+            worst_line = line;
+            worst = bad;
+        } else {
+            free(line);
+        }
+    }
+    if (rc) {
+        json_decref(outputs);
+        free(worst_line);
+        return rc;
+    }
+    t->detail = json_pack("{s:s, s:b, s:o}", "kind", ok ? "match" : "mismatch", "sampled", 1,
+                          "outputs", outputs);
+    t->verdict = ok ? VERDICT_ACCEPTED : VERDICT_WRONG_ANSWER;
+    t->message = worst_line;
     return BW_OK;
 }
 
@@ -182,8 +326,12 @@ struct compare_job {
 static void compare_pending(struct session *s, struct pending_case *pc)
 {
     double t0 = now_ms();
-    pc->rc = compare_case(s, &s->p->tests[pc->i], &pc->sub_pl, &pc->ref_pl, &pc->exp, &pc->res,
-                          &pc->t, &pc->cause);
+    if (pc->exp.checks)
+        pc->rc = compare_sampled(s, &s->p->tests[pc->i], &pc->sub_pl, pc->exp.checks, &pc->res,
+                                 &pc->t, &pc->cause);
+    else
+        pc->rc = compare_case(s, &s->p->tests[pc->i], &pc->sub_pl, &pc->ref_pl, &pc->exp, &pc->res,
+                              &pc->t, &pc->cause);
     pc->compare_ms = now_ms() - t0;
 }
 
@@ -243,8 +391,7 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     s->res->tests_reference_wait_ms += now_ms() - t0;
     if (rc)
         return rc;
-    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], c, PLAN_SUBMISSION, &pc->sub_pl,
-                   &why)) {
+    if (program_plan(&s->sub, config, c, &pc->sub_pl, &why)) {
         t->verdict = VERDICT_RUNTIME_ERROR;
         t->detail = json_pack("{s:s, s:s}", "kind", "plan", "message", why ? why : "");
         t->message = why;
@@ -278,15 +425,28 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     rc = program_run_plan(&s->sub, config, &pc->sub_pl, s->seed, (uint32_t)i, &rq.plan, cause);
     if (rc)
         return rc;
+    if (pc->exp.checks) { /* checked by sample: every output scanned, the checked elements back */
+        const struct checks *k = pc->exp.checks;
+        if ((rc = checks_bind(pc->exp.checks, &pc->sub_pl, &pc->ref_pl, c->name, cause)))
+            return rc;
+        for (int o = 0; o < k->n; o++)
+            rq.plan.gather[rq.plan.n_gather++] =
+                (struct run_gather){k->sub_buf[o], k->offset[o], k->count[o]};
+        rq.ret = RUN_RETURN_GATHER;
+        rq.indices = k->indices;
+        rq.n_indices = k->span;
+        rq.scan = true;
+    }
+    int deadline_ms = tests_run_deadline_ms(s->p->run_ms, &rq);
     session_gate_enter(s, false);
     t0 = now_ms();
     double lent0 = runner_lent_ms(s->sub_runner);
-    rc = runner_run(s->sub_runner, &rq, &pc->res, s->p->run_ms, &why);
+    rc = runner_run(s->sub_runner, &rq, &pc->res, deadline_ms, &why);
     s->res->tests_submission_ms += now_ms() - t0;
     s->res->tests_submission_lend_ms += runner_lent_ms(s->sub_runner) - lent0;
     session_gate_leave(s, false);
     if (rc == BW_ERR_TIMEOUT) {
-        t->verdict = failure_timeout(s->p->run_ms, &t->message, &t->detail);
+        t->verdict = failure_timeout(s->p->run_ms, deadline_ms, &t->message, &t->detail);
         session_drop_sub_runner(s);
         rc = BW_OK;
     } else if (rc) {
@@ -297,7 +457,13 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
         s->res->tests_submission_plan_ms += t->ms;
         for (int k = 0; k < RUN_PHASES; k++)
             s->res->tests_submission_phase_ms[k] += pc->res.reply.phase_ms[k];
-        if (pc->res.reply.fail.status != RUN_OK) {
+        if (pc->res.reply.phase_ms[RUN_PHASE_LAUNCH] > s->p->run_ms) {
+            /* The runner's own measure of the plan (its launches, each waited for). */
+            t->verdict = failure_overrun(s->p->run_ms, pc->res.reply.phase_ms[RUN_PHASE_LAUNCH],
+                                         &t->message, &t->detail);
+            if (pc->res.reply.fail.status == RUN_CUDA_ERROR)
+                session_drop_sub_runner(s); /* its context is lost */
+        } else if (pc->res.reply.fail.status != RUN_OK) {
             t->verdict = failure_verdict(&pc->sub_pl, &pc->res.reply.fail, &t->message, &t->detail);
             if (pc->res.reply.fail.status == RUN_CUDA_ERROR)
                 session_drop_sub_runner(s); /* its context is lost */

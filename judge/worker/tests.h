@@ -6,9 +6,15 @@
  * For one @tune configuration, case by case in order, stopping at the first
  * failure (README's "How a submission is judged", step 3): the submission's
  * plan for the case (an impossible launch for these sizes is a Runtime
- * Error), a run under the problem's run_ms (Time Limit: the runner is killed
- * and replaced), the runner's own findings (failure.h), then every output
- * against the reference (compare.h).
+ * Error), a run whose plan is held to the problem's run_ms (Time Limit: the
+ * runner is killed at run_ms plus the harness's allowance for the case's
+ * bytes, tests_run_deadline_ms, and a plan the runner measured longer than
+ * run_ms is one too), the runner's own findings (failure.h), then every
+ * output against the reference (compare.h). A case whose outputs are over the
+ * full-check limit (tests_case_sampled) is checked by sample instead
+ * (checks.h): the runner scans every element of its outputs for the judge's
+ * poison and returns only the checked elements, whose reference values the
+ * reference pipe gathered (reference_sampled).
  * A case's comparison runs on a thread of its own while the submission runner
  * runs the next case; outcomes still land in case order, so a later case
  * never counts once an earlier one failed. Each case's outcome is in
@@ -30,6 +36,7 @@
 
 #include "compare.h"
 #include "problem/problem.h"
+#include "wire/runner_proto.h"
 
 struct session;
 
@@ -56,7 +63,32 @@ int tests_compare_spec(const struct problem *p, size_t t, const struct problem_c
 /* The one line that says how output `name` failed its comparison r (*message,
  * replaced by a new string): "out was never written (...)" when every element
  * still holds the poison, "K of N elements of out were never written" when
- * every mismatch is one, else "K elements of out differ from the reference". */
+ * every mismatch is one, "K of M checked elements of out differ from the
+ * reference" when r checked a sample, else "K elements of out differ from the
+ * reference". */
 void tests_mismatch_line(const struct compare_report *r, const char *name, char **message);
+
+/* Whether test c of p is checked by sample (checks.h): its outputs (every out
+ * and inout tensor, elements x the tensor's dtype size) take more than
+ * max_bytes (0: BW_FULL_CHECK_MAX_BYTES). A case whose sizes do not evaluate
+ * is not (it fails where it is planned). */
+bool tests_case_sampled(const struct problem *p, const struct problem_case *c, uint64_t max_bytes);
+
+/*
+ * The harness's allowance, in whole milliseconds rounded up, for a run of
+ * `device_bytes` of buffers on the GPU and `host_bytes` crossing between the
+ * runner and the judge: BW_HARNESS_BASE_MS + device_bytes /
+ * BW_HARNESS_DEVICE_BYTES_PER_MS + host_bytes / BW_HARNESS_HOST_BYTES_PER_MS.
+ */
+uint64_t tests_allowance_ms(uint64_t device_bytes, uint64_t host_bytes);
+
+/* tests_allowance_ms of request rq: its plan's buffers, and its full return
+ * (every out and inout buffer) or its gather (the indices sent, the elements
+ * returned). */
+uint64_t tests_harness_allowance_ms(const struct run_request *rq);
+
+/* The deadline of a test's run of rq whose plan may take run_ms:
+ * run_ms + tests_harness_allowance_ms(rq), at most INT_MAX. */
+int tests_run_deadline_ms(int run_ms, const struct run_request *rq);
 
 #endif

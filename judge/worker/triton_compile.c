@@ -197,9 +197,9 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
             rc = compile_wire_puts(out, "arg", n);
         }
         for (size_t c = 0; c < k->n_constexprs && !rc; c++) {
-            char *kv = NULL;
-            if (asprintf(&kv, "%s=%lld", k->constexprs[c].name, (long long)k->constexprs[c].value) <
-                0)
+            char lit[96], *kv = NULL;
+            triton_constexpr_literal(&k->constexprs[c], lit, sizeof(lit));
+            if (asprintf(&kv, "%s=%s", k->constexprs[c].name, lit) < 0)
                 return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
             rc = compile_wire_puts(out, "constexpr", kv);
             free(kv);
@@ -337,7 +337,7 @@ struct partial {
     int64_t ptx_params;
 };
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+static bool parse_u64_max(const char *s, uint64_t max, uint64_t *v)
 {
     int64_t x;
     if (!parse_i64(s, &x) || x < 0 || (uint64_t)x > max)
@@ -525,7 +525,8 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     uint64_t v;
 
     if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0) {
-        if (!parse_u64(f->value, rq->n_kernels - 1, &v) || parts[v].reported) {
+        if (rq->n_kernels == 0 || !parse_u64_max(f->value, rq->n_kernels - 1, &v) ||
+            parts[v].reported) {
             *bad = "a build index is out of range or repeated";
             return BW_OK;
         }
@@ -534,7 +535,7 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         return BW_OK;
     }
     if (strcmp(f->key, "built") == 0) {
-        if (!b || !parse_u64(f->value, rq->n_kernels - 1, &v) || (long)v != *current) {
+        if (!b || !parse_u64_max(f->value, rq->n_kernels - 1, &v) || (long)v != *current) {
             *bad = "a built field does not close the build it follows";
             return BW_OK;
         }
@@ -595,27 +596,27 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         p->has_ptx = true;
     } else if (strcmp(f->key, "num_warps") == 0) {
         /* not a power of 2 for a warp-specialised kernel: every partition's warps */
-        if (!parse_u64(f->value, 32, &v) || v == 0) {
+        if (!parse_u64_max(f->value, 32, &v) || v == 0) {
             *bad = "num_warps is not 1 to 32";
             return BW_OK;
         }
         b->num_warps = (int)v;
         p->has_warps = true;
     } else if (strcmp(f->key, "num_ctas") == 0) {
-        if (!parse_u64(f->value, 64, &v)) {
+        if (!parse_u64_max(f->value, 64, &v)) {
             *bad = "num_ctas is malformed";
             return BW_OK;
         }
         b->num_ctas = (int)v;
     } else if (strcmp(f->key, "shared") == 0) {
-        if (!parse_u64(f->value, BW_TRITON_MAX_SHARED, &v)) {
+        if (!parse_u64_max(f->value, BW_TRITON_MAX_SHARED, &v)) {
             *bad = "the shared memory size is malformed or over BW_TRITON_MAX_SHARED";
             return BW_OK;
         }
         b->shared = (int)v;
     } else if (strcmp(f->key, "global_scratch_size") == 0 ||
                strcmp(f->key, "profile_scratch_size") == 0) {
-        if (!parse_u64(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
+        if (!parse_u64_max(f->value, BW_TRITON_MAX_SCRATCH, &v)) {
             *bad = "a scratch size is malformed or over BW_TRITON_MAX_SCRATCH";
             return BW_OK;
         }
@@ -624,7 +625,7 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         else
             b->profile_scratch_size = v;
     } else if (strcmp(f->key, "global_scratch_align") == 0) {
-        if (!parse_u64(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
+        if (!parse_u64_max(f->value, 4096, &v) || v == 0 || (v & (v - 1))) {
             *bad = "the scratch alignment is not a power of 2 up to 4096";
             return BW_OK;
         }
@@ -705,6 +706,19 @@ static void decoder_release(struct decoder *d)
     memset(d, 0, sizeof(*d));
 }
 
+/* Releases build i, and first the types beyond its parameters (triton_build_release frees
+ * n_params of them: an answer may have named more). */
+static void drop_build(struct decoder *d, size_t i)
+{
+    struct triton_build *b = &d->out->builds[i];
+
+    for (size_t t = b->n_params; b->param_types && t < d->parts[i].n_types; t++) {
+        free(b->param_types[t]);
+        b->param_types[t] = NULL;
+    }
+    triton_build_release(b);
+}
+
 /* Gives build i out as it stands (ok or not): once. */
 static void deliver(struct decoder *d, size_t i)
 {
@@ -726,7 +740,7 @@ static int settle(struct decoder *d, size_t i)
         b->ok = true;
         return BW_OK;
     }
-    triton_build_release(b);
+    drop_build(d, i);
     if (built)
         return set_failure(d->out,
                            "kernel %s: the Triton compiler's answer is not a sound build: %s",
@@ -792,8 +806,8 @@ static int decoder_feed(struct decoder *d, char *data, size_t len, char **cause)
         }
         if (named) { /* "failed I": final at once, as not built */
             uint64_t i;
-            if (parse_u64(f.value, d->rq->n_kernels - 1, &i)) {
-                triton_build_release(&d->out->builds[i]);
+            if (parse_u64_max(f.value, d->rq->n_kernels - 1, &i)) {
+                drop_build(d, (size_t)i);
                 deliver(d, (size_t)i);
             }
         }
@@ -834,7 +848,7 @@ static int decoder_finish(struct decoder *d, char **cause)
             goto nomem;
         for (size_t i = 0; i < d->rq->n_kernels; i++) {
             if (!d->parts[i].delivered)
-                triton_build_release(&d->out->builds[i]);
+                drop_build(d, i);
             deliver(d, i);
         }
         return BW_OK;
@@ -1244,6 +1258,53 @@ bool triton_compiler_alive(const struct triton_compiler *c)
 long triton_compiler_pid(const struct triton_compiler *c)
 {
     return c->job.started ? (long)c->job.pid : -1;
+}
+
+/* ---- a request the caller encoded (a launcher's) ---------------------------------------- */
+
+int triton_compiler_exchange(struct triton_compiler *c, const struct buf *request,
+                             const char *source, size_t len, int wall_ms,
+                             int (*decode)(char *data, size_t len, void *ctx, bool *accepted,
+                                           bool *complete, char **cause),
+                             void *ctx, struct triton_result *out, char **cause)
+{
+    bool accepted = false, complete = false, refused;
+    double t0 = now_ms();
+    int rc;
+
+    if (c->used)
+        return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
+    if ((rc = diag_refuse_source(source, len, &out->diags, &refused)))
+        return bw_fail(cause, rc, "out of memory");
+    if (refused)
+        return (out->log = strdup("")) ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    c->used = true;
+    c->job.wall_ms = wall_ms > 0 ? wall_ms : BW_TRITON_WALL_MS;
+    c->job.cancel_fd = -1;
+    if ((rc = sandbox_job_finish(&c->job, request->data, request->len, cause)))
+        return rc;
+    out->ms = now_ms() - t0;
+    if ((rc = decode(c->job.result.data, c->job.result.len, ctx, &accepted, &complete, cause)))
+        return rc;
+    if (!accepted) {
+        const char *output = c->job.output.data ? c->job.output.data : "";
+        size_t n = strlen(output);
+        if (c->job.timed_out)
+            return bw_fail(cause, BW_ERR_TIMEOUT,
+                           "the Triton compiler did not take its request within %d ms (importing "
+                           "triton)",
+                           c->job.wall_ms);
+        return bw_fail(cause, BW_ERR_SANDBOX,
+                       "Triton compile sandbox unavailable: the compiler ended (status %#x) "
+                       "before it took its request: %s",
+                       c->job.status, output + (n > 400 ? n - 400 : 0));
+    }
+    if ((!complete && map_death(&c->job, c, out)) || take_log(&c->job, out))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    out->ok = !out->failure;
+    for (size_t i = 0; i < out->n_builds; i++)
+        out->ok = out->ok && out->builds[i].ok;
+    return BW_OK;
 }
 
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause)

@@ -69,9 +69,8 @@
 #include "plan/directive.h"
 #include "plan/triton_variant.h"
 
-/* The environment variables naming blockwise-triton-compile and the Python to use. */
+/* The environment variable naming blockwise-triton-compile (the Python: python.h). */
 #define BW_TRITON_COMPILE_ENV      "BLOCKWISE_TRITON_COMPILE"
-#define BW_TRITON_PYTHON_ENV       "BLOCKWISE_PYTHON"
 #define BW_TRITON_DEFAULT_FILENAME "submission.py"
 
 /* A kernel variant's arguments (struct triton_arg) and constexpr values
@@ -229,6 +228,20 @@ long triton_compiler_pid(const struct triton_compiler *c);
 /* Kills the child if it still runs and frees the handle. NULL: no-op. */
 void triton_compiler_free(struct triton_compiler *c);
 
+/*
+ * A request the caller encoded itself (a launcher request: triton_launcher.h)
+ * through a started compiler: refuses a source over the limits or holding a
+ * NUL byte as triton_compiler_compile does (out->diags), sends `request`,
+ * hands the answer to decode(data, len, ctx, &accepted, &complete, cause),
+ * which fills *out, then treats a child that died after accepting, the log
+ * and out->ok as triton_compiler_compile does. Returns what it would.
+ */
+int triton_compiler_exchange(struct triton_compiler *c, const struct buf *request,
+                             const char *source, size_t len, int wall_ms,
+                             int (*decode)(char *data, size_t len, void *ctx, bool *accepted,
+                                           bool *complete, char **cause),
+                             void *ctx, struct triton_result *out, char **cause);
+
 /* triton_compiler_start (with the request's python, compiler, no_sandbox, limits) + compile. */
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause);
 
@@ -240,6 +253,9 @@ bool triton_build_copy(struct triton_build *dst, const struct triton_build *src)
 
 /* Frees what a build holds (zeroed after). */
 void triton_build_release(struct triton_build *b);
+
+/* A deep copy of one build (*dst zeroed first); false, with *dst empty, when out of memory. */
+bool triton_build_copy(struct triton_build *dst, const struct triton_build *src);
 
 /*
  * Is Triton usable here? Runs (once per Python per process; later calls

@@ -280,9 +280,8 @@ out:
     return rc;
 }
 
-int triton_program_compile(struct triton_program *tp, const struct directives *d,
-                           const char *source, size_t len, const char *filename,
-                           const struct triton_target *t, char **cause)
+int triton_program_compile(struct triton_program *tp, const char *source, size_t len,
+                           const char *filename, const struct triton_target *t, char **cause)
 {
     const struct triton_variants *tv = &tp->variants;
     size_t n = tv->n_builds;
@@ -316,7 +315,7 @@ int triton_program_compile(struct triton_program *tp, const struct directives *d
         for (size_t i = 0; i < tc->n_variants; i++) {
             const struct triton_variant *v = &tc->variants[i];
             ks[tc->first + i] = (struct triton_kernel_request){
-                .kernel = d->launches[v->launch].kernel,
+                .kernel = v->kernel,
                 .args = v->args,
                 .n_args = v->n_args,
                 .constexprs = v->constexprs,
@@ -324,7 +323,7 @@ int triton_program_compile(struct triton_program *tp, const struct directives *d
                 .num_warps = v->num_warps,
                 .num_stages = v->num_stages,
                 .maxnreg = v->maxnreg,
-                .line = d->launches[v->launch].line,
+                .line = v->line,
             };
         }
     }

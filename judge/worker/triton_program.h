@@ -81,9 +81,8 @@ struct triton_target {
  * when the judge failed. With triton_program_stream() first, each build is
  * final as soon as it exists (see above).
  */
-int triton_program_compile(struct triton_program *tp, const struct directives *d,
-                           const char *source, size_t len, const char *filename,
-                           const struct triton_target *t, char **cause);
+int triton_program_compile(struct triton_program *tp, const char *source, size_t len,
+                           const char *filename, const struct triton_target *t, char **cause);
 
 /* Loads configuration `config`'s builds into runner r as "v0", "v1", ...;
  * BW_OK when the runner answered (fail->status says whether the modules

@@ -18,6 +18,7 @@
 #include "baseline.h"
 #include "judge.h"
 #include "report.h"
+#include "wire/worker_proto.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/language.h"
@@ -229,21 +230,28 @@ static const char *error_text(json_t *reply, long status, char *tmp, size_t n)
     return tmp;
 }
 
-/* The register body's "languages": CUDA always, at the toolkit judged is
- * built with (its NVRTC compiles), then each language the judge found
- * (jc->languages: Triton when triton_probe() found it). The server offers
- * this worker jobs in these languages only. */
-static json_t *languages_json(const struct judge_config *jc)
+/* The register message: the host, CUDA always, at the toolkit judged is built
+ * with (its NVRTC compiles), then each language the judge found
+ * (jc->languages: Triton when triton_probe() found it), and the GPU's figures.
+ * The server offers this worker jobs in these languages only. A *new* object. */
+static json_t *register_json(const struct worker *w, const char *host)
 {
+    struct wp_register m = {.hostname = host,
+                            .version = WORKER_VERSION,
+                            .can_execute = w->jc->have_gpu,
+                            .gpu = w->jc->have_gpu ? gpu_info_json(&w->jc->gpu) : NULL};
     char cuda[16];
+    json_t *body;
+
     snprintf(cuda, sizeof(cuda), "%d.%d", CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
-    json_t *list = json_pack("[{s:s, s:s}]", "name", language_name(LANG_CUDA), "version", cuda);
-    for (int l = 0; list && l < LANG_COUNT; l++)
-        if (l != LANG_CUDA && jc->languages[l].available)
-            json_array_append_new(list,
-                                  json_pack("{s:s, s:s}", "name", language_name((enum language)l),
-                                            "version", jc->languages[l].version));
-    return list;
+    m.languages[m.n_languages++] = (struct wp_language){LANG_CUDA, cuda};
+    for (int l = 0; l < LANG_COUNT; l++)
+        if (l != LANG_CUDA && w->jc->languages[l].available)
+            m.languages[m.n_languages++] =
+                (struct wp_language){(enum language)l, w->jc->languages[l].version};
+    body = wp_register_encode(&m);
+    json_decref(m.gpu);
+    return body;
 }
 
 /* Registers until it works; BW_ERR_INVALID when the token is refused. */
@@ -255,10 +263,7 @@ static int do_register(struct slot *sl, char **cause)
         snprintf(host, sizeof(host), "%s", w->wc->hostname);
     else if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
         snprintf(host, sizeof(host), "unknown");
-    json_t *body = json_pack("{s:s, s:s, s:b, s:o}", "hostname", host, "version", WORKER_VERSION,
-                             "can_execute", w->jc->have_gpu, "languages", languages_json(w->jc));
-    if (body && w->jc->have_gpu)
-        json_object_set_new(body, "gpu", gpu_info_json(&w->jc->gpu));
+    json_t *body = register_json(w, host);
     if (!body)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     int rc = BW_OK;
@@ -270,16 +275,16 @@ static int do_register(struct slot *sl, char **cause)
         rc = exchange_json(sl, "POST", "/api/judge/register", body, BW_WORKER_HTTP_S, &status,
                            &reply, &err);
         sl->abort_on_stop = false;
-        if (rc == BW_OK && status == 200) {
-            json_int_t lease = json_integer_value(json_object_get(reply, "lease_seconds"));
-            json_int_t hb = json_integer_value(json_object_get(reply, "heartbeat_seconds"));
+        struct wp_welcome welcome;
+        struct json_reader jr;
+        json_reader_init(&jr, JSON_READER_NULL_IS_ABSENT);
+        if (rc == BW_OK && status == 200 && wp_welcome_decode(reply, &welcome, &jr) == BW_OK) {
             pthread_mutex_lock(&w->lock);
-            w->lease_s = lease > 0 ? (int)lease : BW_WORKER_LEASE_S;
-            w->heartbeat_s = hb > 0 ? (int)hb : BW_WORKER_LEASE_S / 3;
+            w->lease_s = welcome.lease_s > 0 ? welcome.lease_s : BW_WORKER_LEASE_S;
+            w->heartbeat_s = welcome.heartbeat_s > 0 ? welcome.heartbeat_s : BW_WORKER_LEASE_S / 3;
             pthread_mutex_unlock(&w->lock);
-            size_t n = json_array_size(json_object_get(reply, "reclaimed"));
-            log_info("worker: registered with %s as %s (%s)%s", w->base,
-                     json_string_value(json_object_get(json_object_get(reply, "worker"), "name")),
+            size_t n = json_array_size(welcome.reclaimed);
+            log_info("worker: registered with %s as %s (%s)%s", w->base, welcome.worker_name,
                      w->jc->have_gpu ? w->jc->gpu.name : "compile only, no GPU",
                      n ? "; the jobs held before a restart went back to the queue" : "");
             json_decref(reply);
@@ -295,9 +300,14 @@ static int do_register(struct slot *sl, char **cause)
             free(err);
             break;
         }
-        char why[512];
-        snprintf(why, sizeof(why), "register: %s",
-                 rc < 0 ? err : error_text(reply, status, tmp, sizeof(tmp)));
+        char why[512], bad[256];
+        if (rc == BW_OK && status == 200) { /* an answer judged cannot read */
+            json_reader_text(&jr, bad, sizeof(bad));
+            snprintf(why, sizeof(why), "register: the server's welcome: %s", bad);
+        } else {
+            snprintf(why, sizeof(why), "register: %s",
+                     rc < 0 ? err : error_text(reply, status, tmp, sizeof(tmp)));
+        }
         json_decref(reply);
         free(err);
         rc = BW_OK;
@@ -397,22 +407,6 @@ static void put_problem(struct worker *w, struct cached_problem *entry, const st
     pthread_mutex_unlock(&w->lock);
 }
 
-/* The job's seed: a decimal uint64 (the server draws 63 bits, but the whole
- * range is accepted). */
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s || strlen(s) > 20)
-        return false;
-    uint64_t v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9' || v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-            return false;
-        v = v * 10 + (uint64_t)(*p - '0');
-    }
-    *out = v;
-    return true;
-}
-
 static void on_event(json_t *event, void *arg)
 {
     struct job_run *run = arg;
@@ -456,7 +450,7 @@ static enum post_outcome post_progress(struct slot *sl, const char *lease, struc
     pthread_mutex_unlock(&run->lock);
     char path[128];
     snprintf(path, sizeof(path), "/api/judge/leases/%s/progress", lease);
-    json_t *body = json_pack("{s:o}", "events", batch);
+    json_t *body = wp_progress_encode(batch);
     long status = 0;
     json_t *reply = NULL;
     char *err = NULL;
@@ -518,7 +512,7 @@ static enum post_outcome post_final(struct slot *sl, const char *lease, const ch
 
 static void internal_error(struct slot *sl, const char *lease, const char *message)
 {
-    json_t *body = json_pack("{s:s}", "message", message ? message : "unknown error");
+    json_t *body = wp_internal_error_encode(&(struct wp_internal_error){.message = message});
     if (body)
         post_final(sl, lease, "internal-error", body);
     json_decref(body);
@@ -530,25 +524,23 @@ static bool run_job(struct slot *sl, json_t *job)
 {
     struct worker *w = sl->w;
     struct cached_problem *entry = NULL;
-    const char *lease = json_string_value(json_object_get(job, "lease"));
-    const char *hash = json_string_value(json_object_get(job, "bundle"));
-    const char *source = json_string_value(json_object_get(job, "source"));
-    const char *mode = json_string_value(json_object_get(job, "mode"));
-    const char *seed_s = json_string_value(json_object_get(job, "seed"));
-    const char *problem_id = json_string_value(json_object_get(job, "problem"));
-    const char *language = json_string_value(json_object_get(job, "language"));
-    json_int_t id = json_integer_value(json_object_get(job, "submission"));
-    uint64_t seed = 0;
-    enum language lang = LANG_CUDA; /* a server from before languages sends none */
-    if (!lease || !hash || !source || !mode || !problem_id ||
-        (seed_s && !parse_u64(seed_s, &seed)) ||
-        (language && !language_from_name(language, &lang))) {
-        log_error("worker: malformed job from the server");
+    struct wp_job m;
+    struct json_reader jr;
+    json_reader_init(&jr, JSON_READER_NULL_IS_ABSENT);
+    if (wp_job_decode(job, &m, &jr)) {
+        char bad[256], msg[320];
+        const char *lease = json_string_value(json_object_get(job, "lease"));
+        json_reader_text(&jr, bad, sizeof(bad));
+        log_error("worker: malformed job from the server: %s", bad);
+        snprintf(msg, sizeof(msg), "the worker received a malformed job: %s", bad);
         if (lease)
-            internal_error(sl, lease, "the worker received a malformed job");
+            internal_error(sl, lease, msg);
         return true;
     }
-    log_info("worker: submission %lld: judging (%s, lease %s)", (long long)id, mode, lease);
+    const char *lease = m.lease, *hash = m.bundle, *problem_id = m.problem;
+    long long id = (long long)m.submission;
+    log_info("worker: submission %lld: judging (%s, lease %s)", id, m.submit ? "submit" : "run",
+             lease);
     char *cause = NULL;
     const struct problem *p = get_problem(sl, hash, problem_id, &entry, &cause);
     if (!p) {
@@ -578,14 +570,16 @@ static bool run_job(struct slot *sl, json_t *job)
     run->events = json_array();
     run->jc = w->jc;
     run->p = p;
-    run->source = strdup(source);
-    run->len = strlen(source);
+    run->source = malloc(m.source_len + 1);
+    if (run->source)
+        memcpy(run->source, m.source, m.source_len + 1);
+    run->len = m.source_len;
     snprintf(run->job, sizeof(run->job), "submission %lld", (long long)id);
     run->opts.job = run->job;
     run->opts.cancel = &run->cancel;
-    run->opts.tests_only = strcmp(mode, "run") == 0;
-    run->opts.seed = seed;
-    run->opts.language = lang;
+    run->opts.tests_only = !m.submit;
+    run->opts.seed = m.seed;
+    run->opts.language = m.language;
     run->opts.on_event = on_event;
     run->opts.event_arg = run;
     pthread_t th;
@@ -673,7 +667,7 @@ static bool run_job(struct slot *sl, json_t *job)
                                     BW_BASELINE_WAIT_MS < heartbeat_s * 1000 ? BW_BASELINE_WAIT_MS
                                                                              : heartbeat_s * 1000);
         json_t *result = judge_result_json(&run->result);
-        json_t *body = result ? json_pack("{s:o}", "result", result) : NULL;
+        json_t *body = wp_result_encode(result);
         if (!body) {
             internal_error(sl, lease, "out of memory building the result");
         } else if (post_final(sl, lease, "result", body) == POST_OK) {
@@ -742,10 +736,8 @@ static void *slot_thread(void *arg)
 {
     struct slot *sl = arg;
     struct worker *w = sl->w;
-    json_t *claim = json_object();
-
-    if (claim && w->wc->claim_wait_s > 0)
-        json_object_set_new(claim, "wait", json_integer(w->wc->claim_wait_s));
+    json_t *claim = wp_claim_encode(
+        &(struct wp_claim){.wait_s = w->wc->claim_wait_s > 0 ? w->wc->claim_wait_s : -1});
     while (claim && !stopping(w)) {
         long status = 0;
         json_t *reply = NULL;

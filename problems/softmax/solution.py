@@ -10,22 +10,25 @@
 # one reciprocal per row, one masked store. Lanes past the end of a row load
 # -inf: it never wins the maximum and exp(-inf - m) adds exactly 0 to the
 # sum, so one mask serves all three steps. Rows past M are masked out whole.
-# num_warps is tuned (8 or 16 warps, 32 to 64 values per thread on 16384-wide
-# rows): the judge keeps the faster build per shape, as Triton's tutorial
-# picks num_warps from the row length.
+# num_warps is autotuned (8 or 16 warps, 32 to 64 values per thread on
+# 16384-wide rows): the judge checks and times both configs and keeps the
+# faster per shape, as Triton's tutorial picks num_warps from the row length.
 #
 # Accuracy: x - max rounds by half an ulp at most; Triton's fp32 exp
 # (ex2.approx of x * log2 e) errs relatively by about 2^-22 + |x - max| *
 # 2^-24, under 1e-6 wherever the 1e-5 rtol is the binding term (x - max above
 # about -12; below, the output is under the 1e-6/N atol); the sums are trees.
 #
-# @const TILE=4096
-# @tune WARPS=(8, 16)
-# @launch softmax grid=(cdiv(M, max(1, TILE / max(16, next_pow2(N))))) num_warps=WARPS args=(X, Y, M, N, BLOCK_N=max(16, next_pow2(N)), ROWS=max(1, TILE / max(16, next_pow2(N))))
+# The judge calls solve(X, Y, M, N) for every test and benchmark shape, with
+# the problem's tensors, and runs what it launches (docs/submission-format.md).
 import triton
 import triton.language as tl
 
+TILE = 4096
 
+
+@triton.autotune(configs=[triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)],
+                 key=['M', 'N'])
 @triton.jit
 def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     pid = tl.program_id(0)
@@ -38,3 +41,9 @@ def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     e = tl.exp(x - m[:, None])
     r = 1.0 / tl.sum(e, axis=1)
     tl.store(Y + offs, e * r[:, None], mask=mask)
+
+
+def solve(X, Y, M, N):
+    block_n = max(16, triton.next_power_of_2(N))
+    rows = max(1, TILE // block_n)
+    softmax[(triton.cdiv(M, rows),)](X, Y, M, N, BLOCK_N=block_n, ROWS=rows)

@@ -342,7 +342,7 @@ int queue_heartbeat(struct store *st, int64_t worker, const char *lease, int lea
     return rc;
 }
 
-static double geomean_time(const struct body_result *r)
+static double geomean_time(const struct wp_result *r)
 {
     if (r->n_benches == 0)
         return 0;
@@ -355,7 +355,7 @@ static double geomean_time(const struct body_result *r)
 /* The geometric mean over the shapes of PyTorch's time over the kernel's ("x PyTorch"); -1
  * when a shape has no PyTorch time (stored as NULL). Computed here from the shapes, as the
  * time is, rather than taken from the worker's summary. */
-static double geomean_pytorch_speedup(const struct body_result *r)
+static double geomean_pytorch_speedup(const struct wp_result *r)
 {
     if (r->n_benches == 0)
         return -1;
@@ -368,13 +368,13 @@ static double geomean_pytorch_speedup(const struct body_result *r)
     return exp(sum / (double)r->n_benches);
 }
 
-static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r, char **cause)
+static int store_rows(struct db_conn *c, int64_t id, const struct wp_result *r, char **cause)
 {
     int rc = db_run(c, cause, "DELETE FROM test_results WHERE submission_id = ?", "i", id);
     if (rc == BW_OK)
         rc = db_run(c, cause, "DELETE FROM bench_results WHERE submission_id = ?", "i", id);
     for (size_t i = 0; rc == BW_OK && i < r->n_tests; i++) {
-        const struct body_test *t = &r->tests[i];
+        const struct wp_test *t = &r->tests[i];
         rc =
             db_run(c, cause,
                    "INSERT INTO test_results(submission_id, idx, name, verdict, message, ms) "
@@ -383,7 +383,7 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
                    t->verdict == VERDICT_NONE ? NULL : verdict_code(t->verdict), t->message, t->ms);
     }
     for (size_t i = 0; rc == BW_OK && i < r->n_benches; i++) {
-        const struct body_bench *b = &r->benches[i];
+        const struct wp_bench *b = &r->benches[i];
         rc = db_run(c, cause,
                     "INSERT INTO bench_results(submission_id, idx, name, samples, median_ms, "
                     "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz, pytorch_ms) "
@@ -399,7 +399,7 @@ static int store_rows(struct db_conn *c, int64_t id, const struct body_result *r
 struct result_arg {
     int64_t worker;
     const char *lease;
-    const struct body_result *r;
+    const struct wp_result *r;
     const char *json;
     struct stored *out;
 };
@@ -407,7 +407,7 @@ struct result_arg {
 static int result_tx(struct db_conn *c, void *arg, char **cause)
 {
     struct result_arg *a = arg;
-    const struct body_result *r = a->r;
+    const struct wp_result *r = a->r;
     struct stored *out = a->out;
     struct db_stmt *st = NULL;
     int64_t now = now_s(), sub = 0;
@@ -510,7 +510,7 @@ static int result_tx(struct db_conn *c, void *arg, char **cause)
 }
 
 int queue_store_result(struct store *st, int64_t worker, const char *lease,
-                       const struct body_result *r, const char *result_json, struct stored *out,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause)
 {
     struct result_arg a = {worker, lease, r, result_json, out};

@@ -71,8 +71,8 @@
 
 struct store;
 struct db_conn;
-struct body_language;
-struct body_result;
+struct wp_language;
+struct wp_result;
 
 struct job {
     int64_t submission;
@@ -97,7 +97,7 @@ struct queue_registration {
     int64_t now;
     const char *hostname, *version, *gpu_json, *gpu_name;
     bool can_execute;
-    const struct body_language *languages;
+    const struct wp_language *languages;
     size_t n_languages;
 };
 int queue_register(struct store *st, int64_t worker, const struct queue_registration *r,
@@ -138,7 +138,7 @@ struct stored {
 /* Stores a result under an active lease (see above); BW_ERR_NOTFOUND when the
  * lease is neither active nor done. */
 int queue_store_result(struct store *st, int64_t worker, const char *lease,
-                       const struct body_result *r, const char *result_json, struct stored *out,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause);
 
 struct failure {

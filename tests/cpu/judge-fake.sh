@@ -47,7 +47,8 @@ if [ $rc -eq 0 ]; then
 else
     bad "validate exit $rc: $(json "$tmp/validate.json" '[(r["file"], r["got"], r["result"]["message"]) for r in d["fake-add"] if not r["ok"]]' 2>&1 | head -c 600) $(head -c 300 "$tmp/validate.err")"
 fi
-for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu solution.py solution_gluon.py starter.py; do
+for f in solution.cu tuned.cu wrong/hang.cu wrong/fault.cu solution.py solution_gluon.py starter.py \
+    launcher.py launcher_halves.py wrong/launcher_offset.py; do
     got=$(json "$tmp/validate.json" "[r['result']['executed'] for r in d['fake-add'] if r['file']=='$f'][0]" 2>/dev/null)
     [ "$got" = True ] && ok "validate ran $f (executed)" || bad "validate did not execute $f: $got"
 done
@@ -132,6 +133,25 @@ got=$(json "$tmp/gluon.json" '(d["verdict"], d["executed"], [t["verdict"] for t 
     ok "solution_gluon.py (Gluon, warp-specialised, maxnreg=168): Accepted" ||
     bad "solution_gluon.py: exit $rc, $got $(json "$tmp/gluon.json" 'd["message"]' | head -c 400)"
 
+# A Triton launcher (solve(...) recorded in the compile sandbox, docs/submission-format.md):
+# both @triton.autotune configs built, checked on every test and timed per shape, the autotune
+# goal measured from them; views (x[h:]) bound with their element offsets, run on the fake driver.
+jd check --json "$problem" "$problem/launcher.py" >"$tmp/launcher.json"
+rc=$?
+got=$(json "$tmp/launcher.json" '(d["verdict"], d["executed"], len(d["tests"]), [b["samples"] >= 10 for b in d["benches"]], [(g["name"], g["status"]) for g in d["goals"]])' 2>&1)
+[ $rc -eq 0 ] && [ "$got" = "('AC', True, 4, [True, True], [('autotune', 'passed'), ('block-128', 'failed'), ('sizes', 'passed')])" ] &&
+    ok "launcher.py (solve + @triton.autotune): Accepted, both configs on every test, both shapes timed, the autotune goal passed" ||
+    bad "launcher.py: exit $rc, $got $(json "$tmp/launcher.json" 'd["message"]' | head -c 300)"
+jd check --json --tests-only "$problem" "$problem/launcher_halves.py" >"$tmp/halves.json"
+rc=$?
+got=$(json "$tmp/halves.json" '(d["verdict"], [t["verdict"] for t in d["tests"]])' 2>&1)
+[ $rc -eq 0 ] && [ "$got" = "('AC', ['AC', 'AC', 'AC', 'AC'])" ] &&
+    ok "launcher_halves.py: two launches over x[:h] and x[h:], pointers offset into their buffers: Accepted" ||
+    bad "launcher_halves.py: exit $rc, $got"
+BLOCKWISE_PYTHON=$BLOCKWISE_PYTHON jd plan "$problem" "$problem/launcher_halves.py" >"$tmp/halves-plan.json"
+got=$(json "$tmp/halves-plan.json" '[a.get("offset", 0) for l in d["configs"][0]["cases"][3]["launches"] for a in l["args"] if "buffer" in a]' 2>&1)
+[ "$got" = "[0, 0, 0, 2049, 2049, 2049]" ] && ok "judged plan prints a launcher's views with their offsets (N=4099: x[2049:])" ||
+    bad "judged plan of launcher_halves.py: $got"
 # Triton builds streamed into the tests (judge/worker/triton_program.h): the
 # fake triton takes FAKE_COMPILE_MS to build a variant, so the case N=1's build
 # (N folded: its own variant) is quick and every other variant takes 4 s. The
@@ -171,6 +191,11 @@ check_verdict wrong/partial.cu WA "test N=1: out was never written (its element 
 check_verdict wrong/copy.cu WA "test N=1: 1 element of out differs from the reference"
 check_verdict wrong/no_kernel.cu CE "no __global__ function named 'vector_add'"
 check_verdict starter.py WA "test N=1: out was never written"
+check_verdict wrong/launcher_offset.py MV "test N=1: wrote past the end of out"
+check_verdict wrong/launcher_reads.py CE "x.item() reads tensor values"
+[ "$(json "$tmp/v.json" '[(x["line"], x["message"][:28]) for x in d.get("diagnostics", [])][:1]')" = "[(12, 'error: x.item() reads tensor')]" ] &&
+    ok "wrong/launcher_reads.py: the Compile Error is at the learner's line (12)" ||
+    bad "wrong/launcher_reads.py diags: $(json "$tmp/v.json" 'd.get("diagnostics")' | head -c 300)"
 # The first failure in case order is the verdict, though a case's comparison
 # overlaps the next case's run (judge/worker/tests.c): N=129 is wrong, N=4099 (run
 # during N=129's comparison) modifies its input and is never reported.

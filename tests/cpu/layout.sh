@@ -20,9 +20,9 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 declare -A allowed=(
     [blockwise-runner]='^(obj/judge/runner/|obj/harness_blob\.o$|obj/wire/(runner_proto[a-z_]*|ipc)\.o$|libsandbox\.a$|libcommon\.a$)'
     [blockwise-compile]='^(obj/judge/compile/|obj/wire/compile_wire\.o$|libsandbox\.a$|libcommon\.a$)'
-    [blockwise-triton-compile]='^(obj/judge/triton/|obj/triton_driver_blob\.o$|obj/wire/compile_wire\.o$|libsandbox\.a$|libcommon\.a$)'
-    [judged]='^(obj/judge/worker/(judged_main|cli_[a-z_]+)\.o$|libworker\.a$|libplan\.a$|libproblem\.a$|obj/wire/[a-z_]+\.o$|libsandbox\.a$|libcommon\.a$)'
-    [blockwise-server]='^(obj/server/main\.o$|libserver\.a$|libproblem\.a$|obj/wire/job[a-z_]*\.o$|libcommon\.a$)'
+    [blockwise-triton-compile]='^(obj/judge/triton/|obj/triton_driver_blob\.o$|obj/triton_launcher_blob\.o$|obj/wire/compile_wire\.o$|libsandbox\.a$|libcommon\.a$)'
+    [judged]='^(obj/judge/worker/(judged_main|cli_[a-z_]+)\.o$|libworker\.a$|libplan\.a$|libproblem\.a$|obj/wire/(worker_proto|runner_proto[a-z_]*|ipc|compile_wire)\.o$|libsandbox\.a$|libcommon\.a$)'
+    [blockwise-server]='^(obj/server/main\.o$|libserver\.a$|libproblem\.a$|obj/wire/worker_proto\.o$|libcommon\.a$)'
 )
 for bin in "${!allowed[@]}"; do
     map=$build/maps/$bin.map

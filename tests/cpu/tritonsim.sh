@@ -23,6 +23,11 @@ if [ -z "$py" ]; then
     exit 0
 fi
 pass=0 fail=0 skip=0
+# A launcher-form control's plan is recorded by `judged plan` in the Triton compile
+# sandbox: through the fake triton package here (tests/cpu/lib/fake-triton.sh).
+. tests/cpu/lib/fake-triton.sh
+venv=$(mktemp -d)
+fake_triton_venv "$venv" && export BLOCKWISE_PYTHON=$venv/bin/python3
 
 # add_summary LOG: adds the last "N passed, N failed, N skipped" line of LOG to the totals
 # (a missing line counts as one failure).
@@ -42,7 +47,7 @@ add_summary() {
 }
 
 log=$(mktemp)
-trap 'rm -rf "$log" "${tmp:-}"' EXIT
+trap 'rm -rf "$log" "${tmp:-}" "$venv"' EXIT
 
 echo "== interpreter unit tests (test_tsim.py)"
 timeout 300 "$py" tests/tritonsim/test_tsim.py >"$log" 2>&1
@@ -62,6 +67,19 @@ for f in tri-add tri-softmax tri-matmul; do
     grep -qE '^FAIL' "$log" && cat "$log" | tail -n 30
     add_summary "$log"
     [ "$rc" -eq 124 ] && echo "FAIL run.py $f: timed out" && fail=$((fail + 1))
+done
+
+# The controls converted to the launcher form: their plans are the directive forms' (the
+# same launches, grids and constexprs: tests/cpu/triton-launcher.sh), and they keep their verdicts.
+for spec in vector-add:solution.py vector-add:starter.py softmax:solution.py; do
+    echo "== run.py ${spec%%:*} ${spec#*:} (a launcher)"
+    timeout 900 "$py" tests/tritonsim/run.py "$build" "problems/${spec%%:*}" --cost 3e6 \
+        --time-limit 5 --only "${spec#*:}" >"$log" 2>&1
+    rc=$?
+    grep -E '^(ok  |FAIL|skip) ' "$log"
+    grep -qE '^FAIL' "$log" && cat "$log" | tail -n 30
+    add_summary "$log"
+    [ "$rc" -eq 124 ] && echo "FAIL run.py ${spec}: timed out" && fail=$((fail + 1))
 done
 
 echo "== run.py checks itself"

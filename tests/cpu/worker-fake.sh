@@ -28,12 +28,15 @@ OVERRUN=$problem/wrong/tail_overrun.cu TUNED=$problem/tuned.cu SHAPES=2 GOALS=3
 LASTING=$problem/slow.cu
 # Triton Runs: a correct one and a wrong one, with the wrong one's verdict
 TRITON_OK=$problem/solution.py TRITON_BAD=$problem/starter.py TRITON_BAD_V=WA
+# a Triton launcher (solve(...), recorded in the compile sandbox): autotuned, two configurations
+TRITON_LAUNCHER=$problem/launcher.py
 if [ "$gpu" = --gpu ]; then
     problems=problems pid=vector-add problem=problems/vector-add
     OK=$problem/solution.cu FAULT=tests/hostile/run/illegal-address.cu
     HANG=tests/hostile/run/endless.cu OVERRUN=tests/hostile/run/past-tail.cu TUNED=$OK
     LASTING=tests/fixtures/gpu/slow-vector-add.cu # 25 ms a launch
     TRITON_OK=$problem/solution.py TRITON_BAD=$problem/wrong/no_mask.py TRITON_BAD_V=MV
+    TRITON_LAUNCHER=tests/fixtures/triton-launchers/vector_add_seed.py
     SHAPES=$(jq '.benchmarks | length' "$problem/problem.json")
     GOALS=$(jq '.goals // [] | length' "$problem/problem.json")
 fi
@@ -213,6 +216,11 @@ if grep -q "this worker judges Triton submissions too" "$T/judged.log"; then
     GOT="$(get ann "$TR" .language) $(get ann "$TR" .verdict) $(get bob "$TW" .verdict) $(get ann "$TR" .result.executed)"
     check "Triton Runs through the server: ${TRITON_OK#"$problem"/} AC, ${TRITON_BAD#"$problem"/} $TRITON_BAD_V" \
         '[ "$GOT" = "triton AC $TRITON_BAD_V true" ]'
+    TL=$(submit ann "$TRITON_LAUNCHER" submit triton)
+    wait_done ann "$TL" 180
+    GOT="$(get ann "$TL" '[.verdict, .result.executed, (.result.benches | length)] | map(tostring) | join(" ")')"
+    check "a Triton launcher (solve, @triton.autotune) Submitted through the server: AC, every shape timed" \
+        '[ "$GOT" = "AC true $SHAPES" ]'
     # The build cache keys a Triton build by the module but its launch lines: a
     # launch-only edit (the grid, written another way) compiles nothing and takes
     # no compiler; any other edit (a comment appended) compiles again, on a warm

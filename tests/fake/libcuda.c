@@ -11,15 +11,18 @@
  * the host reference the GPU tests compare with) and a few learner kernels
  * named like the GPU tests' NVRTC kernels, with the same behaviour: a correct
  * vector_add, a tail overrun, a write before the start, a write to an input,
- * a partial writer, a fault (a sticky CUDA_ERROR_ILLEGAL_ADDRESS), a hang.
+ * a partial writer, a fault (a sticky CUDA_ERROR_ILLEGAL_ADDRESS), a hang, and
+ * additions wrong only past FAKE_BIG_N elements (at the tail, one element left
+ * unwritten, a hang) for the tests checked by sample.
  *
  * A module image is the harness fatbin (recognised by its magic), the text
  * "FAKECUBIN" followed by the kernel names it holds, one per line, a real
  * cubin (an ELF image, as NVRTC makes it: the judge's own compile path), which
  * holds the learner kernels below whose names appear in its string table as
- * ".text.NAME" sections, or the fake triton's cubin ("\x7fELF\nFAKECUBIN\n",
- * the entry name, a JSON record whose "params" lists the kept parameters'
- * Triton types), whose one entry takes those parameters and Triton's two
+ * ".text.NAME" sections, or the fake triton's cubin (an ELF image whose
+ * .nv.blockwise.fake section holds "FAKECUBIN\n", the entry name, a JSON
+ * record whose "params" lists the kept parameters' Triton types), whose one
+ * entry takes those parameters and Triton's two
  * scratch pointers: so a Triton submission runs here too, through the judge's
  * own Triton path (tests/cpu/judge-fake.sh). So `judged` can judge real sources end to end here:
  * tests/cpu/judge-fake.sh and tests/fixtures/fake-gpu/, whose kernels are
@@ -50,6 +53,7 @@
 #define FAKE_EXPORT      __attribute__((visibility("default")))
 #define FAKE_MAX_KERNELS 32
 #define FAKE_BIG_ALLOC   (64u << 20) /* above this, memory is reserved, not touched */
+#define FAKE_BIG_N       100000      /* K_LAST_WRONG, K_SKIP_ONE, K_HANG_BIG: wrong past this */
 
 static CUresult sticky; /* once a kernel faulted, every call fails with this */
 static bool hung;       /* a kernel that never ends was launched */
@@ -482,9 +486,14 @@ enum fake_kind {
     K_ADD_REF,      /* (const float *x, const float *y, double *out, long long n): fp64 sum */
     K_ADD_REF_ROWS, /* K_ADD_REF's @rows kernel: (..., const long long *rows, long long n_rows) */
     K_SLOW_ADD,     /* as K_VECTOR_ADD, but every launch takes 200 ms: a Submit that lasts */
-    K_TRITON_ADD,   /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
-                       (i32 or i64) unless it was 1 and folded, then two scratch pointers */
-    K_TRITON_NOOP,  /* a fake triton build that writes nothing (a starter) */
+    /* as K_VECTOR_ADD, but past FAKE_BIG_N elements (a test checked by sample,
+     * tests/fixtures/fake-gpu/fake-huge): */
+    K_LAST_WRONG,  /* out[n - 1] is one too large (the tail) */
+    K_SKIP_ONE,    /* out[n / 2] is never written (only the poison scan sees it) */
+    K_HANG_BIG,    /* never ends */
+    K_TRITON_ADD,  /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
+                      (i32 or i64) unless it was 1 and folded, then two scratch pointers */
+    K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
 };
 
 static const struct {
@@ -521,6 +530,9 @@ static const struct {
     {"fake_add_ref", K_ADD_REF, 4, {8, 8, 8, 8}, false},
     {"fake_add_ref_rows", K_ADD_REF_ROWS, 6, {8, 8, 8, 8, 8, 8}, false},
     {"vector_add_slow", K_SLOW_ADD, 4, {8, 8, 8, 8}, false},
+    {"vector_add_last_wrong", K_LAST_WRONG, 4, {8, 8, 8, 8}, false},
+    {"vector_add_skip_one", K_SKIP_ONE, 4, {8, 8, 8, 8}, false},
+    {"vector_add_hang_big", K_HANG_BIG, 4, {8, 8, 8, 8}, false},
     {"fake_triton_add", K_TRITON_ADD, 6, {8, 8, 8, 8, 8, 8}, false}, /* layout: its module's */
     {"fake_triton_noop", K_TRITON_NOOP, 6, {8, 8, 8, 8, 8, 8}, false},
 };
@@ -599,6 +611,20 @@ static bool fake_triton_module(const char *s, struct fake_module *mod)
     return true;
 }
 
+/* The fake triton's payload ("FAKECUBIN\n...") inside an ELF64 image: what lies before its
+ * section header table (the fake writes its sections first); NULL when it is not one. */
+static const char *fake_triton_payload(const unsigned char *p)
+{
+    uint64_t shoff;
+
+    if (p[0] != 0x7f || p[1] != 'E' || p[2] != 'L' || p[3] != 'F' || p[4] != 2)
+        return NULL;
+    memcpy(&shoff, p + 0x28, 8);
+    if (shoff > (64u << 20))
+        return NULL;
+    return memmem(p, (size_t)shoff, "FAKECUBIN\n", 10);
+}
+
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
 {
     const unsigned char *p = image;
@@ -610,11 +636,8 @@ static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba) {
         mod->harness = true; /* the fatbin magic 0xBA55ED50 */
-    } else if (strncmp(image,
-                       "\x7f"
-                       "ELF\nFAKECUBIN\n",
-                       15) == 0) {
-        if (!fake_triton_module((const char *)image + 15, mod)) {
+    } else if (fake_triton_payload(p)) {
+        if (!fake_triton_module(fake_triton_payload(p) + 10, mod)) {
             free(mod);
             return CUDA_ERROR_INVALID_IMAGE;
         }
@@ -905,9 +928,19 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         usleep(200 * 1000);
         /* fall through */
     case K_VECTOR_ADD:
+    case K_LAST_WRONG:
+    case K_SKIP_ONE:
+    case K_HANG_BIG:
         n = P(long long, 3);
+        if (kind == K_HANG_BIG && n > FAKE_BIG_N) {
+            hung = true;
+            break;
+        }
         for (long long i = 0; i < n; i++)
-            P(float *, 2)[i] = P(const float *, 0)[i] + P(const float *, 1)[i];
+            if (kind != K_SKIP_ONE || n <= FAKE_BIG_N || i != n / 2)
+                P(float *, 2)[i] = P(const float *, 0)[i] + P(const float *, 1)[i];
+        if (kind == K_LAST_WRONG && n > FAKE_BIG_N)
+            P(float *, 2)[n - 1] += 1.0f;
         break;
     case K_COPY:
     case K_TAIL:

@@ -38,7 +38,7 @@ enum { N_PARSERS = 11 };
  * accepted struct's invariants into *bad. */
 static json_t *parse(int k, const char *data, size_t len, struct api_error *e, bool *bad)
 {
-    static struct body_result result; /* large: not on the stack */
+    static struct wp_result result; /* large: not on the stack */
     json_t *j = NULL;
     *bad = false;
     switch (k) {
@@ -80,19 +80,19 @@ static json_t *parse(int k, const char *data, size_t len, struct api_error *e, b
         break;
     }
     case 6: {
-        struct body_register b;
+        struct wp_register b;
         j = body_parse_register(data, len, &b, e);
         *bad = j && (!b.hostname || !b.version || !b.gpu_name);
         break;
     }
     case 7: {
-        struct body_claim b;
+        struct wp_claim b;
         j = body_parse_claim(data, len, &b, e);
         *bad = j && (b.wait_s < -1 || b.wait_s > 300);
         break;
     }
     case 8: {
-        struct body_progress b;
+        struct wp_progress b;
         j = body_parse_progress(data, len, &b, e);
         *bad =
             j && (!json_is_array(b.events) || json_array_size(b.events) > BW_MAX_EVENTS_PER_POST);
@@ -108,7 +108,7 @@ static json_t *parse(int k, const char *data, size_t len, struct api_error *e, b
             *bad = *bad || !result.benches[i].name;
         break;
     default: {
-        struct body_internal_error b;
+        struct wp_internal_error b;
         j = body_parse_internal_error(data, len, &b, e);
         *bad = j && (!b.message || strlen(b.message) > BW_MAX_MESSAGE_FIELD);
         break;

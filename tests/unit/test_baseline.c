@@ -300,7 +300,7 @@ TEST(server_parses_and_stores_pytorch)
 {
     char *cause = NULL;
     struct api_error e = {0};
-    struct body_result *b = calloc(1, sizeof(*b));
+    struct wp_result *b = calloc(1, sizeof(*b));
     const char *ok = "{\"result\": {\"verdict\": \"AC\", \"executed\": true, \"benches\": ["
                      "{\"name\": \"a\", \"median_ms\": 1.0, \"pytorch_ms\": 2.0},"
                      "{\"name\": \"b\", \"median_ms\": 4.0, \"pytorch_ms\": null}]}}";
@@ -333,8 +333,8 @@ TEST(server_parses_and_stores_pytorch)
     b->gpu_name = "H200";
     b->score = 50;
     b->n_benches = 2;
-    b->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0, .pytorch_ms = 2.0};
-    b->benches[1] = (struct body_bench){.name = "b", .median_ms = 4.0, .pytorch_ms = 2.0};
+    b->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0, .pytorch_ms = 2.0};
+    b->benches[1] = (struct wp_bench){.name = "b", .median_ms = 4.0, .pytorch_ms = 2.0};
     CHECK_INT_EQ(queue_store_result(store, 1, j1.lease, b, "{}", &out, &cause), BW_OK);
     /* x PyTorch = geometric mean of 2/1 and 2/4 = 1, per submission and in its best row. */
     struct db_stmt *st = NULL;

@@ -131,9 +131,19 @@ TEST(failure_timeout_and_hints)
     char *m = NULL;
     json_t *detail = NULL;
 
-    CHECK_INT_EQ(failure_timeout(2000, &m, &detail), VERDICT_TIME_LIMIT);
+    CHECK_INT_EQ(failure_timeout(2000, 3341, &m, &detail), VERDICT_TIME_LIMIT);
     CHECK_STR_EQ(m, "the plan did not finish within 2000 ms");
     CHECK_INT_EQ(json_integer_value(json_object_get(detail, "limit_ms")), 2000);
+    CHECK_INT_EQ(json_integer_value(json_object_get(detail, "deadline_ms")), 3341);
+    free(m);
+    json_decref(detail);
+    /* A plan that finished, but the runner measured it over its limit. */
+    m = NULL;
+    detail = NULL;
+    CHECK_INT_EQ(failure_overrun(2000, 2345.4, &m, &detail), VERDICT_TIME_LIMIT);
+    CHECK_STR_EQ(m, "the plan took 2345 ms, over its limit of 2000 ms");
+    CHECK_STR_EQ(json_string_value(json_object_get(detail, "kind")), "timeout");
+    CHECK(json_real_value(json_object_get(detail, "plan_ms")) == 2345.4);
     free(m);
     json_decref(detail);
     CHECK(failure_cuda_hint("CUDA_ERROR_MISALIGNED_ADDRESS") != NULL);

@@ -1012,6 +1012,27 @@ SCENARIO(poison_and_scratch)
             }
             CHECK_INT_EQ(zeros, n / 2);
             CHECK_INT_EQ(poison, n - n / 2);
+            CHECK_INT_EQ(res.reply.n_poison, 0); /* no scan asked */
+        }
+        run_result_release(&res);
+        /* A scan counts them all, while only two elements come back (a test checked by
+         * sample). */
+        int64_t idx[2] = {0, (int64_t)n - 1};
+        simple_plan(&req, "partial", n, false);
+        req.ret = RUN_RETURN_GATHER;
+        req.scan = true;
+        req.plan.n_gather = 1;
+        req.plan.gather[0] = (struct run_gather){.buf = 0, .offset = 0, .count = 2};
+        req.indices = idx;
+        req.n_indices = 2;
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+            size_t bytes = 0;
+            const uint32_t *out = run_result_output(&res, 0, &bytes);
+            CHECK_INT_EQ(bytes, 8);
+            CHECK(out && out[0] == 0 && out[1] == 0xFFFFFFFFu);
+            CHECK_INT_EQ(res.reply.n_poison, 1);
+            CHECK_INT_EQ(res.reply.poison_buf[0], 0);
+            CHECK_INT_EQ(res.reply.poison[0], n - n / 2);
         }
         run_result_release(&res);
         /* Scratch is zeroed: copy it to an output. */

@@ -287,6 +287,66 @@ TEST(proto_run_request_into_a_lent_buffer)
     free(cause);
 }
 
+/* "scan" (a test checked by sample): sent only when asked for, a boolean. */
+TEST(proto_run_request_scan)
+{
+    struct run_request a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    memset(&a, 0, sizeof(a));
+    sample_plan(&a.plan);
+    j = run_request_to_json(&a);
+    CHECK(json_object_get(j, "scan") == NULL);
+    CHECK_INT_EQ(run_request_from_json(j, &b, &cause), BW_OK);
+    CHECK(!b.scan);
+    json_decref(j);
+    a.scan = true;
+    a.ret = RUN_RETURN_GATHER;
+    j = through_text(run_request_to_json(&a));
+    CHECK_INT_EQ(run_request_from_json(j, &b, &cause), BW_OK);
+    CHECK(b.scan);
+    json_object_set_new(j, "scan", json_string("yes"));
+    CHECK(run_request_from_json(j, &b, &cause) != BW_OK);
+    CHECK_CONTAINS(cause, "run.scan: expected true or false");
+    json_decref(j);
+    free(cause);
+}
+
+/* A scan's counts come back beside the outputs; a reply without them has none. */
+TEST(proto_run_reply_poison_counts)
+{
+    struct run_reply a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    memset(&a, 0, sizeof(a));
+    run_failure_init(&a.fail);
+    a.n_outputs = 1;
+    a.outputs[0] = (struct run_output){.buf = 2, .offset = 0, .bytes = 4};
+    a.n_poison = 2;
+    a.poison_buf[0] = 2;
+    a.poison[0] = 1;
+    a.poison_buf[1] = 3;
+    a.poison[1] = 9000000000000000000ull; /* above 2^63 - 1: a decimal string */
+    j = through_text(run_reply_to_json(&a));
+    CHECK_INT_EQ(run_reply_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.n_poison, 2);
+    CHECK(b.poison_buf[0] == 2 && b.poison[0] == 1);
+    CHECK(b.poison_buf[1] == 3 && b.poison[1] == a.poison[1]);
+    json_object_set_new(j, "poison", json_pack("[i]", 1));
+    CHECK_INT_EQ(run_reply_from_json(j, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "result.poison: expected 2 counts");
+    json_decref(j);
+    a.n_poison = 0;
+    j = run_reply_to_json(&a);
+    CHECK(json_object_get(j, "poison") == NULL);
+    CHECK_INT_EQ(run_reply_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.n_poison, 0);
+    json_decref(j);
+    free(cause);
+}
+
 TEST(proto_gen_spec_needs_sane_parameters)
 {
     struct gen_spec g;

@@ -459,7 +459,7 @@ THROTTLE_TEST(throttle_spares_known_devices_and_forgives_own_typos)
     throttle_end(t, "kim", "192.0.2.1", NULL, THROTTLE_UNCHECKED, now, &scope);
     /* A class behind one address, each learner mistyping once and then
      * signing in: their typos are forgiven, the address never locks (5). */
-    char name[16];
+    char name[32];
     for (int i = 0; i < 8; i++) {
         snprintf(name, sizeof(name), "learner%d", i);
         CHECK_INT_EQ(throttle_begin(t, name, "198.51.100.1", NULL, now, &scope, &trusted), 0);
@@ -673,7 +673,7 @@ TEST(bodies_validate_fields)
 TEST(bodies_register_languages)
 {
     struct api_error e;
-    struct body_register b;
+    struct wp_register b;
     const char *old = "{\"hostname\":\"h\",\"can_execute\":false}";
     json_t *j = body_parse_register(old, strlen(old), &b, &e);
     CHECK(j != NULL);
@@ -724,9 +724,9 @@ TEST(bodies_register_languages)
 TEST(bodies_errors_name_the_field)
 {
     struct api_error e;
-    static struct body_result result; /* large: not on the stack */
+    static struct wp_result result; /* large: not on the stack */
     struct body_submission s;
-    struct body_progress pr;
+    struct wp_progress pr;
     static const struct {
         int parser; /* 0 submission, 1 result, 2 progress */
         const char *body;
@@ -1075,15 +1075,15 @@ STORAGE_TEST(queue_lease_lifecycle)
     CHECK_INT_EQ(sub, 1);
     CHECK_INT_EQ(queue_heartbeat(st, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
 
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
     r->message = "";
     r->gpu_name = "H200";
     r->score = 50;
     r->n_benches = 2;
-    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
-    r->benches[1] = (struct body_bench){.name = "b", .median_ms = 4.0};
+    r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
+    r->benches[1] = (struct wp_bench){.name = "b", .median_ms = 4.0};
     struct stored out;
     CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED);
@@ -1238,7 +1238,7 @@ STORAGE_TEST(queue_compile_only_waits_for_gpu)
     struct db_conn *c = db_acquire(db);
     struct job j;
     CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->executed = false;
     r->message = "";
@@ -1319,7 +1319,7 @@ STORAGE_TEST(queue_routes_by_language)
     CHECK_INT_EQ(queue_claim(st, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
 
     /* Worker 3 registers CUDA and Triton: it takes the Triton job. */
-    struct body_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
+    struct wp_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
     struct queue_registration reg = {.now = now - 5,
                                      .hostname = "h",
                                      .version = "v",
@@ -1352,14 +1352,14 @@ STORAGE_TEST(queue_routes_by_language)
     CHECK(jt.language == LANG_TRITON);
 
     /* Accepted Submits in both languages: one best row and one solved row each. */
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
     r->message = "";
     r->gpu_name = "H200";
     r->score = 50;
     r->n_benches = 1;
-    r->benches[0] = (struct body_bench){.name = "a", .median_ms = 1.0};
+    r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
     struct stored out;
     CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(queue_store_result(st, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
@@ -1497,7 +1497,7 @@ STORAGE_TEST(queue_status_counts_queue_and_live_workers)
     /* The compile-only worker compiles one while the GPU worker takes another. */
     struct job j, k;
     CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
@@ -1550,7 +1550,7 @@ STORAGE_TEST(queue_cancel_and_in_flight)
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
     struct job j;
-    struct body_result *r = calloc(1, sizeof(*r));
+    struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";

@@ -55,6 +55,7 @@
 #include "common/limits.h"
 #include "common/util.h"
 #include "judge/worker/compile.h"
+#include "judge/worker/python.h"
 #include "judge/worker/triton_compile.h"
 #include "judge/worker/triton_pool.h"
 #include "common/banned.h"
@@ -122,7 +123,7 @@ static const char *python(void)
     const char *base = base_python(), *slash, *version;
 
     if (real())
-        return getenv(BW_TRITON_PYTHON_ENV) ? getenv(BW_TRITON_PYTHON_ENV) : "python3";
+        return getenv(BW_PYTHON_ENV) ? getenv(BW_PYTHON_ENV) : "python3";
     if (made)
         return exe[0] ? exe : NULL;
     made = true;
@@ -255,10 +256,12 @@ static void dump(const struct triton_result *r)
         }                                                                                          \
     } while (0)
 
-/* The fake cubin's JSON record of what compile() was given. */
+/* The fake cubin's JSON record of what compile() was given (after its "FAKECUBIN" mark). */
 static const char *fake_record(const struct triton_build *b)
 {
-    const char *json = b->cubin ? memmem(b->cubin, b->cubin_len, "{", 1) : NULL;
+    const char *mark = b->cubin ? memmem(b->cubin, b->cubin_len, "FAKECUBIN\n", 10) : NULL;
+    const char *json =
+        mark ? memmem(mark, b->cubin_len - (size_t)(mark - (const char *)b->cubin), "{", 1) : NULL;
     return json ? json : "";
 }
 

@@ -35,7 +35,7 @@ from . import lang
 from . import state
 from .core import Tensor
 from .errors import CompileError, SimError, TimeLimit
-from .memory import Buffer
+from .memory import Buffer, View
 
 
 class Scalar:
@@ -354,7 +354,7 @@ class SpecialisedOne(int):
 
 def _arg_value(jf, name, v, specialize):
     """A launch argument as the kernel sees it."""
-    if isinstance(v, Buffer):
+    if isinstance(v, (Buffer, View)):
         return Tensor(np.array(v.base, dtype=np.int64), D.pointer_type(v.dtype))
     if isinstance(v, Scalar):
         t = D.BY_NAME.get(v.type)
@@ -444,19 +444,19 @@ def bind(jf, args, kwargs, plan=False):
     for i, p in enumerate(jf.params):
         v = ba.arguments[p.name]
         if i in jf.constexprs:
-            if isinstance(v, (Buffer, Tensor, Scalar)):
+            if isinstance(v, (Buffer, View, Tensor, Scalar)):
                 raise CompileError("%s: parameter %s is a tl.constexpr: give it by keyword in "
                                    "the @launch args (%s=value), after the positional ones"
                                    % (jf.__name__, p.name, p.name))
             values[p.name] = v
             continue
-        if isinstance(v, Buffer):
+        if isinstance(v, (Buffer, View)):
             if memory is None:
                 memory = v.memory
             elif memory is not v.memory:
                 raise CompileError("%s: buffers of two different memories" % jf.__name__)
         ann = annotation_type(p.annotation)
-        if ann is not None and not isinstance(v, Buffer) and v is not None:
+        if ann is not None and not isinstance(v, (Buffer, View)) and v is not None:
             value = v.value if isinstance(v, Scalar) else v
             v = Scalar(value, ann.name)
             values[p.name] = _arg_value(jf, p.name, v, False)

@@ -72,6 +72,11 @@ class Buffer:
             raise ValueError("%s holds %d elements, got %d" % (self.name, self.count, v.size))
         self.bytes[:] = core.to_memory(self.dtype, D.to_register(self.dtype, v)).view(np.uint8)
 
+    def at(self, offset):
+        """A pointer `offset` elements into the data (a launcher's view: `judged plan`'s
+        {"buffer": NAME, "offset": K})."""
+        return View(self, int(offset))
+
     def guard_damage(self):
         """None if both bands are intact, else (where, byte offset relative to the data's first
         byte) of the written band byte nearest the data, as the judge reports it; a write past
@@ -83,6 +88,15 @@ class Buffer:
         if before.any():
             return "before", int(np.nonzero(before)[0][-1]) - GUARD
         return None
+
+
+class View:
+    """A buffer's pointer moved `offset` elements in: what a launcher passes for x[k:]."""
+
+    def __init__(self, buffer, offset):
+        self.buffer, self.offset = buffer, offset
+        self.memory, self.dtype = buffer.memory, buffer.dtype
+        self.base = buffer.base + offset * buffer.dtype.itemsize
 
 
 class Memory:

@@ -311,6 +311,17 @@ function names(p) {
  * the server's signatures (GET /api/problems/{id}); a server from before
  * Triton sends none: the CUDA types from tensors, sizes and scalars.
  */
+/*
+ * The launcher a Triton submission may define (docs/submission-format.md):
+ * "def solve(A, B, C, N):", its parameters the problem's tensors, then
+ * scalars, then sizes, the order the judge passes them in when the names are
+ * not the problem's.
+ */
+export function solveSignature(p) {
+  const names = [].concat(p.tensors.map((t) => t.name), p.scalars.map((s) => s.name), p.sizes);
+  return `def solve(${names.join(", ")}):`;
+}
+
 export function signatureRows(p, lang) {
   const sig = p.signatures && (p.signatures[lang] || p.signatures.cuda);
   const role = (r) => (r === "in" ? "input" : r === "out" ? "output" : "input and output");
@@ -389,6 +400,19 @@ function signatureTable(p, lang) {
           "As ",
           h("code", null, "kernel[grid](...)"),
           " would type them: a tensor is a pointer, an integer is i32 when its value fits in 32 bits in a test case and i64 otherwise (an integer equal to 1 becomes a constant, one divisible by 16 is marked so). Declare a parameter per name, in args=() order; tl.constexpr parameters come by keyword.",
+        )
+      : null,
+    triton
+      ? h(
+          "p",
+          { class: "muted small", dataset: { solve: "" } },
+          "Or launch as at home: define ",
+          h("code", null, solveSignature(p)),
+          " and launch your kernels in it (",
+          h("code", null, "kernel[grid](...)"),
+          ", ",
+          h("code", null, "@triton.autotune"),
+          "); the judge calls it for each test and shape with the problem's tensors (no data: shapes, dtypes, strides) by these names, or in this order.",
         )
       : null,
   );

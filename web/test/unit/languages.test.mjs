@@ -5,7 +5,7 @@ import { DIRECTIVE_LINE } from "../../src/editor.js";
 import { TRITON_CHECK } from "../../src/gpuhelp.js";
 import { languageTitle, offeredIn, problemLanguages } from "../../src/languages.js";
 import { boardTitle } from "../../src/pages/leaderboard.js";
-import { signatureRows } from "../../src/pages/problem.js";
+import { signatureRows, solveSignature } from "../../src/pages/problem.js";
 import { workerLanguages } from "../../src/pages/admin.js";
 import { noWorkerFor, noWorkerText } from "../../src/results.js";
 
@@ -124,4 +124,13 @@ test("a Triton job with no Triton worker connected is told so; CUDA never is", (
     noWorkerText("triton", 3),
     "Queued (position 3), but no worker here can compile Triton: it waits until an admin adds one, and is judged then, in the order it was submitted.",
   );
+});
+
+test("a Triton launcher's signature: tensors, then scalars, then sizes", () => {
+  const p = {
+    tensors: [{ name: "X" }, { name: "W" }, { name: "Y" }],
+    scalars: [{ name: "alpha" }],
+    sizes: ["M", "N"],
+  };
+  assert.equal(solveSignature(p), "def solve(X, W, Y, alpha, M, N):");
 });

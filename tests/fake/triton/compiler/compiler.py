@@ -18,8 +18,12 @@ the package). compile() then "compiles" without generating code:
   - takes FAKE_COMPILE_MS milliseconds when the kernel has a constexpr of that
     name (a slow build: the judge's streaming of builds into the tests is
     tested with a variant that takes seconds beside one that does not),
-  - returns a CompiledKernel whose asm["cubin"] is b"\\x7fELF\\nFAKECUBIN\\n",
-    the entry name, a newline and a JSON record of what it was given;
+  - returns a CompiledKernel whose asm["cubin"] is an ELF64 image (_elf) like a
+    real cubin's outline: a symbol for the entry, a .nv.info section whose
+    EIATTR_REGCOUNT and EIATTR_FRAME_SIZE give its registers and local frame
+    (what the launcher recorder reads for warmup()'s n_regs), and a section
+    .nv.blockwise.fake holding "FAKECUBIN\\n", the entry name, a newline and a
+    JSON record of what it was given (tests/fake/libcuda.c runs it from that);
     asm["ptx"] has one .entry with a .param per kept parameter plus Triton's
     two scratch pointers; metadata has the fields of Triton 3.6
     (shared > 0 when the kernel uses tl.dot, global scratch when it uses
@@ -119,6 +123,7 @@ class _Checker:
         self.constants = constants  # name -> value of constexpr parameters
         self.depth = depth
         self.uses_dot = False
+        self.uses_reduction = False
         self.uses_descriptor = False
         self.worker_warps = 0  # gl.warp_specialize's workers, over every call
 
@@ -169,6 +174,8 @@ class _Checker:
         elif getattr(target, "__triton_builtin__", False):
             if name == "dot":
                 self.uses_dot = True
+            elif name in ("sum", "max", "min", "argmax", "argmin", "reduce", "cumsum", "softmax"):
+                self.uses_reduction = True
             elif name == "make_tensor_descriptor":
                 self.uses_descriptor = True
             elif name == "warp_specialize":
@@ -198,6 +205,7 @@ class _Checker:
         except CompilationError as e:
             raise CompilationError(self.jf.src, node, None) from e
         self.uses_dot = self.uses_dot or callee.uses_dot
+        self.uses_reduction = self.uses_reduction or callee.uses_reduction
         self.uses_descriptor = self.uses_descriptor or callee.uses_descriptor
 
     def warp_specialize(self, node):
@@ -224,6 +232,47 @@ class _Checker:
             return self.constant(node)
         except (ValueError, SyntaxError, TypeError):
             return None
+
+
+EIFMT_SVAL = 0x04
+EIATTR_FRAME_SIZE = 0x11
+EIATTR_REGCOUNT = 0x2F
+
+
+def _elf(name, registers, frame, payload):
+    """A minimal ELF64 cubin: sections .shstrtab, .strtab, .symtab (the entry), .nv.info
+    (REGCOUNT and FRAME_SIZE of symbol 1, as ptxas writes them), .text.NAME (empty) and
+    .nv.blockwise.fake (payload)."""
+    import struct
+    names = [b"", b".shstrtab", b".strtab", b".symtab", b".nv.info", b".text." + name.encode(),
+             b".nv.blockwise.fake"]
+    shstrtab, offsets = b"", []
+    for n in names:
+        offsets.append(len(shstrtab))
+        shstrtab += n + b"\0"
+    strtab = b"\0" + name.encode() + b"\0"
+    symtab = bytes(24) + struct.pack("<IBBHQQ", 1, 0x12, 0, 5, 0, 0)  # GLOBAL FUNC in .text
+    info = struct.pack("<BBHII", EIFMT_SVAL, EIATTR_REGCOUNT, 8, 1, registers) + \
+        struct.pack("<BBHII", EIFMT_SVAL, EIATTR_FRAME_SIZE, 8, 1, frame)
+    bodies = [b"", shstrtab, strtab, symtab, info, b"", payload]
+    types = [0, 3, 3, 2, 0x70000000, 1, 1]  # NULL, STRTAB, STRTAB, SYMTAB, LOPROC, PROGBITS
+    data, layout = b"", []
+    for body in bodies:
+        pad = (-(64 + len(data))) % 8
+        data += bytes(pad)
+        layout.append(64 + len(data))
+        data += body
+    shoff = 64 + len(data) + (-(64 + len(data))) % 8
+    data += bytes((-(64 + len(data))) % 8)
+    headers = b""
+    for i, body in enumerate(bodies):
+        link = 2 if types[i] == 2 else 0
+        headers += struct.pack("<IIQQQQIIQQ", offsets[i], types[i], 0, 0, layout[i] if i else 0,
+                               len(body), link, 1 if types[i] == 2 else 0, 8 if i else 0,
+                               24 if types[i] == 2 else 0)
+    header = b"\x7fELF" + bytes([2, 1, 1, 0x33, 7]) + bytes(7) + struct.pack(
+        "<HHIQQQIHHHHHH", 2, 190, 1, 0, 0, shoff, 0x5a055a, 64, 56, 0, 64, len(bodies), 1)
+    return header + data + headers
 
 
 def _check_source(src):
@@ -285,7 +334,9 @@ def compile(src, target=None, options=None):
         "arch": target.arch,
         "ptxas": ptxas_version.strip().splitlines()[-1],
     }
-    cubin = b"\x7fELF\nFAKECUBIN\n" + name.encode() + b"\n" + json.dumps(record, sort_keys=True).encode() + b"\n"
+    payload = b"FAKECUBIN\n" + name.encode() + b"\n" + json.dumps(record, sort_keys=True).encode() + b"\n"
+    registers = maxnreg or min(255, 24 + 4 * len(kept) + (64 if checker.uses_dot else 0))
+    cubin = _elf(name, registers, 0, payload)
     params = ["\t.param .%s %s_param_%d" % ("u64" if ty.startswith("*") else _PTX_TYPE.get(ty, "b32"), name, j)
               for j, ty in enumerate(kept + ["*i8", "*i8"])]
     ptx = (".version 8.7\n.target sm_%s\n.address_size 64\n\n.visible .entry %s(\n%s\n)\n{\n\tret;\n}\n"
@@ -293,7 +344,7 @@ def compile(src, target=None, options=None):
     digest = hashlib.sha256(cubin + ptx.encode()).hexdigest()
     metadata = KernelMetadata(
         name=name, num_warps=total_warps, num_ctas=1, num_stages=num_stages, maxnreg=maxnreg,
-        shared=16384 * num_stages if checker.uses_dot else 0,
+        shared=16384 * num_stages if checker.uses_dot else 128 * num_warps if checker.uses_reduction else 0,
         global_scratch_size=128 if checker.uses_descriptor else 0,
         global_scratch_align=128 if checker.uses_descriptor else 1,
         profile_scratch_size=0, profile_scratch_align=1, cluster_dims=(1, 1, 1), target=target,

@@ -1,0 +1,13 @@
+# A keyword that is neither a parameter nor a launch option.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows(x, w, y, alpha, N, BLOCK: tl.constexpr):
+    pass
+
+
+def solve(X, W, Y, alpha, M, N):
+    rows[(M,)](X, W, Y, alpha, N, BLOCK=16, BLOCKS=2)

@@ -1,0 +1,18 @@
+# expect: compile-error
+# case-ms: 2000
+# diag: 15:0 solve did not return within 2 s for case M=3,N=5
+# max-ms: 20000
+import signal
+
+import triton
+import triton.language as tl
+
+@triton.jit
+def rows(x, w, y, alpha, N, BLOCK: tl.constexpr):
+    pass
+
+
+def solve(X, W, Y, alpha, M, N):
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)  # the recorder's clock: the parent still kills
+    while True:
+        pass

@@ -1,0 +1,16 @@
+# expect: compile-error
+# case-ms: 2000
+# diag: 16:0 solve did not return within 2 s
+# max-ms: 20000
+import time
+
+import triton
+import triton.language as tl
+
+@triton.jit
+def rows(x, w, y, alpha, N, BLOCK: tl.constexpr):
+    pass
+
+
+def solve(X, W, Y, alpha, M, N):
+    time.sleep(1000)
