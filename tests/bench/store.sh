@@ -93,8 +93,7 @@ echo "store: $N Runs by 16 threads, then claimed by 8 workers' threads; $(nproc)
 bench "SQLite, 1 server" "$T/bench.db" 1
 unset BW_TEST_PG
 export PG_DURABLE=1
-if DB1=$(pg_test_database bw_bench1) &&
-    DB2=$(pg_new_database "$(sed "s|:///bw_bench1?|:///postgres?|" <<<"$DB1")" bw_bench2); then
+if pg_test_database bw_bench1 && DB1=$PG_DB && pg_test_database bw_bench2 && DB2=$PG_DB; then
     bench "PostgreSQL, 1 server" "$DB1" 1
     bench "PostgreSQL, 2 servers" "$DB2" 2
 else

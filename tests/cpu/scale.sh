@@ -36,12 +36,13 @@ done
 
 T=$(mktemp -d /tmp/bw-scale-test.XXXXXX)
 . tests/lib/postgres.sh
-if ! DB=$(pg_test_database bw_scale); then
+if ! pg_test_database bw_scale; then
     echo "skipped: PostgreSQL: $PG_WHY"
     echo "0 passed, 0 failed, 1 skipped"
     rm -rf "$T"
     exit 0
 fi
+DB=$PG_DB
 PA=$((20000 + RANDOM % 6000))
 PB=$((PA + 6000))
 sql() { psql -X -q -t -A "$DB" -c "$1"; }

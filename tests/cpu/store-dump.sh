@@ -29,12 +29,13 @@ done
 
 T=$(mktemp -d /tmp/bw-dump-test.XXXXXX)
 . tests/lib/postgres.sh
-if ! PG=$(pg_test_database bw_dump); then
+if ! pg_test_database bw_dump; then
     echo "skipped: PostgreSQL: $PG_WHY"
     echo "0 passed, 0 failed, 1 skipped"
     rm -rf "$T"
     exit 0
 fi
+PG=$PG_DB
 PORT=$((20000 + RANDOM % 12000))
 BASE=http://127.0.0.1:$PORT
 SERVER=

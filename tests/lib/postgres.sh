@@ -9,8 +9,10 @@
 #   pg_new_database BASE NAME create database NAME in the cluster of BASE; prints its URI
 #   pg_test_database NAME     what a suite calls: a new database NAME in the cluster
 #                             tests/run-suite.sh started ($BW_TEST_PG), else in one of the
-#                             suite's own (started now, stopped by pg_test_cleanup); prints the
-#                             URI, or fails with PG_WHY (for the suite's skip line)
+#                             suite's own (started now, stopped by pg_test_cleanup); sets
+#                             PG_DB to its URI, or fails with PG_WHY (for the suite's skip
+#                             line). Not in a $(...): the cluster it may start must be the
+#                             calling shell's to stop.
 #
 # The cluster is for tests only: trust authentication on a socket only its
 # owner and root reach, fsync off. Debian's postgresql package puts the
@@ -19,6 +21,8 @@
 
 PG_WHY=
 PG_OWN_CLUSTER=
+PG_OWN_BASE=
+PG_DB=
 
 pg_bindir() {
     local d
@@ -97,21 +101,27 @@ pg_new_database() {
 }
 
 pg_test_database() {
-    local name=$1 base=${BW_TEST_PG:-}
+    local name=$1 base=${BW_TEST_PG:-${PG_OWN_BASE:-}}
+    PG_DB=
     if ! command -v psql >/dev/null 2>&1; then
         PG_WHY="psql is not installed: scripts/install-deps.sh installs Debian's postgresql"
         return 1
     fi
     if [ -z "$base" ]; then
         PG_OWN_CLUSTER=$(mktemp -d /tmp/bw-pg.XXXXXX)
-        base=$(pg_cluster_start "$PG_OWN_CLUSTER") || return 1
+        if ! PG_OWN_BASE=$(pg_cluster_start "$PG_OWN_CLUSTER"); then
+            rm -rf "$PG_OWN_CLUSTER"
+            PG_OWN_CLUSTER=
+            return 1
+        fi
+        base=$PG_OWN_BASE
     fi
-    pg_new_database "$base" "$name"
+    PG_DB=$(pg_new_database "$base" "$name")
 }
 
 pg_test_cleanup() {
     [ -n "$PG_OWN_CLUSTER" ] && pg_cluster_stop "$PG_OWN_CLUSTER"
-    PG_OWN_CLUSTER=
+    PG_OWN_CLUSTER= PG_OWN_BASE=
 }
 
 # suite_database NAME SQLITE_PATH: what a server suite configures as its
@@ -121,7 +131,8 @@ pg_test_cleanup() {
 suite_database() {
     local name=$1 file=$2
     if [ "${BW_TEST_BACKEND:-sqlite}" = postgresql ]; then
-        DB=$(pg_test_database "$name") || return 1
+        pg_test_database "$name" || return 1
+        DB=$PG_DB
     else
         DB=$file
     fi
