@@ -37,7 +37,7 @@ fix=tests/fixtures/triton-launchers
 # ---- the converted controls: the directive forms' plans --------------------------------
 launches='[[[(l["kernel"], l["grid"], l["args"], l["constexprs"], l["num_warps"], l["num_stages"], l.get("maxnreg")) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
 for spec in vector-add softmax \
-    kv-cache-append; do
+    kv-cache-append rope; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
