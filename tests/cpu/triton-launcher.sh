@@ -38,7 +38,7 @@ fix=tests/fixtures/triton-launchers
 launches='[[[(l["kernel"], l["grid"], l["args"], l["constexprs"], l["num_warps"], l["num_stages"], l.get("maxnreg")) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
 # PROBLEM or PROBLEM:FILE (default solution.py); its directive form is PROBLEM-FILE there
 for spec in vector-add softmax \
-    kv-cache-append rope flash-attention; do
+    kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py; do
     problem=${spec%%:*} file=solution.py
     [ "$spec" = "$problem" ] || file=${spec#*:}
     jd plan "problems/$problem" "$fix/directive-forms/$problem-$file" >"$tmp/directive.json" &&
