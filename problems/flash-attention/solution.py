@@ -124,14 +124,14 @@
 # same types on both sides, and a size equal to 1 is a constant, not an i32).
 # BLOCK_M (64 or 128 rows: 4 or 8 warps) and BLOCK_N are autotuned (with
 # QREG and TEXTBOOK: the configs above). The unmasked loop is tl.range(...,
-# num_stages=NS), with NS a constexpr computed from D and the config by
-# @triton.heuristics (a config's num_stages cannot depend on sizes): 2
-# stages of K and V tiles when a tile pair is 64 KiB (D = 128 with 128-key tiles), 3
-# at 32 KiB, 4 below, so every build stays under about 160 KiB of shared
-# memory (Q + NS x (K + V); the QREG builds NS x (K + V) <= 128 KiB plus
-# the 32 KiB scratch of Q's conversion before the loop); the configs'
-# num_stages=2 applies to the masked loop. HEAD_D = D
-# is a constexpr (one build per head dimension). Offsets of (b, h) are int64.
+# num_stages=NS), with NS a constexpr that a @triton.heuristics computes
+# from D and the config (a config's num_stages cannot depend on sizes): 2
+# stages of K and V tiles when a tile pair is 64 KiB (D = 128 with 128-key
+# tiles), 3 at 32 KiB, 4 below, so every build stays under about 160 KiB
+# of shared memory (Q + NS x (K + V); the QREG builds NS x (K + V) <= 128
+# KiB plus the 32 KiB scratch of Q's conversion before the loop); the
+# configs' num_stages=2 applies to the masked loop. HEAD_D = D is a
+# constexpr (one build per head dimension). Offsets of (b, h) are int64.
 #
 # The judge calls solve(...) for every test and benchmark shape, once per
 # config, with the problem's tensors, and runs what it launches; it

@@ -51,12 +51,12 @@
 # products; with 256 rows (16 warps) a program reads its head's K and V
 # once for four times the rows of a 64-row one. num_warps = BLOCK_M / 16.
 # The depth of the unmasked loop's pipeline follows the tile size, through
-# tl.range(..., num_stages=NS), NS a constexpr of D and BLOCK_N computed by
-# @triton.heuristics (a config's num_stages cannot depend on sizes): 2
-# stages when a K + V tile pair is 64 KiB (D = 128, 128 keys), 3 at 32 KiB,
-# 4 below; every build stays within 160 KiB of shared memory (Q, 64 KiB at
-# BM 256 and D 128, plus NS x (K + V)). The configs' num_stages=2 applies
-# to the masked loop.
+# tl.range(..., num_stages=NS), NS a constexpr of D and BLOCK_N that the
+# kernel's @triton.heuristics computes (a config's num_stages cannot depend
+# on sizes): 2 stages when a K + V tile pair is 64 KiB (D = 128, 128 keys),
+# 3 at 32 KiB, 4 below; every build stays within 160 KiB of shared memory
+# (Q, 64 KiB at BM 256 and D 128, plus NS x (K + V)). The configs'
+# num_stages=2 applies to the masked loop.
 #
 # The loop. TEXTBOOK = 1: the loop above. QREG = 1 (TEXTBOOK = 0): problem
 # 30's loop, pipelined by hand (the PV product of one tile in flight on the
