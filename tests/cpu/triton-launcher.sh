@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
-#   - the problems' controls converted to the launcher form (vector-add's and softmax's
-#     solution.py) record the same plans as their directive forms
-#     (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
-#     constexprs, num_warps, num_stages;
+#   - the problems' controls converted to the launcher form (the solution.py of vector-add,
+#     softmax, sgemm, ...) record the same plans as their directive forms
+#     (tests/fixtures/triton-launchers/directive-forms/): buffers, launches, grids,
+#     arguments and offsets, constexprs, num_warps, num_stages, maxnreg;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
 #     record, and compile: `judged check` stops after compiling where there is no GPU
 #     (the GPU machine proves them Accepted: tests/gpu/triton-launcher.sh);
@@ -35,12 +35,31 @@ unset BLOCKWISE_RUNNER
 fix=tests/fixtures/triton-launchers
 
 # ---- the converted controls: the directive forms' plans --------------------------------
-launches='[[[(l["kernel"], l["grid"], l["args"], l["constexprs"], l["num_warps"], l["num_stages"], l.get("maxnreg")) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
-for spec in vector-add softmax; do
+# plans FILE: every configuration's case plans (configuration names aside, which differ): each
+# case's buffers (dtype, count, role) and launches (kernel, grid, arguments and their offsets,
+# constexprs, num_warps, num_stages, maxnreg), scratch buffers named by their order (a
+# @scratch's name and a launcher's tmpN differ).
+plans() {
+    python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for cfg in d["configs"]:
+    for c in cfg["cases"]:
+        bufs = c.get("buffers", [])
+        scratch = [b["name"] for b in bufs if b["role"] == "scratch"]
+        name = lambda n: "scratch%d" % scratch.index(n) if n in scratch else n
+        args = lambda l: [dict(a, buffer=name(a["buffer"])) if "buffer" in a else a for a in l["args"]]
+        print(c["name"], [(name(b["name"]), b["dtype"], b["count"], b["role"]) for b in bufs],
+              [(l["kernel"], l["grid"], args(l), l["constexprs"], l["num_warps"], l["num_stages"],
+                l.get("maxnreg")) for l in c.get("launches", [])], c.get("error"))
+    print("--")
+EOF
+}
+for spec in vector-add softmax sgemm; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
-    a=$(json "$tmp/directive.json" "$launches" 2>&1) b=$(json "$tmp/launcher.json" "$launches" 2>&1)
+    a=$(plans "$tmp/directive.json" 2>&1) b=$(plans "$tmp/launcher.json" 2>&1)
     n=$(json "$tmp/launcher.json" 'sum(len(c["cases"]) for c in d["configs"])' 2>&1)
     [ $rc -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
         ok "problems/$spec/solution.py (a launcher) records the plans of its directive form ($n case plans)" ||
