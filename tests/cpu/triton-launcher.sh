@@ -55,7 +55,8 @@ for cfg in d["configs"]:
     print("--")
 EOF
 }
-for spec in vector-add softmax sgemm matmul-bias-relu autotuned-matmul grouped-matmul; do
+for spec in vector-add softmax sgemm matmul-bias-relu autotuned-matmul grouped-matmul \
+    block-pointer-matmul; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
