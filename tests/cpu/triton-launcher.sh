@@ -35,26 +35,9 @@ unset BLOCKWISE_RUNNER
 fix=tests/fixtures/triton-launchers
 
 # ---- the converted controls: the directive forms' plans --------------------------------
-# plans FILE: every configuration's case plans (configuration names aside, which differ): each
-# case's buffers (dtype, count, role) and launches (kernel, grid, arguments and their offsets,
-# constexprs, num_warps, num_stages, maxnreg), scratch buffers named by their order (a
-# @scratch's name and a launcher's tmpN differ).
-plans() {
-    python3 - "$1" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for cfg in d["configs"]:
-    for c in cfg["cases"]:
-        bufs = c.get("buffers", [])
-        scratch = [b["name"] for b in bufs if b["role"] == "scratch"]
-        name = lambda n: "scratch%d" % scratch.index(n) if n in scratch else n
-        args = lambda l: [dict(a, buffer=name(a["buffer"])) if "buffer" in a else a for a in l["args"]]
-        print(c["name"], [(name(b["name"]), b["dtype"], b["count"], b["role"]) for b in bufs],
-              [(l["kernel"], l["grid"], args(l), l["constexprs"], l["num_warps"], l["num_stages"],
-                l.get("maxnreg")) for l in c.get("launches", [])], c.get("error"))
-    print("--")
-EOF
-}
+# tests/cpu/lib/plans.py: every configuration's case plans, names of configurations and of
+# scratch buffers aside (a @scratch's name and a launcher's tmpN differ).
+plans() { python3 tests/cpu/lib/plans.py "$1"; }
 for spec in vector-add softmax sgemm matmul-bias-relu autotuned-matmul grouped-matmul \
     block-pointer-matmul; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
