@@ -116,6 +116,8 @@ def sgemm(A, B, Ap, Bp, C, M, N, K, Kp, Np, BM: tl.constexpr, BN: tl.constexpr, 
 def solve(A, B, C, M, N, K):
     Kp = triton.cdiv(K, BK_PACK) * BK_PACK  # a whole number of BK steps
     Np = triton.cdiv(N, BN) * BN  # a whole number of BN tiles
+    # pack when a row stride is not a multiple of 16 and both copies fit in the
+    # scratch cap, 16 M N bytes = 4 M N floats
     packing = (N % 16 != 0 or K % 16 != 0) and M * Kp + Kp * Np <= 4 * M * N
     # the packed copies (M x Kp and Kp x Np, and a spare float), zeroed by the
     # judge before every run: the pad adds nothing; one float each when not packing
