@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
-#   - the problems' controls converted to the launcher form (the solution.py of
-#     vector-add, softmax, ...: the list below) record the same plans as their directive
-#     forms (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
-#     constexprs, num_warps, num_stages, maxnreg;
+#   - the problems' controls converted to the launcher form (the solution.py of vector-add,
+#     softmax, sgemm, ...) record the same plans as their directive forms
+#     (tests/fixtures/triton-launchers/directive-forms/): buffers, launches, grids,
+#     arguments and offsets, constexprs, num_warps, num_stages, maxnreg;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
 #     record, and compile: `judged check` stops after compiling where there is no GPU
 #     (the GPU machine proves them Accepted: tests/gpu/triton-launcher.sh);
@@ -35,16 +35,18 @@ unset BLOCKWISE_RUNNER
 fix=tests/fixtures/triton-launchers
 
 # ---- the converted controls: the directive forms' plans --------------------------------
-launches='[[[(l["kernel"], l["grid"], l["args"], l["constexprs"], l["num_warps"], l["num_stages"], l.get("maxnreg")) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
+# tests/cpu/lib/plans.py: every configuration's case plans, names of configurations and of
+# scratch buffers aside (a @scratch's name and a launcher's tmpN differ).
+plans() { python3 tests/cpu/lib/plans.py "$1"; }
 # PROBLEM or PROBLEM:FILE (default solution.py); its directive form is PROBLEM-FILE there
-for spec in vector-add softmax \
-    kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py; do
+for spec in vector-add softmax sgemm matmul-bias-relu autotuned-matmul grouped-matmul \
+    block-pointer-matmul kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py; do
     problem=${spec%%:*} file=solution.py
     [ "$spec" = "$problem" ] || file=${spec#*:}
     jd plan "problems/$problem" "$fix/directive-forms/$problem-$file" >"$tmp/directive.json" &&
         jd plan "problems/$problem" "problems/$problem/$file" >"$tmp/launcher.json"
     rc=$?
-    a=$(json "$tmp/directive.json" "$launches" 2>&1) b=$(json "$tmp/launcher.json" "$launches" 2>&1)
+    a=$(plans "$tmp/directive.json" 2>&1) b=$(plans "$tmp/launcher.json" 2>&1)
     n=$(json "$tmp/launcher.json" 'sum(len(c["cases"]) for c in d["configs"])' 2>&1)
     [ $rc -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
         ok "problems/$problem/$file (a launcher) records the plans of its directive form ($n case plans)" ||
