@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
-#   - the problems' controls converted to the launcher form (vector-add's and softmax's
-#     solution.py) record the same plans as their directive forms
-#     (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
-#     constexprs, num_warps, num_stages;
+#   - the problems' controls converted to the launcher form (the solution.py of vector-add,
+#     softmax, vectorized-add, ...) record the same plans as their directive
+#     forms (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
+#     constexprs, num_warps, num_stages, maxnreg, scratch buffers;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
 #     record, and compile: `judged check` stops after compiling where there is no GPU
 #     (the GPU machine proves them Accepted: tests/gpu/triton-launcher.sh);
@@ -35,12 +35,31 @@ unset BLOCKWISE_RUNNER
 fix=tests/fixtures/triton-launchers
 
 # ---- the converted controls: the directive forms' plans --------------------------------
-launches='[[[(l["kernel"], l["grid"], l["args"], l["constexprs"], l["num_warps"], l["num_stages"], l.get("maxnreg")) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
-for spec in vector-add softmax; do
+# A plan as compared: per configuration (its name aside) and case, the scratch buffers
+# (dtype, count) and the launches (kernel, grid, arguments, constexprs, options), a scratch
+# buffer named by its place among the case's scratch buffers (a @scratch has the name the
+# directive gives it, a launcher's torch.empty is tmp1, tmp2, ...).
+plans() {
+    python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for cfg in d["configs"]:
+    print("configuration", cfg["index"])
+    for c in cfg["cases"]:
+        scratch = [b for b in c.get("buffers", []) if b["role"] == "scratch"]
+        name = {b["name"]: "scratch%d" % i for i, b in enumerate(scratch, 1)}
+        args = lambda l: [dict(a, buffer=name.get(a["buffer"], a["buffer"])) if "buffer" in a else a
+                          for a in l["args"]]
+        print(c["name"], [(b["dtype"], b["count"]) for b in scratch],
+              [(l["kernel"], l["grid"], args(l), l["constexprs"], l["num_warps"], l["num_stages"],
+                l.get("maxnreg")) for l in c.get("launches", [])])
+EOF
+}
+for spec in vector-add softmax vectorized-add; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
-    a=$(json "$tmp/directive.json" "$launches" 2>&1) b=$(json "$tmp/launcher.json" "$launches" 2>&1)
+    a=$(plans "$tmp/directive.json" 2>&1) b=$(plans "$tmp/launcher.json" 2>&1)
     n=$(json "$tmp/launcher.json" 'sum(len(c["cases"]) for c in d["configs"])' 2>&1)
     [ $rc -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
         ok "problems/$spec/solution.py (a launcher) records the plans of its directive form ($n case plans)" ||
