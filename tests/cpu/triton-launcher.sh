@@ -2,7 +2,7 @@
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
 #   - the problems' controls converted to the launcher form (the solution.py of vector-add,
-#     softmax, vectorized-add, ...) record the same plans as their directive
+#     softmax, vectorized-add, cross-entropy, ...) record the same plans as their directive
 #     forms (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
 #     constexprs, num_warps, num_stages, maxnreg, scratch buffers;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
@@ -55,7 +55,7 @@ for cfg in d["configs"]:
                 l.get("maxnreg")) for l in c.get("launches", [])])
 EOF
 }
-for spec in vector-add softmax vectorized-add; do
+for spec in vector-add softmax vectorized-add cross-entropy; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
