@@ -55,7 +55,7 @@ for cfg in d["configs"]:
                 l.get("maxnreg")) for l in c.get("launches", [])])
 EOF
 }
-for spec in vector-add softmax vectorized-add cross-entropy layernorm-forward; do
+for spec in vector-add softmax vectorized-add cross-entropy layernorm-forward rmsnorm-forward; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
