@@ -2,8 +2,9 @@
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
 #   - the problems' controls converted to the launcher form (the solution.py of vector-add,
-#     softmax, vectorized-add, cross-entropy, ...) record the same plans as their directive
-#     forms (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
+#     softmax, vectorized-add, cross-entropy, layernorm-forward, rmsnorm-forward, ...; a
+#     wrong control of layernorm-backward) record the same plans as their directive forms
+#     (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
 #     constexprs, num_warps, num_stages, maxnreg, scratch buffers;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
 #     record, and compile: `judged check` stops after compiling where there is no GPU
@@ -55,15 +56,20 @@ for cfg in d["configs"]:
                 l.get("maxnreg")) for l in c.get("launches", [])])
 EOF
 }
-for spec in vector-add softmax vectorized-add cross-entropy layernorm-forward rmsnorm-forward; do
-    jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
-        jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
+# PROBLEM compares problems/PROBLEM/solution.py, PROBLEM:FILE problems/PROBLEM/FILE, with
+# $fix/directive-forms/PROBLEM-FILE (a / of FILE as -).
+for spec in vector-add softmax vectorized-add cross-entropy layernorm-forward rmsnorm-forward \
+    layernorm-backward:wrong/mean_over_block.py; do
+    problem=${spec%%:*} file=solution.py
+    [ "$problem" = "$spec" ] || file=${spec#*:}
+    jd plan "problems/$problem" "$fix/directive-forms/$problem-${file//\//-}" >"$tmp/directive.json" &&
+        jd plan "problems/$problem" "problems/$problem/$file" >"$tmp/launcher.json"
     rc=$?
     a=$(plans "$tmp/directive.json" 2>&1) b=$(plans "$tmp/launcher.json" 2>&1)
     n=$(json "$tmp/launcher.json" 'sum(len(c["cases"]) for c in d["configs"])' 2>&1)
     [ $rc -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
-        ok "problems/$spec/solution.py (a launcher) records the plans of its directive form ($n case plans)" ||
-        bad "problems/$spec/solution.py: exit $rc, the plans differ from the directive form's"
+        ok "problems/$problem/$file (a launcher) records the plans of its directive form ($n case plans)" ||
+        bad "problems/$problem/$file: exit $rc, the plans differ from the directive form's"
 done
 
 # ---- the tutorials and a LeetGPU-style solve: recorded, then compiled -----------------
