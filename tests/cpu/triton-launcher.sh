@@ -2,7 +2,8 @@
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
 #   - the problems' controls converted to the launcher form (the solution.py of vector-add,
-#     softmax, sgemm, ...) record the same plans as their directive forms
+#     softmax, sgemm, vectorized-add, ...; a wrong control of layernorm-backward, whose
+#     solution.py keeps directives) record the same plans as their directive forms
 #     (tests/fixtures/triton-launchers/directive-forms/): buffers, launches, grids,
 #     arguments and offsets, constexprs, num_warps, num_stages, maxnreg;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
@@ -27,6 +28,9 @@ if [ ! -x "$judged" ] || [ ! -x "$build/bin/blockwise-triton-compile" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# judged caches a GPU's figures under $HOME: a fake GPU a developer's run left there must
+# not make these checks try to run kernels.
+export HOME=$tmp
 . tests/cpu/lib/fake-triton.sh
 fake_triton_venv "$tmp/venv" && export BLOCKWISE_PYTHON=$tmp/venv/bin/python3
 # No GPU here: `judged check` compiles, then says it cannot run (exit 4). A fake driver
@@ -38,12 +42,15 @@ fix=tests/fixtures/triton-launchers
 # tests/cpu/lib/plans.py: every configuration's case plans, names of configurations and of
 # scratch buffers aside (a @scratch's name and a launcher's tmpN differ).
 plans() { python3 tests/cpu/lib/plans.py "$1"; }
-# PROBLEM or PROBLEM:FILE (default solution.py); its directive form is PROBLEM-FILE there
+# PROBLEM compares problems/PROBLEM/solution.py, PROBLEM:FILE problems/PROBLEM/FILE, with
+# $fix/directive-forms/PROBLEM-FILE (a / of FILE as -).
 for spec in vector-add softmax sgemm matmul-bias-relu autotuned-matmul grouped-matmul \
-    block-pointer-matmul kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py; do
+    block-pointer-matmul kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py \
+    vectorized-add cross-entropy layernorm-forward rmsnorm-forward \
+    layernorm-backward:wrong/mean_over_block.py; do
     problem=${spec%%:*} file=solution.py
-    [ "$spec" = "$problem" ] || file=${spec#*:}
-    jd plan "problems/$problem" "$fix/directive-forms/$problem-$file" >"$tmp/directive.json" &&
+    [ "$problem" = "$spec" ] || file=${spec#*:}
+    jd plan "problems/$problem" "$fix/directive-forms/$problem-${file//\//-}" >"$tmp/directive.json" &&
         jd plan "problems/$problem" "problems/$problem/$file" >"$tmp/launcher.json"
     rc=$?
     a=$(plans "$tmp/directive.json" 2>&1) b=$(plans "$tmp/launcher.json" 2>&1)
