@@ -268,10 +268,10 @@ TEST(answer_decodes_plans_kinds_and_builds)
         "int 18446744073709551615", "arg", "float 0.5", "arg", "float -inf", "constexpr",
         "BLOCK=128", "constexpr", "ACT='leaky_relu'", "constexpr", "EVEN=True", "constexpr",
         "NONE=None", "constexpr", "EPS=1e-05", "variant",
-        "0 k(*fp32:D,*fp32:D)[BLOCK=128]{8,4,168}", "build", "0", "name", "k", "cubin", "\177ELF k",
-        "ptx", good_ptx, "num_warps", "8", "num_ctas", "1", "shared", "0", "global_scratch_size",
-        "0", "global_scratch_align", "1", "profile_scratch_size", "0", "params", "0,1", "types",
-        "*fp32,*fp32", "ptx_params", "4", "driver_ms", "12", NULL);
+        "0 k(*fp32:D,*fp32:D)[BLOCK=128]{8,4,168}", "planned", "1", "build", "0", "name", "k",
+        "cubin", "\177ELF k", "ptx", good_ptx, "num_warps", "8", "num_ctas", "1", "shared", "0",
+        "global_scratch_size", "0", "global_scratch_align", "1", "profile_scratch_size", "0",
+        "params", "0,1", "types", "*fp32,*fp32", "ptx_params", "4", "driver_ms", "12", NULL);
     struct triton_launch_result r;
     struct recorded_plan *rp;
     bool accepted, complete;
