@@ -1807,7 +1807,7 @@ def spawn_case(ctx, case, others):
     if mid == 0:
         try:
             os.close(r)
-            for fd in others:
+            for fd in others + [ctx.recorder_fd]:  # what solve forks must not hold them open
                 os.close(fd)
             if os.fork() == 0:
                 run_case_child(ctx, case, w)
@@ -1938,6 +1938,7 @@ def run_recorder(env, wfd, jobs):
         ctx = None
         if learner.load(diags):
             ctx = Context(drv, env["triton"], learner, env["lrq"], env["compiler"])
+            ctx.recorder_fd = wfd
             env["ctx_ref"][0] = ctx
             ctx.find_autotuners()
             ctx.bind_solve()
@@ -1963,10 +1964,11 @@ def run_recorder(env, wfd, jobs):
 
 
 def read_recording(drv, rfd):
-    """The recorder's fields (run_recorder), read to its end while the driver reaps the case
-    children it is the parent of; [] when it ended without a whole record."""
-    chunks = []
-    while True:
+    """The recorder's fields (run_recorder), read to their end while the driver reaps the case
+    children it is the parent of; None when the recorder ended without a whole record. Whole
+    once it ends: a process the learner's code left may hold the pipe open."""
+    chunks, tail = [], b""
+    while not tail.endswith(b"\nend 0\n\n"):
         ready, _, _ = select.select([rfd], [], [], 0.25)
         while True:  # the cases' children, whose parent the driver is (spawn_case)
             try:
@@ -1986,6 +1988,7 @@ def read_recording(drv, rfd):
         if not data:
             break
         chunks.append(data)
+        tail = (tail + data)[-16:]
     os.close(rfd)
     try:
         return drv["parse_record"](b"".join(chunks))
