@@ -631,6 +631,9 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
         }
     }
     tp->from_cache = tp->n_cached > 0 && tp->n_compiled == 0;
+    res->ok = job.planned && !job.failure && !failure && !res->failure && res->n_builds > 0;
+    for (size_t g = 0; res->ok && g < res->n_builds; g++)
+        res->ok = res->builds[g].ok;
     if (t->record_only && (res->failure || lr.record_failed))
         pg->rec.n_configs = 0; /* nothing to print: the diags say why */
     {
