@@ -37,7 +37,7 @@ fix=tests/fixtures/triton-launchers
 # ---- the converted controls: the directive forms' plans --------------------------------
 # tests/cpu/lib/same-plans.py: every launch and buffer of every configuration and case
 # (a scratch buffer sized for the config that needs the most where the config decides)
-for spec in vector-add softmax logsumexp transpose mean-variance online-softmax; do
+for spec in vector-add softmax logsumexp transpose mean-variance online-softmax gemv; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
