@@ -52,7 +52,8 @@
 # compiler/compiler.py): kernel[grid](*args, **kwargs) binds the arguments to
 # the @triton.jit signature, the grid is a tuple or a callable given the bound
 # arguments (`meta`), num_warps / num_stages / maxnreg are options; an
-# Autotuner adds one config's kwargs and options and runs its .fn; a
+# Autotuner adds one config's kwargs and options, sets its best_config to
+# that config and runs its .fn; a
 # Heuristics computes each value from {**bound positional args, **kwargs} and
 # runs its .fn; kernel.warmup(*args, grid=..., **kwargs) compiles and returns
 # the compiled kernel, whose [grid](*args) launches it.
@@ -1229,6 +1230,10 @@ class Context:
         rec = Recording(self, case)
         values = self.case_values(case)
         self.choice = {id(a): i for (a, _, _), i in zip(self.autotuners, self.configs[config])}
+        for a, _, _ in self.autotuners:
+            # as in a fresh process: best_config exists once the kernel has run (in this
+            # configuration), never from the configuration recorded before
+            vars(a).pop("best_config", None)
         CURRENT[0] = rec
         try:
             if self.solve_mode == "name":
@@ -1261,6 +1266,9 @@ class Context:
                                         "@triton.autotune kernels" % self.filename)
                 if obj.configs:
                     c = obj.configs[self.choice[id(obj)]]
+                    # Triton 3.6's Autotuner.run sets best_config to the config it runs, so a
+                    # launcher can size later launches from it (kernel.best_config.kwargs[...])
+                    obj.best_config = c
                     extra = dict(getattr(c, "kwargs", {}))
                     for k in ("num_warps", "num_stages", "maxnreg", "num_ctas"):
                         v = getattr(c, k, None)
