@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
-#   - the problems' controls converted to the launcher form (the solution.py of vector-add,
-#     softmax, fused-multiply-add, relu, gelu, silu, dropout, ...) record the same plans
-#     as their directive forms (tests/fixtures/triton-launchers/directive-forms/):
-#     launches, grids, arguments, constexprs, num_warps, num_stages, buffers;
+#   - the problems' controls converted to the launcher form (the solution.py of each
+#     problem listed below) record the same plans as their directive forms
+#     (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
+#     constexprs, num_warps, num_stages, buffers;
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
 #     record, and compile: `judged check` stops after compiling where there is no GPU
 #     (the GPU machine proves them Accepted: tests/gpu/triton-launcher.sh);
@@ -71,7 +71,7 @@ for (key, dl, db), (_, ll, lb) in zip(d, l):
 print(len(d))
 EOF
 }
-for spec in vector-add softmax fused-multiply-add; do
+for spec in vector-add softmax fused-multiply-add relu; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
