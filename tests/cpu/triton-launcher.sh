@@ -71,7 +71,8 @@ for (key, dl, db), (_, ll, lb) in zip(d, l):
 print(len(d))
 EOF
 }
-for spec in vector-add softmax fused-multiply-add relu gelu silu dropout vector-sum vector-max; do
+for spec in vector-add softmax fused-multiply-add relu gelu silu dropout vector-sum vector-max \
+    l2-norm; do
     jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
         jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
     rc=$?
