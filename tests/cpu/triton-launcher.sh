@@ -45,6 +45,7 @@ fix=tests/fixtures/triton-launchers
 # PROBLEM compares problems/PROBLEM/solution.py, PROBLEM:FILE problems/PROBLEM/FILE, with
 # $fix/directive-forms/PROBLEM-FILE (a / of FILE as -).
 for spec in vector-add softmax logsumexp transpose mean-variance online-softmax gemv \
+    fused-multiply-add relu gelu silu dropout vector-sum vector-max l2-norm \
     sgemm matmul-bias-relu autotuned-matmul grouped-matmul block-pointer-matmul \
     kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py \
     vectorized-add cross-entropy layernorm-forward rmsnorm-forward \

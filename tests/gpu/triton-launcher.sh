@@ -79,6 +79,7 @@ done
 # the converted controls (tests/cpu/lib/same-plans.py: launches and buffers, a scratch
 # buffer sized for the config that needs the most where the autotuned config decides)
 for spec in vector-add softmax logsumexp transpose mean-variance online-softmax gemv \
+    fused-multiply-add relu gelu silu dropout vector-sum vector-max l2-norm \
     sgemm matmul-bias-relu autotuned-matmul grouped-matmul block-pointer-matmul \
     kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py \
     vectorized-add cross-entropy layernorm-forward rmsnorm-forward \
