@@ -13,17 +13,33 @@
 #      and a stand-in `triton.runtime.driver.active` (the worker's GPU), and
 #      replaces the launch entry points of Triton's JITFunction, Autotuner,
 #      Heuristics (and Gluon's JITFunction) with the recorder's;
-#   2. imports the learner's module (driver.py's Learner);
-#   3. finds the module's @triton.autotune kernels: the program's
-#      configurations are every combination of their configs (like @tune);
-#   4. binds `solve` to the problem's tensors, scalars and sizes (by name, or
-#      in the canonical order: tensors, then scalars, then sizes);
-#   5. per case, in a forked child (so that a launcher's globals cannot carry
-#      state from one case to the next), calls solve once per configuration
-#      with that case's stand-ins and records what it launches;
-#   6. answers the recorded plans, then the distinct kernel variants they need
-#      (Triton's specialisation of the recorded values) compiled with the
-#      driver's Compiler, each build with its variant key.
+#   2. per case, in a forked child (up to `jobs` at once), imports the
+#      learner's module (driver.py's Learner), finds its @triton.autotune
+#      kernels (the program's configurations: every combination of their
+#      configs, like @tune), binds `solve` to the problem's tensors, scalars and
+#      sizes (by name, or in the canonical order: tensors, then scalars, then
+#      sizes), and calls solve once per configuration with that case's
+#      stand-ins, recording what it launches;
+#   3. kills every process that ran the learner's code and empties the
+#      sandbox's tmpfs (end_learner_code);
+#   4. answers the recorded plans, then the distinct kernel variants they need
+#      (Triton's specialisation of the recorded values), each with its variant
+#      key, in the order the test cases need them, marks those judged already
+#      holds ("cached"), and compiles the others in one more child, which
+#      imports the module as judged keyed it (`compile_source`: the launch
+#      code blanked, judge/worker/triton_key.h) and compiles each variant from
+#      its key, answering each build as soon as it exists.
+#
+# Who runs the learner's code, and why: this process (the driver, pid 1 of the
+# sandbox's pid namespace) never does. Each case's child imports the whole file
+# and runs solve; it writes its recording to a pipe of its own and has no
+# result pipe (fd 4 is /dev/null there), so it can neither forge the answer
+# nor kill the driver (a signal to pid 1 from inside its namespace is
+# ignored). The compile child imports only the keyed text, and only once every
+# process that ran the whole file is dead and the tmpfs they wrote is gone:
+# so each build is a function of its cache key (the keyed text and the
+# variant), whatever the learner's launcher did, and a build judged caches for
+# one learner is one that any module with the same keyed text would build.
 #
 # Nothing here is trusted by the judge: judged validates every recorded
 # launch (buffer names, offsets and extents, grids, scratch, counts) and
@@ -36,7 +52,8 @@
 # compiler/compiler.py): kernel[grid](*args, **kwargs) binds the arguments to
 # the @triton.jit signature, the grid is a tuple or a callable given the bound
 # arguments (`meta`), num_warps / num_stages / maxnreg are options; an
-# Autotuner adds one config's kwargs and options and runs its .fn; a
+# Autotuner adds one config's kwargs and options, sets its best_config to
+# that config and runs its .fn; a
 # Heuristics computes each value from {**bound positional args, **kwargs} and
 # runs its .fn; kernel.warmup(*args, grid=..., **kwargs) compiles and returns
 # the compiled kernel, whose [grid](*args) launches it.
@@ -1213,6 +1230,10 @@ class Context:
         rec = Recording(self, case)
         values = self.case_values(case)
         self.choice = {id(a): i for (a, _, _), i in zip(self.autotuners, self.configs[config])}
+        for a, _, _ in self.autotuners:
+            # as in a fresh process: best_config exists once the kernel has run (in this
+            # configuration), never from the configuration recorded before
+            vars(a).pop("best_config", None)
         CURRENT[0] = rec
         try:
             if self.solve_mode == "name":
@@ -1245,6 +1266,9 @@ class Context:
                                         "@triton.autotune kernels" % self.filename)
                 if obj.configs:
                     c = obj.configs[self.choice[id(obj)]]
+                    # Triton 3.6's Autotuner.run sets best_config to the config it runs, so a
+                    # launcher can size later launches from it (kernel.best_config.kwargs[...])
+                    obj.best_config = c
                     extra = dict(getattr(c, "kwargs", {}))
                     for k in ("num_warps", "num_stages", "maxnreg", "num_ctas"):
                         v = getattr(c, k, None)
@@ -1635,17 +1659,23 @@ def cubin_resources(cubin, name):
 # ---- the request ------------------------------------------------------------------------------
 
 LAUNCH_FIELDS = ("mode", "record_only", "device", "limit", "tensor", "scalar", "size", "case",
-                 "shape", "value", "scratch_limit")
+                 "shape", "value", "scratch_limit", "compile_source", "have")
 
 
 def decode_launch(fields):
-    """The launcher part of a request: tensors, scalars, sizes, cases, device, limits."""
+    """The launcher part of a request: tensors, scalars, sizes, cases, device, limits, the text
+    the builds are compiled from, the variants judged holds."""
     rq = {"tensors": [], "scalars": [], "sizes": [], "cases": [], "device": dict(DEFAULT_DEVICE),
-          "limits": {}, "record_only": False}
+          "limits": {}, "record_only": False, "compile_source": None, "have": set()}
     case = None
     for key, value in fields:
+        if key == "compile_source":
+            rq["compile_source"] = value
+            continue
         text = value.decode("utf-8")
-        if key == "mode":
+        if key == "have":
+            rq["have"].add(text)
+        elif key == "mode":
             if text != "launch":
                 raise ValueError("unknown mode %r" % text)
         elif key == "record_only":
@@ -1739,7 +1769,8 @@ def describe(e):
 
 
 def run_case_child(ctx, case, wfd):
-    """In a forked child: every configuration of one case; writes fields to wfd, exits."""
+    """In a forked child (its parent the driver: spawn_case): every configuration of one case;
+    writes its pid, then fields, to wfd and exits."""
     field = ctx.drv["field"]
     out = []
     status = 0
@@ -1747,6 +1778,7 @@ def run_case_child(ctx, case, wfd):
         os.setpgid(0, 0)
     except OSError:
         pass
+    ctx.drv["write_all"](wfd, field("pid", str(os.getpid())))
 
     def alarm(signum, frame):
         raise LauncherTimeout("solve did not return within %.0f s for case %s"
@@ -1773,12 +1805,54 @@ def run_case_child(ctx, case, wfd):
     os._exit(status)
 
 
+def spawn_case(ctx, case, others):
+    """Forks the child that records a case, through a middle process that exits at once, so
+    that its parent is the driver (the init of the sandbox's pid namespace, which reaps it), not
+    this recorder: a solve that kills os.getppid() meets a process its signals cannot reach.
+    Returns the read end of the case's pipe (its pid comes first on it)."""
+    r, w = os.pipe()
+    mid = os.fork()
+    if mid == 0:
+        try:
+            os.close(r)
+            for fd in others + [ctx.recorder_fd]:  # what solve forks must not hold them open
+                os.close(fd)
+            if os.fork() == 0:
+                run_case_child(ctx, case, w)
+        finally:
+            os._exit(0)
+    os.close(w)
+    while True:
+        try:
+            os.waitpid(mid, 0)
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            break
+    return r
+
+
+CASE_PID = re.compile(rb"\Apid [0-9]{1,3}\n([0-9]{1,9})\n")
+
+
+def kill_case(pid):
+    """A case's child and its process group (what solve forked without leaving it)."""
+    if not pid:
+        return
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def record_all(ctx, jobs):
-    """Records every case, `jobs` forked children at a time. Returns (records {case index:
-    [fields]}, error (case index, text) or None)."""
+    """Records every case, `jobs` children at a time. Returns (records {case index: [fields]},
+    error (case index, (line, col, text)) or None)."""
     cases = list(ctx.rq["cases"])
     results, errors = {}, {}
-    running = {}  # read fd -> [pid, case, chunks, deadline]
+    running = {}  # read fd -> [pid (once said), case, chunks, deadline]
     pending = list(cases)
     parse_record = ctx.drv["parse_record"]
     grace = 2.0
@@ -1786,13 +1860,8 @@ def record_all(ctx, jobs):
         first_error = min(errors) if errors else None
         while pending and len(running) < jobs and (first_error is None or pending[0]["index"] < first_error):
             case = pending.pop(0)
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(r)
-                run_case_child(ctx, case, w)
-            os.close(w)
-            running[r] = [pid, case, [], time.monotonic() + LIMITS["case_ms"] / 1000.0 + grace]
+            r = spawn_case(ctx, case, list(running))
+            running[r] = [None, case, [], time.monotonic() + LIMITS["case_ms"] / 1000.0 + grace]
         if first_error is not None:
             pending = [c for c in pending if c["index"] < first_error]
         if not running:
@@ -1810,19 +1879,15 @@ def record_all(ctx, jobs):
                     data = b""
                 if data:
                     chunks.append(data)
+                    if pid is None:
+                        m = CASE_PID.match(b"".join(chunks))
+                        running[fd][0] = pid = int(m.group(1)) if m else None
                     # whole once it ends: what solve forked may hold the pipe open
                     done = data.endswith(b"end 0\n\n") or sum(len(c) for c in chunks) > (16 << 20)
                 else:
                     done = True
             if not done and now >= deadline:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+                kill_case(pid)
                 errors[case["index"]] = (ctx.solve_line, 0, "solve did not return within %.0f s for "
                                          "case %s" % (LIMITS["case_ms"] / 1000.0, case["name"]))
                 done = True
@@ -1830,34 +1895,252 @@ def record_all(ctx, jobs):
                 continue
             os.close(fd)
             del running[fd]
-            try:
-                os.killpg(pid, signal.SIGKILL)  # what solve left running
-            except OSError:
-                pass
-            _, status = os.waitpid(pid, 0)
+            kill_case(pid)  # what solve left running (the driver reaps them)
             if case["index"] in errors:
                 continue
             try:
                 fields = parse_record(b"".join(chunks))
             except ValueError:
-                why = ("signal %d" % os.WTERMSIG(status)) if os.WIFSIGNALED(status) else \
-                    "exit status %d" % os.WEXITSTATUS(status)
-                errors[case["index"]] = (ctx.solve_line, 0, "the recording of case %s ended early (%s): "
+                errors[case["index"]] = (ctx.solve_line, 0, "the recording of case %s ended early: "
                                          "did solve exit, or write to the judge's pipes?"
-                                         % (case["name"], why))
+                                         % case["name"])
                 continue
             bad = [v for k, v in fields if k == "record_error"]
             if bad:
-                _, _, rest = bad[0].decode("utf-8", "replace").partition(" ")
-                where, _, msg = rest.partition(":")
-                col, _, msg = msg.partition(":")
-                errors[case["index"]] = (int(where), int(col), msg)
+                _, _, rest = bad[0].partition(b" ")
+                errors[case["index"]] = diag_item(rest)
             else:
-                results[case["index"]] = fields
+                results[case["index"]] = [(k, v) for k, v in fields if k != "pid"]
     if errors:
         i = min(errors)
         return results, (i, errors[i])
     return results, None
+
+
+def diag_item(value):
+    """(line, col, MSG) of a "LINE:COL:MSG" field."""
+    text = value.decode("utf-8", "replace")
+    line, _, rest = text.partition(":")
+    col, _, msg = rest.partition(":")
+    try:
+        return int(line), int(col), msg
+    except ValueError:
+        return 0, 0, text
+
+
+def run_recorder(env, wfd, jobs):
+    """In a forked child of the driver: imports the learner's module, finds its configurations,
+    binds solve, records every case (record_all), and writes what the driver answers to wfd:
+    module_error fields (the import or the binding failed), or the configurations and solve's
+    line, then every case's recorded fields in case order up to the first failing case, whose
+    record_error ends them; exits. Its fd 4 leads nowhere: the answer is the driver's."""
+    drv, field = env["drv"], env["drv"]["field"]
+    diags = drv["Diags"]()
+    out = []
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, drv["RESULT_FD"])
+    os.close(null)
+    try:
+        learner = drv["Learner"](env["triton"], env["rq"]["filename"], env["rq"]["source"],
+                                 env["workdir"])
+        ctx = None
+        if learner.load(diags):
+            ctx = Context(drv, env["triton"], learner, env["lrq"], env["compiler"])
+            ctx.recorder_fd = wfd
+            env["ctx_ref"][0] = ctx
+            ctx.find_autotuners()
+            ctx.bind_solve()
+        if ctx is None:
+            out = [field("module_error", "%d:%d:%s" % item) for item in diags.items]
+        else:
+            out = [field("configs", str(len(ctx.configs))), field("solve_line", str(ctx.solve_line))]
+            out += [field("config", "%d %s" % (i, ctx.config_name(i)))
+                    for i in range(len(ctx.configs))]
+            records, error = record_all(ctx, jobs)
+            for case in ctx.rq["cases"]:
+                if error is not None and case["index"] >= error[0]:
+                    break
+                for key, value in records[case["index"]]:
+                    out.append(field(key, value))
+            if error is not None:
+                line, col, msg = error[1]
+                out.append(field("record_error", "%d %d:%d:%s" % (error[0], line, col, msg)))
+    except Located as e:
+        out = [field("module_error", "%d:0:error: %s" % (e.line, e))]
+    drv["write_all"](wfd, b"".join(out) + field("end"))
+    os._exit(0)
+
+
+def read_recording(drv, rfd):
+    """The recorder's fields (run_recorder), read to their end while the driver reaps the case
+    children it is the parent of; None when the recorder ended without a whole record. Whole
+    once it ends: a process the learner's code left may hold the pipe open."""
+    chunks, tail = [], b""
+    while not tail.endswith(b"\nend 0\n\n"):
+        ready, _, _ = select.select([rfd], [], [], 0.25)
+        while True:  # the cases' children, whose parent the driver is (spawn_case)
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        if not ready:
+            continue
+        try:
+            data = os.read(rfd, 1 << 20)
+        except InterruptedError:
+            continue
+        except OSError:
+            data = b""
+        if not data:
+            break
+        chunks.append(data)
+        tail = (tail + data)[-16:]
+    os.close(rfd)
+    try:
+        return drv["parse_record"](b"".join(chunks))
+    except ValueError:
+        return None
+
+
+def end_learner_code(pids, sandboxed):
+    """Kills every process that ran the learner's code and empties the tmpfs they could write,
+    before the compile child starts: nothing of the learner's whole file may reach a build.
+    The driver is the init of the sandbox's pid namespace: kill(-1) reaches every other
+    process in it, however it was forked (setsid, double fork), and the orphans are reaped
+    here. Without the sandbox (--no-sandbox, diagnosis only) there is no namespace: only the
+    processes the driver knows and their groups are killed."""
+    import shutil
+    if sandboxed:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    else:
+        for pid in pids:
+            kill_case(pid)
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if sandboxed else os.WNOHANG)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == 0:
+            break
+    base = os.environ.get("TMPDIR", "/tmp")
+
+    def writable(func, path, _):
+        try:
+            os.chmod(os.path.dirname(path), 0o700)
+            os.chmod(path, 0o700)
+            func(path)
+        except OSError:
+            pass
+    for name in os.listdir(base):
+        path = os.path.join(base, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+                shutil.rmtree(path, onerror=writable)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def fresh_dirs():
+    """A work directory, HOME, TMPDIR and TRITON_CACHE_DIR made now, after end_learner_code:
+    the compile child writes and reads only there."""
+    import tempfile
+    base = tempfile.mkdtemp(prefix="compile-", dir=os.environ.get("TMPDIR", "/tmp"))
+    os.environ["TMPDIR"] = base
+    tempfile.tempdir = base
+    for name, sub in (("HOME", "home"), ("TRITON_CACHE_DIR", "triton-cache")):
+        os.environ[name] = os.path.join(base, sub)
+        os.makedirs(os.environ[name], exist_ok=True)
+    work = os.path.join(base, "work")
+    os.makedirs(work, exist_ok=True)
+    return work
+
+
+VARIANT_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)\)\[([^\[\]]*)\]\{([0-9]+),([0-9]+),([0-9]+)\}\Z")
+
+
+def request_of_key(drv, key, line):
+    """driver.py's KernelRequest of a variant key (variant_key's text), or None when the key
+    does not say one build unambiguously: what the compile child builds is its key's."""
+    m = VARIANT_KEY.match(key)
+    if not m:
+        return None
+    k = drv["KernelRequest"](m.group(1))
+    k.line = line
+    k.num_warps, k.num_stages = int(m.group(4)), int(m.group(5))
+    k.maxnreg = int(m.group(6)) or None
+    try:
+        for a in m.group(2).split(",") if m.group(2) else []:
+            ty, _, flag = a.partition(":")
+            if flag not in ("D", "1", "-"):
+                return None
+            k.args.append((ty, flag))
+        for c in m.group(3).split(",") if m.group(3) else []:
+            name, _, lit = c.partition("=")
+            k.constexprs.append((name, parse_literal(lit)))
+    except ValueError:
+        return None
+    again = "%s(%s)[%s]{%d,%d,%d}" % (
+        k.name, ",".join("%s:%s" % a for a in k.args),
+        ",".join("%s=%s" % (n, literal(v)) for n, v in k.constexprs),
+        k.num_warps, k.num_stages, k.maxnreg or 0)
+    return k if again == key else None
+
+
+def compile_child(env, items, jobs):
+    """In a forked child of the driver, once the learner's processes are gone: imports the
+    module as judged keyed it and compiles items [(index, key, line)], each from its key,
+    putting every build (or "failed") and the diagnostics on the result pipe; exits."""
+    drv, triton, rq = env["drv"], env["triton"], env["rq"]
+    diags = drv["Diags"]()
+    status = 0
+    try:
+        work = fresh_dirs()
+        os.chdir(work)
+        source = env["lrq"]["compile_source"]
+        learner = drv["Learner"](triton, rq["filename"], source if source is not None else rq["source"],
+                                 work)
+        if not silenced(lambda: learner.load(diags)):  # its prints were the recording's
+            for i, _, _ in items:
+                drv["put"]("failed", str(i))
+        else:
+            compiler = drv["Compiler"](triton, rq["cc"])
+            bound = []
+            for i, key, line in items:
+                k = request_of_key(drv, key, line)
+                fn = unwrap(vars(learner.module).get(k.name), triton.runtime.jit.JITFunction) \
+                    if k is not None else None
+                try:
+                    if k is None:
+                        raise drv["BindError"]("the variant %s is malformed" % key)
+                    if fn is None or fn.fn.__code__.co_filename != rq["filename"]:
+                        raise drv["BindError"]("`%s` is not a @triton.jit (or @gluon.jit) function "
+                                               "of %s" % (k.name, rq["filename"]))
+                    compiler.source_class(fn)
+                    bound.append((i, k, fn, drv["specialise"](fn, k, compiler.attr_d)))
+                except drv["BindError"] as e:
+                    diags.add(line, 0, "error", str(e))
+                    drv["put"]("failed", str(i))
+            drv["compile_bound"](compiler, learner, bound, jobs, diags)
+        diags.send()
+    except BaseException as e:  # the keyed module's doing, or a judge bug: said as the failure
+        status = 1
+        try:
+            drv["put"]("failure", "the Triton compile child failed: %s" % describe(e))
+        except BaseException:
+            pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 # ---- the whole request ----------------------------------------------------------------------------
@@ -1897,6 +2180,25 @@ def patch_triton(triton, ctx_ref):
         cls.warmup = warmup
 
 
+def silenced(run):
+    """run() with stdout and stderr (fds 1 and 2) going nowhere; what it returns."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        return run()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + [null]:
+            os.close(fd)
+
+
 def serve_launch(drv, triton, rq, launch_fields, workdir):
     """The whole launcher request: puts the answer's fields; returns the seconds it took."""
     t0 = time.monotonic()
@@ -1913,73 +2215,106 @@ def serve_launch(drv, triton, rq, launch_fields, workdir):
     install_driver(triton, standin)
     ctx_ref = [None]
     patch_triton(triton, ctx_ref)
-    learner = drv["Learner"](triton, rq["filename"], rq["source"], workdir)
-    if not learner.load(diags):
-        put("record_failed")
-        diags.send()
-        return time.monotonic() - t0
-    compiler = drv["Compiler"](triton, rq["cc"])
-    ctx = Context(drv, triton, learner, lrq, compiler)
-    ctx_ref[0] = ctx
-    try:
-        ctx.find_autotuners()
-        ctx.bind_solve()
-    except Located as e:
-        diags.add(e.line, 0, "error", str(e))
-        put("record_failed")
-        diags.send()
-        return time.monotonic() - t0
+    env = {"drv": drv, "triton": triton, "rq": rq, "lrq": lrq, "workdir": workdir,
+           "compiler": drv["Compiler"](triton, rq["cc"]), "ctx_ref": ctx_ref}
     try:
         cpus = len(os.sched_getaffinity(0))
     except OSError:
         cpus = 1
     jobs = max(1, min(rq["jobs"], cpus, len(lrq["cases"]) or 1))
+    sandboxed = os.getpid() == 1  # the init of the sandbox's pid namespace
     t_rec = time.monotonic()
-    records, error = record_all(ctx, jobs)
+    r, w = os.pipe()
+    recorder = os.fork()
+    if recorder == 0:
+        os.close(r)
+        run_recorder(env, w, jobs)
+    os.close(w)
+    fields = read_recording(drv, r)
+    end_learner_code([recorder], sandboxed)
     put("record_ms", "%.3f" % ((time.monotonic() - t_rec) * 1000.0))
     put("record_cases", str(len(lrq["cases"])))
-    if error is not None:
-        _, (line, col, msg) = error
-        diags.add(line, col, "error", msg)
+    if fields is None:
+        diags.add(0, 0, "error", "the recording ended early: did the module's import exit, or "
+                  "kill the recorder?")
         put("record_failed")
         diags.send()
         return time.monotonic() - t0
-    put("configs", str(len(ctx.configs)))
-    for i in range(len(ctx.configs)):
-        put("config", "%d %s" % (i, ctx.config_name(i)))
-    variants, order = {}, []  # variant key -> its first launch, in order of first use
-    for case in lrq["cases"]:
-        fields = records[case["index"]]
-        for key, value in fields:
-            put(key, value)
-        for launch in launches_of(fields, ctx):
-            key = variant_key(launch)
-            if key not in variants:
-                variants[key] = launch
-                order.append(key)
+    failed = [v for k, v in fields if k in ("module_error", "record_error")]
+    if failed:
+        for k, v in fields:
+            if k == "module_error":
+                line, col, msg = diag_item(v)
+                severity, _, text = msg.partition(": ")
+                diags.add(line, col, severity if text else "error", text or msg)
+            elif k == "record_error":
+                line, col, msg = diag_item(v.partition(b" ")[2])
+                diags.add(line, col, "error", msg)
+        put("record_failed")
+        diags.send()
+        return time.monotonic() - t0
+    head = {k: v for k, v in fields if k in ("configs", "solve_line")}
+    try:
+        n_configs = int(head.get("configs", b"0"))
+        solve_line = int(head.get("solve_line", b"0"))
+        if n_configs < 1:
+            raise ValueError("no configuration")
+    except ValueError as e:
+        put("failure", "the recording is malformed: %s" % describe(e))  # a forged one
+        return time.monotonic() - t0
+    put("configs", str(n_configs))
+    records = [(k, v) for k, v in fields if k not in ("configs", "solve_line")]
+    for key, value in records:
+        put(key, value)
+    # The builds in the order the tests need them: configuration by configuration, each
+    # configuration's cases in order (tests, then benchmarks), as judged runs them.
+    by_config = [[] for _ in range(n_configs)]
+    lines, order = {}, []  # variant key -> the line of its first launch
+    try:
+        for config, launch in launches_of(records, lrq["tensors"]):
+            by_config[config].append(launch)
+        for launches in by_config:
+            for launch in launches:
+                key = variant_key(launch)
+                if key not in lines:
+                    lines[key] = launch.line
+                    order.append(key)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError) as e:
+        put("failure", "the recording is malformed: %s" % describe(e))  # a forged one
+        return time.monotonic() - t0
     if lrq["record_only"]:
         diags.send()
         return time.monotonic() - t0
     if len(order) > LIMITS["max_builds"]:
-        diags.add(ctx.solve_line, 0, "error", "the recorded launches need %d kernel builds over this "
-                  "problem's cases and configurations, more than %d (BW_TRITON_MAX_KERNELS): fewer "
-                  "configurations, or constexpr values that do not follow every size"
+        diags.add(solve_line, 0, "error", "the recorded launches need %d kernel builds over this "
+                  "problem's cases and configurations, more than %d (BW_TRITON_MAX_KERNELS): "
+                  "fewer configurations, or constexpr values that do not follow every size"
                   % (len(order), LIMITS["max_builds"]))
         put("record_failed")
         diags.send()
         return time.monotonic() - t0
+    for i, key in enumerate(order):
+        put("variant", "%d %s" % (i, key))
+    put("planned", str(len(order)))  # the plans are whole: judged may start testing
     items = []
     for i, key in enumerate(order):
-        launch = variants[key]
-        put("variant", "%d %s" % (i, key))
-        k = kernel_request(drv, launch)
-        fn = unwrap(vars(learner.module).get(launch.kernel), ctx.JIT)
-        try:
-            items.append((i, k, fn, drv["specialise"](fn, k, compiler.attr_d)))
-        except drv["BindError"] as e:
-            diags.add(k.line, 0, "error", str(e))
-            put("failed", str(i))
-    drv["compile_bound"](compiler, learner, items, rq["jobs"], diags)
+        if key in lrq["have"]:
+            put("cached", str(i))  # judged holds this build: not compiled again
+        else:
+            items.append((i, key, lines[key]))
+    if items:
+        pid = os.fork()
+        if pid == 0:
+            compile_child(env, items, rq["jobs"])
+        while True:
+            try:
+                os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                break
+        end_learner_code([pid], sandboxed)
     diags.send()
     return time.monotonic() - t0
 
@@ -2021,21 +2356,25 @@ def parse_literal(text):
         return float(text)
 
 
-def launches_of(fields, ctx):
-    """The launches of one case's recorded fields (every configuration)."""
-    dtypes = {t["name"]: BY_JUDGE[t["dtype"]] for t in ctx.rq["tensors"]}
-    out, cur = [], None
+def launches_of(fields, tensors):
+    """The launches of one case's recorded fields, each with its configuration: [(config,
+    Rebuilt)]. Raises ValueError, KeyError or IndexError on fields no honest recorder writes."""
+    dtypes = {t["name"]: BY_JUDGE[t["dtype"]] for t in tensors}
+    out, cur, config = [], None, 0
     for key, value in fields:
         text = value.decode("utf-8", "replace")
         if key == "record":
             cur = None
+            config = int(text.split(" ")[0])
+            if config < 0:
+                raise IndexError("configuration %d" % config)
         elif key == "scratch":
             name, dtype, _, _ = text.split(" ")
             dtypes[name] = BY_JUDGE[dtype]
         elif key == "launch":
             kernel, line = text.split(" ")
             cur = Rebuilt(kernel, int(line), (4, 3, 0), [], [])
-            out.append(cur)
+            out.append((config, cur))
         elif key == "options":
             cur.options = tuple(int(x) for x in text.split(" "))
         elif key == "arg":

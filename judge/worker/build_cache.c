@@ -9,12 +9,15 @@
 #include "common/limits.h"
 #include "common/sha256.h"
 #include "common/util.h"
+#include "triton_key.h"
 #include "common/banned.h"
 
 /* An entry holds an NVRTC build or one Triton build (their keys never
  * collide: each kind's key hashes its own tag first). */
 struct build_entry {
     char key[65];
+    char group[65]; /* a launcher's build: its module's key ("" otherwise) */
+    char *variant;  /* owned: a launcher's build: its variant's key text, else NULL */
     bool triton;
     struct compile_result r; /* owned, when !triton */
     struct triton_build t;   /* owned, when triton */
@@ -32,6 +35,8 @@ struct build_cache {
 
 static void entry_release(struct build_entry *e)
 {
+    free(e->variant);
+    e->variant = NULL;
     if (e->triton)
         triton_build_release(&e->t);
     else
@@ -242,6 +247,77 @@ void build_cache_put_triton(struct build_cache *c, const char key[65], const str
     if (!b->ok || fresh.bytes > BW_BUILD_CACHE_BYTES || !triton_build_copy(&fresh.t, b))
         return;
     put_entry(c, key, &fresh);
+}
+
+void build_cache_put_variant(struct build_cache *c, const char module_key[65], const char *variant,
+                             const struct triton_build *b)
+{
+    struct build_entry fresh = {.triton = true, .bytes = triton_cost(b) + strlen(variant)};
+    char key[65];
+
+    if (!b->ok || fresh.bytes > BW_BUILD_CACHE_BYTES || !(fresh.variant = strdup(variant)))
+        return;
+    if (!triton_build_copy(&fresh.t, b)) {
+        free(fresh.variant);
+        return;
+    }
+    snprintf(fresh.group, sizeof(fresh.group), "%s", module_key);
+    triton_key_variant(module_key, variant, key);
+    put_entry(c, key, &fresh);
+}
+
+size_t build_cache_get_variants(struct build_cache *c, const char module_key[65],
+                                struct cached_variant *out, size_t cap)
+{
+    size_t n = 0;
+    unsigned long newer_than = ~0ul;
+
+    pthread_mutex_lock(&c->lock);
+    /* the most recently used first: each round takes the newest entry older than the last */
+    while (n < cap) {
+        int best = -1;
+        for (int i = 0; i < c->n; i++) {
+            const struct build_entry *e = &c->entries[i];
+            if (e->variant && strcmp(e->group, module_key) == 0 && e->used < newer_than &&
+                (best < 0 || e->used > c->entries[best].used))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        newer_than = c->entries[best].used;
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].variant = strdup(c->entries[best].variant);
+        if (!out[n].variant || !triton_build_copy(&out[n].build, &c->entries[best].t)) {
+            cached_variant_release(&out[n]);
+            break; /* out of memory: fewer builds are said to be held, the rest compiled */
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return n;
+}
+
+void build_cache_touch_variant(struct build_cache *c, const char module_key[65],
+                               const char *variant)
+{
+    struct build_entry *e;
+    char key[65];
+
+    triton_key_variant(module_key, variant, key);
+    pthread_mutex_lock(&c->lock);
+    e = find(c, key);
+    if (e) {
+        e->used = ++c->tick;
+        c->hits++;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+void cached_variant_release(struct cached_variant *v)
+{
+    free(v->variant);
+    triton_build_release(&v->build);
+    memset(v, 0, sizeof(*v));
 }
 
 void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned long *misses)

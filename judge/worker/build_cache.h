@@ -21,6 +21,13 @@
  * code is the same. Only builds that built are kept (a Triton compile
  * error's diagnostics belong to its whole request).
  *
+ * A launcher program's builds (triton_launcher.h) are known by variant only
+ * once the launcher is recorded, in the compile request itself: they are
+ * kept under their module's key (triton_key_launcher_module) and their
+ * variant's key text, so that judged can list the builds it holds for a
+ * module before it sends the request (the request's "have" fields), and the
+ * driver compiles only the others.
+ *
  * Only builds the source decides are kept: a cubin, or (NVRTC) compile
  * errors. A compile stopped by a time, CPU or memory limit
  * (compile_result.failure) may depend on the machine's load and is never
@@ -58,6 +65,31 @@ bool build_cache_get_triton(struct build_cache *c, const char key[65], struct tr
 /* Keeps a copy of Triton build `b` under `key` when it built (b->ok). */
 void build_cache_put_triton(struct build_cache *c, const char key[65],
                             const struct triton_build *b);
+
+/* A launcher program's build, as build_cache_get_variants copies it. */
+struct cached_variant {
+    char *variant;             /* owned: its variant's key text (triton_variant_key) */
+    struct triton_build build; /* owned */
+};
+
+/* Keeps launcher build `b` (when b->ok) under its module's key and its variant's key text. */
+void build_cache_put_variant(struct build_cache *c, const char module_key[65], const char *variant,
+                             const struct triton_build *b);
+
+/*
+ * Copies of the builds kept under `module_key`, the most recently used first, at most `cap`,
+ * into out[0..n) (release each with cached_variant_release); returns n. The copies are the
+ * caller's: an eviction after this call takes nothing from them. Not counted as look-ups:
+ * build_cache_touch_variant counts the ones used.
+ */
+size_t build_cache_get_variants(struct build_cache *c, const char module_key[65],
+                                struct cached_variant *out, size_t cap);
+
+/* A build build_cache_get_variants gave was used: a hit, and the most recently used now. */
+void build_cache_touch_variant(struct build_cache *c, const char module_key[65],
+                               const char *variant);
+
+void cached_variant_release(struct cached_variant *v);
 
 /* Look-ups that found a build, and those that did not. */
 void build_cache_counts(struct build_cache *c, unsigned long *hits, unsigned long *misses);

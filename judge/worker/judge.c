@@ -290,26 +290,24 @@ static void review_builds(struct session *s)
 }
 
 /*
- * Waits until the builds of the first test case (of the first @tune
- * configuration) are final, while the rest may still compile: true when
- * they all built, so the tests can start (triton_program.h, "Builds as they
- * come"); false when one did not, the compile ended first, or the case
- * cannot be planned: then the whole compile is waited for, as for CUDA.
+ * Waits until the builds of the first test case (of the first configuration) are final,
+ * while the rest may still compile: true when they all built, so the tests can start
+ * (triton_program.h, "Builds as they come"); false when one did not, the compile ended
+ * first, or the case cannot be planned: then the whole compile is waited for, as for CUDA.
+ * A launcher's plans exist only once it is recorded: that is waited for first (the variants
+ * are laid out then, and the configurations known).
  */
 static bool compiled_enough(struct session *s)
 {
     struct plan first;
     char *why = NULL;
-    bool ok;
 
-    if (s->p->n_tests == 0 || s->sub.n_configs == 0 ||
-        plan_build(s->p, &s->sub.dirs, s->sub.tune_values[0], &s->p->tests[0], PLAN_SUBMISSION,
-                   &first, &why)) {
+    if (s->p->n_tests == 0 || !triton_program_wait_planned(&s->sub.triton) ||
+        s->sub.n_configs == 0 || program_plan(&s->sub, 0, &s->p->tests[0], &first, &why)) {
         free(why);
         return false;
     }
-    ok = triton_program_wait_case(&s->sub.triton, 0, &first);
-    return ok;
+    return triton_program_wait_case(&s->sub.triton, 0, &first);
 }
 
 /*
@@ -376,8 +374,8 @@ static int step_compile(struct pipeline *pl, char **why, char **start_why)
     struct build_job *b = &pl->build;
     pthread_t sub_thread, ref_thread;
     /* A Triton submission's tests may start on its first builds (compiled_enough); a
-     * launcher's plans are known only once it is recorded, with its builds: not streamed. */
-    bool stream = s->lang == LANG_TRITON && s->cfg->have_gpu && !s->sub.launcher &&
+     * launcher's once it is recorded and the first case's builds exist. */
+    bool stream = s->lang == LANG_TRITON && s->cfg->have_gpu &&
                   triton_program_stream(&s->sub.triton) == BW_OK;
     bool sub_bg, ref_bg;
     char *sub_why = NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "triton_key.h"
 #include "triton_launcher.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -351,79 +352,159 @@ static const char *first_error(const struct diag_list *d)
     return NULL;
 }
 
-/*
- * Checks every recorded plan (recorded_plan_build) and lays out the variants
- * they select per configuration (tp->variants), then takes each variant's
- * build from the compiler's answer by key (tp->result.builds, in the layout
- * triton_program.h describes). The first failure is the submission's: its
- * message in *failure (*new*), a diag at its line.
- */
-static int check_launcher(struct program *pg, const struct triton_launch_result *lr, char **failure,
-                          char **cause)
+/* A launcher's compile as the answer comes (triton_launch_stream), on the compiling thread. */
+struct launcher_job {
+    struct program *pg;
+    struct triton_launch_result *lr;
+    const struct cached_variant *held; /* borrowed: the builds the cache holds for the module */
+    size_t n_held;
+    long *answer_of; /* owned, per build g of the layout: the answer's build, or -1 */
+    bool *from_held; /* owned, per build g: a copy of a held build */
+    bool planned;    /* on_planned ran: pg->rec is the recording */
+    char *failure;   /* owned: why the plans do not check (the compile is stopped) */
+    bool out_of_memory;
+};
+
+/* The held build of variant `key`, or -1. */
+static long held_index(const struct launcher_job *j, const char *key)
 {
+    for (size_t h = 0; h < j->n_held; h++)
+        if (strcmp(j->held[h].variant, key) == 0)
+            return (long)h;
+    return -1;
+}
+
+/* pg's recording (from the answer, moved) and its per-configuration summaries. */
+static bool take_recording(struct program *pg, struct triton_launch_result *lr)
+{
+    pg->rec = lr->rec;
+    memset(&lr->rec, 0, sizeof(lr->rec));
+    pg->n_configs = pg->rec.n_configs ? pg->rec.n_configs : 1;
+    pg->builds = calloc(pg->n_configs, sizeof(*pg->builds));
+    pg->tune_values = calloc(pg->n_configs, sizeof(*pg->tune_values));
+    return pg->builds && pg->tune_values;
+}
+
+/*
+ * Checks every recorded plan (recorded_plan_build) and lays out the variants they select per
+ * configuration (tp->variants, triton_program.h's layout), each found among the answer's
+ * variants by key; a held build is copied in at once. The first failure is the submission's:
+ * its message in *why (*new*), a diag at its line. False when out of memory.
+ */
+static bool lay_out(struct launcher_job *j, char **why)
+{
+    struct program *pg = j->pg;
     const struct problem *p = pg->p;
     struct triton_program *tp = &pg->triton;
     struct plan *pl = malloc(sizeof(*pl));
-    char *why = NULL;
-    int rc = triton_variants_init(&tp->variants, pg->rec.n_configs, cause);
+    char *cause = NULL;
 
-    if (!pl)
-        rc = rc ? rc : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    for (size_t c = 0; c < pg->rec.n_configs && rc == BW_OK && !why; c++) {
+    if (!pl || triton_variants_init(&tp->variants, pg->rec.n_configs, &cause)) {
+        free(pl);
+        free(cause);
+        return false;
+    }
+    for (size_t c = 0; c < pg->rec.n_configs && !*why; c++) {
         struct triton_config *tc = &tp->variants.configs[c];
-        for (size_t k = 0; k < p->n_tests + p->n_benchmarks && !why; k++) {
+        for (size_t k = 0; k < p->n_tests + p->n_benchmarks && !*why; k++) {
             const struct problem_case *pc =
                 k < p->n_tests ? &p->tests[k] : &p->benchmarks[k - p->n_tests];
-            if (recorded_plan_build(p, recording_plan(&pg->rec, c, k), pc, pl, &why) == BW_OK)
-                triton_config_add_plan(tc, pl, &why);
+            if (recorded_plan_build(p, recording_plan(&pg->rec, c, k), pc, pl, why) == BW_OK)
+                triton_config_add_plan(tc, pl, why);
         }
         tc->first = tp->variants.n_builds;
         tp->variants.n_builds += tc->n_variants;
     }
-    if (rc == BW_OK && !why && tp->variants.n_builds > BW_TRITON_MAX_KERNELS &&
-        asprintf(&why,
+    free(pl);
+    if (!*why && tp->variants.n_builds > BW_TRITON_MAX_KERNELS &&
+        asprintf(why,
                  "line %d: the autotune configurations need %zu builds over this problem's "
                  "cases, more than %d (BW_TRITON_MAX_KERNELS): fewer configurations, or "
                  "constexpr values that do not follow every size",
                  pg->solve_line, tp->variants.n_builds, BW_TRITON_MAX_KERNELS) < 0)
-        why = NULL;
-    if (rc == BW_OK && !why) {
-        tp->result.builds =
-            calloc(tp->variants.n_builds ? tp->variants.n_builds : 1, sizeof(*tp->result.builds));
-        tp->result.n_builds = tp->variants.n_builds;
-        if (!tp->result.builds)
-            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    }
-    for (size_t c = 0; c < tp->variants.n_configs && rc == BW_OK && !why; c++) {
+        return false;
+    if (*why)
+        return true;
+    size_t n = tp->variants.n_builds;
+    tp->result.builds = calloc(n ? n : 1, sizeof(*tp->result.builds));
+    tp->result.n_builds = n;
+    j->answer_of = calloc(n ? n : 1, sizeof(*j->answer_of));
+    j->from_held = calloc(n ? n : 1, sizeof(*j->from_held));
+    if (!tp->result.builds || !j->answer_of || !j->from_held)
+        return false;
+    for (size_t c = 0; c < tp->variants.n_configs && !*why; c++) {
         const struct triton_config *tc = &tp->variants.configs[c];
-        for (size_t i = 0; i < tc->n_variants && !why; i++) {
+        for (size_t i = 0; i < tc->n_variants && !*why; i++) {
+            size_t g = tc->first + i;
             char key[4096];
-            int j = triton_variant_key(&tc->variants[i], key, sizeof(key))
-                        ? triton_launch_find(lr, key)
-                        : -1;
-            if (j < 0 || !lr->compiled.builds[j].ok) {
-                if (asprintf(&why,
+            long h;
+            j->answer_of[g] = triton_variant_key(&tc->variants[i], key, sizeof(key))
+                                  ? triton_launch_find(j->lr, key)
+                                  : -1;
+            if (j->answer_of[g] < 0) {
+                if (asprintf(why,
                              "line %d: the Triton compiler has no build of `%s` for the "
                              "variant %s",
                              tc->variants[i].line, tc->variants[i].kernel, key) < 0)
-                    why = NULL;
+                    return false;
                 break;
             }
-            if (!triton_build_copy(&tp->result.builds[tc->first + i], &lr->compiled.builds[j]))
-                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            if ((h = held_index(j, key)) >= 0) {
+                if (!triton_build_copy(&tp->result.builds[g], &j->held[h].build))
+                    return false;
+                j->from_held[g] = true;
+            }
         }
     }
-    free(pl);
-    if (why) {
-        diag_list_addf(&tp->result.diags, line_of(why), 1, "error: %s", why);
-        *failure = why;
-    }
-    return rc;
+    return true;
 }
 
-/* Records a launcher and compiles what it launches (one request: triton_launcher.h), then
- * checks its plans and lays out its builds; a program that does not record or check is the
- * learner's Compile Error. */
+/* The recording and its variants are whole: check, lay out, and let the tests start. */
+static const char *launcher_planned(void *arg, struct triton_launch_result *lr)
+{
+    struct launcher_job *j = arg;
+    struct program *pg = j->pg;
+    char *why = NULL;
+
+    j->planned = true;
+    if (!take_recording(pg, lr) || !lay_out(j, &why) ||
+        (!why && triton_program_planned(&pg->triton, j->from_held))) {
+        j->out_of_memory = true;
+        free(why);
+        return "the judge ran out of memory laying out the builds";
+    }
+    if (why) {
+        diag_list_addf(&pg->triton.result.diags, line_of(why), 1, "error: %s", why);
+        j->failure = why;
+    }
+    return why;
+}
+
+/* Build i of the answer is final: every build of the layout that is that variant gets a copy
+ * (the held ones are final already). */
+static void launcher_built(void *arg, size_t i)
+{
+    struct launcher_job *j = arg;
+    struct triton_program *tp = &j->pg->triton;
+    const struct triton_build *b = &j->lr->compiled.builds[i];
+
+    for (size_t g = 0; j->answer_of && g < tp->result.n_builds; g++) {
+        struct triton_build copy = {0};
+        if (j->answer_of[g] != (long)i || j->from_held[g])
+            continue;
+        if (b->ok && !triton_build_copy(&copy, b))
+            j->out_of_memory = true;
+        triton_program_give(tp, g, &copy);
+    }
+}
+
+/*
+ * Records a launcher and compiles what it launches (one request: triton_launcher.h), the
+ * builds its module has in the cache not compiled again (the key: triton_key.h's launcher
+ * rule), its plans checked and its builds laid out as soon as it is recorded, each build final
+ * as it comes (triton_program_stream). A program that does not record or check is the
+ * learner's Compile Error.
+ */
 static int compile_launcher(struct program *pg, const struct program_target *t, const char *source,
                             size_t len, const char *filename, char **cause)
 {
@@ -441,48 +522,130 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
         .pool = t->triton_pool,
         .no_sandbox = t->no_sandbox,
     };
-    struct triton_launch_result lr;
-    struct triton_result *res = &pg->triton.result;
-    char *failure = NULL;
-    int rc = triton_launch_run(&rq, &lr, cause);
+    struct cached_variant *held = calloc(BW_TRITON_MAX_KERNELS, sizeof(*held));
+    const char **have = calloc(BW_TRITON_MAX_KERNELS, sizeof(*have));
+    struct triton_launch_result lr = {0};
+    struct launcher_job job = {.pg = pg, .lr = &lr, .held = held};
+    struct triton_launch_stream st = {
+        .on_planned = launcher_planned, .on_build = launcher_built, .arg = &job, .cancel_fd = -1};
+    struct triton_program *tp = &pg->triton;
+    struct triton_result *res = &tp->result;
+    struct buf text;
+    char module_key[65], device[512], *version = NULL, *failure = NULL;
+    bool keyed = false;
+    int rc;
 
-    if (rc) {
-        triton_launch_result_release(&lr);
-        return rc;
-    }
-    pg->rec = lr.rec;
-    memset(&lr.rec, 0, sizeof(lr.rec));
-    res->diags = lr.compiled.diags;
-    memset(&lr.compiled.diags, 0, sizeof(lr.compiled.diags));
-    res->log = lr.compiled.log;
-    res->failure = lr.compiled.failure;
-    res->triton_version = lr.compiled.triton_version;
-    lr.compiled.log = lr.compiled.failure = lr.compiled.triton_version = NULL;
-    res->ms = lr.compiled.ms;
-    res->driver_ms = lr.compiled.driver_ms;
-    pg->n_configs = pg->rec.n_configs ? pg->rec.n_configs : 1;
-    pg->builds = calloc(pg->n_configs, sizeof(*pg->builds));
-    pg->tune_values = calloc(pg->n_configs, sizeof(*pg->tune_values));
-    if (!pg->builds || !pg->tune_values) {
+    buf_init(&text, BW_MAX_SOURCE_BYTES + 1);
+    if (!held || !have) {
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto release;
     }
-    if (!res->failure && !lr.record_failed && pg->rec.n_configs == 0 &&
+    if (!t->record_only) {
+        /* The builds are compiled from the module with its launch code blanked: exactly what
+         * their key covers, whether or not a cache keeps them. */
+        if ((rc = triton_key_launcher_text(source, len, &text, NULL))) {
+            rc = bw_fail(cause, rc, "the Triton module does not fit in memory");
+            goto release;
+        }
+        rq.compile_source = text.data ? text.data : "";
+        rq.compile_len = text.len;
+        triton_launch_device(&rq, device, sizeof(device));
+        keyed = t->cache && triton_probe(NULL, &version, NULL) == BW_OK;
+        if (keyed) {
+            triton_key_launcher_module(rq.compile_source, rq.compile_len, filename, t->cc_major,
+                                       t->cc_minor, version, !t->no_sandbox, device, module_key);
+            job.n_held =
+                build_cache_get_variants(t->cache, module_key, held, BW_TRITON_MAX_KERNELS);
+            for (size_t h = 0; h < job.n_held; h++)
+                have[h] = held[h].variant;
+            rq.have = have;
+            rq.n_have = job.n_held;
+        }
+    }
+    if (tp->live)
+        st.cancel_fd = triton_program_cancel_fd(tp);
+    rc = triton_launch_run(&rq, &st, &lr, cause);
+    if (rc)
+        goto release;
+    if (job.out_of_memory) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory laying out the Triton builds");
+        goto release;
+    }
+    /* the compile's own record: diagnostics (the checks' first), log, failure, times */
+    for (size_t i = 0; i < lr.compiled.diags.n; i++)
+        if (diag_list_addf(&res->diags, lr.compiled.diags.items[i].line,
+                           lr.compiled.diags.items[i].column, "%s",
+                           lr.compiled.diags.items[i].msg)) {
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            goto release;
+        }
+    res->log = lr.compiled.log;
+    res->failure = job.failure ? NULL : lr.compiled.failure;
+    res->triton_version = lr.compiled.triton_version;
+    lr.compiled.log = lr.compiled.triton_version = NULL;
+    if (res->failure)
+        lr.compiled.failure = NULL;
+    res->ms = lr.compiled.ms;
+    res->driver_ms = lr.compiled.driver_ms;
+    res->cpu_ms = lr.compiled.cpu_ms;
+    tp->wait_ms = lr.wait_ms;
+    if (!job.planned && !take_recording(pg, &lr)) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    if (!job.failure && !res->failure && !lr.record_failed && pg->rec.n_configs == 0 &&
         !(failure = strdup("the Triton compiler sent no recording of solve"))) {
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto release;
     }
-    if (!failure && !res->failure && !lr.record_failed && !t->record_only)
-        rc = check_launcher(pg, &lr, &failure, cause);
-    if (rc == BW_OK && t->record_only && (res->failure || lr.record_failed))
+    if (!job.failure && !res->failure && !lr.record_failed && !t->record_only && !failure &&
+        !job.planned && !(failure = strdup("the Triton compiler sent no plans ready to build"))) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    /* A build neither built, held nor explained by an error at the learner's line: the answer
+     * named a variant it did not build (a forged "cached"). */
+    for (size_t g = 0; job.planned && !job.failure && !failure && !res->failure &&
+                       !first_error(&res->diags) && g < res->n_builds;
+         g++)
+        if (!res->builds[g].ok &&
+            asprintf(&failure, "the Triton compiler has no build of variant %s",
+                     lr.keys[job.answer_of[g]]) < 0) {
+            failure = NULL;
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            goto release;
+        }
+    /* what was compiled is kept; what was held and used, counted */
+    for (size_t i = 0; job.planned && !job.failure && i < lr.n_keys; i++) {
+        bool used = false;
+        for (size_t g = 0; g < res->n_builds; g++)
+            used = used || (job.answer_of[g] == (long)i && job.from_held[g]);
+        if (used) {
+            tp->n_cached++;
+            if (keyed)
+                build_cache_touch_variant(t->cache, module_key, lr.keys[i]);
+        } else if (held_index(&job, lr.keys[i]) < 0) {
+            tp->n_compiled++;
+            if (keyed && lr.compiled.builds[i].ok)
+                build_cache_put_variant(t->cache, module_key, lr.keys[i], &lr.compiled.builds[i]);
+        }
+    }
+    tp->from_cache = tp->n_cached > 0 && tp->n_compiled == 0;
+    res->ok = job.planned && !job.failure && !failure && !res->failure && res->n_builds > 0;
+    for (size_t g = 0; res->ok && g < res->n_builds; g++)
+        res->ok = res->builds[g].ok;
+    if (t->record_only && (res->failure || lr.record_failed))
         pg->rec.n_configs = 0; /* nothing to print: the diags say why */
-    if (rc == BW_OK) {
-        const char *why = failure            ? failure
+    {
+        const char *why = job.failure        ? job.failure
+                          : failure          ? failure
                           : res->failure     ? res->failure
                           : lr.record_failed ? first_error(&res->diags)
                                              : NULL;
         if (lr.record_failed && !why)
             why = "solve could not be recorded";
+        if (failure && !res->failure) /* the build missing: said at solve */
+            diag_list_addf(&res->diags, pg->solve_line, 1, "error: %s", failure);
         rc = summarise_triton(pg, t->record_only && !why ? NULL : why);
         if (t->record_only && !why)
             for (size_t c = 0; c < pg->n_configs; c++)
@@ -491,7 +654,16 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
             rc = bw_fail(cause, rc, "out of memory");
     }
 release:
+    for (size_t h = 0; held && h < job.n_held; h++)
+        cached_variant_release(&held[h]);
+    free(held);
+    free(have);
+    free(job.answer_of);
+    free(job.from_held);
+    free(job.failure);
     free(failure);
+    free(version);
+    buf_release(&text);
     triton_launch_result_release(&lr);
     return rc;
 }
@@ -500,7 +672,8 @@ release:
 static int compile_triton(struct program *pg, const struct program_target *t, const char *source,
                           size_t len, const char *filename, char **cause)
 {
-    int rc = compile_triton_builds(pg, t, source, len, filename, cause);
+    int rc = pg->launcher ? compile_launcher(pg, t, source, len, filename, cause)
+                          : compile_triton_builds(pg, t, source, len, filename, cause);
 
     triton_program_stream_end(&pg->triton);
     return rc;
@@ -509,8 +682,6 @@ static int compile_triton(struct program *pg, const struct program_target *t, co
 int program_compile(struct program *pg, const struct program_target *t, const char *source,
                     size_t len, const char *filename, char **cause)
 {
-    if (pg->launcher)
-        return compile_launcher(pg, t, source, len, filename, cause);
     if (pg->lang == LANG_TRITON)
         return compile_triton(pg, t, source, len, filename, cause);
     return compile_cuda(pg, t, source, len, filename, cause);

@@ -519,8 +519,7 @@ static bool builds_pending(struct session *s, size_t config, size_t i)
 
     if (s->lang != LANG_TRITON || !s->sub.triton.live)
         return false;
-    if (plan_build(s->p, &s->sub.dirs, s->sub.tune_values[config], &s->p->tests[i], PLAN_SUBMISSION,
-                   &pl, &why)) {
+    if (program_plan(&s->sub, config, &s->p->tests[i], &pl, &why)) {
         free(why);
         return false;
     }

@@ -515,6 +515,17 @@ static bool is_build_key(const char *key)
     return false;
 }
 
+/* A field every compile's answer may hold (the rest are a caller's own: triton_fields). */
+static bool is_compile_key(const char *key)
+{
+    static const char *const keys[] = {"build", "built",   "failed",   "cached",
+                                       "diag",  "failure", "driver_ms"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return is_build_key(key);
+}
+
 /* The meaning of one field after "accepted"; a message in *bad when it is malformed. */
 static int decode_field(const struct compile_field *f, const struct triton_request *rq,
                         struct triton_result *out, struct partial *parts, long *current,
@@ -524,7 +535,8 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
     struct partial *p = *current >= 0 ? &parts[*current] : NULL;
     uint64_t v;
 
-    if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0) {
+    if (strcmp(f->key, "build") == 0 || strcmp(f->key, "failed") == 0 ||
+        strcmp(f->key, "cached") == 0) {
         if (rq->n_kernels == 0 || !parse_u64_max(f->value, rq->n_kernels - 1, &v) ||
             parts[v].reported) {
             *bad = "a build index is out of range or repeated";
@@ -671,6 +683,8 @@ struct decoder {
     int64_t error_code;
     triton_build_fn on_build;
     void *arg;
+    const struct triton_fields *own; /* the caller's fields (a launcher's), or NULL */
+    const char *halt;                /* the caller needs no more of the answer: why */
 };
 
 static int decoder_init(struct decoder *d, const struct triton_request *rq,
@@ -685,12 +699,12 @@ static int decoder_init(struct decoder *d, const struct triton_request *rq,
     d->on_build = on_build;
     d->arg = arg;
     if (!out->builds) {
-        out->builds = calloc(rq->n_kernels, sizeof(*out->builds));
+        out->builds = calloc(rq->n_kernels ? rq->n_kernels : 1, sizeof(*out->builds));
         if (!out->builds)
             return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         out->n_builds = rq->n_kernels;
     }
-    d->parts = calloc(rq->n_kernels, sizeof(*d->parts));
+    d->parts = calloc(rq->n_kernels ? rq->n_kernels : 1, sizeof(*d->parts));
     if (!d->parts)
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < rq->n_kernels; i++)
@@ -704,6 +718,35 @@ static void decoder_release(struct decoder *d)
     free(d->error);
     free(d->error_step);
     memset(d, 0, sizeof(*d));
+}
+
+/* The caller's hook named the request's kernels (a launcher's, once planned): the builds that
+ * follow are theirs. Once only, and before any build. */
+static int adopt(struct decoder *d, const struct triton_request *rq)
+{
+    struct triton_build *builds;
+    struct partial *parts;
+
+    if (d->rq->n_kernels || d->out->n_builds) {
+        d->bad = "the kernels of the answer are named twice";
+        return BW_OK;
+    }
+    builds = calloc(rq->n_kernels ? rq->n_kernels : 1, sizeof(*builds));
+    parts = calloc(rq->n_kernels ? rq->n_kernels : 1, sizeof(*parts));
+    if (!builds || !parts) {
+        free(builds);
+        free(parts);
+        return BW_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < rq->n_kernels; i++)
+        parts[i].ptx_params = -1;
+    free(d->out->builds);
+    free(d->parts);
+    d->out->builds = builds;
+    d->out->n_builds = rq->n_kernels;
+    d->parts = parts;
+    d->rq = rq;
+    return BW_OK;
 }
 
 /* Releases build i, and first the types beyond its parameters (triton_build_release frees
@@ -797,14 +840,31 @@ static int decoder_feed(struct decoder *d, char *data, size_t len, char **cause)
             }
             continue;
         }
-        bool named = strcmp(f.key, "failed") == 0;
+        if (d->own && !is_compile_key(f.key)) {
+            struct triton_field_verdict v = {0};
+            if ((rc = d->own->field(d->own->arg, &f, &v)) ||
+                (v.taken && !v.bad && v.kernels && (rc = adopt(d, v.kernels))))
+                return bw_fail(cause, rc, "out of memory reading the Triton compile result");
+            d->bad = d->bad ? d->bad : v.bad ? v.bad : v.taken ? NULL : "an unknown field";
+            if (v.halt && !d->bad) {
+                d->halt = v.halt;
+                d->stopped = true;
+                break;
+            }
+            if (d->bad) {
+                d->stopped = true;
+                break;
+            }
+            continue;
+        }
+        bool named = strcmp(f.key, "failed") == 0 || strcmp(f.key, "cached") == 0;
         if ((rc = decode_field(&f, d->rq, d->out, d->parts, &d->current, &d->bad)))
             return bw_fail(cause, rc, "out of memory reading the Triton compile result");
         if (d->bad) {
             d->stopped = true;
             break;
         }
-        if (named) { /* "failed I": final at once, as not built */
+        if (named) { /* "failed I", "cached I": final at once, as not built here */
             uint64_t i;
             if (parse_u64_max(f.value, d->rq->n_kernels - 1, &i)) {
                 drop_build(d, (size_t)i);
@@ -1119,46 +1179,48 @@ static int stream_answer(struct triton_compiler *c, struct decoder *d, int *why_
             return rc;
         if (*why_rc == BW_OK)
             *why_rc = decoder_feed(d, c->job.result.data, c->job.result.len, why);
+        if (d->halt && !c->job.cancelled && !c->job.exited) {
+            spawn_kill_group(c->job.pid); /* the caller needs no more: its failure says why */
+            c->job.cancelled = true;
+        }
         if (*why_rc != BW_OK)
             break;
     }
     return BW_OK;
 }
 
-int triton_compiler_compile_stream(struct triton_compiler *c, const struct triton_request *rq,
-                                   const struct triton_stream *st, struct triton_result *out,
-                                   char **cause)
+/*
+ * The one conversation of a compiler: refuses a source the child must not see (out->diags;
+ * the compiler stays unused), sends the encoded request, reads the answer as it grows with
+ * decoder d (giving each build out as it is whole; stopping the child when the caller's hook
+ * halts), waits for the child's end, and explains an answer cut short. With `want_reason`, a
+ * compile that built nothing and said no error gets a failure saying so (a kernel request's;
+ * a launcher's caller judges its own answer).
+ */
+static int converse(struct triton_compiler *c, const struct buf *req, const char *source,
+                    size_t len, int wall_ms, struct decoder *d, const struct triton_stream *st,
+                    bool want_reason, struct triton_result *out, char **cause)
 {
-    struct buf req;
-    struct decoder d = {0};
     bool refused;
     double t0 = now_ms();
     char *why = NULL;
     int rc, why_rc = BW_OK;
 
-    memset(out, 0, sizeof(*out));
-    if (c->used)
-        return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
-    buf_init(&req, BW_MAX_MESSAGE_BYTES);
-    if ((rc = triton_request_encode(rq, &req, cause)))
-        goto release;
-    if ((rc = decoder_init(&d, rq, out, st ? st->on_build : NULL, st ? st->arg : NULL, cause)))
-        goto release;
-    if ((rc = diag_refuse_source(rq->source, rq->len, &out->diags, &refused))) {
+    if ((rc = diag_refuse_source(source, len, &out->diags, &refused))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
     }
     if (refused) {
         out->log = strdup("");
         rc = out->log ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < rq->n_kernels; i++)
-            deliver(&d, i);
+        for (size_t i = 0; i < d->rq->n_kernels; i++)
+            deliver(d, i);
         goto release; /* the compiler stays unused */
     }
     c->used = true;
-    c->job.wall_ms = rq->wall_ms > 0 ? rq->wall_ms : BW_TRITON_WALL_MS;
+    c->job.wall_ms = wall_ms > 0 ? wall_ms : BW_TRITON_WALL_MS;
     c->job.cancel_fd = st ? st->cancel_fd : -1;
-    rc = sandbox_job_send(&c->job, req.data, req.len, cause);
+    rc = sandbox_job_send(&c->job, req->data, req->len, cause);
     if (rc == BW_ERR_TIMEOUT && cause) { /* the wall limit passed: finish kills it, says so */
         free(*cause);
         *cause = NULL;
@@ -1166,7 +1228,7 @@ int triton_compiler_compile_stream(struct triton_compiler *c, const struct trito
     if (rc == BW_ERR_TIMEOUT)
         rc = BW_OK;
     if (rc == BW_OK)
-        rc = stream_answer(c, &d, &why_rc, &why);
+        rc = stream_answer(c, d, &why_rc, &why);
     if (rc) {
         rc = bw_fail(cause, rc, "reading the Triton compiler's answer failed");
         goto release;
@@ -1178,15 +1240,15 @@ int triton_compiler_compile_stream(struct triton_compiler *c, const struct trito
         ((double)c->job.rusage.ru_utime.tv_sec + (double)c->job.rusage.ru_stime.tv_sec) * 1000.0 +
         ((double)c->job.rusage.ru_utime.tv_usec + (double)c->job.rusage.ru_stime.tv_usec) / 1000.0;
     if (why_rc == BW_OK)
-        why_rc = decoder_feed(&d, c->job.result.data, c->job.result.len, &why);
+        why_rc = decoder_feed(d, c->job.result.data, c->job.result.len, &why);
     if (why_rc) {
         rc = bw_fail(cause, why_rc, "%s", why ? why : bw_strerror(why_rc));
         goto release;
     }
-    d.stopped = d.stopped || !d.complete;
-    if ((rc = decoder_finish(&d, cause)))
+    d->stopped = d->stopped || !d->complete;
+    if ((rc = decoder_finish(d, cause)))
         goto release;
-    if (!d.accepted) {
+    if (!d->accepted) {
         const char *output = c->job.output.data ? c->job.output.data : "";
         size_t n = strlen(output);
         if (c->job.timed_out)
@@ -1201,12 +1263,16 @@ int triton_compiler_compile_stream(struct triton_compiler *c, const struct trito
                          c->job.status, output + (n > 400 ? n - 400 : 0));
         goto release;
     }
-    if (!d.complete && c->job.cancelled &&
+    if (d->halt && set_failure(out, "%s", d->halt)) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
+    if (!d->complete && c->job.cancelled &&
         set_failure(out, "the compile was stopped: the judging no longer needed it")) {
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto release;
     }
-    if (!d.complete && (rc = map_death(&c->job, c, out))) {
+    if (!d->complete && (rc = map_death(&c->job, c, out))) {
         rc = bw_fail(cause, rc, "out of memory");
         goto release;
     }
@@ -1217,7 +1283,7 @@ int triton_compiler_compile_stream(struct triton_compiler *c, const struct trito
     out->ok = !out->failure;
     for (size_t i = 0; i < out->n_builds; i++)
         out->ok = out->ok && out->builds[i].ok;
-    if (!out->ok && !out->failure) {
+    if (want_reason && !out->ok && !out->failure) {
         bool has_error = false;
         for (size_t i = 0; i < out->diags.n; i++)
             has_error = has_error || strncmp(out->diags.items[i].msg, "error: ", 7) == 0;
@@ -1232,6 +1298,25 @@ release:
     if (rc == BW_OK && !out->log && !(out->log = strdup("")))
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     free(why);
+    return rc;
+}
+
+int triton_compiler_compile_stream(struct triton_compiler *c, const struct triton_request *rq,
+                                   const struct triton_stream *st, struct triton_result *out,
+                                   char **cause)
+{
+    struct buf req;
+    struct decoder d = {0};
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (c->used)
+        return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
+    buf_init(&req, BW_MAX_MESSAGE_BYTES);
+    if ((rc = triton_request_encode(rq, &req, cause)) == BW_OK &&
+        (rc = decoder_init(&d, rq, out, st ? st->on_build : NULL, st ? st->arg : NULL, cause)) ==
+            BW_OK)
+        rc = converse(c, &req, rq->source, rq->len, rq->wall_ms, &d, st, true, out, cause);
     decoder_release(&d);
     buf_release(&req);
     return rc;
@@ -1264,47 +1349,47 @@ long triton_compiler_pid(const struct triton_compiler *c)
 
 int triton_compiler_exchange(struct triton_compiler *c, const struct buf *request,
                              const char *source, size_t len, int wall_ms,
-                             int (*decode)(char *data, size_t len, void *ctx, bool *accepted,
-                                           bool *complete, char **cause),
-                             void *ctx, struct triton_result *out, char **cause)
+                             const struct triton_fields *own, const struct triton_stream *st,
+                             struct triton_result *out, char **cause)
 {
-    bool accepted = false, complete = false, refused;
-    double t0 = now_ms();
+    static const struct triton_request none = {0}; /* until the hook names the kernels */
+    struct decoder d = {0};
     int rc;
 
     if (c->used)
         return bw_fail(cause, BW_ERR_INVALID, "this Triton compiler was used already");
-    if ((rc = diag_refuse_source(source, len, &out->diags, &refused)))
-        return bw_fail(cause, rc, "out of memory");
-    if (refused)
-        return (out->log = strdup("")) ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    c->used = true;
-    c->job.wall_ms = wall_ms > 0 ? wall_ms : BW_TRITON_WALL_MS;
-    c->job.cancel_fd = -1;
-    if ((rc = sandbox_job_finish(&c->job, request->data, request->len, cause)))
-        return rc;
-    out->ms = now_ms() - t0;
-    if ((rc = decode(c->job.result.data, c->job.result.len, ctx, &accepted, &complete, cause)))
-        return rc;
-    if (!accepted) {
-        const char *output = c->job.output.data ? c->job.output.data : "";
-        size_t n = strlen(output);
-        if (c->job.timed_out)
-            return bw_fail(cause, BW_ERR_TIMEOUT,
-                           "the Triton compiler did not take its request within %d ms (importing "
-                           "triton)",
-                           c->job.wall_ms);
-        return bw_fail(cause, BW_ERR_SANDBOX,
-                       "Triton compile sandbox unavailable: the compiler ended (status %#x) "
-                       "before it took its request: %s",
-                       c->job.status, output + (n > 400 ? n - 400 : 0));
+    if ((rc = decoder_init(&d, &none, out, st ? st->on_build : NULL, st ? st->arg : NULL, cause)) ==
+        BW_OK) {
+        d.own = own;
+        rc = converse(c, request, source, len, wall_ms, &d, st, false, out, cause);
     }
-    if ((!complete && map_death(&c->job, c, out)) || take_log(&c->job, out))
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    out->ok = !out->failure;
-    for (size_t i = 0; i < out->n_builds; i++)
-        out->ok = out->ok && out->builds[i].ok;
-    return BW_OK;
+    decoder_release(&d);
+    return rc;
+}
+
+int triton_result_decode_with(char *data, size_t len, const struct triton_fields *own,
+                              struct triton_result *out, bool *accepted, bool *complete,
+                              char **cause)
+{
+    static const struct triton_request none = {0};
+    struct decoder d;
+    int rc;
+
+    *accepted = *complete = false;
+    if ((rc = decoder_init(&d, &none, out, NULL, NULL, cause)))
+        return rc;
+    d.own = own;
+    rc = decoder_feed(&d, data, len, cause);
+    if (rc == BW_OK && data && !d.complete && !d.stopped)
+        d.stopped = true; /* the whole record is here: a field cut short ends it */
+    if (rc == BW_OK)
+        rc = decoder_finish(&d, cause);
+    if (rc == BW_OK && d.halt)
+        rc = set_failure(out, "%s", d.halt) ? bw_fail(cause, BW_ERR_NOMEM, "out of memory") : BW_OK;
+    *accepted = d.accepted;
+    *complete = d.complete;
+    decoder_release(&d);
+    return rc;
 }
 
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause)

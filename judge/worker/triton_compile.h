@@ -67,6 +67,7 @@
 
 #include "common/buf.h"
 #include "plan/directive.h"
+#include "wire/compile_wire.h"
 #include "plan/triton_variant.h"
 
 /* The environment variable naming blockwise-triton-compile (the Python: python.h). */
@@ -229,18 +230,45 @@ long triton_compiler_pid(const struct triton_compiler *c);
 void triton_compiler_free(struct triton_compiler *c);
 
 /*
- * A request the caller encoded itself (a launcher request: triton_launcher.h)
- * through a started compiler: refuses a source over the limits or holding a
- * NUL byte as triton_compiler_compile does (out->diags), sends `request`,
- * hands the answer to decode(data, len, ctx, &accepted, &complete, cause),
- * which fills *out, then treats a child that died after accepting, the log
- * and out->ok as triton_compiler_compile does. Returns what it would.
+ * An answer with fields of the caller's own (a launcher's: triton_launcher.h), read by the
+ * caller's hook as they come; the compile's own fields (build ... built, failed, cached, diag,
+ * failure, driver_ms) are read as for any request. The request's kernels may be named late:
+ * the hook says them once it knows them, and the builds after that are theirs.
+ */
+struct triton_field_verdict {
+    bool taken;                           /* the field is the caller's (else: unknown, malformed) */
+    const char *bad;                      /* it is malformed: why (static text) */
+    const struct triton_request *kernels; /* the request's kernels are known now (borrowed for
+                                             the rest of the answer): the builds are theirs */
+    const char *halt; /* the caller needs no more: the compile is stopped, this its failure
+                         (static, or the caller's until the exchange returns) */
+};
+
+struct triton_fields {
+    /* One field after "accepted" that is not the compile's own: *v zeroed before the call.
+     * Negative: out of memory (a judge error). */
+    int (*field)(void *arg, const struct compile_field *f, struct triton_field_verdict *v);
+    void *arg;
+};
+
+/*
+ * A request the caller encoded itself (a launcher request) through a started compiler:
+ * refuses a source over the limits or holding a NUL byte as triton_compiler_compile does
+ * (out->diags), sends `request`, reads the answer as it grows with `own` (NULL: none) and
+ * gives out each build through `st` (NULL: none; its cancel_fd stops the compile), then treats
+ * a child that died after accepting, the log and out->ok as triton_compiler_compile does.
+ * Returns what it would. A build named "cached" is not built here (the caller holds it).
  */
 int triton_compiler_exchange(struct triton_compiler *c, const struct buf *request,
                              const char *source, size_t len, int wall_ms,
-                             int (*decode)(char *data, size_t len, void *ctx, bool *accepted,
-                                           bool *complete, char **cause),
-                             void *ctx, struct triton_result *out, char **cause);
+                             const struct triton_fields *own, const struct triton_stream *st,
+                             struct triton_result *out, char **cause);
+
+/* triton_result_decode for a whole answer with fields of the caller's own (`own`, above), whose
+ * kernels are said by its hook. */
+int triton_result_decode_with(char *data, size_t len, const struct triton_fields *own,
+                              struct triton_result *out, bool *accepted, bool *complete,
+                              char **cause);
 
 /* triton_compiler_start (with the request's python, compiler, no_sandbox, limits) + compile. */
 int triton_compile_run(const struct triton_request *rq, struct triton_result *out, char **cause);
@@ -294,7 +322,8 @@ int triton_request_encode(const struct triton_request *rq, struct buf *out, char
  * build: build I, name, cubin, ptx, num_warps, num_ctas, shared,
  * global_scratch_size, global_scratch_align, profile_scratch_size, params
  * "0,1,3", types "*fp32,*fp32,i32", ptx_params N, then built I (the build
- * is whole: streaming gives it out now); failed I; diag
+ * is whole: streaming gives it out now); failed I; cached I (not built here: a
+ * launcher's caller holds it, triton_launcher.h); diag
  * "LINE:COL:MSG"; failure TEXT; driver_ms; end. A build is kept only when it
  * is whole and sound (an ELF cubin of at most BW_MAX_CUBIN_BYTES naming its
  * entry, indices strictly increasing below n_args dropping only equal1

@@ -67,6 +67,16 @@ static void device_figures(const struct triton_launch_request *rq, struct device
     d->threads_sm = cc_table[k].threads_sm;
 }
 
+void triton_launch_device(const struct triton_launch_request *rq, char *out, size_t cap)
+{
+    struct device_figures d;
+
+    device_figures(rq, &d);
+    snprintf(out, cap, "name=%s cc=%d.%d sm=%d memory=%llu l2=%llu smem=%d/%d threads=%d clock=%d",
+             d.name, d.cc_major, d.cc_minor, d.sm_count, d.memory, d.l2, d.smem_optin, d.smem_sm,
+             d.threads_sm, d.clock_khz);
+}
+
 /* ---- the request --------------------------------------------------------------------- */
 
 static int putf(struct buf *b, const char *key, const char *fmt, ...)
@@ -168,6 +178,10 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
     rc = rc ? rc : compile_wire_puts(out, "mode", "launch");
     if (rq->record_only)
         rc = rc ? rc : compile_wire_puts(out, "record_only", "1");
+    if (rq->compile_source)
+        rc = rc ? rc : compile_wire_put(out, "compile_source", rq->compile_source, rq->compile_len);
+    for (size_t i = 0; i < rq->n_have && !rc; i++)
+        rc = compile_wire_puts(out, "have", rq->have[i]);
     rc = rc ? rc : putf(out, "device", "name=%s", d.name);
     rc = rc ? rc : putf(out, "device", "cc_major=%d", d.cc_major);
     rc = rc ? rc : putf(out, "device", "cc_minor=%d", d.cc_minor);
@@ -218,6 +232,9 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
 struct reader {
     struct triton_launch_result *out;
     size_t n_cases;
+    const struct triton_launch_stream *st; /* the caller's: on_planned (or NULL) */
+    bool planned;                   /* "planned" came: the recording and variants are whole */
+    struct triton_request rq;       /* the builds' request, once planned: ks[0..n_keys) */
     struct recorded_plan *plan;     /* the plan being read */
     struct recorded_launch *launch; /* its launch being read */
     const char *bad;                /* why the answer is malformed (the first reason) */
@@ -516,107 +533,132 @@ nomem:
     return BW_ERR_NOMEM;
 }
 
-int triton_launch_decode(char *data, size_t len, size_t n_cases, struct triton_launch_result *out,
-                         bool *accepted, bool *complete, char **cause)
+/* The answer's fields that are the launcher's (triton_fields): the recording, the variants,
+ * "planned" (the builds' request known: the caller's on_planned sees the whole recording). */
+static int own_field(void *arg, const struct compile_field *f, struct triton_field_verdict *v)
+{
+    struct reader *r = arg;
+    struct triton_launch_result *o = r->out;
+    int64_t n;
+    int rc;
+
+    if (strcmp(f->key, "planned") == 0) {
+        v->taken = true;
+        if (r->planned || strlen(f->value) != f->len ||
+            !int_in(f->value, 0, BW_TRITON_MAX_KERNELS, &n) || (size_t)n != o->n_keys ||
+            o->rec.n_configs == 0 || o->record_failed) {
+            v->bad = "planned does not follow the recording and its variants";
+            return BW_OK;
+        }
+        r->planned = true;
+        r->plan = NULL;
+        r->launch = NULL;
+        r->rq.kernels = r->ks;
+        r->rq.n_kernels = o->n_keys;
+        v->kernels = &r->rq;
+        if (r->st && r->st->on_planned)
+            v->halt = r->st->on_planned(r->st->arg, o);
+        return BW_OK;
+    }
+    if (!is_launch_key(f->key))
+        return BW_OK; /* not taken: an unknown field */
+    v->taken = true;
+    if (r->planned) {
+        v->bad = "a launcher field after the plans were whole";
+        return BW_OK;
+    }
+    if ((rc = read_field(r, f)))
+        return rc;
+    v->bad = r->bad;
+    return BW_OK;
+}
+
+/* A reader of an answer for n_cases cases into *out (zeroed first); NULL when out of memory. */
+static struct reader *reader_new(struct triton_launch_result *out, size_t n_cases,
+                                 const struct triton_launch_stream *st)
 {
     struct reader *r = calloc(1, sizeof(*r));
-    struct triton_request rq = {0};
-    struct compile_field f;
-    struct buf rest;
-    size_t pos = 0;
-    bool seen_accepted = false;
-    int next = 1, rc = BW_OK;
-    char *why = NULL;
 
     memset(out, 0, sizeof(*out));
-    *accepted = *complete = false;
-    if (!r)
-        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-    r->out = out;
-    r->n_cases = n_cases;
-    buf_init(&rest, BW_TRITON_RESULT_BYTES + 4096);
-    while (data && (next = compile_wire_next(data, len, &pos, &f, &why)) == 1) {
-        if (seen_accepted && is_launch_key(f.key)) {
-            if (!r->bad && (rc = read_field(r, &f)))
-                goto nomem;
-            continue;
-        }
-        seen_accepted = seen_accepted || strcmp(f.key, "accepted") == 0;
-        if ((rc = compile_wire_put(&rest, f.key, f.value, f.len)))
-            goto nomem;
+    if (r) {
+        r->out = out;
+        r->n_cases = n_cases;
+        r->st = st;
     }
-    if (data && next == 0 && (rc = compile_wire_end(&rest)))
-        goto nomem;
-    rq.kernels = r->ks;
-    rq.n_kernels = out->n_keys;
-    if (!(out->compiled.builds =
-              calloc(out->n_keys ? out->n_keys : 1, sizeof(struct triton_build))))
-        goto nomem;
-    out->compiled.n_builds = out->n_keys;
-    rc = triton_result_decode(rest.data, rest.len, &rq, &out->compiled, accepted, complete, cause);
-    if (rc == BW_OK && r->bad && !out->compiled.failure) {
+    return r;
+}
+
+/* The answer's end: a malformed launcher part fails every build. */
+static int reader_finish(struct reader *r, char **cause)
+{
+    struct triton_launch_result *out = r->out;
+
+    if (r->bad && !out->compiled.failure) {
         if (asprintf(&out->compiled.failure, "the Triton compiler's answer is malformed: %s",
                      r->bad) < 0) {
             out->compiled.failure = NULL;
-            goto nomem;
+            return bw_fail(cause, BW_ERR_NOMEM, "out of memory reading the launcher's answer");
         }
         for (size_t i = 0; i < out->compiled.n_builds; i++)
             out->compiled.builds[i].ok = false;
     }
-    goto release;
-nomem:
-    rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory reading the launcher's answer");
-release:
-    free(why);
-    buf_release(&rest);
+    return BW_OK;
+}
+
+int triton_launch_decode(char *data, size_t len, size_t n_cases, struct triton_launch_result *out,
+                         bool *accepted, bool *complete, char **cause)
+{
+    struct reader *r = reader_new(out, n_cases, NULL);
+    struct triton_fields own = {own_field, r};
+    int rc;
+
+    *accepted = *complete = false;
+    if (!r)
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    rc = triton_result_decode_with(data, len, &own, &out->compiled, accepted, complete, cause);
+    if (rc == BW_OK)
+        rc = reader_finish(r, cause);
     free(r);
     return rc;
 }
 
 /* ---- the whole exchange -------------------------------------------------------------- */
 
-struct decode_ctx {
-    struct triton_launch_result *out;
-    size_t n_cases;
-};
-
-static int decode_answer(char *data, size_t len, void *ctx, bool *accepted, bool *complete,
-                         char **cause)
-{
-    struct decode_ctx *d = ctx;
-    struct triton_launch_result fresh;
-    int rc = triton_launch_decode(data, len, d->n_cases, &fresh, accepted, complete, cause);
-
-    fresh.compiled.ms = d->out->compiled.ms; /* the exchange measured it before */
-    triton_launch_result_release(d->out);
-    *d->out = fresh;
-    return rc;
-}
-
-int triton_launch_run(const struct triton_launch_request *rq, struct triton_launch_result *out,
-                      char **cause)
+int triton_launch_run(const struct triton_launch_request *rq, const struct triton_launch_stream *st,
+                      struct triton_launch_result *out, char **cause)
 {
     struct triton_options o = {
         .python = rq->python, .compiler = rq->compiler, .no_sandbox = rq->no_sandbox};
-    struct decode_ctx ctx = {out, rq->p->n_tests + rq->p->n_benchmarks};
+    struct reader *r = reader_new(out, rq->p->n_tests + rq->p->n_benchmarks, st);
+    struct triton_fields own = {own_field, r};
+    struct triton_stream stream = {.on_build = st ? st->on_build : NULL,
+                                   .arg = st ? st->arg : NULL,
+                                   .cancel_fd = st ? st->cancel_fd : -1};
     struct triton_compiler *c = NULL;
     struct buf req;
     double t0 = now_ms();
     int rc;
 
-    memset(out, 0, sizeof(*out));
     buf_init(&req, BW_MAX_MESSAGE_BYTES);
+    if (!r) {
+        rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        goto release;
+    }
     if ((rc = triton_launch_encode(rq, &req, cause)))
         goto release;
     if ((rc = rq->pool ? triton_pool_take(rq->pool, &c, cause)
                        : triton_compiler_start(&o, &c, cause)))
         goto release;
-    rc = triton_compiler_exchange(c, &req, rq->source, rq->len, rq->wall_ms, decode_answer, &ctx,
+    out->wait_ms = now_ms() - t0;
+    rc = triton_compiler_exchange(c, &req, rq->source, rq->len, rq->wall_ms, &own, &stream,
                                   &out->compiled, cause);
+    if (rc == BW_OK)
+        rc = reader_finish(r, cause);
     out->compiled.ms = now_ms() - t0;
 release:
     triton_compiler_free(c);
     buf_release(&req);
+    free(r);
     return rc;
 }
 

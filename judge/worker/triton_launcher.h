@@ -8,6 +8,11 @@
  *   filename, source, cc, jobs      as a kernel request
  *   mode "launch"                   a launcher request (no kernel fields)
  *   record_only "1"                 record, compile only what warmup() asks (judged plan)
+ *   compile_source TEXT             the module the builds are compiled from: the source with
+ *                                   its launch code blanked (triton_key_launcher_text), exactly
+ *                                   the text their cache key covers; absent: `source`
+ *   have "KEY"                      repeated: a variant (its key text) whose build judged
+ *                                   holds for this module: not to be compiled
  *   device "KEY=VALUE"              the worker GPU, repeated: name, cc_major, cc_minor,
  *                                   sm_count, total_memory, l2_bytes, max_shared_mem,
  *                                   max_shared_mem_sm, max_num_regs, warp_size,
@@ -31,8 +36,21 @@
  *     scratch "NAME DTYPE COUNT LINE"   buffers solve made
  *     launch "KERNEL LINE", grid "X Y Z", options "WARPS STAGES MAXNREG",
  *     arg "buf NAME OFFSET SPAN" | "int V" | "float V", constexpr "NAME=LITERAL"
- *   variant "I KEY"                 build I is the variant KEY (triton_variant_key)
- *   then the kernel request's build / failed / diag / failure / driver_ms fields.
+ *   variant "I KEY"                 build I is the variant KEY (triton_variant_key), in the
+ *                                   order the cases need them (configuration by
+ *                                   configuration, tests then benchmarks)
+ *   planned "N"                     the recording and its N variants are whole: the plans
+ *                                   can be checked and the tests start (nothing of the
+ *                                   launcher's fields comes after it)
+ *   cached "I"                      build I is one judged said it has: not compiled
+ *   then the kernel request's build / failed / diag / failure / driver_ms fields, each
+ *   build as soon as it exists, in the order of the variants as far as the compile
+ *   workers allow.
+ *
+ * How the driver keeps each build a function of its key (judge/triton/launcher.py): the
+ * cases are recorded in children that import the whole file and have no result pipe; the
+ * builds are compiled in one more child that imports only compile_source, started once every
+ * process that ran the whole file is dead and the tmpfs they wrote emptied.
  *
  * Trust: judged decodes the answer into a struct recording (plan/recorded.h)
  * and the builds, each named by its variant key; judge/worker/program.c
@@ -63,10 +81,15 @@ struct triton_launch_request {
     const struct gpu_info *gpu; /* the worker GPU; NULL or nameless: an H200's figures */
     int cc_major, cc_minor;     /* the compile target (0/0: 9.0) */
     bool record_only;           /* judged plan: record, build nothing */
-    int wall_ms;                /* 0: BW_TRITON_WALL_MS */
-    int case_ms;                /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
-    int jobs;                   /* processes recording and compiling; 0: BW_TRITON_JOBS */
-    struct triton_pool *pool;   /* borrowed: warm compilers; NULL: one is started */
+    const char *compile_source; /* borrowed; the text the builds are compiled from (NULL:
+                                   source), `compile_len` bytes */
+    size_t compile_len;
+    const char *const *have;  /* borrowed: variant keys whose builds the caller holds */
+    size_t n_have;            /* at most BW_TRITON_MAX_KERNELS */
+    int wall_ms;              /* 0: BW_TRITON_WALL_MS */
+    int case_ms;              /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
+    int jobs;                 /* processes recording and compiling; 0: BW_TRITON_JOBS */
+    struct triton_pool *pool; /* borrowed: warm compilers; NULL: one is started */
     /* how the compiler starts without a pool (triton_options) */
     bool no_sandbox;
     const char *python;
@@ -79,6 +102,22 @@ struct triton_launch_result {
     struct triton_result compiled; /* builds[i] is variant keys[i]; diags, log, failure, ms */
     char **keys;                   /* owned: the variant of each build, as the driver named it */
     size_t n_keys;
+    double wait_ms; /* of compiled.ms: waiting for a compiler (the pool's) */
+};
+
+/*
+ * A launcher's answer as it comes (triton_launch_run), on the compiling thread: the plans
+ * first, then each build. Once the recording and its variants are whole ("planned"),
+ * on_planned sees them (out->rec, out->keys; no build yet) and returns NULL to go on, or a
+ * message (static, or the caller's until the run returns) to stop the compile with it as
+ * its failure; then on_build(arg, i) as build i of out->compiled is final (triton_stream's
+ * rules; a "cached" or failed build is final as not built).
+ */
+struct triton_launch_stream {
+    const char *(*on_planned)(void *arg, struct triton_launch_result *out);
+    triton_build_fn on_build;
+    void *arg;
+    int cancel_fd; /* -1, or as triton_stream's: stops the compile */
 };
 
 /* Encodes a launcher request (the fields above); BW_ERR_INVALID or BW_ERR_LIMIT with the cause. */
@@ -94,13 +133,17 @@ int triton_launch_decode(char *data, size_t len, size_t n_cases, struct triton_l
                          bool *accepted, bool *complete, char **cause);
 
 /*
- * Starts a compiler, sends the request, decodes the answer into *out
- * (released with triton_launch_result_release whatever the return). BW_OK
- * when the child answered, well or not because of the submission; a negative
- * code for the judge's failures (as triton_compile_run).
+ * Takes a compiler (rq->pool's, or one started), sends the request, decodes the answer into
+ * *out as it comes, through `st` (NULL: none) (released with triton_launch_result_release
+ * whatever the return). BW_OK when the child answered, well or not because of the
+ * submission; a negative code for the judge's failures (as triton_compile_run).
  */
-int triton_launch_run(const struct triton_launch_request *rq, struct triton_launch_result *out,
-                      char **cause);
+int triton_launch_run(const struct triton_launch_request *rq, const struct triton_launch_stream *st,
+                      struct triton_launch_result *out, char **cause);
+
+/* The worker GPU's figures as the launcher request says them to the module (device fields):
+ * part of a launcher module's key (triton_key_launcher_module), since its import may read them. */
+void triton_launch_device(const struct triton_launch_request *rq, char *out, size_t cap);
 
 void triton_launch_result_release(struct triton_launch_result *r);
 

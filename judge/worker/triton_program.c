@@ -149,6 +149,63 @@ bool triton_program_wait_case(struct triton_program *tp, size_t config, const st
     return ok;
 }
 
+int triton_program_cancel_fd(const struct triton_program *tp)
+{
+    return tp->live ? tp->live->cancel_r : -1;
+}
+
+bool triton_program_wait_planned(struct triton_program *tp)
+{
+    struct triton_stream_state *st = tp->live;
+    bool planned;
+
+    if (!st)
+        return tp->variants.n_configs > 0;
+    pthread_mutex_lock(&st->lock);
+    while (!st->planned && !st->ended)
+        pthread_cond_wait(&st->changed, &st->lock);
+    planned = st->planned;
+    pthread_mutex_unlock(&st->lock);
+    return planned;
+}
+
+int triton_program_planned(struct triton_program *tp, const bool *final)
+{
+    struct triton_stream_state *st = tp->live;
+    size_t n = tp->result.n_builds;
+
+    if (!st)
+        return BW_OK;
+    pthread_mutex_lock(&st->lock);
+    st->final = calloc(n ? n : 1, sizeof(*st->final));
+    for (size_t g = 0; st->final && final && g < n; g++)
+        st->final[g] = final[g];
+    st->planned = st->final != NULL;
+    pthread_cond_broadcast(&st->changed);
+    pthread_mutex_unlock(&st->lock);
+    return st->planned ? BW_OK : BW_ERR_NOMEM;
+}
+
+void triton_program_give(struct triton_program *tp, size_t g, struct triton_build *b)
+{
+    struct triton_stream_state *st = tp->live;
+
+    if (st)
+        pthread_mutex_lock(&st->lock);
+    if (g < tp->result.n_builds) {
+        triton_build_release(&tp->result.builds[g]);
+        tp->result.builds[g] = *b;
+        memset(b, 0, sizeof(*b));
+        if (st && st->final)
+            st->final[g] = true;
+    }
+    if (st) {
+        pthread_cond_broadcast(&st->changed);
+        pthread_mutex_unlock(&st->lock);
+    }
+    triton_build_release(b);
+}
+
 bool triton_program_case_final(struct triton_program *tp, size_t config, const struct plan *pl)
 {
     struct triton_stream_state *st = tp->live;

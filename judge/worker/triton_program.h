@@ -139,6 +139,25 @@ void triton_program_stop(struct triton_program *tp);
 uint64_t triton_program_case_variants(const struct triton_program *tp, size_t config,
                                       const struct plan *pl);
 
+/* The read end of the compile's cancel pipe (triton_stream's cancel_fd), or -1 without a
+ * stream: a compile that is not triton_program_compile's (a launcher's) is stopped through it. */
+int triton_program_cancel_fd(const struct triton_program *tp);
+
+/* Waits until the variants are laid out (true), or the compile ended without them (false):
+ * a launcher's plans are known only once it is recorded. Without a stream: whether they are. */
+bool triton_program_wait_planned(struct triton_program *tp);
+
+/*
+ * A launcher's side (program.c lays its variants out from the recorded plans, on the
+ * compiling thread): tp->variants and tp->result.builds (n_builds, zeroed or already built)
+ * are in place, and builds[g] is final already where final[g] (NULL: none): readers may wait
+ * for its cases now. BW_ERR_NOMEM.
+ */
+int triton_program_planned(struct triton_program *tp, const bool *final);
+
+/* Build g is final: *b (stolen; zeroed after) becomes tp->result.builds[g], for readers too. */
+void triton_program_give(struct triton_program *tp, size_t g, struct triton_build *b);
+
 /* Loads the builds of `config` that are final and built into runner r (as triton_program_load,
  * "v" + the variant's index); *loaded says which (bit i: variant i). BW_OK when the runner
  * answered (fail->status), negative when it could not be called; none final: nothing loaded. */

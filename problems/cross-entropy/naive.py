@@ -4,10 +4,7 @@
 # of rows whose target is not ignore_index (0/0 = NaN when all are ignored, as
 # PyTorch). It reads the logits twice. Control: must be Accepted; it brackets
 # the "fused" goal from below (at most about half of the copy bandwidth).
-#
-# @scratch row_loss fp32[M]
-# @launch ce_rows grid=(M) num_warps=4 args=(Z, t, row_loss, ignore_index, M, V, BLOCK=1024)
-# @launch ce_mean grid=(1) num_warps=4 args=(row_loss, t, loss, ignore_index, M, BLOCK=1024)
+import torch
 import triton
 import triton.language as tl
 
@@ -44,3 +41,9 @@ def ce_mean(row_loss, t, loss, ignore_index, M, BLOCK: tl.constexpr):
         tv = tl.load(t + offs, mask=mask, other=0)
         cnt += (mask & (tv != ignore_index)).to(tl.int32)
     tl.store(loss, tl.math.div_rn(tl.sum(acc, axis=0), tl.sum(cnt, axis=0).to(tl.float32)))
+
+
+def solve(Z, t, loss, ignore_index, M, V):
+    row_loss = torch.empty(M, dtype=torch.float32, device=Z.device)
+    ce_rows[(M,)](Z, t, row_loss, ignore_index, M, V, BLOCK=1024, num_warps=4)
+    ce_mean[(1,)](row_loss, t, loss, ignore_index, M, BLOCK=1024, num_warps=4)

@@ -4,12 +4,10 @@
 #   loss   = (sum of loss_i over those rows) / (number of those rows)
 # Compute in fp32 (subtract the row maximum before exp); loss is one fp32 value.
 #
-# The first launch gives each row a program and a slot in the zeroed scratch
-# buffer row_loss; the second launch, one program, combines them.
-#
-# @scratch row_loss fp32[M]
-# @launch ce_rows grid=(M) num_warps=4 args=(Z, t, row_loss, ignore_index, M, V, BLOCK=1024)
-# @launch ce_mean grid=(1) num_warps=4 args=(row_loss, t, loss, ignore_index, M, BLOCK=1024)
+# solve, at the end, makes a zeroed scratch buffer row_loss of M floats; its
+# first launch gives each row a program and a slot in row_loss; the second
+# launch, one program, combines them.
+import torch
 import triton
 import triton.language as tl
 
@@ -31,3 +29,9 @@ def ce_rows(Z, t, row_loss, ignore_index, M, V, BLOCK: tl.constexpr):
 def ce_mean(row_loss, t, loss, ignore_index, M, BLOCK: tl.constexpr):
     # TODO: loss[0] = (sum of row_loss over the rows not ignored) / (their number).
     pass
+
+
+def solve(Z, t, loss, ignore_index, M, V):
+    row_loss = torch.zeros(M, dtype=torch.float32, device=Z.device)
+    ce_rows[(M,)](Z, t, row_loss, ignore_index, M, V, BLOCK=1024, num_warps=4)
+    ce_mean[(1,)](row_loss, t, loss, ignore_index, M, BLOCK=1024, num_warps=4)

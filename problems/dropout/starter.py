@@ -5,14 +5,16 @@
 # Triton's Philox4x32-10 generator with counter i, so tl.rand is the
 # reference generator here.
 #
-# The judge launches dropout as the @launch line below says: cdiv(N, BLOCK)
-# programs, each responsible for BLOCK consecutive elements, with 4 warps per
-# program. N need not be a multiple of BLOCK.
-#
-# @const BLOCK=1024
-# @launch dropout grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, p, seed, N, BLOCK=BLOCK)
+# The judge calls solve(x, y, p, seed, N) for every test and benchmark
+# shape, with the problem's tensors and values, and runs what it launches:
+# here cdiv(N, BLOCK) programs of dropout (tl.program_id(0) = 0, 1, ...),
+# each responsible for BLOCK consecutive elements, with 4 warps (128 threads)
+# per program. N need not be a multiple of BLOCK: the last program has
+# elements past the end of the vectors, which it must neither read nor write.
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -23,3 +25,7 @@ def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     # tl.where(u > p, x * (1 / (1 - p)), 0.0) with the mask, the dropped
     # elements included.
     pass
+
+
+def solve(x, y, p, seed, N):
+    dropout[(triton.cdiv(N, BLOCK),)](x, y, p, seed, N, BLOCK=BLOCK, num_warps=4)

@@ -6,14 +6,15 @@
 #
 # for every (b, h): Q and O are [B][H][Sq][D], K and V [B][H][Skv][D] (fp16,
 # row-major), LSE is [B][H][Sq] (fp32). D is 64 or 128, passed as the
-# constexpr HEAD_D. The launch below gives every program BLOCK_M query rows of
-# one (b, h): tl.program_id(1) = b * H + h. causal is an i32 (0 or 1).
-#
-# @const BLOCK_M=64
-# @const BLOCK_N=64
-# @launch flash_attn grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=4 args=(Q, K, V, O, LSE, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+# constexpr HEAD_D. The judge calls solve(...) below for every test and
+# benchmark shape, with the problem's tensors, and runs what it launches:
+# every program gets BLOCK_M query rows of one (b, h), tl.program_id(1) =
+# b * H + h. causal is an i32 (0 or 1).
 import triton
 import triton.language as tl
+
+BLOCK_M = 64
+BLOCK_N = 64
 
 
 @triton.jit
@@ -30,3 +31,9 @@ def flash_attn(Q, K, V, O, LSE, scale, causal, Sq, Skv,
     # grows, rescale l and acc by exp(m_old - m_new)). At the end store
     # (acc / l).to(tl.float16) into O and m + log(l) into LSE, masked to the
     # rows that exist.
+
+
+def solve(Q, K, V, O, LSE, scale, causal, B, H, Sq, Skv, D):
+    grid = (triton.cdiv(Sq, BLOCK_M), B * H)
+    flash_attn[grid](Q, K, V, O, LSE, scale, causal, Sq, Skv,
+                     HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=4)

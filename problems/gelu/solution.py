@@ -11,10 +11,12 @@
 # the absolute error stays below ~3e-7, under the 1e-6 allowed; the tanh and
 # sigmoid approximations differ from the exact form by 5e-4 and 2e-2 and fail.
 #
-# @const BLOCK=1024
-# @launch gelu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
+# The judge calls solve(x, y, N) for every test and benchmark shape, with
+# the problem's tensors, and runs what it launches (docs/submission-format.md).
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -25,3 +27,7 @@ def gelu(x, y, N, BLOCK: tl.constexpr):
     v = tl.load(x + offs, mask=mask)
     g = 0.5 * v * (1.0 + tl.math.erf(v * 0.7071067811865476))
     tl.store(y + offs, g, mask=mask)
+
+
+def solve(x, y, N):
+    gelu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

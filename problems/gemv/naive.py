@@ -4,8 +4,6 @@
 # keeps only 256 programs busy on 256 x 1048576 (about two per SM) and wastes
 # 15/16 of every block on 4194304 x 64. Control: must be Accepted; it brackets
 # the "coalesced" goal from below on the last two shapes.
-#
-# @launch gemv grid=(M) num_warps=4 args=(A, x, y, M, K, BLOCK_K=1024)
 import triton
 import triton.language as tl
 
@@ -22,3 +20,7 @@ def gemv(A, x, y, M, K, BLOCK_K: tl.constexpr):
         xv = tl.load(x + cols, mask=mask, other=0.0)
         acc += a * xv
     tl.store(y + i, tl.sum(acc, axis=0))
+
+
+def solve(A, x, y, M, K):
+    gemv[(M,)](A, x, y, M, K, BLOCK_K=1024, num_warps=4)

@@ -6,13 +6,14 @@
 #
 # for every b < B, h < H, t < T, d < D. The caches are [B][H][S][D] and the
 # new tokens [B][H][T][D], all bf16 and row-major; every other element of the
-# caches must stay exactly as it is. The launch below gives each program BLOCK
-# consecutive elements of k_new (and the same elements of v_new).
-#
-# @const BLOCK=1024
-# @launch kv_append grid=(cdiv(B * H * T * D, BLOCK)) num_warps=4 args=(k_cache, v_cache, k_new, v_new, cache_seqlens, B, H, S, T, D, BLOCK=BLOCK)
+# caches must stay exactly as it is. The judge calls solve(...) below for
+# every test and benchmark shape, with the problem's tensors, and runs what it
+# launches: each program gets BLOCK consecutive elements of k_new (and the
+# same elements of v_new).
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -22,3 +23,9 @@ def kv_append(k_cache, v_cache, k_new, v_new, cache_seqlens, B, H, S, T, D, BLOC
     # TODO: split i into (b, h, t, d) with // and %, load L = cache_seqlens[b]
     # (a gather: tl.load(cache_seqlens + b, mask=mask)), and copy k_new[i] and
     # v_new[i] to slot L + t of head h of sequence b in k_cache and v_cache.
+
+
+def solve(k_cache, v_cache, k_new, v_new, cache_seqlens, B, H, S, T, D):
+    grid = (triton.cdiv(B * H * T * D, BLOCK),)
+    kv_append[grid](k_cache, v_cache, k_new, v_new, cache_seqlens, B, H, S, T, D,
+                    BLOCK=BLOCK, num_warps=4)

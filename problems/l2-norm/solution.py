@@ -14,15 +14,19 @@
 # 4.4e-6, halved by the square root, under the 1e-5 allowed. |x| <= 1e4
 # keeps sum x^2 below 3e16, far from fp32 overflow.
 #
-# @const BLOCK=2048
-# @tune ITERS=(8, 16)
-# @scratch partial fp32[cdiv(N, BLOCK * ITERS)]
-# @launch partial_sumsq grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, partial, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_norm grid=(1) num_warps=8 args=(partial, out, cdiv(N, BLOCK * ITERS), BLOCK=8192)
+# solve allocates `partial` (torch.empty) for the most partials, those of
+# ITERS = 8, and learns how many the launch makes from its grid function, as
+# vector-sum's solution.py explains; final_norm reads only those.
+import torch
 import triton
 import triton.language as tl
 
+BLOCK = 2048
+FINAL_BLOCK = 8192
 
+
+@triton.autotune(configs=[triton.Config({'ITERS': 8}, num_warps=8),
+                          triton.Config({'ITERS': 16}, num_warps=8)], key=['N'])
 @triton.jit
 def partial_sumsq(x, partial, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
@@ -42,3 +46,17 @@ def final_norm(partial, out, P, BLOCK: tl.constexpr):
         offs = start + tl.arange(0, BLOCK)
         acc += tl.load(partial + offs, mask=offs < P, other=0.0)
     tl.store(out, tl.sqrt_rn(tl.sum(acc, axis=0)))
+
+
+def solve(x, out, N):
+    # room for the most partials: those of the smallest chunk, ITERS = 8
+    partial = torch.empty(triton.cdiv(N, BLOCK * 8), dtype=torch.float32, device=x.device)
+    programs = 0
+
+    def grid(meta):
+        nonlocal programs
+        programs = triton.cdiv(N, BLOCK * meta['ITERS'])
+        return (programs,)
+
+    partial_sumsq[grid](x, partial, N, BLOCK=BLOCK)
+    final_norm[(1,)](partial, out, programs, BLOCK=FINAL_BLOCK, num_warps=8)

@@ -17,11 +17,20 @@
 # outputs start as NaN: they are written, never added to). With P at most 264
 # the partials are a few MB, read back from L2.
 #
+# This file keeps the directive form (# @launch), not a solve(...) launcher:
+# PROGS, tuned with num_warps, is a host-side value (it sizes the grid, the
+# scratch part and lnb_finish's P), and triton.autotune sets only a kernel's
+# parameters: solve never learns which config is being recorded, so a launcher
+# could not tune PROGS. The @let lines name what the launches share.
+#
 # @tune PROGS=(132, 264)
 # @tune WARPS=(8, 16)
-# @scratch part fp32[2 * min(cdiv(M, max(1, 8192 / max(256, next_pow2(N)))), PROGS) * N]
-# @launch lnb_rows grid=(min(cdiv(M, max(1, 8192 / max(256, next_pow2(N)))), PROGS)) num_warps=WARPS args=(dY, X, gamma, mean, rstd, dX, part, M, N, ROWS=max(1, 8192 / max(256, next_pow2(N))), BLOCK_N=max(256, next_pow2(N)))
-# @launch lnb_finish grid=(cdiv(N, 64)) num_warps=4 args=(part, dgamma, dbeta, min(cdiv(M, max(1, 8192 / max(256, next_pow2(N)))), PROGS), N, BP=64, BN=64)
+# @let BLOCK_N = max(256, next_pow2(N))
+# @let ROWS = max(1, 8192 / BLOCK_N)
+# @let P = min(cdiv(M, ROWS), PROGS)
+# @scratch part fp32[2 * P * N]
+# @launch lnb_rows grid=(P) num_warps=WARPS args=(dY, X, gamma, mean, rstd, dX, part, M, N, ROWS=ROWS, BLOCK_N=BLOCK_N)
+# @launch lnb_finish grid=(cdiv(N, 64)) num_warps=4 args=(part, dgamma, dbeta, P, N, BP=64, BN=64)
 import triton
 import triton.language as tl
 

@@ -5,12 +5,9 @@
 #   dX[i][j] = rstd[i] * (g - xhat * c1 - c2)                    (fp16, round once)
 #   dgamma[j] = sum_i dY[i][j] * xhat,  dbeta[j] = sum_i dY[i][j] (fp32, sums over rows)
 #
-# The first launch gives each row a program for dX (a whole row in one block of
-# BLOCK_N = next_pow2(N) columns, at least 256); the second gives each program
-# BLOCK columns for dgamma and dbeta.
-#
-# @launch lnb_dx grid=(M) num_warps=8 args=(dY, X, gamma, mean, rstd, dX, M, N, BLOCK_N=max(256, next_pow2(N)))
-# @launch lnb_dgamma grid=(cdiv(N, 128)) num_warps=4 args=(dY, X, mean, rstd, dgamma, dbeta, M, N, BLOCK=128)
+# solve, at the end, launches two kernels: the first gives each row a program
+# for dX (a whole row in one block of BLOCK_N = next_pow2(N) columns, at least
+# 256); the second gives each program BLOCK columns for dgamma and dbeta.
 import triton
 import triton.language as tl
 
@@ -33,3 +30,10 @@ def lnb_dgamma(dY, X, mean, rstd, dgamma, dbeta, M, N, BLOCK: tl.constexpr):
     # TODO: for every row i (for i in range(0, M)), add dY[i, cols] * xhat and
     # dY[i, cols] into two fp32 blocks (masked to cols < N); store them in
     # dgamma and dbeta.
+
+
+def solve(dY, X, gamma, mean, rstd, dX, dgamma, dbeta, M, N):
+    block_n = max(256, triton.next_power_of_2(N))
+    lnb_dx[(M,)](dY, X, gamma, mean, rstd, dX, M, N, BLOCK_N=block_n, num_warps=8)
+    lnb_dgamma[(triton.cdiv(N, 128),)](dY, X, mean, rstd, dgamma, dbeta, M, N, BLOCK=128,
+                                       num_warps=4)

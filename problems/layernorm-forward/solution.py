@@ -4,9 +4,8 @@
 # BLOCK_N = next_pow2(N) but at least 256 (fewer distinct builds for the tiny
 # tests), with 16-byte loads when N is a multiple of 16. Small rows share a
 # program (ROWS = TILE / BLOCK_N: 16 rows of 256 at TILE = 4096), so every
-# program moves about TILE elements whatever N is, with one num_warps for all
-# shapes (num_warps cannot depend on the sizes). The
-# statistics are two-pass, from the registers: the mean, then the variance of
+# program moves about TILE elements whatever N is, and one num_warps suits
+# every shape. The statistics are two-pass, from the registers: the mean, then the variance of
 # x - mean, where the masked lanes (which loaded 0) are set back to 0 with
 # tl.where, since 0 - mean is not 0. rstd = 1 / sqrt(var + eps), Y = (x - mean)
 # * rstd * gamma + beta in fp32, rounded to fp16 once; gamma and beta are loaded
@@ -16,13 +15,25 @@
 # (SINGLE = 0): the program then walks the row in 16384-wide blocks three times
 # (mean, variance, output). No benchmark takes that path.
 #
-# @tune TILE=(4096, 16384)
-# @tune WARPS=(4, 8)
-# @launch layernorm_fwd grid=(cdiv(M, max(1, TILE / max(256, next_pow2(N))))) num_warps=WARPS args=(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS=max(1, TILE / max(256, next_pow2(N))), BLOCK_N=min(16384, max(256, next_pow2(N))), SINGLE=min(1, 16384 / max(256, next_pow2(N))))
+# TILE (4096 or 16384 elements) and num_warps (4 or 8) are autotuned: the judge
+# checks and times the four configs and keeps the fastest per shape.
+# triton.autotune sets only the kernel's parameters, so a config gives its TILE
+# to ROWS, and the heuristic below turns it into rows: ROWS = max(1, TILE /
+# BLOCK_N), computed for each launch from the BLOCK_N that solve passes.
+#
+# The judge calls solve(X, gamma, beta, Y, mean, rstd, eps, M, N) for every
+# test and benchmark shape, with the problem's tensors, and runs what it
+# launches (docs/submission-format.md).
 import triton
 import triton.language as tl
 
 
+@triton.autotune(configs=[triton.Config({'ROWS': 4096}, num_warps=4),
+                          triton.Config({'ROWS': 4096}, num_warps=8),
+                          triton.Config({'ROWS': 16384}, num_warps=4),
+                          triton.Config({'ROWS': 16384}, num_warps=8)],
+                 key=['M', 'N'])
+@triton.heuristics({'ROWS': lambda args: max(1, args['ROWS'] // args['BLOCK_N'])})
 @triton.jit
 def layernorm_fwd(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS: tl.constexpr, BLOCK_N: tl.constexpr,
                   SINGLE: tl.constexpr):
@@ -68,3 +79,11 @@ def layernorm_fwd(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS: tl.constexpr, 
 
     tl.store(mean + rows, mu, mask=row_ok)
     tl.store(rstd + rows, r, mask=row_ok)
+
+
+def solve(X, gamma, beta, Y, mean, rstd, eps, M, N):
+    width = max(256, triton.next_power_of_2(N))  # a row's block, at least 256 wide
+    grid = lambda meta: (triton.cdiv(M, meta['ROWS']),)
+    # rows up to 16384 wide in registers (SINGLE), longer ones in 16384-wide blocks
+    layernorm_fwd[grid](X, gamma, beta, Y, mean, rstd, eps, M, N,
+                        BLOCK_N=min(width, 16384), SINGLE=int(width <= 16384))

@@ -7,16 +7,20 @@
 # exp(x - shift), lse = shift + log(s). The shift is m, except for a row that
 # is entirely -inf, where it is 0: then every exp(-inf - 0) is 0, log(0) is
 # -inf, and the row gets -inf as torch.logsumexp gives, where x - m would
-# have been -inf - (-inf) = NaN. num_warps is tuned (8 or 16); the judge
-# keeps the faster build per shape.
+# have been -inf - (-inf) = NaN. num_warps is autotuned (8 or 16): the judge
+# checks and times both configs and keeps the faster per shape.
 #
-# @const TILE=4096
-# @tune WARPS=(8, 16)
-# @launch logsumexp grid=(cdiv(M, max(1, TILE / max(16, next_pow2(N))))) num_warps=WARPS args=(X, lse, M, N, BLOCK_N=max(16, next_pow2(N)), ROWS=max(1, TILE / max(16, next_pow2(N))))
+# The judge calls solve(X, lse, M, N) for every test and benchmark shape,
+# with the problem's tensors, and runs what it launches
+# (docs/submission-format.md).
 import triton
 import triton.language as tl
 
+TILE = 4096
 
+
+@triton.autotune(configs=[triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)],
+                 key=['M', 'N'])
 @triton.jit
 def logsumexp(X, lse, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     pid = tl.program_id(0)
@@ -29,3 +33,9 @@ def logsumexp(X, lse, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     shift = tl.where(m == float("-inf"), 0.0, m)
     s = tl.sum(tl.exp(x - shift[:, None]), axis=1)
     tl.store(lse + rows, shift + tl.log(s), mask=row_ok)
+
+
+def solve(X, lse, M, N):
+    block_n = max(16, triton.next_power_of_2(N))
+    rows = max(1, TILE // block_n)
+    logsumexp[(triton.cdiv(M, rows),)](X, lse, M, N, BLOCK_N=block_n, ROWS=rows)

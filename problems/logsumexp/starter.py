@@ -3,10 +3,9 @@
 # A row whose entries are all -inf has lse = -inf.
 #
 # X is M x N, row-major (row r starts at r * N); lse has M entries. N <= 16384.
-# The launch below gives each row one program of 4 warps, with BLOCK_N the
-# smallest power of two >= N: the whole row fits in one block.
-#
-# @launch logsumexp grid=(M) num_warps=4 args=(X, lse, M, N, BLOCK_N=next_pow2(N))
+# The judge calls solve(X, lse, M, N) for every test and benchmark shape and
+# runs what it launches: here one program of 4 warps per row, with BLOCK_N the
+# smallest power of two >= N, so that the whole row fits in one block.
 import triton
 import triton.language as tl
 
@@ -21,3 +20,7 @@ def logsumexp(X, lse, M, N, BLOCK_N: tl.constexpr):
     # 3. store m + tl.log(s) to lse + row. Careful: if m is -inf, x - m is
     #    -inf - (-inf) = NaN.
     pass
+
+
+def solve(X, lse, M, N):
+    logsumexp[(M,)](X, lse, M, N, BLOCK_N=triton.next_power_of_2(N), num_warps=4)

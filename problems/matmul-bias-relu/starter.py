@@ -2,12 +2,13 @@
 # X: M x K, W: N x K (the nn.Linear layout: row j of W is output feature j),
 # b: N, Y: M x N, all row-major. K and N are multiples of 8; M is anything.
 #
-# The launch below gives each program one BM x BN tile of Y: program (pid_m, pid_n)
-# owns rows pid_m * BM ... and columns pid_n * BN ...
-#
-# @launch matmul_bias_relu grid=(cdiv(M, 64), cdiv(N, 64)) num_warps=4 args=(X, W, b, Y, M, N, K, BM=64, BN=64, BK=32)
+# The judge calls solve(X, W, b, Y, M, N, K) for every test and benchmark shape
+# and runs what it launches: here one program per BM x BN tile of Y, program
+# (pid_m, pid_n) owning rows pid_m * BM ... and columns pid_n * BN ...
 import triton
 import triton.language as tl
+
+BM, BN, BK = 64, 64, 32
 
 
 @triton.jit
@@ -25,3 +26,8 @@ def matmul_bias_relu(X, W, b, Y, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK
     #   acc = tl.dot(x, tl.trans(w), acc): fp16 inputs, fp32 accumulator;
     # then add the bias b[rn] along the columns, apply the ReLU (tl.maximum(v, 0.0)),
     # and store .to(tl.float16) at Y[rm, rn], masked to rm < M and rn < N.
+
+
+def solve(X, W, b, Y, M, N, K):
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    matmul_bias_relu[grid](X, W, b, Y, M, N, K, BM=BM, BN=BN, BK=BK, num_warps=4)

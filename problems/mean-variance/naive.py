@@ -6,17 +6,12 @@
 # reads x twice: 8N bytes instead of 4N, so it cannot reach the single-pass
 # speed (at most ~50% of the copy bandwidth under the 4N model; the
 # "single-pass" goal asks 80%). Control: must be Accepted.
-#
-# @const BLOCK=2048
-# @const ITERS=8
-# @scratch partial fp32[cdiv(N, BLOCK * ITERS)]
-# @scratch mean fp32[1]
-# @launch chunk_sums grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, partial, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch finish_mean grid=(1) num_warps=8 args=(partial, mean, cdiv(N, BLOCK * ITERS), N, BLOCK=4096)
-# @launch chunk_sqdev grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, mean, partial, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch finish_var grid=(1) num_warps=8 args=(partial, mean, out, cdiv(N, BLOCK * ITERS), N, BLOCK=4096)
+import torch
 import triton
 import triton.language as tl
+
+BLOCK = 2048
+ITERS = 8
 
 
 @triton.jit
@@ -61,3 +56,13 @@ def finish_var(partial, mean, out, P, N, BLOCK: tl.constexpr):
         acc += tl.load(partial + offs, mask=offs < P, other=0.0)
     tl.store(out, tl.load(mean))
     tl.store(out + 1, tl.sum(acc, axis=0) / tl.cast(N, tl.float32))
+
+
+def solve(x, out, N):
+    chunks = triton.cdiv(N, BLOCK * ITERS)
+    partial = torch.empty(chunks, dtype=torch.float32, device=x.device)
+    mean = torch.empty(1, dtype=torch.float32, device=x.device)
+    chunk_sums[(chunks,)](x, partial, N, BLOCK=BLOCK, ITERS=ITERS, num_warps=8)
+    finish_mean[(1,)](partial, mean, chunks, N, BLOCK=4096, num_warps=8)
+    chunk_sqdev[(chunks,)](x, mean, partial, N, BLOCK=BLOCK, ITERS=ITERS, num_warps=8)
+    finish_var[(1,)](partial, mean, out, chunks, N, BLOCK=4096, num_warps=8)

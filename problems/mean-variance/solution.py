@@ -4,7 +4,7 @@
 # the variance does not change, and the running means stay near 0, where
 # fp32 resolves them finely, instead of near 1e4.
 # Launch 1: each program owns a contiguous chunk of BLOCK * ITERS floats
-# (2048 x 8 or 16; @tune lets the judge keep the faster per shape). Every lane
+# (2048 x 8 or 16, autotuned: the judge keeps the faster per shape). Every lane
 # keeps its own Welford summary (count, mean, M2) over the ITERS values it
 # loads, one per unrolled step (tl.static_range: the loads of later steps do
 # not wait; 16-byte loads when N is a multiple of 16):
@@ -26,15 +26,15 @@
 # 0.14 of the variance bound on five-element vectors (tsim). Constant data
 # gives d = 0 and a variance of exactly 0.
 #
-# @const BLOCK=2048
-# @tune ITERS=(8, 16)
-# @scratch part_n int32[cdiv(N, BLOCK * ITERS)]
-# @scratch part_mean fp32[cdiv(N, BLOCK * ITERS)]
-# @scratch part_m2 fp32[cdiv(N, BLOCK * ITERS)]
-# @launch partial_stats grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_stats grid=(1) num_warps=8 args=(x, part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
+# The judge calls solve(x, out, N) for every test and benchmark shape, with
+# the problem's tensors, and runs what it launches (docs/submission-format.md).
+import torch
 import triton
 import triton.language as tl
+
+BLOCK = 2048
+# ITERS steps of BLOCK elements per program, 8 warps: autotuned
+CONFIGS = [triton.Config({'ITERS': 8}, num_warps=8), triton.Config({'ITERS': 16}, num_warps=8)]
 
 
 @triton.jit
@@ -49,6 +49,7 @@ def chan_merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
     return n, mean, m2
 
 
+@triton.autotune(configs=CONFIGS, key=['N'])
 @triton.jit
 def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
@@ -87,3 +88,17 @@ def final_stats(x, part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
     n_all, mu, q = tl.reduce((n, mean, m2), 0, chan_merge)
     tl.store(out, tl.load(x) + mu)
     tl.store(out + 1, q / n_all.to(tl.float32))
+
+
+def solve(x, out, N):
+    # A (count, mean, M2) summary per chunk of BLOCK * ITERS elements. The buffers
+    # exist before the autotuned launch picks ITERS: room for the most chunks a
+    # config makes (ITERS = 8); final_stats takes the count of the config that ran.
+    most = max(triton.cdiv(N, BLOCK * c.kwargs['ITERS']) for c in CONFIGS)
+    part_n = torch.empty(most, dtype=torch.int32, device=x.device)
+    part_mean = torch.empty(most, dtype=torch.float32, device=x.device)
+    part_m2 = torch.empty(most, dtype=torch.float32, device=x.device)
+    grid = lambda meta: (triton.cdiv(N, BLOCK * meta['ITERS']),)
+    partial_stats[grid](x, part_n, part_mean, part_m2, N, BLOCK=BLOCK)
+    chunks = triton.cdiv(N, BLOCK * partial_stats.best_config.kwargs['ITERS'])
+    final_stats[(1,)](x, part_n, part_mean, part_m2, out, chunks, BLOCK=4096, num_warps=8)

@@ -1,23 +1,21 @@
 # Single-pass mean and variance: out[0] = mean of x, out[1] = population
 # variance (1/N) * sum (x_i - mean)^2, reading x only once.
 #
-# The launch below gives every program BLOCK elements. Each program can
-# summarise its elements as (count, mean, M2 = sum of squared deviations from
-# that mean) and store them to scratch (zeroed before every run); a second
-# launch, one program, merges the summaries (Chan et al.):
+# The judge calls solve(x, out, N) for every test and benchmark shape and runs
+# what it launches: below, every program of the first launch gets BLOCK
+# elements. Each program can summarise its elements as (count, mean, M2 = sum
+# of squared deviations from that mean) and store them to the scratch buffers
+# solve makes (zeroed before every run); a second launch, one program, merges
+# the summaries (Chan et al.):
 #   n = na + nb, d = mean_b - mean_a,
 #   mean = mean_a + d * nb / n,  M2 = M2a + M2b + d^2 * na * nb / n,
 # and stores out[0] = mean, out[1] = M2 / N. out is filled with NaN before
 # each run. Note: E[x^2] - E[x]^2 in fp32 is not accurate enough.
-#
-# @const BLOCK=1024
-# @scratch part_n int32[cdiv(N, BLOCK)]
-# @scratch part_mean fp32[cdiv(N, BLOCK)]
-# @scratch part_m2 fp32[cdiv(N, BLOCK)]
-# @launch block_stats grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK)
-# @launch final_stats grid=(1) num_warps=4 args=(part_n, part_mean, part_m2, out, cdiv(N, BLOCK), BLOCK=BLOCK)
+import torch
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -36,3 +34,12 @@ def final_stats(part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
     # of yours, decorated @triton.jit, pairwise); store out[0] = mean and
     # out[1] = M2 / N.
     pass
+
+
+def solve(x, out, N):
+    blocks = triton.cdiv(N, BLOCK)
+    part_n = torch.zeros(blocks, dtype=torch.int32, device=x.device)
+    part_mean = torch.zeros(blocks, dtype=torch.float32, device=x.device)
+    part_m2 = torch.zeros(blocks, dtype=torch.float32, device=x.device)
+    block_stats[(blocks,)](x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, num_warps=4)
+    final_stats[(1,)](part_n, part_mean, part_m2, out, blocks, BLOCK=BLOCK, num_warps=4)

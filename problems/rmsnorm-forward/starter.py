@@ -4,9 +4,7 @@
 # Compute in fp32 (.to(tl.float32) after loading); Y is bf16 (round once), rstd
 # is fp32.
 #
-# The launch below gives each program one row, walked in blocks of BLOCK columns.
-#
-# @launch rmsnorm_fwd grid=(M) num_warps=4 args=(X, w, Y, rstd, eps, M, N, BLOCK=1024)
+# solve, at the end, gives each program one row, walked in blocks of BLOCK columns.
 import triton
 import triton.language as tl
 
@@ -23,3 +21,7 @@ def rmsnorm_fwd(X, w, Y, rstd, eps, M, N, BLOCK: tl.constexpr):
     #    (masked to k + cols < N, other=0.0), square it in fp32 and add it into an
     #    fp32 block; tl.sum, divide by N (not by BLOCK), add eps, and rstd;
     # 2. a second pass writing Y = x * rstd * w (masked, .to(tl.bfloat16)), then rstd[row].
+
+
+def solve(X, w, Y, rstd, eps, M, N):
+    rmsnorm_fwd[(M,)](X, w, Y, rstd, eps, M, N, BLOCK=1024, num_warps=4)

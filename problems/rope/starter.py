@@ -8,11 +8,11 @@
 #   out[i]       = x[i] * c - x[i + D/2] * s
 #   out[i + D/2] = x[i + D/2] * c + x[i] * s
 #
-# computed in fp32 and rounded once to bf16, into q_out and k_out. The launch
-# below runs one program per (token, head): the Hq heads of q first, then the
-# Hk heads of k, each with HALF >= D/2 lanes (tl.arange needs a power of two).
-#
-# @launch rope grid=(T, Hq + Hk) num_warps=1 args=(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, HALF=next_pow2(D / 2))
+# computed in fp32 and rounded once to bf16, into q_out and k_out. The judge
+# calls solve(...) below for every test and benchmark shape, with the
+# problem's tensors, and runs what it launches: one program per (token,
+# head), the Hq heads of q first, then the Hk heads of k, each with
+# HALF >= D/2 lanes (tl.arange needs a power of two).
 import triton
 import triton.language as tl
 
@@ -27,3 +27,9 @@ def rope(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, HALF: t
     # tables; x1 = x[i], x2 = x[i + D/2] of this head (row (t*Hq + h)*D of q,
     # or (t*Hk + h - Hq)*D of k), converted .to(tl.float32); store both
     # rotated halves .to(tl.bfloat16) into q_out or k_out.
+
+
+def solve(q, k, positions, cos_table, sin_table, q_out, k_out, T, Hq, Hk, D, P):
+    HALF = triton.next_power_of_2(D // 2)
+    rope[(T, Hq + Hk)](q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D,
+                       HALF=HALF, num_warps=1)

@@ -51,22 +51,23 @@
 # products; with 256 rows (16 warps) a program reads its head's K and V
 # once for four times the rows of a 64-row one. num_warps = BLOCK_M / 16.
 # The depth of the unmasked loop's pipeline follows the tile size, through
-# tl.range(..., num_stages=NS), NS a keyword argument of D and BLOCK_N (the
-# kernel's num_stages may not depend on sizes): 2 stages when a K + V tile
-# pair is 64 KiB (D = 128, 128 keys), 3 at 32 KiB, 4 below; every build
-# stays within 160 KiB of shared memory (Q, 64 KiB at BM 256 and D 128, plus
-# NS x (K + V)). The launch's num_stages=2 applies to the masked loop.
+# tl.range(..., num_stages=NS), NS a constexpr of D and BLOCK_N that the
+# kernel's @triton.heuristics computes (a config's num_stages cannot depend
+# on sizes): 2 stages when a K + V tile pair is 64 KiB (D = 128, 128 keys),
+# 3 at 32 KiB, 4 below; every build stays within 160 KiB of shared memory
+# (Q, 64 KiB at BM 256 and D 128, plus NS x (K + V)). The configs'
+# num_stages=2 applies to the masked loop.
 #
-# The loop (LOOP = CFG % 10). 0: the loop above. 1: problem 30's loop,
-# pipelined by hand (the PV product of one tile in flight on the tensor
-# cores while the CUDA cores do the next tile's softmax; see problem 30's
-# solution.py for why it is safe) with Q in registers (q + 0.0 is not a
+# The loop. TEXTBOOK = 1: the loop above. QREG = 1 (TEXTBOOK = 0): problem
+# 30's loop, pipelined by hand (the PV product of one tile in flight on the
+# tensor cores while the CUDA cores do the next tile's softmax; see problem
+# 30's solution.py for why it is safe) with Q in registers (q + 0.0 is not a
 # load, so Triton gives the QK wgmma its A operand from registers). The
-# tune is one name, CFG = BLOCK_M * 10000 + BLOCK_N * 10 + LOOP, so that
-# only these 6 combinations are built:
-#   640640  BM 64,  BN 64        641280  BM 64,  BN 128
-#   1280640 BM 128, BN 64        1281280 BM 128, BN 128
-#   2560640 BM 256, BN 64        640641  BM 64,  BN 64, pipelined, Q in registers
+# autotune lists whole configs, not a product of values, so that only these
+# 6 are built:
+#   BM 64,  BN 64           BM 64,  BN 128
+#   BM 128, BN 64           BM 128, BN 128
+#   BM 256, BN 64           BM 64,  BN 64, pipelined, Q in registers
 #
 # The 8x16x1024 d128 full shape stays over issue 11's bar of 1.25x
 # PyTorch's time. Judged on the H200 (2026-12-03): 0.1655 ms against
@@ -97,12 +98,32 @@
 # is within the bar in Gluon, Triton's lower-level language, where the
 # warpgroups can take turns: solution_gluon.py (1.13x, judged 2026-12-04).
 #
-# @tune CFG=(640640, 641280, 1280640, 1281280, 2560640, 640641)
-# @launch attn_fwd grid=(cdiv(Sq, CFG / 10000) * B * H) num_warps=CFG/160000 num_stages=2 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=CFG/10000, BLOCK_N=CFG%10000/10, NS=min(4, 1+16384/(D*(CFG%10000/10))), QREG=CFG%10, TEXTBOOK=1-CFG%10, GROUP=8)
+# The judge calls solve(...) for every test and benchmark shape, once per
+# config, with the problem's tensors, and runs what it launches; it
+# compiles, checks and times every config and keeps the fastest per
+# benchmark shape (docs/submission-format.md).
 import triton
 import triton.language as tl
 
+GROUP = 8  # heads walked together (see "The order of the programs")
 
+
+def _stages(args):
+    """NS, the unmasked loop's pipeline depth, from the head dimension and BLOCK_N."""
+    return min(4, 1 + 16384 // (args["HEAD_D"] * args["BLOCK_N"]))
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "QREG": 0, "TEXTBOOK": 1}, num_warps=4, num_stages=2),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "QREG": 0, "TEXTBOOK": 1}, num_warps=4, num_stages=2),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "QREG": 0, "TEXTBOOK": 1}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "QREG": 0, "TEXTBOOK": 1}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_M": 256, "BLOCK_N": 64, "QREG": 0, "TEXTBOOK": 1}, num_warps=16, num_stages=2),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "QREG": 1, "TEXTBOOK": 0}, num_warps=4, num_stages=2),
+    ],
+    key=["Sq", "Skv", "HEAD_D", "causal"])
+@triton.heuristics({"NS": _stages})
 @triton.jit
 def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
              HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -196,3 +217,12 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
     o = acc / l_i[:, None]
     tl.store(O + bh * Sq * HEAD_D + offs_m[:, None] * HEAD_D + offs_d[None, :],
              o.to(tl.float16), mask=in_q[:, None])
+
+
+def solve(Q, K, V, O, scale, causal, B, H, Sq, Skv, D):
+    # one axis of cdiv(Sq, BLOCK_M) query blocks x B*H heads: the kernel maps a
+    # program to its (query block, head), GROUP heads at a time, longest first
+    def grid(META):
+        return (triton.cdiv(Sq, META["BLOCK_M"]) * B * H,)
+
+    attn_fwd[grid](Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, GROUP=GROUP)

@@ -6,11 +6,13 @@
 # Why a second Triton solution. solution.py, in Triton's own language, stays at
 # 1.38x PyTorch's time on the 8x16x1024 d128 full shape (docs/speed-of-light.md,
 # fifth round): its warpgroups wait at the same barriers, so their softmax and
-# their products do not overlap. This kernel is persistent: at most 132
-# programs (the H200's SMs; a GPU with fewer runs the rest in a second wave,
-# correctly), each walking work items item = pid, pid + 132, ..., an item
-# being 2 x BM query rows of one (b, h) (within a head, the longest item first:
-# it matters when causal). A program runs three partitions at once
+# their products do not overlap. This kernel is persistent: at most one
+# program per SM (solve asks torch.cuda.get_device_properties(0), as Triton's
+# persistent tutorials do; the judge answers with its worker GPU's count, 132
+# on the H200, so the plan is the one measured below), each walking work
+# items item = pid, pid + 132, ..., an item being 2 x BM query rows of one
+# (b, h) (within a head, the longest item first: it matters when causal). A
+# program runs three partitions at once
 # (gl.warp_specialize):
 #   - a 1-warp loader issues TMA copies: an item's two Q tiles, then its K and
 #     V tiles, BN keys each, into a STAGES-deep ring of shared memory. K and V
@@ -25,7 +27,7 @@
 #     that P V is on the tensor cores. The two warpgroups drift apart freely,
 #     so one's softmax overlaps the other's products.
 # The loader needs few registers (24); the consumers get 240 each: with
-# maxnreg=168 on the launch, 12 warps x 168 fit one program an SM.
+# maxnreg=168 in every config, 12 warps x 168 fit one program an SM.
 # Every barrier's phase counts over the program's whole walk (c key tiles and
 # j items so far), in the loader and in the consumers alike.
 #
@@ -52,19 +54,25 @@
 # NaN. When causal an item walks keys up to its last row; its first
 # warpgroup's last tile is then fully masked (the cost of one shared ring).
 #
-# The tune: CFG = BN * 10 + STAGES. BN 128 halves the rescale of acc per key
-# against BN 64; three stages need 224 KiB of shared memory at D = 128. On the
-# H200 through Triton's JIT (2026-12-04, L2 flushed, median of 20, against
-# F.scaled_dot_product_attention in the same run), CFG 1283 was the fastest on
-# every benchmark shape: 8x16x1024 d128 full 0.1373 ms (1.14x, against
-# solution.py's 1.38x), 4x16x2048 d64 full 0.1717 ms (1.10x), causal 0.1198 ms
-# (1.18x); without the cap on the grid (one program an item) 1.39x, 1.35x and
-# 1.48x: each program then pays for its descriptors. Judged the same day
+# The autotune: BN (keys per tile) and STAGES, three configs (64 x 3,
+# 128 x 2, 128 x 3). BN 128 halves the rescale of acc per key against BN 64;
+# three stages need 224 KiB of shared memory at D = 128. On the H200 through
+# Triton's JIT (2026-12-04, L2 flushed, median of 20, against
+# F.scaled_dot_product_attention in the same run), BN 128 with 3 stages was
+# the fastest on every benchmark shape: 8x16x1024 d128 full 0.1373 ms
+# (1.14x, against solution.py's 1.38x), 4x16x2048 d64 full 0.1717 ms
+# (1.10x), causal 0.1198 ms (1.18x); without the cap on the grid (one
+# program an item) 1.39x, 1.35x and 1.48x: each program then pays for its
+# descriptors. Judged the same day
 # (scripts/triton-speed.py --judge): 0.1382 ms against PyTorch's 0.1220
 # (1.13x), 0.1732 / 0.1561 (1.11x), 0.1222 / 0.1020 (1.20x).
 #
-# @tune CFG=(643, 1282, 1283)
-# @launch attn_fwd grid=(min(cdiv(Sq, 128) * B * H, 132)) num_warps=4 maxnreg=168 args=(Q, K, V, O, scale, causal, Sq, Skv, B * H, HEAD_D=D, BN=CFG/10, STAGES=CFG%10)
+# The judge calls solve(...) for every test and benchmark shape, once per
+# config, with the problem's tensors, and runs what it launches; it
+# compiles, checks and times every config and keeps the fastest per
+# benchmark shape (docs/submission-format.md).
+import torch
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (
@@ -227,6 +235,10 @@ def _consumer1(q_desc, k_desc, v_desc, bufs, bars, sizes, O, qk_scale):
     _consumer(q_desc, k_desc, v_desc, bufs, bars, sizes, O, qk_scale, 1)
 
 
+@triton.autotune(configs=[triton.Config({"BN": 64, "STAGES": 3}, num_warps=4, maxnreg=168),
+                          triton.Config({"BN": 128, "STAGES": 2}, num_warps=4, maxnreg=168),
+                          triton.Config({"BN": 128, "STAGES": 3}, num_warps=4, maxnreg=168)],
+                 key=["Sq", "Skv", "HEAD_D", "causal"])
 @gluon.jit
 def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv, BH,
              HEAD_D: gl.constexpr, BN: gl.constexpr, STAGES: gl.constexpr):
@@ -259,3 +271,9 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv, BH,
     args = (q_desc, k_desc, v_desc, (q_smem, k_bufs, v_bufs), (q_ready, q_empty, k_ready, v_ready, kv_empty),
             (n_m, n_m * BH, Sq, Skv, causal), O, qk_scale)
     gl.warp_specialize([(_consumer0, args), (_consumer1, args), (_loader, args)], [4, 1], [240, 24])
+
+
+def solve(Q, K, V, O, scale, causal, B, H, Sq, Skv, D):
+    items = triton.cdiv(Sq, 2 * 64) * B * H  # work items of 2 x BM = 128 query rows
+    num_sms = torch.cuda.get_device_properties(0).multi_processor_count  # 132 on the H200
+    attn_fwd[(min(items, num_sms),)](Q, K, V, O, scale, causal, Sq, Skv, B * H, HEAD_D=D)

@@ -5,19 +5,18 @@
 #
 # Q and O are [B][H][Sq][D], K and V [B][H][Skv][D], fp16 and row-major;
 # compute in fp32 and round O once to fp16. D (16, 32, 64 or 128) is passed
-# as the constexpr HEAD_D; causal is an i32 (0 or 1). The plan below is the
-# unfused pipeline with the scores in a scratch buffer: one kernel computes S,
-# one turns each row into probabilities, one multiplies by V. Fill in the
-# three kernels (or replace the plan with a fused kernel).
-#
-# @const BLOCK_N=64
-# @const BLOCK=1024
-# @scratch S fp32[B * H * Sq * Skv]
-# @launch scores grid=(cdiv(Skv, BLOCK_N), Sq, B * H) num_warps=4 args=(Q, K, S, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_N=BLOCK_N)
-# @launch softmax_rows grid=(Sq, B * H) num_warps=4 args=(S, Sq, Skv, BLOCK=BLOCK)
-# @launch pv grid=(Sq, B * H) num_warps=4 args=(S, V, O, Sq, Skv, HEAD_D=D, BLOCK_N=BLOCK_N)
+# as the constexpr HEAD_D; causal is an i32 (0 or 1). solve(...) below, which
+# the judge calls for every test and benchmark shape with the problem's
+# tensors, launches the unfused pipeline with the scores in a scratch buffer:
+# one kernel computes S, one turns each row into probabilities, one
+# multiplies by V. Fill in the three kernels (or replace the plan with a
+# fused kernel).
+import torch
 import triton
 import triton.language as tl
+
+BLOCK_N = 64
+BLOCK = 1024
 
 
 @triton.jit
@@ -45,3 +44,13 @@ def pv(S, V, O, Sq, Skv, HEAD_D: tl.constexpr, BLOCK_N: tl.constexpr):
     d = tl.arange(0, HEAD_D)
     # TODO: O[(bh * Sq + i) * HEAD_D + d] = sum over j of P[i][j] * V[j][d],
     # BLOCK_N keys at a time, rounded to fp16 at the store.
+
+
+def solve(Q, K, V, O, scale, causal, B, H, Sq, Skv, D):
+    # the scores, B*H*Sq*Skv fp32 values (the judge zeroes a buffer from torch.empty
+    # or torch.zeros before every run, and counts it against the problem's scratch limit)
+    S = torch.empty((B, H, Sq, Skv), dtype=torch.float32, device=Q.device)
+    scores[(triton.cdiv(Skv, BLOCK_N), Sq, B * H)](Q, K, S, scale, causal, Sq, Skv,
+                                                   HEAD_D=D, BLOCK_N=BLOCK_N, num_warps=4)
+    softmax_rows[(Sq, B * H)](S, Sq, Skv, BLOCK=BLOCK, num_warps=4)
+    pv[(Sq, B * H)](S, V, O, Sq, Skv, HEAD_D=D, BLOCK_N=BLOCK_N, num_warps=4)

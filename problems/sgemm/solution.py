@@ -27,27 +27,30 @@
 # stride. This is the "packing" step of BLAS libraries, done here for
 # alignment rather than for locality.
 #
-# PACK (a compile-time switch) is 1 only when a stride is odd *and* the two
-# copies fit in the problem's scratch cap (16 M N bytes): skinny cases such as
-# 4096 x 1 x 4096 or 129 x 383 x 1025 keep the direct path, and so do the
-# aligned shapes, whose builds are unchanged. With PACK = 0 the copy launches
-# run one idle program each and the scratch is one element.
+# Whether to pack is decided per case in solve, in plain Python: `packing`
+# is true only when a stride is odd *and* the two copies fit in the problem's
+# scratch cap (16 M N bytes): skinny cases such as 4096 x 1 x 4096 or
+# 129 x 383 x 1025 keep the direct path, and so do the aligned shapes, whose
+# builds are unchanged. It reaches the kernels as the constexpr PACK (0 or 1);
+# with PACK = 0 the copy launches run one idle program each and the scratch
+# buffers are one element.
 #
-# Tuned as before: 64 x 128 (4 warps) or 128 x 128 tiles (8 warps), 64
+# Tuned as before (@triton.autotune: the judge times every config and keeps
+# the fastest per shape): 64 x 128 (4 warps) or 128 x 128 tiles (8 warps), 64
 # outputs per thread, a K step of 16 or 32.
 #
-# @tune BM=(64, 128)
-# @const BN=128
-# @tune BK=(16, 32)
-# @const STAGES=3
-# @const GROUP_M=8
-# @scratch Ap fp32[min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)) * M * cdiv(K, 32) * 32 + 1]
-# @scratch Bp fp32[min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)) * cdiv(K, 32) * 32 * cdiv(N, 128) * 128 + 1]
-# @launch pack grid=(max(1, min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)) * cdiv(K, 128)), max(1, min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)) * cdiv(M, 32))) num_warps=4 args=(A, Ap, M, K, cdiv(K, 32) * 32, BR=32, BC=128, PACK=min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)))
-# @launch pack grid=(max(1, min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)) * cdiv(N, 128)), max(1, min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)) * cdiv(K, 32))) num_warps=4 args=(B, Bp, K, N, cdiv(N, 128) * 128, BR=32, BC=128, PACK=min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)))
-# @launch sgemm grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BM * BN / 2048) num_stages=STAGES args=(A, B, Ap, Bp, C, M, N, K, cdiv(K, 32) * 32, cdiv(N, 128) * 128, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M, PACK=min(1, N % 16 + K % 16) * min(1, 4 * M * N / (M * cdiv(K, 32) * 32 + cdiv(K, 32) * 32 * cdiv(N, 128) * 128)))
+# The judge calls solve(A, B, C, M, N, K) for every test and benchmark shape,
+# with the problem's tensors, and runs what it launches
+# (docs/submission-format.md).
+import torch
 import triton
 import triton.language as tl
+
+BN = 128
+GROUP_M = 8
+STAGES = 3
+BK_PACK = 32  # Kp: K rounded up to a whole number of the largest BK
+BR, BC = 32, 128  # the copy kernel's tile
 
 
 @triton.jit
@@ -62,6 +65,10 @@ def pack(src, dst, R, C, ld, BR: tl.constexpr, BC: tl.constexpr, PACK: tl.conste
         tl.store(dst + r.to(tl.int64)[:, None] * ld + c[None, :], v, mask=ok)
 
 
+@triton.autotune(configs=[triton.Config({"BM": bm, "BK": bk}, num_warps=bm * BN // 2048,
+                                        num_stages=STAGES)
+                          for bm in (64, 128) for bk in (16, 32)],
+                 key=["M", "N", "K"])
 @triton.jit
 def sgemm(A, B, Ap, Bp, C, M, N, K, Kp, Np, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
           GROUP_M: tl.constexpr, PACK: tl.constexpr):
@@ -104,3 +111,21 @@ def sgemm(A, B, Ap, Bp, C, M, N, K, Kp, Np, BM: tl.constexpr, BN: tl.constexpr, 
 
     c_ptrs = C + rm.to(tl.int64)[:, None] * N + rn[None, :]
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def solve(A, B, C, M, N, K):
+    Kp = triton.cdiv(K, BK_PACK) * BK_PACK  # a whole number of BK steps
+    Np = triton.cdiv(N, BN) * BN  # a whole number of BN tiles
+    # pack when a row stride is not a multiple of 16 and both copies fit in the
+    # scratch cap, 16 M N bytes = 4 M N floats
+    packing = (N % 16 != 0 or K % 16 != 0) and M * Kp + Kp * Np <= 4 * M * N
+    # the packed copies (M x Kp and Kp x Np, and a spare float), zeroed by the
+    # judge before every run: the pad adds nothing; one float each when not packing
+    Ap = torch.zeros(M * Kp + 1 if packing else 1, dtype=torch.float32, device=A.device)
+    Bp = torch.zeros(Kp * Np + 1 if packing else 1, dtype=torch.float32, device=A.device)
+    grid_a = (triton.cdiv(K, BC), triton.cdiv(M, BR)) if packing else (1, 1)
+    grid_b = (triton.cdiv(N, BC), triton.cdiv(K, BR)) if packing else (1, 1)
+    pack[grid_a](A, Ap, M, K, Kp, BR=BR, BC=BC, PACK=int(packing), num_warps=4)
+    pack[grid_b](B, Bp, K, N, Np, BR=BR, BC=BC, PACK=int(packing), num_warps=4)
+    grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)
+    sgemm[grid](A, B, Ap, Bp, C, M, N, K, Kp, Np, BN=BN, GROUP_M=GROUP_M, PACK=int(packing))

@@ -11,10 +11,12 @@
 # |x| * 2^-24, under 2e-6 wherever |y| is above the 1e-6 atol (x > -17),
 # well inside the 1e-5 rtol. The division is div.full.f32 (2 ulp).
 #
-# @const BLOCK=1024
-# @launch silu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
+# The judge calls solve(x, y, N) for every test and benchmark shape, with
+# the problem's tensors, and runs what it launches (docs/submission-format.md).
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -24,3 +26,7 @@ def silu(x, y, N, BLOCK: tl.constexpr):
     mask = offs < N
     v = tl.load(x + offs, mask=mask)
     tl.store(y + offs, v / (1.0 + tl.exp(-v)), mask=mask)
+
+
+def solve(x, y, N):
+    silu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

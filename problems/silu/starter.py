@@ -1,13 +1,15 @@
 # SiLU: y[i] = x[i] * sigmoid(x[i]) = x[i] / (1 + exp(-x[i])) for 0 <= i < N.
 #
-# The judge launches silu as the @launch line below says: cdiv(N, BLOCK)
-# programs, each responsible for BLOCK consecutive elements, with 4 warps per
-# program. N need not be a multiple of BLOCK.
-#
-# @const BLOCK=1024
-# @launch silu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
+# The judge calls solve(x, y, N) for every test and benchmark shape, with
+# the problem's tensors and values, and runs what it launches: here
+# cdiv(N, BLOCK) programs of silu (tl.program_id(0) = 0, 1, ...), each
+# responsible for BLOCK consecutive elements, with 4 warps (128 threads) per
+# program. N need not be a multiple of BLOCK: the last program has elements
+# past the end of the vectors, which it must neither read nor write.
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -16,3 +18,7 @@ def silu(x, y, N, BLOCK: tl.constexpr):
     # as int64), a mask offsets < N, a masked load of x, and a masked store of
     # x / (1 + tl.exp(-x)). Which form stays finite when x is +-100?
     pass
+
+
+def solve(x, y, N):
+    silu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

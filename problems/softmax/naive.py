@@ -4,12 +4,7 @@
 # in a block, so it is a fair kernel, but X is read three times: about 16MN
 # bytes instead of 8MN, at most ~50% of the copy bandwidth under the "fused"
 # goal's 8MN model (it asks 70%). Control: must be Accepted.
-#
-# @scratch row_max fp32[M]
-# @scratch row_sum fp32[M]
-# @launch row_maxima grid=(M) num_warps=8 args=(X, row_max, N, BLOCK_N=next_pow2(N))
-# @launch row_sums grid=(M) num_warps=8 args=(X, row_max, row_sum, N, BLOCK_N=next_pow2(N))
-# @launch normalise grid=(M) num_warps=8 args=(X, row_max, row_sum, Y, N, BLOCK_N=next_pow2(N))
+import torch
 import triton
 import triton.language as tl
 
@@ -38,3 +33,12 @@ def normalise(X, row_max, row_sum, Y, N, BLOCK_N: tl.constexpr):
     x = tl.load(X + row * N + cols, mask=mask, other=float("-inf"))
     e = tl.exp(x - tl.load(row_max + row))
     tl.store(Y + row * N + cols, e / tl.load(row_sum + row), mask=mask)
+
+
+def solve(X, Y, M, N):
+    row_max = torch.empty(M, dtype=torch.float32, device=X.device)
+    row_sum = torch.empty(M, dtype=torch.float32, device=X.device)
+    block_n = triton.next_power_of_2(N)
+    row_maxima[(M,)](X, row_max, N, BLOCK_N=block_n, num_warps=8)
+    row_sums[(M,)](X, row_max, row_sum, N, BLOCK_N=block_n, num_warps=8)
+    normalise[(M,)](X, row_max, row_sum, Y, N, BLOCK_N=block_n, num_warps=8)

@@ -9,6 +9,10 @@
 # run); the second launch adds the slices into C. C itself is NOT zeroed (it
 # is filled with NaN): write every element of it.
 #
+# Keep SPLIT_K a @const or @tune name (these # @launch directives rather than a
+# solve(...) launcher): the learning goal rebuilds your file with SPLIT_K=1
+# and compares the times.
+#
 # @const SPLIT_K=8
 # @const BM=32
 # @const BN=32

@@ -3,11 +3,10 @@
 # warp's 32 stores touch 32 different memory sectors and use 4 of each sector's
 # 32 bytes. Control: must be Accepted; it is the baseline that the tiled kernel
 # (solution.py) beats, and it stays far below the "coalesced" goal.
-#
-# @const BLOCK=1024
-# @launch transpose_naive grid=(R, cdiv(C, BLOCK)) num_warps=4 args=(X, Y, R, C, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -17,3 +16,7 @@ def transpose_naive(X, Y, R, C, BLOCK: tl.constexpr):
     mask = cols < C
     v = tl.load(X + i * C + cols, mask=mask)
     tl.store(Y + cols.to(tl.int64) * R + i, v, mask=mask)
+
+
+def solve(X, Y, R, C):
+    transpose_naive[(R, triton.cdiv(C, BLOCK))](X, Y, R, C, BLOCK=BLOCK, num_warps=4)

@@ -7,11 +7,10 @@
 # that build makes one 2-byte load per element and input: the vectorized goal
 # (LDG.E.128 and STG.E.128 in the machine code of every build the score
 # uses) fails on that shape. solution.py keeps the mask off the full blocks.
-#
-# @const BLOCK=2048
-# @launch vadd grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 2048
 
 
 @triton.jit
@@ -21,3 +20,7 @@ def vadd(A, B, C, N, BLOCK: tl.constexpr):
     a = tl.load(A + offs, mask=mask)
     b = tl.load(B + offs, mask=mask)
     tl.store(C + offs, a + b, mask=mask)
+
+
+def solve(A, B, C, N):
+    vadd[(triton.cdiv(N, BLOCK),)](A, B, C, N, BLOCK=BLOCK, num_warps=4)

@@ -15,17 +15,24 @@
 # N is; only the last program takes the masked branch. The branch is on a
 # scalar, so it costs one comparison per program.
 #
-# BLOCK and num_warps are tuned: 4096 halves over 128 threads is 4 x 16 bytes
-# per input per thread, all issued before the first add. The offsets are int64
-# so that pid * BLOCK cannot wrap.
+# BLOCK and num_warps are autotuned (six configs: the judge checks and times
+# each and keeps the fastest per shape): 4096 halves over 128 threads is 4 x 16
+# bytes per input per thread, all issued before the first add. The offsets are
+# int64 so that pid * BLOCK cannot wrap.
 #
-# @tune BLOCK=(1024, 2048, 4096)
-# @tune WARPS=(4, 8)
-# @launch vadd grid=(cdiv(N, BLOCK)) num_warps=WARPS args=(A, B, C, N, BLOCK=BLOCK)
+# The judge calls solve(A, B, C, N) for every test and benchmark shape, with
+# the problem's tensors, and runs what it launches (docs/submission-format.md).
 import triton
 import triton.language as tl
 
 
+@triton.autotune(configs=[triton.Config({'BLOCK': 1024}, num_warps=4),
+                          triton.Config({'BLOCK': 1024}, num_warps=8),
+                          triton.Config({'BLOCK': 2048}, num_warps=4),
+                          triton.Config({'BLOCK': 2048}, num_warps=8),
+                          triton.Config({'BLOCK': 4096}, num_warps=4),
+                          triton.Config({'BLOCK': 4096}, num_warps=8)],
+                 key=['N'])
 @triton.jit
 def vadd(A, B, C, N, BLOCK: tl.constexpr):
     start = tl.program_id(0).to(tl.int64) * BLOCK
@@ -41,3 +48,7 @@ def vadd(A, B, C, N, BLOCK: tl.constexpr):
         a = tl.load(A + offs, mask=mask)
         b = tl.load(B + offs, mask=mask)
         tl.store(C + offs, a + b, mask=mask)
+
+
+def solve(A, B, C, N):
+    vadd[lambda meta: (triton.cdiv(N, meta['BLOCK']),)](A, B, C, N)

@@ -1,6 +1,6 @@
 """sdpa-gluon.py - issue 11's lab for problems/sdpa/solution_gluon.py (Gluon, the FlashAttention-3
 shape) through Triton's JIT on the GPU machine: every case of problems/sdpa/problem.json checked
-against an fp32 PyTorch reference for each @tune configuration, then the benchmark shapes timed
+against an fp32 PyTorch reference for each configuration (BN, STAGES), then the benchmark shapes timed
 against F.scaled_dot_product_attention (L2 flushed, median of 20, as scripts/triton-speed.py).
     python3 scripts/diag/sdpa-gluon.py          ($OUT/gluon-lab.json)"""
 import functools
@@ -30,17 +30,22 @@ def load(path, name):
 
 speed = load(os.path.join(HERE, "..", "triton-speed.py"), "triton_speed")
 solution = load(os.path.join(PROBLEM, "solution_gluon.py"), "sdpa_solution_gluon")
-CONFIGS = (642, 643, 1282, 1283)  # the @tune of solution_gluon.py
+# the @gluon.jit kernel under solution_gluon.py's @triton.autotune: launched here with BN, STAGES
+# and the options given (an autotuned kernel refuses them), as solve() launches each config
+attn_fwd = solution.attn_fwd
+while not isinstance(attn_fwd, triton.runtime.jit.JITFunction):
+    attn_fwd = attn_fwd.fn
+CONFIGS = (642, 643, 1282, 1283)  # BN * 10 + STAGES: solution_gluon.py's autotune configs, and 642
 
 
 def launch(q, k, v, o, scale, causal, cfg, maxnreg=168, programs=132):
-    """As the @launch of solution_gluon.py; programs: the cap on the grid (0: none)."""
+    """As solution_gluon.py's solve() launches config cfg; programs: the cap on the grid (0: none)."""
     B, H, Sq, D = q.shape
     Skv = k.shape[2]
     items = triton.cdiv(Sq, 128) * B * H
     grid = (min(items, programs) if programs else items, )
-    return solution.attn_fwd[grid](q, k, v, o, scale, causal, Sq, Skv, B * H, HEAD_D=D, BN=cfg // 10,
-                                   STAGES=cfg % 10, num_warps=4, maxnreg=maxnreg)
+    return attn_fwd[grid](q, k, v, o, scale, causal, Sq, Skv, B * H, HEAD_D=D, BN=cfg // 10,
+                          STAGES=cfg % 10, num_warps=4, maxnreg=maxnreg)
 
 
 def reference(q, k, v, scale, causal):

@@ -36,8 +36,10 @@ compiled, the first test case's builds ready at, the wait for a warm compiler):
                  parts below); the starters' Runs fail their first test
   triton_submit  a Submit of flash-attention's solution.py
   triton_burst   8 learners x 5 fresh Runs of vector-add's solution.py
-  triton_launch  sgemm's solution.py edited in its launch line only (its grid
-                 written another way, each time new): every build from the cache
+  triton_launch  sgemm's solution.py edited in its launch only, each time anew: a
+                 launcher's first grid in solve written another way (((grid), i)[0]),
+                 a directive file's first @launch grid; every build from the cache
+                 (the table says which was edited: "solve" or "directive")
 
 --budget S: the Submits of every problem's solution stop when fewer than 20 of
 S seconds are left (the rest are listed as skipped), so the table is written.
@@ -46,6 +48,9 @@ burst_wa, precision, solutions, triton_run, triton_submit, triton_burst,
 triton_launch), for a short call of the GPU machine;
 --solutions P,P: the sweep Submits only those problems' solutions.
 --skip-triton: none of the Triton parts (a later slot count's pass).
+--triton-solution FILE: the Triton parts judge FILE instead of solution.py (the CPU
+smoke test judges fake-add's launcher.py, a solve(...) launcher). Each Triton line
+says the file's form: (launcher), a def solve, or (directive), # @launch lines.
 Writes WORKDIR/latency.json (every figure and sample) and prints a table.
 --quick: fewer repetitions, smaller bursts, the solutions of 3 problems only
 (for the CPU smoke test on the fake driver, tests/cpu/bench-smoke.sh, which
@@ -122,6 +127,7 @@ def pct(xs, q):
 
 
 PROBLEMS = "problems"
+TRITON_SOLUTION = "solution.py"  # --triton-solution: the file the Triton parts judge
 PARTS = ("run", "run_wa", "submit", "burst8", "burst", "burst_wa", "precision", "solutions",
          "triton_run", "triton_submit", "triton_burst", "triton_launch")
 TRITON_PARTS = ("triton_run", "triton_submit", "triton_burst", "triton_launch")
@@ -254,8 +260,16 @@ def compile_text(cs):
             f"{p50('cached'):.0f}+{p50('compiled'):.0f}")
 
 
+def triton_form(src):
+    """A Triton file's form: "launcher" (a top-level def solve) or "directive"."""
+    import re
+    return "launcher" if re.search(r"^def solve\(", src, re.M) else "directive"
+
+
 def triton_serial(learner, problem, file, mode, n):
-    """n fresh Triton judgings of problem/file: figures() plus each one's compile breakdown."""
+    """n fresh Triton judgings of problem/file: figures() plus each one's compile breakdown.
+    Fresh: a comment appended at the end, outside a launcher's launch code too (its builds'
+    key covers it), so nothing is cached."""
     times, subs = [], []
     src = source(problem, file)
     for i in range(n):
@@ -264,22 +278,55 @@ def triton_serial(learner, problem, file, mode, n):
         subs.append(sub)
     f = figures(times, subs)
     f["compile"] = [compile_of(s) for s in subs]
+    f["form"] = triton_form(src)
     return f
 
 
+def launch_edit(src, i):
+    """src edited in its launch only, differently for each i: ("solve", text) for a launcher
+    (its first kernel[grid](...) in solve gets the grid ((grid), i)[0], the same grid written
+    another way; a solve that launches through a helper gets a statement of its own first),
+    ("directive", text) for a directive file (its first @launch's grid=( gets "i * 0 + "),
+    or (None, src) when there is neither."""
+    import re
+    m = re.search(r"^def solve\(.*?:[ \t]*(#.*)?\n", src, re.M | re.S)
+    if m:
+        end = re.compile(r"^\S", re.M).search(src, m.end())  # the next top-level line
+        body_end = end.start() if end else len(src)
+        for launch in re.compile(r"\b[A-Za-z_]\w*\[").finditer(src, m.end(), body_end):
+            depth = 0
+            for k in range(launch.end() - 1, body_end):
+                depth += {"[": 1, "]": -1}.get(src[k], 0)
+                if depth == 0:
+                    break
+            if depth == 0 and src[k + 1:k + 2] == "(":
+                grid = src[launch.end():k]
+                return "solve", src[:launch.end()] + f"(({grid}), {i})[0]" + src[k:]
+        return "solve", src[:m.end()] + f"    _bench_edit = {i}  # a launch-only edit\n" + \
+            src[m.end():]
+    if "grid=(" in src:
+        return "directive", src.replace("grid=(", f"grid=({i + 2} * 0 + ", 1)
+    return None, src
+
+
 def launch_edits(learner, problem, file, n):
-    """A Run of problem/file (its builds then cached), then n Runs edited in the launch line
-    only: the first @launch's grid=( gets a different "K * 0 + " each time."""
+    """A Run of problem/file (its builds then cached), then n Runs edited in the launch only
+    (launch_edit: solve's first grid for a launcher, the first @launch's for directives), each
+    time differently: every build should come from the cache."""
     src = source(problem, file)
     learner.judge(problem, src, "run", language="triton")
-    times, subs = [], []
+    times, subs, kinds = [], [], set()
     for i in range(n):
-        edited = src.replace("grid=(", f"grid=({i + 2} * 0 + ", 1)
+        kind, edited = launch_edit(src, i + 2)
+        if kind is None:
+            raise RuntimeError(f"{problem}/{file}: no launch to edit (neither solve nor @launch)")
+        kinds.add(kind)
         t, sub = learner.judge(problem, edited, "run", language="triton")
         times.append(t)
         subs.append(sub)
     f = figures(times, subs)
     f["compile"] = [compile_of(s) for s in subs]
+    f["edit"] = "/".join(sorted(kinds))
     return f
 
 
@@ -298,8 +345,9 @@ def triton_parts(res, a, learners, only, quick, budget_s):
     def left(need):
         return end - time.monotonic() >= need
 
+    solution = TRITON_SOLUTION
     problems = sorted(d for d in os.listdir(PROBLEMS)
-                      if os.path.exists(os.path.join(PROBLEMS, d, "solution.py")))
+                      if os.path.exists(os.path.join(PROBLEMS, d, solution)))
     named = [p for p in TRITON_TARGETS if p in problems]
     others = [p for p in problems if p not in TRITON_TARGETS]
     if quick:
@@ -308,7 +356,7 @@ def triton_parts(res, a, learners, only, quick, budget_s):
     def runs_of(ps):
         for p in ps:
             n = 3 if p in named else 1
-            for file in ("solution.py", "starter.py"):
+            for file in (solution, "starter.py"):
                 key = f"{p}/{file}"
                 if not os.path.exists(os.path.join(PROBLEMS, p, file)):
                     continue
@@ -323,7 +371,7 @@ def triton_parts(res, a, learners, only, quick, budget_s):
     if "triton_run" in only:
         # warm: the worker's pool, the problem bundles
         try:
-            triton_serial(a, problems[0], "solution.py", "run", 1)
+            triton_serial(a, problems[0], solution, "run", 1)
         except Exception as e:  # noqa: BLE001 - reported in the table
             tr["error"] = str(e)
         runs_of(named)  # the issue's five first; the others once the rest is measured
@@ -331,7 +379,7 @@ def triton_parts(res, a, learners, only, quick, budget_s):
     if "triton_launch" in only and p_launch:
         if left(30):
             try:
-                tr["launch"] = launch_edits(a, p_launch, "solution.py", 3 if quick else 5)
+                tr["launch"] = launch_edits(a, p_launch, solution, 3 if quick else 5)
                 tr["launch"]["problem"] = p_launch
             except Exception as e:  # noqa: BLE001
                 tr["launch"] = {"error": str(e)}
@@ -341,7 +389,7 @@ def triton_parts(res, a, learners, only, quick, budget_s):
         p = "vector-add" if "vector-add" in problems else problems[0]
         who, runs = learners[:min(8, len(learners))] or [a], 2 if quick else 5
         if left(40):
-            tr["burst"] = burst(who, p, "solution.py", "run", runs, language="triton")
+            tr["burst"] = burst(who, p, solution, "run", runs, language="triton")
             tr["burst"]["label"] = f"{len(who)}x{runs} Runs of {p}"
         else:
             tr["skipped"].append(f"burst {len(who)}x{runs}")
@@ -349,7 +397,7 @@ def triton_parts(res, a, learners, only, quick, budget_s):
         p = "flash-attention" if "flash-attention" in problems else problems[0]
         if left(40):
             try:
-                tr["submit"] = triton_serial(a, p, "solution.py", "submit", 1)
+                tr["submit"] = triton_serial(a, p, solution, "submit", 1)
                 tr["submit"]["problem"] = p
             except Exception as e:  # noqa: BLE001
                 tr["submit"] = {"error": str(e)}
@@ -371,11 +419,11 @@ def triton_table(res, line):
             line(f"Triton Run {key}", f"error: {v['error'][:120]}")
             continue
         tgt = ""
-        if file == "solution.py" and p in TRITON_TARGETS:
+        if file != "starter.py" and p in TRITON_TARGETS:
             tgt = f"p50 <= {TRITON_TARGETS[p][0]:.2f} s (was {TRITON_TARGETS[p][1]:.2f})"
         elif file == "starter.py":
             tgt = "failing test 1: p50 <= 0.25 s (was 1.0-2.2)"
-        line(f"Triton Run {key} p50/p90", f"{v['p50_s']:.3f} / {v['p90_s']:.3f} s "
+        line(f"Triton Run {key} ({v.get('form', '?')}) p50/p90", f"{v['p50_s']:.3f} / {v['p90_s']:.3f} s "
              f"{sorted(set(v['verdicts']))} {compile_text(v['compile'])}", tgt)
     starters = [x for k, v in runs.items() if k.endswith("/starter.py") and "samples_s" in v
                 for x in v["samples_s"]]
@@ -390,9 +438,10 @@ def triton_table(res, line):
         if "error" in v:
             line("Triton launch-only edit", f"error: {v['error'][:120]}")
         else:
-            line(f"Triton launch-only edit {v.get('problem', '')} p50/p90",
+            line(f"Triton launch-only edit {v.get('problem', '')} ({v.get('edit', '?')}) p50/p90",
                  f"{v['p50_s']:.3f} / {v['p90_s']:.3f} s "
-                 f"{sorted(set(v['verdicts']))} {compile_text(v['compile'])}", "p50 <= 0.8 s")
+                 f"{sorted(set(v['verdicts']))} {compile_text(v['compile'])}",
+                 "p50 <= 0.8 s, builds compiled 0")
     if "burst" in tr:
         b = tr["burst"]
         j = b["judge"]["p50_ms"]
@@ -406,7 +455,7 @@ def triton_table(res, line):
         if "error" in v:
             line("Triton Submit", f"error: {v['error'][:120]}")
         else:
-            line(f"Triton Submit {v.get('problem', '')}", f"{v['p50_s']:.2f} s {v['verdicts']} "
+            line(f"Triton Submit {v.get('problem', '')} ({v.get('form', '?')})", f"{v['p50_s']:.2f} s {v['verdicts']} "
                  f"{compile_text(v['compile'])}", "<= 10 s (was 26-27)")
     if tr.get("skipped"):
         line("Triton skipped (budget)", ", ".join(tr["skipped"]))
@@ -419,12 +468,13 @@ def option(name, default):
 
 
 def main():
-    global PROBLEMS
+    global PROBLEMS, TRITON_SOLUTION
     base, work = sys.argv[1], sys.argv[2]
     quick = "--quick" in sys.argv
     end = time.monotonic() + float(option("--budget", "1e9"))
     label = option("--label", "")
     PROBLEMS = option("--problems", "problems")
+    TRITON_SOLUTION = option("--triton-solution", "solution.py")
     ok_p, ok_f = option("--ok", "vector-add/solution.cu").split("/", 1)
     wa_p, wa_f = option("--wa", "softmax/starter.cu").split("/", 1)
     n, n_learners, runs = (3, 4, 2) if quick else (10, 30, 3)

@@ -6,7 +6,7 @@
 # be chosen by measurement.
 #   tests/bench/latency.sh BUILD [--quick] [--skip-solutions] [--slots "1 2 4"]
 #                          [--budget S] [--triton-budget S] [--problems DIR --ok P/F --wa P/F]
-#                          [--only PARTS --solutions P,P] (latency.py's)
+#                          [--only PARTS --solutions P,P --triton-solution F] (latency.py's)
 # (the Triton parts, within --triton-budget seconds, run in the first pass only)
 # (--skip-solutions: no Submit of every problem's solution, the longest part;
 # the first slot count's pass has them, the others compare bursts.)
@@ -26,7 +26,10 @@ while [ $# -gt 0 ]; do
     --slots) slots_list=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --quick | --skip-solutions) extra+=("$1"); shift ;;
-    --problems | --ok | --wa | --only | --solutions | --triton-budget) extra+=("$1" "$2"); shift 2 ;;
+    --problems | --ok | --wa | --only | --solutions | --triton-budget | --triton-solution)
+        extra+=("$1" "$2")
+        shift 2
+        ;;
     *) echo "latency.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done

@@ -22,7 +22,8 @@ chmod +x "$tmp/runner"
 . tests/cpu/lib/fake-triton.sh
 fake_triton_venv "$tmp/venv" && export BLOCKWISE_PYTHON=$tmp/venv/bin/python3
 BLOCKWISE_RUNNER=$tmp/runner OUT=$tmp timeout 600 tests/bench/latency.sh "$build" --quick --slots "1 2" \
-    --problems tests/fixtures/fake-gpu --ok fake-add/solution.cu --wa fake-add/starter.cu >"$tmp/table" 2>&1
+    --problems tests/fixtures/fake-gpu --ok fake-add/solution.cu --wa fake-add/starter.cu \
+    --triton-solution launcher.py >"$tmp/table" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "latency.sh ran (exit 0)" || bad "latency.sh: exit $rc: $(tail -5 "$tmp/table")"
 for s in 1 2; do
@@ -35,22 +36,25 @@ print(set(d['run']['verdicts']), d['burst']['verdicts'], d['burst_wa']['verdicts
         bad "slots=$s: $got"
 done
 grep -q 'slots=2 *burst 4x2' "$tmp/table" && ok "the table compares the slot counts" || bad "table: $(cat "$tmp/table")"
-# Triton beside CUDA, in the first pass only: fresh-edit Runs of the solution
-# and the starter, a launch-only edit (every build from the cache), a burst, a
-# Submit; each line with the judge's compile breakdown and its target.
+# Triton beside CUDA, in the first pass only, with the launcher form (fake-add's
+# launcher.py, a solve(...)): fresh-edit Runs of it and of the starter, a launch-only
+# edit of solve (every build from the cache), a burst, a Submit; each line with the
+# judge's compile breakdown and its target.
 got=$(python3 -c "
 import json; d = json.load(open('$tmp/latency-slots1.json')); t = d['triton']
 r = t['runs']
-print(set(r['fake-add/solution.py']['verdicts']), set(r['fake-add/starter.py']['verdicts']),
-      [c['compiled'] for c in t['launch']['compile']], t['burst']['verdicts'], t['submit']['verdicts'],
+print(set(r['fake-add/launcher.py']['verdicts']), r['fake-add/launcher.py']['form'],
+      set(r['fake-add/starter.py']['verdicts']), t['launch']['edit'],
+      [c['compiled'] for c in t['launch']['compile']], [c['cached'] > 0 for c in t['launch']['compile']],
+      t['burst']['verdicts'], t['submit']['verdicts'],
       t['skipped'], 'triton' in json.load(open('$tmp/latency-slots2.json')))" 2>&1)
-want="{'AC'} {'WA'} [0, 0, 0] {'AC': 8} ['AC'] [] False"
-[ "$got" = "$want" ] && ok "Triton beside CUDA: Runs, a launch-only edit compiling nothing, a burst, a Submit" ||
+want="{'AC'} launcher {'WA'} solve [0, 0, 0] [True, True, True] {'AC': 8} ['AC'] [] False"
+[ "$got" = "$want" ] && ok "Triton beside CUDA (a launcher): Runs, an edit of solve compiling nothing, a burst, a Submit" ||
     bad "Triton parts: $got (want $want)"
 for l in "Triton Run fake-add/starter.py" "Triton launch-only edit" "Triton burst" "Triton Submit"; do
     grep "slots=1 *$l" "$tmp/table" | grep -q "target" || bad "no \"$l\" line with its target in the table"
 done
-grep -q "slots=1 *Triton Run fake-add/solution.py.*compile [0-9]* ms (CPU" "$tmp/table" &&
+grep -q "slots=1 *Triton Run fake-add/launcher.py (launcher).*compile [0-9]* ms (CPU" "$tmp/table" &&
     ok "Triton lines carry the judge's compile breakdown" || bad "no compile breakdown: $(grep Triton "$tmp/table" | head -3)"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

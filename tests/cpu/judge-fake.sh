@@ -175,6 +175,70 @@ got=$(json "$tmp/slow-ac.json" '(d["verdict"], d["timing"]["compile_breakdown"][
     ok "an Accepted Triton Run tests N=1 on its build while the 4 s ones compile (first build $(json "$tmp/slow-ac.json" 'round(d["timing"]["compile_breakdown"]["first_ms"])') ms, compile $(json "$tmp/slow-ac.json" 'round(d["timing"]["compile_ms"])') ms, tests waited $(json "$tmp/slow-ac.json" 'round(d["timing"]["compile_breakdown"]["tests_build_wait_ms"])') ms for builds)" ||
     bad "slow solution: $got $(json "$tmp/slow-ac.json" 'd["message"], d["timing"]' 2>&1 | head -c 600)"
 
+# The same for a launcher (solve(...)): its plans come first, then each build as it
+# exists; the case N=1's build is quick, the others take 4 s.
+for k in add noop; do
+    cat >"$tmp/slow_launcher_$k.py" <<PY
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fake_triton_$k(x, y, out, n, BLOCK: tl.constexpr, FAKE_COMPILE_MS: tl.constexpr):
+    pass
+
+
+def solve(x, y, out, N):
+    fake_triton_$k[(triton.cdiv(N, 256),)](x, y, out, N, BLOCK=256,
+                                          FAKE_COMPILE_MS=0 if N == 1 else 4000)
+PY
+done
+jd check --json --tests-only "$problem" "$tmp/slow_launcher_noop.py" >"$tmp/slow-lwa.json" 2>"$tmp/slow-lwa.err"
+got=$(json "$tmp/slow-lwa.json" '(d["verdict"], d["timing"]["total_ms"] < 3000, d["timing"]["compile_breakdown"]["streamed"], d["timing"]["compile_breakdown"]["stopped"])' 2>&1)
+[ "$got" = "('WA', True, True, True)" ] &&
+    ok "a launcher Run failing its first test answers on that test's build ($(json "$tmp/slow-lwa.json" 'round(d["timing"]["total_ms"])') ms judging), before the 4 s builds, and stops the compiler" ||
+    bad "slow launcher starter: $got $(json "$tmp/slow-lwa.json" 'd["message"], d["timing"]' 2>&1 | head -c 600)"
+jd check --json --tests-only "$problem" "$tmp/slow_launcher_add.py" >"$tmp/slow-lac.json" 2>"$tmp/slow-lac.err"
+got=$(json "$tmp/slow-lac.json" '(d["verdict"], d["timing"]["compile_breakdown"]["streamed"], d["timing"]["compile_breakdown"]["first_ms"] < 2500, d["timing"]["compile_ms"] >= 4000, [t["verdict"] for t in d["tests"]])' 2>&1)
+[ "$got" = "('AC', True, True, True, ['AC', 'AC', 'AC', 'AC'])" ] &&
+    ok "an Accepted launcher Run tests N=1 on its build while the 4 s ones compile (first build $(json "$tmp/slow-lac.json" 'round(d["timing"]["compile_breakdown"]["first_ms"])') ms, compile $(json "$tmp/slow-lac.json" 'round(d["timing"]["compile_ms"])') ms)" ||
+    bad "slow launcher solution: $got $(json "$tmp/slow-lac.json" 'd["message"], d["timing"]' 2>&1 | head -c 600)"
+
+# A launcher's builds cached across judgings (one judged process, one build cache: validate's).
+# The problem's Triton solution is launcher.py; an edit of solve alone (its grid written
+# another way; its non-constexpr arguments passed as views of the whole tensors) compiles
+# nothing, an edit of a kernel compiles every variant again (the key is the module's).
+cache=$tmp/cache/fake-add
+mkdir -p "$cache"
+cp "$problem/reference.cu" "$problem/solution.cu" "$problem/starter.cu" "$problem/statement.md" \
+    "$problem/starter.py" "$cache/"
+cp "$problem/launcher.py" "$cache/solution.py"
+sed "s|grid = lambda meta: (triton.cdiv(N, meta\['BLOCK'\]),)|grid = lambda meta: ((N + meta['BLOCK'] - 1) // meta['BLOCK'],)|" \
+    "$problem/launcher.py" >"$cache/launch_grid.py"
+sed 's|fake_triton_add\[grid\](x, y, out, N)|fake_triton_add[grid](x[:N], y[:N], out[:N], N)|' \
+    "$problem/launcher.py" >"$cache/launch_args.py"
+sed 's|    mask = offs < n|    mask = (offs < n) \& (offs >= 0)|' "$problem/launcher.py" >"$cache/kernel_edit.py"
+python3 - "$problem/problem.json" "$cache/problem.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["controls"] = {"solution.cu": "Accepted", "starter.cu": "Wrong Answer", "starter.py": "Wrong Answer",
+                 "solution.py": "Accepted", "launch_grid.py": "Accepted", "launch_args.py": "Accepted",
+                 "kernel_edit.py": "Accepted"}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+PY
+if cmp -s "$problem/launcher.py" "$cache/launch_grid.py" || cmp -s "$problem/launcher.py" "$cache/launch_args.py" ||
+    cmp -s "$problem/launcher.py" "$cache/kernel_edit.py"; then
+    bad "the launcher edits did not apply (launcher.py changed?)"
+else
+    jd validate --json "$cache" >"$tmp/cache.json" 2>"$tmp/cache.err"
+    rc=$?
+    cb='[(r["file"], r["result"]["verdict"], r["result"]["timing"]["compile_breakdown"]["builds_cached"], r["result"]["timing"]["compile_breakdown"]["builds_compiled"]) for r in d["fake-add"] if r["file"].endswith(".py") and r["file"] != "starter.py"]'
+    got=$(json "$tmp/cache.json" "$cb" 2>&1)
+    [ $rc -eq 0 ] && [ "$got" = "[('solution.py', 'AC', 0, 6), ('launch_grid.py', 'AC', 6, 0), ('launch_args.py', 'AC', 6, 0), ('kernel_edit.py', 'AC', 0, 6)]" ] &&
+        ok "a launcher's builds are cached: solve's grid or arguments edited compile 0 of 6 builds, a kernel edited compiles them again ($got)" ||
+        bad "launcher cache: validate exit $rc, $got $(head -c 300 "$tmp/cache.err")"
+fi
+
 # The runner's findings, each with its words.
 check_verdict() { # FILE VERDICT WORDS
     jd check --json --tests-only "$problem" "$problem/$1" >"$tmp/v.json"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # triton-launcher.sh - Triton launchers (solve(...), recorded in the Triton compile
 # sandbox) through `judged`, with the fake triton package (tests/fake/triton):
-#   - the problems' controls converted to the launcher form (vector-add's and softmax's
-#     solution.py) record the same plans as their directive forms
-#     (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments,
-#     constexprs, num_warps, num_stages;
+#   - the problems' controls converted to the launcher form (the solution.py of the
+#     problems the loop below lists; a wrong control of layernorm-backward, whose
+#     solution.py keeps directives) record the same plans as their directive forms
+#     (tests/fixtures/triton-launchers/directive-forms/): launches, grids, arguments and
+#     offsets, constexprs, num_warps, num_stages, maxnreg, buffers
+#     (tests/cpu/lib/same-plans.py);
 #   - Triton's tutorials and a LeetGPU-style solve (tests/fixtures/triton-launchers/)
 #     record, and compile: `judged check` stops after compiling where there is no GPU
 #     (the GPU machine proves them Accepted: tests/gpu/triton-launcher.sh);
@@ -27,6 +29,9 @@ if [ ! -x "$judged" ] || [ ! -x "$build/bin/blockwise-triton-compile" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# judged caches a GPU's figures under $HOME: a fake GPU a developer's run left there must
+# not make these checks try to run kernels.
+export HOME=$tmp
 . tests/cpu/lib/fake-triton.sh
 fake_triton_venv "$tmp/venv" && export BLOCKWISE_PYTHON=$tmp/venv/bin/python3
 # No GPU here: `judged check` compiles, then says it cannot run (exit 4). A fake driver
@@ -35,16 +40,26 @@ unset BLOCKWISE_RUNNER
 fix=tests/fixtures/triton-launchers
 
 # ---- the converted controls: the directive forms' plans --------------------------------
-launches='[[[(l["kernel"], l["grid"], l["args"], l["constexprs"], l["num_warps"], l["num_stages"], l.get("maxnreg")) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
-for spec in vector-add softmax; do
-    jd plan "problems/$spec" "$fix/directive-forms/$spec-solution.py" >"$tmp/directive.json" &&
-        jd plan "problems/$spec" "problems/$spec/solution.py" >"$tmp/launcher.json"
+# tests/cpu/lib/same-plans.py: every launch and buffer of every configuration and case
+# (a scratch buffer sized for the config that needs the most where the config decides).
+# PROBLEM compares problems/PROBLEM/solution.py, PROBLEM:FILE problems/PROBLEM/FILE, with
+# $fix/directive-forms/PROBLEM-FILE (a / of FILE as -).
+for spec in vector-add softmax logsumexp transpose mean-variance online-softmax gemv \
+    fused-multiply-add relu gelu silu dropout vector-sum vector-max l2-norm \
+    sgemm matmul-bias-relu autotuned-matmul grouped-matmul block-pointer-matmul \
+    kv-cache-append rope flash-attention sdpa sdpa:solution_gluon.py \
+    vectorized-add cross-entropy layernorm-forward rmsnorm-forward \
+    layernorm-backward:wrong/mean_over_block.py; do
+    problem=${spec%%:*} file=solution.py
+    [ "$problem" = "$spec" ] || file=${spec#*:}
+    jd plan "problems/$problem" "$fix/directive-forms/$problem-${file//\//-}" >"$tmp/directive.json" &&
+        jd plan "problems/$problem" "problems/$problem/$file" >"$tmp/launcher.json"
     rc=$?
-    a=$(json "$tmp/directive.json" "$launches" 2>&1) b=$(json "$tmp/launcher.json" "$launches" 2>&1)
-    n=$(json "$tmp/launcher.json" 'sum(len(c["cases"]) for c in d["configs"])' 2>&1)
-    [ $rc -eq 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
-        ok "problems/$spec/solution.py (a launcher) records the plans of its directive form ($n case plans)" ||
-        bad "problems/$spec/solution.py: exit $rc, the plans differ from the directive form's"
+    got=$(python3 tests/cpu/lib/same-plans.py "$tmp/directive.json" "$tmp/launcher.json" 2>&1)
+    read -r n larger <<<"$got"
+    [ $rc -eq 0 ] && [ "$n" -gt 0 ] 2>/dev/null &&
+        ok "problems/$problem/$file (a launcher) records the plans of its directive form ($n case plans$([ "$larger" = 0 ] || echo ", $larger scratch buffers sized for the config that needs the most"))" ||
+        bad "problems/$problem/$file: exit $rc, $got"
 done
 
 # ---- the tutorials and a LeetGPU-style solve: recorded, then compiled -----------------

@@ -71,8 +71,11 @@ done
 
 # The controls converted to the launcher form: their plans are the directive forms' (the
 # same launches, grids and constexprs: tests/cpu/triton-launcher.sh), and they keep their verdicts.
-for spec in vector-add:solution.py vector-add:starter.py softmax:solution.py; do
-    echo "== run.py ${spec%%:*} ${spec#*:} (a launcher)"
+# rope's wrong/k_heads_hq.py is the directive form kept (@let, a continuation line).
+for spec in vector-add:solution.py vector-add:starter.py softmax:solution.py \
+    kv-cache-append:solution.py rope:solution.py rope:wrong/k_heads_hq.py sdpa:solution.py \
+    flash-attention:solution.py; do
+    echo "== run.py ${spec%%:*} ${spec#*:}"
     timeout 900 "$py" tests/tritonsim/run.py "$build" "problems/${spec%%:*}" --cost 3e6 \
         --time-limit 5 --only "${spec#*:}" >"$log" 2>&1
     rc=$?

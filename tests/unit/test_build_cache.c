@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "judge/worker/build_cache.h"
+#include "judge/worker/triton_key.h"
 #include "common/banned.h"
 
 /* A request for `source` with one option (*opt, the caller's storage) or none. */
@@ -227,5 +228,53 @@ TEST(build_cache_is_bounded_in_bytes)
     CHECK(!build_cache_get_triton(c, keys[3], &got));
     CHECK(build_cache_get_triton(c, keys[5], &got));
     triton_build_release(&got);
+    build_cache_free(c);
+}
+
+TEST(launcher_builds_are_listed_by_module)
+{
+    struct build_cache *c = build_cache_new();
+    struct cached_variant got[4];
+    struct triton_build b = triton_built(8), one;
+    char m1[65], m2[65], key[65];
+    unsigned long hits, misses;
+    size_t n;
+
+    memset(m1, '1', 64);
+    m1[64] = '\0';
+    memset(m2, '2', 64);
+    m2[64] = '\0';
+    build_cache_put_variant(c, m1, "k(*fp32:D)[B=1]{4,3,0}", &b);
+    build_cache_put_variant(c, m1, "k(*fp32:D)[B=2]{4,3,0}", &b);
+    build_cache_put_variant(c, m2, "k(*fp32:D)[B=1]{4,3,0}", &b);
+    b.ok = false; /* never kept */
+    build_cache_put_variant(c, m1, "k(*fp32:D)[B=3]{4,3,0}", &b);
+    b.ok = true;
+    n = build_cache_get_variants(c, m1, got, 4);
+    CHECK_INT_EQ(n, 2);
+    if (n == 2) { /* the most recently used first; deep copies */
+        CHECK_STR_EQ(got[0].variant, "k(*fp32:D)[B=2]{4,3,0}");
+        CHECK_STR_EQ(got[1].variant, "k(*fp32:D)[B=1]{4,3,0}");
+        CHECK(got[0].build.ok && got[0].build.cubin != b.cubin && got[0].build.cubin_len == 8);
+    }
+    for (size_t i = 0; i < n; i++)
+        cached_variant_release(&got[i]);
+    /* a use makes it the most recent, and counts as a hit */
+    build_cache_touch_variant(c, m1, "k(*fp32:D)[B=1]{4,3,0}");
+    n = build_cache_get_variants(c, m1, got, 1);
+    CHECK(n == 1 && strcmp(got[0].variant, "k(*fp32:D)[B=1]{4,3,0}") == 0);
+    for (size_t i = 0; i < n; i++)
+        cached_variant_release(&got[i]);
+    build_cache_counts(c, &hits, &misses);
+    CHECK(hits == 1 && misses == 0);
+    /* the other module's, and its key as the directive path's look-up would make it */
+    CHECK_INT_EQ(build_cache_get_variants(c, m2, got, 4), 1);
+    cached_variant_release(&got[0]);
+    triton_key_variant(m2, "k(*fp32:D)[B=1]{4,3,0}", key);
+    CHECK(build_cache_get_triton(c, key, &one));
+    triton_build_release(&one);
+    memset(key, '3', 64); /* a module with none */
+    CHECK_INT_EQ(build_cache_get_variants(c, key, got, 4), 0);
+    triton_build_release(&b);
     build_cache_free(c);
 }

@@ -183,3 +183,191 @@ TEST(the_build_key_names_the_variant_in_full)
     triton_key_build(m, &k, other);
     CHECK_STR_EQ(base, other);
 }
+
+/* ---- a launcher's launch code ------------------------------------------------------ */
+
+/* The launcher text of src (a *new* string) and how many lines were blanked. */
+static char *launcher_text(const char *src, size_t *blanked)
+{
+    struct buf b;
+    char *out;
+
+    buf_init(&b, BW_MAX_SOURCE_BYTES + 1);
+    if (triton_key_launcher_text(src, strlen(src), &b, blanked) != BW_OK) {
+        buf_release(&b);
+        return NULL;
+    }
+    out = buf_detach(&b);
+    return out ? out : strdup("");
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static const char softmax_py[] =
+    "# The judge calls solve(X, Y, M, N) for every case.\n" /* 1: solve in a comment */
+    "\"\"\"and in a docstring: solve(X, Y, M, N)\"\"\"\n"   /* 2 */
+    "import triton\n"                                       /* 3 */
+    "import triton.language as tl\n"                        /* 4 */
+    "\n"                                                    /* 5 */
+    "TILE = 4096\n"                                         /* 6 */
+    "\n"                                                    /* 7 */
+    "\n"                                                    /* 8 */
+    "@triton.jit\n"                                         /* 9 */
+    "def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"         /* 11 */
+    "\n"                                   /* 12 */
+    "\n"                                   /* 13 */
+    "def grid_of(M, rows):\n"              /* 14 */
+    "    return (triton.cdiv(M, rows),)\n" /* 15 */
+    "\n"                                   /* 16 */
+    "\n"                                   /* 17 */
+    "def solve(X, Y, M, N):\n"             /* 18 */
+    "    '''The launcher: its docstring is launch code.'''\n"
+    "    block_n = max(16, triton.next_power_of_2(N))\n" /* 20 */
+    "# a comment at column 0 inside the body\n"          /* 21 */
+    "    rows = max(1, TILE // block_n)\n"               /* 22 */
+    "    softmax[grid_of(M, rows)](X, Y, M, N, BLOCK_N=block_n,\n"
+    "ROWS=rows)\n"                   /* 24: column 0 inside brackets */
+    "\n"                             /* 25 */
+    "\n"                             /* 26 */
+    "if __name__ == \"__main__\":\n" /* 27 */
+    "    solve(None, None, 1, 1)\n"; /* 28 */
+
+TEST(launcher_bodies_are_blanked_and_lines_keep_their_numbers)
+{
+    size_t blanked = 0;
+    char *t = launcher_text(softmax_py, &blanked);
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK_INT_EQ(count_lines(t), count_lines(softmax_py));
+    /* solve's body (19-24), grid_of's (only solve calls it: 15), the __main__ block (28) */
+    CHECK_INT_EQ(blanked, 6 + 1 + 1);
+    CHECK_CONTAINS(t, "def grid_of(M, rows):\n    pass\n\n\ndef solve(X, Y, M, N):\n    pass\n"
+                      "\n\n\n\n\n\n\nif __name__ == \"__main__\":\n    pass\n");
+    /* what the kernels are compiled from stays: the kernel, the constant, the comments */
+    CHECK_CONTAINS(t, "    pid = tl.program_id(0)\n");
+    CHECK_CONTAINS(t, "TILE = 4096\n");
+    CHECK_CONTAINS(t, "# The judge calls solve(X, Y, M, N)");
+    CHECK(!strstr(t, "next_power_of_2"));
+    free(t);
+}
+
+TEST(launcher_key_ignores_solve_edits_but_not_kernel_edits)
+{
+    char *grid = strdup(softmax_py), *arg = strdup(softmax_py), *kernel = strdup(softmax_py);
+    char *t0 = launcher_text(softmax_py, NULL), *t1, *t2, *t3;
+    char k0[65], k1[65], k2[65], k3[65], k4[65];
+
+    memcpy(strstr(grid, "max(1, TILE"), "max(2, TILE", 11); /* the grid's rows */
+    memcpy(strstr(arg, "max(16, "), "max(32, ", 8);         /* a constexpr value */
+    memcpy(strstr(kernel, "program_id(0)"), "program_id(1)", 13);
+    t1 = launcher_text(grid, NULL);
+    t2 = launcher_text(arg, NULL);
+    t3 = launcher_text(kernel, NULL);
+    CHECK(t0 && t1 && t2 && t3);
+    if (t0 && t1 && t2 && t3) {
+        CHECK_STR_EQ(t0, t1);
+        CHECK_STR_EQ(t0, t2); /* the constexpr value is in the variant's key, not the module's */
+        CHECK(strcmp(t0, t3) != 0);
+        triton_key_launcher_module(t0, strlen(t0), NULL, 9, 0, "3.6.0", true, "name=H200", k0);
+        triton_key_launcher_module(t1, strlen(t1), NULL, 9, 0, "3.6.0", true, "name=H200", k1);
+        triton_key_launcher_module(t3, strlen(t3), NULL, 9, 0, "3.6.0", true, "name=H200", k2);
+        triton_key_launcher_module(t0, strlen(t0), NULL, 9, 0, "3.6.0", true, "name=H100", k3);
+        triton_key_launcher_module(t0, strlen(t0), NULL, 9, 0, "3.6.0", false, "name=H200", k4);
+        CHECK_STR_EQ(k0, k1);
+        CHECK(strcmp(k0, k2) != 0);
+        CHECK(strcmp(k0, k3) != 0); /* the GPU's figures: the module may read them at import */
+        CHECK(strcmp(k0, k4) != 0);
+        /* a launcher module's key is never a directive module's, nor a variant's */
+        triton_key_variant(k0, "softmax(*fp32:D)[]{4,3,0}", k1);
+        triton_key_variant(k0, "softmax(*fp32:D)[]{8,3,0}", k2);
+        CHECK(strcmp(k1, k2) != 0 && strcmp(k0, k1) != 0);
+    }
+    free(grid);
+    free(arg);
+    free(kernel);
+    free(t0);
+    free(t1);
+    free(t2);
+    free(t3);
+}
+
+TEST(launcher_keyed_whole_when_solve_is_not_only_launch_code)
+{
+    static const char *const whole[] = {
+        /* solve decorated: the decorator receives its body */
+        "import functools\n\n@functools.lru_cache\ndef solve(A):\n    k[(1,)](A)\n",
+        /* used at the top level */
+        "def solve(A):\n    k[(1,)](A)\n\n\nrun = solve\n",
+        /* used by a kernel's body (a name the module needs) */
+        "@triton.jit\ndef k(x):\n    solve(x)\n\n\ndef solve(A):\n    k[(1,)](A)\n",
+        /* defined twice */
+        "def solve(A):\n    pass\n\n\ndef solve(A):\n    k[(1,)](A)\n",
+        /* a one-liner */
+        "def solve(A): k[(1,)](A)\n",
+        /* a string this reader cannot follow */
+        "s = f\"{d[\"k\"]}\"\n\n\ndef solve(A):\n    k[(1,)](A)\n",
+        /* async */
+        "async def solve(A):\n    k[(1,)](A)\n",
+        /* none */
+        "import triton\n",
+    };
+    for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+        size_t blanked = 99;
+        char *t = launcher_text(whole[i], &blanked);
+        CHECK_MSG(t && strcmp(t, whole[i]) == 0 && blanked == 0, "case %zu: %zu blanked: %s", i,
+                  blanked, t ? t : "(null)");
+        free(t);
+    }
+}
+
+TEST(launcher_helpers_used_by_the_module_are_kept)
+{
+    static const char src[] = "import triton\n"
+                              "\n"
+                              "def configs():\n" /* 3: used by the autotune decorator: kept */
+                              "    return [1, 2]\n"
+                              "\n"
+                              "def inner():\n" /* 6: used by configs (kept): kept */
+                              "    return 3\n"
+                              "\n"
+                              "@triton.autotune(configs=configs(), key=['N'])\n"
+                              "@triton.jit\n"
+                              "def k(x, N):\n"
+                              "    pass\n"
+                              "\n"
+                              "def launch(x, N):\n" /* 14: only solve calls it: blanked */
+                              "    k[(1,)](x, N, inner2())\n"
+                              "\n"
+                              "def inner2():\n" /* 17: only launch calls it: blanked */
+                              "    return configs()\n"
+                              "\n"
+                              "def solve(X, N):\n"
+                              "    launch(X, N)\n"
+                              "\n"
+                              "if __name__ == '__main__':\n"
+                              "    print(1)\n"
+                              "else:\n" /* a __main__ test with else: run, kept */
+                              "    inner()\n";
+    size_t blanked = 0;
+    char *t = launcher_text(src, &blanked);
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK_INT_EQ(blanked, 3);
+    CHECK_CONTAINS(t, "def configs():\n    return [1, 2]\n");
+    CHECK_CONTAINS(t, "def inner():\n    return 3\n");
+    CHECK_CONTAINS(t, "def launch(x, N):\n    pass\n\ndef inner2():\n    pass\n\n"
+                      "def solve(X, N):\n    pass\n");
+    CHECK_CONTAINS(t, "if __name__ == '__main__':\n    print(1)\nelse:\n    inner()\n");
+    free(t);
+}

@@ -16,6 +16,12 @@
  *     variant key) or the errors at their lines (BW_UPDATE_GOLDEN=1 rewrites
  *     them);
  *   - a launcher compiled whole: every configuration's builds found by key;
+ *   - the build cache: edits of the launch code alone (the grid, arguments that are
+ *     not tl.constexpr, a helper only solve calls) compile nothing or only the new
+ *     variants, a kernel edit compiles again; two learners whose modules differ only
+ *     in solve share builds, and a module that reads its own file builds the same for
+ *     both (the compile imports the keyed text); a process solve leaves behind cannot
+ *     reach the compile;
  *   - the hostile launchers of tests/hostile/triton/launcher/, each with its
  *     expectation in its first lines (hostile_header.h's keys; `# diag:`
  *     LINE:COL TEXT; the canary and /etc/passwd nowhere in the result);
@@ -40,6 +46,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/util.h"
+#include "judge/worker/build_cache.h"
 #include "judge/worker/program.h"
 #include "judge/worker/python.h"
 #include "judge/worker/triton_launcher.h"
@@ -268,10 +275,10 @@ TEST(answer_decodes_plans_kinds_and_builds)
         "int 18446744073709551615", "arg", "float 0.5", "arg", "float -inf", "constexpr",
         "BLOCK=128", "constexpr", "ACT='leaky_relu'", "constexpr", "EVEN=True", "constexpr",
         "NONE=None", "constexpr", "EPS=1e-05", "variant",
-        "0 k(*fp32:D,*fp32:D)[BLOCK=128]{8,4,168}", "build", "0", "name", "k", "cubin", "\177ELF k",
-        "ptx", good_ptx, "num_warps", "8", "num_ctas", "1", "shared", "0", "global_scratch_size",
-        "0", "global_scratch_align", "1", "profile_scratch_size", "0", "params", "0,1", "types",
-        "*fp32,*fp32", "ptx_params", "4", "driver_ms", "12", NULL);
+        "0 k(*fp32:D,*fp32:D)[BLOCK=128]{8,4,168}", "planned", "1", "build", "0", "name", "k",
+        "cubin", "\177ELF k", "ptx", good_ptx, "num_warps", "8", "num_ctas", "1", "shared", "0",
+        "global_scratch_size", "0", "global_scratch_align", "1", "profile_scratch_size", "0",
+        "params", "0,1", "types", "*fp32,*fp32", "ptx_params", "4", "driver_ms", "12", NULL);
     struct triton_launch_result r;
     struct recorded_plan *rp;
     bool accepted, complete;
@@ -819,6 +826,246 @@ TEST(hostile_launchers)
     }
     if (n >= 0)
         free(names);
+}
+
+/* ---- through the sandbox: the build cache ---------------------------------------------------- */
+
+/* Parses and compiles launcher `src` for p with build cache c (NULL: none) into *pg; true when
+ * every configuration built. */
+static bool compile_with(const struct problem *p, const char *src, struct build_cache *c,
+                         struct program *pg)
+{
+    struct program_target t = {.cache = c};
+    struct diag_list diags = {0};
+    char *cause = NULL;
+    int rc = program_parse(pg, p, LANG_TRITON, src, strlen(src), PLAN_SUBMISSION, &diags);
+
+    if (rc == BW_OK)
+        rc = program_compile(pg, &t, src, strlen(src), "submission.py", &cause);
+    CHECK_MSG(rc == BW_OK, "rc %d: %s %s", rc, cause ? cause : "",
+              diags.n ? diags.items[0].msg : "");
+    free(cause);
+    diag_list_release(&diags);
+    for (size_t k = 0; rc == BW_OK && k < pg->n_configs; k++)
+        if (!pg->builds[k].ok) {
+            CHECK_MSG(false, "configuration %zu: %s %s", k,
+                      pg->builds[k].failure ? pg->builds[k].failure : "",
+                      pg->triton.result.diags.n ? pg->triton.result.diags.items[0].msg : "");
+            return false;
+        }
+    return rc == BW_OK;
+}
+
+/* src with the first `from` replaced by `to` (*new*). */
+static char *edited(const char *src, const char *from, const char *to)
+{
+    const char *at = strstr(src, from);
+    char *out = NULL;
+
+    CHECK_MSG(at != NULL, "no \"%s\" to edit", from);
+    if (!at || asprintf(&out, "%.*s%s%s", (int)(at - src), src, to, at + strlen(from)) < 0)
+        return strdup(src);
+    return out;
+}
+
+/* The builds of two programs are the same bytes, build by build. */
+static bool same_builds(const struct program *a, const struct program *b)
+{
+    const struct triton_result *x = &a->triton.result, *y = &b->triton.result;
+
+    if (x->n_builds != y->n_builds)
+        return false;
+    for (size_t g = 0; g < x->n_builds; g++)
+        if (!x->builds[g].ok || !y->builds[g].ok ||
+            x->builds[g].cubin_len != y->builds[g].cubin_len ||
+            memcmp(x->builds[g].cubin, y->builds[g].cubin, x->builds[g].cubin_len) != 0)
+            return false;
+    return true;
+}
+
+static const char cached_rows[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def rows(x, w, y, alpha, N, BLOCK: tl.constexpr):\n"
+    "    m = tl.program_id(0)\n"
+    "    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    tl.store(y + m * N + offs, alpha * tl.load(x + m * N + offs), mask=offs < N)\n"
+    "\n"
+    "\n"
+    "def block_of(N):\n"
+    "    return 64 if N < 100 else 128\n"
+    "\n"
+    "\n"
+    "def solve(X, W, Y, alpha, M, N):\n"
+    "    rows[(M, triton.cdiv(N, block_of(N)))](X, W, Y, alpha, N, BLOCK=block_of(N))\n";
+
+/* Issue 27's promise, for launchers: an edit of the launch code alone compiles nothing. */
+TEST(launcher_builds_cached_across_launch_code_edits)
+{
+    NEED_TRITON();
+    struct problem *p = rows_problem();
+    struct build_cache *c = build_cache_new();
+    struct program first = {0}, pg = {0};
+    char *grid =
+        edited(cached_rows, "triton.cdiv(N, block_of(N))", "(N + block_of(N) - 1) // block_of(N)");
+    char *arg = edited(cached_rows, "(X, W, Y, alpha, N,", "(X[:, :], W, Y, alpha * 2.0, N,");
+    char *helper = edited(cached_rows, "else 128", "else 256");
+    char *kernel =
+        edited(cached_rows, "    m = tl.program_id(0)\n", "    m = tl.program_id(0) + 0\n");
+
+    NEED_TRITON();
+    if (!p || !c)
+        goto out;
+    /* N = 5 (BLOCK 64), N = 128 and N = 4096 (BLOCK 128, divisible by 16): two variants */
+    if (compile_with(p, cached_rows, c, &first)) {
+        CHECK(first.triton.n_compiled == 2 && first.triton.n_cached == 0);
+        printf("  a first Run: %zu builds compiled in %.0f ms\n", first.triton.n_compiled,
+               first.triton.result.ms);
+    }
+    if (compile_with(p, grid, c, &pg)) { /* the grid: solve's */
+        CHECK_MSG(pg.triton.n_compiled == 0 && pg.triton.n_cached == 2, "%zu compiled, %zu cached",
+                  pg.triton.n_compiled, pg.triton.n_cached);
+        CHECK(same_builds(&first, &pg) && pg.triton.from_cache);
+        printf("  the grid edited: 0 compiled, 2 from the cache, in %.0f ms\n",
+               pg.triton.result.ms);
+    }
+    program_release(&pg);
+    if (compile_with(p, arg, c, &pg)) /* arguments that are not tl.constexpr: views, a scalar */
+        CHECK_MSG(pg.triton.n_compiled == 0 && pg.triton.n_cached == 2, "%zu compiled, %zu cached",
+                  pg.triton.n_compiled, pg.triton.n_cached);
+    program_release(&pg);
+    if (compile_with(p, helper, c, &pg)) /* a helper only solve calls: a new BLOCK for N >= 100 */
+        CHECK_MSG(pg.triton.n_compiled == 1 && pg.triton.n_cached == 1, "%zu compiled, %zu cached",
+                  pg.triton.n_compiled, pg.triton.n_cached);
+    program_release(&pg);
+    if (compile_with(p, kernel, c, &pg)) /* the kernel: the module's key changes, all compile */
+        CHECK_MSG(pg.triton.n_compiled == 2 && pg.triton.n_cached == 0, "%zu compiled, %zu cached",
+                  pg.triton.n_compiled, pg.triton.n_cached);
+out:
+    program_release(&pg);
+    program_release(&first);
+    free(grid);
+    free(arg);
+    free(helper);
+    free(kernel);
+    build_cache_free(c);
+    problem_free(p);
+}
+
+/* The value of global G the fake triton baked into build g ("G": V in its record), or -1. */
+static int baked_g(const struct program *pg, size_t g)
+{
+    const struct triton_build *b = &pg->triton.result.builds[g];
+    const char *at = b->ok ? memmem(b->cubin, b->cubin_len, "\"G\": ", 5) : NULL;
+
+    return at ? at[5] - '0' : -1;
+}
+
+/* A module that reads its own file at import: the compile imports the keyed text, so the
+ * marker in solve is not there, whoever's module it is. */
+static const char reads_itself[] = "import triton\n"
+                                   "import triton.language as tl\n"
+                                   "\n"
+                                   "G = 1 if 'learner-' + 'a' in open(__file__).read() else 2\n"
+                                   "\n"
+                                   "\n"
+                                   "@triton.jit\n"
+                                   "def rows(x, w, y, alpha, N, BLOCK: tl.constexpr):\n"
+                                   "    offs = tl.arange(0, BLOCK)\n"
+                                   "    tl.store(y + offs, G * tl.load(x + offs))\n"
+                                   "\n"
+                                   "\n"
+                                   "def solve(X, W, Y, alpha, M, N):\n"
+                                   "    LEARNER\n"
+                                   "    rows[(M,)](X, W, Y, alpha, N, BLOCK=16)\n";
+
+TEST(launcher_cache_isolates_learners)
+{
+    NEED_TRITON();
+    if (fake_python_real()) /* Triton refuses a plain global in a kernel: G is the fake's */
+        SKIP("the fake triton's cubin says the globals it baked in; the real one's does not");
+    struct problem *p = rows_problem();
+    struct build_cache *shared = build_cache_new(), *own = build_cache_new();
+    struct program a = {0}, b = {0}, alone = {0};
+    char *src_a = edited(reads_itself, "LEARNER", "print('learner-a')");
+    char *src_b = edited(reads_itself, "LEARNER", "grid = (M,)  # another learner's solve");
+
+    if (!p || !shared || !own)
+        goto out;
+    /* N = 5, and N = 128 and 4096 (divisible by 16): two variants */
+    if (compile_with(p, src_a, shared, &a)) {
+        CHECK_INT_EQ(a.triton.n_compiled, 2);
+        CHECK_MSG(baked_g(&a, 0) == 2 && baked_g(&a, 1) == 2,
+                  "G = %d: the compile read the whole file", baked_g(&a, 0));
+    }
+    if (compile_with(p, src_b, shared, &b)) { /* the same keyed text: A's builds serve B */
+        CHECK(b.triton.n_compiled == 0 && b.triton.n_cached == 2);
+        CHECK(same_builds(&a, &b));
+    }
+    if (compile_with(p, src_b, own, &alone)) /* and they are the builds B's own module gives */
+        CHECK(alone.triton.n_compiled == 2 && same_builds(&a, &alone) && baked_g(&alone, 0) == 2);
+out:
+    program_release(&a);
+    program_release(&b);
+    program_release(&alone);
+    free(src_a);
+    free(src_b);
+    build_cache_free(shared);
+    build_cache_free(own);
+    problem_free(p);
+}
+
+/* A process solve leaves behind, free of its case's process group, that rewrites every copy of
+ * the module it finds: killed before the compile starts, and the compile's files are new. */
+static const char survivor[] =
+    "import glob\n"
+    "import os\n"
+    "import time\n"
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "time.sleep(0.5)  # a survivor has time to strike while the module is imported\n"
+    "G = 3 if 'poi' + 'soned' in open(__file__).read() else 2\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def rows(x, w, y, alpha, N, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    tl.store(y + offs, G * tl.load(x + offs))\n"
+    "\n"
+    "\n"
+    "def solve(X, W, Y, alpha, M, N):\n"
+    "    if os.fork() == 0:\n"
+    "        os.setsid()\n"
+    "        if os.fork() == 0:\n"
+    "            end = time.time() + 30\n"
+    "            while time.time() < end:\n"
+    "                for path in glob.glob('/tmp/**/submission.py', recursive=True):\n"
+    "                    try:\n"
+    "                        with open(path, 'a') as f:\n"
+    "                            f.write('# poisoned\\n')\n"
+    "                    except OSError:\n"
+    "                        pass\n"
+    "                time.sleep(0.002)\n"
+    "        os._exit(0)\n"
+    "    rows[(M,)](X, W, Y, alpha, N, BLOCK=16)\n";
+
+TEST(launcher_survivors_cannot_reach_the_compile)
+{
+    NEED_TRITON();
+    if (fake_python_real())
+        SKIP("the fake triton's cubin says the globals it baked in; the real one's does not");
+    struct problem *p = rows_problem();
+    struct program pg = {0};
+
+    if (p && compile_with(p, survivor, NULL, &pg))
+        CHECK_MSG(baked_g(&pg, 0) == 2, "G = %d: a process of the recording reached the compile",
+                  baked_g(&pg, 0));
+    program_release(&pg);
+    problem_free(p);
 }
 
 /* ---- the fuzz corpus of a launcher's answer ------------------------------------------------ */

@@ -741,7 +741,7 @@ async function main() {
      * (tests/cpu/browser.sh); the local judged compiles CUDA only, and so
      * does the fake GPU worker: a Triton Run waits, and the page says why. */
     const TRITON_DRAFT = "# @launch add_kernel grid=(cdiv(N, 1024)) args=(A, B, C, N, BLOCK=1024)\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\ndef add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):\n    pass  # my Triton draft";
-    await test("Triton: the choice, the Python starter with its directives, the Triton signature", async () => {
+    await test("Triton: the choice, the Python starter with its solve launcher, the Triton signature", async () => {
       await page.goto(BASE + "/#/p/vector-add");
       await page.waitForSelector(".editor .cm-content");
       check((await page.locator(".lang-switch input[data-lang]").count()) === 2, "a choice of CUDA or Triton");
@@ -750,7 +750,7 @@ async function main() {
       await page.click('.lang-choice:has(input[data-lang="triton"])');
       await page.waitForFunction((s) => Array.from(document.querySelectorAll(".editor .cm-line")).map((l) => l.textContent).join("\n") === s, problem.starters.triton);
       check(await page.isChecked('.lang-switch input[data-lang="triton"]'), "Triton is chosen");
-      check((await page.locator(".cm-directive").count()) >= 1, "the # @launch line is highlighted as a directive");
+      check(/\ndef solve\(A, B, C, N\):/.test(problem.starters.triton), "the Triton starter is a solve(A, B, C, N) launcher");
       check((await page.locator(".cm-cuda").count()) === 0, "no CUDA words are marked in Python");
       check(/Triton source/.test(await page.getAttribute(".editor .cm-content", "aria-label")), "the editor says it holds Triton");
       const sig = await text(page, "[data-signature=triton]");
@@ -762,6 +762,7 @@ async function main() {
 
     await test("a draft per language survives a reload, and the choice is remembered", async () => {
       await setEditor(page, TRITON_DRAFT);
+      check((await page.locator(".cm-directive").count()) >= 1, "a draft's # @launch line is highlighted as a directive");
       await page.keyboard.press("Control+s");
       await waitText(page, ".toolbar .saved", /saved/i);
       await page.reload();

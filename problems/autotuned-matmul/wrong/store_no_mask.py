@@ -2,18 +2,23 @@
 # row mask: the rows of a tile that hang below C are written too. On the first
 # test (M = 1) a 64-row tile writes 63 rows past the end of C, into the guard
 # band.
-#
-# @tune BM=(64, 128)
-# @tune BN=(64, 128, 256)
-# @tune BK=(32, 64)
-# @const STAGES=4
-# @const SMEM=147456
-# @const GROUP_M=8
-# @launch matmul grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=max(4, BM * BN / 4096) num_stages=min(STAGES, SMEM / ((BM + BN) * BK * 2)) args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
 import triton
 import triton.language as tl
 
+GROUP_M = 8
+STAGES = 4  # the deepest pipeline
+SMEM = 147456  # bytes of shared memory the stages may take
 
+
+def config(bm, bn, bk):
+    # 4 warps (8 for 128 x 256), and as many stages as SMEM holds, STAGES at most
+    return triton.Config({"BM": bm, "BN": bn, "BK": bk}, num_warps=max(4, bm * bn // 4096),
+                         num_stages=min(STAGES, SMEM // ((bm + bn) * bk * 2)))
+
+
+@triton.autotune(configs=[config(bm, bn, bk) for bm in (64, 128) for bn in (64, 128, 256)
+                          for bk in (32, 64)],
+                 key=["M", "N", "K"])
 @triton.jit
 def matmul(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
            GROUP_M: tl.constexpr):
@@ -42,3 +47,8 @@ def matmul(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexp
         b_ptrs += BK * N
     c_ptrs = C + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
     tl.store(c_ptrs, acc.to(tl.float16), mask=offs_n[None, :] < N)
+
+
+def solve(A, B, C, M, N, K):
+    grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)
+    matmul[grid](A, B, C, M, N, K, GROUP_M=GROUP_M)

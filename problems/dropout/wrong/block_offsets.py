@@ -5,11 +5,10 @@
 # element has u_0 instead of u_1024, which differ in the keep decision about
 # half of the time, and N = 4093 has 3069 elements with borrowed numbers.
 # Expected verdict: Wrong Answer.
-#
-# @const BLOCK=1024
-# @launch dropout grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, p, seed, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -21,3 +20,7 @@ def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     u = tl.rand(seed, tl.arange(0, BLOCK))  # BUG: the lane, not the element index
     s = tl.math.div_rn(1.0, 1.0 - p)
     tl.store(y + offs, tl.where(u > p, v * s, 0.0), mask=mask)
+
+
+def solve(x, y, p, seed, N):
+    dropout[(triton.cdiv(N, BLOCK),)](x, y, p, seed, N, BLOCK=BLOCK, num_warps=4)

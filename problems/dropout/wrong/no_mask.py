@@ -2,11 +2,10 @@
 # stores all 1024 lanes, up to 4092 bytes past the end of x and y (inside the
 # 4 KiB guard bands) whenever N is not a multiple of 1024: from the first
 # test, N = 1. Expected verdict: Memory Violation.
-#
-# @const BLOCK=1024
-# @launch dropout grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, p, seed, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -17,3 +16,7 @@ def dropout(x, y, p, seed, N, BLOCK: tl.constexpr):
     u = tl.rand(seed, offs.to(tl.uint32))
     s = tl.math.div_rn(1.0, 1.0 - p)
     tl.store(y + offs, tl.where(u > p, v * s, 0.0))  # BUG: no mask: past the end of y
+
+
+def solve(x, y, p, seed, N):
+    dropout[(triton.cdiv(N, BLOCK),)](x, y, p, seed, N, BLOCK=BLOCK, num_warps=4)

@@ -2,11 +2,10 @@
 # stores all 1024 lanes, up to 4092 bytes past the end of every buffer (inside
 # the 4 KiB guard bands) whenever N is not a multiple of 1024: from the first
 # test, N = 1. Expected verdict: Memory Violation.
-#
-# @const BLOCK=1024
-# @launch fma_kernel grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, D, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -17,3 +16,7 @@ def fma_kernel(A, B, C, D, N, BLOCK: tl.constexpr):
     b = tl.load(B + offs)
     c = tl.load(C + offs)
     tl.store(D + offs, a * b + c)
+
+
+def solve(A, B, C, D, N):
+    fma_kernel[(triton.cdiv(N, BLOCK),)](A, B, C, D, N, BLOCK=BLOCK, num_warps=4)

@@ -1,11 +1,10 @@
 # Negative control: the axpy habit, C += A * B in place, then D = C. D is
 # right, but the input C changed, and the judge checks every input after the
 # run. Expected verdict: Input Modified.
-#
-# @const BLOCK=1024
-# @launch fma_kernel grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, D, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -18,3 +17,7 @@ def fma_kernel(A, B, C, D, N, BLOCK: tl.constexpr):
     c = tl.load(C + offs, mask=mask)
     tl.store(C + offs, a * b + c, mask=mask)  # BUG: writes the input C
     tl.store(D + offs, a * b + c, mask=mask)
+
+
+def solve(A, B, C, D, N):
+    fma_kernel[(triton.cdiv(N, BLOCK),)](A, B, C, D, N, BLOCK=BLOCK, num_warps=4)

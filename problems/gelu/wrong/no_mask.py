@@ -2,11 +2,10 @@
 # stores all 1024 lanes, up to 4092 bytes past the end of x and y (inside the
 # 4 KiB guard bands) whenever N is not a multiple of 1024: from the first
 # test, N = 1. Expected verdict: Memory Violation.
-#
-# @const BLOCK=1024
-# @launch gelu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -16,3 +15,7 @@ def gelu(x, y, N, BLOCK: tl.constexpr):
     v = tl.load(x + offs)  # BUG: no mask=offs < N
     g = 0.5 * v * (1.0 + tl.math.erf(v * 0.7071067811865476))
     tl.store(y + offs, g)  # BUG: no mask: past the end of y
+
+
+def solve(x, y, N):
+    gelu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

@@ -7,11 +7,10 @@
 # -2.38e-5), against a tolerance of 1e-6 + 1e-5 |y|: about 42% of the
 # elements of U(-10, 10) are outside it, so the ladder fails within its
 # first cases. Expected verdict: Wrong Answer.
-#
-# @const BLOCK=1024
-# @launch gelu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -23,3 +22,7 @@ def gelu(x, y, N, BLOCK: tl.constexpr):
     u = 0.7978845608028654 * (v + 0.044715 * v * v * v)
     t = 2.0 * tl.sigmoid(2.0 * u) - 1.0  # BUG: the tanh form, not erf
     tl.store(y + offs, 0.5 * v * (1.0 + t), mask=mask)
+
+
+def solve(x, y, N):
+    gelu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

@@ -2,14 +2,12 @@
 # their partial sums straight into y with tl.atomic_add, the usual split-K
 # shortcut, and gemv_finish is gone. But y is not zero at the start: the judge
 # fills it with NaN before every run, and NaN + anything is NaN. The atomics
-# need a zeroed @scratch buffer (or a first launch that writes y).
+# need a zeroed buffer (torch.zeros in solve) or a first launch that writes y.
 # Expected verdict: Wrong Answer.
-#
-# @const TILE=4096
-# @const WARPS=4
-# @launch gemv grid=(cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65)))), min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65))))) num_warps=WARPS args=(A, x, y, M, K, BM=TILE / (64 * (1 + 7 * min(1, K / 65))), BK=64 * (1 + 7 * min(1, K / 65)))
 import triton
 import triton.language as tl
+
+TILE = 4096
 
 
 @triton.jit
@@ -35,3 +33,9 @@ def gemv(A, x, y, M, K, BM: tl.constexpr, BK: tl.constexpr):
 
     tl.atomic_add(y + rows, dot, mask=row_ok)  # BUG: y starts as NaN, not 0
 
+
+def solve(A, x, y, M, K):
+    bk = 64 if K <= 64 else 512
+    bm = TILE // bk
+    s = min(64, triton.cdiv(1024, triton.cdiv(M, bm)), triton.cdiv(K, bk))
+    gemv[(triton.cdiv(M, bm), s)](A, x, y, M, K, BM=bm, BK=bk, num_warps=4)

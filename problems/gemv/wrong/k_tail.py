@@ -3,14 +3,11 @@
 # each row (the tail a masked load exists for). K = 1 leaves the loop empty and
 # writes 0; every K that is not a multiple of BK is short.
 # Expected verdict: Wrong Answer.
-#
-# @const TILE=4096
-# @const WARPS=4
-# @scratch part fp32[min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))) * M]
-# @launch gemv grid=(cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65)))), min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65))))) num_warps=WARPS args=(A, x, y, part, M, K, BM=TILE / (64 * (1 + 7 * min(1, K / 65))), BK=64 * (1 + 7 * min(1, K / 65)))
-# @launch gemv_finish grid=(max(1, cdiv(M * min(1, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))) - 1), 1024))) num_warps=4 args=(part, y, M, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))), BLOCK=1024)
+import torch
 import triton
 import triton.language as tl
+
+TILE = 4096
 
 
 @triton.jit
@@ -49,3 +46,12 @@ def gemv_finish(part, y, M, S, BLOCK: tl.constexpr):
         for s in range(0, S):
             acc += tl.load(part + s.to(tl.int64) * M + rows, mask=mask, other=0.0)
         tl.store(y + rows, acc, mask=mask)
+
+
+def solve(A, x, y, M, K):
+    bk = 64 if K <= 64 else 512
+    bm = TILE // bk
+    s = min(64, triton.cdiv(1024, triton.cdiv(M, bm)), triton.cdiv(K, bk))
+    part = torch.empty(s * M, dtype=torch.float32, device=A.device)
+    gemv[(triton.cdiv(M, bm), s)](A, x, y, part, M, K, BM=bm, BK=bk, num_warps=4)
+    gemv_finish[(triton.cdiv(M, 1024) if s > 1 else 1,)](part, y, M, s, BLOCK=1024, num_warps=4)

@@ -4,11 +4,17 @@
 # inside the judge's guard band.
 # Expected verdict: Memory Violation.
 #
+# This control keeps the directive form (docs/submission-format.md,
+# "Directives in Python"): BK, BM and the splits S are named with @let.
+#
 # @const TILE=4096
 # @const WARPS=4
-# @scratch part fp32[min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))) * M]
-# @launch gemv grid=(cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65)))), min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65))))) num_warps=WARPS args=(A, x, y, part, M, K, BM=TILE / (64 * (1 + 7 * min(1, K / 65))), BK=64 * (1 + 7 * min(1, K / 65)))
-# @launch gemv_finish grid=(max(1, cdiv(M * min(1, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))) - 1), 1024))) num_warps=4 args=(part, y, M, min(64, cdiv(1024, cdiv(M, TILE / (64 * (1 + 7 * min(1, K / 65))))), cdiv(K, 64 * (1 + 7 * min(1, K / 65)))), BLOCK=1024)
+# @let BK = K <= 64 ? 64 : 512
+# @let BM = TILE / BK
+# @let S = min(64, cdiv(1024, cdiv(M, BM)), cdiv(K, BK))
+# @scratch part fp32[S * M]
+# @launch gemv grid=(cdiv(M, BM), S) num_warps=WARPS args=(A, x, y, part, M, K, BM=BM, BK=BK)
+# @launch gemv_finish grid=(S > 1 ? cdiv(M, 1024) : 1) num_warps=4 args=(part, y, M, S, BLOCK=1024)
 import triton
 import triton.language as tl
 

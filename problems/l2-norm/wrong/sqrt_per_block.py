@@ -3,16 +3,16 @@
 # one chunk (N <= 16384 with ITERS = 8, 32768 with 16); from the ladder's
 # N = 65521 on it is too large by about sqrt(number of chunks) (1.4x with 2
 # chunks), against a 1e-5 relative bound. Expected verdict: Wrong Answer.
-#
-# @const BLOCK=2048
-# @tune ITERS=(8, 16)
-# @scratch partial fp32[cdiv(N, BLOCK * ITERS)]
-# @launch partial_sumsq grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, partial, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_norm grid=(1) num_warps=8 args=(partial, out, cdiv(N, BLOCK * ITERS), BLOCK=8192)
+import torch
 import triton
 import triton.language as tl
 
+BLOCK = 2048
+FINAL_BLOCK = 8192
 
+
+@triton.autotune(configs=[triton.Config({'ITERS': 8}, num_warps=8),
+                          triton.Config({'ITERS': 16}, num_warps=8)], key=['N'])
 @triton.jit
 def partial_sumsq(x, partial, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
@@ -32,3 +32,17 @@ def final_norm(partial, out, P, BLOCK: tl.constexpr):
         offs = start + tl.arange(0, BLOCK)
         acc += tl.load(partial + offs, mask=offs < P, other=0.0)
     tl.store(out, tl.sum(acc, axis=0))  # (and no sqrt of the total)
+
+
+def solve(x, out, N):
+    # room for the most partials: those of the smallest chunk, ITERS = 8
+    partial = torch.empty(triton.cdiv(N, BLOCK * 8), dtype=torch.float32, device=x.device)
+    programs = 0
+
+    def grid(meta):
+        nonlocal programs
+        programs = triton.cdiv(N, BLOCK * meta['ITERS'])
+        return (programs,)
+
+    partial_sumsq[grid](x, partial, N, BLOCK=BLOCK)
+    final_norm[(1,)](partial, out, programs, BLOCK=FINAL_BLOCK, num_warps=8)

@@ -4,14 +4,12 @@
 # wrong on every row that is not a power of two of at least 256 long (already
 # on 1 x 1, where the block is 256 wide).
 # Expected verdict: Wrong Answer.
-#
-# @const PROGS=264
-# @const WARPS=8
-# @scratch part fp32[2 * min(cdiv(M, max(1, 8192 / max(256, next_pow2(N)))), PROGS) * N]
-# @launch lnb_rows grid=(min(cdiv(M, max(1, 8192 / max(256, next_pow2(N)))), PROGS)) num_warps=WARPS args=(dY, X, gamma, mean, rstd, dX, part, M, N, ROWS=max(1, 8192 / max(256, next_pow2(N))), BLOCK_N=max(256, next_pow2(N)))
-# @launch lnb_finish grid=(cdiv(N, 64)) num_warps=4 args=(part, dgamma, dbeta, min(cdiv(M, max(1, 8192 / max(256, next_pow2(N)))), PROGS), N, BP=64, BN=64)
+import torch
 import triton
 import triton.language as tl
+
+PROGS = 264
+WARPS = 8
 
 
 @triton.jit
@@ -61,3 +59,13 @@ def lnb_finish(part, dgamma, dbeta, P, N, BP: tl.constexpr, BN: tl.constexpr):
         acc_b += tl.load(part + offs + N, mask=mask, other=0.0)
     tl.store(dgamma + cols, tl.sum(acc_g, axis=0), mask=col_ok)
     tl.store(dbeta + cols, tl.sum(acc_b, axis=0), mask=col_ok)
+
+
+def solve(dY, X, gamma, mean, rstd, dX, dgamma, dbeta, M, N):
+    block_n = max(256, triton.next_power_of_2(N))  # a whole row, at least 256 wide
+    rows = max(1, 8192 // block_n)  # rows per tile
+    progs = min(triton.cdiv(M, rows), PROGS)  # programs, each walking every progs-th tile
+    part = torch.empty((progs, 2, N), dtype=torch.float32, device=dY.device)  # column partials
+    lnb_rows[(progs,)](dY, X, gamma, mean, rstd, dX, part, M, N, ROWS=rows, BLOCK_N=block_n,
+                       num_warps=WARPS)
+    lnb_finish[(triton.cdiv(N, 64),)](part, dgamma, dbeta, progs, N, BP=64, BN=64, num_warps=4)

@@ -4,12 +4,11 @@
 # row, past the end of Y: on 1 x 1 the block is 256 wide and writes 255 halves
 # (510 bytes) past Y, inside the judge's guard band.
 # Expected verdict: Memory Violation.
-#
-# @const TILE=4096
-# @const WARPS=4
-# @launch layernorm_fwd grid=(cdiv(M, max(1, TILE / max(256, next_pow2(N))))) num_warps=WARPS args=(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS=max(1, TILE / max(256, next_pow2(N))), BLOCK_N=min(16384, max(256, next_pow2(N))), SINGLE=min(1, 16384 / max(256, next_pow2(N))))
 import triton
 import triton.language as tl
+
+TILE = 4096
+WARPS = 4
 
 
 @triton.jit
@@ -57,3 +56,11 @@ def layernorm_fwd(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS: tl.constexpr, 
 
     tl.store(mean + rows, mu, mask=row_ok)
     tl.store(rstd + rows, r, mask=row_ok)
+
+
+def solve(X, gamma, beta, Y, mean, rstd, eps, M, N):
+    width = max(256, triton.next_power_of_2(N))  # a row's block, at least 256 wide
+    rows = max(1, TILE // width)
+    layernorm_fwd[(triton.cdiv(M, rows),)](X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS=rows,
+                                           BLOCK_N=min(width, 16384), SINGLE=int(width <= 16384),
+                                           num_warps=WARPS)

@@ -3,12 +3,11 @@
 # terms are about 10^4 and cancel: the variance keeps only a few correct
 # digits and rstd misses its 1e-4 tolerance by about 10 times or more.
 # Expected verdict: Wrong Answer.
-#
-# @const TILE=4096
-# @const WARPS=4
-# @launch layernorm_fwd grid=(cdiv(M, max(1, TILE / max(256, next_pow2(N))))) num_warps=WARPS args=(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS=max(1, TILE / max(256, next_pow2(N))), BLOCK_N=min(16384, max(256, next_pow2(N))), SINGLE=min(1, 16384 / max(256, next_pow2(N))))
 import triton
 import triton.language as tl
+
+TILE = 4096
+WARPS = 4
 
 
 @triton.jit
@@ -56,3 +55,11 @@ def layernorm_fwd(X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS: tl.constexpr, 
 
     tl.store(mean + rows, mu, mask=row_ok)
     tl.store(rstd + rows, r, mask=row_ok)
+
+
+def solve(X, gamma, beta, Y, mean, rstd, eps, M, N):
+    width = max(256, triton.next_power_of_2(N))  # a row's block, at least 256 wide
+    rows = max(1, TILE // width)
+    layernorm_fwd[(triton.cdiv(M, rows),)](X, gamma, beta, Y, mean, rstd, eps, M, N, ROWS=rows,
+                                           BLOCK_N=min(width, 16384), SINGLE=int(width <= 16384),
+                                           num_warps=WARPS)

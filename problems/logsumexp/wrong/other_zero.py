@@ -3,14 +3,14 @@
 # e^0 = 1, whatever the shift: lse = log(sum exp(x) + BLOCK_N - N). Right
 # only when N is a power of two of at least 16; the first test, (1, 1),
 # gives log(exp(x) + 15) instead of x. Expected verdict: Wrong Answer.
-#
-# @const TILE=4096
-# @tune WARPS=(8, 16)
-# @launch logsumexp grid=(cdiv(M, max(1, TILE / max(16, next_pow2(N))))) num_warps=WARPS args=(X, lse, M, N, BLOCK_N=max(16, next_pow2(N)), ROWS=max(1, TILE / max(16, next_pow2(N))))
 import triton
 import triton.language as tl
 
+TILE = 4096
 
+
+@triton.autotune(configs=[triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)],
+                 key=['M', 'N'])
 @triton.jit
 def logsumexp(X, lse, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     pid = tl.program_id(0)
@@ -23,3 +23,9 @@ def logsumexp(X, lse, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     shift = tl.where(m == float("-inf"), 0.0, m)
     s = tl.sum(tl.exp(x - shift[:, None]), axis=1)
     tl.store(lse + rows, shift + tl.log(s), mask=row_ok)
+
+
+def solve(X, lse, M, N):
+    block_n = max(16, triton.next_power_of_2(N))
+    rows = max(1, TILE // block_n)
+    logsumexp[(triton.cdiv(M, rows),)](X, lse, M, N, BLOCK_N=block_n, ROWS=rows)

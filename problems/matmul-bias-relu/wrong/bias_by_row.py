@@ -4,15 +4,12 @@
 # inside b (masked to rm < N), and adds b[i] where b[j] belongs: right only on
 # the diagonal.
 # Expected verdict: Wrong Answer.
-#
-# @const BM=128
-# @const BN=128
-# @const BK=64
-# @const STAGES=3
-# @const GROUP_M=8
-# @launch matmul_bias_relu grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BN / 32) num_stages=STAGES args=(X, W, b, Y, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
 import triton
 import triton.language as tl
+
+BM, BN, BK = 128, 128, 64
+STAGES = 3
+GROUP_M = 8
 
 
 @triton.jit
@@ -48,3 +45,9 @@ def matmul_bias_relu(X, W, b, Y, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK
     out = tl.maximum(acc + bias[:, None], 0.0)  # BUG: along the rows
     y_ptrs = Y + rm.to(tl.int64)[:, None] * N + rn[None, :]
     tl.store(y_ptrs, out.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def solve(X, W, b, Y, M, N, K):
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    matmul_bias_relu[grid](X, W, b, Y, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
+                           num_warps=BN // 32, num_stages=STAGES)

@@ -3,15 +3,12 @@
 # last tile, past its end. On 1 x 8 x 8 the one tile writes up to 2286 bytes
 # past the start of Y's 16 (inside the 4 KiB guard band).
 # Expected verdict: Memory Violation.
-#
-# @const BM=128
-# @const BN=128
-# @const BK=64
-# @const STAGES=3
-# @const GROUP_M=8
-# @launch matmul_bias_relu grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BN / 32) num_stages=STAGES args=(X, W, b, Y, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
 import triton
 import triton.language as tl
+
+BM, BN, BK = 128, 128, 64
+STAGES = 3
+GROUP_M = 8
 
 
 @triton.jit
@@ -47,3 +44,9 @@ def matmul_bias_relu(X, W, b, Y, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK
     out = tl.maximum(acc + bias[None, :], 0.0)
     y_ptrs = Y + rm.to(tl.int64)[:, None] * N + rn[None, :]
     tl.store(y_ptrs, out.to(tl.float16))  # BUG: no mask
+
+
+def solve(X, W, b, Y, M, N, K):
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    matmul_bias_relu[grid](X, W, b, Y, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
+                           num_warps=BN // 32, num_stages=STAGES)

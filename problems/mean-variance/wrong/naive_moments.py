@@ -4,17 +4,16 @@
 # x = 1e4 + N(0, 1), E[x^2] ~ 1e8 is only known to a few units (an fp32 ulp
 # at 1e8 is 8) and subtracting E[x]^2 ~ 1e8 leaves rounding noise far larger
 # than var = 1, against 0.01 allowed. Expected verdict: Wrong Answer.
-#
-# @const BLOCK=2048
-# @tune ITERS=(8, 16)
-# @scratch part_s fp32[cdiv(N, BLOCK * ITERS)]
-# @scratch part_q fp32[cdiv(N, BLOCK * ITERS)]
-# @launch partial_moments grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_s, part_q, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_moments grid=(1) num_warps=8 args=(part_s, part_q, out, cdiv(N, BLOCK * ITERS), N, BLOCK=4096)
+import torch
 import triton
 import triton.language as tl
 
+BLOCK = 2048
+# ITERS steps of BLOCK elements per program, 8 warps: autotuned
+CONFIGS = [triton.Config({'ITERS': 8}, num_warps=8), triton.Config({'ITERS': 16}, num_warps=8)]
 
+
+@triton.autotune(configs=CONFIGS, key=['N'])
 @triton.jit
 def partial_moments(x, part_s, part_q, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
@@ -42,3 +41,13 @@ def final_moments(part_s, part_q, out, P, N, BLOCK: tl.constexpr):
     mean = tl.sum(s, axis=0) / n
     tl.store(out, mean)
     tl.store(out + 1, tl.sum(q, axis=0) / n - mean * mean)  # BUG: cancels in fp32
+
+
+def solve(x, out, N):
+    most = max(triton.cdiv(N, BLOCK * c.kwargs['ITERS']) for c in CONFIGS)
+    part_s = torch.empty(most, dtype=torch.float32, device=x.device)
+    part_q = torch.empty(most, dtype=torch.float32, device=x.device)
+    grid = lambda meta: (triton.cdiv(N, BLOCK * meta['ITERS']),)
+    partial_moments[grid](x, part_s, part_q, N, BLOCK=BLOCK)
+    chunks = triton.cdiv(N, BLOCK * partial_moments.best_config.kwargs['ITERS'])
+    final_moments[(1,)](part_s, part_q, out, chunks, N, BLOCK=4096, num_warps=8)

@@ -3,16 +3,13 @@
 # otherwise the solution. N = 1 (the ladder's first case) gives 0 / 0 = NaN,
 # and for small N the factor N / (N - 1) is far outside the 1e-4 relative
 # tolerance. Expected verdict: Wrong Answer.
-#
-# @const BLOCK=2048
-# @tune ITERS=(8, 16)
-# @scratch part_n int32[cdiv(N, BLOCK * ITERS)]
-# @scratch part_mean fp32[cdiv(N, BLOCK * ITERS)]
-# @scratch part_m2 fp32[cdiv(N, BLOCK * ITERS)]
-# @launch partial_stats grid=(cdiv(N, BLOCK * ITERS)) num_warps=8 args=(x, part_n, part_mean, part_m2, N, BLOCK=BLOCK, ITERS=ITERS)
-# @launch final_stats grid=(1) num_warps=8 args=(x, part_n, part_mean, part_m2, out, cdiv(N, BLOCK * ITERS), BLOCK=4096)
+import torch
 import triton
 import triton.language as tl
+
+BLOCK = 2048
+# ITERS steps of BLOCK elements per program, 8 warps: autotuned
+CONFIGS = [triton.Config({'ITERS': 8}, num_warps=8), triton.Config({'ITERS': 16}, num_warps=8)]
 
 
 @triton.jit
@@ -27,6 +24,7 @@ def chan_merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
     return n, mean, m2
 
 
+@triton.autotune(configs=CONFIGS, key=['N'])
 @triton.jit
 def partial_stats(x, part_n, part_mean, part_m2, N, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
@@ -65,3 +63,17 @@ def final_stats(x, part_n, part_mean, part_m2, out, P, BLOCK: tl.constexpr):
     n_all, mu, q = tl.reduce((n, mean, m2), 0, chan_merge)
     tl.store(out, tl.load(x) + mu)
     tl.store(out + 1, q / (n_all - 1).to(tl.float32))  # BUG: M2 / (N - 1)
+
+
+def solve(x, out, N):
+    # A (count, mean, M2) summary per chunk of BLOCK * ITERS elements. The buffers
+    # exist before the autotuned launch picks ITERS: room for the most chunks a
+    # config makes (ITERS = 8); final_stats takes the count of the config that ran.
+    most = max(triton.cdiv(N, BLOCK * c.kwargs['ITERS']) for c in CONFIGS)
+    part_n = torch.empty(most, dtype=torch.int32, device=x.device)
+    part_mean = torch.empty(most, dtype=torch.float32, device=x.device)
+    part_m2 = torch.empty(most, dtype=torch.float32, device=x.device)
+    grid = lambda meta: (triton.cdiv(N, BLOCK * meta['ITERS']),)
+    partial_stats[grid](x, part_n, part_mean, part_m2, N, BLOCK=BLOCK)
+    chunks = triton.cdiv(N, BLOCK * partial_stats.best_config.kwargs['ITERS'])
+    final_stats[(1,)](x, part_n, part_mean, part_m2, out, chunks, BLOCK=4096, num_warps=8)

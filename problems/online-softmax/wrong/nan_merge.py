@@ -2,21 +2,18 @@
 # guard: two empty states (-inf, 0) give exp(-inf - (-inf)) = NaN. Lanes that
 # get no chunk state (every lane past the row's number of chunks) are NaN,
 # and the row's sum with them: every output is NaN.
-#
-# @tune BLOCK=(4096, 8192)
-# @tune WARPS=(4, 8)
-# @const MBLOCK=1024
-# @scratch part_m fp32[M * cdiv(N, BLOCK)]
-# @scratch part_l fp32[M * cdiv(N, BLOCK)]
-# @scratch row_m fp32[M]
-# @scratch row_l fp32[M]
-# @launch chunk_stats grid=(cdiv(N, BLOCK), M) num_warps=WARPS args=(X, part_m, part_l, N, cdiv(N, BLOCK), BLOCK=BLOCK)
-# @launch merge_rows grid=(M) num_warps=4 args=(part_m, part_l, row_m, row_l, cdiv(N, BLOCK), MBLOCK=MBLOCK)
-# @launch normalize grid=(cdiv(N, BLOCK), M) num_warps=WARPS args=(X, Y, row_m, row_l, N, BLOCK=BLOCK)
+import torch
 import triton
 import triton.language as tl
 
+MBLOCK = 1024
+# chunks of BLOCK elements, programs of 4 or 8 warps (chunk_stats and normalize)
+CONFIGS = [triton.Config({'BLOCK': 4096}, num_warps=4), triton.Config({'BLOCK': 4096}, num_warps=8),
+           triton.Config({'BLOCK': 8192}, num_warps=4), triton.Config({'BLOCK': 8192}, num_warps=8)]
 
+
+@triton.autotune(configs=CONFIGS, key=['N'])
+@triton.heuristics({'n_chunks': lambda args: triton.cdiv(args['N'], args['BLOCK'])})
 @triton.jit
 def chunk_stats(X, part_m, part_l, N, n_chunks, BLOCK: tl.constexpr):
     chunk = tl.program_id(0)
@@ -60,3 +57,18 @@ def normalize(X, Y, row_m, row_l, N, BLOCK: tl.constexpr):
     mask = offs < N
     x = tl.load(X + row * N + offs, mask=mask, other=float("-inf"))
     tl.store(Y + row * N + offs, tl.exp(x - m) * inv_l, mask=mask)
+
+
+def solve(X, Y, M, N):
+    # A (max, sum) state per chunk. The buffers exist before the autotuned launch
+    # picks BLOCK: room for the most chunks a config makes (BLOCK = 4096).
+    most = max(triton.cdiv(N, c.kwargs['BLOCK']) for c in CONFIGS)
+    part_m = torch.empty(M * most, dtype=torch.float32, device=X.device)
+    part_l = torch.empty(M * most, dtype=torch.float32, device=X.device)
+    row_m = torch.empty(M, dtype=torch.float32, device=X.device)
+    row_l = torch.empty(M, dtype=torch.float32, device=X.device)
+    chunk_stats[lambda meta: (triton.cdiv(N, meta['BLOCK']), M)](X, part_m, part_l, N)
+    best = chunk_stats.best_config
+    n_chunks = triton.cdiv(N, best.kwargs['BLOCK'])
+    merge_rows[(M,)](part_m, part_l, row_m, row_l, n_chunks, MBLOCK=MBLOCK, num_warps=4)
+    normalize[(n_chunks, M)](X, Y, row_m, row_l, N, BLOCK=best.kwargs['BLOCK'], num_warps=best.num_warps)

@@ -4,11 +4,10 @@
 # pass offs < N, and load 8 GiB before the start of x, where nothing is
 # mapped. Expected verdict: Runtime Error (an illegal address). solution.py
 # takes pid.to(tl.int64) first.
-#
-# @const BLOCK=1024
-# @launch relu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -18,3 +17,7 @@ def relu(x, y, N, BLOCK: tl.constexpr):
     mask = offs < N
     v = tl.load(x + offs, mask=mask)
     tl.store(y + offs, tl.where(v > 0, v, 0.0), mask=mask)
+
+
+def solve(x, y, N):
+    relu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

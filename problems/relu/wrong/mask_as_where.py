@@ -3,11 +3,10 @@
 # elements are never written and keep the judge's NaN poison: the first test
 # with a negative value fails (N = 1 of the ladder has one chance in two;
 # every "negative" test fails whole). Expected verdict: Wrong Answer.
-#
-# @const BLOCK=1024
-# @launch relu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -17,3 +16,7 @@ def relu(x, y, N, BLOCK: tl.constexpr):
     mask = offs < N
     v = tl.load(x + offs, mask=mask)
     tl.store(y + offs, v, mask=mask & (v > 0))  # BUG: skips x <= 0 instead of writing 0
+
+
+def solve(x, y, N):
+    relu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

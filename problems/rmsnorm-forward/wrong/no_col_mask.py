@@ -3,12 +3,11 @@
 # the next row and, for the last row, past the end of Y: on 1 x 1 the block is
 # 256 wide and writes 255 bf16 values (510 bytes) past Y, inside the guard band.
 # Expected verdict: Memory Violation.
-#
-# @const TILE=4096
-# @const WARPS=4
-# @launch rmsnorm_fwd grid=(cdiv(M, max(1, TILE / max(256, next_pow2(N))))) num_warps=WARPS args=(X, w, Y, rstd, eps, M, N, ROWS=max(1, TILE / max(256, next_pow2(N))), BLOCK_N=min(16384, max(256, next_pow2(N))), SINGLE=min(1, 16384 / max(256, next_pow2(N))))
 import triton
 import triton.language as tl
+
+TILE = 4096
+WARPS = 4
 
 
 @triton.jit
@@ -42,3 +41,11 @@ def rmsnorm_fwd(X, w, Y, rstd, eps, M, N, ROWS: tl.constexpr, BLOCK_N: tl.conste
             tl.store(Y + starts + k + cols[None, :], y.to(tl.bfloat16), mask=mask)
 
     tl.store(rstd + rows, r, mask=row_ok)
+
+
+def solve(X, w, Y, rstd, eps, M, N):
+    width = max(256, triton.next_power_of_2(N))  # a row's block, at least 256 wide
+    rows = max(1, TILE // width)
+    rmsnorm_fwd[(triton.cdiv(M, rows),)](X, w, Y, rstd, eps, M, N, ROWS=rows,
+                                         BLOCK_N=min(width, 16384), SINGLE=int(width <= 16384),
+                                         num_warps=WARPS)

@@ -2,9 +2,6 @@
 # dtype of q and k) before the rotation. Where the two products nearly cancel,
 # the rounding errors of c and s (2^-9 of each) are far larger than the small
 # result's tolerance: about 6% of the outputs fail.
-#
-# @tune BLOCK_H=(4, 8, 16)
-# @launch rope grid=(T * (cdiv(Hq, BLOCK_H) + cdiv(Hk, BLOCK_H))) num_warps=4 args=(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, D / 2, BLOCK_H=BLOCK_H, HALF=max(16, next_pow2(D / 2)))
 import triton
 import triton.language as tl
 
@@ -24,6 +21,10 @@ def rotate_heads(x, out, t, h0, H, D, half, c, s, BLOCK_H: tl.constexpr, HALF: t
     tl.store(out + lo + half, o2.to(tl.bfloat16), mask=mask)
 
 
+@triton.autotune(configs=[triton.Config({"BLOCK_H": 4}, num_warps=4),
+                          triton.Config({"BLOCK_H": 8}, num_warps=4),
+                          triton.Config({"BLOCK_H": 16}, num_warps=4)],
+                 key=["Hq", "Hk", "D"])
 @triton.jit
 def rope(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, half,
          BLOCK_H: tl.constexpr, HALF: tl.constexpr):
@@ -40,3 +41,13 @@ def rope(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, half,
         rotate_heads(q, q_out, t, tile * BLOCK_H, Hq, D, half, c, s, BLOCK_H, HALF)
     else:
         rotate_heads(k, k_out, t, (tile - nq) * BLOCK_H, Hk, D, half, c, s, BLOCK_H, HALF)
+
+
+def solve(q, k, positions, cos_table, sin_table, q_out, k_out, T, Hq, Hk, D, P):
+    half = D // 2
+    HALF = max(16, triton.next_power_of_2(half))
+
+    def grid(meta):  # per token: the tiles of q's heads, then those of k's
+        return (T * (triton.cdiv(Hq, meta["BLOCK_H"]) + triton.cdiv(Hk, meta["BLOCK_H"])),)
+
+    rope[grid](q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, half, HALF=HALF)

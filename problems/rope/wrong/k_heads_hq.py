@@ -3,8 +3,15 @@
 # addressed as (t*3 + h)*D, and k_out's are written up to 3x past its end,
 # into the guard band.
 #
+# This control stays in the directive form (docs/submission-format.md,
+# "Directives in Python"), which the judge still takes: the other Triton
+# controls of this problem launch from solve(...). The kernel's constexprs
+# BLOCK_H and HALF are passed by name (a @tune and a @let of those names).
+#
 # @tune BLOCK_H=(4, 8, 16)
-# @launch rope grid=(T * (cdiv(Hq, BLOCK_H) + cdiv(Hk, BLOCK_H))) num_warps=4 args=(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, D / 2, BLOCK_H=BLOCK_H, HALF=max(16, next_pow2(D / 2)))
+# @let HALF = max(16, next_pow2(D / 2))
+# @launch rope grid=(T * (cdiv(Hq, BLOCK_H) + cdiv(Hk, BLOCK_H))) num_warps=4 \
+#     args=(q, k, positions, cos_table, sin_table, q_out, k_out, Hq, Hk, D, D / 2)
 import triton
 import triton.language as tl
 

@@ -6,14 +6,15 @@
 # output is 0/0. (The loop is kept, masked, rather than deleted: without it
 # Triton 3.6's ptxas crashed with SIGSEGV on the BLOCK_N=64 build, on the H200
 # machine in and out of the sandbox, 2026-12-01.)
-#
-# @tune BLOCK_N=(64, 128)
-# @const BLOCK_M=128
-# @launch attn_fwd grid=(cdiv(Sq, BLOCK_M), B * H) num_warps=8 num_stages=3-BLOCK_N/128 args=(Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
 import triton
 import triton.language as tl
 
+BLOCK_M = 128
 
+
+@triton.autotune(configs=[triton.Config({"BLOCK_N": 64}, num_warps=8, num_stages=3),
+                          triton.Config({"BLOCK_N": 128}, num_warps=8, num_stages=2)],
+                 key=["Sq", "Skv", "HEAD_D", "causal"])
 @triton.jit
 def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
              HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
@@ -73,3 +74,8 @@ def attn_fwd(Q, K, V, O, scale, causal, Sq, Skv,
     o = acc / l_i[:, None]
     tl.store(O + bh * Sq * HEAD_D + offs_m[:, None] * HEAD_D + offs_d[None, :],
              o.to(tl.float16), mask=in_q[:, None])
+
+
+def solve(Q, K, V, O, scale, causal, B, H, Sq, Skv, D):
+    grid = (triton.cdiv(Sq, BLOCK_M), B * H)
+    attn_fwd[grid](Q, K, V, O, scale, causal, Sq, Skv, HEAD_D=D, BLOCK_M=BLOCK_M)

@@ -3,15 +3,12 @@
 # rows and, for the last tile, past the end of C. On 1 x 1 x 1 the tile writes
 # up to 126 floats past C's one element (504 bytes, inside the guard band).
 # Expected verdict: Memory Violation.
-#
-# @const BM=64
-# @const BN=64
-# @const BK=32
-# @const STAGES=3
-# @const GROUP_M=8
-# @launch sgemm grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BM * BN / 2048) num_stages=STAGES args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
 import triton
 import triton.language as tl
+
+BM, BN, BK = 64, 64, 32
+STAGES = 3
+GROUP_M = 8
 
 
 @triton.jit
@@ -44,3 +41,9 @@ def sgemm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
 
     c_ptrs = C + rm.to(tl.int64)[:, None] * N + rn[None, :]
     tl.store(c_ptrs, acc)  # BUG: no mask
+
+
+def solve(A, B, C, M, N, K):
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    sgemm[grid](A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
+                num_warps=BM * BN // 2048, num_stages=STAGES)

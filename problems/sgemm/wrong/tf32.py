@@ -4,15 +4,12 @@
 # 5e-4 * S / sqrt(K) against the tolerance's 2e-6 * S (7 to 20 times over at
 # K = 8192, hundreds of times at small K; the first failing case is 1 x 1 x 1000).
 # Expected verdict: Wrong Answer.
-#
-# @const BM=64
-# @const BN=64
-# @const BK=32
-# @const STAGES=3
-# @const GROUP_M=8
-# @launch sgemm grid=(cdiv(M, BM) * cdiv(N, BN)) num_warps=(BM * BN / 2048) num_stages=STAGES args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M)
 import triton
 import triton.language as tl
+
+BM, BN, BK = 64, 64, 32
+STAGES = 3
+GROUP_M = 8
 
 
 @triton.jit
@@ -45,3 +42,9 @@ def sgemm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
 
     c_ptrs = C + rm.to(tl.int64)[:, None] * N + rn[None, :]
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def solve(A, B, C, M, N, K):
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    sgemm[grid](A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
+                num_warps=BM * BN // 2048, num_stages=STAGES)

@@ -4,11 +4,10 @@
 # "uniform120" tests (U(-120, 120): 13% of the elements are above 88.7, so
 # N = 33 is all but certain to have one) and the "edges" tests (x = 100 in
 # 5% of the elements) catch it. Expected verdict: Wrong Answer.
-#
-# @const BLOCK=1024
-# @launch silu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -19,3 +18,7 @@ def silu(x, y, N, BLOCK: tl.constexpr):
     v = tl.load(x + offs, mask=mask)
     e = tl.exp(v)
     tl.store(y + offs, v * (e / (1.0 + e)), mask=mask)  # BUG: inf / inf for x > 88.7
+
+
+def solve(x, y, N):
+    silu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

@@ -2,11 +2,10 @@
 # stores all 1024 lanes, up to 4092 bytes past the end of x and y (inside the
 # 4 KiB guard bands) whenever N is not a multiple of 1024: from the first
 # test, N = 1. Expected verdict: Memory Violation.
-#
-# @const BLOCK=1024
-# @launch silu grid=(cdiv(N, BLOCK)) num_warps=4 args=(x, y, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -15,3 +14,7 @@ def silu(x, y, N, BLOCK: tl.constexpr):
     offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     v = tl.load(x + offs)  # BUG: no mask=offs < N
     tl.store(y + offs, v / (1.0 + tl.exp(-v)))  # BUG: no mask: past the end of y
+
+
+def solve(x, y, N):
+    silu[(triton.cdiv(N, BLOCK),)](x, y, N, BLOCK=BLOCK, num_warps=4)

@@ -4,14 +4,14 @@
 # programs) and, for the last program, past the end of Y. The first test,
 # (M, N) = (1, 1), writes 256 rows of 16 lanes at stride 1: 1080 bytes past
 # the end, inside the 4 KiB guard band. Expected verdict: Memory Violation.
-#
-# @const TILE=4096
-# @tune WARPS=(8, 16)
-# @launch softmax grid=(cdiv(M, max(1, TILE / max(16, next_pow2(N))))) num_warps=WARPS args=(X, Y, M, N, BLOCK_N=max(16, next_pow2(N)), ROWS=max(1, TILE / max(16, next_pow2(N))))
 import triton
 import triton.language as tl
 
+TILE = 4096
 
+
+@triton.autotune(configs=[triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)],
+                 key=['M', 'N'])
 @triton.jit
 def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     pid = tl.program_id(0)
@@ -24,3 +24,9 @@ def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     e = tl.exp(x - m[:, None])
     r = 1.0 / tl.sum(e, axis=1)
     tl.store(Y + offs, e * r[:, None])  # BUG: no mask
+
+
+def solve(X, Y, M, N):
+    block_n = max(16, triton.next_power_of_2(N))
+    rows = max(1, TILE // block_n)
+    softmax[(triton.cdiv(M, rows),)](X, Y, M, N, BLOCK_N=block_n, ROWS=rows)

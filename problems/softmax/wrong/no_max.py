@@ -3,14 +3,14 @@
 # fp32 above x ~ 88.7: the "uniform" tests (x up to 100) and the rows shifted
 # by +1000 give inf / inf = NaN where the answer is finite. The randn tests
 # (|x| ~ 2) pass. Expected verdict: Wrong Answer.
-#
-# @const TILE=4096
-# @tune WARPS=(8, 16)
-# @launch softmax grid=(cdiv(M, max(1, TILE / max(16, next_pow2(N))))) num_warps=WARPS args=(X, Y, M, N, BLOCK_N=max(16, next_pow2(N)), ROWS=max(1, TILE / max(16, next_pow2(N))))
 import triton
 import triton.language as tl
 
+TILE = 4096
 
+
+@triton.autotune(configs=[triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)],
+                 key=['M', 'N'])
 @triton.jit
 def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     pid = tl.program_id(0)
@@ -22,3 +22,9 @@ def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     e = tl.exp(x)  # BUG: no max subtracted: overflows for x > 88.7
     r = 1.0 / tl.sum(e, axis=1)
     tl.store(Y + offs, e * r[:, None], mask=mask)
+
+
+def solve(X, Y, M, N):
+    block_n = max(16, triton.next_power_of_2(N))
+    rows = max(1, TILE // block_n)
+    softmax[(triton.cdiv(M, rows),)](X, Y, M, N, BLOCK_N=block_n, ROWS=rows)

@@ -4,14 +4,14 @@
 # output is too small. Right only when N is a power of two of at least 16;
 # the first test, (1, 1), already gives 1 / (1 + 15 exp(-x)) instead of 1.
 # Expected verdict: Wrong Answer.
-#
-# @const TILE=4096
-# @tune WARPS=(8, 16)
-# @launch softmax grid=(cdiv(M, max(1, TILE / max(16, next_pow2(N))))) num_warps=WARPS args=(X, Y, M, N, BLOCK_N=max(16, next_pow2(N)), ROWS=max(1, TILE / max(16, next_pow2(N))))
 import triton
 import triton.language as tl
 
+TILE = 4096
 
+
+@triton.autotune(configs=[triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)],
+                 key=['M', 'N'])
 @triton.jit
 def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     pid = tl.program_id(0)
@@ -24,3 +24,9 @@ def softmax(X, Y, M, N, BLOCK_N: tl.constexpr, ROWS: tl.constexpr):
     e = tl.exp(x - m[:, None])
     r = 1.0 / tl.sum(e, axis=1)
     tl.store(Y + offs, e * r[:, None], mask=mask)
+
+
+def solve(X, Y, M, N):
+    block_n = max(16, triton.next_power_of_2(N))
+    rows = max(1, TILE // block_n)
+    softmax[(triton.cdiv(M, rows),)](X, Y, M, N, BLOCK_N=block_n, ROWS=rows)

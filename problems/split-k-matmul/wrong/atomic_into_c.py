@@ -1,17 +1,16 @@
 # WRONG (Wrong Answer): solution.py adding the partial tiles straight into C
 # (launch 1 given C instead of the scratch buffer, no copy launch). C is not
 # zeroed before a run but filled with NaN, and NaN + x is NaN: every output is
-# NaN. Only @scratch buffers start at zero.
-#
-# @tune SPLIT_K=(8, 16, 64, 256)
-# @tune BM=(64, 128)
-# @const BN=128
-# @const BK=64
-# @launch matmul_split grid=(cdiv(M, BM) * cdiv(N, BN), SPLIT_K) num_warps=4 num_stages=4 args=(A, B, C, M, N, K, BM=BM, BN=BN, BK=BK, SPLIT_K=SPLIT_K)
+# NaN. Only scratch buffers (torch.zeros / torch.empty in solve) start at zero.
 import triton
 import triton.language as tl
 
+BN, BK = 128, 64
 
+
+@triton.autotune(configs=[triton.Config({"SPLIT_K": split_k, "BM": bm}, num_warps=4, num_stages=4)
+                          for split_k in (8, 16, 64, 256) for bm in (64, 128)],
+                 key=["M", "N", "K"])
 @triton.jit
 def matmul_split(A, B, acc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                  SPLIT_K: tl.constexpr):
@@ -43,3 +42,8 @@ def copy_out(acc, C, MN, BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < MN
     tl.store(C + offs, tl.load(acc + offs, mask=mask), mask=mask)
+
+
+def solve(A, B, C, M, N, K):
+    grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]), meta["SPLIT_K"])
+    matmul_split[grid](A, B, C, M, N, K, BN=BN, BK=BK)  # BUG: adds into C, which is NaN

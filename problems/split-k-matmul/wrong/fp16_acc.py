@@ -2,18 +2,17 @@
 # accumulator and tl.dot(..., out_dtype=tl.float16)) before the fp32 atomic
 # add: chunks of thousands of products lose about 2^-11 of their sum at every
 # slab, far beyond the 2e-5 * S allowance.
-#
-# @tune SPLIT_K=(8, 16, 64, 256)
-# @tune BM=(64, 128)
-# @const BN=128
-# @const BK=64
-# @scratch acc fp32[M * N]
-# @launch matmul_split grid=(cdiv(M, BM) * cdiv(N, BN), SPLIT_K) num_warps=4 num_stages=4 args=(A, B, acc, M, N, K, BM=BM, BN=BN, BK=BK, SPLIT_K=SPLIT_K)
-# @launch copy_out grid=(cdiv(M * N, 1024)) num_warps=4 args=(acc, C, M * N, BLOCK=1024)
+import torch
 import triton
 import triton.language as tl
 
+BN, BK = 128, 64
+BLOCK = 1024  # copy_out
 
+
+@triton.autotune(configs=[triton.Config({"SPLIT_K": split_k, "BM": bm}, num_warps=4, num_stages=4)
+                          for split_k in (8, 16, 64, 256) for bm in (64, 128)],
+                 key=["M", "N", "K"])
 @triton.jit
 def matmul_split(A, B, acc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                  SPLIT_K: tl.constexpr):
@@ -45,3 +44,10 @@ def copy_out(acc, C, MN, BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < MN
     tl.store(C + offs, tl.load(acc + offs, mask=mask), mask=mask)
+
+
+def solve(A, B, C, M, N, K):
+    acc = torch.zeros(M * N, dtype=torch.float32, device=A.device)  # zeroed before every run
+    grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]), meta["SPLIT_K"])
+    matmul_split[grid](A, B, acc, M, N, K, BN=BN, BK=BK)
+    copy_out[(triton.cdiv(M * N, BLOCK),)](acc, C, M * N, BLOCK=BLOCK, num_warps=4)

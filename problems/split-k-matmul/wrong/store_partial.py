@@ -2,6 +2,10 @@
 # acc (tl.store) instead of adding it (tl.atomic_add): the splits of a tile
 # overwrite each other and C gets whichever wrote last, one chunk's sum.
 #
+# Kept in the directive form (# @launch lines) on purpose, as the solution
+# it copies is: the judge takes both forms of a Triton file, and this control
+# keeps the directives' path exercised beside the launchers of the others.
+#
 # @tune SPLIT_K=(8, 16, 64, 256)
 # @tune BM=(64, 128)
 # @const BN=128

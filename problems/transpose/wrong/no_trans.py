@@ -5,13 +5,11 @@
 # so it compiles and writes only inside Y; only a 1 x 1 matrix comes out right
 # (the first wrong case is 1 x 7).
 # Expected verdict: Wrong Answer.
-#
-# @const BLOCK_R=64
-# @const BLOCK_C=64
-# @const WARPS=4
-# @launch transpose grid=(cdiv(C, BLOCK_C), cdiv(R, BLOCK_R)) num_warps=WARPS args=(X, Y, R, C, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C)
 import triton
 import triton.language as tl
+
+BLOCK_R = 64
+BLOCK_C = 64
 
 
 @triton.jit
@@ -28,3 +26,8 @@ def transpose(X, Y, R, C, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     y_ptrs = Y + cols.to(tl.int64)[:, None] * R + rows[None, :]
     in_y = (cols[:, None] < C) & (rows[None, :] < R)
     tl.store(y_ptrs, tile, mask=in_y)  # BUG: tile, not tl.trans(tile)
+
+
+def solve(X, Y, R, C):
+    grid = (triton.cdiv(C, BLOCK_C), triton.cdiv(R, BLOCK_R))
+    transpose[grid](X, Y, R, C, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)

@@ -3,13 +3,11 @@
 # this kernel stores at Y + j * C + i, right only when R == C. It passes 1 x 1
 # and, on 1 x 7, writes Y + 42 for Y's 7 elements (inside the guard band).
 # Expected verdict: Memory Violation.
-#
-# @const BLOCK_R=64
-# @const BLOCK_C=64
-# @const WARPS=4
-# @launch transpose grid=(cdiv(C, BLOCK_C), cdiv(R, BLOCK_R)) num_warps=WARPS args=(X, Y, R, C, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C)
 import triton
 import triton.language as tl
+
+BLOCK_R = 64
+BLOCK_C = 64
 
 
 @triton.jit
@@ -26,3 +24,8 @@ def transpose(X, Y, R, C, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     y_ptrs = Y + cols.to(tl.int64)[:, None] * C + rows[None, :]  # BUG: stride C, not R
     in_y = (cols[:, None] < C) & (rows[None, :] < R)
     tl.store(y_ptrs, tl.trans(tile), mask=in_y)  # [BLOCK_C, BLOCK_R]
+
+
+def solve(X, Y, R, C):
+    grid = (triton.cdiv(C, BLOCK_C), triton.cdiv(R, BLOCK_R))
+    transpose[grid](X, Y, R, C, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)

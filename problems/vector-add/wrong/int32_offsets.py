@@ -4,11 +4,10 @@
 # pass offs < N, and load 8 GiB before the start of A, where nothing is
 # mapped. Expected verdict: Runtime Error (an illegal address). solution.py
 # takes pid.to(tl.int64) first.
-#
-# @const BLOCK=1024
-# @launch vector_add grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -19,3 +18,7 @@ def vector_add(A, B, C, N, BLOCK: tl.constexpr):
     a = tl.load(A + offs, mask=mask)
     b = tl.load(B + offs, mask=mask)
     tl.store(C + offs, a + b, mask=mask)
+
+
+def solve(A, B, C, N):
+    vector_add[(triton.cdiv(N, BLOCK),)](A, B, C, N, BLOCK=BLOCK, num_warps=4)

@@ -5,11 +5,10 @@
 # poison). Correct while N <= cdiv(N, 1024) + 1023 (every test up to
 # N = 1025), wrong from N = 4093 (its 4 programs cover elements 0..1026).
 # Expected verdict: Wrong Answer.
-#
-# @const BLOCK=1024
-# @launch vector_add grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -20,3 +19,7 @@ def vector_add(A, B, C, N, BLOCK: tl.constexpr):
     a = tl.load(A + offs, mask=mask)
     b = tl.load(B + offs, mask=mask)
     tl.store(C + offs, a + b, mask=mask)
+
+
+def solve(A, B, C, N):
+    vector_add[(triton.cdiv(N, BLOCK),)](A, B, C, N, BLOCK=BLOCK, num_warps=4)

@@ -3,11 +3,10 @@
 # bytes) past the end of A, B and C, inside the judge's 4 KiB guard bands,
 # whenever N is not a multiple of 1024: the first test, N = 1, already is.
 # Expected verdict: Memory Violation.
-#
-# @const BLOCK=1024
-# @launch vector_add grid=(cdiv(N, BLOCK)) num_warps=4 args=(A, B, C, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
+
+BLOCK = 1024
 
 
 @triton.jit
@@ -17,3 +16,7 @@ def vector_add(A, B, C, N, BLOCK: tl.constexpr):
     a = tl.load(A + offs)  # BUG: no mask=offs < N
     b = tl.load(B + offs)  # BUG: no mask
     tl.store(C + offs, a + b)  # BUG: no mask: writes past the end of C
+
+
+def solve(A, B, C, N):
+    vector_add[(triton.cdiv(N, BLOCK),)](A, B, C, N, BLOCK=BLOCK, num_warps=4)

@@ -4,6 +4,12 @@
 # ladder's N = 65521 on (the offset data has |sum| ~ sum|x|: half the sum
 # missing is far outside the bound). Expected verdict: Wrong Answer.
 #
+# Written in the directive form (the launch in # @ comment lines instead of a
+# solve function: docs/submission-format.md, "Directives in Python"), which
+# the judge still takes: this control keeps that form tested. The lines say
+# what solution.py's solve launches (whose `partial` holds cdiv(N, BLOCK * 8)
+# floats under either config).
+#
 # @const BLOCK=2048
 # @tune ITERS=(8, 16)
 # @scratch partial fp32[cdiv(N, BLOCK * ITERS)]

@@ -1,14 +1,17 @@
 # WRONG (Wrong Answer): solution.py with the tail mask one element short
 # (offs < N - 1): the last element of C is never written and keeps the judge's
 # NaN poison.
-#
-# @tune BLOCK=(1024, 2048, 4096)
-# @tune WARPS=(4, 8)
-# @launch vadd grid=(cdiv(N, BLOCK)) num_warps=WARPS args=(A, B, C, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
 
 
+@triton.autotune(configs=[triton.Config({'BLOCK': 1024}, num_warps=4),
+                          triton.Config({'BLOCK': 1024}, num_warps=8),
+                          triton.Config({'BLOCK': 2048}, num_warps=4),
+                          triton.Config({'BLOCK': 2048}, num_warps=8),
+                          triton.Config({'BLOCK': 4096}, num_warps=4),
+                          triton.Config({'BLOCK': 4096}, num_warps=8)],
+                 key=['N'])
 @triton.jit
 def vadd(A, B, C, N, BLOCK: tl.constexpr):
     start = tl.program_id(0).to(tl.int64) * BLOCK
@@ -24,3 +27,7 @@ def vadd(A, B, C, N, BLOCK: tl.constexpr):
         a = tl.load(A + offs, mask=mask)
         b = tl.load(B + offs, mask=mask)
         tl.store(C + offs, a + b, mask=mask)
+
+
+def solve(A, B, C, N):
+    vadd[lambda meta: (triton.cdiv(N, meta['BLOCK']),)](A, B, C, N)

@@ -1,14 +1,17 @@
 # WRONG (Memory Violation): solution.py with the last block's mask dropped.
 # The last program reads and writes a whole BLOCK past the end of the vectors:
 # at N = 1 with BLOCK = 1024 it stores 2046 bytes into the guard band after C.
-#
-# @tune BLOCK=(1024, 2048, 4096)
-# @tune WARPS=(4, 8)
-# @launch vadd grid=(cdiv(N, BLOCK)) num_warps=WARPS args=(A, B, C, N, BLOCK=BLOCK)
 import triton
 import triton.language as tl
 
 
+@triton.autotune(configs=[triton.Config({'BLOCK': 1024}, num_warps=4),
+                          triton.Config({'BLOCK': 1024}, num_warps=8),
+                          triton.Config({'BLOCK': 2048}, num_warps=4),
+                          triton.Config({'BLOCK': 2048}, num_warps=8),
+                          triton.Config({'BLOCK': 4096}, num_warps=4),
+                          triton.Config({'BLOCK': 4096}, num_warps=8)],
+                 key=['N'])
 @triton.jit
 def vadd(A, B, C, N, BLOCK: tl.constexpr):
     start = tl.program_id(0).to(tl.int64) * BLOCK
@@ -23,3 +26,7 @@ def vadd(A, B, C, N, BLOCK: tl.constexpr):
         a = tl.load(A + offs)
         b = tl.load(B + offs)
         tl.store(C + offs, a + b)
+
+
+def solve(A, B, C, N):
+    vadd[lambda meta: (triton.cdiv(N, meta['BLOCK']),)](A, B, C, N)

@@ -18,6 +18,9 @@ the package). compile() then "compiles" without generating code:
   - takes FAKE_COMPILE_MS milliseconds when the kernel has a constexpr of that
     name (a slow build: the judge's streaming of builds into the tests is
     tested with a variant that takes seconds beside one that does not),
+  - bakes in the value of every global of a plain type (int, float, str, bool)
+    the kernel reads, as Triton folds a global constant into the code (so a
+    test can tell builds of the same kernel text under different globals apart),
   - returns a CompiledKernel whose asm["cubin"] is an ELF64 image (_elf) like a
     real cubin's outline: a symbol for the entry, a .nv.info section whose
     EIATTR_REGCOUNT and EIATTR_FRAME_SIZE give its registers and local frame
@@ -126,6 +129,7 @@ class _Checker:
         self.uses_reduction = False
         self.uses_descriptor = False
         self.worker_warps = 0  # gl.warp_specialize's workers, over every call
+        self.globals = {}      # the plain globals it reads: their values are in the code
 
     def fail(self, node, message):
         raise CompilationError(self.jf.src, node, message)
@@ -143,6 +147,9 @@ class _Checker:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id not in local and node.id not in self.jf.__globals__ and not hasattr(builtins, node.id):
                     self.fail(node, "NameError(\"'%s' is not defined\")" % node.id)
+                value = self.jf.__globals__.get(node.id) if node.id not in local else None
+                if isinstance(value, (bool, int, float, str)):
+                    self.globals[node.id] = value
             elif isinstance(node, ast.Call):
                 self.call(node)
         return self
@@ -331,6 +338,7 @@ def compile(src, target=None, options=None):
         "num_stages": num_stages,
         "maxnreg": maxnreg,
         "source": type(src).__name__,
+        "globals": dict(sorted(checker.globals.items())),
         "arch": target.arch,
         "ptxas": ptxas_version.strip().splitlines()[-1],
     }

@@ -1,5 +1,6 @@
-# expect: failure
-# failure: malformed
+# expect: ok
+# The answer is the driver's alone: solve runs in a recorder whose fd 4 is /dev/null, so a
+# forged, broken field written there goes nowhere (it never reaches judged).
 import os
 
 import triton
