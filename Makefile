@@ -67,7 +67,7 @@ SANDBOX_OBJ := $(call objs_of,judge/sandbox) # the one sandbox of judged's child
 # judge/worker is the worker library the tests link too.
 JUDGED_BIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard judge/worker/*_main.c judge/worker/cli_*.c))
 WORKER_OBJ  := $(filter-out $(JUDGED_BIN_OBJ),$(call objs_of,judge/worker))
-SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server)) $(BUILD)/obj/schema_blob.o
+SERVER_OBJ  := $(filter-out %/main.o,$(call objs_of,server) $(call objs_of,server/store)) $(BUILD)/obj/schema_blob.o
 # The codecs, one per process boundary (wire/); both sides of a boundary link its codec.
 WIRE_RUNNER  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard wire/runner_proto*.c)) $(BUILD)/obj/wire/ipc.o # judged <-> blockwise-runner
 WIRE_COMPILE := $(BUILD)/obj/wire/compile_wire.o # judged <-> blockwise-compile, blockwise-triton-compile
@@ -102,6 +102,11 @@ web/dist/index.html: $(WEB_SRC)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# libpq's header for the store's PostgreSQL backend (libpq itself is opened at
+# run time: server/store/db_pg.c).
+PG_INCLUDE ?= $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+$(BUILD)/obj/server/store/db_pg.o: CFLAGS += -isystem $(PG_INCLUDE)
 
 $(BUILD)/lib%.a:
 	@rm -f $@

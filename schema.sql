@@ -1,11 +1,18 @@
--- schema.sql - the one schema of blockwise-server (SQLite, WAL mode).
+-- schema.sql - the one schema of blockwise-server, for both of its backends:
+-- the embedded SQLite file (WAL mode) and PostgreSQL.
 --
 -- This file is a list of migrations. Each starts with a line "-- migration N"
 -- (N = 1, 2, ... in order) and is applied once, inside one transaction, when
--- the database's PRAGMA user_version is below N; the server then sets
--- user_version = N. A released migration is never edited: a change to the
--- schema is a new migration appended at the end. The server embeds this file
--- at build time (server/db.c), so a binary always carries the schema it needs.
+-- the database's version is below N (SQLite: PRAGMA user_version;
+-- PostgreSQL: the schema_version table); the server then records N. A
+-- released migration is never edited: a change to the schema is a new
+-- migration appended at the end. The server embeds this file at build time
+-- (server/store/schema.c), so a binary always carries the schema it needs.
+--
+-- It is written in SQLite's dialect, within a subset PostgreSQL takes after a
+-- word-for-word translation of the column types (server/store/schema.c says
+-- which); text between "-- if postgresql" (or "-- if sqlite") and "-- end if"
+-- lines is for that backend only, where a migration must differ.
 --
 -- Times are integer seconds since the Unix epoch (UTC) unless a column says
 -- _ms. Secrets (session ids, API and worker tokens) are stored only as their
@@ -280,3 +287,42 @@ CREATE TABLE unlocks (
 ALTER TABLE bench_results ADD COLUMN pytorch_ms REAL;
 ALTER TABLE submissions ADD COLUMN pytorch_speedup REAL;
 ALTER TABLE best ADD COLUMN pytorch_speedup REAL;
+
+-- migration 8
+-- Several servers on one PostgreSQL database (issue 30).
+-- events: every live event of a submission (server/sse.h), appended by the
+-- server that saw it happen and read by every server with a stream of that
+-- submission open, so that a learner connected to one server sees what a
+-- worker reported through another. id is global and, for one submission,
+-- grows in commit order (its appends are serialised): an event stream's
+-- Last-Event-ID resumes on any server. A submission's story starts again at
+-- its last 'queued' event (created, or rejudged). Events of finished
+-- submissions are dropped BW_EVENTS_KEEP_S after they were written.
+CREATE TABLE events (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    submission_id INTEGER NOT NULL,
+    name          TEXT NOT NULL,
+    data          TEXT NOT NULL,                -- the event's JSON
+    final         INTEGER NOT NULL DEFAULT 0,   -- 1: it ends the submission's streams
+    at            INTEGER NOT NULL
+);
+CREATE INDEX events_submission ON events(submission_id, id);
+CREATE INDEX events_at ON events(at);
+
+-- throttles: the sign-in lockouts and sign-up buckets (server/throttle.h)
+-- when servers share them (PostgreSQL); one server on SQLite keeps them in
+-- its memory instead. key is a keyed hash (server_keys 'throttle') of the
+-- name, address, name-from-address pair, device nonce or sign-up address;
+-- times are wall-clock milliseconds. A row whose failures are forgotten is
+-- deleted by whichever server notices.
+CREATE TABLE throttles (
+    kind          TEXT NOT NULL CHECK (kind IN ('name', 'address', 'pair', 'device', 'signup')),
+    key           TEXT NOT NULL,
+    failures      INTEGER NOT NULL DEFAULT 0,
+    pending       INTEGER NOT NULL DEFAULT 0,   -- attempts reserved and not ended
+    pending_ms    INTEGER NOT NULL DEFAULT 0,   -- the last reservation (a crashed server's expire)
+    last_ms       INTEGER NOT NULL DEFAULT 0,
+    until_ms      INTEGER NOT NULL DEFAULT 0,
+    tokens        REAL NOT NULL DEFAULT 0,      -- 'signup': the bucket's tokens at last_ms
+    PRIMARY KEY (kind, key)
+);

@@ -305,4 +305,11 @@
 #define BW_HTTP_REQUEST_DEADLINE_S      30 /* default request_deadline: s for line, headers, body */
 #define BW_HTTP_CONNECTIONS_PER_ADDRESS 256 /* default connections_per_address (one client) */
 
+/* --- server: the store (SQLite or PostgreSQL), several servers ---------------- */
+#define BW_DB_TX_RETRIES      8   /* a transaction run again after a deadlock (PostgreSQL) */
+#define BW_DB_SIGNAL_BYTES    64  /* one signal's payload between servers (NOTIFY) */
+#define BW_EVENTS_KEEP_S      600 /* a finished submission's events kept for late readers, s */
+#define BW_DUMP_LINE_BYTES    (16 * 1024 * 1024) /* one row of an export file */
+#define BW_THROTTLE_PENDING_S 120 /* s until a dead server's shared sign-in hold is freed */
+
 #endif

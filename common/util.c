@@ -315,6 +315,13 @@ double now_ms(void)
     return (double)now_ns() / 1e6;
 }
 
+int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 bool is_identifier(const char *name)
 {
     size_t n = 0;

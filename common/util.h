@@ -63,6 +63,9 @@ char *exe_dir(void);
 /* Monotonic clock in nanoseconds and milliseconds. */
 uint64_t now_ns(void);
 double now_ms(void);
+/* Wall-clock milliseconds since the Unix epoch (CLOCK_REALTIME): a time other
+ * processes and machines agree on, unlike now_ms. */
+int64_t wall_ms(void);
 
 /* True if name is [A-Za-z_][A-Za-z0-9_]* and at most BW_MAX_NAME bytes. */
 bool is_identifier(const char *name);

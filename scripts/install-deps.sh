@@ -18,7 +18,8 @@ packages=(
     libseccomp-dev       # syscall filters of the compile and run sandboxes
     libmicrohttpd-dev    # blockwise-server's HTTP
     libsodium-dev        # argon2id password hashes, random tokens
-    libsqlite3-dev sqlite3 # the database
+    libsqlite3-dev sqlite3 # the database (the embedded default)
+    libpq-dev postgresql # PostgreSQL, for several servers: libpq's header; the test clusters
     libmd4c-dev libmd4c-html0-dev # statements: Markdown to HTML
     python3-numpy        # tests/tritonsim: the CPU Triton simulator (tests/cpu/tritonsim.sh)
     clang clang-format   # format check, libFuzzer targets

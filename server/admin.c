@@ -8,13 +8,13 @@
 #include "api.h"
 #include "auth.h"
 #include "bodies.h"
-#include "db.h"
 #include "http.h"
 #include "judgeapi.h"
 #include "problems.h"
-#include "queue.h"
 #include "server.h"
 #include "sse.h"
+#include "store/queue.h"
+#include "store/store.h"
 #include "throttle.h"
 #include "common/error.h"
 #include "common/language.h"
@@ -42,148 +42,77 @@ bool admin_worker_name_ok(const char *name)
     return true;
 }
 
-int admin_create_worker(struct db_conn *c, const char *name, const char *token, int64_t *id,
+int admin_create_worker(struct store *st, const char *name, const char *token,
+                        store_commit_hook hook, void *arg, int64_t *id, char **cause)
+{
+    char hash[65];
+    auth_token_hash(token, hash);
+    return store_worker_create(st, name, hash, (int64_t)time(NULL), hook, arg, id, cause);
+}
+
+int admin_rotate_worker(struct store *st, int64_t id, const char *name, const char *token,
+                        store_commit_hook hook, void *arg, int64_t *id_out, char *name_out,
                         char **cause)
 {
     char hash[65];
     auth_token_hash(token, hash);
-    int rc = db_run(c, cause, "INSERT INTO workers(name, token_hash, created_at) VALUES (?,?,?)",
-                    "tti", name, hash, (int64_t)time(NULL));
-    if (rc == BW_ERR_INVALID)
-        return bw_fail(cause, BW_ERR_INVALID, "worker name \"%s\" is taken", name);
-    if (rc == BW_OK && id)
-        *id = db_last_id(c);
-    return rc;
+    return store_worker_rotate(st, id, name, hash, hook, arg, id_out, name_out, cause);
 }
 
-int admin_find_worker(struct db_conn *c, const char *name, int64_t *id, char **cause)
-{
-    int rc = db_get_i64(c, id, cause,
-                        "SELECT id FROM workers WHERE name = ? AND deleted_at IS NULL", "t", name);
-    if (rc == BW_ERR_NOTFOUND)
-        return bw_fail(cause, BW_ERR_NOTFOUND, "no worker named \"%s\"", name);
-    return rc;
-}
-
-int admin_rotate_worker(struct db_conn *c, int64_t id, const char *token, char **cause)
-{
-    char hash[65];
-    auth_token_hash(token, hash);
-    int rc =
-        db_run(c, cause, "UPDATE workers SET token_hash = ? WHERE id = ? AND deleted_at IS NULL",
-               "ti", hash, id);
-    if (rc == BW_OK && db_changes(c) == 0)
-        return bw_fail(cause, BW_ERR_NOTFOUND, "no worker %lld", (long long)id);
-    return rc;
-}
-
-int admin_delete_worker(struct db_conn *c, int64_t id, char *name_out, int64_t **ids, size_t *n,
+int admin_delete_worker(struct store *st, int64_t id, char *name_out, int64_t **ids, size_t *n,
                         char **cause)
 {
-    struct db_stmt *st = NULL;
     char revoked[AUTH_TOKEN_CHARS], hash[65];
-    int64_t now = (int64_t)time(NULL);
-    *ids = NULL;
-    *n = 0;
-    name_out[0] = '\0';
     /* A hash of a random string that is no token: nothing presented hashes to it. */
     auth_new_token("del_", revoked); /* the prefix: 4 bytes at most */
     auth_token_hash(revoked, hash);
-    int rc = db_begin(c, cause);
-    if (rc < 0)
-        return rc;
-    rc = db_prepare(c, &st, cause, "SELECT name FROM workers WHERE id = ? AND deleted_at IS NULL",
-                    "i", id);
-    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
-        snprintf(name_out, BW_MAX_TOKEN_NAME + 1, "%s", db_col_text(st, 0));
-        rc = BW_OK;
-    } else if (rc == DB_DONE) {
-        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no worker %lld", (long long)id);
-    }
-    db_finish(st);
-    if (rc == BW_OK)
-        rc = queue_drop_worker(c, id, "the worker was deleted by an admin", ids, n, cause);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "UPDATE workers SET name = name || ' (deleted ' || id || ')', "
-                    "token_hash = ?, disabled = 1, disabled_reason = 'deleted', deleted_at = ? "
-                    "WHERE id = ?",
-                    "tii", hash, now, id);
-    if (rc == BW_OK)
-        rc = db_run(c, cause, "DELETE FROM worker_languages WHERE worker_id = ?", "i", id);
-    if (rc == BW_OK)
-        rc = db_commit(c, cause);
-    if (rc < 0) {
-        db_rollback(c);
-        free(*ids);
-        *ids = NULL;
-        *n = 0;
-    }
-    return rc;
+    return store_worker_delete(st, id, hash, (int64_t)time(NULL), name_out, ids, n, cause);
 }
 
-static json_t *text_or_null(struct db_stmt *st, int col)
+static json_t *opt_text(const char *v)
 {
-    return db_col_null(st, col) ? json_null() : json_string(db_col_text(st, col));
+    return v ? json_string(v) : json_null();
 }
 
-static json_t *int_or_null(struct db_stmt *st, int col)
+struct workers_arg {
+    json_t *list;
+    int64_t now;
+    int lease_s;
+};
+
+static void worker_row(void *arg, const struct store_worker_row *r)
 {
-    return db_col_null(st, col) ? json_null() : json_integer(db_col_i64(st, col));
+    struct workers_arg *a = arg;
+    json_t *gpu = r->gpu_json ? json_loads(r->gpu_json, 0, NULL) : NULL;
+    bool alive = r->seen && r->last_seen_at >= a->now - a->lease_s;
+    json_t *w =
+        json_pack("{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:o, "
+                  "s:I, s:o, s:I}",
+                  "id", (json_int_t)r->id, "name", r->name, "created_at", (json_int_t)r->created_at,
+                  "registered_at", r->registered ? json_integer(r->registered_at) : json_null(),
+                  "last_seen_at", r->seen ? json_integer(r->last_seen_at) : json_null(), "hostname",
+                  opt_text(r->hostname), "version", opt_text(r->version), "gpu",
+                  gpu ? gpu : json_null(), "can_execute", (int)r->can_execute, "alive", alive,
+                  "disabled", (int)r->disabled, "disabled_reason", opt_text(r->disabled_reason),
+                  "error_streak", (json_int_t)r->error_streak, "current_submission",
+                  r->current_submission ? json_integer(r->current_submission) : json_null(),
+                  "judged", (json_int_t)r->judged);
+    json_t *langs = json_array();
+    /* What each compiles, as it registered it (none before its first registration). */
+    for (size_t i = 0; i < r->n_languages; i++)
+        json_array_append_new(langs, json_pack("{s:s, s:s}", "name", r->languages[i].name,
+                                               "version", r->languages[i].version));
+    json_object_set_new(w, "languages", langs);
+    json_array_append_new(a->list, w);
 }
 
 int admin_h_workers(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     char *cause = NULL;
-    int64_t now = (int64_t)time(NULL);
-    json_t *list = json_array();
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT w.id, w.name, w.created_at, w.registered_at, w.last_seen_at, "
-                        "w.hostname, w.version, w.gpu, w.can_execute, w.disabled, "
-                        "w.disabled_reason, w.error_streak, "
-                        "(SELECT l.submission_id FROM leases l WHERE l.worker_id = w.id "
-                        " AND l.state = 'active' LIMIT 1), "
-                        "(SELECT COUNT(*) FROM leases l WHERE l.worker_id = w.id "
-                        " AND l.state = 'done') "
-                        "FROM workers w WHERE w.deleted_at IS NULL ORDER BY w.id",
-                        "");
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        json_t *gpu = db_col_null(st, 7) ? NULL : json_loads(db_col_text(st, 7), 0, NULL);
-        bool alive = !db_col_null(st, 4) && db_col_i64(st, 4) >= now - s->cfg->lease_s;
-        json_t *w = json_pack(
-            "{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:o, "
-            "s:I, s:o, s:I}",
-            "id", (json_int_t)db_col_i64(st, 0), "name", db_col_text(st, 1), "created_at",
-            (json_int_t)db_col_i64(st, 2), "registered_at", int_or_null(st, 3), "last_seen_at",
-            int_or_null(st, 4), "hostname", text_or_null(st, 5), "version", text_or_null(st, 6),
-            "gpu", gpu ? gpu : json_null(), "can_execute", (int)db_col_i64(st, 8), "alive", alive,
-            "disabled", (int)db_col_i64(st, 9), "disabled_reason", text_or_null(st, 10),
-            "error_streak", (json_int_t)db_col_i64(st, 11), "current_submission",
-            int_or_null(st, 12), "judged", (json_int_t)db_col_i64(st, 13));
-        json_object_set_new(w, "languages", json_array());
-        json_array_append_new(list, w);
-    }
-    db_finish(st);
-    /* What each compiles, as it registered it (none before its first registration). */
-    if (rc >= 0)
-        rc = db_prepare(c, &st, &cause,
-                        "SELECT worker_id, language, version FROM worker_languages "
-                        "ORDER BY worker_id, language",
-                        "");
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        size_t i;
-        json_t *w;
-        json_array_foreach (list, i, w)
-            if (json_integer_value(json_object_get(w, "id")) == db_col_i64(st, 0))
-                json_array_append_new(json_object_get(w, "languages"),
-                                      json_pack("{s:s, s:s}", "name", db_col_text(st, 1), "version",
-                                                db_col_text(st, 2)));
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    struct workers_arg a = {json_array(), (int64_t)time(NULL), s->cfg->lease_s};
+    int rc = store_workers_list(s->store, worker_row, &a, &cause);
+    json_t *list = a.list;
     if (rc < 0) {
         json_decref(list);
         return db_trouble(res, cause);
@@ -203,9 +132,7 @@ int admin_h_worker_create(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     int64_t id = 0;
     auth_new_token("bww_", token);
-    struct db_conn *c = db_acquire(s->db);
-    int rc = admin_create_worker(c, b.name, token, &id, &cause);
-    db_release(s->db, c);
+    int rc = admin_create_worker(s->store, b.name, token, NULL, NULL, &id, &cause);
     int status;
     if (rc == BW_ERR_INVALID) {
         status = api_reply_error(res, 409, "conflict", "name", "%s", cause);
@@ -235,19 +162,15 @@ int admin_h_worker_enable(struct http_request *req, struct http_response *res)
         return api_error_response(res, &e);
     json_decref(j);
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = db_run(c, &cause,
-                    "UPDATE workers SET disabled = ?, error_streak = 0, disabled_reason = ? "
-                    "WHERE id = ? AND deleted_at IS NULL",
-                    "Iti", b.enabled ? 0 : 1, b.enabled ? NULL : "disabled by an admin", id);
-    int changed = db_changes(c);
-    db_release(s->db, c);
+    int rc = store_worker_set_enabled(s->store, id, b.enabled, &cause);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such worker");
+    }
     if (rc < 0)
         return db_trouble(res, cause);
-    if (!changed)
-        return api_reply_error(res, 404, "not_found", NULL, "no such worker");
     if (b.enabled)
-        claims_notify(s->claims);
+        judgeapi_queue_changed(s);
     return http_text(res, 204, NULL, "", 0);
 }
 
@@ -263,18 +186,8 @@ int admin_h_worker_token(struct http_request *req, struct http_response *res)
     char token[AUTH_TOKEN_CHARS], name[BW_MAX_TOKEN_NAME + 1] = "";
     char *cause = NULL;
     auth_new_token("bww_", token);
-    struct db_conn *c = db_acquire(s->db);
-    int rc = admin_rotate_worker(c, id, token, &cause);
-    struct db_stmt *st = NULL;
-    if (rc == BW_OK &&
-        (rc = db_prepare(c, &st, &cause, "SELECT name FROM workers WHERE id = ?", "i", id)) ==
-            BW_OK &&
-        (rc = db_step(st, &cause)) == DB_ROW) {
-        snprintf(name, sizeof(name), "%s", db_col_text(st, 0));
-        rc = BW_OK;
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    int64_t same = 0;
+    int rc = admin_rotate_worker(s->store, id, NULL, token, NULL, NULL, &same, name, &cause);
     if (rc == BW_ERR_NOTFOUND) {
         free(cause);
         return api_reply_error(res, 404, "not_found", NULL, "no such worker");
@@ -297,9 +210,7 @@ int admin_h_worker_delete(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     int64_t *ids = NULL;
     size_t n = 0;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = admin_delete_worker(c, id, name, &ids, &n, &cause);
-    db_release(s->db, c);
+    int rc = admin_delete_worker(s->store, id, name, &ids, &n, &cause);
     if (rc == BW_ERR_NOTFOUND) {
         free(cause);
         return api_reply_error(res, 404, "not_found", NULL, "no such worker");
@@ -313,37 +224,26 @@ int admin_h_worker_delete(struct http_request *req, struct http_response *res)
     return http_text(res, 204, NULL, "", 0);
 }
 
+static void queue_row(void *arg, const struct queue_row *r)
+{
+    bool queued = strcmp(r->state, "queued") == 0;
+    json_array_append_new(
+        arg, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:o}", "id",
+                       (json_int_t)r->id, "user", r->user, "problem", r->problem, "mode", r->mode,
+                       "language", r->language, "state", r->state, "attempts",
+                       (json_int_t)r->attempts, "needs_gpu", (int)r->needs_gpu, "queued_at",
+                       (json_int_t)r->queued_at, "worker", opt_text(r->worker), "lease_expires_at",
+                       r->lease ? json_integer(r->lease_expires_at) : json_null(), "lease",
+                       opt_text(r->lease), "position",
+                       queued ? json_integer(r->position) : json_null()));
+}
+
 int admin_h_queue(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     char *cause = NULL;
     json_t *list = json_array();
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
-                        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL
-                        ", s.language "
-                        "FROM submissions s JOIN users u ON u.id = s.user_id "
-                        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
-                        "LEFT JOIN workers w ON w.id = l.worker_id "
-                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
-                        "");
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        bool queued = strcmp(db_col_text(st, 4), "queued") == 0;
-        json_array_append_new(
-            list,
-            json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:o}", "id",
-                      (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
-                      db_col_text(st, 2), "mode", db_col_text(st, 3), "language",
-                      db_col_text(st, 12), "state", db_col_text(st, 4), "attempts",
-                      (json_int_t)db_col_i64(st, 5), "needs_gpu", (int)db_col_i64(st, 6),
-                      "queued_at", (json_int_t)db_col_i64(st, 7), "worker", text_or_null(st, 8),
-                      "lease_expires_at", int_or_null(st, 9), "lease", text_or_null(st, 10),
-                      "position", queued ? json_integer(db_col_i64(st, 11)) : json_null()));
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    int rc = queue_list(s->store, queue_row, list, &cause);
     if (rc < 0) {
         json_decref(list);
         return db_trouble(res, cause);
@@ -361,10 +261,8 @@ int admin_h_rejudge(struct http_request *req, struct http_response *res)
         return api_error_response(res, &e);
     char *cause = NULL;
     int64_t n = 1;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = b.submission ? queue_rejudge_submission(c, b.submission, &cause)
-                          : queue_rejudge_problem(c, b.problem, &n, &cause);
-    db_release(s->db, c);
+    int rc = b.submission ? queue_rejudge_submission(s->store, b.submission, &cause)
+                          : queue_rejudge_problem(s->store, b.problem, &n, &cause);
     int status;
     if (rc == BW_ERR_NOTFOUND) {
         status = api_reply_error(res, 404, "not_found", "submission", "%s", cause);
@@ -390,6 +288,27 @@ int admin_h_rejudge(struct http_request *req, struct http_response *res)
     return status;
 }
 
+struct problems_arg {
+    json_t *rows;
+    const struct problem_set *set;
+};
+
+static void problem_row(void *arg, const struct store_problem_row *p)
+{
+    struct problems_arg *a = arg;
+    const struct problem_entry *pe = problems_find(a->set, p->id);
+    json_t *langs = json_array();
+    for (int l = 0; pe && l < LANG_COUNT; l++)
+        if (pe->p->languages[l])
+            json_array_append_new(langs, json_string(language_name((enum language)l)));
+    json_array_append_new(
+        a->rows, json_pack("{s:s, s:s, s:s, s:I, s:b, s:b, s:o, s:I, s:o}", "id", p->id, "title",
+                           p->title, "hash", p->hash, "loaded_at", (json_int_t)p->loaded_at,
+                           "served", pe && strcmp(pe->hash, p->hash) == 0, "disabled",
+                           (int)p->disabled, "disabled_reason", opt_text(p->disabled_reason),
+                           "error_streak", (json_int_t)p->error_streak, "languages", langs));
+}
+
 int admin_h_problems(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
@@ -400,28 +319,8 @@ int admin_h_problems(struct http_request *req, struct http_response *res)
     for (size_t i = 0; i < set->n_failed; i++)
         json_array_append_new(failed, json_pack("{s:s, s:s}", "dir", set->failed[i].dir, "error",
                                                 set->failed[i].error));
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT id, title, hash, loaded_at, disabled, disabled_reason, "
-                        "error_streak FROM problems ORDER BY id",
-                        "");
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        const struct problem_entry *pe = problems_find(set, db_col_text(st, 0));
-        json_t *langs = json_array();
-        for (int l = 0; pe && l < LANG_COUNT; l++)
-            if (pe->p->languages[l])
-                json_array_append_new(langs, json_string(language_name((enum language)l)));
-        json_array_append_new(
-            rows, json_pack("{s:s, s:s, s:s, s:I, s:b, s:b, s:o, s:I, s:o}", "id",
-                            db_col_text(st, 0), "title", db_col_text(st, 1), "hash",
-                            db_col_text(st, 2), "loaded_at", (json_int_t)db_col_i64(st, 3),
-                            "served", pe && strcmp(pe->hash, db_col_text(st, 2)) == 0, "disabled",
-                            (int)db_col_i64(st, 4), "disabled_reason", text_or_null(st, 5),
-                            "error_streak", (json_int_t)db_col_i64(st, 6), "languages", langs));
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    struct problems_arg a = {rows, set};
+    int rc = store_problems_list(s->store, problem_row, &a, &cause);
     problems_put(s->problems, set);
     if (rc < 0) {
         json_decref(rows);
@@ -443,18 +342,13 @@ int admin_h_problem_enable(struct http_request *req, struct http_response *res)
         return api_error_response(res, &e);
     json_decref(j);
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc =
-        db_run(c, &cause,
-               "UPDATE problems SET disabled = ?, error_streak = 0, disabled_reason = ? "
-               "WHERE id = ?",
-               "Itt", b.enabled ? 0 : 1, b.enabled ? NULL : "disabled by an admin", req->params[0]);
-    int changed = db_changes(c);
-    db_release(s->db, c);
+    int rc = store_problem_set_enabled(s->store, req->params[0], b.enabled, &cause);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such problem");
+    }
     if (rc < 0)
         return db_trouble(res, cause);
-    if (!changed)
-        return api_reply_error(res, 404, "not_found", NULL, "no such problem");
     if (b.enabled)
         judgeapi_queue_changed(s);
     return http_text(res, 204, NULL, "", 0);
@@ -483,16 +377,14 @@ int admin_h_user_role(struct http_request *req, struct http_response *res)
     if (!j)
         return api_error_response(res, &e);
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = db_run(c, &cause, "UPDATE users SET role = ? WHERE name = ?", "tt", b.role, name);
-    int changed = db_changes(c);
-    db_release(s->db, c);
+    int rc = store_user_set_role(s->store, name, b.role, &cause);
     int status;
-    if (rc < 0)
-        status = db_trouble(res, cause);
-    else if (!changed)
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
         status = api_reply_error(res, 404, "not_found", NULL, "no such user");
-    else {
+    } else if (rc < 0) {
+        status = db_trouble(res, cause);
+    } else {
         log_info("admin: %s made %s %s", auth_who(req)->name, name, b.role);
         status = http_text(res, 204, NULL, "", 0);
     }

@@ -11,12 +11,12 @@
 #include "api.h"
 #include "arena.h"
 #include "bodies.h"
-#include "db.h"
 #include "device.h"
 #include "http.h"
 #include "metrics.h"
 #include "pwhash.h"
 #include "server.h"
+#include "store/store.h"
 #include "submissions.h"
 #include "throttle.h"
 #include "common/error.h"
@@ -157,32 +157,27 @@ bool auth_needs_rehash(const struct server_config *cfg, const char *hash)
                                           (size_t)cfg->pwhash_mem_kib * 1024) != 0;
 }
 
-int auth_create_user(struct db_conn *c, const struct server_config *cfg, const char *name,
+int auth_create_user(struct store *st, const struct server_config *cfg, const char *name,
                      const char *password, enum user_role role, int64_t *id, char **cause)
 {
     char *hash = NULL;
     int rc = auth_hash_password(cfg, password, &hash, cause);
     if (rc < 0)
         return rc;
-    rc = db_run(c, cause, "INSERT INTO users(name, password, role, created_at) VALUES (?,?,?,?)",
-                "ttti", name, hash, auth_role_name(role), (int64_t)time(NULL));
+    rc = store_user_create(st, name, hash, auth_role_name(role), (int64_t)time(NULL), id, cause);
     free(hash);
-    if (rc == BW_ERR_INVALID)
-        return bw_fail(cause, BW_ERR_INVALID, "user name \"%s\" is taken", name);
-    if (rc == BW_OK && id)
-        *id = db_last_id(c);
     return rc;
 }
 
-/* Fills who from a users row (id, name, role, disabled); false if disabled. */
-static bool load_user(struct db_stmt *st, struct principal *who)
+/* Fills who from a user of the store; false if disabled. */
+static bool load_user(const struct store_user *u, struct principal *who)
 {
     who->kind = PRINCIPAL_USER;
-    who->id = db_col_i64(st, 0);
-    snprintf(who->name, sizeof(who->name), "%s", db_col_text(st, 1));
-    if (!auth_role_parse(db_col_text(st, 2), &who->role))
+    who->id = u->id;
+    snprintf(who->name, sizeof(who->name), "%s", u->name);
+    if (!auth_role_parse(u->role, &who->role))
         who->role = USER_LEARNER;
-    return db_col_i64(st, 3) == 0;
+    return !u->disabled;
 }
 
 static int db_unavailable(struct http_response *res, char *cause)
@@ -211,34 +206,27 @@ int auth_identify(struct http_request *req, struct http_response *res, struct pr
         if (strlen(token) >= AUTH_TOKEN_CHARS || (!worker && strncmp(token, "bwu_", 4) != 0))
             return api_reply_error(res, 401, "unauthorized", NULL, "unknown or revoked token");
         auth_token_hash(token, hash);
-        struct db_conn *c = db_acquire(s->db);
-        struct db_stmt *st = NULL;
-        int rc = worker ? db_prepare(c, &st, &cause,
-                                     "SELECT id, name, disabled FROM workers WHERE token_hash = ?",
-                                     "t", hash)
-                        : db_prepare(c, &st, &cause,
-                                     "SELECT u.id, u.name, u.role, u.disabled FROM api_tokens t "
-                                     "JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?",
-                                     "t", hash);
-        if (rc == BW_OK)
-            rc = db_step(st, &cause);
-        if (rc == DB_ROW && worker) {
-            who->kind = PRINCIPAL_WORKER;
-            who->id = db_col_i64(st, 0);
-            snprintf(who->name, sizeof(who->name), "%s", db_col_text(st, 1));
-            /* A disabled worker still identifies itself: the worker API
-             * answers it with worker_disabled instead of claiming work. */
-        } else if (rc == DB_ROW) {
-            if (!load_user(st, who))
+        int rc;
+        if (worker) {
+            struct store_worker_auth w;
+            rc = store_worker_by_token(s->store, hash, &w, &cause);
+            if (rc == BW_OK) {
+                who->kind = PRINCIPAL_WORKER;
+                who->id = w.id;
+                snprintf(who->name, sizeof(who->name), "%.63s", w.name);
+                /* A disabled worker still identifies itself: the worker API
+                 * answers it with worker_disabled instead of claiming work. */
+            }
+        } else {
+            struct store_user u;
+            rc = store_token_user(s->store, hash, (int64_t)time(NULL), &u, &cause);
+            if (rc == BW_OK && !load_user(&u, who))
                 status = api_reply_error(res, 403, "forbidden", NULL, "this account is disabled");
-        } else if (rc == DB_DONE) {
-            status = api_reply_error(res, 401, "unauthorized", NULL, "unknown or revoked token");
         }
-        db_finish(st);
-        if (rc == DB_ROW && !worker && status == 0)
-            db_run(c, NULL, "UPDATE api_tokens SET last_used_at = ? WHERE token_hash = ?", "it",
-                   (int64_t)time(NULL), hash);
-        db_release(s->db, c);
+        if (rc == BW_ERR_NOTFOUND) {
+            free(cause);
+            return api_reply_error(res, 401, "unauthorized", NULL, "unknown or revoked token");
+        }
         if (rc < 0)
             return db_unavailable(res, cause);
         return status;
@@ -247,25 +235,22 @@ int auth_identify(struct http_request *req, struct http_response *res, struct pr
         if (strlen(cookie) >= AUTH_TOKEN_CHARS)
             return 0; /* junk cookie: anonymous */
         auth_token_hash(cookie, hash);
-        struct db_conn *c = db_acquire(s->db);
-        struct db_stmt *st = NULL;
-        int rc = db_prepare(c, &st, &cause,
-                            "SELECT u.id, u.name, u.role, u.disabled, s.csrf FROM sessions s "
-                            "JOIN users u ON u.id = s.user_id "
-                            "WHERE s.id_hash = ? AND s.expires_at > ?",
-                            "ti", hash, (int64_t)time(NULL));
-        if (rc == BW_OK)
-            rc = db_step(st, &cause);
-        if (rc == DB_ROW && load_user(st, who)) {
+        struct store_user u;
+        char csrf[AUTH_TOKEN_CHARS];
+        int rc =
+            store_session_user(s->store, hash, (int64_t)time(NULL), &u, csrf, sizeof(csrf), &cause);
+        if (rc == BW_OK && load_user(&u, who)) {
             who->via_cookie = true;
-            snprintf(who->csrf, sizeof(who->csrf), "%s", db_col_text(st, 4));
-        } else if (rc == DB_ROW) {
+            snprintf(who->csrf, sizeof(who->csrf), "%s", csrf);
+        } else if (rc == BW_OK) {
             memset(who, 0, sizeof(*who));
         }
-        db_finish(st);
-        db_release(s->db, c);
-        if (rc < 0)
+        if (rc == BW_ERR_NOTFOUND) {
+            free(cause);
+            cause = NULL;
+        } else if (rc < 0) {
             return db_unavailable(res, cause);
+        }
     }
     return 0;
 }
@@ -325,8 +310,8 @@ const struct principal *auth_who(const struct http_request *req)
 }
 
 /* Creates a session for user `id` and sets the cookie; fills csrf. */
-static int start_session(struct http_request *req, struct http_response *res, struct db_conn *c,
-                         int64_t id, char csrf[AUTH_TOKEN_CHARS], char **cause)
+static int start_session(struct http_request *req, struct http_response *res, int64_t id,
+                         char csrf[AUTH_TOKEN_CHARS], char **cause)
 {
     struct server *s = req->app;
     char token[AUTH_TOKEN_CHARS], hash[65];
@@ -335,10 +320,7 @@ static int start_session(struct http_request *req, struct http_response *res, st
     auth_token_hash(token, hash);
     int64_t now = (int64_t)time(NULL);
     int64_t life = (int64_t)s->cfg->session_hours * 3600;
-    int rc = db_run(c, cause,
-                    "INSERT INTO sessions(id_hash, user_id, csrf, created_at, expires_at) "
-                    "VALUES (?,?,?,?,?)",
-                    "titii", hash, id, csrf, now, now + life);
+    int rc = store_session_create(s->store, hash, id, csrf, now, now + life, cause);
     if (rc < 0)
         return rc;
     char *cookie = arena_printf(req->arena, "%s=%s; Path=/; Max-Age=%lld; HttpOnly; SameSite=Lax%s",
@@ -470,11 +452,8 @@ static int signup_begin(struct http_request *req, struct http_response *res)
     }
     /* A taken name is answered before any hashing (a 409 says it anyway). */
     char *cause = NULL;
-    int64_t taken = 0;
-    struct db_conn *c = db_acquire(s->db);
-    int rc =
-        db_get_i64(c, &taken, &cause, "SELECT COUNT(*) FROM users WHERE name = ?", "t", b.name);
-    db_release(s->db, c);
+    bool taken = false;
+    int rc = store_user_exists(s->store, b.name, &taken, &cause);
     if (rc < 0) {
         json_decref(j);
         return db_unavailable(res, cause);
@@ -484,7 +463,7 @@ static int signup_begin(struct http_request *req, struct http_response *res)
         json_decref(j);
         return status;
     }
-    int wait = rate_take(s->signups, req->remote, (int64_t)now_ms());
+    int wait = rate_take(s->signups, req->remote, rate_clock_ms(s->signups));
     if (wait > 0) {
         json_decref(j);
         return signups_throttled(req, res, wait);
@@ -492,13 +471,13 @@ static int signup_begin(struct http_request *req, struct http_response *res)
     struct auth_wait *w = auth_wait_new(req, b.name, b.password);
     json_decref(j);
     if (!w) {
-        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        rate_give_back(s->signups, req->remote, rate_clock_ms(s->signups));
         return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
     }
     w->job.kind = PWHASH_HASH;
     status = hash_later(req, res, w);
     if (status != HTTP_SUSPENDED)
-        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        rate_give_back(s->signups, req->remote, rate_clock_ms(s->signups));
     return status;
 }
 
@@ -519,15 +498,10 @@ int auth_h_signup(struct http_request *req, struct http_response *res)
         status = api_reply_error(res, 503, "unavailable", NULL,
                                  "password hashing ran out of memory; try again");
     } else {
-        struct db_conn *c = db_acquire(s->db);
-        int rc = db_run(
-            c, &cause, "INSERT INTO users(name, password, role, created_at) VALUES (?,?,?,?)",
-            "ttti", w->name, w->job.hash, auth_role_name(USER_LEARNER), (int64_t)time(NULL));
-        if (rc == BW_OK) {
-            id = db_last_id(c);
-            rc = start_session(req, res, c, id, csrf, &cause);
-        }
-        db_release(s->db, c);
+        int rc = store_user_create(s->store, w->name, w->job.hash, auth_role_name(USER_LEARNER),
+                                   (int64_t)time(NULL), &id, &cause);
+        if (rc == BW_OK)
+            rc = start_session(req, res, id, csrf, &cause);
         if (rc == BW_ERR_INVALID) {
             status =
                 api_reply_error(res, 409, "conflict", "name", "name: \"%s\" is taken", w->name);
@@ -543,7 +517,7 @@ int auth_h_signup(struct http_request *req, struct http_response *res)
         }
     }
     if (status != 201)
-        rate_give_back(s->signups, req->remote, (int64_t)now_ms());
+        rate_give_back(s->signups, req->remote, rate_clock_ms(s->signups));
     free(cause);
     auth_wait_end(req);
     return status;
@@ -578,7 +552,7 @@ static int signin_begin(struct http_request *req, struct http_response *res)
     bool known = device_cookie_check(s->device_key, http_cookie(req, DEVICE_COOKIE), b.name,
                                      (int64_t)time(NULL), nonce);
     int wait = throttle_begin(s->signins, b.name, req->remote, known ? nonce : NULL,
-                              (int64_t)now_ms(), &scope, &trusted);
+                              throttle_clock_ms(s->signins), &scope, &trusted);
     if (wait > 0) {
         metrics_signin(s->metrics, true);
         log_info("auth: sign-in as %s from %s refused: locked out %s for %d s more", shown,
@@ -593,26 +567,22 @@ static int signin_begin(struct http_request *req, struct http_response *res)
         w->trusted = true;
         memcpy(w->device, nonce, sizeof(w->device));
     }
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    if (rc == BW_OK)
-        rc = db_prepare(c, &st, &cause,
-                        "SELECT id, name, role, disabled, password FROM users WHERE name = ?", "t",
-                        w->name);
-    if (rc == BW_OK)
-        rc = db_step(st, &cause);
-    if (rc == DB_ROW) {
-        w->account = true;
-        w->enabled = load_user(st, &w->who);
-        w->job.stored = db_col_strdup(st, 4);
-        if (!w->job.stored)
-            rc = bw_fail(&cause, BW_ERR_NOMEM, "out of memory");
+    struct store_user u;
+    if (rc == BW_OK) {
+        rc = store_user_by_name(s->store, w->name, &u, &cause);
+        if (rc == BW_OK) {
+            w->account = true;
+            w->enabled = load_user(&u, &w->who);
+            w->job.stored = u.password;
+        } else if (rc == BW_ERR_NOTFOUND) {
+            free(cause);
+            cause = NULL;
+            rc = BW_OK;
+        }
     }
-    db_finish(st);
-    db_release(s->db, c);
     if (rc < 0) {
         throttle_end(s->signins, b.name, req->remote, trusted ? nonce : NULL, THROTTLE_UNCHECKED,
-                     (int64_t)now_ms(), &scope);
+                     throttle_clock_ms(s->signins), &scope);
         json_decref(j);
         if (w)
             pwhash_job_release(&w->job);
@@ -624,7 +594,7 @@ static int signin_begin(struct http_request *req, struct http_response *res)
     int status = hash_later(req, res, w);
     if (status != HTTP_SUSPENDED) {
         throttle_end(s->signins, w->name, req->remote, w->trusted ? w->device : NULL,
-                     THROTTLE_UNCHECKED, (int64_t)now_ms(), &scope);
+                     THROTTLE_UNCHECKED, throttle_clock_ms(s->signins), &scope);
         auth_wait_end(req);
     }
     return status;
@@ -641,13 +611,14 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
     const char *device = w->trusted ? w->device : NULL;
     if (w->job.cancelled) {
         throttle_end(s->signins, w->name, req->remote, device, THROTTLE_UNCHECKED,
-                     (int64_t)now_ms(), &scope);
+                     throttle_clock_ms(s->signins), &scope);
         auth_wait_end(req);
         return api_reply_error(res, 503, "unavailable", NULL, "the server is stopping; try again");
     }
     bool ok = w->job.ok && w->account;
-    int locked = throttle_end(s->signins, w->name, req->remote, device,
-                              ok ? THROTTLE_RIGHT : THROTTLE_WRONG, (int64_t)now_ms(), &scope);
+    int locked =
+        throttle_end(s->signins, w->name, req->remote, device, ok ? THROTTLE_RIGHT : THROTTLE_WRONG,
+                     throttle_clock_ms(s->signins), &scope);
     char *cause = NULL;
     int status;
     if (!ok) {
@@ -665,17 +636,14 @@ int auth_h_signin(struct http_request *req, struct http_response *res)
         status = api_reply_error(res, 403, "forbidden", NULL, "this account is disabled");
     } else {
         char csrf[AUTH_TOKEN_CHARS];
-        struct db_conn *c = db_acquire(s->db);
         /* A hash made at another cost was made again at this one, off this thread. */
-        if (w->job.hash && db_run(c, &cause, "UPDATE users SET password = ? WHERE id = ?", "ti",
-                                  w->job.hash, w->who.id) < 0) {
+        if (w->job.hash && store_user_set_password(s->store, w->who.id, w->job.hash, &cause) < 0) {
             log_warn("auth: user %lld: cannot store the rehashed password: %s",
                      (long long)w->who.id, cause ? cause : "error");
             free(cause);
             cause = NULL;
         }
-        int rc = start_session(req, res, c, w->who.id, csrf, &cause);
-        db_release(s->db, c);
+        int rc = start_session(req, res, w->who.id, csrf, &cause);
         if (rc < 0) {
             status = db_unavailable(res, cause);
             cause = NULL;
@@ -699,9 +667,7 @@ int auth_h_signout(struct http_request *req, struct http_response *res)
     if (cookie && strlen(cookie) < AUTH_TOKEN_CHARS) {
         char hash[65];
         auth_token_hash(cookie, hash);
-        struct db_conn *c = db_acquire(s->db);
-        db_run(c, NULL, "DELETE FROM sessions WHERE id_hash = ?", "t", hash);
-        db_release(s->db, c);
+        store_session_delete(s->store, hash, NULL);
     }
     http_add_header(req, res, "Set-Cookie",
                     AUTH_SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
@@ -714,9 +680,7 @@ int auth_h_me(struct http_request *req, struct http_response *res)
     const struct principal *who = auth_who(req);
     json_t *quota = NULL;
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = submissions_quota_json(s, c, who->id, &quota, &cause);
-    db_release(s->db, c);
+    int rc = submissions_quota_json(s, who->id, &quota, &cause);
     if (rc < 0)
         return db_unavailable(res, cause);
     json_t *body =
@@ -738,25 +702,14 @@ int auth_h_token_create(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     auth_new_token("bwu_", token);
     auth_token_hash(token, hash);
-    struct db_conn *c = db_acquire(s->db);
-    int64_t count = 0;
-    int rc = db_get_i64(c, &count, &cause, "SELECT COUNT(*) FROM api_tokens WHERE user_id = ?", "i",
-                        who->id);
-    if (rc == BW_OK && count >= BW_MAX_API_TOKENS) {
-        db_release(s->db, c);
+    int64_t id = 0;
+    int rc = store_token_create(s->store, who->id, hash, b.name, (int64_t)time(NULL), &id, &cause);
+    if (rc == BW_ERR_LIMIT) {
         json_decref(j);
-        return api_reply_error(res, 409, "conflict", NULL,
-                               "at most BW_MAX_API_TOKENS (%d) API tokens per user; delete one "
-                               "first",
-                               BW_MAX_API_TOKENS);
+        int st = api_reply_error(res, 409, "conflict", NULL, "%s", cause);
+        free(cause);
+        return st;
     }
-    if (rc == BW_OK)
-        rc =
-            db_run(c, &cause,
-                   "INSERT INTO api_tokens(token_hash, user_id, name, created_at) VALUES (?,?,?,?)",
-                   "titi", hash, who->id, b.name, (int64_t)time(NULL));
-    int64_t id = db_last_id(c);
-    db_release(s->db, c);
     int status;
     if (rc < 0) {
         status = db_unavailable(res, cause);
@@ -769,27 +722,21 @@ int auth_h_token_create(struct http_request *req, struct http_response *res)
     return status;
 }
 
+static void token_row(void *arg, const struct store_token *t)
+{
+    json_array_append_new(
+        arg, json_pack("{s:I, s:s, s:I, s:o}", "id", (json_int_t)t->id, "name", t->name,
+                       "created_at", (json_int_t)t->created_at, "last_used_at",
+                       t->last_used_at ? json_integer(t->last_used_at) : json_null()));
+}
+
 int auth_h_token_list(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
     char *cause = NULL;
     json_t *list = json_array();
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT id, name, created_at, last_used_at FROM api_tokens "
-                        "WHERE user_id = ? ORDER BY id",
-                        "i", who->id);
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        json_array_append_new(
-            list, json_pack("{s:I, s:s, s:I, s:o}", "id", (json_int_t)db_col_i64(st, 0), "name",
-                            db_col_text(st, 1), "created_at", (json_int_t)db_col_i64(st, 2),
-                            "last_used_at",
-                            db_col_null(st, 3) ? json_null() : json_integer(db_col_i64(st, 3))));
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    int rc = store_tokens_of(s->store, who->id, token_row, list, &cause);
     if (rc < 0) {
         json_decref(list);
         return db_unavailable(res, cause);
@@ -805,19 +752,17 @@ int auth_h_token_delete(struct http_request *req, struct http_response *res)
     if (!parse_i64(req->params[0], &id) || id < 1)
         return api_reply_error(res, 404, "not_found", NULL, "no such token");
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc =
-        db_run(c, &cause, "DELETE FROM api_tokens WHERE id = ? AND user_id = ?", "ii", id, who->id);
-    int changed = db_changes(c);
-    db_release(s->db, c);
+    int rc = store_token_delete(s->store, who->id, id, &cause);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such token");
+    }
     if (rc < 0)
         return db_unavailable(res, cause);
-    if (changed == 0)
-        return api_reply_error(res, 404, "not_found", NULL, "no such token");
     return http_text(res, 204, NULL, "", 0);
 }
 
-void auth_expire_sessions(struct db_conn *c)
+void auth_expire_sessions(struct store *st)
 {
-    db_run(c, NULL, "DELETE FROM sessions WHERE expires_at <= ?", "i", (int64_t)time(NULL));
+    store_sessions_expire(st, (int64_t)time(NULL), NULL);
 }

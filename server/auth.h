@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct db_conn;
+struct store;
 struct http_request;
 struct http_response;
 struct server_config;
@@ -80,7 +80,7 @@ const char *auth_dummy_hash(const struct server_config *cfg);
 bool auth_needs_rehash(const struct server_config *cfg, const char *hash);
 
 /* Creates a user; BW_ERR_INVALID with "name taken" when it exists. */
-int auth_create_user(struct db_conn *c, const struct server_config *cfg, const char *name,
+int auth_create_user(struct store *st, const struct server_config *cfg, const char *name,
                      const char *password, enum user_role role, int64_t *id, char **cause);
 
 /* Resolves the principal of a request from its headers (anonymous when none
@@ -103,6 +103,6 @@ int auth_h_token_list(struct http_request *req, struct http_response *res);
 int auth_h_token_delete(struct http_request *req, struct http_response *res);
 
 /* Deletes expired sessions (the ticker calls it now and then). */
-void auth_expire_sessions(struct db_conn *c);
+void auth_expire_sessions(struct store *st);
 
 #endif

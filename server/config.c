@@ -35,7 +35,9 @@ struct key {
 static const struct key keys[] = {
     {"listen", STR(listen), "numeric IPv4 or IPv6 address to listen on"},
     {"port", INT(port, 1, 65535), "TCP port"},
-    {"database", STR(db_path), "the SQLite file (made if missing; its directory must exist)"},
+    {"database", STR(db_path),
+     "the SQLite file (made if missing; its directory must exist), or a PostgreSQL server that "
+     "several servers share: postgresql://USER:PASSWORD@HOST:PORT/DATABASE (libpq's URI)"},
     {"problems", STR(problems_dir), "directory of problem directories (reloaded on SIGHUP)"},
     {"web", STR(web_dir), "directory of the built web pages; \"\" serves none"},
     {"threads", INT(threads, 1, 256), "HTTP threads, each an epoll loop"},
@@ -99,6 +101,13 @@ static const struct key keys[] = {
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* True if the database setting names a PostgreSQL server (the store's
+ * db_is_postgresql, said again here so that the config depends on nothing). */
+static bool is_postgresql(const char *database)
+{
+    return strncmp(database, "postgresql://", 13) == 0 || strncmp(database, "postgres://", 11) == 0;
+}
 
 static void set_str(char **slot, const char *v)
 {
@@ -363,12 +372,19 @@ static void put_value(struct buf *b, const struct key *k, const struct server_co
     static const char *const levels[] = {"debug", "info", "warn", "error"};
     const char *base = (const char *)c + k->offset;
     switch (k->type) {
-    case K_STR:
-        if (strcmp(k->name, "metrics_token") == 0 && **(char *const *)base)
+    case K_STR: {
+        const char *v = *(char *const *)base;
+        const char *scheme = strstr(v, "://");
+        const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
+        const char *colon = at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+        if (strcmp(k->name, "metrics_token") == 0 && *v)
             buf_puts(b, "(set)");
+        else if (strcmp(k->name, "database") == 0 && is_postgresql(v) && colon)
+            buf_addf(b, "\"%.*s:(set)%s\"", (int)(colon - v), v, at); /* the password hidden */
         else
-            buf_addf(b, "\"%s\"", *(char *const *)base);
+            buf_addf(b, "\"%s\"", v);
         break;
+    }
     case K_INT:
         buf_addf(b, "%d", *(const int *)base);
         break;
@@ -419,6 +435,8 @@ static bool has_subdir(const char *dir)
 static int check_database(const char *file, char **cause)
 {
     struct stat st;
+    if (is_postgresql(file))
+        return BW_OK; /* the server must answer: --check-config and the start connect */
     if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
         return bw_fail(cause, BW_ERR_INVALID, "database: %s is not a regular file", file);
     if (stat(file, &st) == 0 && access(file, R_OK | W_OK) != 0)

@@ -26,7 +26,7 @@
 struct server_config {
     char *listen;              /* owned: address to bind, "127.0.0.1" */
     int port;                  /* TCP port */
-    char *db_path;             /* owned: the SQLite file */
+    char *db_path;             /* owned: the SQLite file, or a postgresql:// URI */
     char *problems_dir;        /* owned */
     char *web_dir;             /* owned: static files; "" serves none */
     int threads;               /* HTTP worker threads */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "store/store.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/util.h"
@@ -13,32 +13,12 @@
 /* The payload: "1|NAME|ISSUED|NONCE" (names are [a-z0-9_.-], no '|'). */
 #define PAYLOAD_CHARS 128
 
-int device_key_load(struct db_conn *c, unsigned char key[DEVICE_KEY_BYTES], char **cause)
+int device_key_load(struct store *st, unsigned char key[DEVICE_KEY_BYTES], char **cause)
 {
     unsigned char fresh[DEVICE_KEY_BYTES];
     crypto_auth_keygen(fresh);
-    int rc = db_run(c, cause,
-                    "INSERT OR IGNORE INTO server_keys(name, value) VALUES ('device_cookie', ?)",
-                    "b", fresh, (size_t)sizeof(fresh));
+    int rc = store_server_key(st, "device_cookie", fresh, sizeof(fresh), key, cause);
     sodium_memzero(fresh, sizeof(fresh));
-    struct db_stmt *st = NULL;
-    if (rc == BW_OK)
-        rc = db_prepare(c, &st, cause, "SELECT value FROM server_keys WHERE name = 'device_cookie'",
-                        "");
-    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
-        size_t n = 0;
-        const void *v = db_col_blob(st, 0, &n);
-        if (n == DEVICE_KEY_BYTES) {
-            memcpy(key, v, n);
-            rc = BW_OK;
-        } else {
-            rc = bw_fail(cause, BW_ERR_INVALID, "server_keys: device_cookie is %zu bytes, not %d",
-                         n, DEVICE_KEY_BYTES);
-        }
-    } else if (rc == DB_DONE) {
-        rc = bw_fail(cause, BW_ERR_INTERNAL, "server_keys: no device_cookie key");
-    }
-    db_finish(st);
     return rc;
 }
 

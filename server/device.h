@@ -27,7 +27,7 @@
 
 #include <sodium.h>
 
-struct db_conn;
+struct store;
 
 #define DEVICE_COOKIE       "bw_device"
 #define DEVICE_COOKIE_CHARS 256 /* a cookie value with its NUL (about 170 used) */
@@ -36,7 +36,7 @@ struct db_conn;
 
 /* The signing key, made (random) on the first call for a database and kept
  * there. */
-int device_key_load(struct db_conn *c, unsigned char key[DEVICE_KEY_BYTES], char **cause);
+int device_key_load(struct store *st, unsigned char key[DEVICE_KEY_BYTES], char **cause);
 
 /* A new cookie value for `name`, issued at `now` (Unix seconds), into out. */
 void device_cookie_make(const unsigned char key[DEVICE_KEY_BYTES], const char *name, int64_t now,

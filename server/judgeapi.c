@@ -10,12 +10,12 @@
 #include "arena.h"
 #include "auth.h"
 #include "bodies.h"
-#include "db.h"
 #include "http.h"
 #include "metrics.h"
-#include "queue.h"
 #include "server.h"
 #include "sse.h"
+#include "store/queue.h"
+#include "store/store.h"
 #include "common/error.h"
 #include "common/language.h"
 #include "common/limits.h"
@@ -115,6 +115,7 @@ void judgeapi_queue_changed(struct server *s)
     atomic_store(&s->queue_dirty, true);
     claims_notify(s->claims);
     server_poke(s);
+    store_signal_queue(s->store, true);
 }
 
 static int db_trouble(struct http_response *res, const char *what, char *cause)
@@ -148,9 +149,7 @@ static int lease_refused(struct server *s, const struct principal *who, const ch
 {
     int64_t submission = 0;
     char why[96];
-    struct db_conn *c = db_acquire(s->db);
-    bool cancelled = queue_lease_cancelled(c, who->id, lease, &submission, why, sizeof(why));
-    db_release(s->db, c);
+    bool cancelled = queue_lease_cancelled(s->store, who->id, lease, &submission, why, sizeof(why));
     int status;
     if (cancelled) {
         log_info("judge api: submission %lld: worker %s posted under lease %s after it was %s; "
@@ -185,26 +184,17 @@ int judgeapi_h_register(struct http_request *req, struct http_response *res)
     char *cause = NULL;
     int64_t *ids = NULL;
     size_t n = 0;
-    int64_t now = (int64_t)time(NULL);
-    struct db_conn *c = db_acquire(s->db);
-    int rc = db_begin(c, &cause);
-    if (rc == BW_OK)
-        rc = db_run(c, &cause,
-                    "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
-                    "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
-                    "iitttt"
-                    "Ii",
-                    now, now, b.hostname, b.version, gpu, b.gpu_name, b.can_execute ? 1 : 0,
-                    who->id);
-    if (rc == BW_OK)
-        rc = queue_set_languages(c, who->id, b.languages, b.n_languages, &cause);
-    if (rc == BW_OK)
-        rc = db_commit(c, &cause);
-    else
-        db_rollback(c);
-    if (rc == BW_OK)
-        rc = queue_reclaim_worker(c, who->id, &ids, &n, &cause);
-    db_release(s->db, c);
+    struct queue_registration r = {
+        .now = (int64_t)time(NULL),
+        .hostname = b.hostname,
+        .version = b.version,
+        .gpu_json = gpu,
+        .gpu_name = b.gpu_name,
+        .can_execute = b.can_execute,
+        .languages = b.languages,
+        .n_languages = b.n_languages,
+    };
+    int rc = queue_register(s->store, who->id, &r, &ids, &n, &cause);
     free(gpu);
     if (rc < 0) {
         json_decref(j);
@@ -300,27 +290,13 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
         uint64_t gen = s->claims->gen;
         pthread_mutex_unlock(&s->claims->lock);
 
-        struct db_conn *c = db_acquire(s->db);
-        int64_t can_execute = 0, disabled = 0, registered = 0;
-        struct db_stmt *st = NULL;
-        int rc = db_prepare(c, &st, &cause,
-                            "SELECT can_execute, disabled, registered_at IS NOT NULL "
-                            "FROM workers WHERE id = ?",
-                            "i", who->id);
-        if (rc == BW_OK && (rc = db_step(st, &cause)) == DB_ROW) {
-            can_execute = db_col_i64(st, 0);
-            disabled = db_col_i64(st, 1);
-            registered = db_col_i64(st, 2);
-        }
-        db_finish(st);
+        struct store_worker_state ws;
         struct job job;
         memset(&job, 0, sizeof(job));
-        if (rc >= 0 && !disabled && registered) {
-            db_run(c, NULL, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii",
-                   (int64_t)time(NULL), who->id);
-            rc = queue_claim(c, who->id, can_execute != 0, s->cfg->lease_s, &job, &cause);
-        }
-        db_release(s->db, c);
+        int rc = store_worker_state(s->store, who->id, (int64_t)time(NULL), &ws, &cause);
+        bool disabled = ws.disabled, registered = ws.registered;
+        if (rc >= 0 && !disabled && registered)
+            rc = queue_claim(s->store, who->id, ws.can_execute, s->cfg->lease_s, &job, &cause);
         if (rc < 0)
             return db_trouble(res, "claim", cause);
         if (disabled)
@@ -338,6 +314,7 @@ int judgeapi_h_claim(struct http_request *req, struct http_response *res)
             sse_publish(s->hub, job.submission, "judging", ev, false);
             json_decref(ev);
             atomic_store(&s->queue_dirty, true);
+            store_signal_queue(s->store, false);
             int st2 = api_json(res, 200, job_json(s, &job));
             job_release(&job);
             return st2;
@@ -374,9 +351,7 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
         return api_error_response(res, &e);
     char *cause = NULL;
     int64_t submission = 0;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = queue_heartbeat(c, who->id, lease, s->cfg->lease_s, &submission, &cause);
-    db_release(s->db, c);
+    int rc = queue_heartbeat(s->store, who->id, lease, s->cfg->lease_s, &submission, &cause);
     if (rc == BW_ERR_NOTFOUND) {
         json_decref(j);
         return lease_refused(s, who, lease, res, cause);
@@ -385,16 +360,19 @@ int judgeapi_h_progress(struct http_request *req, struct http_response *res)
         json_decref(j);
         return db_trouble(res, "progress", cause);
     }
-    size_t i;
+    size_t i, n = 0;
     json_t *ev;
+    struct sse_event events[BW_MAX_EVENTS_PER_POST];
     json_array_foreach (b.events, i, ev) {
         const char *name = json_string_value(json_object_get(ev, "event"));
         /* The worker may not end the stream: only a stored result does. */
-        if (strcmp(name, "done") == 0)
+        if (strcmp(name, "done") == 0 || n == BW_MAX_EVENTS_PER_POST)
             continue;
         json_object_set_new(ev, "id", json_integer(submission));
-        sse_publish(s->hub, submission, name, ev, false);
+        events[n++] = (struct sse_event){name, ev, false};
     }
+    /* One append for the post: its events reach the streams together. */
+    sse_publish_events(s->hub, submission, events, n);
     json_decref(j);
     return api_json(res, 200, json_pack("{s:i}", "lease_seconds", s->cfg->lease_s));
 }
@@ -426,10 +404,8 @@ int judgeapi_h_result(struct http_request *req, struct http_response *res)
     char *text = json_dumps(b->result, JSON_COMPACT);
     char *cause = NULL;
     struct stored out;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = text ? queue_store_result(c, who->id, lease, b, text, &out, &cause)
+    int rc = text ? queue_store_result(s->store, who->id, lease, b, text, &out, &cause)
                   : bw_fail(&cause, BW_ERR_NOMEM, "out of memory");
-    db_release(s->db, c);
     free(text);
     int status;
     if (rc == BW_ERR_NOTFOUND) {
@@ -475,10 +451,8 @@ int judgeapi_h_internal_error(struct http_request *req, struct http_response *re
         return api_error_response(res, &e);
     char *cause = NULL;
     struct failure f;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = queue_fail(c, who->id, lease, b.message, b.problem_fault, s->cfg->worker_error_limit,
-                        s->cfg->problem_error_limit, &f, &cause);
-    db_release(s->db, c);
+    int rc = queue_fail(s->store, who->id, lease, b.message, b.problem_fault,
+                        s->cfg->worker_error_limit, s->cfg->problem_error_limit, &f, &cause);
     int status;
     if (rc == BW_ERR_NOTFOUND) {
         status = lease_refused(s, who, lease, res, cause);
@@ -522,9 +496,7 @@ int judgeapi_h_release(struct http_request *req, struct http_response *res)
         return api_reply_error(res, 404, "not_found", NULL, "no such lease");
     char *cause = NULL;
     int64_t submission = 0;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = queue_release(c, who->id, lease, &submission, &cause);
-    db_release(s->db, c);
+    int rc = queue_release(s->store, who->id, lease, &submission, &cause);
     if (rc == BW_ERR_NOTFOUND)
         return lease_refused(s, who, lease, res, cause);
     if (rc < 0)
@@ -546,21 +518,17 @@ int judgeapi_h_bundle(struct http_request *req, struct http_response *res)
     if (!bundle_hash_ok(hash))
         return api_reply_error(res, 404, "not_found", NULL, "no such bundle");
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause, "SELECT data FROM bundles WHERE hash = ?", "t", hash);
-    int status = 0;
-    if (rc == BW_OK && (rc = db_step(st, &cause)) == DB_ROW) {
-        size_t len = 0;
-        const void *data = db_col_blob(st, 0, &len);
-        status = http_text(res, 200, "application/json", data, len);
+    void *data = NULL;
+    size_t len = 0;
+    int rc = store_bundle(s->store, hash, &data, &len, &cause);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such bundle");
     }
-    db_finish(st);
-    db_release(s->db, c);
     if (rc < 0)
         return db_trouble(res, "bundle", cause);
-    if (rc == DB_DONE)
-        return api_reply_error(res, 404, "not_found", NULL, "no such bundle");
+    int status = http_text(res, 200, "application/json", data, len);
+    free(data);
     http_add_header(req, res, "Cache-Control", "public, max-age=31536000, immutable");
     return status;
 }
@@ -593,13 +561,8 @@ void judgeapi_tick_claims(struct server *s)
     if (touch)
         cw->touched_ms = now;
     pthread_mutex_unlock(&cw->lock);
-    if (n > 0) {
-        struct db_conn *c = db_acquire(s->db);
-        int64_t t = (int64_t)time(NULL);
-        for (size_t i = 0; i < n; i++)
-            db_run(c, NULL, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii", t, ids[i]);
-        db_release(s->db, c);
-    }
+    if (n > 0)
+        store_workers_seen(s->store, ids, n, (int64_t)time(NULL), NULL);
     free(ids);
 }
 
@@ -620,9 +583,7 @@ void judgeapi_expire(struct server *s)
     int64_t *ids = NULL, *done = NULL;
     size_t n = 0, n_done = 0;
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = queue_expire(c, (int64_t)time(NULL), &ids, &n, &done, &n_done, &cause);
-    db_release(s->db, c);
+    int rc = queue_expire(s->store, (int64_t)time(NULL), &ids, &n, &done, &n_done, &cause);
     if (rc < 0) {
         log_error("judge api: expiring leases: %s", cause ? cause : "error");
         free(cause);

@@ -9,6 +9,8 @@
  *   blockwise-server [OPTIONS] delete-worker NAME    delete a worker (its jobs are requeued)
  *   blockwise-server [OPTIONS] unlock NAME           lift a user name's sign-in lockout
  *   blockwise-server [OPTIONS] unlock-address ADDR   lift a client address's sign-in lockout
+ *   blockwise-server [OPTIONS] export FILE           every table, as JSON lines ("-": stdout)
+ *   blockwise-server [OPTIONS] import FILE           into an empty database ("-": stdin)
  *
  * OPTIONS: -c/--config FILE, --listen ADDR, --port N, --database FILE,
  * --problems DIR, --web DIR, --set KEY=VALUE (any config key), --log-level L,
@@ -39,9 +41,9 @@
 #include "admin.h"
 #include "auth.h"
 #include "config.h"
-#include "db.h"
 #include "problems.h"
 #include "server.h"
+#include "store/store.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -56,7 +58,8 @@ static void usage(FILE *f)
           "                        [--check-config | create-admin USER [--password-file F]\n"
           "                         | create-worker NAME [--token-file F]\n"
           "                         | rotate-worker NAME [--token-file F] | delete-worker NAME\n"
-          "                         | unlock NAME | unlock-address ADDRESS]\n"
+          "                         | unlock NAME | unlock-address ADDRESS\n"
+          "                         | export FILE | import FILE]\n"
           "       blockwise-server --help\n",
           f);
 }
@@ -64,41 +67,46 @@ static void usage(FILE *f)
 static void help(void)
 {
     usage(stdout);
-    fputs("\n"
-          "Serves Blockwise: the JSON API under /api, live submission events, the judge\n"
-          "workers' API under /api/judge, /metrics, and the web pages.\n"
-          "\n"
-          "Commands (without one, the server runs until SIGTERM or SIGINT):\n"
-          "  -n, --check-config       check the configuration, the paths it names and the\n"
-          "                           problems, print every key; exit 0 (\"configuration OK\")\n"
-          "                           only if the server would start, else 2\n"
-          "  create-admin USER        create an admin, or make USER an admin and reset the\n"
-          "                           password; the password is the first line of\n"
-          "                           --password-file F, else of standard input\n"
-          "  create-worker NAME       create a judge worker and print its token, or write it\n"
-          "                           to --token-file F (mode 0600); if F cannot be written,\n"
-          "                           no worker is created\n"
-          "  rotate-worker NAME       give the worker a new token (printed, or written to\n"
-          "                           --token-file F); the old one stops working at once\n"
-          "  delete-worker NAME       delete the worker: its token stops working, the jobs it\n"
-          "                           holds go back to the queue, its name is free again\n"
-          "  unlock NAME              lift the failed-sign-in lockout of a user name (the\n"
-          "                           running server applies it within a second)\n"
-          "  unlock-address ADDRESS   the same for a client address (IPv6: its /64)\n"
-          "\n"
-          "Options:\n"
-          "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
-          "                           values optionally \"quoted\", each key at most once\n"
-          "  --listen ADDR  --port N  --database FILE  --problems DIR  --web DIR\n"
-          "  --threads N  --log-level LEVEL\n"
-          "                           set the key of the same name\n"
-          "  --log-json               log_format = json\n"
-          "  --set KEY=VALUE          set any key below (repeatable)\n"
-          "                           flags win over the file, wherever they stand\n"
-          "  -h, --help               this text\n"
-          "\n"
-          "Keys (in the file, or with --set KEY=VALUE):\n",
-          stdout);
+    fputs(
+        "\n"
+        "Serves Blockwise: the JSON API under /api, live submission events, the judge\n"
+        "workers' API under /api/judge, /metrics, and the web pages.\n"
+        "\n"
+        "Commands (without one, the server runs until SIGTERM or SIGINT):\n"
+        "  -n, --check-config       check the configuration, the paths it names and the\n"
+        "                           problems, print every key; exit 0 (\"configuration OK\")\n"
+        "                           only if the server would start, else 2\n"
+        "  create-admin USER        create an admin, or make USER an admin and reset the\n"
+        "                           password; the password is the first line of\n"
+        "                           --password-file F, else of standard input\n"
+        "  create-worker NAME       create a judge worker and print its token, or write it\n"
+        "                           to --token-file F (mode 0600); if F cannot be written,\n"
+        "                           no worker is created\n"
+        "  rotate-worker NAME       give the worker a new token (printed, or written to\n"
+        "                           --token-file F); the old one stops working at once\n"
+        "  delete-worker NAME       delete the worker: its token stops working, the jobs it\n"
+        "                           holds go back to the queue, its name is free again\n"
+        "  unlock NAME              lift the failed-sign-in lockout of a user name (the\n"
+        "                           running server applies it within a second)\n"
+        "  unlock-address ADDRESS   the same for a client address (IPv6: its /64)\n"
+        "  export FILE              write every table of the database to FILE (\"-\": standard\n"
+        "                           output) as JSON lines, the same from SQLite or PostgreSQL\n"
+        "  import FILE              read such a file into an empty database of the same\n"
+        "                           schema (\"-\": standard input): SQLite to PostgreSQL and back\n"
+        "\n"
+        "Options:\n"
+        "  -c, --config FILE        read FILE first: \"key = value\" lines, '#' comments,\n"
+        "                           values optionally \"quoted\", each key at most once\n"
+        "  --listen ADDR  --port N  --database FILE  --problems DIR  --web DIR\n"
+        "  --threads N  --log-level LEVEL\n"
+        "                           set the key of the same name\n"
+        "  --log-json               log_format = json\n"
+        "  --set KEY=VALUE          set any key below (repeatable)\n"
+        "                           flags win over the file, wherever they stand\n"
+        "  -h, --help               this text\n"
+        "\n"
+        "Keys (in the file, or with --set KEY=VALUE):\n",
+        stdout);
     char *keys = config_help();
     fputs(keys ? keys : "  (out of memory)\n", stdout);
     free(keys);
@@ -120,7 +128,8 @@ struct args {
 
 /* The commands that take one argument (a name). */
 static const char *const commands[] = {"create-admin",  "create-worker", "rotate-worker",
-                                       "delete-worker", "unlock",        "unlock-address"};
+                                       "delete-worker", "unlock",        "unlock-address",
+                                       "export",        "import"};
 
 static bool is_command(const char *arg)
 {
@@ -256,13 +265,12 @@ static int create_admin(const struct server_config *cfg, const struct args *a, c
         rc = bw_fail(cause, BW_ERR_INVALID, "password: %s", why);
         goto out_pw;
     }
-    struct db *db = NULL;
-    rc = db_open(cfg->db_path, 1, &db, cause);
+    struct store *st = NULL;
+    rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         goto out_pw;
-    struct db_conn *c = db_acquire(db);
     int64_t id = 0;
-    rc = auth_create_user(c, cfg, a->command_arg, pw, USER_ADMIN, &id, cause);
+    rc = auth_create_user(st, cfg, a->command_arg, pw, USER_ADMIN, &id, cause);
     if (rc == BW_ERR_INVALID) {
         /* It exists: make it an admin and set the password. */
         char *hash = NULL;
@@ -270,16 +278,14 @@ static int create_admin(const struct server_config *cfg, const struct args *a, c
         *cause = NULL;
         rc = auth_hash_password(cfg, pw, &hash, cause);
         if (rc == BW_OK)
-            rc = db_run(c, cause, "UPDATE users SET role = 'admin', password = ? WHERE name = ?",
-                        "tt", hash, a->command_arg);
+            rc = store_user_make_admin(st, a->command_arg, hash, cause);
         free(hash);
         if (rc == BW_OK)
             printf("user %s is now an admin (password reset)\n", a->command_arg);
     } else if (rc == BW_OK) {
         printf("admin %s created\n", a->command_arg);
     }
-    db_release(db, c);
-    db_close(db);
+    store_close(st);
 out_pw:
     sodium_memzero(pw, strlen(pw));
     free(pw);
@@ -321,16 +327,32 @@ static int token_tmp(const char *path, const char *token, char **tmp, char **cau
 /* create-worker and rotate-worker: a new token, written to --token-file (or
  * printed), and the database change, all or nothing. The file is written
  * first under a temporary name, the change made in a transaction, the file
- * renamed into place, then the transaction committed; a failure at any step
- * undoes the steps before it. */
+ * renamed into place (the store's commit hook), then the transaction
+ * committed; a failure at any step undoes the steps before it. */
+struct token_file {
+    const char *tmp, *path;
+    bool renamed;
+};
+
+static int rename_token(void *arg, char **cause)
+{
+    struct token_file *f = arg;
+    if (!f->tmp)
+        return BW_OK;
+    if (rename(f->tmp, f->path) != 0)
+        return bw_fail(cause, BW_ERR_IO, "cannot rename %s to %s: %s", f->tmp, f->path,
+                       strerror(errno));
+    f->renamed = true;
+    return BW_OK;
+}
+
 static int worker_token(const struct server_config *cfg, const struct args *a, bool create,
                         char **cause)
 {
     const char *name = a->command_arg;
-    char token[AUTH_TOKEN_CHARS];
+    char token[AUTH_TOKEN_CHARS], found[BW_MAX_TOKEN_NAME + 1];
     char *tmp = NULL;
-    bool renamed = false;
-    struct db *db = NULL;
+    struct store *st = NULL;
     int64_t id = 0;
     if (!admin_worker_name_ok(name))
         return bw_fail(cause, BW_ERR_INVALID,
@@ -340,34 +362,16 @@ static int worker_token(const struct server_config *cfg, const struct args *a, b
     int rc = a->token_file ? token_tmp(a->token_file, token, &tmp, cause) : BW_OK;
     if (rc < 0)
         return rc;
-    rc = db_open(cfg->db_path, 1, &db, cause);
+    struct token_file f = {tmp, a->token_file, false};
+    rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         goto out_tmp;
-    struct db_conn *c = db_acquire(db);
-    rc = db_begin(c, cause);
-    if (rc < 0)
-        goto out_db;
-    if (create) {
-        rc = admin_create_worker(c, name, token, &id, cause);
-    } else {
-        rc = admin_find_worker(c, name, &id, cause);
-        if (rc == BW_OK)
-            rc = admin_rotate_worker(c, id, token, cause);
-    }
-    if (rc == BW_OK && tmp) {
-        if (rename(tmp, a->token_file) == 0)
-            renamed = true;
-        else
-            rc = bw_fail(cause, BW_ERR_IO, "cannot rename %s to %s: %s", tmp, a->token_file,
-                         strerror(errno));
-    }
-    if (rc == BW_OK)
-        rc = db_commit(c, cause);
+    rc = create ? admin_create_worker(st, name, token, rename_token, &f, &id, cause)
+                : admin_rotate_worker(st, 0, name, token, rename_token, &f, &id, found, cause);
     if (rc < 0) {
-        db_rollback(c);
-        if (renamed && create)
+        if (f.renamed && create)
             unlink(a->token_file);
-        else if (renamed)
+        else if (f.renamed)
             bw_wrap(cause, rc,
                     "the database kept the old token, and %s now holds one that is not valid "
                     "(run rotate-worker again)",
@@ -385,10 +389,9 @@ static int worker_token(const struct server_config *cfg, const struct args *a, b
                 "one\n",
                 name);
 out_db:
-    db_release(db, c);
-    db_close(db);
+    store_close(st);
 out_tmp:
-    if (tmp && !renamed)
+    if (tmp && !f.renamed)
         unlink(tmp);
     free(tmp);
     sodium_memzero(token, sizeof(token));
@@ -397,19 +400,17 @@ out_tmp:
 
 static int delete_worker(const struct server_config *cfg, const struct args *a, char **cause)
 {
-    struct db *db = NULL;
+    struct store *st = NULL;
     char name[BW_MAX_TOKEN_NAME + 1];
     int64_t id = 0, *ids = NULL;
     size_t n = 0;
-    int rc = db_open(cfg->db_path, 1, &db, cause);
+    int rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         return rc;
-    struct db_conn *c = db_acquire(db);
-    rc = admin_find_worker(c, a->command_arg, &id, cause);
+    rc = store_worker_find(st, a->command_arg, &id, cause);
     if (rc == BW_OK)
-        rc = admin_delete_worker(c, id, name, &ids, &n, cause);
-    db_release(db, c);
-    db_close(db);
+        rc = admin_delete_worker(st, id, name, &ids, &n, cause);
+    store_close(st);
     if (rc == BW_OK)
         printf("worker %s deleted; %zu job%s it held went back to the queue\n", name, n,
                n == 1 ? "" : "s");
@@ -428,19 +429,46 @@ static int unlock(const struct server_config *cfg, const struct args *a, bool ad
         return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a numeric IPv4 or IPv6 address", key);
     if (!address && (!*key || strlen(key) > BW_MAX_USERNAME))
         return bw_fail(cause, BW_ERR_INVALID, "\"%s\" is not a user name", key);
-    struct db *db = NULL;
-    int rc = db_open(cfg->db_path, 1, &db, cause);
+    struct store *st = NULL;
+    int rc = store_open(cfg->db_path, 1, &st, cause);
     if (rc < 0)
         return rc;
-    struct db_conn *c = db_acquire(db);
-    rc = db_run(c, cause, "INSERT INTO unlocks(kind, key, requested_at) VALUES (?,?,?)", "tti",
-                address ? "address" : "name", key, (int64_t)time(NULL));
-    db_release(db, c);
-    db_close(db);
+    /* The lockouts live in the running server's memory (SQLite) or in the
+     * store's rows (PostgreSQL, shared): either way one running server takes
+     * the request from the store within a second and lifts the lockout. */
+    bool shared = store_shared(st);
+    rc = store_unlock_request(st, address, key, (int64_t)time(NULL), cause);
+    store_close(st);
     if (rc == BW_OK)
-        printf("sign-ins %s %s: unlocked by the running server within a second (a server "
-               "started later has no lockouts yet)\n",
-               address ? "from" : "as", key);
+        printf("sign-ins %s %s: unlocked by %s within a second%s\n", address ? "from" : "as", key,
+               shared ? "a running server" : "the running server",
+               shared ? "" : " (a server started later has no lockouts yet)");
+    return rc;
+}
+
+/* export and import (store.h): the whole database as JSON lines. */
+static int dump(const struct server_config *cfg, const struct args *a, bool out, char **cause)
+{
+    const char *path = a->command_arg;
+    bool std = strcmp(path, "-") == 0;
+    FILE *f = std ? (out ? stdout : stdin) : fopen(path, out ? "wx" : "r");
+    if (!f)
+        return bw_fail(cause, BW_ERR_IO, "%s: %s%s", path, strerror(errno),
+                       out && errno == EEXIST ? " (export writes a new file)" : "");
+    struct store *st = NULL;
+    int64_t rows = 0;
+    int rc = store_open(cfg->db_path, 1, &st, cause);
+    if (rc == BW_OK)
+        rc = out ? store_export(st, f, &rows, cause) : store_import(st, f, &rows, cause);
+    const char *backend = st ? store_backend_name(st) : "";
+    store_close(st);
+    if (!std && fclose(f) != 0 && rc == BW_OK)
+        rc = bw_fail(cause, BW_ERR_IO, "%s: %s", path, strerror(errno));
+    if (rc < 0 && out && !std)
+        unlink(path);
+    if (rc == BW_OK)
+        fprintf(stderr, "%s %lld rows %s %s (%s)\n", out ? "exported" : "imported", (long long)rows,
+                out ? "to" : "from", path, backend);
     return rc;
 }
 
@@ -454,6 +482,14 @@ static int check_config(const struct server_config *cfg)
     if (config_check_paths(cfg, &warnings, &cause) < 0) {
         fprintf(stderr, "blockwise-server: %s\n", cause);
         free(cause);
+        return 2;
+    }
+    /* A PostgreSQL database must answer, at a schema this binary can run. */
+    int version = 0;
+    if (store_check(cfg->db_path, &version, &cause) < 0) {
+        fprintf(stderr, "blockwise-server: database: %s\n", cause);
+        free(cause);
+        free(warnings);
         return 2;
     }
     struct problem_set *set = NULL;
@@ -483,6 +519,9 @@ static int check_config(const struct server_config *cfg)
         fputs(dump ? dump : "", stdout);
         free(dump);
         printf("%zu problems to serve, %zu failed to load\n", set->n, set->n_failed);
+        if (strncmp(cfg->db_path, "postgres", 8) == 0)
+            printf("database: PostgreSQL answers, schema version %d (this server's: %d)\n", version,
+                   store_schema_latest());
         if (n_warnings)
             printf("configuration OK, with %d warning%s (above)\n", n_warnings,
                    n_warnings == 1 ? "" : "s");
@@ -571,6 +610,8 @@ int main(int argc, char **argv)
                  : strcmp(a.command, "rotate-worker") == 0  ? worker_token(&cfg, &a, false, &cause)
                  : strcmp(a.command, "delete-worker") == 0  ? delete_worker(&cfg, &a, &cause)
                  : strcmp(a.command, "unlock-address") == 0 ? unlock(&cfg, &a, true, &cause)
+                 : strcmp(a.command, "export") == 0         ? dump(&cfg, &a, true, &cause)
+                 : strcmp(a.command, "import") == 0         ? dump(&cfg, &a, false, &cause)
                                                             : unlock(&cfg, &a, false, &cause);
         if (rc < 0) {
             fprintf(stderr, "blockwise-server: %s: %s\n", a.command, cause);

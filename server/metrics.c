@@ -10,7 +10,7 @@
 #include <sodium.h>
 
 #include "api.h"
-#include "db.h"
+#include "store/store.h"
 #include "http.h"
 #include "pwhash.h"
 #include "judgeapi.h"
@@ -121,14 +121,6 @@ void metrics_submission(struct metrics *m, bool submit)
     pthread_mutex_unlock(&m->lock);
 }
 
-static int64_t count(struct db_conn *c, const char *sql, int64_t arg)
-{
-    int64_t v = 0;
-    if (db_get_i64(c, &v, NULL, sql, "i", arg) < 0)
-        return -1;
-    return v;
-}
-
 int metrics_h_get(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
@@ -146,38 +138,12 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     pthread_mutex_unlock(&s->metrics->lock);
 
     int64_t now = (int64_t)time(NULL);
-    struct db_conn *c = db_acquire(s->db);
-    int64_t queued =
-        count(c, "SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND ? >= 0", 0);
-    int64_t judging = count(c, "SELECT COUNT(*) FROM leases WHERE state = 'active' AND ? >= 0", 0);
-    int64_t alive =
-        count(c, "SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?",
-              now - s->cfg->lease_s);
-    int64_t disabled = count(
-        c, "SELECT COUNT(*) FROM workers WHERE disabled = 1 AND deleted_at IS NULL AND ? >= 0", 0);
-    int64_t oldest = count(c,
-                           "SELECT COALESCE(MIN(queued_at), 0) FROM submissions "
-                           "WHERE state = 'queued' AND ? >= 0",
-                           0);
-    int64_t lang_queued[LANG_COUNT], lang_workers[LANG_COUNT];
-    for (int l = 0; l < LANG_COUNT; l++) {
-        int64_t v = -1;
-        const char *name = language_name((enum language)l);
-        lang_queued[l] = db_get_i64(c, &v, NULL,
-                                    "SELECT COUNT(*) FROM submissions WHERE state = 'queued' "
-                                    "AND language = ?",
-                                    "t", name) < 0
-                             ? -1
-                             : v;
-        lang_workers[l] = db_get_i64(c, &v, NULL,
-                                     "SELECT COUNT(*) FROM workers w JOIN worker_languages wl "
-                                     "ON wl.worker_id = w.id WHERE wl.language = ? "
-                                     "AND w.disabled = 0 AND w.last_seen_at >= ?",
-                                     "ti", name, now - s->cfg->lease_s) < 0
-                              ? -1
-                              : v;
-    }
-    db_release(s->db, c);
+    struct store_counts counts;
+    store_counts(s->store, now, s->cfg->lease_s, &counts, NULL);
+    int64_t queued = counts.queued, judging = counts.judging, alive = counts.alive;
+    int64_t disabled = counts.disabled;
+    int64_t oldest = counts.oldest_queued_at;
+    int64_t *lang_queued = counts.lang_queued, *lang_workers = counts.lang_workers;
     struct problem_set *set = problems_get(s->problems);
     size_t loaded = set->n, failed = set->n_failed;
     problems_put(s->problems, set);

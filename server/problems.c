@@ -14,7 +14,7 @@
 
 #include "api.h"
 #include "bodies.h"
-#include "db.h"
+#include "store/store.h"
 #include "http.h"
 #include "server.h"
 #include "common/buf.h"
@@ -463,31 +463,13 @@ static int add_failure(struct problem_set *set, const char *dir, const char *err
 }
 
 /* Stores the bundle and the problem row. */
-static int record(struct db *db, const struct problem_entry *e, const char *bundle, size_t len,
+static int record(struct store *st, const struct problem_entry *e, const char *bundle, size_t len,
                   char **cause)
 {
-    if (!db)
+    if (!st)
         return BW_OK; /* a check (--check-config): nothing is recorded */
-    struct db_conn *c = db_acquire(db);
-    int64_t now = (int64_t)time(NULL);
-    int rc = db_begin(c, cause);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "INSERT OR IGNORE INTO bundles(hash, problem_id, data, created_at) "
-                    "VALUES (?,?,?,?)",
-                    "ttbi", e->hash, e->p->id, bundle, len, now);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "INSERT INTO problems(id, title, hash, loaded_at) VALUES (?,?,?,?) "
-                    "ON CONFLICT(id) DO UPDATE SET title = excluded.title, hash = excluded.hash, "
-                    "loaded_at = excluded.loaded_at",
-                    "ttti", e->p->id, e->p->title, e->hash, now);
-    if (rc == BW_OK)
-        rc = db_commit(c, cause);
-    else
-        db_rollback(c);
-    db_release(db, c);
-    return rc;
+    return store_problem_record(st, e->p->id, e->p->title, e->hash, bundle, len,
+                                (int64_t)time(NULL), cause);
 }
 
 /* The entry already loaded with path number n (problem.json "number"), or NULL. */
@@ -504,7 +486,7 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int problems_load(const char *dir, struct db *db, struct problem_set **out, char **cause)
+int problems_load(const char *dir, struct store *store, struct problem_set **out, char **cause)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -562,7 +544,7 @@ int problems_load(const char *dir, struct db *db, struct problem_set **out, char
                     find_number(set, e.p->number)->p->id, find_number(set, e.p->number)->p->dir);
         else if (e.p && bundle_pack(path, e.p->id, &bundle, &bundle_len, e.hash, &err) == BW_OK &&
                  (e.detail_json = detail_json(&e, &e.detail_len, &err)) != NULL &&
-                 record(db, &e, bundle, bundle_len, &err) == BW_OK) {
+                 record(store, &e, bundle, bundle_len, &err) == BW_OK) {
             set->v[set->n++] = e;
             e.p = NULL;
             e.detail_json = NULL;

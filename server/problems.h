@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-struct db;
+struct store;
 struct http_request;
 struct http_response;
 struct problem;
@@ -53,10 +53,10 @@ struct problem_set {
 struct problem_set_holder;
 
 /* Loads every problem under `dir` and records bundles and problems in the
- * database (`db` NULL: records nothing, for --check-config). Fails only when
+ * store (`st` NULL: records nothing, for --check-config). Fails only when
  * `dir` itself cannot be read; broken problems go to set->failed, so a set
  * may serve none (the caller decides). *out is new (refs = 1). */
-int problems_load(const char *dir, struct db *db, struct problem_set **out, char **cause);
+int problems_load(const char *dir, struct store *st, struct problem_set **out, char **cause);
 void problems_set_unref_unlocked(struct problem_set *set);
 
 struct problem_set_holder *problems_holder_new(struct problem_set *initial /* stolen */);

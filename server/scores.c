@@ -8,10 +8,10 @@
 #include "api.h"
 #include "auth.h"
 #include "bodies.h"
-#include "db.h"
 #include "http.h"
 #include "problems.h"
 #include "server.h"
+#include "store/store.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/language.h"
@@ -39,6 +39,33 @@ static bool language_query(struct http_request *req, struct http_response *res, 
     *status = api_reply_error(res, 400, "invalid", "language",
                               "language: \"%.32s\" is not \"cuda\" or \"triton\"", *out);
     return false;
+}
+
+/* The leaderboard being built: one board per GPU model and language. */
+struct board {
+    json_t *boards, *entries;
+    char gpu[128], language[16];
+    int rank;
+};
+
+static void board_row(void *arg, const struct store_board_row *r)
+{
+    struct board *b = arg;
+    if (!b->entries || strcmp(r->gpu, b->gpu) != 0 || strcmp(r->language, b->language) != 0) {
+        snprintf(b->gpu, sizeof(b->gpu), "%s", r->gpu);
+        snprintf(b->language, sizeof(b->language), "%s", r->language);
+        b->entries = json_array();
+        json_array_append_new(b->boards, json_pack("{s:s, s:s, s:o}", "gpu", r->gpu, "language",
+                                                   r->language, "entries", b->entries));
+        b->rank = 0;
+    }
+    if (++b->rank > BOARD_ROWS)
+        return;
+    json_array_append_new(
+        b->entries, json_pack("{s:i, s:s, s:f, s:f, s:I, s:I, s:o}", "rank", b->rank, "user",
+                              r->user, "time_ms", r->time_ms, "score", r->score, "submission",
+                              (json_int_t)r->submission, "at", (json_int_t)r->at, "pytorch_speedup",
+                              r->has_pytorch ? json_real(r->pytorch_speedup) : json_null()));
 }
 
 int scores_h_leaderboard(struct http_request *req, struct http_response *res)
@@ -70,44 +97,9 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
         return api_reply_error(res, 400, "invalid", "sort",
                                "sort: \"%.32s\" is not \"time\" or \"pytorch\"", sort);
     char *cause = NULL;
-    json_t *boards = json_array();
-    json_t *board = NULL, *entries = NULL;
-    char current[128] = "", current_lang[16] = "";
-    int rank = 0;
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT b.gpu_name, b.language, u.name, b.time_ms, b.score, "
-                        "b.submission_id, b.at, b.pytorch_speedup FROM best b "
-                        "JOIN users u ON u.id = b.user_id "
-                        "WHERE b.problem_id = ? AND (? IS NULL OR b.gpu_name = ?) "
-                        "AND (? IS NULL OR b.language = ?) "
-                        "ORDER BY b.gpu_name, b.language, "
-                        "CASE WHEN ? THEN b.pytorch_speedup IS NULL ELSE 0 END, "
-                        "CASE WHEN ? THEN -b.pytorch_speedup ELSE 0 END, b.time_ms, b.at",
-                        "tttttII", problem, gpu, gpu, language, language, by_pytorch ? 1 : 0,
-                        by_pytorch ? 1 : 0);
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        const char *g = db_col_text(st, 0), *l = db_col_text(st, 1);
-        if (!board || strcmp(g, current) != 0 || strcmp(l, current_lang) != 0) {
-            snprintf(current, sizeof(current), "%s", g);
-            snprintf(current_lang, sizeof(current_lang), "%s", l);
-            entries = json_array();
-            board = json_pack("{s:s, s:s, s:o}", "gpu", g, "language", l, "entries", entries);
-            json_array_append_new(boards, board);
-            rank = 0;
-        }
-        if (++rank > BOARD_ROWS)
-            continue;
-        json_array_append_new(
-            entries, json_pack("{s:i, s:s, s:f, s:f, s:I, s:I, s:o}", "rank", rank, "user",
-                               db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
-                               db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5),
-                               "at", (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
-                               db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    struct board b = {json_array(), NULL, "", "", 0};
+    int rc = store_leaderboard(s->store, problem, gpu, language, by_pytorch, board_row, &b, &cause);
+    json_t *boards = b.boards;
     if (rc < 0) {
         json_decref(boards);
         return db_trouble(res, cause);
@@ -118,49 +110,40 @@ int scores_h_leaderboard(struct http_request *req, struct http_response *res)
                               by_pytorch ? "pytorch" : "time", "boards", boards));
 }
 
+/* A problem is solved once it is solved in any language. */
+static void solved_row(void *arg, const struct store_solved_row *r)
+{
+    json_t *problems = arg;
+    json_t *p = json_object_get(problems, r->problem);
+    if (!p) {
+        p = json_pack("{s:b, s:I, s:{}, s:[]}", "solved", 1, "solved_at", (json_int_t)r->first_at,
+                      "languages", "best");
+        json_object_set_new(problems, r->problem, p);
+    }
+    json_object_set_new(json_object_get(p, "languages"), r->language,
+                        json_pack("{s:I}", "solved_at", (json_int_t)r->first_at));
+}
+
+static void best_row(void *arg, const char *problem, const struct store_board_row *r)
+{
+    json_t *p = json_object_get(arg, problem);
+    if (!p)
+        return;
+    json_array_append_new(json_object_get(p, "best"),
+                          json_pack("{s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "gpu", r->gpu,
+                                    "language", r->language, "time_ms", r->time_ms, "score",
+                                    r->score, "submission", (json_int_t)r->submission, "at",
+                                    (json_int_t)r->at, "pytorch_speedup",
+                                    r->has_pytorch ? json_real(r->pytorch_speedup) : json_null()));
+}
+
 int scores_h_mine(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
     char *cause = NULL;
     json_t *problems = json_object();
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    /* A problem is solved once it is solved in any language. */
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT problem_id, language, first_at FROM solved WHERE user_id = ? "
-                        "ORDER BY problem_id, first_at",
-                        "i", who->id);
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        json_t *p = json_object_get(problems, db_col_text(st, 0));
-        if (!p) {
-            p = json_pack("{s:b, s:I, s:{}, s:[]}", "solved", 1, "solved_at",
-                          (json_int_t)db_col_i64(st, 2), "languages", "best");
-            json_object_set_new(problems, db_col_text(st, 0), p);
-        }
-        json_object_set_new(json_object_get(p, "languages"), db_col_text(st, 1),
-                            json_pack("{s:I}", "solved_at", (json_int_t)db_col_i64(st, 2)));
-    }
-    db_finish(st);
-    if (rc >= 0)
-        rc = db_prepare(c, &st, &cause,
-                        "SELECT problem_id, gpu_name, language, time_ms, score, submission_id, at, "
-                        "pytorch_speedup FROM best WHERE user_id = ?",
-                        "i", who->id);
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        json_t *p = json_object_get(problems, db_col_text(st, 0));
-        if (!p)
-            continue;
-        json_array_append_new(
-            json_object_get(p, "best"),
-            json_pack("{s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "gpu", db_col_text(st, 1), "language",
-                      db_col_text(st, 2), "time_ms", db_col_double(st, 3), "score",
-                      db_col_double(st, 4), "submission", (json_int_t)db_col_i64(st, 5), "at",
-                      (json_int_t)db_col_i64(st, 6), "pytorch_speedup",
-                      db_col_null(st, 7) ? json_null() : json_real(db_col_double(st, 7))));
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    int rc = store_scores_of(s->store, who->id, solved_row, best_row, problems, &cause);
     if (rc < 0) {
         json_decref(problems);
         return db_trouble(res, cause);
@@ -197,6 +180,24 @@ static void iso_time(int64_t t, char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static void grade_row(void *arg, const struct store_grade_row *r)
+{
+    struct buf *b = arg;
+    char score[32] = "", timems[32] = "", when[32];
+    if (r->has_score)
+        snprintf(score, sizeof(score), "%.2f", r->score);
+    if (r->has_time)
+        snprintf(timems, sizeof(timems), "%.6g", r->time_ms);
+    iso_time(r->first_at, when);
+    csv_field(b, r->user, false);
+    csv_field(b, r->problem, false);
+    csv_field(b, r->solved ? "yes" : "no", false);
+    csv_field(b, score, false);
+    csv_field(b, timems, false);
+    csv_field(b, when, false);
+    csv_field(b, r->language, true);
+}
+
 int scores_h_gradebook(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
@@ -204,42 +205,9 @@ int scores_h_gradebook(struct http_request *req, struct http_response *res)
     struct buf b;
     buf_init(&b, 64 * 1024 * 1024);
     buf_puts(&b, "user,problem,solved,best_score,best_time_ms,when,language\r\n");
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    /* Every (user, problem, language) with a submission; best over GPUs:
-     * highest score, lowest time; "when" is when it was first solved in that
-     * language. The language is the last column, so that a script reading
-     * the columns before it by position reads what it read before. */
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT u.name, p.problem_id, sv.first_at IS NOT NULL, "
-                        "(SELECT MAX(score) FROM best b WHERE b.user_id = p.user_id "
-                        " AND b.problem_id = p.problem_id AND b.language = p.language), "
-                        "(SELECT MIN(time_ms) FROM best b WHERE b.user_id = p.user_id "
-                        " AND b.problem_id = p.problem_id AND b.language = p.language), "
-                        "sv.first_at, p.language "
-                        "FROM (SELECT DISTINCT user_id, problem_id, language FROM submissions) p "
-                        "JOIN users u ON u.id = p.user_id "
-                        "LEFT JOIN solved sv ON sv.user_id = p.user_id "
-                        "AND sv.problem_id = p.problem_id AND sv.language = p.language "
-                        "ORDER BY u.name, p.problem_id, p.language",
-                        "");
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW) {
-        char score[32] = "", timems[32] = "", when[32];
-        if (!db_col_null(st, 3))
-            snprintf(score, sizeof(score), "%.2f", db_col_double(st, 3));
-        if (!db_col_null(st, 4))
-            snprintf(timems, sizeof(timems), "%.6g", db_col_double(st, 4));
-        iso_time(db_col_null(st, 5) ? 0 : db_col_i64(st, 5), when);
-        csv_field(&b, db_col_text(st, 0), false);
-        csv_field(&b, db_col_text(st, 1), false);
-        csv_field(&b, db_col_i64(st, 2) ? "yes" : "no", false);
-        csv_field(&b, score, false);
-        csv_field(&b, timems, false);
-        csv_field(&b, when, false);
-        csv_field(&b, db_col_text(st, 6), true);
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    /* The language is the last column, so that a script reading the columns
+     * before it by position reads what it read before. */
+    int rc = store_gradebook(s->store, grade_row, &b, &cause);
     if (rc < 0) {
         buf_release(&b);
         return db_trouble(res, cause);

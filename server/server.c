@@ -10,15 +10,15 @@
 #include "admin.h"
 #include "api.h"
 #include "auth.h"
-#include "db.h"
 #include "files.h"
 #include "http.h"
 #include "judgeapi.h"
 #include "metrics.h"
 #include "problems.h"
 #include "pwhash.h"
-#include "queue.h"
 #include "scores.h"
+#include "store/queue.h"
+#include "store/store.h"
 #include "sse.h"
 #include "submissions.h"
 #include "throttle.h"
@@ -35,7 +35,7 @@
 static int h_health(struct http_request *req, struct http_response *res)
 {
     (void)req;
-    return api_json(res, 200, json_pack("{s:b, s:i}", "ok", 1, "schema", db_schema_latest()));
+    return api_json(res, 200, json_pack("{s:b, s:i}", "ok", 1, "schema", store_schema_latest()));
 }
 
 /* The judging capacity for the web app: whether submissions will wait, and
@@ -45,9 +45,7 @@ static int h_status(struct http_request *req, struct http_response *res)
     struct server *s = req->app;
     struct queue_status q;
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = queue_status(c, (int64_t)time(NULL), s->cfg->lease_s, &q, &cause);
-    db_release(s->db, c);
+    int rc = queue_status(s->store, (int64_t)time(NULL), s->cfg->lease_s, &q, &cause);
     if (rc < 0) {
         log_error("server: status: %s", cause ? cause : "database error");
         free(cause);
@@ -174,9 +172,7 @@ static void tell_positions(struct server *s)
         return;
     int64_t *ids = NULL;
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = queue_ids(c, &ids, &n, &cause);
-    db_release(s->db, c);
+    int rc = queue_ids(s->store, &ids, &n, &cause);
     if (rc < 0) {
         log_error("server: queue positions: %s", cause ? cause : "error");
         free(cause);
@@ -186,31 +182,58 @@ static void tell_positions(struct server *s)
     free(ids);
 }
 
+static void apply_unlock(void *arg, bool address, const char *key)
+{
+    struct server *s = arg;
+    bool was = throttle_unlock(s->signins, address ? THROTTLE_ADDRESS : THROTTLE_ACCOUNT, key);
+    log_info("auth: sign-ins %s %s unlocked from the command line%s", address ? "from" : "as", key,
+             was ? "" : " (they were not locked)");
+}
+
 /* Unlock requests the command line left in the database (main.c). */
 static void apply_unlocks(struct server *s)
 {
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int64_t last = 0;
-    int rc = db_prepare(c, &st, NULL, "SELECT id, kind, key FROM unlocks ORDER BY id", "");
-    while (rc >= 0 && (rc = db_step(st, NULL)) == DB_ROW) {
-        bool address = strcmp(db_col_text(st, 1), "address") == 0;
-        const char *key = db_col_text(st, 2);
-        bool was = throttle_unlock(s->signins, address ? THROTTLE_ADDRESS : THROTTLE_ACCOUNT, key);
-        log_info("auth: sign-ins %s %s unlocked from the command line%s", address ? "from" : "as",
-                 key, was ? "" : " (they were not locked)");
-        last = db_col_i64(st, 0);
+    char *cause = NULL;
+    if (store_unlocks_take(s->store, apply_unlock, s, &cause) < 0)
+        log_error("auth: unlock requests: %s", cause ? cause : "error");
+    free(cause);
+}
+
+/* What the store tells every server (store.h): the queue changed (claims
+ * waiting here look again; positions are told), a submission has new events
+ * (its streams here read them), or the listener was away and anything may
+ * have changed. Runs on the store's listener thread (PostgreSQL) or after a
+ * commit of this process (SQLite). */
+static void on_signal(void *arg, const char *channel, const char *payload)
+{
+    struct server *s = arg;
+    if (!channel) {
+        atomic_store(&s->queue_dirty, true);
+        claims_notify(s->claims);
+        sse_follow_all(s->hub);
+    } else if (strcmp(channel, "queue") == 0) {
+        atomic_store(&s->queue_dirty, true);
+        if (strcmp(payload, "moved") != 0)
+            claims_notify(s->claims);
+    } else if (strcmp(channel, "events") == 0) {
+        int64_t id = 0;
+        char num[24];
+        size_t n = strcspn(payload, ":");
+        if (n > 0 && n < sizeof(num)) {
+            memcpy(num, payload, n);
+            num[n] = '\0';
+            if (parse_i64(num, &id) && id > 0)
+                sse_follow(s->hub, id);
+        }
+        return;
     }
-    db_finish(st);
-    if (last)
-        db_run(c, NULL, "DELETE FROM unlocks WHERE id <= ?", "i", last);
-    db_release(s->db, c);
+    server_poke(s);
 }
 
 static void *ticker(void *arg)
 {
     struct server *s = arg;
-    time_t last_sweep = 0;
+    time_t last_sweep = 0, last_prune = 0;
     while (!atomic_load(&s->stopping)) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -230,10 +253,17 @@ static void *ticker(void *arg)
             tell_positions(s);
         apply_unlocks(s);
         time_t now = time(NULL);
+        if (now - last_prune >= 60) {
+            char *cause = NULL;
+            if (store_events_prune(s->store, (int64_t)now - BW_EVENTS_KEEP_S, &cause) < 0 ||
+                throttle_prune(s->signins, throttle_clock_ms(s->signins), &cause) < 0 ||
+                rate_prune(s->signups, rate_clock_ms(s->signups), &cause) < 0)
+                log_error("server: dropping forgotten rows: %s", cause ? cause : "error");
+            free(cause);
+            last_prune = now;
+        }
         if (now - last_sweep >= 300) {
-            struct db_conn *c = db_acquire(s->db);
-            auth_expire_sessions(c);
-            db_release(s->db, c);
+            auth_expire_sessions(s->store);
             last_sweep = now;
         }
     }
@@ -258,14 +288,11 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
     }
     free(warnings);
     if (rc == BW_OK)
-        rc = db_open(cfg->db_path, cfg->threads + 2, &s->db, cause);
-    if (rc == BW_OK) {
-        struct db_conn *c = db_acquire(s->db);
-        rc = device_key_load(c, s->device_key, cause);
-        db_release(s->db, c);
-    }
+        rc = store_open(cfg->db_path, cfg->threads + 2, &s->store, cause);
     if (rc == BW_OK)
-        rc = problems_load(cfg->problems_dir, s->db, &set, cause);
+        rc = device_key_load(s->store, s->device_key, cause);
+    if (rc == BW_OK)
+        rc = problems_load(cfg->problems_dir, s->store, &set, cause);
     if (rc == BW_OK && set->n == 0) {
         rc = bw_fail(cause, BW_ERR_INVALID, "problems: none of the %zu directories in %s loads%s%s",
                      set->n_failed, cfg->problems_dir, set->n_failed ? "; the first: " : "",
@@ -276,15 +303,23 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
         struct throttle_policy tp = {cfg->signin_account_failures, cfg->signin_address_failures,
                                      cfg->signin_lockout_s, cfg->signin_window_s};
         s->problems = problems_holder_new(set);
-        s->hub = sse_hub_new();
+        s->hub = sse_hub_new(s->store);
         s->claims = claims_new();
         s->metrics = metrics_new();
-        s->signins = throttle_new(&tp);
-        s->signups = rate_new(cfg->signup_address_limit, cfg->signup_address_window);
+        /* Servers sharing a store share their throttles too (throttle.h). */
+        if (store_shared(s->store)) {
+            s->signins = throttle_new_shared(&tp, s->store, cause);
+            s->signups = s->signins ? rate_new_shared(cfg->signup_address_limit,
+                                                      cfg->signup_address_window, s->store, cause)
+                                    : NULL;
+        } else {
+            s->signins = throttle_new(&tp);
+            s->signups = rate_new(cfg->signup_address_limit, cfg->signup_address_window);
+        }
         if (!s->problems || !s->hub || !s->claims || !s->metrics || !s->signins || !s->signups) {
             if (!s->problems)
                 problems_set_unref_unlocked(set);
-            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+            rc = *cause ? BW_ERR_IO : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         }
     }
     /* Made now, so that the first sign-in for an unknown name costs no more
@@ -316,6 +351,8 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
         rc = http_start(&o, routes, sizeof(routes) / sizeof(routes[0]), auth_access, on_done, s,
                         &s->http, cause);
     }
+    if (rc == BW_OK)
+        rc = store_listen(s->store, on_signal, s, cause);
     if (rc == BW_OK) {
         if (pthread_create(&s->ticker, NULL, ticker, s) != 0)
             rc = bw_fail(cause, BW_ERR_SYSTEM, "cannot start the ticker thread");
@@ -328,8 +365,8 @@ int server_start(const struct server_config *cfg, struct server **out, char **ca
     }
     atomic_store(&s->queue_dirty, true);
     log_info("server: listening on %s port %d, database %s (schema %d), %zu problems (%zu failed)",
-             cfg->listen, http_port(s->http), cfg->db_path, db_schema_latest(), set->n,
-             set->n_failed);
+             cfg->listen, http_port(s->http), store_display_name(s->store), store_schema_latest(),
+             set->n, set->n_failed);
     *out = s;
     return BW_OK;
 }
@@ -358,6 +395,8 @@ void server_stop(struct server *s)
         usleep(10 * 1000);
     }
     http_stop(s->http);
+    /* No signal may reach the hub or the claims after this. */
+    store_unlisten(s->store);
     pwhash_free(s->pwhash);
     sse_hub_free(s->hub);
     claims_free(s->claims);
@@ -365,7 +404,7 @@ void server_stop(struct server *s)
     throttle_free(s->signins);
     rate_free(s->signups);
     problems_holder_free(s->problems);
-    db_close(s->db);
+    store_close(s->store);
     pthread_mutex_destroy(&s->tick_lock);
     pthread_cond_destroy(&s->tick_cond);
     free(s);
@@ -375,7 +414,7 @@ void server_reload(struct server *s)
 {
     struct problem_set *set = NULL;
     char *cause = NULL;
-    if (problems_load(s->cfg->problems_dir, s->db, &set, &cause) < 0) {
+    if (problems_load(s->cfg->problems_dir, s->store, &set, &cause) < 0) {
         log_error("server: reload: %s; keeping the problems loaded before", cause);
         free(cause);
         return;

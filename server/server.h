@@ -2,7 +2,7 @@
  * server.h - the running blockwise-server: the one object every handler
  * reaches through req->app, its route table, and its life cycle.
  *
- * server_start() opens the database, loads the problems, starts the HTTP
+ * server_start() opens the store (the database), loads the problems, starts the HTTP
  * threads and the ticker (a thread that expires leases, ends idle claims and
  * sends event-stream heartbeats once a second); server_stop() ends event
  * streams and long-polls, stops the threads and closes the database. The
@@ -21,7 +21,7 @@
 #include "config.h"
 #include "device.h"
 
-struct db;
+struct store;
 struct http;
 struct problem_set_holder;
 struct sse_hub;
@@ -33,7 +33,7 @@ struct pwhash_pool;
 
 struct server {
     const struct server_config *cfg; /* borrowed, read-only */
-    struct db *db;
+    struct store *store;             /* everything kept (store.h) */
     struct http *http;
     struct problem_set_holder *problems;
     struct sse_hub *hub;

@@ -12,14 +12,14 @@
 #include "arena.h"
 #include "auth.h"
 #include "bodies.h"
-#include "db.h"
 #include "http.h"
 #include "judgeapi.h"
 #include "metrics.h"
 #include "problems.h"
-#include "queue.h"
 #include "server.h"
 #include "sse.h"
+#include "store/queue.h"
+#include "store/store.h"
 #include "common/error.h"
 #include "common/json_reader.h"
 #include "common/language.h"
@@ -31,56 +31,34 @@
 
 #define IN_FLIGHT_RETRY_S 10
 
-struct quota_use {
-    int64_t used, oldest; /* in the window; oldest created_at (0 if none) */
-};
-
-static int window_use(struct db_conn *c, int64_t user, const char *mode, int64_t since,
-                      struct quota_use *q, char **cause)
+static json_t *window_json(int64_t used, int64_t oldest, int limit, int window, int64_t now)
 {
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, cause,
-                        "SELECT COUNT(*), COALESCE(MIN(created_at), 0) FROM submissions "
-                        "WHERE user_id = ? AND mode = ? AND created_at > ?",
-                        "iti", user, mode, since);
-    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
-        q->used = db_col_i64(st, 0);
-        q->oldest = db_col_i64(st, 1);
-        rc = BW_OK;
-    }
-    db_finish(st);
-    return rc < 0 ? rc : BW_OK;
-}
-
-static json_t *window_json(const struct quota_use *q, int limit, int window, int64_t now)
-{
-    int64_t left = limit - q->used;
-    int64_t resets = q->oldest ? q->oldest + window - now : 0;
-    return json_pack("{s:i, s:I, s:I, s:i, s:I}", "limit", limit, "used", (json_int_t)q->used,
+    int64_t left = limit - used;
+    int64_t resets = oldest ? oldest + window - now : 0;
+    return json_pack("{s:i, s:I, s:I, s:i, s:I}", "limit", limit, "used", (json_int_t)used,
                      "remaining", (json_int_t)(left > 0 ? left : 0), "window_seconds", window,
                      "resets_in_seconds", (json_int_t)(resets > 0 ? resets : 0));
 }
 
-int submissions_quota_json(struct server *s, struct db_conn *c, int64_t user, json_t **out,
-                           char **cause)
+int submissions_quota_json(struct server *s, int64_t user, json_t **out, char **cause)
 {
     int64_t now = (int64_t)time(NULL);
-    int64_t since = now - s->cfg->quota_window_s;
-    struct quota_use run = {0}, sub = {0};
+    struct store_quota q;
     struct in_flight fl;
-    int rc = window_use(c, user, "run", since, &run, cause);
+    int rc = store_quota_use(s->store, user, now - s->cfg->quota_window_s, &q, cause);
     if (rc == BW_OK)
-        rc = window_use(c, user, "submit", since, &sub, cause);
-    if (rc == BW_OK)
-        rc = queue_in_flight(c, user, now, s->cfg->lease_s, &fl, cause);
+        rc = queue_in_flight(s->store, user, now, s->cfg->lease_s, &fl, cause);
     if (rc < 0)
         return rc;
-    *out = json_pack("{s:o, s:o, s:{s:i, s:I, s:I, s:b, s:I}}", "run",
-                     window_json(&run, s->cfg->quota_run, s->cfg->quota_window_s, now), "submit",
-                     window_json(&sub, s->cfg->quota_submit, s->cfg->quota_window_s, now),
-                     "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)fl.counted,
-                     "waiting_for_gpu", (json_int_t)fl.waiting_gpu, "waiting_counted",
-                     fl.gpu_connected, "waiting_for_language", (json_int_t)fl.waiting_language);
+    *out = json_pack(
+        "{s:o, s:o, s:{s:i, s:I, s:I, s:b, s:I}}", "run",
+        window_json(q.run_used, q.run_oldest, s->cfg->quota_run, s->cfg->quota_window_s, now),
+        "submit",
+        window_json(q.submit_used, q.submit_oldest, s->cfg->quota_submit, s->cfg->quota_window_s,
+                    now),
+        "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)fl.counted,
+        "waiting_for_gpu", (json_int_t)fl.waiting_gpu, "waiting_counted", fl.gpu_connected,
+        "waiting_for_language", (json_int_t)fl.waiting_language);
     return *out ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
 }
 
@@ -141,64 +119,51 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     const char *language = language_name(b.language);
     const char *mode = b.submit ? "submit" : "run";
     int limit = b.submit ? s->cfg->quota_submit : s->cfg->quota_run;
-    int64_t now = (int64_t)time(NULL), disabled = 0, id = 0, pos = 0, seed = 0;
-    struct quota_use q = {0};
-    struct in_flight fl = {0};
+    int64_t now = (int64_t)time(NULL), id = 0, pos = 0, seed = 0;
     char *cause = NULL;
     int status = 0;
     randombytes_buf(&seed, sizeof(seed));
     seed &= INT64_MAX;
     if (seed == 0)
         seed = 1;
-    struct db_conn *c = db_acquire(s->db);
-    int rc = db_begin(c, &cause);
-    if (rc == BW_OK)
-        rc = db_get_i64(c, &disabled, &cause, "SELECT disabled FROM problems WHERE id = ?", "t",
-                        b.problem);
-    if (rc == BW_OK)
-        rc = queue_in_flight(c, who->id, now, s->cfg->lease_s, &fl, &cause);
-    if (rc == BW_OK)
-        rc = window_use(c, who->id, mode, now - s->cfg->quota_window_s, &q, &cause);
-    if (rc == BW_OK) {
-        if (disabled)
-            status = api_reply_error(res, 409, "problem_disabled", "problem",
-                                     "problem: \"%s\" is disabled until an admin looks at it",
-                                     b.problem);
-        else if (fl.counted >= s->cfg->quota_in_flight) {
-            char msg[160];
-            snprintf(msg, sizeof(msg),
-                     "at most %d of your submissions may wait or be judged at once",
-                     s->cfg->quota_in_flight);
-            status = too_many(req, res, IN_FLIGHT_RETRY_S, msg);
-        } else if (q.used >= limit) {
-            char msg[160];
-            snprintf(msg, sizeof(msg), "%s quota used up: %d per %d seconds", mode, limit,
-                     s->cfg->quota_window_s);
-            status = too_many(req, res, q.oldest + s->cfg->quota_window_s - now, msg);
-        }
-    }
-    int64_t round = 0;
-    if (rc == BW_OK && status == 0)
-        rc = queue_next_round(c, who->id, &round, &cause);
-    if (rc == BW_OK && status == 0)
-        rc = db_run(c, &cause,
-                    "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, language, "
-                    "source, seed, created_at, queued_at, round) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    "ittttt"
-                    "iiii",
-                    who->id, b.problem, hash, mode, language, b.source, seed, now, now, round);
-    if (rc == BW_OK && status == 0) {
-        id = db_last_id(c);
-        rc = db_commit(c, &cause);
-    } else {
-        db_rollback(c);
+    struct store_new_submission in = {
+        .user = who->id,
+        .problem = b.problem,
+        .hash = hash,
+        .mode = mode,
+        .language = language,
+        .source = b.source,
+        .seed = seed,
+        .now = now,
+        .window_since = now - s->cfg->quota_window_s,
+        .limit = limit,
+        .in_flight_limit = s->cfg->quota_in_flight,
+        .lease_s = s->cfg->lease_s,
+    };
+    struct store_created made;
+    int rc = store_submission_create(s->store, &in, &made, &cause);
+    if (rc == BW_OK && made.outcome == CREATE_PROBLEM_DISABLED) {
+        status =
+            api_reply_error(res, 409, "problem_disabled", "problem",
+                            "problem: \"%s\" is disabled until an admin looks at it", b.problem);
+    } else if (rc == BW_OK && made.outcome == CREATE_IN_FLIGHT_FULL) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "at most %d of your submissions may wait or be judged at once",
+                 s->cfg->quota_in_flight);
+        status = too_many(req, res, IN_FLIGHT_RETRY_S, msg);
+    } else if (rc == BW_OK && made.outcome == CREATE_QUOTA_USED) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "%s quota used up: %d per %d seconds", mode, limit,
+                 s->cfg->quota_window_s);
+        status = too_many(req, res, made.oldest + s->cfg->quota_window_s - now, msg);
+    } else if (rc == BW_OK) {
+        id = made.id;
     }
     json_t *quota = NULL;
     if (rc == BW_OK && status == 0)
-        rc = queue_position(c, id, &pos, &cause);
+        rc = queue_position(s->store, id, &pos, &cause);
     if (rc == BW_OK && status == 0)
-        rc = submissions_quota_json(s, c, who->id, &quota, &cause);
-    db_release(s->db, c);
+        rc = submissions_quota_json(s, who->id, &quota, &cause);
     if (rc < 0) {
         json_decref(j);
         json_decref(quota);
@@ -235,104 +200,69 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     return status;
 }
 
-/* The columns summary() reads, in this order, and the joins they need; the
- * single-submission queries add SUMMARY_EXTRA after them. */
-#define SUMMARY_COLS                                                                               \
-    "s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, s.message, s.score, s.time_ms, "      \
-    "s.created_at, s.judged_at, s.gpu_name, s.attempts, s.needs_gpu, s.cancelled_at, cu.name, "    \
-    "s.cancelled_from, " QUEUE_POSITION_SQL ", s.language, s.pytorch_speedup "
-#define SUMMARY_FROM                                                                               \
-    "FROM submissions s JOIN users u ON u.id = s.user_id "                                         \
-    "LEFT JOIN users cu ON cu.id = s.cancelled_by "
-enum { COL_LANGUAGE = 18, COL_PYTORCH, COL_SOURCE, COL_RESULT, COL_OWNER };
-#define SUMMARY_EXTRA ", s.source, s.result, s.user_id "
-
-/* Loads submission `id` if the principal may read it; 404 otherwise. Sets
- * *row to the prepared row (caller finishes it). */
-static int load_visible(struct db_conn *c, const struct principal *who, int64_t id,
-                        struct db_stmt **row, char **cause)
+static json_t *opt_text(const char *v)
 {
-    int rc = db_prepare(c, row, cause,
-                        "SELECT " SUMMARY_COLS SUMMARY_EXTRA SUMMARY_FROM
-                        "WHERE s.id = ? AND (s.user_id = ? OR ?)",
-                        "iiI", id, who->id, who->role >= USER_INSTRUCTOR ? 1 : 0);
-    if (rc < 0)
-        return rc;
-    rc = db_step(*row, cause);
-    if (rc == DB_DONE) {
-        db_finish(*row);
-        *row = NULL;
-        return BW_ERR_NOTFOUND;
-    }
-    return rc < 0 ? rc : BW_OK;
+    return v ? json_string(v) : json_null();
 }
 
-static json_t *opt_real(struct db_stmt *st, int col)
+/* The summary of a submission. A cancelled submission is state "cancelled"
+ * (in the database it is 'done': schema.sql, migration 2). */
+static json_t *summary(const struct store_submission *r)
 {
-    return db_col_null(st, col) ? json_null() : json_real(db_col_double(st, col));
-}
-
-static json_t *opt_int(struct db_stmt *st, int col)
-{
-    return db_col_null(st, col) ? json_null() : json_integer(db_col_i64(st, col));
-}
-
-static json_t *opt_text(struct db_stmt *st, int col)
-{
-    return db_col_null(st, col) ? json_null() : json_string(db_col_text(st, col));
-}
-
-/* True when the row (SUMMARY_COLS) was cancelled. */
-static bool row_cancelled(struct db_stmt *st)
-{
-    return !db_col_null(st, 14);
-}
-
-/* The summary of a row of SUMMARY_COLS. A cancelled submission is state
- * "cancelled" (in the database it is 'done': schema.sql, migration 2). */
-static json_t *summary(struct db_stmt *st)
-{
-    const char *v = db_col_null(st, 5) ? NULL : db_col_text(st, 5);
-    enum verdict verdict = v ? verdict_parse(v) : VERDICT_NONE;
-    bool cancelled = row_cancelled(st);
-    int64_t pos = db_col_i64(st, 17);
+    enum verdict verdict = r->verdict ? verdict_parse(r->verdict) : VERDICT_NONE;
+    bool cancelled = r->cancelled_at != 0;
     json_t *cancel =
-        cancelled ? json_pack("{s:o, s:I, s:o}", "by",
-                              db_col_null(st, 15) ? json_null() : json_string(db_col_text(st, 15)),
-                              "at", (json_int_t)db_col_i64(st, 14), "from", opt_text(st, 16))
+        cancelled ? json_pack("{s:o, s:I, s:o}", "by", opt_text(r->cancelled_by), "at",
+                              (json_int_t)r->cancelled_at, "from", opt_text(r->cancelled_from))
                   : json_null();
     return json_pack(
         "{s:I, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, "
         "s:b, s:o, s:o}",
-        "id", (json_int_t)db_col_i64(st, 0), "user", db_col_text(st, 1), "problem",
-        db_col_text(st, 2), "mode", db_col_text(st, 3), "language", db_col_text(st, COL_LANGUAGE),
-        "state", cancelled ? "cancelled" : db_col_text(st, 4), "verdict",
-        v ? json_string(v) : json_null(), "verdict_name",
-        v ? json_string(verdict_name(verdict)) : json_null(), "message", opt_text(st, 6), "score",
-        opt_real(st, 7), "time_ms", opt_real(st, 8), "created_at", (json_int_t)db_col_i64(st, 9),
-        "judged_at", opt_int(st, 10), "gpu", opt_text(st, 11), "position", (json_int_t)pos,
-        "attempts", (json_int_t)db_col_i64(st, 12), "waiting_for_gpu",
-        db_col_i64(st, 13) != 0 && pos > 0, "cancelled", cancel, "pytorch_speedup",
-        opt_real(st, COL_PYTORCH));
+        "id", (json_int_t)r->id, "user", r->user, "problem", r->problem, "mode", r->mode,
+        "language", r->language, "state", cancelled ? "cancelled" : r->state, "verdict",
+        opt_text(r->verdict), "verdict_name",
+        r->verdict ? json_string(verdict_name(verdict)) : json_null(), "message",
+        opt_text(r->message), "score", r->has_score ? json_real(r->score) : json_null(), "time_ms",
+        r->has_time ? json_real(r->time_ms) : json_null(), "created_at", (json_int_t)r->created_at,
+        "judged_at", r->has_judged ? json_integer(r->judged_at) : json_null(), "gpu",
+        opt_text(r->gpu), "position", (json_int_t)r->position, "attempts", (json_int_t)r->attempts,
+        "waiting_for_gpu", r->needs_gpu && r->position > 0, "cancelled", cancel, "pytorch_speedup",
+        r->has_pytorch ? json_real(r->pytorch_speedup) : json_null());
+}
+
+/* What a read of one submission keeps: its JSON (summary, or full with the
+ * source and result), its owner, and whether it is finished. */
+struct one {
+    bool full;
+    json_t *body; /* new */
+    int64_t owner;
+    bool done;
+};
+
+static void one_row(void *arg, const struct store_submission *r)
+{
+    struct one *o = arg;
+    o->owner = r->owner;
+    o->done = strcmp(r->state, "done") == 0; /* judged or cancelled */
+    o->body = summary(r);
+    if (o->full && o->body) {
+        json_object_set_new(o->body, "source", json_string(r->source));
+        json_t *result = r->result ? json_loads(r->result, 0, NULL) : NULL;
+        json_object_set_new(o->body, "result", result ? result : json_null());
+    }
+}
+
+/* Reads submission `id` if the principal may read it; BW_ERR_NOTFOUND otherwise. */
+static int load_visible(struct server *s, const struct principal *who, int64_t id, struct one *o,
+                        char **cause)
+{
+    return store_submission_get(s->store, id, who->id, who->role >= USER_INSTRUCTOR, one_row, o,
+                                cause);
 }
 
 static int parse_id(const char *s, int64_t *id)
 {
     return parse_i64(s, id) && *id > 0 ? BW_OK : BW_ERR_INVALID;
-}
-
-/* The full submission of a load_visible row: the summary, source, result. */
-static json_t *full_json(struct db_stmt *st)
-{
-    json_t *body = summary(st);
-    if (!body)
-        return NULL;
-    json_object_set_new(body, "source", json_string(db_col_text(st, COL_SOURCE)));
-    json_t *result = NULL;
-    if (!db_col_null(st, COL_RESULT))
-        result = json_loads(db_col_text(st, COL_RESULT), 0, NULL);
-    json_object_set_new(body, "result", result ? result : json_null());
-    return body;
 }
 
 int submissions_h_get(struct http_request *req, struct http_response *res)
@@ -343,12 +273,9 @@ int submissions_h_get(struct http_request *req, struct http_response *res)
     if (parse_id(req->params[0], &id) < 0)
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = load_visible(c, who, id, &st, &cause);
-    json_t *body = rc == BW_OK ? full_json(st) : NULL;
-    db_finish(st);
-    db_release(s->db, c);
+    struct one o = {.full = true};
+    int rc = load_visible(s, who, id, &o, &cause);
+    json_t *body = o.body;
     if (rc == BW_ERR_NOTFOUND) {
         free(cause);
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");
@@ -389,28 +316,25 @@ int submissions_h_cancel(struct http_request *req, struct http_response *res)
     struct cancel cx;
     json_t *body = NULL;
     int status = 0;
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = load_visible(c, who, id, &st, &cause);
-    if (rc == BW_OK && db_col_i64(st, COL_OWNER) != who->id && who->role < USER_ADMIN)
+    struct one o = {.full = false};
+    int rc = load_visible(s, who, id, &o, &cause);
+    json_decref(o.body);
+    if (rc == BW_OK && o.owner != who->id && who->role < USER_ADMIN)
         status = api_reply_error(res, 403, "forbidden", NULL,
                                  "only the submission's owner or an admin may cancel it");
-    db_finish(st);
-    st = NULL;
     if (rc == BW_OK && status == 0)
-        rc = queue_cancel(c, id, who->id, who->name, &cx, &cause);
+        rc = queue_cancel(s->store, id, who->id, who->name, &cx, &cause);
     if (rc == BW_OK && status == 0) {
         /* Committed: a failure to read it back only shortens the answer. */
         char *why = NULL;
-        if (load_visible(c, who, id, &st, &why) == BW_OK)
-            body = summary(st);
+        struct one back = {.full = false};
+        if (load_visible(s, who, id, &back, &why) == BW_OK)
+            body = back.body;
         else
             log_warn("submissions: submission %lld: cancelled, but reading it back failed: %s",
                      (long long)id, why ? why : "error");
         free(why);
     }
-    db_finish(st);
-    db_release(s->db, c);
     if (status)
         return status;
     if (rc == BW_ERR_NOTFOUND) {
@@ -437,6 +361,11 @@ int submissions_h_cancel(struct http_request *req, struct http_response *res)
     sse_publish(s->hub, id, "done", body, true);
     judgeapi_queue_changed(s);
     return api_json(res, 200, body);
+}
+
+static void list_row(void *arg, const struct store_submission *r)
+{
+    json_array_append_new(arg, summary(r));
 }
 
 int submissions_h_list(struct http_request *req, struct http_response *res)
@@ -468,23 +397,16 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
                                "only instructors list other users' submissions");
     char *cause = NULL;
     json_t *list = json_array();
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = db_prepare(c, &st, &cause,
-                        "SELECT " SUMMARY_COLS SUMMARY_FROM
-                        "WHERE s.id < ? AND (? IS NULL OR s.problem_id = ?) "
-                        "AND (? IS NULL OR s.language = ?) "
-                        "AND (? OR (? IS NULL AND s.user_id = ?) OR u.name = ?) "
-                        "ORDER BY s.id DESC LIMIT ?",
-                        "itttt"
-                        "Itit"
-                        "i",
-                        before, problem, problem, language, language, everyone ? 1 : 0,
-                        everyone ? "*" : user, who->id, user ? user : "", limit);
-    while (rc >= 0 && (rc = db_step(st, &cause)) == DB_ROW)
-        json_array_append_new(list, summary(st));
-    db_finish(st);
-    db_release(s->db, c);
+    struct store_submission_filter f = {
+        .before = before,
+        .limit = limit,
+        .problem = problem,
+        .language = language,
+        .everyone = everyone,
+        .user = everyone ? "*" : user,
+        .viewer = who->id,
+    };
+    int rc = store_submissions_list(s->store, &f, list_row, list, &cause);
     if (rc < 0) {
         json_decref(list);
         return db_trouble(res, "list", cause);
@@ -503,17 +425,10 @@ int submissions_h_events(struct http_request *req, struct http_response *res)
     if (last && (!parse_i64(last, &last_id) || last_id < 0))
         last_id = -1;
     char *cause = NULL;
-    struct db_conn *c = db_acquire(s->db);
-    struct db_stmt *st = NULL;
-    int rc = load_visible(c, who, id, &st, &cause);
-    json_t *snap = NULL;
-    bool done = false;
-    if (rc == BW_OK) {
-        snap = summary(st);
-        done = strcmp(db_col_text(st, 4), "done") == 0; /* judged or cancelled */
-    }
-    db_finish(st);
-    db_release(s->db, c);
+    struct one o = {.full = false};
+    int rc = load_visible(s, who, id, &o, &cause);
+    json_t *snap = o.body;
+    bool done = o.done;
     if (rc == BW_ERR_NOTFOUND) {
         free(cause);
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");

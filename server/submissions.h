@@ -32,14 +32,12 @@
 
 #include <jansson.h>
 
-struct db_conn;
 struct http_request;
 struct http_response;
 struct server;
 
 /* The user's quota state as JSON (a new reference in *out). */
-int submissions_quota_json(struct server *s, struct db_conn *c, int64_t user, json_t **out,
-                           char **cause);
+int submissions_quota_json(struct server *s, int64_t user, json_t **out, char **cause);
 
 int submissions_h_create(struct http_request *req, struct http_response *res);
 int submissions_h_get(struct http_request *req, struct http_response *res);

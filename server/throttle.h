@@ -24,17 +24,27 @@
  * lock out the admin's own browser nor the learners'. A device locked out by
  * its own failures is an unknown device until its lockout ends.
  *
- * The state is in memory, in fixed tables of BW_MAX_THROTTLE_ENTRIES slots
- * (names, addresses, name-from-address pairs, devices) keyed by a keyed
- * SipHash of the key, so nobody
- * can aim collisions. Memory, not SQLite: a lockout only has to outlive the
+ * One server (SQLite): the state is in memory, in fixed tables of
+ * BW_MAX_THROTTLE_ENTRIES slots (names, addresses, name-from-address pairs,
+ * devices) keyed by a keyed SipHash of the key, so nobody can aim
+ * collisions. Memory, not the database: a lockout only has to outlive the
  * next minutes, and a restart (which an attacker cannot cause) forgiving the
  * failures so far costs at most one more round of guesses, whereas writing
  * each failed attempt to the database would give every anonymous client a
  * write to the one database. When a table is full, the slot whose last
  * failure is oldest makes room (never one with an attempt in flight).
  *
- * Thread-safe (one mutex); `now_ms` is the caller's monotonic clock.
+ * Several servers (PostgreSQL, throttle_new_shared): a guesser sent to each
+ * server in turn must meet one count, so the slots are rows of the store's
+ * throttles table, keyed by the same SipHash under a key the servers share
+ * (server_keys), each operation one transaction over the rows of its keys,
+ * running the same code as in memory; forgotten rows are deleted by
+ * throttle_prune. The write per failed attempt is the price of sharing;
+ * nginx's limit_req in front (deploy/nginx.conf) caps its rate. An attempt
+ * reserved by a server that died is given up after BW_THROTTLE_PENDING_S.
+ *
+ * Thread-safe; `now_ms` is throttle_clock_ms(): the monotonic clock in
+ * memory, the wall clock (which servers share) when shared.
  *
  * Sign-ups are limited per client address with a token bucket (struct
  * rate_limit): `burst` at once (a class behind one NAT signing up together),
@@ -50,6 +60,7 @@
 #include <stdint.h>
 
 struct throttle;
+struct store;
 
 struct throttle_policy {
     int account_failures; /* failures of one name before a lockout; 0: names are not throttled */
@@ -68,6 +79,14 @@ enum throttle_scope {
 
 /* A new throttle (policy copied), or NULL when out of memory. */
 struct throttle *throttle_new(const struct throttle_policy *p);
+/* One whose state is shared in `st` (borrowed): NULL with *cause when the
+ * store cannot give the servers' hash key. */
+struct throttle *throttle_new_shared(const struct throttle_policy *p, struct store *st,
+                                     char **cause);
+/* The clock a throttle's now_ms is read from (see above). */
+int64_t throttle_clock_ms(const struct throttle *t);
+/* Deletes the shared rows whose failures are forgotten (nothing in memory). */
+int throttle_prune(struct throttle *t, int64_t now_ms, char **cause);
 /* NULL is a no-op. */
 void throttle_free(struct throttle *t);
 
@@ -106,6 +125,11 @@ struct rate_limit;
 /* Token buckets per client address: `burst` tokens, refilled at burst per
  * window_s seconds. NULL when out of memory. */
 struct rate_limit *rate_new(int burst, int window_s);
+/* Buckets shared in `st` (a full bucket is no row); NULL with *cause. */
+struct rate_limit *rate_new_shared(int burst, int window_s, struct store *st, char **cause);
+int64_t rate_clock_ms(const struct rate_limit *r);
+/* Deletes the shared buckets that are full again (nothing in memory). */
+int rate_prune(struct rate_limit *r, int64_t now_ms, char **cause);
 /* NULL is a no-op. */
 void rate_free(struct rate_limit *r);
 /* Takes a token for `address`: 0, or (nothing taken) the seconds until one

@@ -48,6 +48,8 @@ declare -A DEADLINE_S=(
     [tritonsim]=900            # 156 s alone (load average over 1000): interpreter + 3 fixtures
     [step8-tolerance]=300      # 9, 32 s
     [server_judged]=300        # 11, 29 s
+    [store-dump]=120           # ~4 s: export and import, SQLite -> PostgreSQL -> SQLite
+    [scale]=600                # two servers, three workers, 1,000 submissions, a SIGKILL (PostgreSQL)
     [tolerance-oracle]=300     # 14, 24 s
     [judged-cli]=300           # 20, 18 s
     [triton-launcher]=300      # 25 s alone: the tutorials' launchers recorded and compiled (fake triton)
@@ -76,6 +78,7 @@ DEADLINE_KILL_S=${BW_DEADLINE_KILL_S:-10}   # after SIGTERM, before SIGKILL
 # deadline_of NAME: the deadline of the program logged as NAME, in seconds.
 deadline_of() {
     local name=$1 base=${1#asan/} d
+    base=${base%@postgresql}
     if [ -n "${BW_DEADLINE_S:-}" ]; then
         echo "$BW_DEADLINE_S"
         return
@@ -85,7 +88,7 @@ deadline_of() {
     else
         d=${DEADLINE_S[$base]:-$DEFAULT_DEADLINE_S}
     fi
-    [ "$name" != "$base" ] && d=$((d * ASAN_DEADLINE_FACTOR))
+    [[ "$name" == asan/* ]] && d=$((d * ASAN_DEADLINE_FACTOR))
     echo "$d"
 }
 
@@ -148,8 +151,37 @@ run() {
     fi
 }
 
+# The server suites run once per backend: the embedded SQLite file, then a
+# throw-away PostgreSQL cluster (tests/lib/postgres.sh) started here for the
+# whole run; each suite makes its own database in it. Without PostgreSQL's
+# binaries the PostgreSQL runs are skipped, each saying why.
+PG_SUITES=(server hardening server_judged)
+pg_dir=
+start_postgres() {
+    # Only for a run that has the suites that use it (not deadlines.sh's fake build).
+    [ -e tests/cpu/server.sh ] || [ -e "$build/tests/test_server" ] || return 0
+    . "$(dirname "${BASH_SOURCE[0]}")/lib/postgres.sh"
+    pg_dir=$(mktemp -d /tmp/bw-pg.XXXXXX)
+    if BW_TEST_PG=$(pg_cluster_start "$pg_dir"); then
+        export BW_TEST_PG
+        echo "PostgreSQL: a test cluster in $pg_dir ($("$(pg_bindir)/postgres" --version))"
+    else
+        echo "PostgreSQL: no test cluster: ${PG_WHY:-}"
+        rm -rf "$pg_dir"
+        pg_dir=
+        unset BW_TEST_PG
+    fi
+}
+stop_postgres() {
+    [ -n "$pg_dir" ] && pg_cluster_stop "$pg_dir"
+    pg_dir=
+    return 0
+}
+
 case "$suite" in
 cpu)
+    start_postgres
+    trap 'stop_postgres; [ -n "$current" ] && kill -TERM "$current" 2>/dev/null; echo "interrupted" >&2; exit 130' INT TERM
     for t in "$build"/tests/test_*; do
         [ -x "$t" ] || continue
         run "$(basename "$t")" "$t"
@@ -166,8 +198,18 @@ cpu)
     fi
     for s in tests/cpu/*.sh; do
         [ -x "$s" ] || continue
-        run "$(basename "$s" .sh)" "$s" "$build"
+        name=$(basename "$s" .sh)
+        run "$name" "$s" "$build"
+        if [[ " ${PG_SUITES[*]} " == *" $name "* ]]; then
+            if [ -n "${BW_TEST_PG:-}" ]; then
+                BW_TEST_BACKEND=postgresql run "$name@postgresql" "$s" "$build"
+            else
+                echo "  $name@postgresql: skipped: no PostgreSQL test cluster (above)"
+                total_skip=$((total_skip + 1))
+            fi
+        fi
     done
+    stop_postgres
     ;;
 gpu)
     # GPU_SKIP="validate ...": suites left out of this call (a GPU session that

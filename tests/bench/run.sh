@@ -103,6 +103,8 @@ elif acc or good:
 PY
 
 part "trusted comparison on the CPU" 30 && timeout 120 "$build/tests/compare_bench" | tee -a "$log" "$summary"
+part "store: submissions/s and claims/s, SQLite and PostgreSQL with 1 and 2 servers" 60 &&
+    timeout 150 tests/bench/store.sh "$build" | tee -a "$summary"
 part "server (problem list vs nginx, 2,000 event streams, 1,000 submissions)" 150 &&
     timeout $(($(left) - 120)) tests/bench/server.sh "$build" | tee -a "$summary"
 if part "what a learner feels (server + one judged worker)" 120; then

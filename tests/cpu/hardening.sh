@@ -45,6 +45,7 @@ finish() {
         tail -40 "$T/server.log"
     fi
     rm -rf "$T"
+    pg_test_cleanup
     echo "$pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ]
     exit $?
@@ -62,12 +63,19 @@ if [ ! -x "$bin" ]; then
 fi
 
 T=$(mktemp -d /tmp/bw-hardening-test.XXXXXX)
+. tests/lib/postgres.sh
+if ! suite_database bw_hardening "$T/blockwise.db"; then
+    echo "skipped: PostgreSQL: $PG_WHY"
+    echo "0 passed, 0 failed, 1 skipped"
+    rm -rf "$T"
+    exit 0
+fi
 PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 cat >"$T/base.conf" <<EOF
 listen = 127.0.0.1
 port = $PORT
-database = "$T/blockwise.db"
+database = "$DB"
 problems = tests/fixtures/problems
 web = ""
 threads = 4
@@ -109,7 +117,7 @@ stop_server() { # stop_server [SIGNAL]
         SERVER_PID=
     fi
 }
-trap 'stop_server KILL; rm -rf "$T"' INT
+trap 'stop_server KILL; rm -rf "$T"; pg_test_cleanup' INT
 # The suite's deadline: past it, whatever hangs is a failure, not a stuck run.
 DEADLINE=${BW_HARDENING_TEST_DEADLINE:-560}
 (

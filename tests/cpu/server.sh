@@ -44,6 +44,7 @@ finish() {
     [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null
     [ -n "${WATCHDOG:-}" ] && kill "$WATCHDOG" 2>/dev/null
     rm -rf "$T"
+    pg_test_cleanup
     echo "$pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ]
     exit $?
@@ -61,6 +62,13 @@ if [ ! -x "$bin" ]; then
 fi
 
 T=$(mktemp -d /tmp/bw-server-test.XXXXXX)
+. tests/lib/postgres.sh
+if ! suite_database bw_server "$T/blockwise.db"; then
+    echo "skipped: PostgreSQL: $PG_WHY"
+    echo "0 passed, 0 failed, 1 skipped"
+    rm -rf "$T"
+    exit 0
+fi
 PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 mkdir -p "$T/web"
@@ -69,7 +77,7 @@ cat >"$T/server.conf" <<EOF
 # test configuration
 listen = 127.0.0.1
 port = $PORT
-database = "$T/blockwise.db"
+database = "$DB"
 problems = tests/fixtures/problems
 web = $T/web
 threads = 4
@@ -107,7 +115,7 @@ stop_server() { # stop_server [SIGNAL]
         SERVER_PID=
     fi
 }
-trap 'stop_server KILL; [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID"; rm -rf "$T"' INT
+trap 'stop_server KILL; [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID"; rm -rf "$T"; pg_test_cleanup' INT
 # The suite's deadline: past it, whatever hangs is a failure, not a stuck run.
 DEADLINE=${BW_SERVER_TEST_DEADLINE:-420}
 (

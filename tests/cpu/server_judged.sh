@@ -36,11 +36,18 @@ for tool in curl jq; do
 done
 
 T=$(mktemp -d /tmp/bw-judged-test.XXXXXX)
+. tests/lib/postgres.sh
+if ! suite_database bw_server_judged "$T/db"; then
+    echo "skipped: PostgreSQL: $PG_WHY"
+    echo "0 passed, 0 failed, 1 skipped"
+    rm -rf "$T"
+    exit 0
+fi
 PORT=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-): no outgoing connection holds it
 BASE=http://127.0.0.1:$PORT
 cat >"$T/server.conf" <<EOF
 port = $PORT
-database = $T/db
+database = "$DB"
 problems = problems
 web = ""
 pwhash_ops = 1
@@ -81,11 +88,12 @@ finish() {
         echo "--- judged log"; tail -30 "$T/judged.log"
     fi
     rm -rf "$T"
+    pg_test_cleanup
     echo "$pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ]
     exit $?
 }
-trap 'cleanup; rm -rf "$T"' INT
+trap 'cleanup; rm -rf "$T"; pg_test_cleanup' INT
 
 start_server || { bad "server starts"; finish; }
 CSRF=$(curl -s -c "$T/jar" -H 'Content-Type: application/json' \

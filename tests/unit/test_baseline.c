@@ -18,8 +18,9 @@
 #include "judge/worker/judge_config.h"
 #include "judge/worker/report.h"
 #include "server/bodies.h"
-#include "server/db.h"
-#include "server/queue.h"
+#include "server/store/db.h"
+#include "server/store/queue.h"
+#include "server/store/store.h"
 #include "common/banned.h"
 
 static char *temp_dir(void)
@@ -269,14 +270,15 @@ TEST(every_problem_has_a_baseline)
 
 /* ---- the server's side ---------------------------------------------------------------- */
 
-static struct db *fixture(const char *path)
+static struct store *fixture(const char *path)
 {
     char *cause = NULL;
-    struct db *db = NULL;
-    if (db_open(path, 1, &db, &cause) < 0) {
+    struct store *st = NULL;
+    if (store_open(path, 4, &st, &cause) < 0) {
         free(cause);
         return NULL;
     }
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     db_exec(c,
             "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
@@ -291,7 +293,7 @@ static struct db *fixture(const char *path)
                "created_at, queued_at) VALUES (1,'p','h','submit','src',7,1,1)",
                "");
     db_release(db, c);
-    return db;
+    return st;
 }
 
 TEST(server_parses_and_stores_pytorch)
@@ -313,16 +315,17 @@ TEST(server_parses_and_stores_pytorch)
 
     char *dir = temp_dir();
     char *path = path_join(dir, "b.db");
-    struct db *db = fixture(path);
-    CHECK(db != NULL);
-    if (!db)
+    struct store *store = fixture(path);
+    CHECK(store != NULL);
+    if (!store)
         return;
+    struct db *db = store_db(store);
     struct db_conn *c = db_acquire(db);
     struct job j1, j2;
     struct stored out;
     double v = 0;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j2, &cause), 1);
+    CHECK_INT_EQ(queue_claim(store, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(queue_claim(store, 1, true, 60, &j2, &cause), 1);
     memset(b, 0, sizeof(*b));
     b->verdict = VERDICT_ACCEPTED;
     b->executed = true;
@@ -332,7 +335,7 @@ TEST(server_parses_and_stores_pytorch)
     b->n_benches = 2;
     b->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0, .pytorch_ms = 2.0};
     b->benches[1] = (struct wp_bench){.name = "b", .median_ms = 4.0, .pytorch_ms = 2.0};
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, b, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(store, 1, j1.lease, b, "{}", &out, &cause), BW_OK);
     /* x PyTorch = geometric mean of 2/1 and 2/4 = 1, per submission and in its best row. */
     struct db_stmt *st = NULL;
     CHECK_INT_EQ(
@@ -358,7 +361,7 @@ TEST(server_parses_and_stores_pytorch)
      * its x PyTorch is unknown (NULL), never a stale one. */
     b->benches[0].median_ms = 0.5;
     b->benches[1].pytorch_ms = 0;
-    CHECK_INT_EQ(queue_store_result(c, 1, j2.lease, b, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(store, 1, j2.lease, b, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(
         db_prepare(c, &st, &cause, "SELECT submission_id, pytorch_speedup IS NULL FROM best", ""),
         BW_OK);
@@ -369,7 +372,7 @@ TEST(server_parses_and_stores_pytorch)
     job_release(&j1);
     job_release(&j2);
     db_release(db, c);
-    db_close(db);
+    store_close(store);
     rm_rf(dir);
     free(dir);
     free(path);

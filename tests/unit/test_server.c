@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,11 +24,13 @@
 #include "server/auth.h"
 #include "server/bodies.h"
 #include "server/config.h"
-#include "server/db.h"
 #include "server/files.h"
 #include "server/http.h"
 #include "server/problems.h"
-#include "server/queue.h"
+#include "server/store/db.h"
+#include "server/store/db_backend.h"
+#include "server/store/queue.h"
+#include "server/store/store.h"
 #include "server/throttle.h"
 #include "common/banned.h"
 
@@ -46,6 +49,58 @@ static void rm_rf(const char *dir)
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);
 }
+
+/* The storage tests run on both backends: the SQLite file, and with
+ * BW_TEST_PG (the base URI of the cluster tests/run-suite.sh starts) a new
+ * PostgreSQL database made with psql. */
+static const char *pg_why(void)
+{
+    const char *base = getenv("BW_TEST_PG");
+    if (!base || !*base)
+        return "no PostgreSQL test cluster (BW_TEST_PG unset: tests/run-suite.sh starts one when "
+               "PostgreSQL is installed)";
+    return NULL;
+}
+
+/* A new database for one test: a SQLite file in dir, or a new PostgreSQL
+ * database (NULL if it cannot be made). New string. */
+static char *test_database(const char *dir, bool pg)
+{
+    if (!pg)
+        return path_join(dir, "q.db");
+    static int serial;
+    const char *base = getenv("BW_TEST_PG");
+    char name[64], cmd[1024];
+    snprintf(name, sizeof(name), "bw_unit_%ld_%d", (long)getpid(), ++serial);
+    snprintf(cmd, sizeof(cmd),
+             "psql -q -X \"%s\" -c 'DROP DATABASE IF EXISTS %s' -c 'CREATE DATABASE %s' "
+             ">/dev/null 2>&1",
+             base, name, name);
+    if (system(cmd) != 0)
+        return NULL;
+    const char *q = strstr(base, ":///postgres?");
+    if (!q)
+        return NULL;
+    char *uri = NULL;
+    if (asprintf(&uri, "%.*s:///%s?%s", (int)(q - base), base, name, q + 13) < 0)
+        return NULL;
+    return uri;
+}
+
+/* Declares TEST(name) (SQLite) and TEST(name_postgresql) over name_on(bool pg). */
+#define STORAGE_TEST(name)                                                                         \
+    static void name##_on(bool pg);                                                                \
+    TEST(name)                                                                                     \
+    {                                                                                              \
+        name##_on(false);                                                                          \
+    }                                                                                              \
+    TEST(name##_postgresql)                                                                        \
+    {                                                                                              \
+        if (pg_why())                                                                              \
+            SKIP(pg_why());                                                                        \
+        name##_on(true);                                                                           \
+    }                                                                                              \
+    static void name##_on(bool pg)
 
 TEST(config_file_flags_and_errors)
 {
@@ -176,11 +231,68 @@ TEST(config_refuses_what_would_fail)
     free(dir);
 }
 
-TEST(throttle_names_addresses_and_lockouts)
+/* A throttle in memory, or shared in a store (throttle.h) on SQLite or
+ * PostgreSQL: the same answers. */
+struct shared_fixture {
+    char *dir, *path;
+    struct store *st;
+};
+
+static struct throttle *new_throttle(const struct throttle_policy *p, int where,
+                                     struct shared_fixture *f)
+{
+    char *cause = NULL;
+    memset(f, 0, sizeof(*f));
+    if (where == 0)
+        return throttle_new(p);
+    f->dir = temp_dir();
+    f->path = test_database(f->dir, where == 2);
+    if (!f->path || store_open(f->path, 2, &f->st, &cause) < 0) {
+        free(cause);
+        return NULL;
+    }
+    struct throttle *t = throttle_new_shared(p, f->st, &cause);
+    free(cause);
+    return t;
+}
+
+static void shared_release(struct shared_fixture *f)
+{
+    store_close(f->st);
+    if (f->dir)
+        rm_rf(f->dir);
+    free(f->dir);
+    free(f->path);
+}
+
+/* Runs a throttle test on memory, a store on SQLite, and (BW_TEST_PG) PostgreSQL. */
+#define THROTTLE_TEST(name)                                                                        \
+    static void name##_on(int where);                                                              \
+    TEST(name)                                                                                     \
+    {                                                                                              \
+        name##_on(0);                                                                              \
+    }                                                                                              \
+    TEST(name##_shared_sqlite)                                                                     \
+    {                                                                                              \
+        name##_on(1);                                                                              \
+    }                                                                                              \
+    TEST(name##_shared_postgresql)                                                                 \
+    {                                                                                              \
+        if (pg_why())                                                                              \
+            SKIP(pg_why());                                                                        \
+        name##_on(2);                                                                              \
+    }                                                                                              \
+    static void name##_on(int where)
+
+THROTTLE_TEST(throttle_names_addresses_and_lockouts)
 {
     CHECK(sodium_init() >= 0);
     struct throttle_policy p = {3, 5, 10, 60};
-    struct throttle *t = throttle_new(&p);
+    struct shared_fixture fx;
+    struct throttle *t = new_throttle(&p, where, &fx);
+    CHECK(t != NULL);
+    if (!t)
+        return;
     enum throttle_scope scope;
     bool trusted = false;
     int64_t now = 1000000; /* ms */
@@ -265,6 +377,7 @@ TEST(throttle_names_addresses_and_lockouts)
     }
     throttle_free(t);
     throttle_free(NULL);
+    shared_release(&fx);
 }
 
 /* A full table makes room with the oldest slot that is not locked out: a
@@ -300,10 +413,14 @@ TEST(throttle_table_full_keeps_lockouts)
     throttle_free(t);
 }
 
-TEST(throttle_spares_known_devices_and_forgives_own_typos)
+THROTTLE_TEST(throttle_spares_known_devices_and_forgives_own_typos)
 {
     struct throttle_policy p = {3, 5, 10, 60};
-    struct throttle *t = throttle_new(&p);
+    struct shared_fixture fx;
+    struct throttle *t = new_throttle(&p, where, &fx);
+    CHECK(t != NULL);
+    if (!t)
+        return;
     enum throttle_scope scope;
     bool trusted = false;
     int64_t now = 1000000;
@@ -362,11 +479,21 @@ TEST(throttle_spares_known_devices_and_forgives_own_typos)
     CHECK_INT_EQ(throttle_end(t, "victim9", "198.51.100.2", NULL, THROTTLE_WRONG, now, &scope), 10);
     CHECK_INT_EQ(scope, THROTTLE_ADDRESS);
     throttle_free(t);
+    shared_release(&fx);
 }
 
-TEST(rate_limit_is_a_token_bucket_per_address)
+THROTTLE_TEST(rate_limit_is_a_token_bucket_per_address)
 {
-    struct rate_limit *r = rate_new(3, 30); /* 3 at once, then one every 10 s */
+    struct shared_fixture fx;
+    struct throttle_policy unused = {1, 1, 1, 1};
+    throttle_free(new_throttle(&unused, where, &fx));
+    char *cause = NULL;
+    struct rate_limit *r = where ? rate_new_shared(3, 30, fx.st, &cause)
+                                 : rate_new(3, 30); /* 3 at once, then one every 10 s */
+    free(cause);
+    CHECK(r != NULL);
+    if (!r)
+        return;
     int64_t now = 1000000;
     for (int i = 0; i < 3; i++)
         CHECK_INT_EQ(rate_take(r, "192.0.2.1", now), 0);
@@ -387,6 +514,7 @@ TEST(rate_limit_is_a_token_bucket_per_address)
         CHECK_INT_EQ(rate_take(off, "192.0.2.1", now), 0);
     rate_free(off);
     rate_free(NULL);
+    shared_release(&fx);
 }
 
 TEST(client_address_behind_trusted_proxies)
@@ -760,15 +888,145 @@ TEST(db_migrates_once_and_keeps_data)
     free(dir);
 }
 
-/* A database with one user, one problem, one worker and `n` submissions. */
-static struct db *queue_fixture(const char *path, int n)
+/* schema.sql's migrations as PostgreSQL runs them: the types translated word
+ * by word outside comments and strings, and "-- if BACKEND" blocks kept for
+ * that backend only. */
+TEST(schema_translates_for_postgresql)
 {
     char *cause = NULL;
-    struct db *db = NULL;
-    if (db_open(path, 1, &db, &cause) < 0) {
+    char *pg = schema_migration_sql(DB_POSTGRESQL, 1, &cause);
+    char *sq = schema_migration_sql(DB_SQLITE, 1, &cause);
+    CHECK(pg && sq);
+    if (!pg || !sq)
+        return;
+    CHECK_CONTAINS(pg, "id            BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY");
+    CHECK_CONTAINS(pg, "score         DOUBLE PRECISION");
+    CHECK_CONTAINS(pg, "data          BYTEA NOT NULL");
+    CHECK_CONTAINS(pg, "name          TEXT COLLATE \"C\" NOT NULL UNIQUE");
+    CHECK_CONTAINS(pg, "DEFAULT 'learner'"); /* strings untouched */
+    CHECK(!strstr(pg, " INTEGER") && !strstr(pg, " REAL") && !strstr(pg, " BLOB"));
+    CHECK_CONTAINS(sq, "id            INTEGER PRIMARY KEY");
+    free(pg);
+    pg = schema_migration_sql(DB_POSTGRESQL, 8, &cause);
+    CHECK(pg && strstr(pg, "id            BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY") &&
+          !strstr(pg, "AUTOINCREMENT"));
+    free(pg);
+    free(sq);
+    CHECK(schema_migration_sql(DB_SQLITE, db_schema_latest() + 1, &cause) == NULL);
+    CHECK_CONTAINS(cause, "has no migration");
+    free(cause);
+}
+
+/* Two servers' stores on one PostgreSQL database: the second start migrates
+ * nothing; workers claiming through both at once never get one job twice
+ * (SKIP LOCKED), and get them all. */
+struct claimer {
+    struct store *st;
+    int64_t worker;
+    int64_t got[64];
+    int n;
+};
+
+static void *claim_all(void *arg)
+{
+    struct claimer *w = arg;
+    for (int tries = 0; tries < 200 && w->n < 64; tries++) {
+        struct job j;
+        char *cause = NULL;
+        int rc = queue_claim(w->st, w->worker, true, 60, &j, &cause);
+        free(cause);
+        if (rc == 1) {
+            w->got[w->n++] = j.submission;
+            job_release(&j);
+        } else if (rc == 0) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+TEST(postgresql_two_servers_claim_each_job_once)
+{
+    if (pg_why())
+        SKIP(pg_why());
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *uri = test_database(dir, true);
+    CHECK(uri != NULL);
+    if (!uri)
+        return;
+    struct store *a = NULL, *b = NULL;
+    CHECK_INT_EQ(store_open(uri, 4, &a, &cause), BW_OK);
+    CHECK_INT_EQ(store_open(uri, 4, &b, &cause), BW_OK);
+    if (!a || !b)
+        return;
+    CHECK(store_shared(a));
+    struct db_conn *c = db_acquire(store_db(a));
+    int64_t v = 0;
+    CHECK_INT_EQ(db_schema_version(c, &v, &cause), BW_OK);
+    CHECK_INT_EQ(v, db_schema_latest());
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM schema_version", ""), BW_OK);
+    CHECK_INT_EQ(v, 1);
+    CHECK_INT_EQ(db_exec(c,
+                         "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
+                         "INSERT INTO problems(id, title, hash, loaded_at) VALUES ('p','P','h',1);"
+                         "INSERT INTO workers(name, token_hash, created_at, registered_at, "
+                         "can_execute) VALUES ('w1','t1',1,1,1), ('w2','t2',1,1,1);"
+                         "INSERT INTO worker_languages(worker_id, language, version) "
+                         "VALUES (1,'cuda',''), (2,'cuda','');",
+                         &cause),
+                 BW_OK);
+    for (int i = 0; i < 40; i++)
+        CHECK_INT_EQ(db_run(c, &cause,
+                            "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
+                            "source, seed, created_at, queued_at) "
+                            "VALUES (1,'p','h','run','s',7,1,1)",
+                            ""),
+                     BW_OK);
+    db_release(store_db(a), c);
+    struct claimer w1 = {a, 1, {0}, 0}, w2 = {b, 2, {0}, 0};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, claim_all, &w1);
+    pthread_create(&t2, NULL, claim_all, &w2);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK_INT_EQ(w1.n + w2.n, 40);
+    bool seen[41] = {false}, twice = false;
+    for (int i = 0; i < w1.n + w2.n; i++) {
+        int64_t id = i < w1.n ? w1.got[i] : w2.got[i - w1.n];
+        if (id >= 1 && id <= 40) {
+            twice = twice || seen[id];
+            seen[id] = true;
+        }
+    }
+    CHECK(!twice);
+    c = db_acquire(store_db(b));
+    CHECK_INT_EQ(
+        db_get_i64(c, &v, &cause,
+                   "SELECT COUNT(DISTINCT submission_id) FROM leases WHERE state = 'active'", ""),
+        BW_OK);
+    CHECK_INT_EQ(v, 40);
+    db_release(store_db(b), c);
+    store_close(a);
+    store_close(b);
+    free(cause);
+    free(uri);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* A store with one user, one problem, one worker and `n` submissions; a
+ * test keeps one connection for rows it reads or writes by hand, and the
+ * store takes the others. */
+static struct store *queue_fixture(const char *path, int n)
+{
+    char *cause = NULL;
+    struct store *st = NULL;
+    if (store_open(path, 4, &st, &cause) < 0) {
         free(cause);
         return NULL;
     }
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     db_exec(c,
             "INSERT INTO users(name, password, created_at) VALUES ('u','x',1);"
@@ -786,32 +1044,36 @@ static struct db *queue_fixture(const char *path, int n)
                "created_at, queued_at) VALUES (1,'p','h','submit','src',7,1,1)",
                "");
     db_release(db, c);
-    return db;
+    return st;
 }
 
-TEST(queue_lease_lifecycle)
+STORAGE_TEST(queue_lease_lifecycle)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 2);
-    CHECK(db != NULL);
-    if (!db)
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
         return;
+    struct store *st = queue_fixture(path, 2);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     struct job j1, j2, none;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j1, &cause), 1);
     CHECK_INT_EQ(j1.submission, 1);
     CHECK_INT_EQ(j1.attempt, 1);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j2, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j2, &cause), 1);
     CHECK_INT_EQ(j2.submission, 2);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &none, &cause), 0);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &none, &cause), 0);
     int64_t pos = -1, sub = 0;
-    CHECK_INT_EQ(queue_position(c, 1, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 1, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 0);
-    CHECK_INT_EQ(queue_heartbeat(c, 1, j1.lease, 60, &sub, &cause), BW_OK);
+    CHECK_INT_EQ(queue_heartbeat(st, 1, j1.lease, 60, &sub, &cause), BW_OK);
     CHECK_INT_EQ(sub, 1);
-    CHECK_INT_EQ(queue_heartbeat(c, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_heartbeat(st, 2, j1.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
 
     struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_ACCEPTED;
@@ -823,10 +1085,10 @@ TEST(queue_lease_lifecycle)
     r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
     r->benches[1] = (struct wp_bench){.name = "b", .median_ms = 4.0};
     struct stored out;
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED);
     CHECK(out.time_ms > 1.99 && out.time_ms < 2.01); /* geometric mean of 1 and 4 */
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, STORED_BEFORE);
     int64_t best = 0;
     CHECK_INT_EQ(db_get_i64(c, &best, &cause, "SELECT COUNT(*) FROM best", ""), BW_OK);
@@ -835,28 +1097,28 @@ TEST(queue_lease_lifecycle)
     /* Lease 2 expires: requeued; the stale lease cannot post. */
     int64_t *ids = NULL, *done = NULL;
     size_t n = 0, nd = 0;
-    CHECK_INT_EQ(queue_expire(c, INT64_MAX / 2, &ids, &n, &done, &nd, &cause), BW_OK);
+    CHECK_INT_EQ(queue_expire(st, INT64_MAX / 2, &ids, &n, &done, &nd, &cause), BW_OK);
     CHECK_INT_EQ(n, 1);
     CHECK_INT_EQ(nd, 0);
     CHECK_INT_EQ(ids[0], 2);
     free(ids);
     free(done);
-    CHECK_INT_EQ(queue_store_result(c, 1, j2.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_store_result(st, 1, j2.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
     /* Released: not counted. Failed twice more: Judge Error. */
     struct job j3;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.attempt, 2);
-    CHECK_INT_EQ(queue_release(c, 1, j3.lease, &sub, &cause), BW_OK);
+    CHECK_INT_EQ(queue_release(st, 1, j3.lease, &sub, &cause), BW_OK);
     struct failure f;
     job_release(&j3);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.attempt, 2);
-    CHECK_INT_EQ(queue_fail(c, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
+    CHECK_INT_EQ(queue_fail(st, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
     CHECK(!f.judge_error);
     job_release(&j3);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.attempt, 3);
-    CHECK_INT_EQ(queue_fail(c, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
+    CHECK_INT_EQ(queue_fail(st, 1, j3.lease, "boom", false, 10, 10, &f, &cause), BW_OK);
     CHECK(f.judge_error);
     int64_t je = 0;
     CHECK_INT_EQ(db_get_i64(c, &je, &cause,
@@ -871,7 +1133,7 @@ TEST(queue_lease_lifecycle)
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -880,27 +1142,32 @@ TEST(queue_lease_lifecycle)
 /* Adds a queued submission of `user` as submissions_h_create does, with its round. */
 static int64_t add_turn(struct db_conn *c, int64_t user)
 {
-    int64_t round = -1;
+    int64_t round = -1, id = 0;
     char *cause = NULL;
     CHECK_INT_EQ(queue_next_round(c, user, &round, &cause), BW_OK);
-    CHECK_INT_EQ(db_run(c, &cause,
-                        "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, source, "
-                        "seed, created_at, queued_at, round) VALUES (?,'p','h','run','s',7,1,1,?)",
-                        "ii", user, round),
+    CHECK_INT_EQ(db_get_i64(c, &id, &cause,
+                            "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
+                            "source, seed, created_at, queued_at, round) "
+                            "VALUES (?,'p','h','run','s',7,1,1,?) RETURNING id",
+                            "ii", user, round),
                  BW_OK);
     free(cause);
-    return db_last_id(c);
+    return id;
 }
 
-TEST(queue_serves_learners_in_turns)
+STORAGE_TEST(queue_serves_learners_in_turns)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 0);
-    CHECK(db != NULL);
-    if (!db)
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
         return;
+    struct store *st = queue_fixture(path, 0);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     db_exec(c,
             "INSERT INTO users(name, password, created_at) VALUES ('v','x',1);"
@@ -910,13 +1177,13 @@ TEST(queue_serves_learners_in_turns)
     for (int i = 0; i < 6; i++)
         a[i] = add_turn(c, 1); /* user 1 parks six */
     b = add_turn(c, 2);        /* then user 2 submits one */
-    CHECK_INT_EQ(queue_position(c, b, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, b, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 2); /* behind user 1's first, ahead of its other five */
-    CHECK_INT_EQ(queue_position(c, a[1], &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, a[1], &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 3);
     int64_t *ids = NULL;
     size_t n = 0;
-    CHECK_INT_EQ(queue_ids(c, &ids, &n, &cause), BW_OK);
+    CHECK_INT_EQ(queue_ids(st, &ids, &n, &cause), BW_OK);
     CHECK_INT_EQ(n, 7);
     if (n == 7) {
         CHECK_INT_EQ(ids[0], a[0]);
@@ -925,10 +1192,10 @@ TEST(queue_serves_learners_in_turns)
     }
     free(ids);
     struct job j;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, a[0]);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, b);
     job_release(&j);
     /* A third learner arriving now waits behind one of user 1's jobs, not five,
@@ -936,54 +1203,58 @@ TEST(queue_serves_learners_in_turns)
      * each round serves each learner once. */
     x = add_turn(c, 3);
     int64_t b2 = add_turn(c, 2);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, a[1]);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, x);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, b2);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, a[2]);
     job_release(&j);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(path);
     free(dir);
 }
 
-TEST(queue_compile_only_waits_for_gpu)
+STORAGE_TEST(queue_compile_only_waits_for_gpu)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 1);
-    if (!db)
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
         return;
+    struct store *st = queue_fixture(path, 1);
+    if (!st)
+        return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     struct job j;
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
     struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->executed = false;
     r->message = "";
     r->gpu_name = "";
     struct stored out;
-    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 2, j.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
     job_release(&j);
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 0); /* not for a compile-only worker */
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);  /* a GPU worker takes it */
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 0); /* not for a compile-only worker */
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);  /* a GPU worker takes it */
     CHECK_INT_EQ(j.attempt, 1);
     job_release(&j);
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -993,14 +1264,18 @@ TEST(queue_compile_only_waits_for_gpu)
  * however old; one that registered Triton does. A Triton job no connected
  * worker compiles is parked outside the in-flight cap; /api/status counts
  * per language. The best and solved rows carry the language. */
-TEST(queue_routes_by_language)
+STORAGE_TEST(queue_routes_by_language)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 1); /* 1: CUDA */
-    if (!db)
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
         return;
+    struct store *st = queue_fixture(path, 1); /* 1: CUDA */
+    if (!st)
+        return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), v = 0;
     CHECK_INT_EQ(db_exec(c,
@@ -1019,12 +1294,12 @@ TEST(queue_routes_by_language)
         BW_OK);
     /* No worker compiles Triton yet: 2 is parked, 1 and 3 count. */
     struct in_flight fl;
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK_INT_EQ(fl.counted, 2);
     CHECK_INT_EQ(fl.waiting_language, 1);
     CHECK_INT_EQ(fl.waiting_gpu, 0);
     struct queue_status q;
-    CHECK_INT_EQ(queue_status(c, now, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, now, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.languages[LANG_TRITON].queued, 1);
     CHECK_INT_EQ(q.languages[LANG_CUDA].queued, 2);
     CHECK_INT_EQ(q.languages[LANG_TRITON].workers, 0);
@@ -1035,32 +1310,44 @@ TEST(queue_routes_by_language)
 
     /* The CUDA-only GPU worker takes 1, then 3 past the older Triton job, then nothing. */
     struct job j1, j3, none, jt;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j1, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j1, &cause), 1);
     CHECK_INT_EQ(j1.submission, 1);
     CHECK(j1.language == LANG_CUDA);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j3, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j3, &cause), 1);
     CHECK_INT_EQ(j3.submission, 3);
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &none, &cause), 0);
-    CHECK_INT_EQ(queue_claim(c, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &none, &cause), 0);
+    CHECK_INT_EQ(queue_claim(st, 3, true, 60, &none, &cause), 0); /* registered nothing yet */
 
     /* Worker 3 registers CUDA and Triton: it takes the Triton job. */
     struct wp_language langs[] = {{LANG_CUDA, "13.0"}, {LANG_TRITON, "3.6.0"}};
-    CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK);
-    CHECK_INT_EQ(queue_set_languages(c, 3, langs, 2, &cause), BW_OK); /* again: replaced */
+    struct queue_registration reg = {.now = now - 5,
+                                     .hostname = "h",
+                                     .version = "v",
+                                     .gpu_name = "",
+                                     .can_execute = true,
+                                     .languages = langs,
+                                     .n_languages = 2};
+    int64_t *held = NULL;
+    size_t n_held = 0;
+    CHECK_INT_EQ(queue_register(st, 3, &reg, &held, &n_held, &cause), BW_OK);
+    free(held);
+    CHECK_INT_EQ(queue_register(st, 3, &reg, &held, &n_held, &cause), BW_OK); /* again: replaced */
+    CHECK_INT_EQ(n_held, 0);
+    free(held);
     CHECK_INT_EQ(
         db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM worker_languages WHERE worker_id = 3", ""),
         BW_OK);
     CHECK_INT_EQ(v, 2);
     CHECK_INT_EQ(db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE id = 3", "i", now),
                  BW_OK);
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK_INT_EQ(fl.counted, 3); /* a Triton worker is connected: 2 is in its line */
     CHECK_INT_EQ(fl.waiting_language, 0);
-    CHECK_INT_EQ(queue_status(c, now, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, now, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.languages[LANG_TRITON].workers, 1);
     CHECK_INT_EQ(q.languages[LANG_TRITON].gpu_workers, 1);
     CHECK_STR_EQ(q.languages[LANG_TRITON].versions[0], "3.6.0");
-    CHECK_INT_EQ(queue_claim(c, 3, true, 60, &jt, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 3, true, 60, &jt, &cause), 1);
     CHECK_INT_EQ(jt.submission, 2);
     CHECK(jt.language == LANG_TRITON);
 
@@ -1074,8 +1361,8 @@ TEST(queue_routes_by_language)
     r->n_benches = 1;
     r->benches[0] = (struct wp_bench){.name = "a", .median_ms = 1.0};
     struct stored out;
-    CHECK_INT_EQ(queue_store_result(c, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
-    CHECK_INT_EQ(queue_store_result(c, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 1, j1.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_store_result(st, 3, jt.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM best WHERE user_id = 1 AND gpu_name = 'H200' "
                             "AND language IN ('cuda', 'triton')",
@@ -1091,7 +1378,7 @@ TEST(queue_routes_by_language)
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1132,10 +1419,11 @@ TEST(db_migration_3_keeps_rows_as_cuda)
         SQLITE_OK);
     sqlite3_close(h);
     free(upto2);
-    struct db *db = NULL;
-    CHECK_INT_EQ(db_open(path, 1, &db, &cause), BW_OK);
-    if (!db)
+    struct store *st = NULL;
+    CHECK_INT_EQ(store_open(path, 4, &st, &cause), BW_OK);
+    if (!st)
         return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     int64_t v = 0;
     CHECK_INT_EQ(db_get_i64(c, &v, &cause, "PRAGMA user_version", ""), BW_OK);
@@ -1165,7 +1453,7 @@ TEST(db_migration_3_keeps_rows_as_cuda)
     CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM worker_languages", ""), BW_OK);
     CHECK_INT_EQ(v, 1); /* the worker that never registered compiles nothing yet */
     struct job j;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, 1);
     job_release(&j);
     /* The new CHECKs hold. */
@@ -1173,24 +1461,28 @@ TEST(db_migration_3_keeps_rows_as_cuda)
                  BW_ERR_INVALID);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
 }
 
-TEST(queue_status_counts_queue_and_live_workers)
+STORAGE_TEST(queue_status_counts_queue_and_live_workers)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 3);
-    if (!db)
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
         return;
+    struct store *st = queue_fixture(path, 3);
+    if (!st)
+        return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     struct queue_status q;
     /* Nobody has asked for work yet: no live worker. */
-    CHECK_INT_EQ(queue_status(c, 1000, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, 1000, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.queued, 3);
     CHECK_INT_EQ(q.waiting_gpu, 0);
     CHECK_INT_EQ(q.judging, 0);
@@ -1204,16 +1496,16 @@ TEST(queue_status_counts_queue_and_live_workers)
                  BW_OK);
     /* The compile-only worker compiles one while the GPU worker takes another. */
     struct job j, k;
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
     struct wp_result *r = calloc(1, sizeof(*r));
     r->verdict = VERDICT_NONE;
     r->message = "";
     r->gpu_name = "";
     struct stored out;
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &k, &cause), 1);
-    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &k, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(st, 2, j.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
-    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.queued, 2);
     CHECK_INT_EQ(q.waiting_gpu, 1);
     CHECK_INT_EQ(q.judging, 1);
@@ -1223,18 +1515,18 @@ TEST(queue_status_counts_queue_and_live_workers)
     CHECK_STR_EQ(q.gpus[0], "NVIDIA H200");
     /* Disabled workers and workers silent for longer than a lease do not count. */
     CHECK_INT_EQ(db_exec(c, "UPDATE workers SET disabled = 1 WHERE name = 'w'", &cause), BW_OK);
-    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, (int64_t)time(NULL), 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.workers, 1);
     CHECK_INT_EQ(q.gpu_workers, 0);
     CHECK_INT_EQ(q.n_gpus, 0);
-    CHECK_INT_EQ(queue_status(c, (int64_t)time(NULL) + 7200, 60, &q, &cause), BW_OK);
+    CHECK_INT_EQ(queue_status(st, (int64_t)time(NULL) + 7200, 60, &q, &cause), BW_OK);
     CHECK_INT_EQ(q.workers, 0);
     job_release(&j);
     job_release(&k);
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1243,14 +1535,18 @@ TEST(queue_status_counts_queue_and_live_workers)
 /* Cancelling (queue_cancel) in every state, what a worker holding the job is
  * told, and the in-flight count that leaves jobs parked for a GPU out while no
  * GPU worker is connected. */
-TEST(queue_cancel_and_in_flight)
+STORAGE_TEST(queue_cancel_and_in_flight)
 {
     char *cause = NULL;
     char *dir = temp_dir();
-    char *path = path_join(dir, "q.db");
-    struct db *db = queue_fixture(path, 4);
-    if (!db)
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
         return;
+    struct store *st = queue_fixture(path, 4);
+    if (!st)
+        return;
+    struct db *db = store_db(st);
     struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
     struct job j;
@@ -1260,34 +1556,34 @@ TEST(queue_cancel_and_in_flight)
     r->gpu_name = "";
     struct stored out;
     /* Submission 1 compiled by the compile-only worker: it waits for a GPU. */
-    CHECK_INT_EQ(queue_claim(c, 2, false, 60, &j, &cause), 1);
-    CHECK_INT_EQ(queue_store_result(c, 2, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_store_result(st, 2, j.lease, r, "{}", &out, &cause), BW_OK);
     CHECK_INT_EQ(out.outcome, WAITING_FOR_GPU);
     job_release(&j);
     struct in_flight fl;
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK(!fl.gpu_connected);
     CHECK_INT_EQ(fl.waiting_gpu, 1);
     CHECK_INT_EQ(fl.counted, 3); /* 2, 3, 4: not compiled yet; 1 is parked */
     CHECK_INT_EQ(
         db_run(c, &cause, "UPDATE workers SET last_seen_at = ? WHERE name = 'w'", "i", now - 10),
         BW_OK);
-    CHECK_INT_EQ(queue_in_flight(c, 1, now, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now, 60, &fl, &cause), BW_OK);
     CHECK(fl.gpu_connected);
     CHECK_INT_EQ(fl.counted, 4); /* a GPU worker is connected: 1 is in its line */
-    CHECK_INT_EQ(queue_in_flight(c, 1, now + 3600, 60, &fl, &cause), BW_OK);
+    CHECK_INT_EQ(queue_in_flight(st, 1, now + 3600, 60, &fl, &cause), BW_OK);
     CHECK(!fl.gpu_connected); /* silent for longer than a lease */
-    CHECK_INT_EQ(queue_position(c, 2, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 2, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 2);
 
     /* Waiting for a GPU -> cancelled; the ones behind it move up. */
     struct cancel cx;
-    CHECK_INT_EQ(queue_cancel(c, 1, 1, "u", &cx, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(st, 1, 1, "u", &cx, &cause), BW_OK);
     CHECK_STR_EQ(cx.from, "waiting_for_gpu");
     CHECK_STR_EQ(cx.lease, "");
-    CHECK_INT_EQ(queue_position(c, 2, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 2, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 1);
-    CHECK_INT_EQ(queue_position(c, 1, &pos, &cause), BW_OK);
+    CHECK_INT_EQ(queue_position(st, 1, &pos, &cause), BW_OK);
     CHECK_INT_EQ(pos, 0);
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM submissions WHERE id = 1 AND state = 'done' "
@@ -1296,29 +1592,29 @@ TEST(queue_cancel_and_in_flight)
                             ""),
                  BW_OK);
     CHECK_INT_EQ(v, 1);
-    CHECK_INT_EQ(queue_cancel(c, 1, 1, "u", &cx, &cause), BW_ERR_INVALID);
+    CHECK_INT_EQ(queue_cancel(st, 1, 1, "u", &cx, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "cancelled already, by u");
-    CHECK_INT_EQ(queue_cancel(c, 99, 1, "u", &cx, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_cancel(st, 99, 1, "u", &cx, &cause), BW_ERR_NOTFOUND);
 
     /* A GPU worker skips the cancelled one; cancelled while it judges 2. */
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, 2);
-    CHECK_INT_EQ(queue_cancel(c, 2, 1, "u", &cx, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(st, 2, 1, "u", &cx, &cause), BW_OK);
     CHECK_STR_EQ(cx.from, "judging");
     CHECK_STR_EQ(cx.lease, j.lease);
     CHECK_INT_EQ(cx.worker, 1);
     char why[96] = "";
-    CHECK(queue_lease_cancelled(c, 1, j.lease, &sub, why, sizeof(why)));
+    CHECK(queue_lease_cancelled(st, 1, j.lease, &sub, why, sizeof(why)));
     CHECK_INT_EQ(sub, 2);
     CHECK_STR_EQ(why, "cancelled by u");
-    CHECK(!queue_lease_cancelled(c, 2, j.lease, &sub, why, sizeof(why))); /* not its lease */
-    CHECK_INT_EQ(queue_heartbeat(c, 1, j.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK(!queue_lease_cancelled(st, 2, j.lease, &sub, why, sizeof(why))); /* not its lease */
+    CHECK_INT_EQ(queue_heartbeat(st, 1, j.lease, 60, &sub, &cause), BW_ERR_NOTFOUND);
     r->verdict = VERDICT_ACCEPTED;
     r->executed = true;
-    CHECK_INT_EQ(queue_store_result(c, 1, j.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_store_result(st, 1, j.lease, r, "{}", &out, &cause), BW_ERR_NOTFOUND);
     struct failure f;
-    CHECK_INT_EQ(queue_fail(c, 1, j.lease, "boom", false, 10, 10, &f, &cause), BW_ERR_NOTFOUND);
-    CHECK_INT_EQ(queue_release(c, 1, j.lease, &sub, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_fail(st, 1, j.lease, "boom", false, 10, 10, &f, &cause), BW_ERR_NOTFOUND);
+    CHECK_INT_EQ(queue_release(st, 1, j.lease, &sub, &cause), BW_ERR_NOTFOUND);
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM leases WHERE state = 'lost' "
                             "AND reason = 'cancelled by u' AND ended_at > 0",
@@ -1328,19 +1624,19 @@ TEST(queue_cancel_and_in_flight)
     job_release(&j);
 
     /* A judged submission cannot be cancelled; its lease is not "cancelled". */
-    CHECK_INT_EQ(queue_claim(c, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
     CHECK_INT_EQ(j.submission, 3);
-    CHECK_INT_EQ(queue_store_result(c, 1, j.lease, r, "{}", &out, &cause), BW_OK);
-    CHECK_INT_EQ(queue_cancel(c, 3, 1, "u", &cx, &cause), BW_ERR_INVALID);
+    CHECK_INT_EQ(queue_store_result(st, 1, j.lease, r, "{}", &out, &cause), BW_OK);
+    CHECK_INT_EQ(queue_cancel(st, 3, 1, "u", &cx, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "judged already (Accepted)");
-    CHECK(!queue_lease_cancelled(c, 1, j.lease, &sub, why, sizeof(why)));
+    CHECK(!queue_lease_cancelled(st, 1, j.lease, &sub, why, sizeof(why)));
     job_release(&j);
 
     /* Rejudging never brings a cancelled submission back. */
-    CHECK_INT_EQ(queue_rejudge_submission(c, 1, &cause), BW_ERR_INVALID);
+    CHECK_INT_EQ(queue_rejudge_submission(st, 1, &cause), BW_ERR_INVALID);
     CHECK_CONTAINS(cause, "was cancelled");
     int64_t n = 0;
-    CHECK_INT_EQ(queue_rejudge_problem(c, "p", &n, &cause), BW_OK);
+    CHECK_INT_EQ(queue_rejudge_problem(st, "p", &n, &cause), BW_OK);
     CHECK_INT_EQ(n, 1); /* submission 3 only */
     CHECK_INT_EQ(db_get_i64(c, &v, &cause,
                             "SELECT COUNT(*) FROM submissions WHERE cancelled_at IS NOT NULL "
@@ -1351,7 +1647,7 @@ TEST(queue_cancel_and_in_flight)
     free(r);
     free(cause);
     db_release(db, c);
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(dir);
     free(path);
@@ -1490,9 +1786,9 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
     };
     char *cause = NULL, *dir = temp_dir();
     char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
-    struct db *db = NULL;
+    struct store *st = NULL;
 
-    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    CHECK_INT_EQ(store_open(dbp, 2, &st, &cause), BW_OK);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char cmd[1024];
         struct problem_set *set = NULL;
@@ -1501,7 +1797,7 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
                  "&& cd '%s/vector-add' && %s %s",
                  probs, probs, probs, probs, cases[i].how, cases[i].file);
         CHECK(system(cmd) == 0);
-        CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+        CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
         if (!set)
             continue;
         CHECK_MSG(problems_find(set, "vector-add") == NULL, "%s %s: served", cases[i].how,
@@ -1514,7 +1810,7 @@ TEST(problem_with_a_link_or_fifo_is_not_served)
         CHECK(!strstr(set->list_json, "vector-add"));
         problems_set_unref_unlocked(set);
     }
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(probs);
     free(dbp);
@@ -1528,7 +1824,7 @@ TEST(duplicate_problem_numbers_are_refused)
 {
     char *cause = NULL, *dir = temp_dir();
     char *probs = path_join(dir, "problems"), *dbp = path_join(dir, "p.db");
-    struct db *db = NULL;
+    struct store *st = NULL;
     struct problem_set *set = NULL;
     char cmd[1024];
 
@@ -1538,8 +1834,8 @@ TEST(duplicate_problem_numbers_are_refused)
              "'%s/vector-bdd/problem.json'",
              probs, probs, probs, probs, probs);
     CHECK(system(cmd) == 0);
-    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
-    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    CHECK_INT_EQ(store_open(dbp, 2, &st, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
     if (set) {
         CHECK_INT_EQ(set->n, 1);
         CHECK(problems_find(set, "vector-add") != NULL);
@@ -1552,7 +1848,7 @@ TEST(duplicate_problem_numbers_are_refused)
         }
         problems_set_unref_unlocked(set);
     }
-    db_close(db);
+    store_close(st);
     rm_rf(dir);
     free(probs);
     free(dbp);
@@ -1604,10 +1900,10 @@ TEST(problem_set_loads_and_reports_failures)
              "echo '{' > '%s/broken/problem.json'",
              probs, probs, probs);
     CHECK(system(cmd) == 0);
-    struct db *db = NULL;
-    CHECK_INT_EQ(db_open(dbp, 1, &db, &cause), BW_OK);
+    struct store *st = NULL;
+    CHECK_INT_EQ(store_open(dbp, 2, &st, &cause), BW_OK);
     struct problem_set *set = NULL;
-    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
     if (set) {
         CHECK_INT_EQ(set->n, 1);
         CHECK_INT_EQ(set->n_failed, 1);
@@ -1616,16 +1912,16 @@ TEST(problem_set_loads_and_reports_failures)
         CHECK(e != NULL);
         CHECK_CONTAINS(set->list_json, "\"vector-add\"");
         CHECK_CONTAINS(e ? e->detail_json : NULL, "\"c_type\":\"const float*\"");
-        struct db_conn *c = db_acquire(db);
+        struct db_conn *c = db_acquire(store_db(st));
         int64_t n = 0;
         CHECK_INT_EQ(db_get_i64(c, &n, &cause, "SELECT COUNT(*) FROM bundles WHERE hash = ?", "t",
                                 e ? e->hash : ""),
                      BW_OK);
         CHECK_INT_EQ(n, 1);
-        db_release(db, c);
+        db_release(store_db(st), c);
         problems_set_unref_unlocked(set);
     }
-    CHECK_INT_EQ(problems_load("/nonexistent/problems", db, &set, &cause), BW_ERR_IO);
+    CHECK_INT_EQ(problems_load("/nonexistent/problems", st, &set, &cause), BW_ERR_IO);
 
     /* A problem with starter.py and solution.py is offered in Triton too:
      * both starters, and the signature of each language. */
@@ -1641,7 +1937,7 @@ TEST(problem_set_loads_and_reports_failures)
              "cp starter.py solution.py",
              probs, probs, probs, probs);
     CHECK(system(cmd) == 0);
-    CHECK_INT_EQ(problems_load(probs, db, &set, &cause), BW_OK);
+    CHECK_INT_EQ(problems_load(probs, st, &set, &cause), BW_OK);
     const struct problem_entry *t = set ? problems_find(set, "vector-triton") : NULL;
     CHECK_MSG(t != NULL, "%s", set && set->n_failed ? set->failed[0].error : "not loaded");
     if (t) {
@@ -1682,7 +1978,7 @@ TEST(problem_set_loads_and_reports_failures)
     CHECK(cu_only && strstr(cu_only->detail_json, "\"languages\":[\"cuda\"]") &&
           !strstr(cu_only->detail_json, "\"triton\""));
     problems_set_unref_unlocked(set);
-    db_close(db);
+    store_close(st);
     free(cause);
     free(probs);
     free(dbp);

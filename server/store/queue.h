@@ -1,10 +1,11 @@
 /*
- * queue.h - the judging queue in SQLite: submissions waiting, leases held by
- * workers, results stored exactly once.
+ * queue.h - the judging queue, part of the store (store.h): submissions
+ * waiting, leases held by workers, results stored exactly once, on one
+ * database that one or several servers share.
  *
  * A submission is 'queued' until a worker claims it: the claim, inside one
- * BEGIN IMMEDIATE transaction, moves it to 'judging', counts an attempt and
- * creates a lease (a random id, an expiry). Progress posts extend the lease.
+ * transaction, moves it to 'judging', counts an attempt and creates a lease
+ * (a random id, an expiry). Progress posts extend the lease.
  * The lease ends in one of:
  *   done      the result was stored (posting it again is answered "already
  *             stored" and changes nothing: results are idempotent by lease);
@@ -19,6 +20,15 @@
  * twice into the database, and none is lost: every state change is one
  * committed transaction and a restarted server finds queued and judging
  * submissions (with their leases' expiries) where it left them.
+ *
+ * Several servers (PostgreSQL): a claim takes the first claimable submission
+ * with SELECT ... FOR UPDATE SKIP LOCKED, so two servers' claims never take
+ * the same job and never wait on each other. Every change of a submission and
+ * its leases first locks the submission's row (a claim, a result, a failure,
+ * an expiry, a cancel, a rejudge; several rows in id order), so their order
+ * is one and none deadlocks on another; expiring skips a submission another
+ * server holds and looks again at the next tick. Any server expires any
+ * lease: whichever notices first.
  *
  * Learners are served in turns. Each submission has a round: a new one takes
  * the round being served now, or one more than its learner's latest round
@@ -48,8 +58,8 @@
  * A cancelled submission (queue_cancel) is 'done' with cancelled_at set and no
  * verdict (schema.sql, migration 2); it is never claimed or rejudged again.
  */
-#ifndef BW_SERVER_QUEUE_H
-#define BW_SERVER_QUEUE_H
+#ifndef BW_SERVER_STORE_QUEUE_H
+#define BW_SERVER_STORE_QUEUE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,6 +69,7 @@
 #include "common/limits.h"
 #include "common/verdict.h"
 
+struct store;
 struct db_conn;
 struct wp_language;
 struct wp_result;
@@ -78,24 +89,34 @@ struct job {
 
 void job_release(struct job *j);
 
-/* Records what a worker compiles (its registration's languages, replacing
- * the last ones). Runs in the caller's transaction, if any. */
-int queue_set_languages(struct db_conn *c, int64_t worker, const struct wp_language *langs,
-                        size_t n, char **cause);
+/* A worker registers: its host, GPU (JSON) and languages replace the last
+ * ones, and every lease it still held ends as expired (it restarted: that
+ * work is lost), requeueing or failing the submissions; *ids (new) lists the
+ * ones requeued. */
+struct queue_registration {
+    int64_t now;
+    const char *hostname, *version, *gpu_json, *gpu_name;
+    bool can_execute;
+    const struct wp_language *languages;
+    size_t n_languages;
+};
+int queue_register(struct store *st, int64_t worker, const struct queue_registration *r,
+                   int64_t **ids, size_t *n, char **cause);
 
-/* The round a new submission of `user` takes (see above). */
+/* The round a new submission of `user` takes (see above), on a connection in
+ * the caller's transaction. */
 int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause);
 
 /* Claims the first submission in turn order this worker may take: queued, its problem
  * enabled, in a language the worker registered, and not waiting for a GPU
  * unless the worker can execute. Returns 1 with *out filled, 0 when there is
  * none, or a negative code. */
-int queue_claim(struct db_conn *c, int64_t worker, bool can_execute, int lease_s, struct job *out,
+int queue_claim(struct store *st, int64_t worker, bool can_execute, int lease_s, struct job *out,
                 char **cause);
 
 /* Extends an active lease of this worker; BW_ERR_NOTFOUND when the lease is
  * not (or no longer) active. *submission is the lease's submission. */
-int queue_heartbeat(struct db_conn *c, int64_t worker, const char *lease, int lease_s,
+int queue_heartbeat(struct store *st, int64_t worker, const char *lease, int lease_s,
                     int64_t *submission, char **cause);
 
 enum store_outcome {
@@ -116,7 +137,7 @@ struct stored {
 
 /* Stores a result under an active lease (see above); BW_ERR_NOTFOUND when the
  * lease is neither active nor done. */
-int queue_store_result(struct db_conn *c, int64_t worker, const char *lease,
+int queue_store_result(struct store *st, int64_t worker, const char *lease,
                        const struct wp_result *r, const char *result_json, struct stored *out,
                        char **cause);
 
@@ -130,27 +151,17 @@ struct failure {
 
 /* An internal error under an active lease: requeue or Judge Error; counts
  * toward disabling the worker and the problem. */
-int queue_fail(struct db_conn *c, int64_t worker, const char *lease, const char *message,
+int queue_fail(struct store *st, int64_t worker, const char *lease, const char *message,
                bool problem_fault, int worker_limit, int problem_limit, struct failure *out,
                char **cause);
 
 /* Gives a job back without counting the attempt. */
-int queue_release(struct db_conn *c, int64_t worker, const char *lease, int64_t *submission,
+int queue_release(struct store *st, int64_t worker, const char *lease, int64_t *submission,
                   char **cause);
-
-/* Ends every active lease of a worker (it restarted: that work is lost) as
- * expired, requeueing or failing the submissions. *ids (new) lists them. */
-int queue_reclaim_worker(struct db_conn *c, int64_t worker, int64_t **ids, size_t *n, char **cause);
-
-/* Ends every active lease of a worker that is being deleted as 'lost', with
- * `reason`, without counting the attempt, and requeues their submissions
- * (*ids, new, lists them). Runs in the caller's transaction. */
-int queue_drop_worker(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
-                      size_t *n, char **cause);
 
 /* Expires leases past their expiry; *ids (new) lists the submissions that
  * went back to the queue, *done (new) those that got Judge Error. */
-int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64_t **done,
+int queue_expire(struct store *st, int64_t now, int64_t **ids, size_t *n, int64_t **done,
                  size_t *n_done, char **cause);
 
 /* The position of the submissions row aliased `s` as an SQL expression: 1 +
@@ -161,10 +172,23 @@ int queue_expire(struct db_conn *c, int64_t now, int64_t **ids, size_t *n, int64
     "(CASE WHEN s.state = 'queued' THEN (SELECT COUNT(*) FROM submissions q "                      \
     "WHERE q.state = 'queued' AND (q.round, q.id) <= (s.round, s.id)) ELSE 0 END)"
 
+/* The admin's view of the queue: every submission not done, those being
+ * judged first, then the queued ones in turn order. */
+struct queue_row {
+    int64_t id;
+    const char *user, *problem, *mode, *state, *language;
+    int64_t attempts, queued_at, position;
+    bool needs_gpu;
+    const char *worker, *lease; /* NULL when no worker holds it */
+    int64_t lease_expires_at;
+};
+int queue_list(struct store *st, void (*fn)(void *arg, const struct queue_row *r), void *arg,
+               char **cause);
+
 /* Queued submission ids in turn order, the order GPU workers claim them (new array). */
-int queue_ids(struct db_conn *c, int64_t **ids, size_t *n, char **cause);
+int queue_ids(struct store *st, int64_t **ids, size_t *n, char **cause);
 /* 1-based position of a queued submission (0 if it is not queued). */
-int queue_position(struct db_conn *c, int64_t id, int64_t *pos, char **cause);
+int queue_position(struct store *st, int64_t id, int64_t *pos, char **cause);
 
 /* What anyone signed in may know about the judging capacity: the queue and
  * the enabled workers that asked for work within the last lease_s seconds. */
@@ -185,7 +209,7 @@ struct queue_status {
     } languages[LANG_COUNT]; /* by enum language */
 };
 
-int queue_status(struct db_conn *c, int64_t now, int lease_s, struct queue_status *out,
+int queue_status(struct store *st, int64_t now, int lease_s, struct queue_status *out,
                  char **cause);
 
 /* A user's submissions that the in-flight cap counts. A compiled job that
@@ -207,8 +231,11 @@ struct in_flight {
     bool gpu_connected; /* a GPU worker is connected and every job in waiting_gpu is counted */
 };
 
-int queue_in_flight(struct db_conn *c, int64_t user, int64_t now, int lease_s,
-                    struct in_flight *out, char **cause);
+int queue_in_flight(struct store *st, int64_t user, int64_t now, int lease_s, struct in_flight *out,
+                    char **cause);
+/* The same on a connection in the caller's transaction. */
+int queue_in_flight_on(struct db_conn *c, int64_t user, int64_t now, int lease_s,
+                       struct in_flight *out, char **cause);
 
 /* What queue_cancel did. */
 struct cancel {
@@ -225,19 +252,19 @@ struct cancel {
  * worker's later posts for it are refused. BW_ERR_NOTFOUND: no such
  * submission; BW_ERR_INVALID: it is finished already (judged or cancelled;
  * the cause says which). Who may cancel is the caller's decision. */
-int queue_cancel(struct db_conn *c, int64_t id, int64_t by, const char *by_name, struct cancel *out,
+int queue_cancel(struct store *st, int64_t id, int64_t by, const char *by_name, struct cancel *out,
                  char **cause);
 
 /* True when `lease` of `worker` ended because its submission was cancelled;
  * then *submission is that submission and `why` says by whom ("cancelled by
  * alice"). False otherwise (or on a database error). */
-bool queue_lease_cancelled(struct db_conn *c, int64_t worker, const char *lease,
-                           int64_t *submission, char *why, size_t why_size);
+bool queue_lease_cancelled(struct store *st, int64_t worker, const char *lease, int64_t *submission,
+                           char *why, size_t why_size);
 
 /* Requeues one submission (any state but cancelled: BW_ERR_INVALID) or
  * every judged submission of a problem (cancelled ones stay cancelled);
  * active leases become 'lost'. *n counts them. */
-int queue_rejudge_submission(struct db_conn *c, int64_t id, char **cause);
-int queue_rejudge_problem(struct db_conn *c, const char *problem, int64_t *n, char **cause);
+int queue_rejudge_submission(struct store *st, int64_t id, char **cause);
+int queue_rejudge_problem(struct store *st, const char *problem, int64_t *n, char **cause);
 
 #endif

@@ -1,0 +1,1077 @@
+#include "server/store/queue.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/auth.h"
+#include "server/bodies.h"
+#include "server/store/db.h"
+#include "server/store/store_impl.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/banned.h"
+
+void job_release(struct job *j)
+{
+    free(j->source);
+    j->source = NULL;
+}
+
+static int64_t now_s(void)
+{
+    return (int64_t)time(NULL);
+}
+
+int id_list_add(struct id_list *l, int64_t id, char **cause)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        int64_t *v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = id;
+    return BW_OK;
+}
+
+/* Locks submission `id`'s row for the transaction: the first step of every
+ * change to a submission or its leases (queue.h). With `skip`, a row another
+ * transaction holds is not waited for: *got says whether it was locked. */
+static int lock_submission(struct db_conn *c, int64_t id, bool skip, bool *got, char **cause)
+{
+    int64_t v = 0;
+    int rc = skip ? db_get_i64(c, &v, cause,
+                               "SELECT id FROM submissions WHERE id = ? "
+                               "FOR UPDATE SKIP LOCKED",
+                               "i", id)
+                  : db_get_i64(c, &v, cause, "SELECT id FROM submissions WHERE id = ? FOR UPDATE",
+                               "i", id);
+    *got = rc == BW_OK;
+    if (rc == BW_ERR_NOTFOUND) {
+        free(*cause);
+        *cause = NULL;
+        return BW_OK;
+    }
+    return rc;
+}
+
+/* The round being served now, as SQL: the least round still queued, or when
+ * none is, the greatest one taken so far. */
+#define ROUND_NOW_SQL                                                                              \
+    "COALESCE((SELECT MIN(round) FROM submissions WHERE state = 'queued'), "                       \
+    "GREATEST((SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'judging'), "         \
+    "(SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'done')))"
+
+int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause)
+{
+    return db_get_i64(c, round, cause,
+                      "SELECT GREATEST(" ROUND_NOW_SQL ", COALESCE((SELECT MAX(round) + 1 FROM "
+                      "submissions WHERE user_id = ? AND state IN ('queued', 'judging')), 0))",
+                      "i", user);
+}
+
+/* Ends a lease and requeues its submission, or gives it Judge Error when the
+ * attempts are used up. In the caller's transaction, the submission locked. */
+static int end_lease(struct db_conn *c, const char *lease, int64_t submission, const char *state,
+                     const char *reason, bool count_attempt, bool *judge_error, char **cause)
+{
+    int64_t now = now_s();
+    int64_t attempts = 0;
+    *judge_error = false;
+    int rc = db_run(c, cause, "UPDATE leases SET state = ?, ended_at = ?, reason = ? WHERE id = ?",
+                    "titt", state, now, reason, lease);
+    if (rc == BW_OK && !count_attempt)
+        rc = db_run(c, cause,
+                    "UPDATE submissions SET attempts = GREATEST(attempts - 1, 0) WHERE id = ?", "i",
+                    submission);
+    if (rc == BW_OK)
+        rc = db_get_i64(c, &attempts, cause, "SELECT attempts FROM submissions WHERE id = ?", "i",
+                        submission);
+    if (rc < 0)
+        return rc;
+    if (attempts >= BW_JUDGE_ATTEMPTS) {
+        char message[BW_MAX_MESSAGE_FIELD + 128];
+        snprintf(message, sizeof(message), "judging failed %d times; last: %s", BW_JUDGE_ATTEMPTS,
+                 reason);
+        *judge_error = true;
+        return db_run(c, cause,
+                      "UPDATE submissions SET state = 'done', verdict = 'JE', message = ?, "
+                      "judged_at = ? WHERE id = ?",
+                      "tii", message, now, submission);
+    }
+    /* What the submission says while it waits again (the learner's page, the
+     * list): that it is being judged again, and why. */
+    char retry[BW_MAX_MESSAGE_FIELD + 128];
+    if (count_attempt)
+        snprintf(retry, sizeof(retry), "judging again (attempt %lld of %d failed): %s",
+                 (long long)attempts, BW_JUDGE_ATTEMPTS, reason);
+    else
+        snprintf(retry, sizeof(retry), "judging again: %s", reason);
+    return db_run(
+        c, cause,
+        "UPDATE submissions SET state = 'queued', queued_at = ?, message = ? WHERE id = ?", "iti",
+        now, retry, submission);
+}
+
+/* The active leases selected by `sql` (binding one int64): (lease, submission)
+ * pairs in submission order. */
+struct lease_list {
+    char (*lease)[48];
+    int64_t *sub;
+    size_t n, cap;
+};
+
+static void lease_list_release(struct lease_list *l)
+{
+    free(l->lease);
+    free(l->sub);
+    memset(l, 0, sizeof(*l));
+}
+
+static int leases_where(struct db_conn *c, const char *sql, int64_t arg, struct lease_list *out,
+                        char **cause)
+{
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, cause, sql, "i", arg);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        if (out->n == out->cap) {
+            size_t cap = out->cap ? out->cap * 2 : 16;
+            void *a = realloc(out->lease, cap * sizeof(*out->lease));
+            if (a)
+                out->lease = a;
+            void *b = realloc(out->sub, cap * sizeof(*out->sub));
+            if (b)
+                out->sub = b;
+            if (!a || !b) {
+                rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+                break;
+            }
+            out->cap = cap;
+        }
+        snprintf(out->lease[out->n], sizeof(out->lease[0]), "%s", db_col_text(st, 0));
+        out->sub[out->n++] = db_col_i64(st, 1);
+    }
+    db_finish(st);
+    return rc < 0 ? rc : BW_OK;
+}
+
+/* The expiring and reclaiming of leases: each chosen lease, its submission
+ * locked (skipping one another transaction holds), still active, ends as
+ * `state`. */
+struct expiry {
+    const char *select; /* (lease id, submission) of active leases, by one int64 */
+    int64_t arg;
+    int64_t now; /* > 0: the lease must still be past its expiry at now */
+    const char *state, *reason;
+    bool count_attempt, skip_locked;
+    struct id_list requeued, failed;
+};
+
+static int expire_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct expiry *e = arg;
+    struct lease_list l = {0};
+    e->requeued.n = e->failed.n = 0;
+    int rc = leases_where(c, e->select, e->arg, &l, cause);
+    for (size_t i = 0; rc >= 0 && i < l.n; i++) {
+        bool got = false, je = false;
+        int64_t live = 0;
+        rc = lock_submission(c, l.sub[i], e->skip_locked, &got, cause);
+        if (rc < 0 || !got)
+            continue;
+        /* Another server may have ended it meanwhile (a result, an expiry). */
+        rc = e->now > 0
+                 ? db_get_i64(c, &live, cause,
+                              "SELECT COUNT(*) FROM leases WHERE id = ? AND state = 'active' "
+                              "AND expires_at < ?",
+                              "ti", l.lease[i], e->now)
+                 : db_get_i64(c, &live, cause,
+                              "SELECT COUNT(*) FROM leases WHERE id = ? AND state = 'active'", "t",
+                              l.lease[i]);
+        if (rc < 0 || !live)
+            continue;
+        rc = end_lease(c, l.lease[i], l.sub[i], e->state, e->reason, e->count_attempt, &je, cause);
+        if (rc == BW_OK)
+            rc = id_list_add(je ? &e->failed : &e->requeued, l.sub[i], cause);
+    }
+    lease_list_release(&l);
+    return rc;
+}
+
+int queue_register(struct store *st, int64_t worker, const struct queue_registration *r,
+                   int64_t **ids, size_t *n, char **cause)
+{
+    struct db_conn *c = db_acquire(st->db);
+    *ids = NULL;
+    *n = 0;
+    int rc = db_begin(c, cause);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE workers SET registered_at = ?, last_seen_at = ?, hostname = ?, "
+                    "version = ?, gpu = ?, gpu_name = ?, can_execute = ? WHERE id = ?",
+                    "iitttt"
+                    "Ii",
+                    r->now, r->now, r->hostname, r->version, r->gpu_json, r->gpu_name,
+                    r->can_execute ? 1 : 0, worker);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "DELETE FROM worker_languages WHERE worker_id = ?", "i", worker);
+    for (size_t i = 0; rc == BW_OK && i < r->n_languages; i++)
+        rc = db_run(
+            c, cause, "INSERT INTO worker_languages(worker_id, language, version) VALUES (?,?,?)",
+            "itt", worker, language_name(r->languages[i].language), r->languages[i].version);
+    if (rc == BW_OK)
+        rc = db_commit(c, cause);
+    else
+        db_rollback(c);
+    struct expiry e = {
+        .select = "SELECT id, submission_id FROM leases WHERE state = 'active' "
+                  "AND worker_id = ? ORDER BY submission_id",
+        .arg = worker,
+        .state = "expired",
+        .reason = "the worker restarted while judging it",
+        .count_attempt = true,
+    };
+    if (rc == BW_OK)
+        rc = db_tx_on(c, expire_tx, &e, cause);
+    db_release(st->db, c);
+    free(e.failed.v);
+    if (rc < 0) {
+        free(e.requeued.v);
+        return rc;
+    }
+    *ids = e.requeued.v;
+    *n = e.requeued.n;
+    return BW_OK;
+}
+
+struct claim {
+    int64_t worker;
+    bool can_execute;
+    int lease_s;
+    struct job *out;
+};
+
+static int claim_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct claim *a = arg;
+    struct job *out = a->out;
+    struct db_stmt *st = NULL;
+    int64_t now = now_s();
+    job_release(out);
+    memset(out, 0, sizeof(*out));
+    /* SKIP LOCKED: a job another server is claiming (or changing) now is
+     * passed over, never waited for, never taken twice. */
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT s.id, s.problem_id, s.problem_hash, s.source, s.mode, s.seed, "
+                        "s.attempts, s.language FROM submissions s "
+                        "JOIN problems p ON p.id = s.problem_id "
+                        "WHERE s.state = 'queued' AND p.disabled = 0 "
+                        "AND (? <> 0 OR s.needs_gpu = 0) "
+                        "AND s.language IN (SELECT language FROM worker_languages "
+                        "WHERE worker_id = ?) "
+                        "ORDER BY s.round, s.id LIMIT 1 FOR UPDATE OF s SKIP LOCKED",
+                        "Ii", a->can_execute ? 1 : 0, a->worker);
+    if (rc == BW_OK)
+        rc = db_step(st, cause);
+    if (rc == DB_ROW) {
+        out->submission = db_col_i64(st, 0);
+        snprintf(out->problem, sizeof(out->problem), "%s", db_col_text(st, 1));
+        snprintf(out->hash, sizeof(out->hash), "%s", db_col_text(st, 2));
+        out->source = db_col_strdup(st, 3);
+        out->submit = strcmp(db_col_text(st, 4), "submit") == 0;
+        out->seed = db_col_i64(st, 5);
+        out->attempt = (int)db_col_i64(st, 6) + 1;
+        if (!language_from_name(db_col_text(st, 7), &out->language))
+            out->language = LANG_CUDA; /* the schema's CHECK allows no other */
+        if (!out->source)
+            rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    }
+    db_finish(st);
+    if (rc != DB_ROW)
+        return rc == DB_DONE ? 0 : rc;
+    auth_new_token("l_", out->lease);
+    out->expires_at = now + a->lease_s;
+    rc = db_run(c, cause,
+                "UPDATE submissions SET state = 'judging', attempts = attempts + 1 "
+                "WHERE id = ? AND state = 'queued'",
+                "i", out->submission);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "INSERT INTO leases(id, submission_id, worker_id, attempt, created_at, "
+                    "expires_at) VALUES (?,?,?,?,?,?)",
+                    "tiiIii", out->lease, out->submission, a->worker, out->attempt, now,
+                    out->expires_at);
+    return rc < 0 ? rc : 1;
+}
+
+int queue_claim(struct store *st, int64_t worker, bool can_execute, int lease_s, struct job *out,
+                char **cause)
+{
+    struct claim a = {worker, can_execute, lease_s, out};
+    memset(out, 0, sizeof(*out));
+    int rc = db_tx(st->db, claim_tx, &a, cause);
+    if (rc != 1)
+        job_release(out);
+    return rc;
+}
+
+int queue_heartbeat(struct store *st, int64_t worker, const char *lease, int lease_s,
+                    int64_t *submission, char **cause)
+{
+    int64_t now = now_s();
+    struct db_conn *c = db_acquire(st->db);
+    /* One statement: a lease that expired meanwhile is not brought back. */
+    int rc = db_get_i64(c, submission, cause,
+                        "UPDATE leases SET expires_at = ? WHERE id = ? AND worker_id = ? "
+                        "AND state = 'active' RETURNING submission_id",
+                        "iti", now + lease_s, lease, worker);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(*cause);
+        *cause = NULL;
+        rc = bw_fail(cause, BW_ERR_NOTFOUND, "lease %s is not active (expired or given up)", lease);
+    }
+    if (rc == BW_OK)
+        rc =
+            db_run(c, cause, "UPDATE workers SET last_seen_at = ? WHERE id = ?", "ii", now, worker);
+    db_release(st->db, c);
+    return rc;
+}
+
+static double geomean_time(const struct wp_result *r)
+{
+    if (r->n_benches == 0)
+        return 0;
+    double sum = 0;
+    for (size_t i = 0; i < r->n_benches; i++)
+        sum += log(r->benches[i].median_ms > 1e-9 ? r->benches[i].median_ms : 1e-9);
+    return exp(sum / (double)r->n_benches);
+}
+
+/* The geometric mean over the shapes of PyTorch's time over the kernel's ("x PyTorch"); -1
+ * when a shape has no PyTorch time (stored as NULL). Computed here from the shapes, as the
+ * time is, rather than taken from the worker's summary. */
+static double geomean_pytorch_speedup(const struct wp_result *r)
+{
+    if (r->n_benches == 0)
+        return -1;
+    double sum = 0;
+    for (size_t i = 0; i < r->n_benches; i++) {
+        if (!(r->benches[i].pytorch_ms > 0) || !(r->benches[i].median_ms > 0))
+            return -1;
+        sum += log(r->benches[i].pytorch_ms / r->benches[i].median_ms);
+    }
+    return exp(sum / (double)r->n_benches);
+}
+
+static int store_rows(struct db_conn *c, int64_t id, const struct wp_result *r, char **cause)
+{
+    int rc = db_run(c, cause, "DELETE FROM test_results WHERE submission_id = ?", "i", id);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "DELETE FROM bench_results WHERE submission_id = ?", "i", id);
+    for (size_t i = 0; rc == BW_OK && i < r->n_tests; i++) {
+        const struct wp_test *t = &r->tests[i];
+        rc =
+            db_run(c, cause,
+                   "INSERT INTO test_results(submission_id, idx, name, verdict, message, ms) "
+                   "VALUES (?,?,?,?,?,?)",
+                   "iItttd", id, (int)i, t->name,
+                   t->verdict == VERDICT_NONE ? NULL : verdict_code(t->verdict), t->message, t->ms);
+    }
+    for (size_t i = 0; rc == BW_OK && i < r->n_benches; i++) {
+        const struct wp_bench *b = &r->benches[i];
+        rc = db_run(c, cause,
+                    "INSERT INTO bench_results(submission_id, idx, name, samples, median_ms, "
+                    "min_ms, max_ms, gbps, tflops, sol_pct, clock_mhz, pytorch_ms) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,NULLIF(?, 0))",
+                    "iItidddddd"
+                    "id",
+                    id, (int)i, b->name, b->samples, b->median_ms, b->min_ms, b->max_ms, b->gbps,
+                    b->tflops, b->sol_pct, b->clock_mhz, b->pytorch_ms);
+    }
+    return rc;
+}
+
+struct result_arg {
+    int64_t worker;
+    const char *lease;
+    const struct wp_result *r;
+    const char *json;
+    struct stored *out;
+};
+
+static int result_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct result_arg *a = arg;
+    const struct wp_result *r = a->r;
+    struct stored *out = a->out;
+    struct db_stmt *st = NULL;
+    int64_t now = now_s(), sub = 0;
+    bool got = false;
+    memset(out, 0, sizeof(*out));
+    int rc = db_get_i64(c, &sub, cause,
+                        "SELECT submission_id FROM leases WHERE id = ? "
+                        "AND worker_id = ?",
+                        "ti", a->lease, a->worker);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(*cause);
+        *cause = NULL;
+        return bw_fail(cause, BW_ERR_NOTFOUND, "lease %s is not active (unknown)", a->lease);
+    }
+    if (rc == BW_OK)
+        rc = lock_submission(c, sub, false, &got, cause);
+    if (rc < 0)
+        return rc;
+    char lease_state[16] = "";
+    rc = db_prepare(c, &st, cause,
+                    "SELECT l.state, s.id, s.user_id, s.problem_id, s.mode, s.queued_at, "
+                    "s.created_at, s.language FROM leases l "
+                    "JOIN submissions s ON s.id = l.submission_id "
+                    "WHERE l.id = ? AND l.worker_id = ?",
+                    "ti", a->lease, a->worker);
+    if (rc == BW_OK)
+        rc = db_step(st, cause);
+    bool submit = false;
+    char language[16] = "cuda";
+    if (rc == DB_ROW) {
+        snprintf(lease_state, sizeof(lease_state), "%s", db_col_text(st, 0));
+        out->submission = db_col_i64(st, 1);
+        out->user = db_col_i64(st, 2);
+        snprintf(out->problem, sizeof(out->problem), "%s", db_col_text(st, 3));
+        submit = strcmp(db_col_text(st, 4), "submit") == 0;
+        out->queued_at = db_col_i64(st, 5);
+        out->created_at = db_col_i64(st, 6);
+        snprintf(language, sizeof(language), "%s", db_col_text(st, 7));
+    }
+    db_finish(st);
+    if (rc < 0)
+        return rc;
+    if (rc == DB_DONE || (strcmp(lease_state, "active") != 0 && strcmp(lease_state, "done") != 0))
+        return bw_fail(cause, BW_ERR_NOTFOUND, "lease %s is not active (%s)", a->lease,
+                       lease_state[0] ? lease_state : "unknown");
+    if (strcmp(lease_state, "done") == 0) {
+        out->outcome = STORED_BEFORE;
+        return BW_OK;
+    }
+    rc = db_run(c, cause, "UPDATE leases SET state = 'done', ended_at = ? WHERE id = ?", "it", now,
+                a->lease);
+    if (rc < 0)
+        return rc;
+    if (r->verdict == VERDICT_NONE && !r->executed) {
+        out->outcome = WAITING_FOR_GPU;
+        return db_run(c, cause,
+                      "UPDATE submissions SET state = 'queued', needs_gpu = 1, attempts = 0, "
+                      "queued_at = ?, message = ? WHERE id = ?",
+                      "iti", now, "compiled; waiting for a GPU worker", out->submission);
+    }
+    out->outcome = STORED;
+    out->verdict = r->verdict;
+    out->score = r->score;
+    out->time_ms = geomean_time(r);
+    rc = db_run(c, cause,
+                "UPDATE submissions SET state = 'done', verdict = ?, message = ?, score = ?, "
+                "time_ms = ?, judged_at = ?, worker_id = ?, gpu_name = ?, result = ? WHERE id = ?",
+                "ttddiitti", verdict_code(r->verdict), r->message, r->score, out->time_ms, now,
+                a->worker, r->gpu_name, a->json, out->submission);
+    double speedup = geomean_pytorch_speedup(r);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "UPDATE submissions SET pytorch_speedup = NULLIF(?, -1) WHERE id = ?",
+                    "di", speedup, out->submission);
+    if (rc == BW_OK)
+        rc = store_rows(c, out->submission, r, cause);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "UPDATE workers SET error_streak = 0, last_seen_at = ? WHERE id = ?",
+                    "ii", now, a->worker);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "UPDATE problems SET error_streak = 0 WHERE id = ?", "t",
+                    out->problem);
+    if (rc == BW_OK && r->verdict == VERDICT_ACCEPTED)
+        rc = db_run(c, cause,
+                    "INSERT INTO solved(user_id, problem_id, language, first_at) "
+                    "VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
+                    "itti", out->user, out->problem, language, now);
+    if (rc == BW_OK && r->verdict == VERDICT_ACCEPTED && submit && r->executed &&
+        r->n_benches > 0 && r->gpu_name[0])
+        rc = db_run(c, cause,
+                    "INSERT INTO best(user_id, problem_id, gpu_name, language, submission_id, "
+                    "score, time_ms, at, pytorch_speedup) VALUES (?,?,?,?,?,?,?,?,NULLIF(?, -1)) "
+                    "ON CONFLICT(user_id, problem_id, gpu_name, language) DO UPDATE SET "
+                    "submission_id = excluded.submission_id, score = excluded.score, "
+                    "time_ms = excluded.time_ms, at = excluded.at, "
+                    "pytorch_speedup = excluded.pytorch_speedup "
+                    "WHERE excluded.time_ms < best.time_ms",
+                    "itttiddid", out->user, out->problem, r->gpu_name, language, out->submission,
+                    r->score, out->time_ms, now, speedup);
+    return rc;
+}
+
+int queue_store_result(struct store *st, int64_t worker, const char *lease,
+                       const struct wp_result *r, const char *result_json, struct stored *out,
+                       char **cause)
+{
+    struct result_arg a = {worker, lease, r, result_json, out};
+    return db_tx(st->db, result_tx, &a, cause);
+}
+
+/* The active lease of `worker` named `lease`, its submission locked first
+ * (queue.h's order); BW_ERR_NOTFOUND when it is not active. */
+static int lock_active_lease(struct db_conn *c, int64_t worker, const char *lease,
+                             int64_t *submission, char **cause)
+{
+    bool got = false;
+    int64_t live = 0;
+    int rc = db_get_i64(c, submission, cause,
+                        "SELECT submission_id FROM leases WHERE id = ? AND worker_id = ? "
+                        "AND state = 'active'",
+                        "ti", lease, worker);
+    if (rc == BW_OK)
+        rc = lock_submission(c, *submission, false, &got, cause);
+    if (rc == BW_OK)
+        rc =
+            db_get_i64(c, &live, cause,
+                       "SELECT COUNT(*) FROM leases WHERE id = ? AND state = 'active'", "t", lease);
+    if (rc == BW_ERR_NOTFOUND || (rc == BW_OK && !live)) {
+        free(*cause);
+        *cause = NULL;
+        return bw_fail(cause, BW_ERR_NOTFOUND, "lease %s is not active (expired or given up)",
+                       lease);
+    }
+    return rc;
+}
+
+struct fail_arg {
+    int64_t worker;
+    const char *lease, *message;
+    bool problem_fault;
+    int worker_limit, problem_limit;
+    struct failure *out;
+};
+
+static int fail_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct fail_arg *a = arg;
+    struct failure *out = a->out;
+    memset(out, 0, sizeof(*out));
+    int rc = lock_active_lease(c, a->worker, a->lease, &out->submission, cause);
+    struct db_stmt *st = NULL;
+    if (rc == BW_OK)
+        rc = db_prepare(c, &st, cause, "SELECT problem_id FROM submissions WHERE id = ?", "i",
+                        out->submission);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        snprintf(out->problem, sizeof(out->problem), "%s", db_col_text(st, 0));
+        rc = BW_OK;
+    } else if (rc == DB_DONE) {
+        rc = bw_fail(cause, BW_ERR_INTERNAL, "lease %s has no submission", a->lease);
+    }
+    db_finish(st);
+    char reason[BW_MAX_MESSAGE_FIELD + 64];
+    snprintf(reason, sizeof(reason), "internal error on worker %lld: %s", (long long)a->worker,
+             a->message);
+    if (rc == BW_OK)
+        rc = end_lease(c, a->lease, out->submission, "failed", reason, true, &out->judge_error,
+                       cause);
+    int64_t wstreak = 0, pstreak = 0;
+    if (rc == BW_OK && !a->problem_fault)
+        rc = db_run(c, cause, "UPDATE workers SET error_streak = error_streak + 1 WHERE id = ?",
+                    "i", a->worker);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "UPDATE problems SET error_streak = error_streak + ? WHERE id = ?",
+                    "It", a->problem_fault ? a->problem_limit : 1, out->problem);
+    if (rc == BW_OK)
+        rc = db_get_i64(c, &wstreak, cause, "SELECT error_streak FROM workers WHERE id = ?", "i",
+                        a->worker);
+    if (rc == BW_OK)
+        rc = db_get_i64(c, &pstreak, cause, "SELECT error_streak FROM problems WHERE id = ?", "t",
+                        out->problem);
+    if (rc == BW_OK && wstreak >= a->worker_limit) {
+        out->worker_disabled = true;
+        rc = db_run(c, cause,
+                    "UPDATE workers SET disabled = 1, disabled_reason = ? WHERE id = ? "
+                    "AND disabled = 0",
+                    "ti", reason, a->worker);
+    }
+    if (rc == BW_OK && pstreak >= a->problem_limit) {
+        out->problem_disabled = true;
+        rc = db_run(c, cause,
+                    "UPDATE problems SET disabled = 1, disabled_reason = ? WHERE id = ? "
+                    "AND disabled = 0",
+                    "tt", reason, out->problem);
+    }
+    return rc;
+}
+
+int queue_fail(struct store *st, int64_t worker, const char *lease, const char *message,
+               bool problem_fault, int worker_limit, int problem_limit, struct failure *out,
+               char **cause)
+{
+    struct fail_arg a = {worker, lease, message, problem_fault, worker_limit, problem_limit, out};
+    return db_tx(st->db, fail_tx, &a, cause);
+}
+
+struct release_arg {
+    int64_t worker;
+    const char *lease;
+    int64_t *submission;
+};
+
+static int release_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct release_arg *a = arg;
+    bool je = false;
+    int rc = lock_active_lease(c, a->worker, a->lease, a->submission, cause);
+    if (rc == BW_OK)
+        rc = end_lease(c, a->lease, *a->submission, "released", "given back by the worker", false,
+                       &je, cause);
+    return rc;
+}
+
+int queue_release(struct store *st, int64_t worker, const char *lease, int64_t *submission,
+                  char **cause)
+{
+    struct release_arg a = {worker, lease, submission};
+    return db_tx(st->db, release_tx, &a, cause);
+}
+
+int queue_drop_worker_on(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                         size_t *n, char **cause)
+{
+    struct expiry e = {
+        .select = "SELECT id, submission_id FROM leases WHERE state = 'active' "
+                  "AND worker_id = ? ORDER BY submission_id",
+        .arg = worker,
+        .state = "lost",
+        .reason = reason,
+        .count_attempt = false,
+    };
+    int rc = expire_tx(c, &e, cause);
+    /* Not counted: none fails for good. */
+    free(e.failed.v);
+    if (rc < 0) {
+        free(e.requeued.v);
+        *ids = NULL;
+        *n = 0;
+        return rc;
+    }
+    *ids = e.requeued.v;
+    *n = e.requeued.n;
+    return BW_OK;
+}
+
+int queue_expire(struct store *st, int64_t now, int64_t **ids, size_t *n, int64_t **done,
+                 size_t *n_done, char **cause)
+{
+    struct expiry e = {
+        .select = "SELECT id, submission_id FROM leases WHERE state = 'active' "
+                  "AND expires_at < ? ORDER BY submission_id",
+        .arg = now,
+        .now = now,
+        .state = "expired",
+        .reason = "the worker stopped answering (no heartbeat: its lease expired)",
+        .count_attempt = true,
+        .skip_locked = true,
+    };
+    int rc = db_tx(st->db, expire_tx, &e, cause);
+    if (rc < 0) {
+        free(e.requeued.v);
+        free(e.failed.v);
+        return rc;
+    }
+    *ids = e.requeued.v;
+    *n = e.requeued.n;
+    if (done) {
+        *done = e.failed.v;
+        *n_done = e.failed.n;
+    } else {
+        free(e.failed.v);
+    }
+    return BW_OK;
+}
+
+int queue_list(struct store *st, void (*fn)(void *arg, const struct queue_row *r), void *arg,
+               char **cause)
+{
+    struct db_stmt *s = NULL;
+    struct db_conn *c = db_acquire(st->db);
+    int rc = db_prepare(c, &s, cause,
+                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
+                        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL
+                        ", s.language "
+                        "FROM submissions s JOIN users u ON u.id = s.user_id "
+                        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
+                        "LEFT JOIN workers w ON w.id = l.worker_id "
+                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
+                        "");
+    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW) {
+        struct queue_row r = {
+            .id = db_col_i64(s, 0),
+            .user = db_col_text(s, 1),
+            .problem = db_col_text(s, 2),
+            .mode = db_col_text(s, 3),
+            .state = db_col_text(s, 4),
+            .attempts = db_col_i64(s, 5),
+            .needs_gpu = db_col_i64(s, 6) != 0,
+            .queued_at = db_col_i64(s, 7),
+            .worker = db_col_null(s, 8) ? NULL : db_col_text(s, 8),
+            .lease_expires_at = db_col_i64(s, 9),
+            .lease = db_col_null(s, 10) ? NULL : db_col_text(s, 10),
+            .position = db_col_i64(s, 11),
+            .language = db_col_text(s, 12),
+        };
+        fn(arg, &r);
+    }
+    db_finish(s);
+    db_release(st->db, c);
+    return rc < 0 ? rc : BW_OK;
+}
+
+int queue_ids(struct store *st, int64_t **ids, size_t *n, char **cause)
+{
+    struct db_stmt *s = NULL;
+    struct id_list l = {0};
+    struct db_conn *c = db_acquire(st->db);
+    int rc = db_prepare(c, &s, cause,
+                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY round, id", "");
+    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
+        rc = id_list_add(&l, db_col_i64(s, 0), cause);
+    db_finish(s);
+    db_release(st->db, c);
+    if (rc < 0) {
+        free(l.v);
+        return rc;
+    }
+    *ids = l.v ? l.v : malloc(sizeof(int64_t));
+    *n = l.n;
+    return *ids ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+}
+
+int queue_position(struct store *st, int64_t id, int64_t *pos, char **cause)
+{
+    struct db_conn *c = db_acquire(st->db);
+    int rc = db_get_i64(c, pos, cause,
+                        "SELECT " QUEUE_POSITION_SQL " FROM submissions s WHERE s.id = ?", "i", id);
+    db_release(st->db, c);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(*cause);
+        *cause = NULL;
+        *pos = 0;
+        return BW_OK;
+    }
+    return rc;
+}
+
+int queue_status(struct store *st, int64_t now, int lease_s, struct queue_status *out, char **cause)
+{
+    struct db_stmt *s = NULL;
+    int64_t since = now - lease_s;
+    memset(out, 0, sizeof(*out));
+    struct db_conn *c = db_acquire(st->db);
+    int rc = db_prepare(c, &s, cause,
+                        "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'queued'), "
+                        "(SELECT COUNT(*) FROM submissions WHERE state = 'queued' "
+                        " AND needs_gpu <> 0), "
+                        "(SELECT COUNT(*) FROM leases WHERE state = 'active'), "
+                        "(SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?), "
+                        "(SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ? "
+                        " AND can_execute <> 0)",
+                        "ii", since, since);
+    if (rc == BW_OK && (rc = db_step(s, cause)) == DB_ROW) {
+        out->queued = db_col_i64(s, 0);
+        out->waiting_gpu = db_col_i64(s, 1);
+        out->judging = db_col_i64(s, 2);
+        out->workers = db_col_i64(s, 3);
+        out->gpu_workers = db_col_i64(s, 4);
+        rc = BW_OK;
+    }
+    db_finish(s);
+    if (rc >= 0)
+        rc = db_prepare(c, &s, cause,
+                        "SELECT DISTINCT gpu_name FROM workers WHERE disabled = 0 "
+                        "AND last_seen_at >= ? AND can_execute <> 0 AND gpu_name IS NOT NULL "
+                        "AND gpu_name != '' ORDER BY gpu_name LIMIT ?",
+                        "ii", since, (int64_t)BW_MAX_STATUS_GPUS);
+    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
+        snprintf(out->gpus[out->n_gpus++], sizeof(out->gpus[0]), "%s", db_col_text(s, 0));
+    db_finish(s);
+    for (int l = 0; rc >= 0 && l < LANG_COUNT; l++) {
+        const char *name = language_name((enum language)l);
+        rc = db_prepare(
+            c, &s, cause,
+            "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND language = ?), "
+            "(SELECT COUNT(*) FROM workers w JOIN worker_languages wl ON wl.worker_id = w.id "
+            " WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ?), "
+            "(SELECT COUNT(*) FROM workers w JOIN worker_languages wl ON wl.worker_id = w.id "
+            " WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ? "
+            " AND w.can_execute <> 0)",
+            "ttiti", name, name, since, name, since);
+        if (rc == BW_OK && (rc = db_step(s, cause)) == DB_ROW) {
+            out->languages[l].queued = db_col_i64(s, 0);
+            out->languages[l].workers = db_col_i64(s, 1);
+            out->languages[l].gpu_workers = db_col_i64(s, 2);
+            rc = BW_OK;
+        }
+        db_finish(s);
+        if (rc < 0)
+            break;
+        rc = db_prepare(c, &s, cause,
+                        "SELECT DISTINCT wl.version FROM workers w "
+                        "JOIN worker_languages wl ON wl.worker_id = w.id "
+                        "WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ? "
+                        "AND wl.version != '' ORDER BY wl.version LIMIT ?",
+                        "tii", name, since, (int64_t)BW_MAX_STATUS_VERSIONS);
+        while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
+            snprintf(out->languages[l].versions[out->languages[l].n_versions++],
+                     sizeof(out->languages[l].versions[0]), "%s", db_col_text(s, 0));
+        db_finish(s);
+    }
+    db_release(st->db, c);
+    return rc < 0 ? rc : BW_OK;
+}
+
+int queue_in_flight_on(struct db_conn *c, int64_t user, int64_t now, int lease_s,
+                       struct in_flight *out, char **cause)
+{
+    struct db_stmt *st = NULL;
+    bool compiles[LANG_COUNT] = {false}, runs[LANG_COUNT] = {false}, any_gpu = false;
+    int64_t parked_gpu = 0;
+    memset(out, 0, sizeof(*out));
+    /* Which languages a connected worker takes: compiles (any), runs (a GPU worker). */
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT wl.language, MAX(w.can_execute) FROM workers w "
+                        "JOIN worker_languages wl ON wl.worker_id = w.id "
+                        "WHERE w.disabled = 0 AND w.last_seen_at >= ? GROUP BY wl.language",
+                        "i", now - lease_s);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        enum language l;
+        if (!language_from_name(db_col_text(st, 0), &l))
+            continue;
+        compiles[l] = true;
+        runs[l] = db_col_i64(st, 1) != 0;
+        any_gpu = any_gpu || runs[l];
+    }
+    db_finish(st);
+    if (rc < 0)
+        return rc;
+    rc = db_prepare(c, &st, cause,
+                    "SELECT state, needs_gpu, language FROM submissions "
+                    "WHERE user_id = ? AND state != 'done'",
+                    "i", user);
+    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
+        enum language l = LANG_CUDA;
+        language_from_name(db_col_text(st, 2), &l);
+        if (strcmp(db_col_text(st, 0), "queued") != 0) {
+            out->counted++; /* judging */
+        } else if (l != LANG_CUDA && !compiles[l]) {
+            out->waiting_language++;
+        } else if (db_col_i64(st, 1) != 0) {
+            out->waiting_gpu++;
+            if (runs[l])
+                out->counted++;
+            else
+                parked_gpu++;
+        } else {
+            out->counted++;
+        }
+    }
+    db_finish(st);
+    out->gpu_connected = any_gpu && parked_gpu == 0;
+    return rc < 0 ? rc : BW_OK;
+}
+
+int queue_in_flight(struct store *st, int64_t user, int64_t now, int lease_s, struct in_flight *out,
+                    char **cause)
+{
+    struct db_conn *c = db_acquire(st->db);
+    int rc = queue_in_flight_on(c, user, now, lease_s, out, cause);
+    db_release(st->db, c);
+    return rc;
+}
+
+struct cancel_arg {
+    int64_t id, by;
+    const char *by_name;
+    struct cancel *out;
+};
+
+static int cancel_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct cancel_arg *a = arg;
+    struct cancel *out = a->out;
+    struct db_stmt *st = NULL;
+    char state[16] = "", verdict[8] = "", cancelled_by[64] = "";
+    bool needs_gpu = false, cancelled = false;
+    int64_t id = a->id;
+    memset(out, 0, sizeof(*out));
+    out->submission = id;
+    out->at = now_s();
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT s.state, s.needs_gpu, s.verdict, "
+                        "CASE WHEN s.cancelled_at IS NULL THEN 0 ELSE 1 END, u.name "
+                        "FROM submissions s LEFT JOIN users u ON u.id = s.cancelled_by "
+                        "WHERE s.id = ? FOR UPDATE OF s",
+                        "i", id);
+    if (rc == BW_OK)
+        rc = db_step(st, cause);
+    if (rc == DB_ROW) {
+        snprintf(state, sizeof(state), "%s", db_col_text(st, 0));
+        needs_gpu = db_col_i64(st, 1) != 0;
+        snprintf(verdict, sizeof(verdict), "%s", db_col_text(st, 2));
+        cancelled = db_col_i64(st, 3) != 0;
+        snprintf(cancelled_by, sizeof(cancelled_by), "%s", db_col_text(st, 4));
+        rc = BW_OK;
+    } else if (rc == DB_DONE) {
+        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no submission %lld", (long long)id);
+    }
+    db_finish(st);
+    if (rc == BW_OK && cancelled)
+        rc = bw_fail(cause, BW_ERR_INVALID, "submission %lld was cancelled already, by %s",
+                     (long long)id, cancelled_by[0] ? cancelled_by : "a deleted user");
+    else if (rc == BW_OK && strcmp(state, "done") == 0)
+        rc = bw_fail(cause, BW_ERR_INVALID,
+                     "submission %lld is judged already (%s): nothing to cancel", (long long)id,
+                     verdict[0] ? verdict_name(verdict_parse(verdict)) : "no verdict");
+    if (rc < 0)
+        return rc;
+    snprintf(out->from, sizeof(out->from), "%s",
+             strcmp(state, "judging") == 0 ? "judging"
+             : needs_gpu                   ? "waiting_for_gpu"
+                                           : "queued");
+    char reason[96];
+    snprintf(reason, sizeof(reason), "cancelled by %s", a->by_name);
+    rc = db_prepare(c, &st, cause,
+                    "SELECT id, worker_id FROM leases WHERE submission_id = ? AND state = 'active'",
+                    "i", id);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        snprintf(out->lease, sizeof(out->lease), "%s", db_col_text(st, 0));
+        out->worker = db_col_i64(st, 1);
+    }
+    db_finish(st);
+    if (rc < 0)
+        return rc;
+    rc = db_run(c, cause,
+                "UPDATE leases SET state = 'lost', ended_at = ?, reason = ? "
+                "WHERE submission_id = ? AND state = 'active'",
+                "iti", out->at, reason, id);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE submissions SET state = 'done', verdict = NULL, message = ?, "
+                    "cancelled_at = ?, cancelled_by = ?, cancelled_from = ? WHERE id = ?",
+                    "tiiti", reason, out->at, a->by, out->from, id);
+    return rc;
+}
+
+int queue_cancel(struct store *st, int64_t id, int64_t by, const char *by_name, struct cancel *out,
+                 char **cause)
+{
+    struct cancel_arg a = {id, by, by_name, out};
+    return db_tx(st->db, cancel_tx, &a, cause);
+}
+
+bool queue_lease_cancelled(struct store *st, int64_t worker, const char *lease, int64_t *submission,
+                           char *why, size_t why_size)
+{
+    struct db_stmt *s = NULL;
+    bool cancelled = false;
+    struct db_conn *c = db_acquire(st->db);
+    int rc = db_prepare(c, &s, NULL,
+                        "SELECT l.submission_id, l.reason FROM leases l "
+                        "JOIN submissions s ON s.id = l.submission_id "
+                        "WHERE l.id = ? AND l.worker_id = ? AND l.state = 'lost' "
+                        "AND s.cancelled_at IS NOT NULL AND l.reason LIKE 'cancelled by %'",
+                        "ti", lease, worker);
+    if (rc == BW_OK && db_step(s, NULL) == DB_ROW) {
+        *submission = db_col_i64(s, 0);
+        snprintf(why, why_size, "%s", db_col_text(s, 1));
+        cancelled = true;
+    }
+    db_finish(s);
+    db_release(st->db, c);
+    return cancelled;
+}
+
+static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
+{
+    int rc = db_run(c, cause,
+                    "UPDATE leases SET state = 'lost', ended_at = ?, reason = 'rejudged' "
+                    "WHERE submission_id = ? AND state = 'active'",
+                    "ii", now, id);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "DELETE FROM best WHERE submission_id = ?", "i", id);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
+                    "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE id = ?",
+                    "ii", now, id);
+    return rc;
+}
+
+static int rejudge_one_tx(struct db_conn *c, void *arg, char **cause)
+{
+    int64_t id = *(int64_t *)arg, cancelled = 0;
+    bool got = false;
+    int rc = lock_submission(c, id, false, &got, cause);
+    if (rc == BW_OK && !got)
+        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no submission %lld", (long long)id);
+    if (rc == BW_OK)
+        rc = db_get_i64(c, &cancelled, cause,
+                        "SELECT CASE WHEN cancelled_at IS NULL THEN 0 ELSE 1 END "
+                        "FROM submissions WHERE id = ?",
+                        "i", id);
+    if (rc == BW_OK && cancelled)
+        rc = bw_fail(cause, BW_ERR_INVALID,
+                     "submission %lld was cancelled: it stays cancelled (submit the code again)",
+                     (long long)id);
+    if (rc == BW_OK)
+        rc = requeue_one(c, id, now_s(), cause);
+    return rc;
+}
+
+int queue_rejudge_submission(struct store *st, int64_t id, char **cause)
+{
+    return db_tx(st->db, rejudge_one_tx, &id, cause);
+}
+
+struct rejudge_arg {
+    const char *problem;
+    int64_t n;
+};
+
+static int rejudge_problem_tx(struct db_conn *c, void *arg, char **cause)
+{
+    struct rejudge_arg *a = arg;
+    int64_t now = now_s();
+    /* Every row it changes, locked in id order first (queue.h). */
+    int rc =
+        db_run(c, cause, "SELECT id FROM submissions WHERE problem_id = ? ORDER BY id FOR UPDATE",
+               "t", a->problem);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE leases SET state = 'lost', ended_at = ?, reason = 'rejudged' "
+                    "WHERE state = 'active' AND submission_id IN "
+                    "(SELECT id FROM submissions WHERE problem_id = ?)",
+                    "it", now, a->problem);
+    if (rc == BW_OK)
+        rc = db_run(c, cause, "DELETE FROM best WHERE problem_id = ?", "t", a->problem);
+    if (rc == BW_OK)
+        rc = db_run(c, cause,
+                    "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
+                    "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
+                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
+                    " WHERE problem_id = ? AND state != 'queued' AND cancelled_at IS NULL",
+                    "it", now, a->problem);
+    a->n = db_changes(c);
+    return rc;
+}
+
+int queue_rejudge_problem(struct store *st, const char *problem, int64_t *n, char **cause)
+{
+    struct rejudge_arg a = {problem, 0};
+    int rc = db_tx(st->db, rejudge_problem_tx, &a, cause);
+    *n = a.n;
+    return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * store_impl.h - private to server/store: the store's structure and the
+ * helpers its files share. Nothing outside the folder includes it.
+ */
+#ifndef BW_SERVER_STORE_STORE_IMPL_H
+#define BW_SERVER_STORE_STORE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/store/db.h"
+#include "server/store/store.h"
+
+struct store {
+    struct db *db;
+    store_signal_fn fn;
+    void *arg;
+};
+
+/* Advisory-lock spaces (db_lock_key): events of one submission are appended
+ * one at a time, so that their ids grow in commit order. */
+enum { STORE_LOCK_EVENTS = 0x6277, STORE_LOCK_THROTTLE = 0x6278 };
+
+/* A growable array of int64_t (the ids functions hand back): *new* v. */
+struct id_list {
+    int64_t *v;
+    size_t n, cap;
+};
+int id_list_add(struct id_list *l, int64_t id, char **cause);
+
+/* Ends every active lease of `worker` as 'lost' with `reason`, without
+ * counting the attempt, requeueing the submissions (*ids new). In the
+ * caller's transaction. */
+int queue_drop_worker_on(struct db_conn *c, int64_t worker, const char *reason, int64_t **ids,
+                         size_t *n, char **cause);
+
+#endif
