@@ -357,9 +357,13 @@ extern \"C\" __global__ void vector_add(const float* x) { int i = 0 }"
         '[ "$(field .state)" = queued ] && awk -v t="$took" "BEGIN { exit !(t <= 15) }"'
     check "the submission says it is being judged again, and why" \
         '[ "$(field .attempts)" = 1 ] && [[ "$(field .message)" == "judging again (attempt 1 of 3 failed): the worker stopped answering"* ]]'
-    sleep 0.5
+    for _ in $(seq 50); do # the event follows the requeue's commit; give the stream 5 s
+        grep -q "^event: requeued" "$T/dying.events" && break
+        sleep 0.1
+    done
     check "the learner's stream got a requeued event" \
         'grep -q "^event: requeued" "$T/dying.events" && grep -q "judging again" "$T/dying.events"'
+    grep -q "^event: requeued" "$T/dying.events" || sed 's/^/    | stream: /' "$T/dying.events" | tail -20
     as admin GET /api/admin/workers
     check "the admin sees the killed worker not alive and holding nothing" \
         '[ "$(field ".workers[] | select(.name == \"w-judged\") | .alive")" = false ] && [ "$(field ".workers[] | select(.name == \"w-judged\") | .current_submission")" = null ]'
