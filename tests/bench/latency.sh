@@ -52,6 +52,9 @@ quota_in_flight = 100
 # problem's solution and the precision series (over the default 30 an hour).
 quota_run = 100000
 quota_submit = 100000
+# Every learner of the bursts signs up and connects from 127.0.0.1.
+signup_address_limit = 0
+connections_per_address = 0
 CONF
 SERVER= JUDGED=
 cleanup() {

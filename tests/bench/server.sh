@@ -3,6 +3,7 @@
 # the GPU is not used). Prints a short summary; logs go to $OUT.
 #
 #   tests/bench/server.sh BUILD_DIR
+#   STREAMS, SUBMISSIONS and WRK_SECONDS make it smaller (tests/cpu/bench-smoke.sh)
 #
 #   1. problem-list requests per second (wrk, 10 s) against nginx serving the
 #      same bytes as a static file in the same run; target ratio >= 0.5
@@ -21,6 +22,8 @@ NPORT=$((PORT + 1))
 BASE=http://127.0.0.1:$PORT
 THREADS=$(nproc)
 STREAMS=${STREAMS:-2000}
+SUBMISSIONS=${SUBMISSIONS:-1000}
+WRK_SECONDS=${WRK_SECONDS:-10}
 PROBLEMS=${PROBLEMS:-problems}
 [ -d "$PROBLEMS" ] || PROBLEMS=tests/fixtures/problems
 for tool in wrk nginx curl jq; do
@@ -35,6 +38,9 @@ problems = $PROBLEMS
 web = ""
 threads = $THREADS
 max_connections = 20000
+# 2,000 streams and 50 learners, all from 127.0.0.1
+connections_per_address = 0
+signup_address_limit = 0
 pwhash_ops = 1
 pwhash_mem_kib = 8192
 quota_run = 100000
@@ -75,8 +81,8 @@ NG
 nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" -g 'daemon off;' 2>>"$out/server-bench.log" &
 NGINX_PID=$!
 sleep 0.5
-wrk -t4 -c64 -d10s "$BASE/api/problems" >"$out/wrk-server.txt" 2>&1
-wrk -t4 -c64 -d10s "http://127.0.0.1:$NPORT/problems.json" >"$out/wrk-nginx.txt" 2>&1
+wrk -t4 -c64 -d"${WRK_SECONDS}s" "$BASE/api/problems" >"$out/wrk-server.txt" 2>&1
+wrk -t4 -c64 -d"${WRK_SECONDS}s" "http://127.0.0.1:$NPORT/problems.json" >"$out/wrk-nginx.txt" 2>&1
 rps_server=$(awk '/Requests\/sec/ {print $2}' "$out/wrk-server.txt")
 rps_nginx=$(awk '/Requests\/sec/ {print $2}' "$out/wrk-nginx.txt")
 ratio=$(awk -v a="$rps_server" -v b="$rps_nginx" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')
@@ -94,7 +100,7 @@ signup() { # NAME -> cookie value on stdout; CSRF in $T/NAME.csrf
 }
 PROBLEM=$(jq -r '.problems[0].id' "$T/www/problems.json")
 
-# --- 2. 2,000 event streams ----------------------------------------------------------
+# --- 2. $STREAMS (2,000) event streams ----------------------------------------------------------
 COOKIE=$(signup streamer)
 pairs=()
 for i in $(seq 20); do
@@ -111,7 +117,7 @@ done
 "$build/tests/sse_load" "$PORT" "$COOKIE" "$W" "$STREAMS" 20 "${pairs[@]}" >"$out/sse.json" 2>>"$out/server-bench.log"
 jq -r '"event streams: \(.ready)/\(.streams) open, \(.events_received)/\(.events_expected) events delivered, latency p50 \(.latency_p50_ms) ms, p99 \(.latency_p99_ms) ms (target <= 100), max \(.latency_max_ms) ms; \(.done) streams saw done"' "$out/sse.json"
 
-# --- 3. 1,000 submissions in 10 s ---------------------------------------------------
+# --- 3. $SUBMISSIONS (1,000) submissions in 10 s ---------------------------------------------------
 # One curl process sends them all, 32 at a time, each user with an API token.
 for u in $(seq 50); do
     signup "bench$u" >/dev/null
@@ -119,7 +125,7 @@ for u in $(seq 50); do
         -X POST -d '{"name":"bench"}' "$BASE/api/tokens" | jq -r .token >"$T/bench$u.token"
 done
 : >"$T/posts.cfg"
-for i in $(seq 1000); do
+for i in $(seq "$SUBMISSIONS"); do
     u=$((i % 50 + 1))
     cat >>"$T/posts.cfg" <<CFG
 url = "$BASE/api/submissions"
@@ -129,7 +135,7 @@ data = "{\\"problem\\":\\"$PROBLEM\\",\\"mode\\":\\"submit\\",\\"source\\":\\"//
 output = "/dev/null"
 write-out = "%{http_code} %header{location}\\n"
 CFG
-    [ "$i" -lt 1000 ] && echo next >>"$T/posts.cfg"
+    [ "$i" -lt "$SUBMISSIONS" ] && echo next >>"$T/posts.cfg"
 done
 start=$(date +%s.%N)
 curl -s --parallel --parallel-max 32 -K "$T/posts.cfg" >"$T/posted" 2>>"$out/server-bench.log"
@@ -146,4 +152,4 @@ while :; do
     claimed+=("$(jq -r .submission <<<"$job")")
 done
 uniq_claimed=$(printf '%s\n' "${claimed[@]}" | sort -n | uniq | wc -l)
-echo "submissions: 1000 posted in $secs s (target <= 10): $ok201 answered 201, $created distinct ids, $in_db queued in the database, ${#claimed[@]} claimed ($uniq_claimed distinct) (target: all 1000, no duplicate)"
+echo "submissions: $SUBMISSIONS posted in $secs s (target <= 10): $ok201 answered 201, $created distinct ids, $in_db queued in the database, ${#claimed[@]} claimed ($uniq_claimed distinct) (target: all $SUBMISSIONS, no duplicate)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench-smoke.sh - make bench's learner-felt latency suite (tests/bench/latency.sh)
 # runs end to end on this machine, on the fake CUDA driver and the fake-add
-# fixture, so that it does not rot between the GPU machine's rare runs. Its
+# fixture, and its server part (tests/bench/server.sh) at a small size, so that
+# neither rots between the GPU machine's rare runs. Its
 # figures here mean nothing (the fake driver, 2 CPUs): only that every line of
 # the table is there and every verdict is the expected one.
 #   tests/cpu/bench-smoke.sh BUILD
@@ -56,5 +57,16 @@ for l in "Triton Run fake-add/starter.py" "Triton launch-only edit" "Triton burs
 done
 grep -q "slots=1 *Triton Run fake-add/launcher.py (launcher).*compile [0-9]* ms (CPU" "$tmp/table" &&
     ok "Triton lines carry the judge's compile breakdown" || bad "no compile breakdown: $(grep Triton "$tmp/table" | head -3)"
+# The server part, small: 300 streams (past the default per-address connection
+# limit) each get every event, 100 posts by 50 learners (past the default
+# sign-ups per address) are each answered 201 and claimed once. A server
+# default that turns the bench's loopback clients away shows here first.
+OUT=$tmp/server STREAMS=300 SUBMISSIONS=100 WRK_SECONDS=1 timeout 120 tests/bench/server.sh "$build" \
+    >"$tmp/server.txt" 2>&1
+grep -q "^event streams: 300/300 open, 6000/6000 events delivered.*; 300 streams saw done" "$tmp/server.txt" &&
+    ok "server bench: 300 streams from one address open, every event delivered" || bad "server bench streams: $(cat "$tmp/server.txt")"
+grep -q "^submissions: 100 posted .*: 100 answered 201, 100 distinct ids, 100 queued in the database, 100 claimed (100 distinct)" \
+    "$tmp/server.txt" && ok "server bench: 100 posts answered 201, each claimed once" ||
+    bad "server bench submissions: $(grep submissions "$tmp/server.txt")"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
