@@ -3,7 +3,16 @@
 # the named steps, each under its own time limit, full logs in $OUT (or
 # /tmp/gpu-session), a short summary last. Used by developers through the
 # device tool: the machine is costly to start, so one call does many things.
-#   scripts/gpu-session.sh BUILD STEP...    steps: facts runner calibrate check hostile validate gputest bench
+#   scripts/gpu-session.sh BUILD STEP...
+# Steps: facts runner calibrate check hostile validate gputest bench, and
+#   launcher   tests/gpu/triton-launcher.sh (the tutorials' launchers on the real Triton)
+#   huge       LANGUAGE=all tests/gpu/huge.sh (the past-2^31 tests, CUDA and Triton controls)
+#   baseline   tests/gpu/baseline.sh (PyTorch's time against an independent timing)
+#   triton     make gpu-triton (every Triton control, tests only)
+# A session of three device calls that checks the GPU half of everything:
+#   GPU_SKIP="triton-launcher huge" make gpu-test
+#   scripts/gpu-session.sh build launcher huge baseline     (then triton, if time is left)
+#   make bench
 set -u
 build=$1
 shift
@@ -13,10 +22,18 @@ judged=$build/bin/judged
 summary=$out/summary.txt
 : >"$summary"
 
+# GPU_SESSION_BUDGET_S (default 570): the call's whole time; a step's limit is
+# cut to what is left, and a step with under 20 s left is skipped, saying so.
+deadline=$((SECONDS + ${GPU_SESSION_BUDGET_S:-570}))
 step() { # NAME LIMIT_S COMMAND...
     local name=$1 limit=$2
     shift 2
-    local s=$SECONDS
+    local s=$SECONDS left=$((deadline - SECONDS))
+    [ "$limit" -gt "$left" ] && limit=$left
+    if [ "$limit" -lt 20 ]; then
+        printf '%-12s skipped: %s s left of GPU_SESSION_BUDGET_S\n' "$name" "$left" | tee -a "$summary"
+        return
+    fi
     timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
     local rc=$?
     local last
@@ -43,6 +60,10 @@ for st in "$@"; do
     validate) step validate 420 tests/gpu/validate.sh "$build" ;;
     gputest) step gputest 580 make --no-print-directory gpu-test BUILD="$build" ;;
     bench) step bench 580 tests/bench/run.sh "$build" ;;
+    launcher) step launcher 420 tests/gpu/triton-launcher.sh "$build" ;;
+    huge) step huge 240 env LANGUAGE=all tests/gpu/huge.sh "$build" ;;
+    baseline) step baseline 300 env BASELINE_BUDGET_S=280 bash tests/gpu/baseline.sh "$build" ;;
+    triton) step triton 420 make --no-print-directory gpu-triton BUILD="$build" ;;
     *) echo "unknown step $st" | tee -a "$summary" ;;
     esac
 done
