@@ -199,6 +199,23 @@ int wp_claim_decode(json_t *j, struct wp_claim *out, struct json_reader *r)
     return json_reader_get_int(r, "", j, "wait", false, 0, BW_MAX_CLAIM_WAIT_S, &out->wait_s);
 }
 
+static const char *const mode_names[WP_MODE_COUNT] = {"run", "submit", "profile"};
+
+const char *wp_mode_name(enum wp_mode mode)
+{
+    return (unsigned)mode < WP_MODE_COUNT ? mode_names[mode] : "run";
+}
+
+bool wp_mode_from_name(const char *name, enum wp_mode *out)
+{
+    for (int i = 0; i < WP_MODE_COUNT; i++)
+        if (strcmp(name, mode_names[i]) == 0) {
+            *out = (enum wp_mode)i;
+            return true;
+        }
+    return false;
+}
+
 json_t *wp_job_encode(const struct wp_job *m)
 {
     char seed[32];
@@ -206,7 +223,7 @@ json_t *wp_job_encode(const struct wp_job *m)
     snprintf(seed, sizeof(seed), "%llu", (unsigned long long)m->seed);
     return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s%, s:s, s:I, s:i, s:i}", "lease", m->lease,
                      "submission", (json_int_t)m->submission, "problem", m->problem, "bundle",
-                     m->bundle, "mode", m->submit ? "submit" : "run", "language",
+                     m->bundle, "mode", wp_mode_name(m->mode), "language",
                      language_name(m->language), "source", m->source, m->source_len, "seed", seed,
                      "attempt", (json_int_t)m->attempt, "lease_seconds", m->lease_s,
                      "heartbeat_seconds", m->heartbeat_s);
@@ -225,7 +242,7 @@ int wp_job_decode(json_t *j, struct wp_job *out, struct json_reader *r)
         json_reader_get_int(r, "", j, "submission", true, 1, INT64_MAX, &out->submission) ||
         json_reader_get_string(r, "", j, "problem", true, 1, 64, NULL, &out->problem) ||
         json_reader_get_string(r, "", j, "bundle", true, 64, 64, NULL, &out->bundle) ||
-        json_reader_get_string(r, "", j, "mode", true, 3, 6, NULL, &mode) ||
+        json_reader_get_string(r, "", j, "mode", true, 1, 16, NULL, &mode) ||
         json_reader_get_string(r, "", j, "language", false, 1, 32, NULL, &language) ||
         json_reader_get(r, "", j, "source", true, &source) ||
         json_reader_string(r, "source", source, 0, BW_MAX_SOURCE_BYTES, "BW_MAX_SOURCE_BYTES",
@@ -236,10 +253,10 @@ int wp_job_decode(json_t *j, struct wp_job *out, struct json_reader *r)
         json_reader_get_int(r, "", j, "heartbeat_seconds", false, 1, 86400, &hb))
         return r->code;
     out->source_len = json_string_length(source);
-    if (strcmp(mode, "run") != 0 && strcmp(mode, "submit") != 0)
-        return json_reader_fail(r, BW_ERR_INVALID, "mode", "%s is neither \"run\" nor \"submit\"",
+    if (!wp_mode_from_name(mode, &out->mode))
+        return json_reader_fail(r, BW_ERR_INVALID, "mode",
+                                "%s is neither \"run\", \"submit\" nor \"profile\"",
                                 json_quote(mode).s);
-    out->submit = strcmp(mode, "submit") == 0;
     if (language && !language_from_name(language, &out->language))
         return json_reader_fail(r, BW_ERR_INVALID, "language", "%s is no language this judge knows",
                                 json_quote(language).s);

@@ -87,16 +87,27 @@ struct wp_claim {
 json_t *wp_claim_encode(const struct wp_claim *m);
 int wp_claim_decode(json_t *j, struct wp_claim *out, struct json_reader *r);
 
-/* claim's reply: {"lease", "submission", "problem", "bundle", "mode": "run"|"submit",
- * "language", "source", "seed": "DECIMAL", "attempt", "lease_seconds",
- * "heartbeat_seconds"}. A server from before languages sends no "language":
- * CUDA; a seed of 0 (absent) asks the judge for a fresh one. */
+/* What a job asks of the judge: "run" (the tests), "submit" (the tests, then
+ * timing and a score) or "profile" (the tests, then the plan under the GPU's
+ * profiler on one benchmark shape: docs/profile.md). */
+enum wp_mode { WP_RUN, WP_SUBMIT, WP_PROFILE };
+#define WP_MODE_COUNT 3
+
+/* "run", "submit" or "profile". */
+const char *wp_mode_name(enum wp_mode mode);
+/* The mode named `name`; false when it is none of them. */
+bool wp_mode_from_name(const char *name, enum wp_mode *out);
+
+/* claim's reply: {"lease", "submission", "problem", "bundle", "mode":
+ * "run"|"submit"|"profile", "language", "source", "seed": "DECIMAL", "attempt",
+ * "lease_seconds", "heartbeat_seconds"}. A server from before languages sends
+ * no "language": CUDA; a seed of 0 (absent) asks the judge for a fresh one. */
 struct wp_job {
     const char *lease;
     int64_t submission;
     const char *problem; /* the problem's id */
     const char *bundle;  /* the problem version's content hash */
-    bool submit;         /* "submit": tests and timing; "run": tests only */
+    enum wp_mode mode;
     enum language language;
     const char *source;
     size_t source_len;

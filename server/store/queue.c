@@ -283,7 +283,8 @@ static int claim_tx(struct db_conn *c, void *arg, char **cause)
         snprintf(out->problem, sizeof(out->problem), "%s", db_col_text(st, 1));
         snprintf(out->hash, sizeof(out->hash), "%s", db_col_text(st, 2));
         out->source = db_col_strdup(st, 3);
-        out->submit = strcmp(db_col_text(st, 4), "submit") == 0;
+        if (!wp_mode_from_name(db_col_text(st, 4), &out->mode))
+            out->mode = WP_RUN; /* the schema's CHECK allows no other */
         out->seed = db_col_i64(st, 5);
         out->attempt = (int)db_col_i64(st, 6) + 1;
         if (!language_from_name(db_col_text(st, 7), &out->language))

@@ -88,7 +88,7 @@ TEST(welcome_claim_and_job_round_trip)
                          .problem = "softmax",
                          .bundle =
                              "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                         .submit = true,
+                         .mode = WP_PROFILE,
                          .language = LANG_TRITON,
                          .source = "# \"quoted\" \xc3\xa9\n@triton.jit\ndef k(x): pass\n",
                          .seed = 18446744073709551615ull, /* above 2^63: a decimal string */
@@ -130,7 +130,7 @@ TEST(welcome_claim_and_job_round_trip)
     CHECK(jout.submission == 123456789012);
     CHECK_STR_EQ(jout.problem, "softmax");
     CHECK_STR_EQ(jout.bundle, jin.bundle);
-    CHECK(jout.submit);
+    CHECK_INT_EQ(jout.mode, WP_PROFILE);
     CHECK_INT_EQ(jout.language, LANG_TRITON);
     CHECK_INT_EQ(jout.source_len, jin.source_len);
     CHECK(memcmp(jout.source, jin.source, jin.source_len) == 0);
@@ -139,6 +139,21 @@ TEST(welcome_claim_and_job_round_trip)
     CHECK_INT_EQ(jout.lease_s, 12);
     CHECK_INT_EQ(jout.heartbeat_s, 4);
     json_decref(j);
+
+    /* Every mode by its name, both ways. */
+    for (int mode = WP_RUN; mode < WP_MODE_COUNT; mode++) {
+        enum wp_mode back;
+        jin.mode = (enum wp_mode)mode;
+        j = over_the_wire(wp_job_encode(&jin));
+        CHECK_STR_EQ(json_string_value(json_object_get(j, "mode")), wp_mode_name(jin.mode));
+        reader(&r);
+        CHECK_INT_EQ(wp_job_decode(j, &jout, &r), BW_OK);
+        CHECK_INT_EQ(jout.mode, mode);
+        CHECK(wp_mode_from_name(wp_mode_name(jin.mode), &back) && back == jin.mode);
+        json_decref(j);
+    }
+    CHECK_STR_EQ(wp_mode_name(WP_PROFILE), "profile");
+    CHECK(!wp_mode_from_name("Profile", &(enum wp_mode){WP_RUN}));
 }
 
 TEST(progress_result_and_internal_error_round_trip)
