@@ -469,8 +469,8 @@ static void no_profile_why(json_t *sub, int64_t id, char *out, size_t n)
                  state && strcmp(state, "judging") == 0 ? "being judged" : "queued");
     else
         snprintf(out, n,
-                 "submission %lld has no profile: it ended %s before the profiler ran (only a "
-                 "plan whose tests ran to the end is profiled)",
+                 "submission %lld has no profile: it ended %s before the profiler ran (it runs "
+                 "only once the tests ran to the end without a crash)",
                  (long long)id, verdict ? verdict : "without a verdict");
 }
 

@@ -23,7 +23,7 @@
 #   - profile (issue 29): a worker driven by hand here posts the profile a GPU
 #     would (tests/fixtures/profile/profile.json): progress, the summary table
 #     and per-launch details, --save-raw (and status --save-raw), --json, a
-#     Profile whose tests failed (no profile, exit 1), a --save-raw path that
+#     Profile whose tests crashed (no profile, exit 1), a --save-raw path that
 #     cannot be written and a Submit's raw report (exit 2), the quota in
 #     whoami, and a server without a Profile mode (exit 2);
 #   - make install into a DESTDIR, and uninstall.
@@ -433,16 +433,16 @@ BG=
 cp "$T/bg.out" "$T/out" && cp "$T/bg.err" "$T/err"
 check "profile --json: the submission with its profile (parses), no progress" \
     '[ $RC -eq 0 ] && [ "$(jq -r "[.mode, .verdict, (.result.profile.kernels | length)] | join(\" \")" "$T/out")" = "profile AC 2" ] && [ ! -s "$T/err" ]'
-"$CLI" profile "$problem/wrong/partial.cu" -p "$pid" --save-raw "$T/raw3.json" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
+"$CLI" profile "$problem/wrong/fault.cu" -p "$pid" --save-raw "$T/raw3.json" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
 BG=$!
-judge_by_hand '{"result":{"verdict":"WA","mode":"profile","executed":true,"message":"test N=1: 3 elements differ","tests":[{"name":"N=1","verdict":"WA","message":"3 elements differ"}]}}'
+judge_by_hand '{"result":{"verdict":"RE","mode":"profile","executed":true,"message":"test N=1: CUDA_ERROR_ILLEGAL_ADDRESS","tests":[{"name":"N=1","verdict":"RE","message":"CUDA_ERROR_ILLEGAL_ADDRESS"}]}}'
 wait "$BG"
 RC=$?
 BG=
 cp "$T/bg.out" "$T/out" && cp "$T/bg.err" "$T/err"
-check "a Profile whose tests failed: exit 1, no profile, said; no file saved" \
-    '[ $RC -eq 1 ] && out_has "^verdict +Wrong Answer" && out_has "^profile +none: only a kernel whose tests all ran is profiled" &&
-     err_has "no raw report saved: .*ended Wrong Answer before the profiler ran" && [ ! -e "$T/raw3.json" ]'
+check "a Profile whose tests crashed: exit 1, no profile, said; no file saved" \
+    '[ $RC -eq 1 ] && out_has "^verdict +Runtime Error" && out_has "^profile +none: the tests did not run to the end" &&
+     err_has "no raw report saved: .*ended Runtime Error before the profiler ran" && [ ! -e "$T/raw3.json" ]'
 cli profile "$problem/solution.cu" -p "$pid" --save-raw "$T/no/such/folder/raw.json"
 check "--save-raw into a folder that does not exist: exit 2, before anything is sent" \
     '[ $RC -eq 2 ] && err_has "no folder $T/no/such/folder" && ! err_has "^Profile #"'

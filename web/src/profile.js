@@ -166,7 +166,7 @@ export function profileSection(profile, id, verdict) {
       "section",
       { class: "profile", "aria-label": "Profile", "data-profile": "none" },
       h("h3", null, "Profile"),
-      h("p", { class: "muted" }, `Not profiled: ${verdict === "CE" ? "it did not compile" : "its tests did not run to the end"}. Only a kernel whose tests all ran is profiled; fix it and Profile again.`),
+      h("p", { class: "muted" }, `Not profiled: ${verdict === "CE" ? "it did not compile" : "its tests did not run to the end"}, and the profiler runs only once they have (without a crash or the time limit). Fix that and Profile again.`),
     );
   if (!profile.available)
     return h(
