@@ -364,7 +364,7 @@ static int profile_number(struct json_reader *r, const char *path, json_t *obj, 
     return json_reader_number(r, json_path_key(path, key).s, v, 0, hi, &x);
 }
 
-/* A profile's string at path.key: absent, null, or 1..BW_MAX_PROFILE_TEXT bytes; with `words`
+/* A profile's string at path.key: absent, null, or at most BW_MAX_PROFILE_TEXT bytes; with `words`
  * (NULL-terminated), one of them. */
 static int profile_text(struct json_reader *r, const char *path, json_t *obj, const char *key,
                         const char *const *words)
@@ -375,7 +375,7 @@ static int profile_text(struct json_reader *r, const char *path, json_t *obj, co
     if (json_reader_get(r, path, obj, key, false, &v) || !v || json_is_null(v))
         return r->code;
     struct json_path at = json_path_key(path, key);
-    if (json_reader_string(r, at.s, v, 1, BW_MAX_PROFILE_TEXT, "BW_MAX_PROFILE_TEXT", &s) || !words)
+    if (json_reader_string(r, at.s, v, 0, BW_MAX_PROFILE_TEXT, "BW_MAX_PROFILE_TEXT", &s) || !words)
         return r->code;
     size_t n = 0;
     for (; words[n]; n++)

@@ -504,6 +504,7 @@ export function brief(name, d) {
     case "bench":
       return `${d.index + 1}/${d.of} ${d.name} ${f.ms(d.median_ms)} ${f.pct(d.sol_pct)}`;
     case "waiting_for_gpu":
+    case "profiling":
       return d.message || "";
     case "done":
       if (d.state === "cancelled") return d.message || "cancelled";
