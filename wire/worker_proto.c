@@ -403,6 +403,11 @@ static int profile_dims(struct json_reader *r, const char *path, json_t *obj, co
     return BW_OK;
 }
 
+/* A profile is stored inside its result: the result's body cap must leave room for the rest of
+ * it (tests, compile log, diagnostics) beside the largest profile. */
+_Static_assert(BW_MAX_PROFILE_BYTES * 4 <= BW_MAX_RESULT_BODY_BYTES,
+               "a result body must hold the largest profile with room to spare");
+
 #define PROFILE_PCT_MAX 1000.0 /* a counter's % of peak can pass 100 a little; not by 10x */
 
 static int read_profile_kernel(struct json_reader *r, const char *path, json_t *k)
