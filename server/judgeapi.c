@@ -245,7 +245,7 @@ static json_t *job_json(const struct server *s, const struct job *job)
                              .submission = job->submission,
                              .problem = job->problem,
                              .bundle = job->hash,
-                             .submit = job->submit,
+                             .mode = job->mode,
                              .language = job->language,
                              .source = job->source,
                              .source_len = strlen(job->source),

@@ -87,16 +87,27 @@ struct wp_claim {
 json_t *wp_claim_encode(const struct wp_claim *m);
 int wp_claim_decode(json_t *j, struct wp_claim *out, struct json_reader *r);
 
-/* claim's reply: {"lease", "submission", "problem", "bundle", "mode": "run"|"submit",
- * "language", "source", "seed": "DECIMAL", "attempt", "lease_seconds",
- * "heartbeat_seconds"}. A server from before languages sends no "language":
- * CUDA; a seed of 0 (absent) asks the judge for a fresh one. */
+/* What a job asks of the judge: "run" (the tests), "submit" (the tests, then
+ * timing and a score) or "profile" (the tests, then the plan under the GPU's
+ * profiler on one benchmark shape: docs/profile.md). */
+enum wp_mode { WP_RUN, WP_SUBMIT, WP_PROFILE };
+#define WP_MODE_COUNT 3
+
+/* "run", "submit" or "profile". */
+const char *wp_mode_name(enum wp_mode mode);
+/* The mode named `name`; false when it is none of them. */
+bool wp_mode_from_name(const char *name, enum wp_mode *out);
+
+/* claim's reply: {"lease", "submission", "problem", "bundle", "mode":
+ * "run"|"submit"|"profile", "language", "source", "seed": "DECIMAL", "attempt",
+ * "lease_seconds", "heartbeat_seconds"}. A server from before languages sends
+ * no "language": CUDA; a seed of 0 (absent) asks the judge for a fresh one. */
 struct wp_job {
     const char *lease;
     int64_t submission;
     const char *problem; /* the problem's id */
     const char *bundle;  /* the problem version's content hash */
-    bool submit;         /* "submit": tests and timing; "run": tests only */
+    enum wp_mode mode;
     enum language language;
     const char *source;
     size_t source_len;
@@ -130,6 +141,28 @@ struct wp_bench {
 };
 
 /*
+ * A Profile's result carries "profile" (docs/profile.md, "What the learner
+ * sees", has every field): {"available": true, "case", "profiler", "wall_ms",
+ * "kernels": [{"kernel", "launch", "grid", "block", "duration_ms", "dram_pct",
+ * "l2_pct", "l1_pct", "sm_pct", "fma_pct", "tensor_pct",
+ * "occupancy_achieved_pct", "occupancy_theoretical_pct", "occupancy_limiter",
+ * "stalls": [{"reason", "pct"}], "l1_hit_pct", "l2_hit_pct", "dram_bytes",
+ * "model_bytes", "limiter", "reading"}], "reading", "raw": {"KERNEL#LAUNCH":
+ * {METRIC: VALUE}}}, or {"available": false, "why": SENTENCE}. It is stored
+ * with the result; the decoder checks every field it names (types, ranges,
+ * the words of the two limiters, at most BW_MAX_LAUNCHES kernels, the caps of
+ * limits.h's Profile section) so that what the web app and the download serve
+ * is what it says. Any number may be null (the GPU did not give it); fields
+ * it does not name are kept as sent, as elsewhere in a result.
+ */
+struct wp_profile {
+    bool present;    /* the result has a "profile" object */
+    bool available;  /* the plan was profiled; false: `why` says why not */
+    const char *why; /* "" unless !available */
+    size_t n_kernels;
+};
+
+/*
  * result: {"result": RESULT}, RESULT being judged's result JSON (report.h's
  * judge_result_json), stored as is and shown by the web app; the server reads
  * the fields below of it. A compile-only result (executed false) may have no
@@ -146,6 +179,7 @@ struct wp_result {
     size_t n_tests;
     struct wp_bench benches[BW_MAX_BENCHMARKS]; /* one per benchmark shape */
     size_t n_benches;
+    struct wp_profile profile; /* a Profile's (present false for a Run or a Submit) */
 };
 json_t *wp_result_encode(json_t *result /* stolen */);
 /* `out` is large: allocate it, do not put it on a small stack. */

@@ -539,8 +539,7 @@ static bool run_job(struct slot *sl, json_t *job)
     }
     const char *lease = m.lease, *hash = m.bundle, *problem_id = m.problem;
     long long id = (long long)m.submission;
-    log_info("worker: submission %lld: judging (%s, lease %s)", id, m.submit ? "submit" : "run",
-             lease);
+    log_info("worker: submission %lld: judging (%s, lease %s)", id, wp_mode_name(m.mode), lease);
     char *cause = NULL;
     const struct problem *p = get_problem(sl, hash, problem_id, &entry, &cause);
     if (!p) {
@@ -577,7 +576,8 @@ static bool run_job(struct slot *sl, json_t *job)
     snprintf(run->job, sizeof(run->job), "submission %lld", (long long)id);
     run->opts.job = run->job;
     run->opts.cancel = &run->cancel;
-    run->opts.tests_only = !m.submit;
+    /* A Profile runs the tests as a Run does (its profiling: the judge's profile half). */
+    run->opts.tests_only = m.mode != WP_SUBMIT;
     run->opts.seed = m.seed;
     run->opts.language = m.language;
     run->opts.on_event = on_event;

@@ -68,6 +68,7 @@
 #include "common/language.h"
 #include "common/limits.h"
 #include "common/verdict.h"
+#include "wire/worker_proto.h"
 
 struct store;
 struct db_conn;
@@ -81,7 +82,7 @@ struct job {
     char problem[72];
     char hash[65];
     char *source; /* owned */
-    bool submit;
+    enum wp_mode mode;
     enum language language;
     int64_t seed;
     int64_t expires_at;

@@ -88,7 +88,7 @@ TEST(welcome_claim_and_job_round_trip)
                          .problem = "softmax",
                          .bundle =
                              "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-                         .submit = true,
+                         .mode = WP_PROFILE,
                          .language = LANG_TRITON,
                          .source = "# \"quoted\" \xc3\xa9\n@triton.jit\ndef k(x): pass\n",
                          .seed = 18446744073709551615ull, /* above 2^63: a decimal string */
@@ -130,7 +130,7 @@ TEST(welcome_claim_and_job_round_trip)
     CHECK(jout.submission == 123456789012);
     CHECK_STR_EQ(jout.problem, "softmax");
     CHECK_STR_EQ(jout.bundle, jin.bundle);
-    CHECK(jout.submit);
+    CHECK_INT_EQ(jout.mode, WP_PROFILE);
     CHECK_INT_EQ(jout.language, LANG_TRITON);
     CHECK_INT_EQ(jout.source_len, jin.source_len);
     CHECK(memcmp(jout.source, jin.source, jin.source_len) == 0);
@@ -139,6 +139,21 @@ TEST(welcome_claim_and_job_round_trip)
     CHECK_INT_EQ(jout.lease_s, 12);
     CHECK_INT_EQ(jout.heartbeat_s, 4);
     json_decref(j);
+
+    /* Every mode by its name, both ways. */
+    for (int mode = WP_RUN; mode < WP_MODE_COUNT; mode++) {
+        enum wp_mode back;
+        jin.mode = (enum wp_mode)mode;
+        j = over_the_wire(wp_job_encode(&jin));
+        CHECK_STR_EQ(json_string_value(json_object_get(j, "mode")), wp_mode_name(jin.mode));
+        reader(&r);
+        CHECK_INT_EQ(wp_job_decode(j, &jout, &r), BW_OK);
+        CHECK_INT_EQ(jout.mode, mode);
+        CHECK(wp_mode_from_name(wp_mode_name(jin.mode), &back) && back == jin.mode);
+        json_decref(j);
+    }
+    CHECK_STR_EQ(wp_mode_name(WP_PROFILE), "profile");
+    CHECK(!wp_mode_from_name("Profile", &(enum wp_mode){WP_RUN}));
 }
 
 TEST(progress_result_and_internal_error_round_trip)
@@ -262,4 +277,119 @@ TEST(a_wrong_field_is_named)
                   bad[i].words);
         json_decref(j);
     }
+}
+
+#define PROFILE_FIXTURE "tests/fixtures/profile/profile.json"
+
+/* A result around `profile` (stolen), decoded; the reader's code. The strings read stay valid
+ * until the next call (the document is kept until then; NULL frees it). */
+static int decode_profile(json_t *profile, struct wp_result *out, struct json_reader *r)
+{
+    static json_t *kept;
+    json_decref(kept);
+    kept = NULL;
+    if (!profile)
+        return BW_OK;
+    json_t *j = over_the_wire(
+        wp_result_encode(json_pack("{s:s, s:s, s:b, s:[], s:o}", "verdict", "AC", "mode", "profile",
+                                   "executed", 1, "tests", "profile", profile)));
+    reader(r);
+    int rc = j ? wp_result_decode(j, out, r) : BW_ERR_NOMEM;
+    kept = j;
+    return rc;
+}
+
+/* A Profile's result (docs/profile.md): every field of the contract read, nulls where the GPU gave
+ * nothing, "available": false with its sentence, and the caps of limits.h's Profile section. */
+TEST(a_profile_is_read_and_bounded)
+{
+    struct wp_result *out = calloc(1, sizeof(*out));
+    struct json_reader r;
+    json_t *fixture = json_load_file(PROFILE_FIXTURE, 0, NULL);
+    CHECK_MSG(fixture != NULL, "%s", PROFILE_FIXTURE);
+    if (!fixture || !out) {
+        free(out);
+        return;
+    }
+    CHECK_INT_EQ(decode_profile(json_deep_copy(fixture), out, &r), BW_OK);
+    CHECK(out->profile.present);
+    CHECK(out->profile.available);
+    CHECK_INT_EQ(out->profile.n_kernels, 2);
+    CHECK_STR_EQ(out->profile.why, "");
+
+    CHECK_INT_EQ(decode_profile(json_pack("{s:b, s:s}", "available", 0, "why",
+                                          "the driver lets only administrators read counters"),
+                                out, &r),
+                 BW_OK);
+    CHECK(out->profile.present && !out->profile.available);
+    CHECK_STR_EQ(out->profile.why, "the driver lets only administrators read counters");
+
+    /* A Run's result has none. */
+    CHECK_INT_EQ(decode_profile(json_null(), out, &r), BW_OK);
+    CHECK(!out->profile.present);
+
+    /* More kernels than a plan launches. */
+    json_t *p = json_deep_copy(fixture);
+    json_t *kernels = json_object_get(p, "kernels");
+    while (json_array_size(kernels) <= BW_MAX_LAUNCHES)
+        json_array_append_new(kernels, json_deep_copy(json_array_get(kernels, 0)));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_LIMIT);
+    CHECK_STR_EQ(r.path, "result.profile.kernels");
+    CHECK(strstr(r.message, "BW_MAX_LAUNCHES") != NULL);
+
+    /* More metrics of one launch than BW_MAX_PROFILE_METRICS. */
+    p = json_deep_copy(fixture);
+    json_t *metrics = json_object_get(json_object_get(p, "raw"), "vector_add#0");
+    for (int i = 0; i <= BW_MAX_PROFILE_METRICS; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "metric_%d", i);
+        json_object_set_new(metrics, name, json_real(i));
+    }
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_LIMIT);
+    CHECK_STR_EQ(r.path, "result.profile.raw.vector_add#0");
+    CHECK(strstr(r.message, "BW_MAX_PROFILE_METRICS") != NULL);
+
+    /* A profile over BW_MAX_PROFILE_BYTES in all. */
+    p = json_deep_copy(fixture);
+    metrics = json_object_get(json_object_get(p, "raw"), "vector_add#0");
+    char *big = malloc(BW_MAX_PROFILE_TEXT + 1);
+    memset(big, 'x', BW_MAX_PROFILE_TEXT);
+    big[BW_MAX_PROFILE_TEXT] = '\0';
+    for (int i = 0; i < 2 * BW_MAX_PROFILE_BYTES / BW_MAX_PROFILE_TEXT / BW_MAX_LAUNCHES; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "m%d", i);
+        json_object_set_new(metrics, name, json_string(big));
+    }
+    for (int k = 1; k < BW_MAX_LAUNCHES; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "copy#%d", k);
+        json_object_set_new(json_object_get(p, "raw"), name, json_deep_copy(metrics));
+    }
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_LIMIT);
+    CHECK_STR_EQ(r.path, "result.profile");
+    CHECK(strstr(r.message, "BW_MAX_PROFILE_BYTES") != NULL);
+    free(big);
+
+    /* Wrong words and types, each named by its path. */
+    p = json_deep_copy(fixture);
+    json_object_set_new(json_array_get(json_object_get(p, "kernels"), 1), "occupancy_limiter",
+                        json_string("warps"));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.kernels[1].occupancy_limiter");
+    CHECK(strstr(r.message, "registers, shared memory, threads per block") != NULL);
+    p = json_deep_copy(fixture);
+    json_object_set_new(json_array_get(json_object_get(p, "kernels"), 0), "grid",
+                        json_pack("[i, i]", 1, 1));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.kernels[0].grid");
+    p = json_deep_copy(fixture);
+    json_object_set_new(json_array_get(json_object_get(p, "kernels"), 0), "launch",
+                        json_integer(BW_MAX_LAUNCHES));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.kernels[0].launch");
+    CHECK_INT_EQ(decode_profile(json_pack("{s:s}", "available", "yes"), out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.available");
+    decode_profile(NULL, out, &r);
+    json_decref(fixture);
+    free(out);
 }
