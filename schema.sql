@@ -336,3 +336,13 @@ CREATE TABLE throttles (
 -- STORE_MODE_SQL). It has its own window quota (quota_profile), and never enters best or solved:
 -- a Profile is for looking at a kernel, not for a score.
 ALTER TABLE submissions ADD COLUMN profile INTEGER NOT NULL DEFAULT 0 CHECK (profile IN (0, 1));
+
+-- migration 10
+-- A post answered by nobody (a server killed mid-request, a dropped connection) may be sent
+-- again; with an Idempotency-Key header both posts make one submission. The key is the
+-- learner's own (unique per user); request_hash is the hash of the request's problem, mode,
+-- language and source, so that the key sent again with another request is refused.
+ALTER TABLE submissions ADD COLUMN idempotency_key TEXT;
+ALTER TABLE submissions ADD COLUMN request_hash TEXT;
+CREATE UNIQUE INDEX submissions_idempotency ON submissions(user_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;

@@ -315,6 +315,9 @@
 #define BW_HTTP_REQUEST_DEADLINE_S      30 /* default request_deadline: s for line, headers, body */
 #define BW_HTTP_CONNECTIONS_PER_ADDRESS 256 /* default connections_per_address (one client) */
 
+/* --- server: a submission posted again (the Idempotency-Key header) ------------ */
+#define BW_IDEMPOTENCY_KEY_MAX 128 /* bytes of one key: printable ASCII, no spaces */
+
 /* --- server: the store (SQLite or PostgreSQL), several servers ---------------- */
 #define BW_DB_TX_RETRIES      8   /* a transaction run again after a deadlock (PostgreSQL) */
 #define BW_DB_SIGNAL_BYTES    64  /* one signal's payload between servers (NOTIFY) */

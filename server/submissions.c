@@ -81,6 +81,43 @@ static int too_many(struct http_request *req, struct http_response *res, int64_t
     return api_reply_error(res, 429, "quota", NULL, "%s", message);
 }
 
+/* The request's Idempotency-Key into *key (NULL without one): 1 to 128
+ * printable ASCII characters, no spaces. Else an error reply's status. */
+static int idempotency_key(struct http_request *req, struct http_response *res, const char **key)
+{
+    const char *k = http_header(req, "Idempotency-Key");
+    *key = k;
+    if (!k)
+        return 0;
+    size_t n = strlen(k);
+    bool printable = n > 0;
+    for (size_t i = 0; i < n && printable; i++)
+        printable = k[i] > ' ' && k[i] < 0x7f;
+    if (n > BW_IDEMPOTENCY_KEY_MAX || !printable)
+        return api_reply_error(res, 400, "invalid", "Idempotency-Key",
+                               "Idempotency-Key: 1 to %d printable ASCII characters without "
+                               "spaces (a UUID, say)",
+                               BW_IDEMPOTENCY_KEY_MAX);
+    return 0;
+}
+
+/* What a post asked for, as 64 hex digits: the same key sent again must ask
+ * for the same thing. */
+static void request_hash(const char *problem, const char *mode, const char *language,
+                         const char *source, char hex[65])
+{
+    crypto_generichash_state h;
+    unsigned char out[32];
+    const char *parts[] = {problem, mode, language, source};
+    crypto_generichash_init(&h, NULL, 0, sizeof(out));
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        crypto_generichash_update(&h, (const unsigned char *)parts[i], strlen(parts[i]) + 1);
+    crypto_generichash_final(&h, out, sizeof(out));
+    sodium_bin2hex(hex, 65, out, sizeof(out));
+}
+
+static int reply_replayed(struct http_request *req, struct http_response *res, int64_t id);
+
 int submissions_h_create(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
@@ -119,8 +156,16 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         json_decref(j);
         return st;
     }
+    const char *key = NULL;
+    int key_status = idempotency_key(req, res, &key);
+    if (key_status) {
+        json_decref(j);
+        return key_status;
+    }
     const char *language = language_name(b.language);
     const char *mode = wp_mode_name(b.mode);
+    char asked[65];
+    request_hash(b.problem, mode, language, b.source, asked);
     int limit = b.mode == WP_SUBMIT    ? s->cfg->quota_submit
                 : b.mode == WP_PROFILE ? s->cfg->quota_profile
                                        : s->cfg->quota_run;
@@ -144,10 +189,21 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         .limit = limit,
         .in_flight_limit = s->cfg->quota_in_flight,
         .lease_s = s->cfg->lease_s,
+        .idempotency_key = key,
+        .request_hash = key ? asked : NULL,
     };
     struct store_created made;
     int rc = store_submission_create(s->store, &in, &made, &cause);
-    if (rc == BW_OK && made.outcome == CREATE_PROBLEM_DISABLED) {
+    if (rc == BW_OK && made.outcome == CREATE_REPLAYED) {
+        json_decref(j);
+        return reply_replayed(req, res, made.id);
+    }
+    if (rc == BW_OK && made.outcome == CREATE_KEY_REUSED) {
+        status = api_reply_error(res, 422, "idempotency_key_reused", "Idempotency-Key",
+                                 "Idempotency-Key: you used this key for submission %lld, which "
+                                 "asked for something else; send a new key with a new post",
+                                 (long long)made.id);
+    } else if (rc == BW_OK && made.outcome == CREATE_PROBLEM_DISABLED) {
         status =
             api_reply_error(res, 409, "problem_disabled", "problem",
                             "problem: \"%s\" is disabled until an admin looks at it", b.problem);
@@ -268,6 +324,28 @@ static int load_visible(struct server *s, const struct principal *who, int64_t i
 {
     return store_submission_get(s->store, id, who->id, who->role >= USER_INSTRUCTOR, one_row, o,
                                 cause);
+}
+
+/* A post sent again with its Idempotency-Key: 200 with the submission its
+ * first post made, as it is now (the summary of the list), and
+ * Idempotent-Replayed: true. No event, no quota used. */
+static int reply_replayed(struct http_request *req, struct http_response *res, int64_t id)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    char *cause = NULL;
+    struct one o = {.full = false};
+    int rc = load_visible(s, who, id, &o, &cause);
+    if (rc < 0)
+        return db_trouble(res, "replay", cause);
+    char *loc = arena_printf(req->arena, "/api/submissions/%lld", (long long)id);
+    if (loc)
+        http_add_header(req, res, "Location", loc);
+    http_add_header(req, res, "Idempotent-Replayed", "true");
+    log_info("submissions: submission %lld: posted again by %s (Idempotency-Key); answered with "
+             "it",
+             (long long)id, who->name);
+    return api_json(res, 200, o.body);
 }
 
 static int parse_id(const char *s, int64_t *id)

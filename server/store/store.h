@@ -225,12 +225,18 @@ struct store_new_submission {
     int limit;            /* the mode's quota */
     int in_flight_limit;
     int lease_s;
+    /* NULL, or the learner's Idempotency-Key and the hash of what was asked
+     * (problem, mode, language, source): a second post with the key makes no
+     * second submission. */
+    const char *idempotency_key, *request_hash;
 };
 enum store_create_outcome {
     CREATE_OK,
     CREATE_PROBLEM_DISABLED,
     CREATE_IN_FLIGHT_FULL,
     CREATE_QUOTA_USED,
+    CREATE_REPLAYED,   /* the key made submission `id` already, for the same request */
+    CREATE_KEY_REUSED, /* the key made submission `id` already, for another request */
 };
 struct store_created {
     enum store_create_outcome outcome;
@@ -239,7 +245,10 @@ struct store_created {
 };
 /* Creates a queued submission when the problem is enabled and the user's
  * quotas allow (counted in the same transaction, with the user's row locked:
- * concurrent posts, on any server, cannot slip past them). */
+ * concurrent posts, on any server, cannot slip past them). A key already
+ * used by this user is looked up first, under the same lock, so that a post
+ * sent again is answered with its first submission whatever the quotas say
+ * now. */
 int store_submission_create(struct store *st, const struct store_new_submission *in,
                             struct store_created *out, char **cause);
 

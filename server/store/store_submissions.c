@@ -48,6 +48,27 @@ int store_quota_use(struct store *st, int64_t user, int64_t since, struct store_
     return rc;
 }
 
+/* The submission this user's key made already, if any: CREATE_REPLAYED for
+ * the same request, CREATE_KEY_REUSED for another; out->id stays 0 when the
+ * key is new. */
+static int find_key(struct db_conn *c, const struct store_new_submission *in,
+                    struct store_created *out, char **cause)
+{
+    struct db_stmt *st = NULL;
+    int rc = db_prepare(c, &st, cause,
+                        "SELECT id, request_hash FROM submissions "
+                        "WHERE user_id = ? AND idempotency_key = ?",
+                        "it", in->user, in->idempotency_key);
+    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
+        out->id = db_col_i64(st, 0);
+        bool same = !db_col_null(st, 1) && in->request_hash &&
+                    strcmp(db_col_text(st, 1), in->request_hash) == 0;
+        out->outcome = same ? CREATE_REPLAYED : CREATE_KEY_REUSED;
+    }
+    db_finish(st);
+    return rc < 0 ? rc : BW_OK;
+}
+
 struct create_arg {
     const struct store_new_submission *in;
     struct store_created *out;
@@ -65,6 +86,11 @@ static int create_tx(struct db_conn *c, void *arg, char **cause)
      * posts of one learner, on any servers, are counted one after the other. */
     int rc = db_get_i64(c, &locked, cause, "SELECT id FROM users WHERE id = ? FOR UPDATE", "i",
                         in->user);
+    if (rc == BW_OK && in->idempotency_key) {
+        rc = find_key(c, in, out, cause);
+        if (rc != BW_OK || out->id)
+            return rc;
+    }
     if (rc == BW_OK)
         rc = db_get_i64(c, &disabled, cause, "SELECT disabled FROM problems WHERE id = ?", "t",
                         in->problem);
@@ -92,13 +118,14 @@ static int create_tx(struct db_conn *c, void *arg, char **cause)
     if (rc == BW_OK)
         rc = db_get_i64(c, &out->id, cause,
                         "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
-                        "profile, language, source, seed, created_at, queued_at, round) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+                        "profile, language, source, seed, created_at, queued_at, round, "
+                        "idempotency_key, request_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                        "RETURNING id",
                         "itttitt"
-                        "iiii",
+                        "iiiitt",
                         in->user, in->problem, in->hash, profile ? "run" : in->mode,
                         (int64_t)profile, in->language, in->source, in->seed, in->now, in->now,
-                        round);
+                        round, in->idempotency_key, in->request_hash);
     return rc;
 }
 

@@ -263,6 +263,21 @@ cd "$T" && cli run ce.cu --problem "$pid"
 cd - >/dev/null
 check "run of a compile error: exit 1, Compile Error, the diagnostic at FILE:LINE:COL, progress on stderr" \
     '[ $RC -eq 1 ] && out_has "^verdict +Compile Error" && out_has "^ce\.cu:7:[0-9]+: error" && err_has "compiling" && err_has "does not compile"'
+# The answer of a post lost on the way back (the server made the submission):
+# the CLI sends it again with the same Idempotency-Key and gets that
+# submission, never a second (tests/cpu/lib/lossy-proxy.py loses the first).
+LOSSY_PORT=$((PORT + 2))
+python3 tests/cpu/lib/lossy-proxy.py "$LOSSY_PORT" "$PORT" "$T/lossy.posts" 2>"$T/lossy.log" &
+LOSSY=$!
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$LOSSY_PORT/api/health" && break; sleep 0.05; done
+before=$(curl -s -H "Authorization: Bearer $(cat "$T/alice.token")" "$BASE/api/submissions?limit=200" | jq '.submissions | length')
+BLOCKWISE_TOKEN=$(cat "$T/alice.token") cli run "$T/ce.cu" -p "$pid" --server "http://127.0.0.1:$LOSSY_PORT"
+after=$(curl -s -H "Authorization: Bearer $(cat "$T/alice.token")" "$BASE/api/submissions?limit=200" | jq '.submissions | length')
+check "a post whose answer was lost is sent again with its Idempotency-Key: one submission, its verdict" \
+    '[ $RC -eq 1 ] && out_has "^verdict +Compile Error" && [ "$(wc -l <"$T/lossy.posts")" = 2 ] &&
+     [ "$(sort -u "$T/lossy.posts" | wc -l)" = 1 ] && grep -q "^cli-[0-9a-f]\{32\}$" "$T/lossy.posts" && [ $((after - before)) = 1 ]'
+kill "$LOSSY" 2>/dev/null
+wait "$LOSSY" 2>/dev/null
 cli run "$problem/solution.cu" -p "$pid"
 WAITING=$(id_of)
 check "run of a correct kernel with no GPU worker: compiled, exit 4, says why and how to follow it" \

@@ -118,7 +118,10 @@ def follow(who, sid, first):
 def learner(n, who, threads):
     for k in range(per):
         body = {"problem": "vector-add", "mode": "run", "source": SOURCE}
-        headers = {"Cookie": who["cookie"], "X-CSRF-Token": who["csrf"]}
+        # One key for every try of this post: a try whose answer the kill cut
+        # may have made the submission; trying again must not make another.
+        headers = {"Cookie": who["cookie"], "X-CSRF-Token": who["csrf"],
+                   "Idempotency-Key": "scale-%d-%d" % (n, k)}
         sid = None
         for attempt in range(40):
             i = (n + k + attempt) % 2
@@ -129,7 +132,7 @@ def learner(n, who, threads):
                     state["post_retries"] += 1
                 time.sleep(0.1)
                 continue
-            if status == 201:
+            if status in (201, 200):  # 200: an earlier try of this post made it
                 sid = json.loads(data)["id"]
                 break
             if status in (429, 503):

@@ -374,9 +374,26 @@ as alice POST /api/submissions '{"problem":"vector-add","mode":"submit","source"
 S2=$(field .id)
 check "a second is queued behind the first" '[ "$STATUS" = 201 ] && [ "$(field .position)" = 2 ]'
 req POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// via API token"}' \
-    -H "Authorization: Bearer $(cat "$T/alice.api")"
+    -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: run-3f2a"
 S3=$(field .id)
 check "an API token submits without CSRF" '[ "$STATUS" = 201 ]'
+# A post sent again (its answer lost) with its Idempotency-Key: the first
+# submission, not a second, even with the in-flight cap now reached.
+req POST /api/submissions '{"problem": "vector-add", "mode": "run", "source": "// via API token"}' \
+    -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: run-3f2a"
+check "the same post with the same Idempotency-Key is 200 with the first submission" \
+    '[ "$STATUS" = 200 ] && [ "$(field .id)" = "$S3" ] && [ "$(field .state)" = queued ] && grep -qi "^Idempotent-Replayed: true" <<<"$HDRS" && grep -qi "^Location: /api/submissions/$S3" <<<"$HDRS"'
+req POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// another"}' \
+    -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: run-3f2a"
+check "the key with another request is 422 naming the key and its submission" \
+    '[ "$STATUS" = 422 ] && [ "$(err)" = idempotency_key_reused ] && [ "$(errfield)" = Idempotency-Key ] && [[ "$(field .error.message)" == *"submission $S3"* ]]'
+req POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// x"}' \
+    -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: has space"
+check "a key with a space is 400 naming the header" \
+    '[ "$STATUS" = 400 ] && [ "$(errfield)" = Idempotency-Key ] && [[ "$(field .error.message)" == *"printable ASCII"* ]]'
+req POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// x"}' \
+    -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: $(printf 'k%.0s' $(seq 129))"
+check "a key of 129 characters is 400" '[ "$STATUS" = 400 ] && [ "$(errfield)" = Idempotency-Key ]'
 as alice POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// fourth"}'
 check "the in-flight cap answers 429 with Retry-After" \
     '[ "$STATUS" = 429 ] && [ "$(err)" = quota ] && grep -qi "^Retry-After: [0-9]" <<<"$HDRS"'
