@@ -26,16 +26,7 @@
 set -u
 build=${1:-build}
 bin=${SERVER_BIN:-$build/bin/blockwise-server}
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
-check() { # check NAME CONDITION-STRING...
-    local name=$1
-    shift
-    local body=${BODY:-}
-    if eval "$@"; then ok "$name"; else bad "$name (${STATUS:-} ${body:0:300})"; fi
-}
+. tests/cpu/lib/server-suite.sh
 finish() {
     [ -n "${JUDGED:-}" ] && kill -KILL "$JUDGED" 2>/dev/null
     stop_server
@@ -50,17 +41,7 @@ finish() {
     [ "$fail" -eq 0 ]
     exit $?
 }
-
-if ! command -v jq >/dev/null || ! command -v curl >/dev/null; then
-    echo "jq and curl are needed (scripts/install-deps.sh)"
-    echo "0 passed, 0 failed, 1 skipped"
-    exit 0
-fi
-if [ ! -x "$bin" ]; then
-    echo "no $bin"
-    echo "0 passed, 1 failed, 0 skipped"
-    exit 1
-fi
+server_suite_needs
 
 T=$(mktemp -d /tmp/bw-hardening-test.XXXXXX)
 . tests/lib/postgres.sh
@@ -98,76 +79,8 @@ conf() { # conf FILE KEY=VALUE...: the base config with these keys replaced
     printf '%s\n' "$@" | sed 's/=/ = /' >>"$f"
 }
 
-SERVER_PID=
-start_server() {
-    "$bin" -c "$CONF" >>"$T/server.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 200); do
-        curl -s -m 5 "$BASE/api/health" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    echo "server did not start:"
-    tail -20 "$T/server.log"
-    return 1
-}
-stop_server() { # stop_server [SIGNAL]
-    if [ -n "$SERVER_PID" ]; then
-        kill -"${1:-TERM}" "$SERVER_PID" 2>/dev/null
-        wait "$SERVER_PID" 2>/dev/null
-        SERVER_PID=
-    fi
-}
 trap 'stop_server KILL; rm -rf "$T"; pg_test_cleanup' INT
-# The suite's deadline: past it, whatever hangs is a failure, not a stuck run.
-DEADLINE=${BW_HARDENING_TEST_DEADLINE:-560}
-(
-    for _ in $(seq "$DEADLINE"); do sleep 1; done
-    kill -USR1 $$
-) 2>/dev/null &
-WATCHDOG=$!
-trap 'WATCHDOG=; bad "the suite ran past its ${DEADLINE} s deadline"; finish' USR1
-
-# req METHOD PATH [BODY] [CURL ARGS...]: sets STATUS, BODY, HDRS.
-req() {
-    local method=$1 path=$2 body=${3-}
-    shift 3 2>/dev/null || shift $#
-    local args=(-s -m 30 -o "$T/body" -D "$T/hdrs" -w '%{http_code}' -X "$method")
-    if [ -n "$body" ]; then
-        args+=(-H 'Content-Type: application/json' --data-binary "$body")
-    fi
-    STATUS=$(curl "${args[@]}" "$@" "$BASE$path")
-    BODY=$(cat "$T/body")
-    HDRS=$(cat "$T/hdrs")
-}
-# as USER ...: req with USER's cookie jar and CSRF token.
-as() {
-    local who=$1
-    shift
-    local method=$1 path=$2 body=${3-}
-    shift 3 2>/dev/null || shift $#
-    req "$method" "$path" "$body" -b "$T/$who.jar" -c "$T/$who.jar" \
-        -H "X-CSRF-Token: $(cat "$T/$who.csrf" 2>/dev/null)" "$@"
-}
-field() { jq -r "$1" <<<"$BODY" 2>/dev/null; }
-err() { jq -r '.error.code' <<<"$BODY" 2>/dev/null; }
-signup() { # signup NAME [CURL ARGS...]: NAME's jar and CSRF token in $T
-    local name=$1
-    shift
-    req POST /api/auth/signup "{\"name\":\"$name\",\"password\":\"password-$name\"}" \
-        -c "$T/$name.jar" "$@"
-    field .csrf >"$T/$name.csrf"
-}
-signin() { # signin NAME PASSWORD [CURL ARGS...]
-    local name=$1 pw=$2
-    shift 2
-    req POST /api/auth/signin "{\"name\":\"$name\",\"password\":\"$pw\"}" "$@"
-}
-worker() { # worker TOKENFILE METHOD PATH [BODY]
-    local tf=$1
-    shift
-    local method=$1 path=$2 body=${3-}
-    req "$method" "$path" "$body" -H "Authorization: Bearer $(cat "$tf")"
-}
+suite_deadline "${BW_HARDENING_TEST_DEADLINE:-560}"
 
 echo admin-password >"$T/admin.pw"
 "$bin" -c "$CONF" create-admin admin --password-file "$T/admin.pw" >/dev/null 2>&1

@@ -32,16 +32,7 @@
 set -u
 build=${1:-build}
 bin=${SERVER_BIN:-$build/bin/blockwise-server}
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1"; }
-check() { # check NAME CONDITION-STRING...
-    local name=$1
-    shift
-    local body=${BODY:-}
-    if eval "$@"; then ok "$name"; else bad "$name (${STATUS:-} ${body:0:300})"; fi
-}
+. tests/cpu/lib/server-suite.sh
 finish() {
     stop_server
     [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID" 2>/dev/null
@@ -52,17 +43,7 @@ finish() {
     [ "$fail" -eq 0 ]
     exit $?
 }
-
-if ! command -v jq >/dev/null || ! command -v curl >/dev/null; then
-    echo "jq and curl are needed (scripts/install-deps.sh)"
-    echo "0 passed, 0 failed, 1 skipped"
-    exit 0
-fi
-if [ ! -x "$bin" ]; then
-    echo "no $bin"
-    echo "0 passed, 1 failed, 0 skipped"
-    exit 1
-fi
+server_suite_needs
 
 T=$(mktemp -d /tmp/bw-server-test.XXXXXX)
 . tests/lib/postgres.sh
@@ -99,70 +80,9 @@ problem_error_limit = 50
 log_level = info
 EOF
 
-SERVER_PID=
 CONF=$T/server.conf
-start_server() {
-    "$bin" -c "$CONF" >>"$T/server.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        curl -s -m 5 "$BASE/api/health" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    echo "server did not start:"
-    tail -20 "$T/server.log"
-    return 1
-}
-stop_server() { # stop_server [SIGNAL]
-    if [ -n "$SERVER_PID" ]; then
-        kill -"${1:-TERM}" "$SERVER_PID" 2>/dev/null
-        wait "$SERVER_PID" 2>/dev/null
-        SERVER_PID=
-    fi
-}
 trap 'stop_server KILL; [ -n "${NGINX_PID:-}" ] && kill "$NGINX_PID"; rm -rf "$T"; pg_test_cleanup' INT
-# The suite's deadline: past it, whatever hangs is a failure, not a stuck run.
-DEADLINE=${BW_SERVER_TEST_DEADLINE:-420}
-(
-    for _ in $(seq "$DEADLINE"); do sleep 1; done
-    kill -USR1 $$
-) 2>/dev/null &
-WATCHDOG=$!
-trap 'WATCHDOG=; bad "the suite ran past its ${DEADLINE} s deadline"; finish' USR1
-
-# req METHOD PATH [BODY] [CURL ARGS...]: sets STATUS, BODY, HDRS.
-req() {
-    local method=$1 path=$2 body=${3-}
-    shift 3 2>/dev/null || shift $#
-    local args=(-s -m 30 -o "$T/body" -D "$T/hdrs" -w '%{http_code}' -X "$method")
-    if [ -n "$body" ]; then
-        args+=(-H 'Content-Type: application/json' --data-binary "$body")
-    fi
-    STATUS=$(curl "${args[@]}" "$@" "$BASE$path")
-    BODY=$(cat "$T/body")
-    HDRS=$(cat "$T/hdrs")
-}
-# as USER ...: req with USER's cookie jar and CSRF token.
-as() {
-    local who=$1
-    shift
-    local method=$1 path=$2 body=${3-}
-    shift 3 2>/dev/null || shift $#
-    req "$method" "$path" "$body" -b "$T/$who.jar" -c "$T/$who.jar" \
-        -H "X-CSRF-Token: $(cat "$T/$who.csrf" 2>/dev/null)" "$@"
-}
-field() { jq -r "$1" <<<"$BODY" 2>/dev/null; }
-err() { jq -r '.error.code' <<<"$BODY" 2>/dev/null; }
-errfield() { jq -r '.error.field' <<<"$BODY" 2>/dev/null; }
-worker() { # worker TOKENFILE METHOD PATH [BODY]
-    local tf=$1
-    shift
-    local method=$1 path=$2 body=${3-}
-    req "$method" "$path" "$body" -H "Authorization: Bearer $(cat "$tf")"
-}
-signup() { # signup NAME
-    req POST /api/auth/signup "{\"name\":\"$1\",\"password\":\"password-$1\"}" -c "$T/$1.jar"
-    field .csrf >"$T/$1.csrf"
-}
+suite_deadline "${BW_SERVER_TEST_DEADLINE:-420}"
 
 # --- configuration and the command line ------------------------------------
 out=$("$bin" -c "$T/server.conf" --check-config 2>&1)
@@ -1070,11 +990,6 @@ throttle_conf "$T/throttle.conf" signin_account_failures=3 signin_address_failur
     signin_lockout=2 signin_window=8 trusted_proxies=127.0.0.1
 CONF=$T/throttle.conf
 start_server || finish
-signin() { # signin NAME PASSWORD CURL-ARGS...
-    local name=$1 pw=$2
-    shift 2
-    req POST /api/auth/signin "{\"name\":\"$name\",\"password\":\"$pw\"}" "$@"
-}
 for _ in 1 2 3; do signin bob wrong-password -H "X-Forwarded-For: 198.51.100.1"; done
 check "three wrong passwords for one name are three 401s" '[ "$STATUS" = 401 ]'
 signin bob password-bob -H "X-Forwarded-For: 198.51.100.2"
