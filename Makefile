@@ -111,6 +111,8 @@ $(BUILD)/obj/%.o: %.c
 # run time: server/store/db_pg.c).
 PG_INCLUDE ?= $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 $(BUILD)/obj/server/store/db_pg.o: CFLAGS += -isystem $(PG_INCLUDE)
+# The toolkit judged was built against is one place it looks for CUPTI (judge/worker/cupti_find.h).
+$(BUILD)/obj/judge/worker/cupti_find.o: CFLAGS += -DBW_CUDA_HOME='"$(CUDA_HOME)"'
 
 $(BUILD)/lib%.a:
 	@rm -f $@
