@@ -41,6 +41,7 @@ declare -A DEADLINE_S=(
     [hardening]=600            # 65 s alone: slow clients, a killed judged, 200 sign-ins under load
     [browser]=300              # 26, 58 s
     [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
+    [profile-fake]=180         # 5.5 s alone: Profiles on the fake driver and the fake CUPTI
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver
     [cli]=300                  # 24, 42 s: the learner's CLI against server + judged (fake driver)
     [bench-smoke]=600          # 114 s alone: make bench's latency suite on the fake driver
