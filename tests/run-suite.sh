@@ -70,6 +70,7 @@ declare -A GPU_DEADLINE_S=(
     [triton-launcher]=420 # the real Triton: launchers recorded, n_regs, the tutorials Accepted (unmeasured)
     [rows]=240         # flash-attention's Submit with the full reference too (~35 s), unmeasured
     [huge]=240         # six Runs of vector-add and relu past 2^31 (CUDA), unmeasured: a hang guard
+    [profile]=420      # 4 Profiles (15 s each at most), 2 Submits, 2 hostile Profiles and 2 after: unmeasured
 )
 GPU_DEFAULT_DEADLINE_S=120
 ASAN_DEADLINE_FACTOR=2
