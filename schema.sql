@@ -326,3 +326,13 @@ CREATE TABLE throttles (
     tokens        REAL NOT NULL DEFAULT 0,      -- 'signup': the bucket's tokens at last_ms
     PRIMARY KEY (kind, key)
 );
+
+-- migration 9
+-- Profile mode (issue 29): a Profile runs the tests as a Run does, then runs the plan under the
+-- GPU's profiler on one benchmark shape; its result carries "profile" (docs/profile.md). Migration
+-- 1's CHECK on mode cannot take a new value without rebuilding the table, which the foreign keys
+-- of leases and results make unsafe (migration 2 says why), so a Profile is stored as mode 'run'
+-- with profile = 1, and the API calls it mode "profile" (the store reads
+-- STORE_MODE_SQL). It has its own window quota (quota_profile), and never enters best or solved:
+-- a Profile is for looking at a kernel, not for a score.
+ALTER TABLE submissions ADD COLUMN profile INTEGER NOT NULL DEFAULT 0 CHECK (profile IN (0, 1));

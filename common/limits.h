@@ -295,6 +295,16 @@
 #define BW_MAX_LANGUAGE_VERSION     64 /* bytes in a language's version a worker registers */
 #define BW_MAX_STATUS_VERSIONS      8  /* versions of one language named by GET /api/status */
 
+/* --- Profile mode: its quota, and what a worker's profile may hold ------------ */
+/* A Profile holds a GPU's exclusive section for its profiler's passes (docs/profile.md), so its
+ * window quota is small by default and bounded well below the Run and Submit quotas' bound. */
+#define BW_QUOTA_PROFILE_DEFAULT 10   /* default quota_profile: Profiles per user per window */
+#define BW_QUOTA_PROFILE_MAX     1000 /* largest quota_profile the configuration accepts */
+#define BW_MAX_PROFILE_BYTES     (1024 * 1024) /* a result's "profile" object, serialised */
+#define BW_MAX_PROFILE_METRICS   512  /* metrics of one kernel launch in a profile's "raw" */
+#define BW_MAX_PROFILE_STALLS    8    /* warp-stall reasons listed for one kernel launch */
+#define BW_MAX_PROFILE_TEXT      1024 /* bytes of one string of a profile (a reading, why) */
+
 /* --- server: endpoint body caps, responses, sign-in throttling ------------ */
 #define BW_MAX_SMALL_BODY_BYTES    4096 /* small JSON bodies: sign-in, tokens, admin, claim */
 #define BW_MAX_REGISTER_BODY_BYTES (64 * 1024)   /* a worker's register body (host, GPU figures) */

@@ -96,13 +96,9 @@ static int read_submission(struct json_reader *r, json_t *j, struct body_submiss
     if (!body_problem_id_ok(out->problem))
         return json_reader_fail(r, BW_ERR_INVALID, "problem", "%s is not a problem id",
                                 json_quote(out->problem).s);
-    if (strcmp(mode, "run") == 0)
-        out->submit = false;
-    else if (strcmp(mode, "submit") == 0)
-        out->submit = true;
-    else
-        return json_reader_fail(r, BW_ERR_INVALID, "mode", "%s is not \"run\" or \"submit\"",
-                                json_quote(mode).s);
+    if (!wp_mode_from_name(mode, &out->mode))
+        return json_reader_fail(r, BW_ERR_INVALID, "mode",
+                                "%s is not \"run\", \"submit\" or \"profile\"", json_quote(mode).s);
     out->source_len = strlen(out->source);
     for (const char *p = out->source; *p; p++)
         lines += *p == '\n';

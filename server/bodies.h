@@ -36,7 +36,7 @@ struct body_submission {
     const char *problem;
     const char *source;
     size_t source_len;
-    bool submit;            /* "mode": "submit" (tests + timing) or "run" (tests only) */
+    enum wp_mode mode;      /* "mode": "run" (tests), "submit" (+ timing), "profile" (+ profiler) */
     enum language language; /* "language": "cuda" (also when absent: older clients) or "triton" */
 };
 

@@ -57,6 +57,8 @@ static const struct key keys[] = {
     {"quota_run", INT(quota_run, 0, 1000000), "Runs (tests only) per user per quota_window"},
     {"quota_submit", INT(quota_submit, 0, 1000000),
      "Submits (tests and timing) per user per quota_window"},
+    {"quota_profile", INT(quota_profile, 0, BW_QUOTA_PROFILE_MAX),
+     "Profiles (tests, then the plan under the GPU's profiler) per user per quota_window"},
     {"quota_window", INT(quota_window_s, 1, 7 * 24 * 3600), "seconds of the sliding quota window"},
     {"quota_in_flight", INT(quota_in_flight, 1, 1000000),
      "a user's submissions queued or being judged at once"},
@@ -136,6 +138,7 @@ void config_init(struct server_config *c)
     c->cookie_secure = false;
     c->quota_run = 120;
     c->quota_submit = 30;
+    c->quota_profile = BW_QUOTA_PROFILE_DEFAULT;
     c->quota_window_s = 3600;
     c->quota_in_flight = 3;
     c->lease_s = BW_WORKER_LOST_S;

@@ -39,6 +39,7 @@ struct server_config {
     bool cookie_secure;        /* add Secure to the cookie (behind TLS) */
     int quota_run;             /* Run submissions per user per quota window */
     int quota_submit;          /* Submit submissions per user per quota window */
+    int quota_profile;         /* Profile submissions per user per quota window */
     int quota_window_s;        /* sliding window of the two quotas above */
     int quota_in_flight;       /* a user's submissions queued or judging at once */
     int lease_s;               /* a worker is lost after this long without a heartbeat */

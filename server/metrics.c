@@ -32,7 +32,7 @@ struct metrics {
     uint64_t latency_le[N_BUCKETS + 1]; /* cumulative at scrape; per-bucket here */
     double latency_sum;
     uint64_t latency_count;
-    uint64_t submissions[2]; /* run, submit */
+    uint64_t submissions[WP_MODE_COUNT]; /* by enum wp_mode */
     uint64_t client_gone;
     uint64_t signin_failures, signin_throttled;
     uint64_t pwhash_busy, signup_throttled;
@@ -114,10 +114,11 @@ void metrics_verdict(struct metrics *m, enum verdict v, double latency_s)
     pthread_mutex_unlock(&m->lock);
 }
 
-void metrics_submission(struct metrics *m, bool submit)
+void metrics_submission(struct metrics *m, enum wp_mode mode)
 {
     pthread_mutex_lock(&m->lock);
-    m->submissions[submit ? 1 : 0]++;
+    if ((unsigned)mode < WP_MODE_COUNT)
+        m->submissions[mode]++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -189,10 +190,9 @@ int metrics_h_get(struct http_request *req, struct http_response *res)
     buf_addf(&b, "blockwise_problems{state=\"failed\"} %zu\n", failed);
     buf_puts(&b, "# HELP blockwise_submissions_total Submissions accepted, by mode.\n"
                  "# TYPE blockwise_submissions_total counter\n");
-    buf_addf(&b, "blockwise_submissions_total{mode=\"run\"} %llu\n",
-             (unsigned long long)snap.submissions[0]);
-    buf_addf(&b, "blockwise_submissions_total{mode=\"submit\"} %llu\n",
-             (unsigned long long)snap.submissions[1]);
+    for (int mode = WP_RUN; mode < WP_MODE_COUNT; mode++)
+        buf_addf(&b, "blockwise_submissions_total{mode=\"%s\"} %llu\n",
+                 wp_mode_name((enum wp_mode)mode), (unsigned long long)snap.submissions[mode]);
     buf_puts(&b, "# HELP blockwise_verdicts_total Verdicts stored, by verdict.\n"
                  "# TYPE blockwise_verdicts_total counter\n");
     for (int v = VERDICT_ACCEPTED; v < (int)N_VERDICTS; v++)

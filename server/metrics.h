@@ -10,6 +10,7 @@
 #define BW_SERVER_METRICS_H
 
 #include "common/verdict.h"
+#include "wire/worker_proto.h"
 
 struct metrics;
 struct http_request;
@@ -27,7 +28,7 @@ void metrics_client_gone(struct metrics *m);
 /* A verdict was stored; `latency_s` from submission to verdict (< 0: not observed). */
 void metrics_verdict(struct metrics *m, enum verdict v, double latency_s);
 /* A submission was accepted into the queue. */
-void metrics_submission(struct metrics *m, bool submit);
+void metrics_submission(struct metrics *m, enum wp_mode mode);
 /* A sign-in failed (wrong name or password), or was refused by a lockout. */
 void metrics_signin(struct metrics *m, bool throttled);
 /* A sign-in or sign-up was refused because the password hashing queue was full. */

@@ -99,6 +99,7 @@ static const struct route routes[] = {
     {HTTP_GET, "/api/submissions/{}", submissions_h_get, 0, ACCESS_USER},
     {HTTP_GET, "/api/submissions/{}/events", submissions_h_events, 0, ACCESS_USER},
     {HTTP_POST, "/api/submissions/{}/cancel", submissions_h_cancel, SMALL_BODY, ACCESS_USER},
+    {HTTP_GET, "/api/submissions/{}/profile", submissions_h_profile, 0, ACCESS_USER},
     {HTTP_GET, "/api/gradebook.csv", scores_h_gradebook, 0, ACCESS_INSTRUCTOR},
     {HTTP_GET, "/api/admin/workers", admin_h_workers, 0, ACCESS_ADMIN},
     {HTTP_POST, "/api/admin/workers", admin_h_worker_create, SMALL_BODY, ACCESS_ADMIN},

@@ -51,10 +51,13 @@ int submissions_quota_json(struct server *s, int64_t user, json_t **out, char **
     if (rc < 0)
         return rc;
     *out = json_pack(
-        "{s:o, s:o, s:{s:i, s:I, s:I, s:b, s:I}}", "run",
+        "{s:o, s:o, s:o, s:{s:i, s:I, s:I, s:b, s:I}}", "run",
         window_json(q.run_used, q.run_oldest, s->cfg->quota_run, s->cfg->quota_window_s, now),
         "submit",
         window_json(q.submit_used, q.submit_oldest, s->cfg->quota_submit, s->cfg->quota_window_s,
+                    now),
+        "profile",
+        window_json(q.profile_used, q.profile_oldest, s->cfg->quota_profile, s->cfg->quota_window_s,
                     now),
         "in_flight", "limit", s->cfg->quota_in_flight, "used", (json_int_t)fl.counted,
         "waiting_for_gpu", (json_int_t)fl.waiting_gpu, "waiting_counted", fl.gpu_connected,
@@ -117,8 +120,10 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         return st;
     }
     const char *language = language_name(b.language);
-    const char *mode = b.submit ? "submit" : "run";
-    int limit = b.submit ? s->cfg->quota_submit : s->cfg->quota_run;
+    const char *mode = wp_mode_name(b.mode);
+    int limit = b.mode == WP_SUBMIT    ? s->cfg->quota_submit
+                : b.mode == WP_PROFILE ? s->cfg->quota_profile
+                                       : s->cfg->quota_run;
     int64_t now = (int64_t)time(NULL), id = 0, pos = 0, seed = 0;
     char *cause = NULL;
     int status = 0;
@@ -153,8 +158,13 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
         status = too_many(req, res, IN_FLIGHT_RETRY_S, msg);
     } else if (rc == BW_OK && made.outcome == CREATE_QUOTA_USED) {
         char msg[160];
-        snprintf(msg, sizeof(msg), "%s quota used up: %d per %d seconds", mode, limit,
-                 s->cfg->quota_window_s);
+        if (limit ==
+            0) /* an admin switched the mode off (quota_run, quota_submit, quota_profile) */
+            snprintf(msg, sizeof(msg), "%s quota is 0 on this server: it takes no %s submissions",
+                     mode, mode);
+        else
+            snprintf(msg, sizeof(msg), "%s quota used up: %d per %d seconds", mode, limit,
+                     s->cfg->quota_window_s);
         status = too_many(req, res, made.oldest + s->cfg->quota_window_s - now, msg);
     } else if (rc == BW_OK) {
         id = made.id;
@@ -183,7 +193,7 @@ int submissions_h_create(struct http_request *req, struct http_response *res)
     }
     log_info("submissions: submission %lld: %s %s in %s by %s", (long long)id, mode, b.problem,
              language_title(b.language), who->name);
-    metrics_submission(s->metrics, b.submit);
+    metrics_submission(s->metrics, b.mode);
     json_t *ev = json_pack("{s:I, s:s, s:I}", "id", (json_int_t)id, "state", "queued", "position",
                            (json_int_t)pos);
     sse_publish(s->hub, id, "queued", ev, false);
@@ -439,5 +449,84 @@ int submissions_h_events(struct http_request *req, struct http_response *res)
     json_decref(snap);
     if (status != 200)
         return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+    return status;
+}
+
+/* Why a Profile that can be read has no profile to hand out (a sentence for the 404). */
+static void no_profile_why(json_t *sub, int64_t id, char *out, size_t n)
+{
+    const char *state = json_string_value(json_object_get(sub, "state"));
+    const char *verdict = json_string_value(json_object_get(sub, "verdict_name"));
+    json_t *result = json_object_get(sub, "result");
+
+    if (state && strcmp(state, "cancelled") == 0)
+        snprintf(out, n, "submission %lld was cancelled before it was profiled", (long long)id);
+    else if (!json_is_object(result) && json_is_true(json_object_get(sub, "waiting_for_gpu")))
+        snprintf(out, n, "submission %lld has no profile yet: it compiled and waits for a GPU",
+                 (long long)id);
+    else if (!json_is_object(result))
+        snprintf(out, n, "submission %lld has no profile yet: it is %s", (long long)id,
+                 state && strcmp(state, "judging") == 0 ? "being judged" : "queued");
+    else
+        snprintf(out, n,
+                 "submission %lld has no profile: it ended %s before the profiler ran (it runs "
+                 "only once the tests ran to the end without a crash)",
+                 (long long)id, verdict ? verdict : "without a verdict");
+}
+
+int submissions_h_profile(struct http_request *req, struct http_response *res)
+{
+    struct server *s = req->app;
+    const struct principal *who = auth_who(req);
+    int64_t id;
+    if (parse_id(req->params[0], &id) < 0)
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    char *cause = NULL;
+    struct one o = {.full = true};
+    int rc = load_visible(s, who, id, &o, &cause);
+    if (rc == BW_ERR_NOTFOUND) {
+        free(cause);
+        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    }
+    if (rc < 0)
+        return db_trouble(res, "profile", cause);
+    json_t *sub = o.body;
+    const char *mode = json_string_value(json_object_get(sub, "mode"));
+    json_t *result = json_object_get(sub, "result");
+    json_t *profile = json_is_object(result) ? json_object_get(result, "profile") : NULL;
+    int status;
+    if (!mode || strcmp(mode, "profile") != 0) {
+        status =
+            api_reply_error(res, 404, "not_found", NULL,
+                            "submission %lld is a %s, not a Profile: only a Profile has a "
+                            "profile (\"mode\": \"profile\")",
+                            (long long)id, mode && strcmp(mode, "submit") == 0 ? "Submit" : "Run");
+    } else if (!json_is_object(profile)) {
+        char why[256];
+        no_profile_why(sub, id, why, sizeof(why));
+        status = api_reply_error(res, 404, "not_found", NULL, "%s", why);
+    } else {
+        /* The profile with what it is of, so that a downloaded file says so by itself. */
+        json_t *body = json_pack(
+            "{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "submission", json_object_get(sub, "id"),
+            "user", json_object_get(sub, "user"), "problem", json_object_get(sub, "problem"),
+            "language", json_object_get(sub, "language"), "verdict",
+            json_object_get(sub, "verdict"), "judged_at", json_object_get(sub, "judged_at"), "gpu",
+            json_is_object(json_object_get(result, "gpu")) ? json_object_get(result, "gpu")
+                                                           : json_null(),
+            "profile", profile);
+        char *text = body ? json_dumps(body, JSON_INDENT(1)) : NULL;
+        json_decref(body);
+        if (!text) {
+            json_decref(sub);
+            return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
+        }
+        char name[80];
+        snprintf(name, sizeof(name), "attachment; filename=\"profile-%lld.json\"", (long long)id);
+        http_add_header(req, res, "Content-Disposition", name);
+        status = http_text(res, 200, "application/json", text, strlen(text));
+        free(text);
+    }
+    json_decref(sub);
     return status;
 }

@@ -352,6 +352,195 @@ static int read_bench(struct json_reader *r, const char *path, json_t *t, struct
     return json_reader_get_number(r, path, t, "pytorch_ms", false, 0, 1e12, &bb->pytorch_ms);
 }
 
+/* A profile's number at path.key: absent, null (the GPU did not give it) or in 0..hi. */
+static int profile_number(struct json_reader *r, const char *path, json_t *obj, const char *key,
+                          double hi)
+{
+    json_t *v;
+    double x;
+
+    if (json_reader_get(r, path, obj, key, false, &v) || !v || json_is_null(v))
+        return r->code;
+    return json_reader_number(r, json_path_key(path, key).s, v, 0, hi, &x);
+}
+
+/* A profile's string at path.key: absent, null, or at most BW_MAX_PROFILE_TEXT bytes; with `words`
+ * (NULL-terminated), one of them. */
+static int profile_text(struct json_reader *r, const char *path, json_t *obj, const char *key,
+                        const char *const *words)
+{
+    json_t *v;
+    const char *s;
+
+    if (json_reader_get(r, path, obj, key, false, &v) || !v || json_is_null(v))
+        return r->code;
+    struct json_path at = json_path_key(path, key);
+    if (json_reader_string(r, at.s, v, 0, BW_MAX_PROFILE_TEXT, "BW_MAX_PROFILE_TEXT", &s) || !words)
+        return r->code;
+    size_t n = 0;
+    for (; words[n]; n++)
+        if (strcmp(s, words[n]) == 0)
+            return BW_OK;
+    return json_reader_fail(r, BW_ERR_INVALID, at.s, "%s is not a known word (expected one of: %s)",
+                            json_quote(s).s, json_join(words, n).s);
+}
+
+/* [x, y, z] of a launch's grid or block, each 0..2^31-1; absent or null is fine. */
+static int profile_dims(struct json_reader *r, const char *path, json_t *obj, const char *key)
+{
+    json_t *v;
+    int64_t x;
+
+    if (json_reader_get(r, path, obj, key, false, &v) || !v || json_is_null(v))
+        return r->code;
+    struct json_path at = json_path_key(path, key);
+    if (json_reader_array(r, at.s, v, 3, 3, NULL))
+        return r->code;
+    for (size_t i = 0; i < 3; i++)
+        if (json_reader_int(r, json_path_at(at.s, "[%zu]", i).s, json_array_get(v, i), 0, INT32_MAX,
+                            &x))
+            return r->code;
+    return BW_OK;
+}
+
+/* A profile is stored inside its result: the result's body cap must leave room for the rest of
+ * it (tests, compile log, diagnostics) beside the largest profile. */
+_Static_assert(BW_MAX_PROFILE_BYTES * 4 <= BW_MAX_RESULT_BODY_BYTES,
+               "a result body must hold the largest profile with room to spare");
+
+#define PROFILE_PCT_MAX 1000.0 /* a counter's % of peak can pass 100 a little; not by 10x */
+
+static int read_profile_kernel(struct json_reader *r, const char *path, json_t *k)
+{
+    static const char *const pcts[] = {
+        "dram_pct",
+        "l2_pct",
+        "l1_pct",
+        "sm_pct",
+        "fma_pct",
+        "tensor_pct",
+        "l1_hit_pct",
+        "l2_hit_pct",
+        "occupancy_achieved_pct",
+        "occupancy_theoretical_pct",
+    };
+    static const char *const limiters[] = {"memory", "compute", "latency", NULL};
+    static const char *const occupancy[] = {"registers",     "shared memory", "threads per block",
+                                            "blocks per SM", "none",          NULL};
+    json_t *stalls;
+    const char *name;
+    int64_t launch;
+
+    if (json_reader_object(r, path, k) ||
+        json_reader_get_string(r, path, k, "kernel", true, 1, 256, NULL, &name) ||
+        json_reader_get_int(r, path, k, "launch", true, 0, BW_MAX_LAUNCHES - 1, &launch) ||
+        profile_dims(r, path, k, "grid") || profile_dims(r, path, k, "block") ||
+        profile_number(r, path, k, "duration_ms", 1e9) ||
+        profile_number(r, path, k, "dram_bytes", 1e18) ||
+        profile_number(r, path, k, "model_bytes", 1e18) ||
+        profile_text(r, path, k, "occupancy_limiter", occupancy) ||
+        profile_text(r, path, k, "limiter", limiters) || profile_text(r, path, k, "reading", NULL))
+        return r->code;
+    for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+        if (profile_number(r, path, k, pcts[i], PROFILE_PCT_MAX))
+            return r->code;
+    struct json_path at = json_path_key(path, "stalls");
+    if (json_reader_get(r, path, k, "stalls", false, &stalls) ||
+        (stalls && !json_is_null(stalls) &&
+         json_reader_array(r, at.s, stalls, 0, BW_MAX_PROFILE_STALLS, "BW_MAX_PROFILE_STALLS")))
+        return r->code;
+    for (size_t i = 0; json_is_array(stalls) && i < json_array_size(stalls); i++) {
+        struct json_path st = json_path_at(at.s, "[%zu]", i);
+        json_t *one = json_array_get(stalls, i);
+        if (json_reader_object(r, st.s, one) ||
+            json_reader_get_string(r, st.s, one, "reason", true, 1, BW_MAX_PROFILE_TEXT,
+                                   "BW_MAX_PROFILE_TEXT", &name) ||
+            profile_number(r, st.s, one, "pct", PROFILE_PCT_MAX))
+            return r->code;
+    }
+    return BW_OK;
+}
+
+/* "raw": {"KERNEL#LAUNCH": {METRIC: number, string or null}}, one entry per kernel launch. */
+static int read_profile_raw(struct json_reader *r, const char *path, json_t *raw)
+{
+    const char *name, *metric;
+    json_t *metrics, *v;
+
+    if (json_reader_object(r, path, raw))
+        return r->code;
+    if (json_object_size(raw) > BW_MAX_LAUNCHES)
+        return json_reader_fail(r, BW_ERR_LIMIT, path,
+                                "%zu kernel launches is over the limit of %d (BW_MAX_LAUNCHES)",
+                                json_object_size(raw), BW_MAX_LAUNCHES);
+    json_object_foreach (raw, name, metrics) {
+        struct json_path at = json_path_key(path, name);
+        if (strlen(name) > 300)
+            return json_reader_fail(r, BW_ERR_INVALID, path,
+                                    "a key of %zu bytes is not KERNEL#LAUNCH (at most 300)",
+                                    strlen(name));
+        if (json_reader_object(r, at.s, metrics))
+            return r->code;
+        if (json_object_size(metrics) > BW_MAX_PROFILE_METRICS)
+            return json_reader_fail(r, BW_ERR_LIMIT, at.s,
+                                    "%zu metrics is over the limit of %d (BW_MAX_PROFILE_METRICS)",
+                                    json_object_size(metrics), BW_MAX_PROFILE_METRICS);
+        json_object_foreach (metrics, metric, v) {
+            if (strlen(metric) < 1 || strlen(metric) > 128)
+                return json_reader_fail(r, BW_ERR_INVALID, at.s,
+                                        "a metric name of %zu bytes (expected 1..128)",
+                                        strlen(metric));
+            if (json_is_string(v) && json_string_length(v) > BW_MAX_PROFILE_TEXT)
+                return json_reader_fail(r, BW_ERR_LIMIT, json_path_key(at.s, metric).s,
+                                        "a value of %zu bytes is over the limit of %d "
+                                        "(BW_MAX_PROFILE_TEXT)",
+                                        json_string_length(v), BW_MAX_PROFILE_TEXT);
+            if (!json_is_number(v) && !json_is_string(v) && !json_is_null(v))
+                return json_reader_fail(r, BW_ERR_INVALID, json_path_key(at.s, metric).s,
+                                        "%s is not a metric's value (expected a number, a "
+                                        "string or null)",
+                                        json_show(v).s);
+        }
+    }
+    return BW_OK;
+}
+
+static int read_profile(struct json_reader *r, json_t *res, struct wp_profile *out)
+{
+    static const char path[] = "result.profile";
+    json_t *p, *kernels, *raw;
+
+    out->why = "";
+    if (json_reader_get(r, "result", res, "profile", false, &p) || !p || json_is_null(p))
+        return r->code;
+    if (json_reader_object(r, path, p))
+        return r->code;
+    size_t bytes = json_dumpb(p, NULL, 0, JSON_COMPACT);
+    if (bytes > BW_MAX_PROFILE_BYTES)
+        return json_reader_fail(r, BW_ERR_LIMIT, path,
+                                "%zu bytes is over the limit of %d (BW_MAX_PROFILE_BYTES)", bytes,
+                                BW_MAX_PROFILE_BYTES);
+    out->present = true;
+    if (json_reader_get_bool(r, path, p, "available", true, &out->available))
+        return r->code;
+    if (!out->available)
+        return json_reader_get_string(r, path, p, "why", true, 1, BW_MAX_PROFILE_TEXT,
+                                      "BW_MAX_PROFILE_TEXT", &out->why);
+    if (profile_text(r, path, p, "case", NULL) || profile_text(r, path, p, "profiler", NULL) ||
+        profile_text(r, path, p, "reading", NULL) || profile_number(r, path, p, "wall_ms", 1e9) ||
+        json_reader_get(r, path, p, "kernels", true, &kernels) ||
+        json_reader_array(r, "result.profile.kernels", kernels, 0, BW_MAX_LAUNCHES,
+                          "BW_MAX_LAUNCHES"))
+        return r->code;
+    for (size_t i = 0; i < json_array_size(kernels); i++, out->n_kernels++)
+        if (read_profile_kernel(r, json_path_at("result.profile.kernels", "[%zu]", i).s,
+                                json_array_get(kernels, i)))
+            return r->code;
+    if (json_reader_get(r, path, p, "raw", false, &raw) || !raw || json_is_null(raw))
+        return r->code;
+    return read_profile_raw(r, "result.profile.raw", raw);
+}
+
 int wp_result_decode(json_t *j, struct wp_result *out, struct json_reader *r)
 {
     static const char *const keys[] = {"result", NULL};
@@ -392,7 +581,7 @@ int wp_result_decode(json_t *j, struct wp_result *out, struct json_reader *r)
         if (read_bench(r, json_path_at("result.benches", "[%zu]", i).s, json_array_get(benches, i),
                        &out->benches[i]))
             return r->code;
-    return BW_OK;
+    return read_profile(r, res, &out->profile);
 }
 
 /* ---- internal error ------------------------------------------------------------------- */

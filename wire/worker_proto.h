@@ -141,6 +141,28 @@ struct wp_bench {
 };
 
 /*
+ * A Profile's result carries "profile" (docs/profile.md, "What the learner
+ * sees", has every field): {"available": true, "case", "profiler", "wall_ms",
+ * "kernels": [{"kernel", "launch", "grid", "block", "duration_ms", "dram_pct",
+ * "l2_pct", "l1_pct", "sm_pct", "fma_pct", "tensor_pct",
+ * "occupancy_achieved_pct", "occupancy_theoretical_pct", "occupancy_limiter",
+ * "stalls": [{"reason", "pct"}], "l1_hit_pct", "l2_hit_pct", "dram_bytes",
+ * "model_bytes", "limiter", "reading"}], "reading", "raw": {"KERNEL#LAUNCH":
+ * {METRIC: VALUE}}}, or {"available": false, "why": SENTENCE}. It is stored
+ * with the result; the decoder checks every field it names (types, ranges,
+ * the words of the two limiters, at most BW_MAX_LAUNCHES kernels, the caps of
+ * limits.h's Profile section) so that what the web app and the download serve
+ * is what it says. Any number may be null (the GPU did not give it); fields
+ * it does not name are kept as sent, as elsewhere in a result.
+ */
+struct wp_profile {
+    bool present;    /* the result has a "profile" object */
+    bool available;  /* the plan was profiled; false: `why` says why not */
+    const char *why; /* "" unless !available */
+    size_t n_kernels;
+};
+
+/*
  * result: {"result": RESULT}, RESULT being judged's result JSON (report.h's
  * judge_result_json), stored as is and shown by the web app; the server reads
  * the fields below of it. A compile-only result (executed false) may have no
@@ -157,6 +179,7 @@ struct wp_result {
     size_t n_tests;
     struct wp_bench benches[BW_MAX_BENCHMARKS]; /* one per benchmark shape */
     size_t n_benches;
+    struct wp_profile profile; /* a Profile's (present false for a Run or a Submit) */
 };
 json_t *wp_result_encode(json_t *result /* stolen */);
 /* `out` is large: allocate it, do not put it on a small stack. */

@@ -267,7 +267,8 @@ static int claim_tx(struct db_conn *c, void *arg, char **cause)
     /* SKIP LOCKED: a job another server is claiming (or changing) now is
      * passed over, never waited for, never taken twice. */
     int rc = db_prepare(c, &st, cause,
-                        "SELECT s.id, s.problem_id, s.problem_hash, s.source, s.mode, s.seed, "
+                        "SELECT s.id, s.problem_id, s.problem_hash, s.source, " STORE_MODE_SQL
+                        ", s.seed, "
                         "s.attempts, s.language FROM submissions s "
                         "JOIN problems p ON p.id = s.problem_id "
                         "WHERE s.state = 'queued' AND p.disabled = 0 "
@@ -284,7 +285,7 @@ static int claim_tx(struct db_conn *c, void *arg, char **cause)
         snprintf(out->hash, sizeof(out->hash), "%s", db_col_text(st, 2));
         out->source = db_col_strdup(st, 3);
         if (!wp_mode_from_name(db_col_text(st, 4), &out->mode))
-            out->mode = WP_RUN; /* the schema's CHECK allows no other */
+            out->mode = WP_RUN; /* STORE_MODE_SQL gives no other */
         out->seed = db_col_i64(st, 5);
         out->attempt = (int)db_col_i64(st, 6) + 1;
         if (!language_from_name(db_col_text(st, 7), &out->language))
@@ -429,14 +430,15 @@ static int result_tx(struct db_conn *c, void *arg, char **cause)
         return rc;
     char lease_state[16] = "";
     rc = db_prepare(c, &st, cause,
-                    "SELECT l.state, s.id, s.user_id, s.problem_id, s.mode, s.queued_at, "
+                    "SELECT l.state, s.id, s.user_id, s.problem_id, " STORE_MODE_SQL
+                    ", s.queued_at, "
                     "s.created_at, s.language FROM leases l "
                     "JOIN submissions s ON s.id = l.submission_id "
                     "WHERE l.id = ? AND l.worker_id = ?",
                     "ti", a->lease, a->worker);
     if (rc == BW_OK)
         rc = db_step(st, cause);
-    bool submit = false;
+    bool submit = false, profile = false;
     char language[16] = "cuda";
     if (rc == DB_ROW) {
         snprintf(lease_state, sizeof(lease_state), "%s", db_col_text(st, 0));
@@ -444,6 +446,7 @@ static int result_tx(struct db_conn *c, void *arg, char **cause)
         out->user = db_col_i64(st, 2);
         snprintf(out->problem, sizeof(out->problem), "%s", db_col_text(st, 3));
         submit = strcmp(db_col_text(st, 4), "submit") == 0;
+        profile = strcmp(db_col_text(st, 4), "profile") == 0;
         out->queued_at = db_col_i64(st, 5);
         out->created_at = db_col_i64(st, 6);
         snprintf(language, sizeof(language), "%s", db_col_text(st, 7));
@@ -490,7 +493,8 @@ static int result_tx(struct db_conn *c, void *arg, char **cause)
     if (rc == BW_OK)
         rc = db_run(c, cause, "UPDATE problems SET error_streak = 0 WHERE id = ?", "t",
                     out->problem);
-    if (rc == BW_OK && r->verdict == VERDICT_ACCEPTED)
+    /* A Profile is for looking at a kernel: it solves nothing and ranks nowhere. */
+    if (rc == BW_OK && r->verdict == VERDICT_ACCEPTED && !profile)
         rc = db_run(c, cause,
                     "INSERT INTO solved(user_id, problem_id, language, first_at) "
                     "VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
@@ -697,15 +701,15 @@ int queue_list(struct store *st, void (*fn)(void *arg, const struct queue_row *r
 {
     struct db_stmt *s = NULL;
     struct db_conn *c = db_acquire(st->db);
-    int rc = db_prepare(c, &s, cause,
-                        "SELECT s.id, u.name, s.problem_id, s.mode, s.state, s.attempts, "
-                        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL
-                        ", s.language "
-                        "FROM submissions s JOIN users u ON u.id = s.user_id "
-                        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
-                        "LEFT JOIN workers w ON w.id = l.worker_id "
-                        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
-                        "");
+    int rc = db_prepare(
+        c, &s, cause,
+        "SELECT s.id, u.name, s.problem_id, " STORE_MODE_SQL ", s.state, s.attempts, "
+        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL ", s.language "
+        "FROM submissions s JOIN users u ON u.id = s.user_id "
+        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
+        "LEFT JOIN workers w ON w.id = l.worker_id "
+        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
+        "");
     while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW) {
         struct queue_row r = {
             .id = db_col_i64(s, 0),

@@ -209,16 +209,17 @@ int store_problem_set_enabled(struct store *st, const char *id, bool enabled, ch
 
 /* --- submissions ---------------------------------------------------------------- */
 
-struct store_quota {
-    int64_t run_used, run_oldest, submit_used, submit_oldest; /* in the window; oldest 0: none */
+struct store_quota { /* in the window; oldest 0: none */
+    int64_t run_used, run_oldest, submit_used, submit_oldest, profile_used, profile_oldest;
 };
-/* A user's Run and Submit use in the window since `since`. */
+/* A user's Run, Submit and Profile use in the window since `since`. */
 int store_quota_use(struct store *st, int64_t user, int64_t since, struct store_quota *out,
                     char **cause);
 
 struct store_new_submission {
     int64_t user;
-    const char *problem, *hash, *mode, *language, *source;
+    const char *problem, *hash, *language, *source;
+    const char *mode; /* "run", "submit" or "profile" (wp_mode_name) */
     int64_t seed, now;
     int64_t window_since; /* the quota window's start */
     int limit;            /* the mode's quota */
@@ -244,7 +245,8 @@ int store_submission_create(struct store *st, const struct store_new_submission 
 
 struct store_submission {
     int64_t id;
-    const char *user, *problem, *mode, *state, *language;
+    const char *user, *problem, *state, *language;
+    const char *mode; /* "run", "submit" or "profile" */
     const char *verdict, *message, *gpu, *cancelled_by, *cancelled_from; /* NULL when unset */
     bool has_score, has_time, has_judged, has_pytorch;
     double score, time_ms, pytorch_speedup;

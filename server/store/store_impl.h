@@ -18,6 +18,10 @@ struct store {
     void *arg;
 };
 
+/* A submission's mode as the API names it, "run", "submit" or "profile", from the row of
+ * `submissions s`: a Profile is stored as mode 'run' with profile = 1 (schema.sql, migration 9). */
+#define STORE_MODE_SQL "(CASE WHEN s.profile <> 0 THEN 'profile' ELSE s.mode END)"
+
 /* Advisory-lock spaces (db_lock_key): events of one submission are appended
  * one at a time, so that their ids grow in commit order. */
 enum { STORE_LOCK_EVENTS = 0x6277, STORE_LOCK_THROTTLE = 0x6278 };

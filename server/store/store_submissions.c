@@ -14,14 +14,17 @@
 #include "common/error.h"
 #include "common/banned.h"
 
+/* `mode` as the API names it: a Profile is counted apart from the Runs it is stored among
+ * (mode 'run' with profile = 1: schema.sql, migration 9). */
 static int window_use(struct db_conn *c, int64_t user, const char *mode, int64_t since,
                       int64_t *used, int64_t *oldest, char **cause)
 {
     struct db_stmt *st = NULL;
+    bool profile = strcmp(mode, "profile") == 0;
     int rc = db_prepare(c, &st, cause,
                         "SELECT COUNT(*), COALESCE(MIN(created_at), 0) FROM submissions "
-                        "WHERE user_id = ? AND mode = ? AND created_at > ?",
-                        "iti", user, mode, since);
+                        "WHERE user_id = ? AND mode = ? AND profile = ? AND created_at > ?",
+                        "itii", user, profile ? "run" : mode, (int64_t)profile, since);
     if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
         *used = db_col_i64(st, 0);
         *oldest = db_col_i64(st, 1);
@@ -39,6 +42,8 @@ int store_quota_use(struct store *st, int64_t user, int64_t since, struct store_
     int rc = window_use(c, user, "run", since, &out->run_used, &out->run_oldest, cause);
     if (rc == BW_OK)
         rc = window_use(c, user, "submit", since, &out->submit_used, &out->submit_oldest, cause);
+    if (rc == BW_OK)
+        rc = window_use(c, user, "profile", since, &out->profile_used, &out->profile_oldest, cause);
     db_release(st->db, c);
     return rc;
 }
@@ -82,16 +87,18 @@ static int create_tx(struct db_conn *c, void *arg, char **cause)
         out->oldest = oldest;
         return BW_OK;
     }
+    bool profile = strcmp(in->mode, "profile") == 0;
     rc = queue_next_round(c, in->user, &round, cause);
     if (rc == BW_OK)
         rc = db_get_i64(c, &out->id, cause,
                         "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
-                        "language, source, seed, created_at, queued_at, round) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?) RETURNING id",
-                        "ittttt"
+                        "profile, language, source, seed, created_at, queued_at, round) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+                        "itttitt"
                         "iiii",
-                        in->user, in->problem, in->hash, in->mode, in->language, in->source,
-                        in->seed, in->now, in->now, round);
+                        in->user, in->problem, in->hash, profile ? "run" : in->mode,
+                        (int64_t)profile, in->language, in->source, in->seed, in->now, in->now,
+                        round);
     return rc;
 }
 
@@ -108,7 +115,8 @@ int store_submission_create(struct store *st, const struct store_new_submission 
 /* The columns read_row() reads, in this order, and the joins they need; the
  * single-submission query adds SUMMARY_EXTRA after them. */
 #define SUMMARY_COLS                                                                               \
-    "s.id, u.name, s.problem_id, s.mode, s.state, s.verdict, s.message, s.score, s.time_ms, "      \
+    "s.id, u.name, s.problem_id, " STORE_MODE_SQL                                                  \
+    ", s.state, s.verdict, s.message, s.score, s.time_ms, "                                        \
     "s.created_at, s.judged_at, s.gpu_name, s.attempts, s.needs_gpu, s.cancelled_at, cu.name, "    \
     "s.cancelled_from, " QUEUE_POSITION_SQL ", s.language, s.pytorch_speedup "
 #define SUMMARY_FROM                                                                               \

@@ -13,14 +13,19 @@
 #   - run of a compile error (FILE:LINE:COL, exit 1), of a correct kernel on
 #     a compile-only server (waiting for a GPU, exit 4), a Triton file where
 #     no worker compiles Triton (exit 4), --wait with --timeout (exit 4);
-#   - profile on a server without a Profile mode (exit 2), an unknown
-#     problem, a missing file, an unknown extension, a source over the
-#     server's cap (413), the Submit quota (429);
+#   - an unknown problem, a missing file, an unknown extension, a source
+#     over the server's cap (413), the Submit quota (429);
 #   - on the fake GPU: submit Accepted with its timings and goals (exit 0),
 #     Wrong Answer with the mismatch table and Runtime Error (exit 1), --json
 #     output that parses, status --follow of a job that waited for a GPU, and
 #     a stream that survives the server restarting mid-judging;
 #   - progress on a terminal (under script(1));
+#   - profile (issue 29): a worker driven by hand here posts the profile a GPU
+#     would (tests/fixtures/profile/profile.json): progress, the summary table
+#     and per-launch details, --save-raw (and status --save-raw), --json, a
+#     Profile whose tests crashed (no profile, exit 1), a --save-raw path that
+#     cannot be written and a Submit's raw report (exit 2), the quota in
+#     whoami, and a server without a Profile mode (exit 2);
 #   - make install into a DESTDIR, and uninstall.
 #
 #   tests/cpu/cli.sh BUILD
@@ -279,9 +284,6 @@ TIMED_OUT=$(id_of)
 check "--wait --timeout 3: follows past the missing GPU, stops after 3 s with exit 4" \
     '[ $RC -eq 4 ] && [ $((SECONDS - t0)) -le 8 ] && err_has "not judged after --timeout 3 s"'
 cli cancel "$TIMED_OUT"
-cli profile "$problem/solution.cu" -p "$pid"
-check "profile on a server without a Profile mode: exit 2, says so" \
-    '[ $RC -eq 2 ] && err_has "does not offer profiling"'
 cli run "$problem/solution.cu" -p no-such-problem
 check "an unknown problem: exit 2, the server's message and where the list is" \
     '[ $RC -eq 2 ] && err_has "no problem \"no-such-problem\"" && err_has "blockwise problems"'
@@ -361,4 +363,118 @@ else
     skip=$((skip + 1))
     echo "skip - progress on a terminal: no script(1)"
 fi
+
+# ---- profile: a worker by hand posts what a GPU's profiler would ------------------
+kill "$JUDGED" 2>/dev/null # SIGTERM: it holds no job
+{ wait "$JUDGED"; } 2>/dev/null
+JUDGED=
+as_worker() { # as_worker METHOD PATH [BODY]: the worker API with the worker's token
+    curl -s -m 30 -X "$1" -H "Authorization: Bearer $(cat "$T/w.token")" -H 'Content-Type: application/json' \
+        ${3:+--data-binary "$3"} "$BASE$2"
+}
+# judge_by_hand RESULT: claims the next job (within 30 s), posts the events of a
+# compile and one passing test, then RESULT; the job's JSON in $T/job
+judge_by_hand() {
+    local job=
+    for _ in $(seq 30); do
+        job=$(as_worker POST /api/judge/claim '{"wait":1}')
+        [ -n "$job" ] && break
+    done
+    printf '%s' "$job" >"$T/job"
+    local lease
+    lease=$(jq -r .lease <<<"$job")
+    as_worker POST "/api/judge/leases/$lease/progress" \
+        '{"events":[{"event":"compiling"},{"event":"compiled","ok":true,"ms":12.5},{"event":"test","index":0,"of":1,"name":"N=1","verdict":"AC","ms":0.01}]}' >/dev/null
+    sleep 0.3
+    as_worker POST "/api/judge/leases/$lease/result" "$1" >"$T/posted"
+}
+as_worker POST /api/judge/register '{"hostname":"gpu-by-hand","can_execute":true,"gpu":{"name":"NVIDIA H200"}}' >/dev/null
+PROFILE=$(jq -c . tests/fixtures/profile/profile.json)
+presult() { # presult VERDICT PROFILE: a Profile's result
+    printf '{"result":{"verdict":"%s","mode":"profile","executed":true,"message":"m","gpu":{"name":"NVIDIA H200"},"tests":[{"name":"N=1","verdict":"%s"}],"profile":%s}}' "$1" "$1" "$2"
+}
+"$CLI" profile "$problem/solution.cu" -p "$pid" --save-raw "$T/raw.json" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
+BG=$!
+judge_by_hand "$(presult AC "$PROFILE")"
+wait "$BG"
+RC=$?
+BG=
+cp "$T/bg.out" "$T/out" && cp "$T/bg.err" "$T/err"
+PROF=$(id_of)
+check "profile: the job is a Profile; progress says it profiles; exit 0, Accepted" \
+    '[ "$(jq -r .mode "$T/job")" = profile ] && [ "$(jq -r .submission "$T/job")" = "$PROF" ] && [ $RC -eq 0 ] &&
+     err_has "^Profile #$PROF: .*fake-add" && err_has "tests 1 of 1 passed" && err_has "profiling the kernels on the GPU" &&
+     out_has "^verdict +Accepted" && out_has "not timed or scored"'
+check "profile: the case, the profiler and the one-line reading" \
+    'out_has "^profile +on N=268435456 · CUPTI 13.0 range profiler, kernel replay, 9 passes · 812 ms on the worker$" &&
+     out_has "^reading +vector_add takes 99.6% of the time and is memory-bound"'
+check "profile: a table row per kernel launch (time, share, DRAM, L2, SM, FMA, tensor, occupancy, limiter)" \
+    'out_has "^  kernel +launch +time +share +DRAM +L2 +SM +FMA +tensor +occupancy +limiter$" &&
+     out_has "^  vector_add +0 +0.771 ms +100% +91.8% +40.1% +30.2% +12.0% +0.0% +78.0% / 100.0% +memory$" &&
+     out_has "^  vector_add_tail +1 +3.10 µs +0% +0.2% +0.4% +0.1% +0.0% +- +1.5% / 100.0% +latency$"'
+check "profile: per launch its reading, top stalls, caches, bytes against the model, occupancy's limit" \
+    'out_has "^vector_add #0  memory-bound at 92% of DRAM bandwidth" &&
+     out_has "^  stalls +long scoreboard \(waiting on global memory\) 61.0%; wait \(fixed-latency dependency\) 12.5%; not selected 4.0%$" &&
+     out_has "^  caches +L1 hit 0.0%, L2 hit 33.0%; L1 throughput 22.0%$" &&
+     out_has "^  bytes +3.00 GiB of DRAM traffic, 1.00× the problem.s model \(3.00 GiB\)$" &&
+     out_has "^  occupancy +1.5% of a possible 100.0% \(limited by blocks per SM\)$"'
+check "profile --save-raw: the raw report as the server serves it (summary and every metric)" \
+    'err_has "raw report of #$PROF saved to $T/raw.json" && [ "$(jq -r .submission "$T/raw.json")" = "$PROF" ] &&
+     [ "$(jq -r ".profile.raw[\"vector_add#0\"][\"dram__bytes.sum\"]" "$T/raw.json")" = 3221225472 ] && [ ! -e "$T/raw.json.part" ]'
+cli status "$PROF" --save-raw "$T/raw2.json"
+check "status --save-raw of the Profile: the same report, the same summary, exit 0" \
+    '[ $RC -eq 0 ] && cmp -s "$T/raw.json" "$T/raw2.json" && out_has "^reading +vector_add takes"'
+"$CLI" profile "$problem/solution.cu" -p "$pid" --json >"$T/bg.out" 2>"$T/bg.err" </dev/null &
+BG=$!
+judge_by_hand "$(presult AC "$PROFILE")"
+wait "$BG"
+RC=$?
+BG=
+cp "$T/bg.out" "$T/out" && cp "$T/bg.err" "$T/err"
+check "profile --json: the submission with its profile (parses), no progress" \
+    '[ $RC -eq 0 ] && [ "$(jq -r "[.mode, .verdict, (.result.profile.kernels | length)] | join(\" \")" "$T/out")" = "profile AC 2" ] && [ ! -s "$T/err" ]'
+"$CLI" profile "$problem/wrong/fault.cu" -p "$pid" --save-raw "$T/raw3.json" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
+BG=$!
+judge_by_hand '{"result":{"verdict":"RE","mode":"profile","executed":true,"message":"test N=1: CUDA_ERROR_ILLEGAL_ADDRESS","tests":[{"name":"N=1","verdict":"RE","message":"CUDA_ERROR_ILLEGAL_ADDRESS"}]}}'
+wait "$BG"
+RC=$?
+BG=
+cp "$T/bg.out" "$T/out" && cp "$T/bg.err" "$T/err"
+check "a Profile whose tests crashed: exit 1, no profile, said; no file saved" \
+    '[ $RC -eq 1 ] && out_has "^verdict +Runtime Error" && out_has "^profile +none: the tests did not run to the end" &&
+     err_has "no raw report saved: .*ended Runtime Error before the profiler ran" && [ ! -e "$T/raw3.json" ]'
+cli profile "$problem/solution.cu" -p "$pid" --save-raw "$T/no/such/folder/raw.json"
+check "--save-raw into a folder that does not exist: exit 2, before anything is sent" \
+    '[ $RC -eq 2 ] && err_has "no folder $T/no/such/folder" && ! err_has "^Profile #"'
+cli status "$AC" --save-raw "$T/raw4.json"
+check "status --save-raw of a Submit: exit 2, it is not a Profile" '[ $RC -eq 2 ] && err_has "#$AC is a Submit, not a Profile"'
+cli whoami
+check "whoami: the Profile quota" '[ $RC -eq 0 ] && out_has "^Profiles +7 of 10 left"'
+cli history --problem "$pid"
+check "history: a Profile's mode" '[ $RC -eq 0 ] && out_has "^#$PROF .* fake-add +profile +CUDA +Accepted"'
+
+# A server from before Profile mode refuses the mode (400, field mode): the CLI says so.
+OLD_PORT=$((PORT + 2))
+python3 - "$OLD_PORT" >"$T/old.log" 2>&1 <<'PY' &
+import http.server, json, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.dumps({"error": {"code": "invalid", "message": 'mode: "profile" is not "run" or "submit"', "field": "mode"}}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+OLD=$!
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$OLD_PORT") 2>/dev/null && break; sleep 0.1; done
+BLOCKWISE_TOKEN=bwu_old-server-token cli profile "$problem/solution.cu" -p "$pid" --server "http://127.0.0.1:$OLD_PORT"
+kill "$OLD" 2>/dev/null
+wait "$OLD" 2>/dev/null
+check "profile on a server without a Profile mode: exit 2, says so" \
+    '[ $RC -eq 2 ] && err_has "does not offer profiling" && err_has "blockwise submit"'
 finish

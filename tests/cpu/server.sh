@@ -25,7 +25,10 @@
 # starters and Triton signatures, workers registering what they compile and
 # claims routed by it, Triton jobs parked while no worker compiles Triton,
 # leaderboards per GPU model and language (?language=), the gradebook's
-# language column.
+# language column; Profile mode (issue 29): its quota, a worker's profile
+# checked (400/413 naming the field) and stored with the result, its download
+# (GET .../profile: the attachment, who may read it, each 404's reason), and
+# that a Profile solves nothing and ranks nowhere.
 set -u
 build=${1:-build}
 bin=${SERVER_BIN:-$build/bin/blockwise-server}
@@ -85,6 +88,7 @@ pwhash_ops = 1
 pwhash_mem_kib = 8192
 quota_run = 4
 quota_submit = 2
+quota_profile = 2
 quota_in_flight = 3
 quota_window = 3600
 lease = 3
@@ -789,6 +793,105 @@ start_server
 as dana GET "/api/submissions/${D[1]}"
 check "a cancellation survives a restart (who, when, from where)" \
     '[ "$(field .state)" = cancelled ] && [ "$(field .cancelled.by)" = dana ] && [ "$(field .cancelled.from)" = waiting_for_gpu ]'
+
+# --- issue 29: Profile mode: its quota, the profile stored with the result, its download ---
+# The queue is empty here and gpu0 is enabled: each Profile below is the next job claimed.
+signup pia
+signup quinn
+as pia POST /api/submissions '{"problem":"vector-add","mode":"profile","source":"// p1"}'
+P1=$(field .id)
+check "a Profile is accepted: 201, mode profile, its own quota (Runs untouched)" \
+    '[ "$STATUS" = 201 ] && [ "$(field .mode)" = profile ] && [ "$(field .quota.profile.limit)" = 2 ] &&
+     [ "$(field .quota.profile.remaining)" = 1 ] && [ "$(field .quota.run.used)" = 0 ]'
+as pia GET "/api/submissions/$P1/profile"
+check "its profile before it is judged: 404, not yet, it is queued" \
+    '[ "$STATUS" = 404 ] && [ "$(err)" = not_found ] && [[ "$(field .error.message)" == *"has no profile yet: it is queued"* ]]'
+as pia POST /api/submissions '{"problem":"vector-add","mode":"profile","source":"// p2"}'
+P2=$(field .id)
+as pia POST /api/submissions '{"problem":"vector-add","mode":"profile","source":"// p3"}'
+check "the Profile quota (2 per window) answers 429 with Retry-After, naming it" \
+    '[ "$STATUS" = 429 ] && [ "$(err)" = quota ] && [[ "$(field .error.message)" == "profile quota used up: 2 per 3600 seconds" ]] &&
+     grep -qi "^Retry-After: [0-9]" <<<"$HDRS"'
+as pia POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// r1"}'
+PR=$(field .id)
+check "a Run still goes: the quotas are apart" '[ "$STATUS" = 201 ] && [ "$(field .quota.run.used)" = 1 ] && [ "$(field .quota.profile.used)" = 2 ]'
+as pia GET /api/me
+check "GET /api/me has the Profile quota" '[ "$(field .quota.profile.used)" = 2 ] && [ "$(field .quota.profile.remaining)" = 0 ]'
+as admin GET /api/admin/queue
+check "the admin's queue says which are Profiles" \
+    '[ "$(field "[.queue[] | select(.id == $P1 or .id == $P2) | .mode] | join(\",\")")" = "profile,profile" ] &&
+     [ "$(field ".queue[] | select(.id == $PR) | .mode")" = run ]'
+as pia GET "/api/submissions?limit=5"
+check "the list says mode profile" '[ "$(field ".submissions[] | select(.id == $P1) | .mode")" = profile ]'
+worker "$W1" POST /api/judge/claim '{"wait":1}'
+LP1=$(field .lease)
+check "a worker claims the Profile as mode profile" '[ "$(field .submission)" = "$P1" ] && [ "$(field .mode)" = profile ]'
+PROFILE=$(jq -c . tests/fixtures/profile/profile.json)
+presult() { # presult VERDICT PROFILE-JSON-or-null: a worker's result for a Profile
+    printf '{"result":{"verdict":"%s","mode":"profile","executed":true,"message":"m","gpu":{"name":"NVIDIA H200"},"tests":[{"name":"N=1","verdict":"%s"}],"profile":%s}}' "$1" "$1" "$2"
+}
+worker "$W1" POST "/api/judge/leases/$LP1/result" "$(presult AC "$(jq -c '.kernels[0].dram_pct = -1' <<<"$PROFILE")")"
+check "a profile with a negative percentage: 400 naming the field" \
+    '[ "$STATUS" = 400 ] && [ "$(errfield)" = "result.profile.kernels[0].dram_pct" ]'
+worker "$W1" POST "/api/judge/leases/$LP1/result" "$(presult AC "$(jq -c '.kernels = [range(9) as $i | .kernels[0]]' <<<"$PROFILE")")"
+check "a profile of more kernels than a plan launches: 413 naming BW_MAX_LAUNCHES" \
+    '[ "$STATUS" = 413 ] && [ "$(err)" = too_large ] && [[ "$(field .error.message)" == *BW_MAX_LAUNCHES* ]]'
+worker "$W1" POST "/api/judge/leases/$LP1/result" "$(presult AC "$(jq -c '.kernels[1].limiter = "disk"' <<<"$PROFILE")")"
+check "a limiter that is no known word: 400 listing the words" \
+    '[ "$STATUS" = 400 ] && [ "$(errfield)" = "result.profile.kernels[1].limiter" ] && [[ "$(field .error.message)" == *"memory, compute, latency"* ]]'
+worker "$W1" POST "/api/judge/leases/$LP1/result" "$(presult AC "$PROFILE")"
+check "the Profile's result with its profile is stored" '[ "$STATUS" = 200 ] && [ "$(field .stored)" = true ]'
+as pia GET "/api/submissions/$P1"
+check "the submission returns the profile with the result (kernels, reading, raw)" \
+    '[ "$(field .mode)" = profile ] && [ "$(field .verdict)" = AC ] && [ "$(field ".result.profile.kernels | length")" = 2 ] &&
+     [ "$(field ".result.profile.kernels[0].kernel")" = vector_add ] && [ "$(field ".result.profile.kernels[1].l1_pct")" = null ] &&
+     [ "$(field ".result.profile.raw[\"vector_add#0\"][\"dram__bytes.sum\"]")" = 3221225472 ]'
+as pia GET "/api/submissions/$P1/profile"
+check "GET .../profile: 200, an application/json attachment profile-$P1.json" \
+    '[ "$STATUS" = 200 ] && grep -qi "^Content-Type: application/json" <<<"$HDRS" &&
+     grep -qi "^Content-Disposition: attachment; filename=\"profile-$P1.json\"" <<<"$HDRS"'
+check "the download is the profile (summary and raw) and what it is of" \
+    '[ "$(field .submission)" = "$P1" ] && [ "$(field .problem)" = vector-add ] && [ "$(field .user)" = pia ] &&
+     [ "$(field .gpu.name)" = "NVIDIA H200" ] && [ "$(jq --argjson p "$PROFILE" ".profile == \$p" <<<"$BODY")" = true ]'
+as ivan GET "/api/submissions/$P1/profile"
+check "an instructor downloads it too" '[ "$STATUS" = 200 ] && [ "$(field .submission)" = "$P1" ]'
+as bob GET "/api/submissions/$P1/profile"
+check "another learner gets 404, as for the submission" '[ "$STATUS" = 404 ] && [ "$(field .error.message)" = "no such submission" ]'
+req GET "/api/submissions/$P1/profile"
+check "anonymous: 401" '[ "$STATUS" = 401 ]'
+as alice GET "/api/submissions/$S2/profile"
+check "a Submit's profile: 404, it is a Submit, not a Profile" \
+    '[ "$STATUS" = 404 ] && [[ "$(field .error.message)" == *"is a Submit, not a Profile"* ]]'
+as pia GET "/api/submissions/$PR/profile"
+check "a Run's profile: 404, it is a Run" '[ "$STATUS" = 404 ] && [[ "$(field .error.message)" == *"is a Run, not a Profile"* ]]'
+as pia GET /api/submissions/999999/profile
+check "no such submission: 404" '[ "$STATUS" = 404 ] && [ "$(field .error.message)" = "no such submission" ]'
+as pia POST "/api/submissions/$P1/profile" '{}'
+check "POST .../profile: 405" '[ "$STATUS" = 405 ]'
+worker "$W1" POST /api/judge/claim '{"wait":1}'
+check "the next Profile" '[ "$(field .submission)" = "$P2" ]'
+worker "$W1" POST "/api/judge/leases/$(field .lease)/result" \
+    '{"result":{"verdict":"CE","mode":"profile","executed":true,"message":"compile error at line 2","tests":[]}}'
+as pia GET "/api/submissions/$P2/profile"
+check "a Profile that did not compile has no profile: 404 saying why" \
+    '[ "$STATUS" = 404 ] && [[ "$(field .error.message)" == *"has no profile: it ended Compile Error before the profiler ran"* ]]'
+worker "$W1" POST /api/judge/claim '{"wait":1}'
+worker "$W1" POST "/api/judge/leases/$(field .lease)/result" "$(presult AC null)"
+as quinn POST /api/submissions '{"problem":"vector-add","mode":"profile","source":"// q1"}'
+Q1=$(field .id)
+worker "$W1" POST /api/judge/claim '{"wait":1}'
+worker "$W1" POST "/api/judge/leases/$(field .lease)/result" \
+    "$(presult AC '{"available":false,"why":"the driver lets only administrators read the GPU'"'"'s counters"}')"
+as quinn GET "/api/submissions/$Q1/profile"
+check "a profile that is not available is served with its sentence" \
+    '[ "$STATUS" = 200 ] && [ "$(field .profile.available)" = false ] && [[ "$(field .profile.why)" == *"administrators"* ]]'
+as pia GET /api/me/scores
+check "an Accepted Profile solves nothing (the Accepted Run does)" \
+    '[ "$(field ".problems[\"vector-add\"].solved")" = true ] && as quinn GET /api/me/scores && [ "$(field ".problems[\"vector-add\"]")" = null ]'
+req GET /api/problems/vector-add/leaderboard
+check "and no Profile is on the leaderboard" '[ "$(field "[.boards[].entries[] | select(.user == \"pia\" or .user == \"quinn\")] | length")" = 0 ]'
+req GET /metrics
+check "metrics count Profiles" '[[ "$BODY" == *"blockwise_submissions_total{mode=\"profile\"} 3"* ]]'
 
 # --- issue 11: languages: Triton submissions, what workers compile, claims by language ---
 # Its own problems directory (the fixture, and a copy offered in Triton too),

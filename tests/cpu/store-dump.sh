@@ -5,10 +5,10 @@
 #   tests/cpu/store-dump.sh BUILD_DIR
 #
 # A server on SQLite gets users, a worker, submissions judged (Accepted with
-# timings, a Compile Error), one queued, events, tokens; its database is
-# exported, imported into a new PostgreSQL database, exported again: the two
+# timings, a Compile Error, a Profile with its profile), one queued, events,
+# tokens; its database is exported, imported into a new PostgreSQL database, exported again: the two
 # files hold the same rows. A server started on the PostgreSQL copy answers
-# the same lists, scores and leaderboard, and new rows get new ids; the
+# the same lists, scores, leaderboard and Profile, and new rows get new ids; the
 # PostgreSQL database is exported and imported into a new SQLite file, which
 # exports the same rows again. Import refuses a database that is not empty.
 # Skipped, saying why, without PostgreSQL.
@@ -111,6 +111,26 @@ for r in "$(printf "$AC" 88.5 0.05)" "$(printf "$AC" 61.25 0.0712)" \
 done
 check "the SQLite deployment has judged three submissions and queued one" \
     '[ "$(curl -s -b "$T/admin.jar" "$BASE/api/admin/queue" | jq ".queue | length")" = 1 ]'
+# A Profile with its profile (schema migration 9: a column of its own), judged; the
+# Submit still queued, claimed first (its turn comes first), is given back after.
+as alice POST /api/submissions '{"problem":"vector-add","mode":"profile","source":"// p"}'
+PF=$(jq -r .id <<<"$BODY")
+HELD=
+for _ in 1 2; do
+    worker POST /api/judge/claim '{"wait":1}'
+    L=$(jq -r .lease <<<"$BODY")
+    if [ "$(jq -r .submission <<<"$BODY")" != "$PF" ]; then
+        HELD=$L
+        continue
+    fi
+    worker POST "/api/judge/leases/$L/result" \
+        "{\"result\":{\"verdict\":\"AC\",\"executed\":true,\"tests\":[],\"profile\":$(jq -c . tests/fixtures/profile/profile.json)}}"
+    break
+done
+[ -n "$HELD" ] && worker POST "/api/judge/leases/$HELD/release" ''
+as alice GET "/api/submissions/$PF/profile"
+jq -S . <<<"$BODY" >"$T/profile-sqlite.json"
+check "a Profile judged on SQLite, its profile served" '[ "$STATUS" = 200 ] && [ "$(jq -r .profile.kernels[0].kernel "$T/profile-sqlite.json")" = vector_add ]'
 as admin GET "/api/submissions?user=*&limit=50"
 jq -S 'del(.submissions[].position)' <<<"$BODY" >"$T/list-sqlite.json"
 as alice GET /api/me/scores
@@ -146,6 +166,9 @@ as alice GET /api/me/scores
 check "the same scores" 'diff <(jq -S . <<<"$BODY") "$T/scores-sqlite.json" >/dev/null'
 req GET /api/problems/vector-add/leaderboard
 check "the same leaderboard" 'diff <(jq -S . <<<"$BODY") "$T/board-sqlite.json" >/dev/null'
+as alice GET "/api/submissions/$PF/profile"
+check "the same Profile, its mode and its profile" \
+    '[ "$STATUS" = 200 ] && diff <(jq -S . <<<"$BODY") "$T/profile-sqlite.json" >/dev/null'
 last=$(jq '[.submissions[].id] | max' "$T/list-sqlite.json")
 as bob POST /api/submissions "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":\"$SRC\"}"
 check "a new submission gets a new id (the identity moved past the imported ones)" \

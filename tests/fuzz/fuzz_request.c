@@ -52,7 +52,8 @@ static json_t *parse(int k, const char *data, size_t len, struct api_error *e, b
         struct body_submission b;
         j = body_parse_submission(data, len, &b, e);
         *bad = j && (!b.problem || !b.source || b.source_len == 0 ||
-                     b.source_len > BW_MAX_SOURCE_BYTES || !body_problem_id_ok(b.problem));
+                     b.source_len > BW_MAX_SOURCE_BYTES || !body_problem_id_ok(b.problem) ||
+                     (unsigned)b.mode >= WP_MODE_COUNT);
         break;
     }
     case 2: {
@@ -106,6 +107,11 @@ static json_t *parse(int k, const char *data, size_t len, struct api_error *e, b
             *bad = *bad || !result.tests[i].name;
         for (size_t i = 0; j && i < result.n_benches; i++)
             *bad = *bad || !result.benches[i].name;
+        /* a profile: at most a plan's launches, and a sentence whenever it is not available */
+        *bad =
+            *bad ||
+            (j && (!result.profile.why || result.profile.n_kernels > BW_MAX_LAUNCHES ||
+                   (result.profile.present && !result.profile.available && !*result.profile.why)));
         break;
     default: {
         struct wp_internal_error b;

@@ -634,8 +634,13 @@ TEST(bodies_validate_fields)
     const char *ok = "{\"problem\":\"vector-add\",\"mode\":\"submit\",\"source\":\"abc\"}";
     json_t *j = body_parse_submission(ok, strlen(ok), &s, &e);
     CHECK(j != NULL);
-    CHECK(s.submit);
+    CHECK_INT_EQ(s.mode, WP_SUBMIT);
     CHECK_INT_EQ(s.source_len, 3);
+    json_decref(j);
+    const char *prof = "{\"problem\":\"vector-add\",\"mode\":\"profile\",\"source\":\"abc\"}";
+    j = body_parse_submission(prof, strlen(prof), &s, &e);
+    CHECK(j != NULL);
+    CHECK_INT_EQ(s.mode, WP_PROFILE);
     json_decref(j);
     const char *bad = "{\"problem\":\"vector-add\",\"mode\":\"submit\"}";
     CHECK(body_parse_submission(bad, strlen(bad), &s, &e) == NULL);
@@ -738,7 +743,32 @@ TEST(bodies_errors_name_the_field)
         {0, "{\"problem\":\"vector-add\",\"mode\":\"run\",\"source\":null}", 400, "invalid",
          "source", "missing field \"source\""},
         {0, "{\"problem\":\"vector-add\",\"mode\":\"fast\",\"source\":\"x\"}", 400, "invalid",
-         "mode", "mode: \"fast\" is not \"run\" or \"submit\""},
+         "mode", "mode: \"fast\" is not \"run\", \"submit\" or \"profile\""},
+        {0, "{\"problem\":\"vector-add\",\"mode\":\"Profile\",\"source\":\"x\"}", 400, "invalid",
+         "mode", "mode: \"Profile\" is not \"run\", \"submit\" or \"profile\""},
+        {1, "{\"result\":{\"verdict\":\"AC\",\"profile\":{\"kernels\":[]}}}", 400, "invalid",
+         "result.profile.available", "result.profile: missing field \"available\""},
+        {1, "{\"result\":{\"verdict\":\"AC\",\"profile\":{\"available\":false}}}", 400, "invalid",
+         "result.profile.why", "result.profile: missing field \"why\""},
+        {1,
+         "{\"result\":{\"verdict\":\"AC\",\"profile\":{\"available\":true,\"kernels\":[{"
+         "\"kernel\":\"k\",\"launch\":0,\"dram_pct\":-3}]}}}",
+         400, "invalid", "result.profile.kernels[0].dram_pct",
+         "result.profile.kernels[0].dram_pct: -3 is out of range"},
+        {1,
+         "{\"result\":{\"verdict\":\"AC\",\"profile\":{\"available\":true,\"kernels\":[{"
+         "\"kernel\":\"k\",\"launch\":0,\"limiter\":\"disk\"}]}}}",
+         400, "invalid", "result.profile.kernels[0].limiter",
+         "\"disk\" is not a known word (expected one of: memory, compute, latency)"},
+        {1,
+         "{\"result\":{\"verdict\":\"AC\",\"profile\":{\"available\":true,\"kernels\":[{"
+         "\"kernel\":\"k\",\"launch\":0,\"stalls\":[{\"pct\":3}]}]}}}",
+         400, "invalid", "result.profile.kernels[0].stalls[0].reason",
+         "result.profile.kernels[0].stalls[0]: missing field \"reason\""},
+        {1,
+         "{\"result\":{\"verdict\":\"AC\",\"profile\":{\"available\":true,\"kernels\":[],"
+         "\"raw\":{\"k#0\":{\"m\":[1]}}}}}",
+         400, "invalid", "result.profile.raw.k#0.m", "is not a metric's value"},
         {1, "{\"result\":{\"verdict\":\"AC\",\"tests\":[{\"name\":\"t\",\"ms\":-1}]}}", 400,
          "invalid", "result.tests[0].ms", "result.tests[0].ms: -1 is out of range"},
         {1, "{\"result\":{\"verdict\":\"AC\",\"benches\":[{\"name\":\"b\"}]}}", 400, "invalid",
@@ -1379,6 +1409,111 @@ STORAGE_TEST(queue_routes_by_language)
     free(cause);
     db_release(db, c);
     store_close(st);
+    rm_rf(dir);
+    free(dir);
+    free(path);
+}
+
+/* Appends the mode of each row queue_list gives to a string of 64 bytes. */
+static void list_modes(void *arg, const struct queue_row *r)
+{
+    char *modes = arg;
+    size_t n = strlen(modes);
+    snprintf(modes + n, 64 - n, "%s%s", n ? " " : "", r->mode);
+}
+
+/* Profile mode: its own window quota beside Run's (a Profile is stored among the Runs,
+ * schema.sql migration 9), claimed as WP_PROFILE, read back as mode "profile", and an Accepted
+ * Profile solves nothing and ranks nowhere while an Accepted Run solves. */
+STORAGE_TEST(profile_quota_claim_and_scores)
+{
+    char *cause = NULL;
+    char *dir = temp_dir();
+    char *path = test_database(dir, pg);
+    CHECK(path != NULL);
+    if (!path)
+        return;
+    struct store *st = queue_fixture(path, 0);
+    if (!st)
+        return;
+    struct db *db = store_db(st);
+    struct db_conn *c = db_acquire(db);
+    int64_t now = (int64_t)time(NULL), v = 0, ids[3] = {0};
+    const char *modes[] = {"profile", "run", "profile", "profile"};
+    for (int i = 0; i < 4; i++) {
+        struct store_new_submission in = {.user = 1,
+                                          .problem = "p",
+                                          .hash = "h",
+                                          .mode = modes[i],
+                                          .language = "cuda",
+                                          .source = "src",
+                                          .seed = 7,
+                                          .now = now,
+                                          .window_since = now - 3600,
+                                          .limit = i == 1 ? 1 : 2,
+                                          .in_flight_limit = 10,
+                                          .lease_s = 60};
+        struct store_created made;
+        CHECK_INT_EQ(store_submission_create(st, &in, &made, &cause), BW_OK);
+        if (i < 3) {
+            CHECK_INT_EQ(made.outcome, CREATE_OK); /* the Run is not counted among the Profiles */
+            ids[i] = made.id;
+        } else {
+            CHECK_INT_EQ(made.outcome, CREATE_QUOTA_USED); /* a third Profile: 2 per window */
+            CHECK(made.oldest == now);
+        }
+    }
+    struct store_quota q;
+    CHECK_INT_EQ(store_quota_use(st, 1, now - 3600, &q, &cause), BW_OK);
+    CHECK_INT_EQ(q.profile_used, 2);
+    CHECK_INT_EQ(q.run_used, 1);
+    CHECK_INT_EQ(q.submit_used, 0);
+    CHECK(q.profile_oldest == now);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause,
+                            "SELECT COUNT(*) FROM submissions WHERE mode = 'run' AND profile = 1",
+                            ""),
+                 BW_OK);
+    CHECK_INT_EQ(v, 2);
+    char listed[64] = "";
+    CHECK_INT_EQ(queue_list(st, list_modes, listed, &cause), BW_OK);
+    CHECK_STR_EQ(listed, "profile run profile");
+
+    /* The Profile is claimed as one, and its Accepted result with a profile is stored. */
+    struct job j;
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, ids[0]);
+    CHECK_INT_EQ(j.mode, WP_PROFILE);
+    struct wp_result *r = calloc(1, sizeof(*r));
+    r->verdict = VERDICT_ACCEPTED;
+    r->executed = true;
+    r->message = "";
+    r->gpu_name = "H200";
+    r->profile = (struct wp_profile){.present = true, .available = true, .why = "", .n_kernels = 1};
+    struct stored out;
+    CHECK_INT_EQ(queue_store_result(st, 1, j.lease, r,
+                                    "{\"verdict\":\"AC\",\"profile\":{\"available\":true}}", &out,
+                                    &cause),
+                 BW_OK);
+    CHECK_INT_EQ(out.outcome, STORED);
+    job_release(&j);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM solved", ""), BW_OK);
+    CHECK_INT_EQ(v, 0); /* a Profile solves nothing */
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM best", ""), BW_OK);
+    CHECK_INT_EQ(v, 0);
+    /* The Run after it is claimed as a Run, and its Accepted solves the problem. */
+    CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j, &cause), 1);
+    CHECK_INT_EQ(j.submission, ids[1]);
+    CHECK_INT_EQ(j.mode, WP_RUN);
+    r->profile = (struct wp_profile){.why = ""};
+    CHECK_INT_EQ(queue_store_result(st, 1, j.lease, r, "{\"verdict\":\"AC\"}", &out, &cause),
+                 BW_OK);
+    job_release(&j);
+    CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM solved", ""), BW_OK);
+    CHECK_INT_EQ(v, 1);
+    free(r);
+    db_release(db, c);
+    store_close(st);
+    free(cause);
     rm_rf(dir);
     free(dir);
     free(path);

@@ -278,3 +278,118 @@ TEST(a_wrong_field_is_named)
         json_decref(j);
     }
 }
+
+#define PROFILE_FIXTURE "tests/fixtures/profile/profile.json"
+
+/* A result around `profile` (stolen), decoded; the reader's code. The strings read stay valid
+ * until the next call (the document is kept until then; NULL frees it). */
+static int decode_profile(json_t *profile, struct wp_result *out, struct json_reader *r)
+{
+    static json_t *kept;
+    json_decref(kept);
+    kept = NULL;
+    if (!profile)
+        return BW_OK;
+    json_t *j = over_the_wire(
+        wp_result_encode(json_pack("{s:s, s:s, s:b, s:[], s:o}", "verdict", "AC", "mode", "profile",
+                                   "executed", 1, "tests", "profile", profile)));
+    reader(r);
+    int rc = j ? wp_result_decode(j, out, r) : BW_ERR_NOMEM;
+    kept = j;
+    return rc;
+}
+
+/* A Profile's result (docs/profile.md): every field of the contract read, nulls where the GPU gave
+ * nothing, "available": false with its sentence, and the caps of limits.h's Profile section. */
+TEST(a_profile_is_read_and_bounded)
+{
+    struct wp_result *out = calloc(1, sizeof(*out));
+    struct json_reader r;
+    json_t *fixture = json_load_file(PROFILE_FIXTURE, 0, NULL);
+    CHECK_MSG(fixture != NULL, "%s", PROFILE_FIXTURE);
+    if (!fixture || !out) {
+        free(out);
+        return;
+    }
+    CHECK_INT_EQ(decode_profile(json_deep_copy(fixture), out, &r), BW_OK);
+    CHECK(out->profile.present);
+    CHECK(out->profile.available);
+    CHECK_INT_EQ(out->profile.n_kernels, 2);
+    CHECK_STR_EQ(out->profile.why, "");
+
+    CHECK_INT_EQ(decode_profile(json_pack("{s:b, s:s}", "available", 0, "why",
+                                          "the driver lets only administrators read counters"),
+                                out, &r),
+                 BW_OK);
+    CHECK(out->profile.present && !out->profile.available);
+    CHECK_STR_EQ(out->profile.why, "the driver lets only administrators read counters");
+
+    /* A Run's result has none. */
+    CHECK_INT_EQ(decode_profile(json_null(), out, &r), BW_OK);
+    CHECK(!out->profile.present);
+
+    /* More kernels than a plan launches. */
+    json_t *p = json_deep_copy(fixture);
+    json_t *kernels = json_object_get(p, "kernels");
+    while (json_array_size(kernels) <= BW_MAX_LAUNCHES)
+        json_array_append_new(kernels, json_deep_copy(json_array_get(kernels, 0)));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_LIMIT);
+    CHECK_STR_EQ(r.path, "result.profile.kernels");
+    CHECK(strstr(r.message, "BW_MAX_LAUNCHES") != NULL);
+
+    /* More metrics of one launch than BW_MAX_PROFILE_METRICS. */
+    p = json_deep_copy(fixture);
+    json_t *metrics = json_object_get(json_object_get(p, "raw"), "vector_add#0");
+    for (int i = 0; i <= BW_MAX_PROFILE_METRICS; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "metric_%d", i);
+        json_object_set_new(metrics, name, json_real(i));
+    }
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_LIMIT);
+    CHECK_STR_EQ(r.path, "result.profile.raw.vector_add#0");
+    CHECK(strstr(r.message, "BW_MAX_PROFILE_METRICS") != NULL);
+
+    /* A profile over BW_MAX_PROFILE_BYTES in all. */
+    p = json_deep_copy(fixture);
+    metrics = json_object_get(json_object_get(p, "raw"), "vector_add#0");
+    char *big = malloc(BW_MAX_PROFILE_TEXT + 1);
+    memset(big, 'x', BW_MAX_PROFILE_TEXT);
+    big[BW_MAX_PROFILE_TEXT] = '\0';
+    for (int i = 0; i < 2 * BW_MAX_PROFILE_BYTES / BW_MAX_PROFILE_TEXT / BW_MAX_LAUNCHES; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "m%d", i);
+        json_object_set_new(metrics, name, json_string(big));
+    }
+    for (int k = 1; k < BW_MAX_LAUNCHES; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "copy#%d", k);
+        json_object_set_new(json_object_get(p, "raw"), name, json_deep_copy(metrics));
+    }
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_LIMIT);
+    CHECK_STR_EQ(r.path, "result.profile");
+    CHECK(strstr(r.message, "BW_MAX_PROFILE_BYTES") != NULL);
+    free(big);
+
+    /* Wrong words and types, each named by its path. */
+    p = json_deep_copy(fixture);
+    json_object_set_new(json_array_get(json_object_get(p, "kernels"), 1), "occupancy_limiter",
+                        json_string("warps"));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.kernels[1].occupancy_limiter");
+    CHECK(strstr(r.message, "registers, shared memory, threads per block") != NULL);
+    p = json_deep_copy(fixture);
+    json_object_set_new(json_array_get(json_object_get(p, "kernels"), 0), "grid",
+                        json_pack("[i, i]", 1, 1));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.kernels[0].grid");
+    p = json_deep_copy(fixture);
+    json_object_set_new(json_array_get(json_object_get(p, "kernels"), 0), "launch",
+                        json_integer(BW_MAX_LAUNCHES));
+    CHECK_INT_EQ(decode_profile(p, out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.kernels[0].launch");
+    CHECK_INT_EQ(decode_profile(json_pack("{s:s}", "available", "yes"), out, &r), BW_ERR_INVALID);
+    CHECK_STR_EQ(r.path, "result.profile.available");
+    decode_profile(NULL, out, &r);
+    json_decref(fixture);
+    free(out);
+}

@@ -288,7 +288,7 @@ export function toCmDiagnostics(doc, diags) {
 /*
  * A new editor in `parent`. opts: {doc, language ("cuda" or "triton";
  * default CUDA), readOnly, names (for completion), onChange(text), onRun(),
- * onSubmit(), onSave(), label}. Returns {view, text(), setText(s),
+ * onSubmit(), onProfile(), onSave(), label}. Returns {view, text(), setText(s),
  * language(), setLanguage(language, text, label), showDiagnostics(list),
  * clearDiagnostics(), goTo(line, column), focus(), destroy()}.
  */
@@ -300,6 +300,7 @@ export function createEditor(parent, opts) {
   const keys = [];
   if (opts.onRun) keys.push({ key: "Mod-Enter", run: () => (opts.onRun(), true), preventDefault: true });
   if (opts.onSubmit) keys.push({ key: "Mod-Shift-Enter", run: () => (opts.onSubmit(), true), preventDefault: true });
+  if (opts.onProfile) keys.push({ key: "Mod-Alt-Enter", run: () => (opts.onProfile(), true), preventDefault: true });
   if (opts.onSave) keys.push({ key: "Mod-s", run: () => (opts.onSave(), true), preventDefault: true });
   const extensions = [
     lineNumbers(),

@@ -27,6 +27,11 @@ export function sig(x, digits = 3) {
   return x.toFixed(Math.min(d, 12));
 }
 
+/* "Run", "Submit" or "Profile": a submission's mode as the pages name it. */
+export function modeTitle(mode) {
+  return mode === "submit" ? "Submit" : mode === "profile" ? "Profile" : "Run";
+}
+
 export function int(n) {
   return n === null || n === undefined ? "–" : Number(n).toLocaleString("en-US");
 }

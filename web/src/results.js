@@ -11,6 +11,7 @@ import { failureText, GOAL_STATUS, goalFigures, goalKind, goalSummary, severity,
 import * as f from "./format.js";
 import { addTritonWorkerSteps } from "./gpuhelp.js";
 import { languageTitle, noWorkerFor } from "./languages.js";
+import { profileSection } from "./profile.js";
 
 export { noWorkerFor };
 import { session } from "./session.js";
@@ -81,7 +82,7 @@ export class ResultView {
         "div",
         { class: "verdict-card wait", "data-waiting": "language", dataset: { language: this.sub.language } },
         h("div", { class: "big" }, `Queued — no ${t} worker`),
-        h("p", null, `No worker here can compile ${t}. Your ${this.sub.mode === "submit" ? "Submit" : "Run"} is kept in the queue and judged when an admin adds a worker that can; it does not count against your in-flight limit meanwhile.`),
+        h("p", null, `No worker here can compile ${t}. Your ${f.modeTitle(this.sub.mode)} is kept in the queue and judged when an admin adds a worker that can; it does not count against your in-flight limit meanwhile.`),
         h("details", { class: "help", dataset: { help: "add-triton-worker" } }, h("summary", null, `How an admin adds a ${t} worker`), addTritonWorkerSteps(location.origin)),
         h("p", { class: "muted small" }, this.canCancel() ? "Cancel it if you no longer need it; " : "", "its code is kept with the submission (My submissions)."),
       ),
@@ -138,7 +139,7 @@ export class ResultView {
 
   async cancel() {
     const id = this.sub.id;
-    if (!confirm(`Cancel ${this.sub.mode === "submit" ? "Submit" : "Run"} #${id}? It will not be judged; its code stays in your submissions.`)) return;
+    if (!confirm(`Cancel ${f.modeTitle(this.sub.mode)} #${id}? It will not be judged; its code stays in your submissions.`)) return;
     if (this.cancelBtn) this.cancelBtn.disabled = true;
     try {
       const r = await cancelSubmission(id);
@@ -175,7 +176,7 @@ export class ResultView {
       h(
         "div",
         { class: "row" },
-        h("h2", { style: "margin: 0" }, `${sub.mode === "submit" ? "Submit" : "Run"} #${sub.id}`),
+        h("h2", { style: "margin: 0" }, `${f.modeTitle(sub.mode)} #${sub.id}`),
         h("span", { class: `lang-tag ${sub.language || "cuda"}`, dataset: { language: sub.language || "cuda" } }, languageTitle(sub.language || "cuda")),
         h("span", { class: "spacer" }),
         this.cancelBtn,
@@ -199,6 +200,7 @@ export class ResultView {
     if (this.waitingGpu) s.push(["gpu", "Waiting for a GPU"]);
     s.push(["tests", "Tests"]);
     if (this.sub.mode === "submit") s.push(["timing", "Timing"]);
+    if (this.sub.mode === "profile") s.push(["profiling", "Profiling"]);
     s.push(["done", this.cancelled ? "Cancelled" : "Done"]);
     return s;
   }
@@ -298,8 +300,17 @@ export class ResultView {
         if (!ok) this.setStage("tests", true);
         this.say(`Test ${data.index + 1} of ${data.of}: ${data.name} — ${f.verdictName(data.verdict)}.`);
         this.renderTestbar();
+        /* A Profile's tests all passed: the profiler runs next, on one benchmark shape. */
+        if (ok && this.sub.mode === "profile" && data.of && data.index + 1 === data.of) {
+          this.setStage("profiling");
+          this.say(`All ${data.of} tests passed; profiling the kernels on the GPU…`);
+        }
         break;
       }
+      case "profiling":
+        this.setStage("profiling");
+        this.say(data.message || "Profiling the kernels on the GPU…");
+        break;
       case "bench":
         this.setStage("timing");
         this.benches[data.index] = data;
@@ -456,6 +467,8 @@ export class ResultView {
     }
     const failed = r.tests.findIndex((t) => t.verdict !== "AC" && t.verdict !== "NJ" && t.verdict !== "");
     if (failed >= 0) parts.push(failureSection(r.tests[failed], failed, r.tests.length));
+    /* A Profile's panel comes first under the verdict: it is what was asked for. */
+    if (full.mode === "profile" && full.verdict && full.verdict !== "CE" && full.verdict !== "JE") parts.push(profileSection(r.profile, full.id, full.verdict));
     if (r.kernels && r.kernels.length) parts.push(kernelsSection(r.kernels));
     if (r.benches && r.benches.length) parts.push(benchSection(r.benches, this.problem, r.gpu, false, r.pytorch));
     else if (r.gpu && r.executed) parts.push(gpuLine(r.gpu, this.problem, false));
@@ -491,6 +504,7 @@ export function brief(name, d) {
     case "bench":
       return `${d.index + 1}/${d.of} ${d.name} ${f.ms(d.median_ms)} ${f.pct(d.sol_pct)}`;
     case "waiting_for_gpu":
+    case "profiling":
       return d.message || "";
     case "done":
       if (d.state === "cancelled") return d.message || "cancelled";
@@ -533,6 +547,7 @@ function verdictCard(sub, r, mode) {
       ),
     );
   if (v === "AC" && mode === "run") rows.push(h("p", { class: "muted" }, "Run checks correctness only. Submit to be timed and scored."));
+  if (v === "AC" && mode === "profile") rows.push(h("p", { class: "muted" }, "Profile checks correctness, then looks inside the kernels on one benchmark shape (below). It is not timed or scored: Submit for that."));
   return h(
     "div",
     { class: `verdict-card ${cls}`, "data-verdict": v },

@@ -15,7 +15,11 @@
 // page. History and diff, leaderboard, the path's progress. Triton (issue 11):
 // the language choice, the Python starter, a draft per language across a
 // reload, a Triton Run that waits because no worker here compiles Triton, the
-// language in the lists and on the admin page.
+// language in the lists and on the admin page. Profile mode (issue 29): the
+// button and its shortcut, a Profiling stage, the panel under the result
+// (reading, a row per kernel launch, the chart, stalls, caches, bytes against
+// the model), the raw report downloaded, and a profile the worker could not
+// take, with its sentence.
 // Another learner cannot reach the first one's code. The server goes away and
 // comes back. Admin and instructor pages. A narrow screen in the dark theme.
 import { spawn } from "node:child_process";
@@ -691,6 +695,75 @@ async function main() {
       check(new RegExp(`1 of ${PROBLEMS}`).test(await text(page, "#progress-text")), "one problem solved");
     });
 
+    /* Issue 29 item 2: Profile mode beside Run and Submit (profile.js). The fake GPU worker posts
+     * the profile the server's tests use (tests/fixtures/profile/profile.json). */
+    const profileFixture = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/fixtures/profile/profile.json"), "utf8"));
+    await test("Profile: its button and shortcut, a Profiling stage, the panel (reading, kernels, chart, stalls, caches, bytes), the raw report downloaded", async () => {
+      await page.goto(BASE + "/#/p/vector-add");
+      await page.waitForSelector('[data-action="profile"]');
+      const title = await page.getAttribute('[data-action="profile"]', "title");
+      check(/Alt\+Enter/.test(title) && /10 Profiles left this hour/.test(title), "the button says its shortcut and the Profile quota left: " + title);
+      await setEditor(page, solution);
+      await page.keyboard.press("Control+Alt+Enter"); /* in the editor: its keymap */
+      await page.waitForFunction(() => /^Profile #\d+/.test((document.querySelector(".results h2") || {}).textContent || ""), null, { timeout: 20000 });
+      ids.profile = await currentSubmission(page);
+      check((await page.locator('.stages [data-stage="profiling"]').count()) === 1, "a Profiling stage after the tests");
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      await fake.judge(ids.profile, "AC", {
+        tests: testNames,
+        benches: problem.benchmarks,
+        profile: profileFixture,
+        beforeResult: async () => {
+          await page.waitForSelector('.stages [data-stage="profiling"].active', { timeout: 20000 });
+          check(/profiling the kernels/.test(await text(page, "[data-status]")), "the status says it is profiling");
+        },
+      });
+      await page.waitForSelector('.verdict-card[data-verdict="AC"]', { timeout: 20000 });
+      await page.waitForSelector('.profile[data-profile="available"]', { timeout: 20000 });
+      check(/not timed or scored/.test(await text(page, ".verdict-card")), "the verdict card says a Profile is not scored");
+      check((await text(page, "[data-profile-reading]")) === profileFixture.reading, "the one-line reading, first");
+      check((await page.locator(".profile tbody tr").count()) === 2, "a row per kernel launch");
+      const row = await text(page, '.profile tbody tr[data-kernel="vector_add"]');
+      check(/vector_add/.test(row) && /0\.771 ms/.test(row) && /memory-bound/.test(row) && /92% of DRAM bandwidth/.test(row), "the row: kernel, duration, limiter, reading: " + row);
+      check((await page.locator("[data-profile-chart] rect[data-bar]").count()) === 12, "six bars per launch in the chart");
+      check((await page.getAttribute('[data-profile-chart] rect[data-bar="dram_pct"]', "data-value")) === "91.8", "the DRAM bar is the DRAM %");
+      check((await page.locator('[data-profile-chart] rect[data-bar="tensor_pct"][data-value="null"]').count()) === 1, "a null figure has no bar");
+      check((await page.locator('[data-profile-chart] line[data-bar="occupancy_theoretical_pct"]').count()) === 2, "the theoretical occupancy is a tick per launch");
+      const main = '.profile-launch[data-kernel="vector_add"]';
+      check(/long scoreboard \(waiting on global memory\) 61\.0%/.test(await text(page, `${main} [data-fact="stalls"]`)), "the top stalls");
+      check(/L1 0\.0%, L2 33\.0%/.test(await text(page, `${main} [data-fact="hits"]`)), "the hit rates");
+      check(/1\.00× the problem's model/.test(await text(page, `${main} [data-fact="bytes"]`)), "bytes moved against the model");
+      check(/limited by blocks per SM/.test(await text(page, '.profile-launch[data-kernel="vector_add_tail"] [data-fact="occupancy"]')), "what limits occupancy");
+      const link = page.locator('.profile [data-download="profile"]');
+      check((await link.getAttribute("href")) === `/api/submissions/${ids.profile}/profile`, "the raw report's link");
+      const [download] = await Promise.all([page.waitForEvent("download", { timeout: 20000 }), link.click()]);
+      check(download.suggestedFilename() === `profile-${ids.profile}.json`, "the file is named profile-ID.json: " + download.suggestedFilename());
+      const raw = JSON.parse(fs.readFileSync(await download.path(), "utf8"));
+      check(raw.submission === ids.profile && raw.problem === "vector-add", "the report says what it is of");
+      check(raw.profile.raw["vector_add#0"]["dram__bytes.sum"] === 3221225472 && raw.profile.kernels.length === 2, "the report holds the summary and every raw metric");
+      check((await page.getAttribute('[data-action="profile"]', "data-left")) === "9", "one Profile fewer left");
+      await shot(page, "09b-profile", ".profile");
+    });
+
+    await test("a Profile the worker could not profile says why; the history says Profile", async () => {
+      await page.click('[data-action="profile"]');
+      await page.waitForFunction((prev) => /#(\d+)/.exec(document.querySelector(".results h2").textContent)[1] !== String(prev), ids.profile);
+      const id = await currentSubmission(page);
+      await page.waitForSelector('[data-waiting="gpu"]', { timeout: 60000 });
+      const why = "the GPU's driver lets only administrators read its performance counters (NVreg_RestrictProfilingToAdminUsers=1)";
+      await fake.judge(id, "AC", { tests: testNames, benches: problem.benchmarks, profile: { available: false, why } });
+      await page.waitForSelector('.profile[data-profile="unavailable"]', { timeout: 20000 });
+      check((await text(page, "[data-profile-why]")).includes(why), "the sentence why");
+      check((await page.locator('.stages [data-stage="profiling"].done').count()) === 1, "the Profiling stage is done");
+      /* The CUDA draft as the stories after this one expect it (the Wrong Answer's kernel). */
+      await setEditor(page, wrong);
+      await page.keyboard.press("Control+s");
+      await waitText(page, ".toolbar .saved", /saved/i);
+      await page.goto(`${BASE}/#/s/${ids.profile}`);
+      await page.waitForSelector("[data-profile-chart]");
+      check(/Profile by alice/.test(await text(page, "main")), "the submission's page says Profile");
+    });
+
     /* Issue 29: personal API tokens for the command line (pages/account.js). */
     await test("API tokens: made by keyboard from the header, shown once with the login command, used, revoked", async () => {
       await page.focus("a.user");
@@ -952,6 +1025,7 @@ async function main() {
         ["a problem", "#/p/vector-add", ".editor .cm-content"],
         ["a timed submission", `#/s/${ids.submit}`, ".benches svg"],
         ["a Wrong Answer", `#/s/${ids.wa}`, ".mismatch"],
+        ["a Profile", `#/s/${ids.profile}`, "[data-profile-chart]"],
         ["my submissions", "#/history", ".history"],
         ["the leaderboard", "#/p/vector-add/leaderboard", ".leaderboard"],
         ["the gradebook", "#/teach", "table.gradebook"],

@@ -81,11 +81,15 @@ export class FakeWorker {
   /*
    * Judges job `id` as `outcome` ("AC", "WA" or "RE"), with the problem's
    * test names and benchmark names, posting the events a few at a time so
-   * the page sees them arrive. Returns the result posted.
+   * the page sees them arrive. A Profile's result carries `profile` (the
+   * judge's "profile" object: docs/profile.md); `beforeResult`, when given,
+   * is awaited between the last event and the result (the page's state
+   * while the worker profiles). Returns the result posted.
    */
-  async judge(id, outcome, { tests, benches, kernel = "vector_add", failAt = 10 }) {
+  async judge(id, outcome, { tests, benches, kernel = "vector_add", failAt = 10, profile, beforeResult }) {
     const job = await this.claim(id);
     const submit = job.mode === "submit";
+    if (profile !== undefined && job.mode !== "profile") throw new Error(`job ${id} is a ${job.mode}, not a Profile`);
     const kernels = [
       { name: kernel, registers: 16, barriers: 0, smem_bytes: 0, stack_bytes: 0, spill_store_bytes: 0, spill_load_bytes: 0 },
     ];
@@ -158,7 +162,10 @@ export class FakeWorker {
       total_ms: 900,
       timing: { compile_ms: 95.5, runners_ms: 120, tests_ms: 300, bench_ms: bs.length ? 400 : 0, total_ms: 900 },
       seed: "00000000000000ff",
+      mode: job.mode,
+      ...(profile !== undefined ? { profile } : {}),
     };
+    if (beforeResult) await beforeResult();
     await this.result(job.lease, result);
     return result;
   }

@@ -67,7 +67,7 @@ export function historyView(opts) {
   }
 
   async function cancel(s) {
-    if (!confirm(`Cancel ${s.mode === "submit" ? "Submit" : "Run"} #${s.id}? It will not be judged; its code stays here.`)) return;
+    if (!confirm(`Cancel ${f.modeTitle(s.mode)} #${s.id}? It will not be judged; its code stays here.`)) return;
     let note;
     try {
       await cancelSubmission(s.id);

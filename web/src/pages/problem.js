@@ -1,7 +1,7 @@
 // pages/problem.js - one problem (#/p/ID[/history|/leaderboard]): the
 // statement with its math typeset, the signature and sizes, the editor with
-// the starter or the saved draft, Run and Submit (buttons and shortcuts) and
-// the live results. The tabs change only the left pane: the editor and the
+// the starter or the saved draft, Run, Submit and Profile (buttons and
+// shortcuts) and the live results. The tabs change only the left pane: the editor and the
 // results stay as they are. Run and Submit wait for the submission being
 // followed only until it has compiled: one that then waits for a GPU worker
 // leaves the editor free (the learner keeps Running; a new Run compiles at
@@ -16,7 +16,7 @@ import { ApiError, get, post } from "../api.js";
 import { h, replace, table } from "../dom.js";
 import { dropDraft, loadDraft, loadLanguage, saveDraft, saveLanguage } from "../drafts.js";
 import { createEditor, highlightBlocks } from "../editor.js";
-import { duration, int, ms } from "../format.js";
+import { duration, int, ms, quotaLeft } from "../format.js";
 import { addTritonWorkerSteps } from "../gpuhelp.js";
 import { languageTitle, problemLanguages } from "../languages.js";
 import { typeset } from "../math.js";
@@ -28,6 +28,7 @@ import { leaderboardView } from "./leaderboard.js";
 
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform || "");
 const MOD = isMac ? "⌘" : "Ctrl";
+const ALT = isMac ? "⌥" : "Alt";
 
 export async function render(ctx) {
   const id = ctx.params.id;
@@ -64,6 +65,15 @@ export async function render(ctx) {
   const msgEl = h("div", { role: "alert" });
   const runBtn = h("button", { class: "primary", dataset: { action: "run" }, title: `Run the tests (${MOD}+Enter)` }, "▶ Run ", h("span", { class: "kbd" }, `${MOD}+Enter`));
   const submitBtn = h("button", { dataset: { action: "submit" }, title: `Run the tests, then time it (${MOD}+Shift+Enter)` }, "Submit ", h("span", { class: "kbd" }, `${MOD}+Shift+Enter`));
+  const profileBtn = h("button", { dataset: { action: "profile" } }, "Profile ", h("span", { class: "kbd" }, `${MOD}+${ALT}+Enter`));
+  /* The Profile quota is small (quota_profile): the button's title says what is left of it. */
+  const profileTitle = () => {
+    const q = session.me && session.me.quota && session.me.quota.profile;
+    const left = q ? ` ${quotaLeft("Profile", q)}.` : "";
+    profileBtn.title = `Run the tests, then profile the kernels on one benchmark shape: throughput, occupancy, stalls, caches (${MOD}+${ALT}+Enter).${left}`;
+    profileBtn.dataset.left = q ? String(q.remaining) : "";
+  };
+  profileTitle();
   const resetBtn = h("button", { class: "danger", dataset: { action: "reset" }, title: "Replace your code with the starter code" }, "Reset to starter");
   const editorBox = h("div", { class: "editor" });
   let saveTimer = null;
@@ -79,6 +89,7 @@ export async function render(ctx) {
     },
     onRun: () => go("run"),
     onSubmit: () => go("submit"),
+    onProfile: () => go("profile"),
     onSave: () => save(editor.text(), true),
   });
   function save(text, loud) {
@@ -153,7 +164,10 @@ export async function render(ctx) {
     );
   }
   drawLangNote();
-  const offSession = session.on(() => drawLangNote());
+  const offSession = session.on(() => {
+    drawLangNote();
+    profileTitle();
+  });
 
   const results = new ResultView({
     problem: p,
@@ -172,6 +186,7 @@ export async function render(ctx) {
     inFlight = b;
     runBtn.disabled = b || !user;
     submitBtn.disabled = b || !user;
+    profileBtn.disabled = b || !user;
   }
   busy(false);
 
@@ -199,13 +214,14 @@ export async function render(ctx) {
   }
   runBtn.addEventListener("click", () => go("run"));
   submitBtn.addEventListener("click", () => go("submit"));
+  profileBtn.addEventListener("click", () => go("profile"));
 
   /* The shortcuts also work outside the editor (anywhere on this page). */
   const onKey = (ev) => {
     if (ev.key !== "Enter" || !(ev.ctrlKey || ev.metaKey)) return;
     if (editorBox.contains(ev.target)) return; /* the editor's keymap has it */
     ev.preventDefault();
-    go(ev.shiftKey ? "submit" : "run");
+    go(ev.altKey ? "profile" : ev.shiftKey ? "submit" : "run");
   };
   document.addEventListener("keydown", onKey);
 
@@ -213,7 +229,7 @@ export async function render(ctx) {
     "div",
     { class: "right" },
     langBox,
-    h("div", { class: "toolbar" }, runBtn, submitBtn, resetBtn, h("span", { class: "spacer" }), savedEl),
+    h("div", { class: "toolbar" }, runBtn, submitBtn, profileBtn, resetBtn, h("span", { class: "spacer" }), savedEl),
     langNote,
     user ? null : h("p", { class: "notice" }, h("a", { href: `#/signin?next=/p/${id}` }, "Sign in"), " or ", h("a", { href: `#/signup?next=/p/${id}` }, "sign up"), " to run your code."),
     msgEl,
@@ -223,6 +239,7 @@ export async function render(ctx) {
       { class: "muted small" },
       h("kbd", null, `${MOD}+Enter`), " Run · ",
       h("kbd", null, `${MOD}+Shift+Enter`), " Submit · ",
+      h("kbd", null, `${MOD}+${ALT}+Enter`), " Profile · ",
       h("kbd", null, `${MOD}+S`), " save the draft · ",
       h("kbd", null, `${MOD}+F`), " find · ",
       h("kbd", null, "Esc"), " then ", h("kbd", null, "Tab"), " leaves the editor",
@@ -352,7 +369,7 @@ function refusal(e, mode) {
     case "unauthorized":
       return "Your session has ended: sign in again (your code is kept in this browser).";
     default:
-      return `Could not ${mode === "run" ? "run" : "submit"}: ${e.message}`;
+      return `Could not ${mode}: ${e.message}`;
   }
 }
 

@@ -86,7 +86,7 @@ export async function render(ctx) {
         "p",
         null,
         h("a", { href: `#/p/${s.problem}` }, problem ? problem.problem.title : s.problem),
-        ` · ${languageTitle(language)} ${s.mode === "submit" ? "Submit" : "Run"} by ${s.user} · ${f.when(s.created_at)}`,
+        ` · ${languageTitle(language)} ${f.modeTitle(s.mode)} by ${s.user} · ${f.when(s.created_at)}`,
         s.judged_at ? ` · judged ${f.ago(s.judged_at)}` : "",
         s.cancelled ? ` · cancelled by ${s.cancelled.by || "?"} ${f.ago(s.cancelled.at)}` : "",
         s.gpu ? ` on ${s.gpu}` : "",
