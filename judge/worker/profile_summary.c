@@ -324,10 +324,13 @@ json_t *profile_kernel_json(const struct profile_kernel *k)
     }
     json_object_set_new(o, "occupancy_achieved_pct", pct(k->occupancy_achieved_pct));
     json_object_set_new(o, "occupancy_theoretical_pct", pct(k->occupancy_theoretical_pct));
+    /* The contract's five words: named barriers cap the blocks an SM holds, so they are
+     * "blocks per SM" there (the reading names barriers). */
     json_object_set_new(o, "occupancy_limiter",
-                        k->occupancy_known
-                            ? json_string(occupancy_limiter_name(k->occupancy_limiter))
-                            : json_null());
+                        !k->occupancy_known ? json_null()
+                        : k->occupancy_limiter == OCC_BARRIERS
+                            ? json_string(occupancy_limiter_name(OCC_BLOCKS_PER_SM))
+                            : json_string(occupancy_limiter_name(k->occupancy_limiter)));
     json_object_set_new(o, "stalls", stalls ? stalls : json_array());
     json_object_set_new(o, "l1_hit_pct", pct(k->l1_hit_pct));
     json_object_set_new(o, "l2_hit_pct", pct(k->l2_hit_pct));

@@ -82,7 +82,8 @@ void profile_summarize(const struct profile_range *g, const struct profile_devic
  * time, named when there are several, and the plan's bytes against the model. */
 void profile_plan_reading(const struct profile_kernel *k, int n, char *out, size_t cap);
 
-/* One launch as the contract's "kernels" entry (a *new* object). */
+/* One launch as the contract's "kernels" entry (a *new* object); what wire/worker_proto.h's
+ * decoder accepts (tests/unit/test_profile_summary.c reads it so). */
 json_t *profile_kernel_json(const struct profile_kernel *k);
 
 /* The contract's "raw": {"<kernel>#<launch>": {"<metric name>": value or null}}, every metric

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 
 #include "../test.h"
+#include "common/error.h"
+#include "common/json_reader.h"
 #include "judge/worker/profile_summary.h"
+#include "wire/worker_proto.h"
 
 static const struct profile_device h200 = {9,     0,     132,    32,    1024,   2048, 32,
                                            65536, 65536, 233472, 49152, 232448, 1024};
@@ -282,4 +285,73 @@ TEST(summary_raw_and_profiler_text)
     json_decref(raw);
     profile_profiler_text(&r, text, sizeof(text));
     CHECK_STR_EQ(text, "CUPTI 13.0 range profiler (GH100), kernel replay, 9 passes");
+}
+
+/* A result around the summary's profile, as the server reads it (wire/worker_proto.h). */
+static int server_reads(json_t *profile, struct json_reader *r)
+{
+    struct wp_result *out = calloc(1, sizeof(*out));
+    json_t *j = wp_result_encode(json_pack("{s:s, s:s, s:b, s:[], s:o}", "verdict", "AC", "mode",
+                                           "profile", "executed", 1, "tests", "profile", profile));
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_t *back = text ? json_loads(text, 0, NULL) : NULL;
+    int rc;
+
+    json_reader_init(r, JSON_READER_NULL_IS_ABSENT); /* as the server reads */
+    rc = out && back ? wp_result_decode(back, out, r) : BW_ERR_NOMEM;
+    if (rc)
+        printf("  server: %s: %s\n", r->path, r->message);
+    free(out);
+    free(text);
+    json_decref(back);
+    json_decref(j);
+    return rc;
+}
+
+TEST(summary_is_what_the_server_reads)
+{
+    struct profile_reply rep;
+    struct profile_kernel k[3];
+    char reading[PROFILE_READING_BYTES + 160], profiler[160];
+    struct json_reader r;
+    json_t *kernels = json_array();
+
+    memset(&rep, 0, sizeof(rep));
+    snprintf(rep.version, sizeof(rep.version), "13.0");
+    snprintf(rep.chip, sizeof(rep.chip), "GH100");
+    rep.passes = 9;
+    for (int m = 0; m < PM_COUNT; m++)
+        snprintf(rep.metrics[m], sizeof(rep.metrics[m]), "%s", profile_metric_table[m].names[0]);
+    rep.n_ranges = 3;
+    rep.ranges[0] = range(1048576, 256, 16);
+    throughputs(&rep.ranges[0], 0.79e6, 91.8, 40.1, 22.0, 30.2, 12.0, 0);
+    rep.ranges[0].values[PM_STALL_LONG_SCOREBOARD] = 18;
+    rep.ranges[0].values[PM_DRAM_READ] = 2e9;
+    rep.ranges[0].values[PM_DRAM_WRITE] = 1e9;
+    rep.ranges[1] = range(256, 256, 32); /* the GPU gave nothing */
+    rep.ranges[1].launch = 1;
+    rep.ranges[2] = range(64, 1024, 32); /* a latency-bound tail with named barriers */
+    rep.ranges[2].launch = 2;
+    throughputs(&rep.ranges[2], 1e5, 2, 2, 2, 2, 1, 0);
+    for (int i = 0; i < 3; i++) {
+        struct profile_launch_info info = {i == 0 ? "vector_add" : "tail", i == 2 ? 40 : 0};
+        profile_summarize(&rep.ranges[i], &h200, &info, 3e9, &k[i]);
+        json_array_append_new(kernels, profile_kernel_json(&k[i]));
+    }
+    CHECK_INT_EQ(k[2].occupancy_limiter, OCC_BARRIERS);
+    CHECK_STR_EQ(
+        json_string_value(json_object_get(json_array_get(kernels, 2), "occupancy_limiter")),
+        "blocks per SM");
+    profile_plan_reading(k, 3, reading, sizeof(reading));
+    profile_profiler_text(&rep, profiler, sizeof(profiler));
+    CHECK_INT_EQ(
+        server_reads(json_pack("{s:b, s:s, s:s, s:f, s:o, s:s, s:o}", "available", 1, "case",
+                               "N=2^28", "profiler", profiler, "wall_ms", 812.4, "kernels", kernels,
+                               "reading", reading, "raw", profile_raw_json(&rep, k, 3)),
+                     &r),
+        BW_OK);
+    CHECK_INT_EQ(server_reads(json_pack("{s:b, s:s, s:n, s:f}", "available", 0, "why",
+                                        "no CUPTI library on this worker", "case", "wall_ms", 1.5),
+                              &r),
+                 BW_OK);
 }
