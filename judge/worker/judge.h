@@ -52,6 +52,7 @@
  *   {"event": "test", "index": 3, "of": 27, "name": "N=127", "verdict": "AC", "ms": 0.02}
  *   {"event": "bench", "index": 0, "of": 2, "name": "2^28", "median_ms": 0.71, "sol_pct": 93.2}
  *   {"event": "goal", "index": 0, "of": 3, "name": "vector-access", "status": "passed"}
+ *   {"event": "profiling", "case": "N=2^28", "message": "profiling the plan on N=2^28 ..."}
  *   {"event": "profile", "available": true, "case": "N=2^28", "ms": 812.4}
  *   {"event": "done", "verdict": "AC"}
  */

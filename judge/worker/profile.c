@@ -193,6 +193,14 @@ void profile_run(struct session *s, const char *why_not)
     }
     log_debug("%s: profiling %s (%.0f bytes by the problem's model) with %s", s->job, pf.c->name,
               pf.model_bytes, s->cfg->cupti_path);
+    {
+        char message[BW_MAX_NAME + 128];
+        snprintf(message, sizeof(message),
+                 "profiling the plan on %s under the GPU's profiler (CUPTI, kernel replay)",
+                 pf.c->name);
+        session_emit(s, json_pack("{s:s, s:s, s:s}", "event", "profiling", "case", pf.c->name,
+                                  "message", message));
+    }
     rc = profile_call(&pf, &out, &why);
     if (rc) {
         out = unavailable(&pf, "the profile could not be made: %s", why ? why : bw_strerror(rc));

@@ -315,6 +315,8 @@ void report_print_event(FILE *f, json_t *event)
     else if (strcmp(ev, "bench") == 0)
         fprintf(f, "  bench %s: %.4f ms\n", json_string_value(json_object_get(event, "name")),
                 json_number_value(json_object_get(event, "median_ms")));
+    else if (strcmp(ev, "profiling") == 0)
+        fprintf(f, "  %s\n", json_string_value(json_object_get(event, "message")) ?: "profiling");
     else if (strcmp(ev, "profile") == 0)
         fprintf(f, "  profile %s: %s (%.0f ms)\n",
                 json_string_value(json_object_get(event, "case")) ?: "-",

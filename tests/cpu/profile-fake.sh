@@ -79,6 +79,12 @@ grep -q "^profile   2^16, CUPTI 13.0 range profiler (fake-libcupti), kernel repl
     ok "judged check --profile prints the profile as a table" ||
     bad "table: $(cat "$tmp/p.txt")"
 
+# Progress: the web app's and the CLI's "profiling" stage, then the profile's end.
+jd check --json --progress --profile --cupti "$cupti" "$problem" "$problem/solution.cu" >/dev/null 2>"$tmp/progress.err"
+grep -q "^  profiling the plan on 2^16 under the GPU's profiler (CUPTI, kernel replay)$" "$tmp/progress.err" &&
+    grep -qE "^  profile 2\^16: done \([0-9]+ ms\)$" "$tmp/progress.err" &&
+    ok "progress events: profiling (with its message), then profile" || bad "progress: $(cat "$tmp/progress.err")"
+
 # Where the library comes from: $BLOCKWISE_CUPTI too.
 BLOCKWISE_CUPTI=$cupti jd check --json --profile "$problem" "$problem/solution.cu" >"$tmp/env.json" 2>/dev/null
 [ "$(json "$tmp/env.json" 'd["profile"]["available"]')" = True ] &&
