@@ -99,10 +99,16 @@ int cupti_find(const char *named, char *out, size_t cap, char **why)
     if (!named || !named[0])
         named = env && env[0] ? env : NULL;
     if (named) {
+        char *abs;
+        int n;
         if (access(named, R_OK) != 0)
             return bw_fail(why, BW_ERR_NOTFOUND, "the CUPTI library named (%s) cannot be read: %s",
                            named, strerror(errno));
-        if (snprintf(out, cap, "%s", named) >= (int)cap)
+        /* absolute: the runner opens it, wherever it runs */
+        abs = realpath(named, NULL);
+        n = snprintf(out, cap, "%s", abs ? abs : named);
+        free(abs);
+        if (n >= (int)cap)
             return bw_fail(why, BW_ERR_NOTFOUND, "the CUPTI library's path is too long");
         return BW_OK;
     }

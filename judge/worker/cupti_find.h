@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 /*
- * Stores the library's path in out (cap bytes) and returns BW_OK; else
+ * Stores the library's path in out (cap bytes; a named one made absolute) and returns BW_OK; else
  * BW_ERR_NOTFOUND with *why (*new*): one sentence saying where it looked,
  * or that the named file is not there. `named`: the --cupti option, or NULL.
  */
