@@ -204,46 +204,103 @@ static int counter_availability(struct cupti *c, char **why)
     return BW_OK;
 }
 
+/* A fresh host object for the chip (the configuration it builds starts empty). */
+static int host_object(struct cupti *c, char **why)
+{
+    CUpti_Profiler_Host_Initialize_Params host = {
+        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    CUptiResult rc;
+
+    if (c->host) {
+        CUpti_Profiler_Host_Deinitialize_Params d = {
+            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        d.pHostObject = c->host;
+        c->api.cuptiProfilerHostDeinitialize(&d);
+        c->host = NULL;
+    }
+    host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    host.pChipName = c->chip;
+    host.pCounterAvailabilityImage = c->avail;
+    if ((rc = c->api.cuptiProfilerHostInitialize(&host)) != CUPTI_SUCCESS)
+        return cupti_fail(c, why, rc, "cuptiProfilerHostInitialize (chip %s)", c->chip);
+    c->host = host.pHostObject;
+    return BW_OK;
+}
+
+static CUptiResult add_metrics(struct cupti *c, const char **names, size_t n)
+{
+    CUpti_Profiler_Host_ConfigAddMetrics_Params a = {
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+
+    a.pHostObject = c->host;
+    a.ppMetricNames = names;
+    a.numMetrics = n;
+    return c->api.cuptiProfilerHostConfigAddMetrics(&a);
+}
+
 /*
- * Every metric under the first of its names the chip knows, added to the
- * configuration one at a time, so that a name the properties query accepts
- * and the configuration refuses costs that metric only.
+ * Every metric under the first of its names the chip knows
+ * (cuptiProfilerHostGetMetricProperties), all added to the configuration in
+ * one call, as NVIDIA's range-profiling sample does. Should that call refuse
+ * the set, the configuration is built again one metric at a time, so that a
+ * name the properties query accepts and the configuration refuses costs
+ * that metric only.
  */
 static int choose_metrics(struct cupti *c, char **why)
 {
-    CUptiResult rc;
+    const char *candidates[PM_COUNT];
+    int metric[PM_COUNT], n = 0, rc;
+    CUptiResult crc;
 
     for (int m = 0; m < PM_COUNT; m++) {
-        for (int k = 0; k < 3 && profile_metric_table[m].names[k] && !c->used[m]; k++) {
-            const char *name = profile_metric_table[m].names[k];
+        for (int k = 0; k < 3 && profile_metric_table[m].names[k]; k++) {
             CUpti_Profiler_Host_GetMetricProperties_Params q = {
                 CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
-            CUpti_Profiler_Host_ConfigAddMetrics_Params a = {
-                CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-
             q.pHostObject = c->host;
-            q.pMetricName = name;
-            if ((rc = c->api.cuptiProfilerHostGetMetricProperties(&q)) != CUPTI_SUCCESS) {
-                log_info("CUPTI %s on %s does not know %s", c->version, c->chip, name);
-                continue;
+            q.pMetricName = profile_metric_table[m].names[k];
+            if (c->api.cuptiProfilerHostGetMetricProperties(&q) == CUPTI_SUCCESS) {
+                candidates[n] = q.pMetricName;
+                metric[n++] = m;
+                break;
             }
-            a.pHostObject = c->host;
-            a.ppMetricNames = &name;
-            a.numMetrics = 1;
-            if ((rc = c->api.cuptiProfilerHostConfigAddMetrics(&a)) != CUPTI_SUCCESS) {
-                char result[256];
-                describe_result(c, rc, result, sizeof(result));
-                log_warn("CUPTI: %s: cannot add %s to the configuration: %s", c->chip, name,
-                         result);
-                continue;
-            }
-            c->used[m] = name;
-            c->names[c->n_names] = name;
-            c->map[c->n_names++] = m;
+            log_info("CUPTI %s on %s does not know %s", c->version, c->chip, q.pMetricName);
         }
     }
-    if (c->n_names == 0)
+    if (n == 0)
         return bw_fail(why, BW_ERR_PROFILER, "CUPTI on %s knows none of the profile's metrics",
+                       c->chip);
+    crc = add_metrics(c, candidates, (size_t)n);
+    if (crc == CUPTI_SUCCESS) {
+        for (int i = 0; i < n; i++) {
+            c->used[metric[i]] = candidates[i];
+            c->names[i] = candidates[i];
+            c->map[i] = metric[i];
+        }
+        c->n_names = n;
+        return BW_OK;
+    }
+    {
+        char result[256];
+        describe_result(c, crc, result, sizeof(result));
+        log_warn("CUPTI: %s refused the metric set (%s): adding the metrics one at a time", c->chip,
+                 result);
+    }
+    if ((rc = host_object(c, why)))
+        return rc;
+    for (int i = 0; i < n; i++) {
+        if ((crc = add_metrics(c, &candidates[i], 1)) != CUPTI_SUCCESS) {
+            char result[256];
+            describe_result(c, crc, result, sizeof(result));
+            log_warn("CUPTI: %s: cannot add %s to the configuration: %s", c->chip, candidates[i],
+                     result);
+            continue;
+        }
+        c->used[metric[i]] = candidates[i];
+        c->names[c->n_names] = candidates[i];
+        c->map[c->n_names++] = metric[i];
+    }
+    if (c->n_names == 0)
+        return bw_fail(why, BW_ERR_PROFILER, "CUPTI on %s refused every metric of the profile",
                        c->chip);
     return BW_OK;
 }
@@ -287,8 +344,6 @@ static int set_up(struct cupti *c, int device, char **why)
 {
     CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     CUpti_Device_GetChipName_Params chip = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    CUpti_Profiler_Host_Initialize_Params host = {
-        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     uint32_t v = 0;
     CUptiResult rc;
@@ -310,15 +365,8 @@ static int set_up(struct cupti *c, int device, char **why)
     if ((rc = c->api.cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS)
         return cupti_fail(c, why, rc, "cuptiDeviceGetChipName");
     snprintf(c->chip, sizeof(c->chip), "%s", chip.pChipName ? chip.pChipName : "?");
-    if ((brc = counter_availability(c, why)))
-        return brc;
-    host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    host.pChipName = c->chip;
-    host.pCounterAvailabilityImage = c->avail;
-    if ((rc = c->api.cuptiProfilerHostInitialize(&host)) != CUPTI_SUCCESS)
-        return cupti_fail(c, why, rc, "cuptiProfilerHostInitialize (chip %s)", c->chip);
-    c->host = host.pHostObject;
-    if ((brc = choose_metrics(c, why)) || (brc = build_config(c, why)))
+    if ((brc = counter_availability(c, why)) || (brc = host_object(c, why)) ||
+        (brc = choose_metrics(c, why)) || (brc = build_config(c, why)))
         return brc;
     en.ctx = c->ctx;
     if ((rc = c->api.cuptiRangeProfilerEnable(&en)) != CUPTI_SUCCESS)

@@ -8,7 +8,10 @@
  * first name of the profile's metric table (wire/runner_proto_profile.c)
  * except three, so that the runner's fallbacks are exercised: DRAM
  * throughput only under its second name (gpu__dram_throughput...), and no
- * wgmma pipe and no TEX-throttle stall at all (null in the results). Its
+ * wgmma pipe and no TEX-throttle stall at all (null in the results); and the
+ * dispatch stall it describes but will not schedule (a configuration that
+ * holds it is refused whole: the runner then adds the metrics one by one and
+ * does without that one). Its
  * counters are deterministic functions of what the fake driver logged for
  * each launch between start and stop (fake_cuda_launch_log: the bytes the
  * stand-in kernel read and wrote): plausible for a memory-bound kernel
@@ -37,6 +40,8 @@
 #define FAKE_PEAK_BPNS  3.35 /* bytes per ns: a 3.35 TB/s DRAM peak */
 #define FAKE_RATE_BPNS  2.7  /* bytes per ns the fake kernels move */
 #define FAKE_BASE_NS    2000.0
+/* described by the properties query, refused by the configuration */
+#define UNSCHEDULABLE "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio"
 
 /* The fake driver's launch record (tests/fake/libcuda.c, struct fake_launch). */
 struct fake_launch {
@@ -257,6 +262,9 @@ cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Par
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
 {
+    for (size_t i = 0; i < p->numMetrics; i++)
+        if (strcmp(p->ppMetricNames[i], UNSCHEDULABLE) == 0)
+            return CUPTI_ERROR_NOT_SUPPORTED; /* nothing of this call added */
     for (size_t i = 0; i < p->numMetrics; i++) {
         int k = known_index(p->ppMetricNames[i]);
         if (k < 0)
