@@ -168,6 +168,9 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **st
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
         *str = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
         return CUPTI_SUCCESS;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+        *str = "CUPTI_ERROR_NOT_SUPPORTED";
+        return CUPTI_SUCCESS;
     default:
         *str = "CUPTI_ERROR_UNKNOWN";
         return CUPTI_SUCCESS;
