@@ -26,7 +26,10 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototyp
            -Wformat=2 -Wvla -Wno-missing-field-initializers
 OPT     ?= -O2 -g
 CFLAGS  ?=
-CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include -MMD -MP
+# CUPTI's headers (judge/runner/cupti.c) are in include/ of a toolkit assembled from NVIDIA's
+# wheels, in extras/CUPTI/include/ of one from the runfile or the distribution packages.
+CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE $(WARN) -I. -isystem $(CUDA_HOME)/include \
+           -isystem $(CUDA_HOME)/extras/CUPTI/include -MMD -MP
 LDFLAGS ?=
 ifeq ($(SANITIZE),)
 CFLAGS  += -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -88,7 +91,8 @@ BINS := $(BUILD)/bin/judged $(BUILD)/bin/blockwise-compile $(BUILD)/bin/blockwis
 .SECONDARY:
 .PHONY: all run test unit-tests gpu-test gpu-validate gpu-triton bench format format-check clean web \
         install install-cli install-server uninstall
-all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(BUILD)/tests/fake/libcuda.so.1 $(if $(shell command -v npm 2>/dev/null),web)
+all: $(BINS) $(TEST_BINS) $(BUILD)/tests/sse_load $(BUILD)/tests/compare_bench $(BUILD)/tests/fake/libcuda.so.1 \
+     $(BUILD)/tests/fake/libcupti.so $(BUILD)/tests/fake/libcupti-denied.so $(if $(shell command -v npm 2>/dev/null),web)
 
 # The web app (web/README.md): npm ci only when web/node_modules is missing
 # (so an offline machine with node_modules builds), then esbuild into web/dist.
@@ -107,6 +111,8 @@ $(BUILD)/obj/%.o: %.c
 # run time: server/store/db_pg.c).
 PG_INCLUDE ?= $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 $(BUILD)/obj/server/store/db_pg.o: CFLAGS += -isystem $(PG_INCLUDE)
+# The toolkit judged was built against is one place it looks for CUPTI (judge/worker/cupti_find.h).
+$(BUILD)/obj/judge/worker/cupti_find.o: CFLAGS += -DBW_CUDA_HOME='"$(CUDA_HOME)"'
 
 $(BUILD)/lib%.a:
 	@rm -f $@
@@ -147,6 +153,18 @@ $(BUILD)/tests/fake/libcuda.so.1: tests/fake/libcuda.c common/dtype.c common/dty
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC -O1 -std=c11 -D_GNU_SOURCE -fvisibility=hidden -I. -isystem $(CUDA_HOME)/include \
 	  -o $@ tests/fake/libcuda.c common/dtype.c -lm -lpthread
+
+# The fake CUPTI (tests/fake/libcupti.c): Profile mode on the fake driver (profile-fake.sh);
+# the -denied one refuses counters as a driver restricted to administrators does.
+FAKE_CUPTI_DEPS := tests/fake/libcupti.c judge/runner/cupti_host.h
+FAKE_CUPTI_CC = $(CC) -shared -fPIC -O1 -std=c11 -D_GNU_SOURCE $(WARN) -fvisibility=hidden -I. \
+  -isystem $(CUDA_HOME)/include -isystem $(CUDA_HOME)/extras/CUPTI/include
+$(BUILD)/tests/fake/libcupti.so: $(FAKE_CUPTI_DEPS)
+	@mkdir -p $(dir $@)
+	$(FAKE_CUPTI_CC) -o $@ tests/fake/libcupti.c -ldl
+$(BUILD)/tests/fake/libcupti-denied.so: $(FAKE_CUPTI_DEPS)
+	@mkdir -p $(dir $@)
+	$(FAKE_CUPTI_CC) -DFAKE_CUPTI_DENIED -o $@ tests/fake/libcupti.c -ldl
 
 # The event-stream load generator of tests/bench/server.sh.
 $(BUILD)/tests/sse_load: tests/bench/sse_load.c

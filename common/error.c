@@ -39,6 +39,8 @@ const char *bw_strerror(int code)
         return "internal error";
     case BW_ERR_CANCELLED:
         return "cancelled";
+    case BW_ERR_PROFILER:
+        return "profiler unavailable";
     }
     return "unknown error";
 }

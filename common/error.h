@@ -35,6 +35,7 @@ enum bw_code {
     BW_ERR_NODEVICE = -12,  /* no GPU or no driver: execution is impossible here */
     BW_ERR_INTERNAL = -13,  /* a bug in Blockwise: an invariant did not hold */
     BW_ERR_CANCELLED = -14, /* the work was cancelled before it finished */
+    BW_ERR_PROFILER = -15,  /* the GPU's profiler (CUPTI) is missing or refused to count */
 };
 
 /* A static, lower-case name for a code ("invalid input"); never NULL. */

@@ -206,6 +206,20 @@
 #define BW_TENSOR_PEAK_HEADROOM                                                                    \
     1.6 /* floor: wgmma may outrun the mma.sync peak the worker measures by this */
 
+/* --- profiling (a Profile: docs/profile.md) ------------------------------------ */
+#define BW_PROFILE_METRIC_BYTES 96 /* bytes of one metric name (with its NUL) */
+#define BW_PROFILE_MAX_METRICS  48 /* metrics one profile reads per kernel launch */
+#define BW_PROFILE_MAX_PASSES                                                                      \
+    64 /* replays of each kernel a metric set may need, else the profiler refuses it */
+#define BW_PROFILE_PLAN_MS                                                                         \
+    60000 /* the plan's profiled run (every replay of every kernel), before the runner is killed   \
+           */
+#define BW_PROFILE_START_MS                                                                        \
+    60000 /* a profiling runner's start (CUDA, then CUPTI's set-up of the metric set) */
+#define BW_PROFILE_WHY_BYTES 512 /* one sentence saying why a profile is not available */
+#define BW_PROFILE_BUSY_PCT                                                                        \
+    60.0 /* a unit above this % of its peak is busy: it limits the kernel (memory or compute) */
+
 /* --- PyTorch's baseline (judge/worker/baseline.h) ---------------------------- */
 #define BW_BASELINE_PROBE_MS                                                                       \
     120000 /* the probe: import torch (cold disks are slow), find the GPU */

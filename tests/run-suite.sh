@@ -41,6 +41,7 @@ declare -A DEADLINE_S=(
     [hardening]=600            # 65 s alone: slow clients, a killed judged, 200 sign-ins under load
     [browser]=300              # 26, 58 s
     [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
+    [profile-fake]=180         # 5.5 s alone: Profiles on the fake driver and the fake CUPTI
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver
     [cli]=300                  # 24, 42 s: the learner's CLI against server + judged (fake driver)
     [bench-smoke]=600          # 114 s alone: make bench's latency suite on the fake driver
@@ -69,6 +70,7 @@ declare -A GPU_DEADLINE_S=(
     [triton-launcher]=420 # the real Triton: launchers recorded, n_regs, the tutorials Accepted (unmeasured)
     [rows]=240         # flash-attention's Submit with the full reference too (~35 s), unmeasured
     [huge]=240         # six Runs of vector-add and relu past 2^31 (CUDA), unmeasured: a hang guard
+    [profile]=420      # 4 Profiles (15 s each at most), 2 Submits, 2 hostile Profiles and 2 after: unmeasured
 )
 GPU_DEFAULT_DEADLINE_S=120
 ASAN_DEADLINE_FACTOR=2

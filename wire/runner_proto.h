@@ -322,6 +322,99 @@ json_t *calibration_to_json(const struct calibration *c, const struct run_failur
 int calibration_from_json(const json_t *j, struct calibration *c, struct run_failure *fail,
                           char **cause);
 
+/* --- profile (runner_proto_profile.c) -------------------------------------------------------- */
+
+/*
+ * The metrics a profile reads from CUPTI's range profiler, one per kernel launch, in this order.
+ * profile_metric_table says, for each, the names it goes by (Nsight Compute's metric names; the
+ * first the GPU knows is the one read) and what the summary uses it for. A metric no name of
+ * which the GPU knows is null in the results, never a failure of the whole profile.
+ */
+enum profile_metric {
+    PM_DURATION,              /* ns */
+    PM_DRAM_PCT,              /* DRAM throughput, % of peak */
+    PM_L2_PCT,                /* L2 throughput, % of peak */
+    PM_L1_PCT,                /* L1/TEX throughput, % of peak */
+    PM_SM_PCT,                /* SM throughput (compute), % of peak */
+    PM_MEMORY_PCT,            /* the busiest memory unit, % of its peak */
+    PM_FMA_PCT,               /* FMA pipe, % of peak */
+    PM_TENSOR_PCT,            /* tensor pipe (mma), % of peak */
+    PM_GMMA_PCT,              /* Hopper's warpgroup tensor pipe (wgmma), % of peak */
+    PM_WARPS_ACTIVE_PCT,      /* achieved occupancy, % of the SM's warps */
+    PM_THEORETICAL_PCT,       /* CUPTI's theoretical occupancy (to check ours against) */
+    PM_DRAM_READ,             /* bytes */
+    PM_DRAM_WRITE,            /* bytes */
+    PM_L2_HIT_PCT,            /* L2 sector hit rate */
+    PM_L1_HIT_PCT,            /* L1/TEX sector hit rate */
+    PM_STALL_LONG_SCOREBOARD, /* the stall reasons: warps stalled per issued instruction */
+    PM_STALL_SHORT_SCOREBOARD,
+    PM_STALL_MIO_THROTTLE,
+    PM_STALL_LG_THROTTLE,
+    PM_STALL_MATH_PIPE_THROTTLE,
+    PM_STALL_WAIT,
+    PM_STALL_BARRIER,
+    PM_STALL_MEMBAR,
+    PM_STALL_NOT_SELECTED,
+    PM_STALL_NO_INSTRUCTION,
+    PM_STALL_DISPATCH,
+    PM_STALL_TEX_THROTTLE,
+    PM_COUNT
+};
+#define PM_STALL_FIRST PM_STALL_LONG_SCOREBOARD
+#define PM_STALL_LAST  PM_STALL_TEX_THROTTLE
+
+struct profile_metric_info {
+    const char *names[3]; /* the names it goes by, NULL-terminated; the first known is read */
+    const char *stall;    /* a stall reason: how the summary names it; NULL for the others */
+};
+
+/* Indexed by enum profile_metric. */
+extern const struct profile_metric_info profile_metric_table[PM_COUNT];
+
+/* `profile` runs a plan once under the profiler: a run_plan with no gather list. */
+struct profile_request {
+    struct run_plan plan;
+};
+
+/* What the occupancy calculator needs of the device (cuDeviceGetAttribute). */
+struct profile_device {
+    int cc_major, cc_minor;
+    int sm_count, warp_size;
+    int max_threads_per_block, max_threads_per_sm, max_blocks_per_sm;
+    int regs_per_sm, regs_per_block;
+    int smem_per_sm, smem_per_block, smem_per_block_optin, reserved_smem_per_block; /* bytes */
+};
+
+/* One kernel launch of the plan, profiled (one range of CUPTI's auto ranges). */
+struct profile_range {
+    int launch;                   /* its index in the plan */
+    char kernel[BW_MAX_NAME + 1]; /* the name the runner loaded it under */
+    uint32_t grid[3], block[3];
+    uint32_t smem;           /* dynamic shared memory bytes */
+    int regs, static_smem;   /* the function's registers per thread, static shared memory bytes */
+    double values[PM_COUNT]; /* NaN: the GPU did not give it */
+};
+
+struct profile_reply {
+    struct run_failure fail;        /* the plan's own failures, as a run's */
+    bool available;                 /* the profiler ran: the ranges hold values */
+    char why[BW_PROFILE_WHY_BYTES]; /* when !available: one sentence */
+    char version[16];               /* CUPTI's version, "13.0" */
+    char chip[32];                  /* "GH100" */
+    int passes;                     /* replays of each kernel the metric set needed */
+    char metrics[PM_COUNT][BW_PROFILE_METRIC_BYTES]; /* the name each metric was read under;
+                                                        "": the GPU knows none of its names */
+    struct profile_device device;
+    int n_ranges;
+    struct profile_range ranges[BW_MAX_LAUNCHES];
+    double ms; /* the profiled run's wall time in the runner (every replay) */
+};
+
+json_t *profile_request_to_json(const struct profile_request *r);
+int profile_request_from_json(const json_t *j, struct profile_request *r, char **cause);
+json_t *profile_reply_to_json(const struct profile_reply *r);
+int profile_reply_from_json(const json_t *j, struct profile_reply *r, char **cause);
+
 /* Any reply of type `type` that only says the request failed (status "error"). */
 json_t *error_reply_to_json(const char *type, const char *message);
 

@@ -69,4 +69,10 @@ int rp_get_failure(const json_t *j, const char *type, struct run_failure *f, cha
 /* Adds the status and the failure's fields to reply o. */
 void rp_put_failure(json_t *o, const struct run_failure *f, bool *ok);
 
+/* Adds seed, case, buffers, launches and gather of plan p to o (run, bench, profile). */
+void rp_put_plan(json_t *o, const struct run_plan *p, bool *ok);
+
+/* Reads a plan from request j of type `type` (the field paths of its messages). */
+int rp_get_plan(const json_t *j, const char *type, struct run_plan *p, char **cause);
+
 #endif

@@ -89,7 +89,7 @@ static json_t *arg_json(const struct run_arg *a)
 }
 
 /* Adds seed, case, buffers, launches and gather of plan p to o. */
-static void put_plan(json_t *o, const struct run_plan *p, bool *ok)
+void rp_put_plan(json_t *o, const struct run_plan *p, bool *ok)
 {
     json_t *bufs = json_array(), *launches = json_array(), *gather = json_array();
     char seed[24];
@@ -229,7 +229,7 @@ static int get_arg(const json_t *j, const char *path, int n_buffers, struct run_
     return BW_ERR_INTERNAL;
 }
 
-static int get_plan(const json_t *j, const char *type, struct run_plan *p, char **cause)
+int rp_get_plan(const json_t *j, const char *type, struct run_plan *p, char **cause)
 {
     char seed[24] = "", path[96], role[16], dt[16];
     json_t *bufs, *launches, *gather;
@@ -377,7 +377,7 @@ json_t *run_request_to_json(const struct run_request *r)
     if (!o)
         return NULL;
     rp_put(o, "type", json_string("run"), &ok);
-    put_plan(o, &r->plan, &ok);
+    rp_put_plan(o, &r->plan, &ok);
     rp_put(o, "return", json_string(r->ret == RUN_RETURN_GATHER ? "gather" : "full"), &ok);
     if (r->scan)
         rp_put(o, "scan", json_true(), &ok);
@@ -391,7 +391,7 @@ int run_request_from_json(const json_t *j, struct run_request *r, char **cause)
     int rc;
 
     memset(r, 0, sizeof(*r));
-    if ((rc = get_plan(j, "run", &r->plan, cause)) ||
+    if ((rc = rp_get_plan(j, "run", &r->plan, cause)) ||
         (rc = rp_get_str(j, "return", "run", false, ret, sizeof(ret), cause)))
         return rc;
     if (strcmp(ret, "full") == 0)
@@ -447,7 +447,7 @@ json_t *bench_request_to_json(const struct bench_request *r)
     if (!o)
         return NULL;
     rp_put(o, "type", json_string("bench"), &ok);
-    put_plan(o, &r->plan, &ok);
+    rp_put_plan(o, &r->plan, &ok);
     rp_put(o, "sets", json_integer(r->sets), &ok);
     rp_put(o, "min_samples", json_integer(r->min_samples), &ok);
     rp_put(o, "max_samples", json_integer(r->max_samples), &ok);
@@ -464,7 +464,7 @@ int bench_request_from_json(const json_t *j, struct bench_request *r, char **cau
 
     memset(r, 0, sizeof(*r));
     r->sets = 1;
-    if ((rc = get_plan(j, "bench", &r->plan, cause)) ||
+    if ((rc = rp_get_plan(j, "bench", &r->plan, cause)) ||
         (rc = rp_get_u32(j, "sets", "bench", false, BW_MAX_BENCH_SETS, &r->sets, cause)) ||
         (rc = rp_get_u32(j, "min_samples", "bench", true, BW_BENCH_MAX_SAMPLES, &r->min_samples,
                          cause)) ||

@@ -54,6 +54,11 @@ bool runner_exec_broken(const struct runner_exec *x)
     return x->broken;
 }
 
+CUcontext runner_exec_context(const struct runner_exec *x)
+{
+    return x->ctx;
+}
+
 /* --- harness launches ------------------------------------------------------------- */
 
 /* Launches a grid-stride harness kernel over n items. */

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cuda.h>
+
 #include "wire/runner_proto.h"
 
 struct runner_exec;
@@ -57,6 +59,21 @@ void runner_exec_unpin(struct runner_exec *x, void *p);
 
 int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
                       struct bench_reply *reply, int *out_fd, char **cause);
+
+/*
+ * Runs the plan once under the profiler `prof` (cupti.h; NULL: none, and
+ * `prof_why` says why) and fills *reply: the device's limits, each launch's
+ * resources and metric values, and the plan's failures as a run reports
+ * them (guards and inputs are checked after it). A profiler that refuses
+ * is not an error: reply->available is false with its sentence.
+ */
+struct cupti;
+int runner_exec_profile(struct runner_exec *x, struct cupti *prof, const char *prof_why,
+                        const struct profile_request *req, struct profile_reply *reply,
+                        char **cause);
+
+/* The device's context (the profiler is enabled on it). */
+CUcontext runner_exec_context(const struct runner_exec *x);
 
 /* Measures copy bandwidth, FFMA and mma.sync peaks, and the SM clock. */
 int runner_exec_calibrate(struct runner_exec *x, struct calibration *c, char **cause);

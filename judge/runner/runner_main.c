@@ -1,7 +1,7 @@
 /*
  * blockwise-runner - the only Blockwise process that touches CUDA.
  *
- *   blockwise-runner --device N [--no-sandbox]
+ *   blockwise-runner --device N [--no-sandbox] [--cupti PATH]
  *
  * judged starts it with one end of a socketpair as fd 3 (ipc.h framing) and
  * talks to it with the messages of docs/runner-protocol.md. The set-up is one
@@ -9,6 +9,10 @@
  * message ({"type": "ready", "error": {"kind", "message"}}) and the runner
  * exits. Then it answers requests one at a time until "exit", the end of the
  * stream, or a CUDA error that leaves its context unusable.
+ *
+ * With --cupti, CUPTI's profiler (the library at PATH) is set up after CUDA
+ * and before the seccomp filter, for `profile` requests (cupti.h); its
+ * failure does not stop the runner: each profile request says why instead.
  *
  * Exit status: 0 after "exit" or the end of the stream, 1 when a step or the
  * protocol failed, 2 for a bad command line, 3 after a sticky CUDA error.
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include "cuda.h"
+#include "cupti.h"
 #include "runner_exec.h"
 #include "runner_sandbox.h"
 #include "common/error.h"
@@ -52,6 +57,9 @@ struct runner {
     int device;
     bool sandbox;
     int sock;
+    const char *cupti_path; /* --cupti: the library to profile with; NULL: no profiler */
+    struct cupti *cupti;    /* the profiler, when it came up */
+    char *cupti_why;        /* owned: why it did not */
     struct runner_exec *exec;
     struct gpu_props props;
     struct lent lent[BW_RUNNER_LENT_SLOTS];
@@ -91,6 +99,18 @@ static int step_cuda(struct runner *r, char **cause)
     return runner_exec_open(r->device, harness_fatbin, &r->exec, &r->props, cause);
 }
 
+/* Never fails the start: a profiler that does not come up is each profile's "why". */
+static int step_cupti(struct runner *r, char **cause)
+{
+    (void)cause;
+    if (!r->cupti_path)
+        return BW_OK;
+    if (cupti_open(r->cupti_path, r->device, runner_exec_context(r->exec), &r->cupti,
+                   &r->cupti_why))
+        log_warn("no profiler: %s", r->cupti_why ? r->cupti_why : "unknown");
+    return BW_OK;
+}
+
 static int step_seccomp(struct runner *r, char **cause)
 {
     (void)r;
@@ -102,6 +122,7 @@ static const struct step steps[] = {
     {"resource limits", false, step_rlimits},
     {"namespaces and read-only mounts", true, step_namespaces},
     {"CUDA device and harness", false, step_cuda},
+    {"CUPTI profiler", false, step_cupti},
     {"seccomp filter", true, step_seccomp},
 };
 
@@ -350,6 +371,34 @@ static int handle_calibrate(struct runner *r, struct blob *b)
     return send_json(r, calibration_to_json(&c, &f), -1);
 }
 
+static int handle_profile(struct runner *r, const json_t *msg, struct blob *b)
+{
+    struct profile_request *req = calloc(1, sizeof(*req));
+    struct profile_reply *reply = calloc(1, sizeof(*reply));
+    char *cause = NULL;
+    int rc;
+
+    if (!req || !reply) {
+        rc = send_json(r, error_reply_to_json("profile_result", "out of memory"), -1);
+        goto free_all;
+    }
+    rc = blob_map(b, false, "profile", &cause);
+    if (!rc)
+        rc = profile_request_from_json(msg, req, &cause);
+    if (!rc)
+        rc = runner_exec_profile(r->exec, r->cupti, r->cupti_why, req, reply, &cause);
+    if (rc)
+        rc = send_json(r, error_reply_to_json("profile_result", cause), -1);
+    else
+        rc = send_json(r, profile_reply_to_json(reply), -1);
+
+free_all:
+    free(cause);
+    free(reply);
+    free(req);
+    return rc;
+}
+
 /* Answers requests until exit, end of stream or a lost context; the exit status. */
 static int serve(struct runner *r)
 {
@@ -383,6 +432,8 @@ static int serve(struct runner *r)
             rc = handle_bench(r, msg, &b);
         } else if (strcmp(type, "calibrate") == 0) {
             rc = handle_calibrate(r, &b);
+        } else if (strcmp(type, "profile") == 0) {
+            rc = handle_profile(r, msg, &b);
         } else {
             char text[160];
             snprintf(text, sizeof(text), "unknown request type \"%.64s\"", type);
@@ -403,7 +454,9 @@ static int serve(struct runner *r)
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "blockwise-runner: %s\nusage: blockwise-runner --device N [--no-sandbox]\n",
+    fprintf(stderr,
+            "blockwise-runner: %s\nusage: blockwise-runner --device N [--no-sandbox] [--cupti "
+            "PATH]\n",
             why);
     return 2;
 }
@@ -424,6 +477,8 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(argv[i], "--no-sandbox") == 0) {
             r.sandbox = false;
+        } else if (strcmp(argv[i], "--cupti") == 0 && i + 1 < argc && argv[i + 1][0]) {
+            r.cupti_path = argv[++i];
         } else {
             return usage("bad argument");
         }
@@ -455,7 +510,9 @@ int main(int argc, char **argv)
     if (status != 3) {
         for (int k = 0; k < BW_RUNNER_LENT_SLOTS; k++)
             lent_drop(&r, &r.lent[k]);
+        cupti_close(r.cupti);
         runner_exec_close(r.exec);
     }
+    free(r.cupti_why);
     return status;
 }

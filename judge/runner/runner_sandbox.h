@@ -9,7 +9,8 @@
  *   runner_sandbox_namespaces() new user, mount and network namespaces; every
  *                               mount read-only but /proc; no network but a
  *                               down loopback
- *   (CUDA comes up here: the driver needs files and threads first)
+ *   (CUDA comes up here: the driver needs files and threads first; then,
+ *   with --cupti, CUPTI's profiler: cupti.h)
  *   runner_sandbox_seccomp()    a deny-list syscall filter on every thread
  * With --no-sandbox only the first two run. The steps are also called by the
  * unit tests in forked children, which check what each one forbids. The

@@ -44,6 +44,11 @@ struct bench_ahead {
     char *why;
 };
 
+uint32_t bench_case_index(size_t b)
+{
+    return BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
+}
+
 void bench_release(struct session *s)
 {
     bench_ahead_finish(s, false);

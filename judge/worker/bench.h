@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "judge_config.h"
 #include "judging.h"
@@ -79,6 +80,10 @@ void bench_ahead_start(struct session *s);
  * milliseconds waited. Call before s->ref is released.
  */
 double bench_ahead_finish(struct session *s, bool needed);
+
+/* The Philox case index of benchmark b's first input set (a Profile generates the same
+ * inputs as a Submit's first timed set). */
+uint32_t bench_case_index(size_t b);
 
 /* Frees what the judging's timing kept per shape (s->bench_cache), after
  * bench_ahead_finish(s, false). */

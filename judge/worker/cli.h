@@ -29,6 +29,8 @@ struct cli {
     bool pytorch;        /* check: PyTorch's time beside the benches; validate: check
                             baseline.py too (baseline.h) */
     bool check_baseline; /* baseline: check baseline.py against the reference, not time it */
+    bool profile;        /* check: a Profile (the tests, then the plan under the profiler) */
+    const char *cupti;   /* --cupti FILE: the CUPTI library Profiles use (borrowed from argv) */
     enum language language;
     uint64_t seed;
     struct judge_config cfg;

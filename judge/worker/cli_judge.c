@@ -94,8 +94,10 @@ int cmd_check(int argc, char **argv, struct cli *cli)
         cli_usage(stderr);
         return EXIT_USAGE;
     }
-    opts = (struct judge_options){
-        .tests_only = cli->tests_only, .seed = cli->seed, .job = argv[first + 1]};
+    opts = (struct judge_options){.tests_only = cli->tests_only || cli->profile,
+                                  .profile = cli->profile,
+                                  .seed = cli->seed,
+                                  .job = argv[first + 1]};
     if (!language_of_file(argv[first + 1], &opts.language)) {
         fprintf(stderr, "judged check: %s: a submission is FILE.cu (CUDA) or FILE.py (Triton)\n",
                 argv[first + 1]);
@@ -132,6 +134,8 @@ int cmd_check(int argc, char **argv, struct cli *cli)
     if (cli->progress) {
         opts.on_event = print_event;
     }
+    if (opts.profile && cli->cfg.have_gpu)
+        judge_find_profiler(&cli->cfg, cli->cupti);
     if (cli_start_pool(cli, 1, &cause)) {
         fprintf(stderr, "judged: %s\n", cause ? cause : "cannot start the runner pool");
         status = EXIT_JUDGE;

@@ -69,6 +69,7 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
         {"recalibrate", no_argument, NULL, 'r'},
         {"slots", required_argument, NULL, 'L'},
         {"triton-spares", required_argument, NULL, 'P'},
+        {"cupti", required_argument, NULL, 'U'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -113,6 +114,9 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
             break;
         case 'r':
             cli->recalibrate = true;
+            break;
+        case 'U':
+            cli->cupti = optarg;
             break;
         case 'G':
             if (!parse_i64(optarg, &v) || v < 1 || v > BW_WORKER_MAX_GRACE_S) {
@@ -182,6 +186,14 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
     else
         log_warn("no GPU (%s): this worker compiles; running waits for a GPU worker",
                  cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
+    /* Profiles: where CUPTI is (cupti_find.h); without it a Profile says why it has no figures. */
+    if (cli->cfg.have_gpu) {
+        judge_find_profiler(&cli->cfg, cli->cupti);
+        if (cli->cfg.cupti_path[0])
+            log_info("Profiles use CUPTI from %s", cli->cfg.cupti_path);
+        else
+            log_warn("Profiles will have no figures: %s", cli->cfg.cupti_why);
+    }
     /* What it compiles is what it registers, and the server routes jobs by it. */
     judge_probe_languages(&cli->cfg, NULL);
     if (cli->cfg.languages[LANG_TRITON].available)

@@ -15,6 +15,7 @@
 #include "failure.h"
 #include "goal_measure.h"
 #include "goals.h"
+#include "profile.h"
 #include "reference.h"
 #include "score.h"
 #include "session.h"
@@ -586,6 +587,37 @@ static void step_goals(struct pipeline *pl)
     out->goals_ms = now_ms() - t0;
 }
 
+/* ---- step 7: the profile (a Profile) -------------------------------------------------- */
+
+/* Beside the verdict, never changing it: the tests' outcome decides whether there is a plan
+ * to profile (one that ran to its end: Accepted or Wrong Answer), profile.h the rest. */
+static void step_profile(struct pipeline *pl)
+{
+    struct session *s = &pl->s;
+    struct judge_result *out = s->res;
+    char why[BW_PROFILE_WHY_BYTES];
+    double t0 = now_ms();
+
+    if (session_cancelled(s))
+        return;
+    why[0] = '\0';
+    if (out->verdict == VERDICT_COMPILE_ERROR)
+        snprintf(why, sizeof(why), "the source did not compile: there is nothing to profile");
+    else if (!out->executed)
+        snprintf(why, sizeof(why), "nothing ran here (%s)", out->message ? out->message : "no GPU");
+    else if (out->verdict != VERDICT_ACCEPTED && out->verdict != VERDICT_WRONG_ANSWER)
+        snprintf(why, sizeof(why),
+                 "the tests did not run to their end (%s): a plan that %s is not profiled",
+                 verdict_name(out->verdict),
+                 out->verdict == VERDICT_TIME_LIMIT ? "does not finish" : "fails");
+    else if (pl->sub_running)
+        snprintf(why, sizeof(why),
+                 "the Triton compile was stopped at the failing test: its builds are not all "
+                 "there to profile");
+    profile_run(s, why[0] ? why : NULL);
+    log_debug("%s: the profile step took %.0f ms", s->job, now_ms() - t0);
+}
+
 /* ---- the whole ---------------------------------------------------------------------- */
 
 int judge_submission(const struct judge_config *cfg, const struct problem *p, const char *source,
@@ -610,7 +642,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     s->seed = opts && opts->seed ? opts->seed : session_fresh_seed();
     s->pick_state = s->seed ^ 0x5DEECE66Dull;
     out->seed = s->seed;
-    out->tests_only = opts && opts->tests_only;
+    out->profile_mode = opts && opts->profile;
+    out->tests_only = opts && (opts->tests_only || opts->profile);
     session_emit(s, json_pack("{s:s}", "event", "compiling"));
 
     rc = step_parse(&pl, &why);
@@ -630,6 +663,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
         out->verdict = VERDICT_JUDGE_ERROR;
         set_message(out, "%s", why ? why : bw_strerror(rc));
     }
+    if (out->profile_mode && !pl.fatal)
+        step_profile(&pl);
 
     double t_finish = now_ms();
     /* A verdict reached while the submission still compiled (a failing test):
@@ -705,6 +740,7 @@ void judge_result_release(struct judge_result *r)
     free(r->message);
     free(r->compile_log);
     json_decref(r->kernels);
+    json_decref(r->profile);
     diag_list_release(&r->diags);
     free(r->pytorch.reason);
     memset(r, 0, sizeof(*r));

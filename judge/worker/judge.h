@@ -17,7 +17,10 @@
  *      limits;
  *   5. unless tests_only, and only when the verdict is Accepted: the
  *      problem's learning goals (goals.h), each reported beside the verdict
- *      and never changing it or the score.
+ *      and never changing it or the score;
+ *   6. a Profile (judge_options.profile: the tests as a Run) whose tests ran
+ *      to their end: the plan on the largest benchmark shape under CUPTI's
+ *      profiler (profile.h), beside the verdict, never changing it.
  * judged never runs CUDA itself: steps 3-4 happen in runner processes
  * (runner_client.h). Without a GPU the pipeline stops after step 2 and says
  * so (executed = false).
@@ -49,6 +52,8 @@
  *   {"event": "test", "index": 3, "of": 27, "name": "N=127", "verdict": "AC", "ms": 0.02}
  *   {"event": "bench", "index": 0, "of": 2, "name": "2^28", "median_ms": 0.71, "sol_pct": 93.2}
  *   {"event": "goal", "index": 0, "of": 3, "name": "vector-access", "status": "passed"}
+ *   {"event": "profiling", "case": "N=2^28", "message": "profiling the plan on N=2^28 ..."}
+ *   {"event": "profile", "available": true, "case": "N=2^28", "ms": 812.4}
  *   {"event": "done", "verdict": "AC"}
  */
 #ifndef BW_JUDGE_H

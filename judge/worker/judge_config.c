@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cupti_find.h"
 #include "triton_compile.h"
 #include "common/error.h"
 #include "common/banned.h"
@@ -31,6 +32,20 @@ void judge_config_release(struct judge_config *cfg)
 {
     free(cfg->no_gpu_reason);
     cfg->no_gpu_reason = NULL;
+    free(cfg->cupti_why);
+    cfg->cupti_why = NULL;
+}
+
+void judge_find_profiler(struct judge_config *cfg, const char *named)
+{
+    free(cfg->cupti_why);
+    cfg->cupti_why = NULL;
+    cfg->cupti_path[0] = '\0';
+    if (cupti_find(named, cfg->cupti_path, sizeof(cfg->cupti_path), &cfg->cupti_why)) {
+        cfg->cupti_path[0] = '\0';
+        if (!cfg->cupti_why)
+            cfg->cupti_why = strdup("no CUPTI library found");
+    }
 }
 
 void judge_probe_languages(struct judge_config *cfg, const char *python)

@@ -46,6 +46,10 @@ struct judge_config {
     /* A test whose outputs take more is checked by sample (tests_case_sampled); 0:
      * BW_FULL_CHECK_MAX_BYTES. Lowered only by tests (judged --full-check-max-bytes). */
     uint64_t full_check_max_bytes;
+    /* A Profile's CUPTI library (judge_find_profiler, cupti_find.h): its path, or why there is
+     * none; both empty until found. */
+    char cupti_path[4096];
+    char *cupti_why; /* owned */
 };
 
 /*
@@ -60,7 +64,12 @@ int judge_probe_gpu(struct judge_config *cfg, bool recalibrate, char **cause);
  * triton_probe() finds it (python NULL: $BLOCKWISE_PYTHON or python3). */
 void judge_probe_languages(struct judge_config *cfg, const char *python);
 
-/* Frees what judge_probe_gpu() (gpu_info.h) put in cfg. */
+/* Finds the CUPTI library Profiles use (cupti_find.h; `named`: judged --cupti, or NULL) into
+ * cfg->cupti_path, else its reason into cfg->cupti_why. Not finding one is not an error: a
+ * Profile then says why it has no figures. */
+void judge_find_profiler(struct judge_config *cfg, const char *named);
+
+/* Frees what judge_probe_gpu() (gpu_info.h) and judge_find_profiler() put in cfg. */
 void judge_config_release(struct judge_config *cfg);
 
 #endif

@@ -3,6 +3,7 @@
  *
  *   judged --server URL --token-file F --gpu N    the worker: pull jobs from blockwise-server
  *   judged check [options] PROBLEM_DIR FILE.cu    judge one file, print the verdict
+ *                                                  (--profile: profile its plan too)
  *   judged validate [options] PROBLEM_DIR...      prove a problem directory by its controls
  *   judged calibrate [options]                    measure this GPU's limits and print them
  *   judged dump [options] PROBLEM_DIR OUT_DIR     write test cases for the oracle (tests/oracle/)
@@ -51,6 +52,10 @@
     "options:\n"                                                                                   \
     "  --json            print the result as JSON (for tools)\n"                                   \
     "  --tests-only      check correctness only, skip timing (a Run, not a Submit)\n"              \
+    "  --profile         check: a Profile: the tests as a Run, then the plan on the largest\n"     \
+    "                    benchmark shape under CUPTI's profiler, summarised (docs/profile.md)\n"   \
+    "  --cupti FILE      the CUPTI library Profiles use (default: $BLOCKWISE_CUPTI, else the\n"    \
+    "                    CUDA toolkit's, else PyTorch's nvidia wheels; also a worker option)\n"    \
     "  --progress        print progress events as they happen (to stderr)\n"                       \
     "  --language L      validate: only the controls in L (cuda or triton)\n"                      \
     "  --seed HEX        input seed (default: a fresh secret one)\n"                               \
@@ -92,6 +97,8 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
         {"tests-only", no_argument, NULL, 't'},
+        {"profile", no_argument, NULL, 'R'},
+        {"cupti", required_argument, NULL, 'U'},
         {"progress", no_argument, NULL, 'p'},
         {"seed", required_argument, NULL, 's'},
         {"device", required_argument, NULL, 'd'},
@@ -120,6 +127,12 @@ int cli_parse_options(int argc, char **argv, struct cli *cli)
             break;
         case 't':
             cli->tests_only = true;
+            break;
+        case 'R':
+            cli->profile = true;
+            break;
+        case 'U':
+            cli->cupti = optarg;
             break;
         case 'p':
             cli->progress = true;

@@ -26,6 +26,8 @@ struct judge_options {
     enum language language;    /* the submission's (zeroed: LANG_CUDA); LANG_TRITON needs
                                   cfg->languages[LANG_TRITON].available */
     bool tests_only;           /* Run: tests only; Submit: tests, then timing */
+    bool profile;              /* Profile: the tests as a Run, then the plan under the profiler on
+                                  one benchmark shape (profile.h); implies tests_only */
     uint64_t seed;             /* secret input seed; 0: a fresh random one */
     const char *job;           /* what log lines about this judging name ("submission 42", a
                                   file); NULL: the problem's id */
@@ -120,6 +122,10 @@ struct judge_result {
     double finish_ms;         /* after the last step: giving the runners back, freeing */
     uint64_t seed;
     bool tests_only;     /* judged as a Run: timing and goals were not asked for */
+    bool profile_mode;   /* judged as a Profile (tests_only too) */
+    json_t *profile;     /* new reference: a Profile's "profile" object (docs/profile.md), or
+                            NULL when the judging was not a Profile */
+    double profile_ms;   /* wall time of the profiling step */
     bool compile_cached; /* every build of the submission came from the build cache */
     /* A Triton compile (compile_ms is its whole wall time, or until it was stopped): */
     double compile_first_ms;     /* until the first test case's builds were final: the tests

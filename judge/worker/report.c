@@ -120,6 +120,90 @@ static void print_detail(FILE *f, json_t *detail)
     }
 }
 
+/* A number of the profile's JSON with `digits` decimals, or "-" when it is null. */
+static const char *fig(json_t *v, int digits, char *buf, size_t cap)
+{
+    if (!json_is_number(v))
+        return "-";
+    snprintf(buf, cap, "%.*f", digits, json_number_value(v));
+    return buf;
+}
+
+/* A byte count as "1.34 GB", "786 kB" (decimal units), or "-". */
+static const char *gbytes(json_t *v, char *buf, size_t cap)
+{
+    double b = json_number_value(v);
+
+    if (!json_is_number(v))
+        return "-";
+    if (b >= 1e9)
+        snprintf(buf, cap, "%.3g GB", b / 1e9);
+    else if (b >= 1e6)
+        snprintf(buf, cap, "%.3g MB", b / 1e6);
+    else if (b >= 1e3)
+        snprintf(buf, cap, "%.3g kB", b / 1e3);
+    else
+        snprintf(buf, cap, "%.0f B", b);
+    return buf;
+}
+
+/* A Profile's figures, one row per kernel launch, from the result's "profile" (the same
+ * object the JSON carries). */
+static void print_profile(FILE *f, json_t *prof, bool color)
+{
+    json_t *kernels = json_object_get(prof, "kernels"), *k;
+    char b[8][32];
+    size_t i;
+
+    if (!json_is_true(json_object_get(prof, "available"))) {
+        fprintf(f, "profile   %snot available%s: %s\n", col(color, C_BOLD), col(color, C_RESET),
+                json_string_value(json_object_get(prof, "why")) ?: "?");
+        return;
+    }
+    fprintf(f, "profile   %s, %s (%.0f ms)\n", json_string_value(json_object_get(prof, "case")),
+            json_string_value(json_object_get(prof, "profiler")),
+            json_number_value(json_object_get(prof, "wall_ms")));
+    fprintf(f, "  %-22s %9s %6s %6s %6s %6s %6s %6s %13s %-17s %6s %6s %21s %s\n",
+            "kernel (launch)", "time ms", "DRAM%", "L2%", "L1%", "SM%", "FMA%", "TC%",
+            "occupancy %", "(limited by)", "L1hit", "L2hit", "DRAM bytes / model", "limiter");
+    json_array_foreach (kernels, i, k) {
+        char name[96], occ[72], moved[72];
+        json_t *stalls = json_object_get(k, "stalls"), *st;
+        size_t j;
+
+        snprintf(name, sizeof(name), "%s (%lld)", json_string_value(json_object_get(k, "kernel")),
+                 (long long)json_integer_value(json_object_get(k, "launch")));
+        snprintf(occ, sizeof(occ), "%s/%s",
+                 fig(json_object_get(k, "occupancy_achieved_pct"), 0, b[0], sizeof(b[0])),
+                 fig(json_object_get(k, "occupancy_theoretical_pct"), 0, b[1], sizeof(b[1])));
+        snprintf(moved, sizeof(moved), "%s / %s",
+                 gbytes(json_object_get(k, "dram_bytes"), b[2], sizeof(b[2])),
+                 gbytes(json_object_get(k, "model_bytes"), b[3], sizeof(b[3])));
+        fprintf(f, "  %-22s %9s", name,
+                fig(json_object_get(k, "duration_ms"), 4, b[4], sizeof(b[4])));
+        static const char *const pcts[] = {"dram_pct", "l2_pct",  "l1_pct",
+                                           "sm_pct",   "fma_pct", "tensor_pct"};
+        for (size_t q = 0; q < sizeof(pcts) / sizeof(pcts[0]); q++)
+            fprintf(f, " %6s", fig(json_object_get(k, pcts[q]), 1, b[5], sizeof(b[5])));
+        fprintf(f, " %13s %-17s %6s %6s %21s %s\n", occ,
+                json_string_value(json_object_get(k, "occupancy_limiter")) ?: "-",
+                fig(json_object_get(k, "l1_hit_pct"), 1, b[6], sizeof(b[6])),
+                fig(json_object_get(k, "l2_hit_pct"), 1, b[7], sizeof(b[7])), moved,
+                json_string_value(json_object_get(k, "limiter")) ?: "-");
+        if (json_array_size(stalls) > 0) {
+            fprintf(f, "    stalls:");
+            json_array_foreach (stalls, j, st)
+                fprintf(f, "%s %s %.0f%%", j ? "," : "",
+                        json_string_value(json_object_get(st, "reason")),
+                        json_number_value(json_object_get(st, "pct")));
+            fprintf(f, "\n");
+        }
+        fprintf(f, "    %s\n", json_string_value(json_object_get(k, "reading")) ?: "");
+    }
+    fprintf(f, "reading   %s%s%s\n", col(color, C_BOLD),
+            json_string_value(json_object_get(prof, "reading")) ?: "", col(color, C_RESET));
+}
+
 void report_print(FILE *f, const struct problem *p, const char *file, const struct judge_result *r,
                   bool color)
 {
@@ -199,6 +283,8 @@ void report_print(FILE *f, const struct problem *p, const char *file, const stru
             fprintf(f, "pytorch   %s\n", r->pytorch.reason ? r->pytorch.reason : "not measured");
     }
     goal_outcomes_print(f, r->goals, r->n_goals, color);
+    if (r->profile_mode && r->profile)
+        print_profile(f, r->profile, color);
     if (!r->executed && r->verdict == VERDICT_NONE) {
         fprintf(f, "verdict   %snot executed%s: %s\n", col(color, C_BOLD), col(color, C_RESET),
                 r->message ? r->message : "no GPU");
@@ -229,6 +315,13 @@ void report_print_event(FILE *f, json_t *event)
     else if (strcmp(ev, "bench") == 0)
         fprintf(f, "  bench %s: %.4f ms\n", json_string_value(json_object_get(event, "name")),
                 json_number_value(json_object_get(event, "median_ms")));
+    else if (strcmp(ev, "profiling") == 0)
+        fprintf(f, "  %s\n", json_string_value(json_object_get(event, "message")) ?: "profiling");
+    else if (strcmp(ev, "profile") == 0)
+        fprintf(f, "  profile %s: %s (%.0f ms)\n",
+                json_string_value(json_object_get(event, "case")) ?: "-",
+                json_is_true(json_object_get(event, "available")) ? "done" : "not available",
+                json_number_value(json_object_get(event, "ms")));
     else if (strcmp(ev, "goal") == 0)
         fprintf(f, "  goal %s (%s): %s\n", json_string_value(json_object_get(event, "name")),
                 json_string_value(json_object_get(event, "kind")),
@@ -299,7 +392,12 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(j, "verdict", json_string(verdict_code(r->verdict)));
     json_object_set_new(j, "verdict_name", json_string(verdict_name(r->verdict)));
     json_object_set_new(j, "message", r->message ? json_string(r->message) : json_null());
-    json_object_set_new(j, "mode", json_string(r->tests_only ? "run" : "submit"));
+    json_object_set_new(j, "mode",
+                        json_string(r->profile_mode ? "profile"
+                                    : r->tests_only ? "run"
+                                                    : "submit"));
+    if (r->profile_mode)
+        json_object_set_new(j, "profile", r->profile ? json_incref(r->profile) : json_null());
     json_object_set_new(j, "executed", json_boolean(r->executed));
     json_object_set_new(j, "diagnostics", diags);
     json_object_set_new(j, "compile_log", json_string(r->compile_log ? r->compile_log : ""));
@@ -328,6 +426,7 @@ json_t *judge_result_json(const struct judge_result *r)
                   (json_int_t)r->builds_compiled, "streamed", r->compile_streamed, "stopped",
                   r->compile_stopped, "tests_build_wait_ms", r->tests_build_wait_ms));
     json_object_set_new(timing, "reference_load_ms", json_real(r->reference_load_ms));
+    json_object_set_new(timing, "profile_ms", json_real(r->profile_ms));
     json_object_set_new(timing, "finish_ms", json_real(r->finish_ms));
     json_object_set_new(timing, "tests_breakdown",
                         json_pack("{s:f, s:I, s:f, s:f, s:f, s:f, s:f}", "reference_wait_ms",

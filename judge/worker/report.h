@@ -15,9 +15,9 @@
 #include "problem/problem.h"
 
 /* The whole result as JSON (a *new* reference): verdict, verdict_name, message,
- * mode ("run" or "submit"), executed, diagnostics, compile_log, kernels,
+ * mode ("run", "submit" or "profile"), executed, diagnostics, compile_log, kernels,
  * tests, benches, score, goals, gpu (gpu_info_json), compile_ms, total_ms,
- * timing, seed (16 hex digits). */
+ * timing, seed (16 hex digits); a Profile's "profile" too (docs/profile.md). */
 json_t *judge_result_json(const struct judge_result *r);
 
 /* Prints the result as a readable report. `color` adds ANSI colours. */

@@ -544,7 +544,7 @@ static int await_ready(struct runner *r, int ms, char **cause)
 int runner_start(const struct runner_options *opt, struct runner **out, char **cause)
 {
     char device[16], *path = NULL;
-    char *argv[6], *envp[BW_RUNNER_MAX_ENV + 2];
+    char *argv[8], *envp[BW_RUNNER_MAX_ENV + 2];
     int sv[2] = {-1, -1}, logp[2] = {-1, -1}, argc = 0, envc = 0;
     struct spawn child;
     struct runner *r;
@@ -572,6 +572,10 @@ int runner_start(const struct runner_options *opt, struct runner **out, char **c
     argv[argc++] = device;
     if (opt->no_sandbox)
         argv[argc++] = (char *)"--no-sandbox";
+    if (opt->cupti) {
+        argv[argc++] = (char *)"--cupti";
+        argv[argc++] = (char *)opt->cupti;
+    }
     argv[argc] = NULL;
     envp[envc++] = (char *)"CUDA_CACHE_DISABLE=1";
     for (int i = 0; opt->extra_env && opt->extra_env[i]; i++) {
@@ -1024,5 +1028,26 @@ int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure
     if (rc)
         return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's calibration");
     after_reply(r, fail);
+    return BW_OK;
+}
+
+int runner_profile(struct runner *r, const struct profile_request *req, struct profile_reply *reply,
+                   int timeout_ms, char **cause)
+{
+    json_t *msg = NULL;
+    int rfd = -1, rc;
+
+    memset(reply, 0, sizeof(*reply));
+    run_failure_init(&reply->fail);
+    rc = call(r, profile_request_to_json(req), -1, "profile_result", timeout_ms, &msg, &rfd, cause);
+    if (rc)
+        return rc;
+    if (rfd >= 0)
+        close(rfd);
+    rc = profile_reply_from_json(as_reply_type(msg, "profile_result"), reply, cause);
+    json_decref(msg);
+    if (rc)
+        return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's profile");
+    after_reply(r, &reply->fail);
     return BW_OK;
 }

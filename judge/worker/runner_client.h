@@ -43,7 +43,8 @@ struct runner_options {
     int start_ms;     /* deadline of the ready message; 0: BW_RUNNER_START_MS */
     bool inherit_stderr; /* the runner's stdout and stderr are ours; else a capped in-memory log */
     const char *const
-        *extra_env; /* NULL or NULL-terminated "NAME=value" added to its environment */
+        *extra_env;    /* NULL or NULL-terminated "NAME=value" added to its environment */
+    const char *cupti; /* the CUPTI library the runner profiles with (--cupti); NULL: none */
 };
 
 /*
@@ -125,6 +126,11 @@ void bench_result_release(struct bench_result *res);
 /* Measures the GPU (BW_RUNNER_CALIBRATE_MS is a sensible timeout). */
 int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure *fail,
                      int timeout_ms, char **cause);
+
+/* Runs a plan once under the runner's profiler (started with runner_options.cupti); *reply
+ * says whether the profiler was available, and the plan's failures as a run's would. */
+int runner_profile(struct runner *r, const struct profile_request *req, struct profile_reply *reply,
+                   int timeout_ms, char **cause);
 
 /* Kills the runner (if alive), reaps it and frees everything. NULL is a no-op. */
 void runner_free(struct runner *r);

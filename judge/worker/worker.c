@@ -576,8 +576,9 @@ static bool run_job(struct slot *sl, json_t *job)
     snprintf(run->job, sizeof(run->job), "submission %lld", (long long)id);
     run->opts.job = run->job;
     run->opts.cancel = &run->cancel;
-    /* A Profile runs the tests as a Run does (its profiling: the judge's profile half). */
+    /* A Profile runs the tests as a Run does, then profiles (profile.h). */
     run->opts.tests_only = m.mode != WP_SUBMIT;
+    run->opts.profile = m.mode == WP_PROFILE;
     run->opts.seed = m.seed;
     run->opts.language = m.language;
     run->opts.on_event = on_event;

@@ -15,6 +15,11 @@
  * additions wrong only past FAKE_BIG_N elements (at the tail, one element left
  * unwritten, a hang) for the tests checked by sample.
  *
+ * For the fake CUPTI (tests/fake/libcupti.c), every launch is logged with the
+ * bytes its stand-in read and wrote (fake_cuda_launch_log, exported), from
+ * which that fake derives its counters; the device answers the attributes an
+ * occupancy calculator asks for with an H100's/H200's values (cc 9.0).
+ *
  * A module image is the harness fatbin (recognised by its magic), the text
  * "FAKECUBIN" followed by the kernel names it holds, one per line, a real
  * cubin (an ELF image, as NVRTC makes it: the judge's own compile path), which
@@ -54,6 +59,10 @@
 #define FAKE_MAX_KERNELS 32
 #define FAKE_BIG_ALLOC   (64u << 20) /* above this, memory is reserved, not touched */
 #define FAKE_BIG_N       100000      /* K_LAST_WRONG, K_SKIP_ONE, K_HANG_BIG: wrong past this */
+#define FAKE_PROFILE_N                                                                             \
+    40000                  /* K_FAULT_MID: faults past this (above fake-add's tests, below         \
+                              its largest benchmark: a fault under Profile) */
+#define FAKE_LAUNCH_LOG 64 /* launches kept for the fake CUPTI */
 
 static CUresult sticky; /* once a kernel faulted, every call fails with this */
 static bool hung;       /* a kernel that never ends was launched */
@@ -200,6 +209,32 @@ static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
         *v = 232448;
+        break;
+    /* The occupancy calculator's (judge/worker/occupancy.h): an H100's and H200's values */
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+        *v = 32;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        *v = 1024;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+        *v = 2048;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
+        *v = 32;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
+        *v = 65536;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+        *v = 233472;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+        *v = 49152;
+        break;
+    case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK:
+        *v = 1024;
         break;
     default:
         *v = 0;
@@ -494,6 +529,7 @@ enum fake_kind {
     K_TRITON_ADD,  /* a fake triton build of (x, y, out, n, BLOCK: constexpr): x, y, out, then n
                       (i32 or i64) unless it was 1 and folded, then two scratch pointers */
     K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
+    K_FAULT_MID,   /* as K_VECTOR_ADD, but an illegal address past FAKE_PROFILE_N elements */
 };
 
 static const struct {
@@ -535,6 +571,7 @@ static const struct {
     {"vector_add_hang_big", K_HANG_BIG, 4, {8, 8, 8, 8}, false},
     {"fake_triton_add", K_TRITON_ADD, 6, {8, 8, 8, 8, 8, 8}, false}, /* layout: its module's */
     {"fake_triton_noop", K_TRITON_NOOP, 6, {8, 8, 8, 8, 8, 8}, false},
+    {"vector_add_fault_mid", K_FAULT_MID, 4, {8, 8, 8, 8}, false},
 };
 
 struct fake_function {
@@ -856,6 +893,49 @@ static void run_gather(void **params)
     }
 }
 
+/* --- the launch log (tests/fake/libcupti.c reads it) ----------------------------------- */
+
+/* One launch as the fake CUPTI sees it; the layout tests/fake/libcupti.c declares too. */
+struct fake_launch {
+    char kernel[64];
+    unsigned grid[3], block[3], smem;
+    unsigned long long bytes_read, bytes_written; /* by the stand-in, the harness's included */
+    bool harness;
+};
+
+static struct fake_launch launch_log[FAKE_LAUNCH_LOG];
+static unsigned long launches_logged;
+
+/* Copies launch `i` (0 = the first this process made) into *out; false when it is not
+ * (or no longer) logged. *count (when not NULL) is how many launches were made. */
+FAKE_EXPORT bool fake_cuda_launch_log(unsigned long i, struct fake_launch *out,
+                                      unsigned long *count);
+FAKE_EXPORT bool fake_cuda_launch_log(unsigned long i, struct fake_launch *out,
+                                      unsigned long *count)
+{
+    if (count)
+        *count = launches_logged;
+    if (i >= launches_logged || launches_logged - i > FAKE_LAUNCH_LOG)
+        return false;
+    *out = launch_log[i % FAKE_LAUNCH_LOG];
+    return true;
+}
+
+static void log_launch(int index, const unsigned g[3], const unsigned b[3], unsigned smem,
+                       unsigned long long bytes_read, unsigned long long bytes_written)
+{
+    struct fake_launch *l = &launch_log[launches_logged++ % FAKE_LAUNCH_LOG];
+
+    memset(l, 0, sizeof(*l));
+    snprintf(l->kernel, sizeof(l->kernel), "%s", kernels[index].name);
+    memcpy(l->grid, g, sizeof(l->grid));
+    memcpy(l->block, b, sizeof(l->block));
+    l->smem = smem;
+    l->bytes_read = bytes_read;
+    l->bytes_written = bytes_written;
+    l->harness = kernels[index].harness;
+}
+
 static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned smem,
                                     CUstream s, void **params, void **extra)
@@ -931,7 +1011,12 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_LAST_WRONG:
     case K_SKIP_ONE:
     case K_HANG_BIG:
+    case K_FAULT_MID:
         n = P(long long, 3);
+        if (kind == K_FAULT_MID && n > FAKE_PROFILE_N) {
+            sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+            break;
+        }
         if (kind == K_HANG_BIG && n > FAKE_BIG_N) {
             hung = true;
             break;
@@ -988,6 +1073,14 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_NOOP1:
     case K_NOOP2:
         break;
+    }
+    {
+        const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+        /* the elementwise stand-ins: two fp32 inputs read, one written (n is theirs) */
+        bool add = kind == K_VECTOR_ADD || kind == K_SLOW_ADD || kind == K_LAST_WRONG ||
+                   kind == K_SKIP_ONE || kind == K_FAULT_MID || kind == K_TRITON_ADD;
+        unsigned long long m = n > 0 ? (unsigned long long)n : 0;
+        log_launch(fn->index, g, b, smem, add ? 8 * m : 0, add ? 4 * m : 0);
     }
     return CUDA_SUCCESS;
 }

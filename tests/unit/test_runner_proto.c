@@ -657,3 +657,170 @@ TEST(proto_ready_and_calibration_round_trip)
     json_decref(j);
     free(cause);
 }
+
+/* ---- profile ------------------------------------------------------------------------------ */
+
+TEST(proto_profile_request_round_trip_and_validation)
+{
+    struct profile_request a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    memset(&a, 0, sizeof(a));
+    sample_plan(&a.plan);
+    a.plan.n_gather = 0;
+    j = through_text(profile_request_to_json(&a));
+    CHECK(j != NULL);
+    CHECK_STR_EQ(msg_type(j), "profile");
+    CHECK_INT_EQ(profile_request_from_json(j, &b, &cause), BW_OK);
+    check_plans_equal(&a.plan, &b.plan);
+    json_decref(j);
+    /* a profile gathers nothing */
+    sample_plan(&a.plan);
+    j = through_text(profile_request_to_json(&a));
+    CHECK(profile_request_from_json(j, &b, &cause) == BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "profile.gather");
+    json_decref(j);
+    free(cause);
+}
+
+/* A reply with every field, one metric unknown (NaN), two launches. */
+static void sample_profile_reply(struct profile_reply *r)
+{
+    memset(r, 0, sizeof(*r));
+    run_failure_init(&r->fail);
+    r->available = true;
+    r->ms = 812.5;
+    snprintf(r->version, sizeof(r->version), "13.0");
+    snprintf(r->chip, sizeof(r->chip), "GH100");
+    r->passes = 9;
+    for (int m = 0; m < PM_COUNT; m++)
+        if (m != PM_GMMA_PCT)
+            snprintf(r->metrics[m], sizeof(r->metrics[m]), "%s",
+                     profile_metric_table[m].names[m == PM_DRAM_PCT ? 1 : 0]);
+    r->device = (struct profile_device){9,     0,     132,    32,    1024,   2048, 32,
+                                        65536, 65536, 233472, 49152, 232448, 1024};
+    r->n_ranges = 2;
+    for (int i = 0; i < 2; i++) {
+        struct profile_range *g = &r->ranges[i];
+        g->launch = i;
+        snprintf(g->kernel, sizeof(g->kernel), "k%d", i);
+        g->grid[0] = 65536 + i;
+        g->grid[1] = g->grid[2] = 1;
+        g->block[0] = 256;
+        g->block[1] = g->block[2] = 1;
+        g->smem = 4096u * i;
+        g->regs = 32;
+        g->static_smem = 1024;
+        for (int m = 0; m < PM_COUNT; m++)
+            g->values[m] = m == PM_GMMA_PCT ? NAN : 0.5 * m + i;
+    }
+}
+
+TEST(proto_profile_reply_round_trip)
+{
+    struct profile_reply a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    sample_profile_reply(&a);
+    j = through_text(profile_reply_to_json(&a));
+    CHECK(j != NULL);
+    CHECK_STR_EQ(msg_type(j), "profile_result");
+    CHECK_INT_EQ(profile_reply_from_json(j, &b, &cause), BW_OK);
+    if (cause)
+        printf("  cause: %s\n", cause);
+    CHECK(b.available && b.passes == 9 && b.ms == 812.5);
+    CHECK_STR_EQ(b.version, "13.0");
+    CHECK_STR_EQ(b.chip, "GH100");
+    CHECK_STR_EQ(b.metrics[PM_DRAM_PCT], profile_metric_table[PM_DRAM_PCT].names[1]);
+    CHECK_STR_EQ(b.metrics[PM_GMMA_PCT], "");
+    CHECK(memcmp(&a.device, &b.device, sizeof(a.device)) == 0);
+    CHECK_INT_EQ(b.n_ranges, 2);
+    for (int i = 0; i < 2; i++) {
+        CHECK_STR_EQ(a.ranges[i].kernel, b.ranges[i].kernel);
+        CHECK(a.ranges[i].grid[0] == b.ranges[i].grid[0] && a.ranges[i].smem == b.ranges[i].smem);
+        CHECK(a.ranges[i].regs == b.ranges[i].regs &&
+              a.ranges[i].static_smem == b.ranges[i].static_smem);
+        for (int m = 0; m < PM_COUNT; m++)
+            CHECK(same(a.ranges[i].values[m], b.ranges[i].values[m]));
+    }
+    json_decref(j);
+    free(cause);
+}
+
+TEST(proto_profile_reply_unavailable_and_failures)
+{
+    struct profile_reply a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    memset(&a, 0, sizeof(a));
+    run_failure_init(&a.fail);
+    snprintf(a.why, sizeof(a.why), "no CUPTI here");
+    j = through_text(profile_reply_to_json(&a));
+    CHECK_INT_EQ(profile_reply_from_json(j, &b, &cause), BW_OK);
+    CHECK(!b.available);
+    CHECK_STR_EQ(b.why, "no CUPTI here");
+    json_decref(j);
+    /* a plan that faulted under the profiler: the run's failure fields */
+    sample_profile_reply(&a);
+    a.fail.status = RUN_CUDA_ERROR;
+    a.fail.launch = 1;
+    snprintf(a.fail.error, sizeof(a.fail.error), "CUDA_ERROR_ILLEGAL_ADDRESS");
+    snprintf(a.fail.message, sizeof(a.fail.message), "launch 1 (k1): an illegal address");
+    j = through_text(profile_reply_to_json(&a));
+    CHECK_INT_EQ(profile_reply_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.fail.status, RUN_CUDA_ERROR);
+    CHECK_INT_EQ(b.fail.launch, 1);
+    json_decref(j);
+    /* a request the runner could not serve */
+    j = through_text(error_reply_to_json("profile_result", "out of memory"));
+    CHECK_INT_EQ(profile_reply_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.fail.status, RUN_ERROR);
+    json_decref(j);
+    free(cause);
+}
+
+TEST(proto_profile_reply_validation)
+{
+    struct profile_reply a, b;
+    char *cause = NULL;
+    json_t *j;
+
+    sample_profile_reply(&a);
+    /* a name that is not its row's */
+    snprintf(a.metrics[PM_L2_PCT], sizeof(a.metrics[PM_L2_PCT]), "dram__bytes_read.sum");
+    j = through_text(profile_reply_to_json(&a));
+    CHECK(profile_reply_from_json(j, &b, &cause) == BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "metrics[2]: not a name of metric 2");
+    json_decref(j);
+    /* too few values */
+    sample_profile_reply(&a);
+    j = through_text(profile_reply_to_json(&a));
+    json_array_remove(json_object_get(json_array_get(json_object_get(j, "ranges"), 0), "values"),
+                      0);
+    CHECK(profile_reply_from_json(j, &b, &cause) == BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "ranges[0].values");
+    json_decref(j);
+    /* passes beyond the limit */
+    sample_profile_reply(&a);
+    a.passes = BW_PROFILE_MAX_PASSES + 1;
+    j = through_text(profile_reply_to_json(&a));
+    CHECK(profile_reply_from_json(j, &b, &cause) == BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "passes");
+    json_decref(j);
+    free(cause);
+}
+
+TEST(proto_profile_metric_table_is_whole)
+{
+    for (int m = 0; m < PM_COUNT; m++) {
+        CHECK_MSG(profile_metric_table[m].names[0] != NULL, "metric %d has no name", m);
+        CHECK_MSG((m >= PM_STALL_FIRST && m <= PM_STALL_LAST) ==
+                      (profile_metric_table[m].stall != NULL),
+                  "metric %d: a stall reason iff it is a stall metric", m);
+        for (int k = 0; k < 3 && profile_metric_table[m].names[k]; k++)
+            CHECK(strlen(profile_metric_table[m].names[k]) < BW_PROFILE_METRIC_BYTES);
+    }
+}
