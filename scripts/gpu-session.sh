@@ -9,9 +9,10 @@
 #   huge       LANGUAGE=all tests/gpu/huge.sh (the past-2^31 tests, CUDA and Triton controls)
 #   baseline   tests/gpu/baseline.sh (PyTorch's time against an independent timing)
 #   triton     make gpu-triton (every Triton control, tests only)
+#   profile    the driver's profiling setting, then tests/gpu/profile.sh (Profile mode)
 # A session of three device calls that checks the GPU half of everything:
-#   GPU_SKIP="triton-launcher huge" make gpu-test
-#   scripts/gpu-session.sh build launcher huge baseline     (then triton, if time is left)
+#   GPU_SKIP="triton-launcher huge profile" make gpu-test
+#   scripts/gpu-session.sh build profile launcher huge      (then baseline, triton, if time is left)
 #   make bench
 set -u
 build=$1
@@ -64,6 +65,11 @@ for st in "$@"; do
     huge) step huge 240 env LANGUAGE=all tests/gpu/huge.sh "$build" ;;
     baseline) step baseline 300 env BASELINE_BUDGET_S=280 bash tests/gpu/baseline.sh "$build" ;;
     triton) step triton 420 make --no-print-directory gpu-triton BUILD="$build" ;;
+    profile)
+        # NVreg_RestrictProfilingToAdminUsers=1 leaves the sandboxed runner without counters
+        grep -i profil /proc/driver/nvidia/params 2>&1 | sed 's/^/driver: /' | tee -a "$summary"
+        step profile 300 bash tests/gpu/profile.sh "$build"
+        ;;
     *) echo "unknown step $st" | tee -a "$summary" ;;
     esac
 done
