@@ -353,24 +353,32 @@ static int parse_id(const char *s, int64_t *id)
     return parse_i64(s, id) && *id > 0 ? BW_OK : BW_ERR_INVALID;
 }
 
-int submissions_h_get(struct http_request *req, struct http_response *res)
+/* The submission the request's path names (its id in *id), read into *o when
+ * the principal may see it. 0, or the status of the error reply made: 404 for
+ * an id that is no submission or not the principal's to see, 503 when the
+ * database failed (`what` names the request in the log). */
+static int load_requested(struct http_request *req, struct http_response *res, const char *what,
+                          int64_t *id, struct one *o)
 {
-    struct server *s = req->app;
-    const struct principal *who = auth_who(req);
-    int64_t id;
-    if (parse_id(req->params[0], &id) < 0)
+    if (parse_id(req->params[0], id) < 0)
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");
     char *cause = NULL;
-    struct one o = {.full = true};
-    int rc = load_visible(s, who, id, &o, &cause);
-    json_t *body = o.body;
+    int rc = load_visible(req->app, auth_who(req), *id, o, &cause);
     if (rc == BW_ERR_NOTFOUND) {
         free(cause);
         return api_reply_error(res, 404, "not_found", NULL, "no such submission");
     }
     if (rc < 0)
-        return db_trouble(res, "read", cause);
-    return api_json(res, 200, body);
+        return db_trouble(res, what, cause);
+    return 0;
+}
+
+int submissions_h_get(struct http_request *req, struct http_response *res)
+{
+    int64_t id;
+    struct one o = {.full = true};
+    int status = load_requested(req, res, "read", &id, &o);
+    return status ? status : api_json(res, 200, o.body);
 }
 
 /* The body of a cancel request: empty, or an object without fields. */
@@ -505,26 +513,16 @@ int submissions_h_list(struct http_request *req, struct http_response *res)
 int submissions_h_events(struct http_request *req, struct http_response *res)
 {
     struct server *s = req->app;
-    const struct principal *who = auth_who(req);
     int64_t id, last_id = -1;
-    if (parse_id(req->params[0], &id) < 0)
-        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
+    struct one o = {.full = false};
+    int status = load_requested(req, res, "events", &id, &o);
+    if (status)
+        return status;
     const char *last = http_header(req, "Last-Event-ID");
     if (last && (!parse_i64(last, &last_id) || last_id < 0))
         last_id = -1;
-    char *cause = NULL;
-    struct one o = {.full = false};
-    int rc = load_visible(s, who, id, &o, &cause);
-    json_t *snap = o.body;
-    bool done = o.done;
-    if (rc == BW_ERR_NOTFOUND) {
-        free(cause);
-        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
-    }
-    if (rc < 0)
-        return db_trouble(res, "events", cause);
-    int status = sse_open(s->hub, req, res, id, snap, done, last_id);
-    json_decref(snap);
+    status = sse_open(s->hub, req, res, id, o.body, o.done, last_id);
+    json_decref(o.body);
     if (status != 200)
         return api_reply_error(res, 503, "unavailable", NULL, "out of memory");
     return status;
@@ -554,25 +552,15 @@ static void no_profile_why(json_t *sub, int64_t id, char *out, size_t n)
 
 int submissions_h_profile(struct http_request *req, struct http_response *res)
 {
-    struct server *s = req->app;
-    const struct principal *who = auth_who(req);
     int64_t id;
-    if (parse_id(req->params[0], &id) < 0)
-        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
-    char *cause = NULL;
     struct one o = {.full = true};
-    int rc = load_visible(s, who, id, &o, &cause);
-    if (rc == BW_ERR_NOTFOUND) {
-        free(cause);
-        return api_reply_error(res, 404, "not_found", NULL, "no such submission");
-    }
-    if (rc < 0)
-        return db_trouble(res, "profile", cause);
+    int status = load_requested(req, res, "profile", &id, &o);
+    if (status)
+        return status;
     json_t *sub = o.body;
     const char *mode = json_string_value(json_object_get(sub, "mode"));
     json_t *result = json_object_get(sub, "result");
     json_t *profile = json_is_object(result) ? json_object_get(result, "profile") : NULL;
-    int status;
     if (!mode || strcmp(mode, "profile") != 0) {
         status =
             api_reply_error(res, 404, "not_found", NULL,
