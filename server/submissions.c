@@ -327,17 +327,23 @@ static int load_visible(struct server *s, const struct principal *who, int64_t i
 }
 
 /* A post sent again with its Idempotency-Key: 200 with the submission its
- * first post made, as it is now (the summary of the list), and
- * Idempotent-Replayed: true. No event, no quota used. */
+ * first post made, as it is now (the summary of the list, with the quotas as
+ * a 201 has them), and Idempotent-Replayed: true. No event, no quota used. */
 static int reply_replayed(struct http_request *req, struct http_response *res, int64_t id)
 {
     struct server *s = req->app;
     const struct principal *who = auth_who(req);
     char *cause = NULL;
     struct one o = {.full = false};
+    json_t *quota = NULL;
     int rc = load_visible(s, who, id, &o, &cause);
-    if (rc < 0)
+    if (rc == BW_OK)
+        rc = submissions_quota_json(s, who->id, &quota, &cause);
+    if (rc < 0) {
+        json_decref(o.body);
         return db_trouble(res, "replay", cause);
+    }
+    json_object_set_new(o.body, "quota", quota);
     char *loc = arena_printf(req->arena, "/api/submissions/%lld", (long long)id);
     if (loc)
         http_add_header(req, res, "Location", loc);

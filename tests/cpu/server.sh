@@ -302,7 +302,7 @@ check "an API token submits without CSRF" '[ "$STATUS" = 201 ]'
 req POST /api/submissions '{"problem": "vector-add", "mode": "run", "source": "// via API token"}' \
     -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: run-3f2a"
 check "the same post with the same Idempotency-Key is 200 with the first submission" \
-    '[ "$STATUS" = 200 ] && [ "$(field .id)" = "$S3" ] && [ "$(field .state)" = queued ] && grep -qi "^Idempotent-Replayed: true" <<<"$HDRS" && grep -qi "^Location: /api/submissions/$S3" <<<"$HDRS"'
+    '[ "$STATUS" = 200 ] && [ "$(field .id)" = "$S3" ] && [ "$(field .state)" = queued ] && [ "$(field .quota.in_flight.used)" = 3 ] && grep -qi "^Idempotent-Replayed: true" <<<"$HDRS" && grep -qi "^Location: /api/submissions/$S3" <<<"$HDRS"'
 req POST /api/submissions '{"problem":"vector-add","mode":"run","source":"// another"}' \
     -H "Authorization: Bearer $(cat "$T/alice.api")" -H "Idempotency-Key: run-3f2a"
 check "the key with another request is 422 naming the key and its submission" \

@@ -56,7 +56,7 @@ export const connection = {
 };
 
 export async function api(method, path, body, opts = {}) {
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json", ...(opts.headers || {}) };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   let res;
@@ -105,6 +105,35 @@ async function errorOf(res, isJson) {
     (e && e.field) || null,
     retry ? Number(retry) : null,
   );
+}
+
+/* A new Idempotency-Key: 32 hex digits from the browser's CSPRNG (which,
+ * unlike crypto.randomUUID, a page served over plain HTTP also has). */
+function newKey() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return "web-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+export const POST_ATTEMPTS = 3;
+
+/* POSTs what must be made once (a submission) with an Idempotency-Key, and
+ * sends it again with the same key when no answer came (a dropped
+ * connection: the server may have made it) or a proxy or the server said it
+ * is away (502-504, 503), 1 and then 2 s later. The server answers a post it
+ * has seen with the submission the first one made (200), so a retry never
+ * makes a second. */
+export async function postOnce(path, body) {
+  const key = newKey();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await api("POST", path, body, { headers: { "Idempotency-Key": key } });
+    } catch (e) {
+      const again = e instanceof ApiError && (e.code === "network" || e.status === 503);
+      if (!again || attempt + 1 >= POST_ATTEMPTS) throw e;
+      await new Promise((done) => setTimeout(done, 1000 << attempt));
+    }
+  }
 }
 
 export const get = (path, opts) => api("GET", path, undefined, opts);

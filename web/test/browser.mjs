@@ -22,6 +22,8 @@
 // take, with its sentence.
 // Another learner cannot reach the first one's code. The server goes away and
 // comes back. Admin and instructor pages. A narrow screen in the dark theme.
+// A Run whose answer is lost on the way back is sent again with its
+// Idempotency-Key and makes one submission.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -1142,6 +1144,41 @@ async function main() {
       skipped++;
       console.log("skip results recorded on the GPU machine (set BW_GPU_RESULTS to the directory tests/gpu/web.sh wrote)");
     }
+
+    await test("a Run whose answer is lost is sent again with its Idempotency-Key: one submission, shown", async () => {
+      const keys = [];
+      let lost = false;
+      await page.route("**/api/submissions", async (route) => {
+        const req = route.request();
+        if (req.method() !== "POST") return route.continue();
+        keys.push(req.headers()["idempotency-key"]);
+        if (lost) return route.continue();
+        lost = true;
+        await route.fetch(); /* the server makes the submission... */
+        await route.abort("connectionreset"); /* ...and its answer never arrives */
+      });
+      await signOut(page).catch(() => {});
+      await page.goto(BASE + "/#/signup");
+      await page.fill("#name", "dora");
+      await page.fill("#password", "dora-password");
+      await page.press("#password", "Enter");
+      await page.waitForSelector('[data-user="dora"]');
+      await page.goto(`${BASE}/#/p/vector-add`);
+      await page.waitForSelector(".editor .cm-content");
+      const mine = async () => (await (await page.request.get(`${BASE}/api/submissions?limit=200`)).json()).submissions.length;
+      const before = await mine();
+      const prev = 0; /* dora has none yet */
+      await setEditor(page, solution + "\n// its answer is lost once");
+      await page.click('[data-action="run"]');
+      await page.waitForFunction((p) => {
+        const m = /#(\d+)/.exec((document.querySelector(".results h2") || {}).textContent || "");
+        return m && m[1] !== String(p);
+      }, prev, { timeout: 20000 });
+      await page.unroute("**/api/submissions");
+      check(keys.length === 2 && keys[0] === keys[1] && /^web-[0-9a-f]{32}$/.test(keys[0]), "posted twice with one key: " + JSON.stringify(keys));
+      check((await mine()) === before + 1, "and it made one submission");
+      await page.waitForSelector('.events li[data-event="state"]');
+    });
 
     await test("nothing was fetched from outside the server; no script errors", async () => {
       check(outside.length === 0, "outside requests: " + outside.slice(0, 5).join(", "));

@@ -12,7 +12,7 @@
 // and draft, the editor its grammar, the statement its signature (Triton's
 // types: *fp32, i32 or i64). When no connected worker compiles the chosen
 // language the page says so before anything is run.
-import { ApiError, get, post } from "../api.js";
+import { ApiError, get, postOnce } from "../api.js";
 import { h, replace, table } from "../dom.js";
 import { dropDraft, loadDraft, loadLanguage, saveDraft, saveLanguage } from "../drafts.js";
 import { createEditor, highlightBlocks } from "../editor.js";
@@ -202,7 +202,7 @@ export async function render(ctx) {
     busy(true);
     editor.clearDiagnostics();
     try {
-      const sub = await post("/submissions", { problem: id, mode, source, language: lang });
+      const sub = await postOnce("/submissions", { problem: id, mode, source, language: lang });
       session.setQuota(sub.quota);
       results.follow(sub);
       session.refreshStatus();
