@@ -5,8 +5,10 @@
  * next to the fake CUDA driver (tests/fake/libcuda.c).
  *
  * Its "chip" is "fake-libcupti" and knows a fixed list of metric names: every
- * first name of the profile's metric table (wire/runner_proto_profile.c)
- * except three, so that the runner's fallbacks are exercised: DRAM
+ * first name of the profile's metric table (wire/runner_proto_profile.c) that
+ * the runner asks CUPTI for (not the .driver row, theoretical occupancy, which
+ * the runner computes with the fake driver), except three, so that the
+ * runner's fallbacks are exercised: DRAM
  * throughput only under its second name (gpu__dram_throughput...), and no
  * wgmma pipe and no TEX-throttle stall at all (null in the results); and the
  * dispatch stall it describes but will not schedule (a configuration that
@@ -63,7 +65,6 @@ enum derive {
     D_FMA_PCT,
     D_TENSOR_PCT,
     D_WARPS_PCT,
-    D_THEORETICAL_PCT,
     D_READ,
     D_WRITE,
     D_L2_HIT,
@@ -85,7 +86,6 @@ static const struct {
     {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", D_FMA_PCT, 0},
     {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", D_TENSOR_PCT, 0},
     {"sm__warps_active.avg.pct_of_peak_sustained_active", D_WARPS_PCT, 0},
-    {"sm__maximum_warps_per_active_cycle_pct", D_THEORETICAL_PCT, 0},
     {"dram__bytes_read.sum", D_READ, 0},
     {"dram__bytes_write.sum", D_WRITE, 0},
     {"lts__t_sector_hit_rate.pct", D_L2_HIT, 0},
@@ -332,8 +332,6 @@ static double derive(int k, const struct fake_launch *l)
         return 0;
     case D_WARPS_PCT:
         return 82.5;
-    case D_THEORETICAL_PCT:
-        return 100;
     case D_READ:
         return (double)l->bytes_read;
     case D_WRITE:
