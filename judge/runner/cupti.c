@@ -81,6 +81,8 @@ static void describe_result(const struct cupti *c, CUptiResult rc, char *out, si
         name = NULL;
     if (c->api.cuptiGetErrorMessage && c->api.cuptiGetErrorMessage(rc, &text) != CUPTI_SUCCESS)
         text = NULL;
+    if (text && name && strcmp(text, name) == 0)
+        text = NULL; /* CUPTI's sentence for some results is only their name again */
     snprintf(out, cap, "%s (%d)%s%s", name ? name : "CUPTI error", (int)rc, text ? ": " : "",
              text ? text : "");
 }
