@@ -42,6 +42,7 @@ declare -A DEADLINE_S=(
     [browser]=300              # 26, 58 s
     [judge-fake]=400           # 48 s alone, 48 s: the pipeline on the fake CUDA driver
     [profile-fake]=180         # 5.5 s alone: Profiles on the fake driver and the fake CUPTI
+    [cupti-host]=120           # 2 s alone: g++ on cupti_host.h, the real CUPTI host library, the runner opening it (no GPU)
     [worker-fake]=300          # 25 s alone: server + judged --slots 2 on the fake driver
     [cli]=300                  # 24, 42 s: the learner's CLI against server + judged (fake driver)
     [bench-smoke]=600          # 114 s alone: make bench's latency suite on the fake driver

@@ -339,9 +339,9 @@ enum profile_metric {
     PM_MEMORY_PCT,            /* the busiest memory unit, % of its peak */
     PM_FMA_PCT,               /* FMA pipe, % of peak */
     PM_TENSOR_PCT,            /* tensor pipe (mma), % of peak */
-    PM_GMMA_PCT,              /* Hopper's warpgroup tensor pipe (wgmma), % of peak */
+    PM_GMMA_PCT,              /* the tensor pipe with Hopper's wgmma named, % of peak */
     PM_WARPS_ACTIVE_PCT,      /* achieved occupancy, % of the SM's warps */
-    PM_THEORETICAL_PCT,       /* CUPTI's theoretical occupancy (to check ours against) */
+    PM_THEORETICAL_PCT,       /* the driver's theoretical occupancy (to check ours against) */
     PM_DRAM_READ,             /* bytes */
     PM_DRAM_WRITE,            /* bytes */
     PM_L2_HIT_PCT,            /* L2 sector hit rate */
@@ -366,6 +366,8 @@ enum profile_metric {
 struct profile_metric_info {
     const char *names[3]; /* the names it goes by, NULL-terminated; the first known is read */
     const char *stall;    /* a stall reason: how the summary names it; NULL for the others */
+    bool driver; /* not a CUPTI metric: the runner computes it with the CUDA driver (names[0] is
+                    the name it is reported under); CUPTI is never asked for it */
 };
 
 /* Indexed by enum profile_metric. */

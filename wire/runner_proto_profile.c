@@ -21,11 +21,19 @@ _Static_assert(PM_COUNT <= BW_PROFILE_MAX_METRICS,
  * The metric set, in enum profile_metric's order. Names are Nsight Compute's (its "Metrics
  * Reference" and the sections SpeedOfLight, ComputeWorkloadAnalysis, MemoryWorkloadAnalysis,
  * Occupancy and WarpStateStats use them), which CUPTI's profiler host API evaluates the same
- * way. Each was checked against public uses of ncu on Hopper (H100/H200) as far as that goes;
- * none has yet been read on this project's H200 by this code (tests/gpu/profile.sh prints which
+ * way. Every CUPTI name here was checked against CUDA 13.0's own host library for the H200's
+ * chip, GH100 (cuptiProfilerHostGetMetricProperties needs no GPU: tests/cpu/cupti-host.sh does
+ * it on every run where the toolkit's libcupti is installed, and fails on a name GH100 does not
+ * know); none has yet been read on the H200 by this code (tests/gpu/profile.sh prints which
  * names the GPU knew). Where a unit has gone by two names, both are listed: the runner asks
  * CUPTI for the first the chip knows (cuptiProfilerHostGetMetricProperties) and reports which,
  * and a metric neither name of which it knows is null, never a failed profile.
+ *
+ * Not everything Nsight Compute shows is a counter the range profiler can read: its launch__*
+ * figures, and sm__maximum_warps_per_active_cycle_pct (its "Theoretical Occupancy", which it
+ * computes from launch__occupancy_limit_*), are ncu's own arithmetic on the launch, unknown to
+ * CUPTI (CUPTI_ERROR_INVALID_METRIC_NAME on GH100). The theoretical occupancy is therefore the
+ * one row the runner computes with the driver instead (.driver: cuOccupancy...).
  *
  * Rollups: ".sum" totals over the GPU's units; ".avg.pct_of_peak_sustained_elapsed" is the
  * unit's average throughput over the kernel's whole duration as a % of what it could sustain
@@ -33,6 +41,10 @@ _Static_assert(PM_COUNT <= BW_PROFILE_MAX_METRICS,
  * (ncu's choice for L1 and the pipes). The stall ratios are "warps stalled for this reason per
  * instruction issued", averaged over the SM sub-partitions: their relative sizes say where the
  * warps' time went (the summary turns them into shares).
+ *
+ * What the set costs: 13 passes on GH100 (CUDA 13.0's host library, no counter availability
+ * image), of which sm__throughput alone needs 8 (it is the maximum over many sub-metrics);
+ * without it the rest needs 6. tests/cpu/cupti-host.sh prints the figure.
  */
 const struct profile_metric_info profile_metric_table[PM_COUNT] = {
     /* duration_ms: GPU time of the launch, ns (one replay: each pass measures it again) */
@@ -54,12 +66,21 @@ const struct profile_metric_info profile_metric_table[PM_COUNT] = {
     /* tensor_pct: the tensor pipe of mma.sync (HMMA; the generic name first), % of peak */
     [PM_TENSOR_PCT] = {{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
                         "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"}},
-    /* tensor_pct too: Hopper's warpgroup MMA (wgmma) pipe; unknown before Hopper */
-    [PM_GMMA_PCT] = {{"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"}},
+    /* tensor_pct too: the tensor pipe with Hopper's warpgroup MMA (wgmma's HGMMA/QGMMA, beside
+     * HMMA) named in the metric itself, so that a wgmma kernel's tensor figure does not rest on
+     * what the generic sm__pipe_tensor_cycles_active counts. No chip has a wgmma-only pipe
+     * metric (sm__pipe_tensor_op_gmma_cycles_active is unknown to every chip CUPTI 13.0 lists);
+     * this is GH100's (GH100 also has ..._type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_..., 106
+     * characters: over BW_PROFILE_METRIC_BYTES). Unknown before Hopper and on Blackwell: null
+     * there, and the row above stands alone */
+    [PM_GMMA_PCT] = {{"sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active"
+                      ".avg.pct_of_peak_sustained_active"}},
     /* occupancy_achieved_pct: warps resident per cycle, % of the SM's maximum */
     [PM_WARPS_ACTIVE_PCT] = {{"sm__warps_active.avg.pct_of_peak_sustained_active"}},
-    /* raw only: CUPTI's own theoretical occupancy, beside the judge's calculator's */
-    [PM_THEORETICAL_PCT] = {{"sm__maximum_warps_per_active_cycle_pct"}},
+    /* raw only: the driver's theoretical occupancy, beside the judge's calculator's: warps per
+     * SM of cuOccupancyMaxActiveBlocksPerMultiprocessor's blocks, % of the SM's maximum. Not a
+     * CUPTI metric (ncu's sm__maximum_warps_per_active_cycle_pct is unknown to CUPTI) */
+    [PM_THEORETICAL_PCT] = {{"driver__occupancy_theoretical_pct"}, NULL, true},
     /* dram_bytes: read + write, against the problem's bytes model */
     [PM_DRAM_READ] = {{"dram__bytes_read.sum"}},
     [PM_DRAM_WRITE] = {{"dram__bytes_write.sum"}},

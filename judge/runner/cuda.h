@@ -54,6 +54,7 @@
     X(cuFuncGetAttribute)                                                                          \
     X(cuFuncSetAttribute)                                                                          \
     X(cuFuncGetParamInfo)                                                                          \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                 \
     X(cuLaunchKernel)                                                                              \
     X(cuMemAlloc)                                                                                  \
     X(cuMemFree)                                                                                   \

@@ -81,6 +81,8 @@ static void describe_result(const struct cupti *c, CUptiResult rc, char *out, si
         name = NULL;
     if (c->api.cuptiGetErrorMessage && c->api.cuptiGetErrorMessage(rc, &text) != CUPTI_SUCCESS)
         text = NULL;
+    if (text && name && strcmp(text, name) == 0)
+        text = NULL; /* CUPTI's sentence for some results is only their name again */
     snprintf(out, cap, "%s (%d)%s%s", name ? name : "CUPTI error", (int)rc, text ? ": " : "",
              text ? text : "");
 }
@@ -253,6 +255,8 @@ static int choose_metrics(struct cupti *c, char **why)
     CUptiResult crc;
 
     for (int m = 0; m < PM_COUNT; m++) {
+        if (profile_metric_table[m].driver)
+            continue; /* the runner's own figure (runner_profile.c), not CUPTI's */
         for (int k = 0; k < 3 && profile_metric_table[m].names[k]; k++) {
             CUpti_Profiler_Host_GetMetricProperties_Params q = {
                 CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
@@ -378,7 +382,7 @@ static int set_up(struct cupti *c, int device, char **why)
 int cupti_open(const char *path, int device, CUcontext ctx, struct cupti **out, char **why)
 {
     struct cupti *c;
-    int rc;
+    int rc, asked = 0;
 
     *out = NULL;
     if (!path || !path[0])
@@ -394,8 +398,10 @@ int cupti_open(const char *path, int device, CUcontext ctx, struct cupti **out, 
         cupti_close(c);
         return rc;
     }
+    for (int m = 0; m < PM_COUNT; m++)
+        asked += !profile_metric_table[m].driver;
     log_info("CUPTI %s on %s: %d of %d metrics known, %d passes", c->version, c->chip, c->n_names,
-             PM_COUNT, c->passes);
+             asked, c->passes);
     *out = c;
     return BW_OK;
 }
@@ -406,7 +412,10 @@ void cupti_describe(const struct cupti *c, struct profile_reply *r)
     snprintf(r->chip, sizeof(r->chip), "%s", c->chip);
     r->passes = c->passes;
     for (int m = 0; m < PM_COUNT; m++)
-        snprintf(r->metrics[m], sizeof(r->metrics[m]), "%s", c->used[m] ? c->used[m] : "");
+        snprintf(r->metrics[m], sizeof(r->metrics[m]), "%s",
+                 profile_metric_table[m].driver ? profile_metric_table[m].names[0]
+                 : c->used[m]                   ? c->used[m]
+                                                : "");
 }
 
 /* --- one profile --------------------------------------------------------------------------- */

@@ -6,10 +6,13 @@
  * cupti_profiler_host.h itself cannot be included from C: CUDA 13.0's copy
  * includes the C++ header <string>. These are its structs and enums as that
  * header declares them, field for field (structSize-versioned: CUPTI reads a
- * struct only as far as the size the caller passes). When this was written
- * every field's offset and every struct's size were compared with the real
- * header's under g++ on x86-64 (CUDA 13.0, CUPTI_API_VERSION 130001); a new
- * CUDA's header must be compared again before this file follows it.
+ * struct only as far as the size the caller passes). Every field's offset and
+ * size, every struct's size, every enum value and every _STRUCT_SIZE is
+ * compared with the real header's by tests/cpu/cupti-host.sh
+ * (tests/cpu/cupti_host_abi.cpp, under g++, against the toolkit's header:
+ * CUDA 13.0, CUPTI_API_VERSION 130001 when written), which also calls the
+ * real host library through these declarations; a new CUDA whose header
+ * differs fails it.
  * The target side (cupti_target.h, cupti_profiler_target.h,
  * cupti_range_profiler.h, cupti_result.h, cupti_version.h) is C and is
  * included as it is.

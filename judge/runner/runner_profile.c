@@ -83,6 +83,36 @@ static int describe_launches(struct runner_exec *x, const struct staged_plan *st
     return BW_OK;
 }
 
+/*
+ * The driver's theoretical occupancy of each launch (PM_THEORETICAL_PCT: CUPTI has no such
+ * metric), beside the judge's own calculator (judge/worker/occupancy.c) which it checks: the
+ * blocks per SM cuOccupancyMaxActiveBlocksPerMultiprocessor allows for the launch's block size
+ * and dynamic shared memory, as warps per SM over the SM's maximum. Called after the launches,
+ * so that each kernel's dynamic shared memory limit is the one staged_launch raised. A launch
+ * the driver will not answer for keeps NaN (null).
+ */
+static void driver_occupancy(const struct staged_plan *st, const struct profile_device *d,
+                             struct profile_reply *reply)
+{
+    const struct run_plan *p = st->plan;
+
+    if (d->warp_size <= 0 || d->max_threads_per_sm < d->warp_size)
+        return;
+    for (int l = 0; l < p->n_launches; l++) {
+        const struct run_launch *L = &p->launches[l];
+        unsigned long long threads = (unsigned long long)L->block[0] * L->block[1] * L->block[2];
+        int blocks = 0, warps;
+
+        if (threads == 0 || threads > (unsigned long long)d->max_threads_per_block ||
+            cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, st->fn[l], (int)threads,
+                                                           L->smem) != CUDA_SUCCESS)
+            continue;
+        warps = ((int)threads + d->warp_size - 1) / d->warp_size;
+        reply->ranges[l].values[PM_THEORETICAL_PCT] =
+            100.0 * blocks * warps / (d->max_threads_per_sm / d->warp_size);
+    }
+}
+
 /* A profiler that cannot count: the reply says why, and the plan is not run. */
 static void not_available(struct profile_reply *reply, const char *why)
 {
@@ -132,6 +162,8 @@ int runner_exec_profile(struct runner_exec *x, struct cupti *prof, const char *p
     }
     if (cupti_end(prof, reply->ranges, req->plan.n_launches, &n_ranges, &why))
         not_available(reply, why);
+    else
+        driver_occupancy(st, &reply->device, reply);
     reply->ms = now_ms() - t0;
     /* What the plan did is checked as after a run: a hostile plan is caught under the profiler
      * as it is anywhere else. */

@@ -64,9 +64,9 @@ got=$(json "$tmp/p.json" '(lambda k: (k["kernel"], k["launch"], k["grid"], k["bl
 got=$(json "$tmp/p.json" '(d["profile"]["reading"], d["profile"]["kernels"][0]["reading"] == d["profile"]["reading"])' 2>&1)
 [[ "$got" == "('memory-bound at 80% of DRAM bandwidth"*", True)" ]] &&
     ok "the plan's reading: $(json "$tmp/p.json" 'd["profile"]["reading"]')" || bad "reading: $got"
-got=$(json "$tmp/p.json" '(len(d["profile"]["raw"]["vector_add#0"]), "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed" in d["profile"]["raw"]["vector_add#0"], "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active" in d["profile"]["raw"]["vector_add#0"], "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio" in d["profile"]["raw"]["vector_add#0"])' 2>&1)
-[ "$got" = "(24, True, False, False)" ] &&
-    ok "raw: the 24 metrics the (fake) chip schedules, DRAM under its second name, the wgmma pipe absent, the metric its configuration refused dropped" ||
+got=$(json "$tmp/p.json" '(lambda r: (len(r), "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed" in r, "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active" in r, "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio" in r, r.get("driver__occupancy_theoretical_pct")))(d["profile"]["raw"]["vector_add#0"])' 2>&1)
+[ "$got" = "(24, True, False, False, 100.0)" ] &&
+    ok "raw: the 23 metrics the (fake) chip schedules and the driver's occupancy (100%, as the judge's), DRAM under its second name, the wgmma pipe absent, the metric its configuration refused dropped" ||
     bad "raw: $got"
 [ "$(json "$tmp/p.json" 'd["timing"]["profile_ms"] > 0 and d["profile"]["wall_ms"] > 0')" = True ] &&
     ok "what profiling cost is in wall_ms and timing.profile_ms" || bad "wall_ms: $(json "$tmp/p.json" 'd["profile"]["wall_ms"]')"

@@ -765,6 +765,37 @@ static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, in
     return CUDA_SUCCESS;
 }
 
+/*
+ * The driver's occupancy calculator for the fake device (its attributes above: 2048 threads, 32
+ * blocks, 64 Ki registers, 228 KiB of shared memory and 1 KiB reserved a block per SM; every
+ * fake kernel 32 registers and no static shared memory): the blocks per SM by threads,
+ * registers, shared memory (128-byte granules) and block slots, as NVIDIA's calculator has them.
+ */
+static CUresult fake_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int threads,
+                                                                 size_t smem)
+{
+    const struct fake_function *fn = (const struct fake_function *)f;
+    int warps, blocks;
+    size_t alloc;
+
+    CHECK_STICKY();
+    if (!n || !fn || threads <= 0 || threads > 1024)
+        return CUDA_ERROR_INVALID_VALUE;
+    warps = (threads + 31) / 32;
+    blocks = 32;             /* block slots */
+    if (64 / warps < blocks) /* threads: 64 warps */
+        blocks = 64 / warps;
+    if (65536 / (32 * 32) / warps < blocks) /* registers: 32 a thread, 1024 a warp */
+        blocks = 65536 / (32 * 32) / warps;
+    alloc = (smem + 1024 + 127) / 128 * 128; /* with the reserved 1 KiB */
+    if (smem > (size_t)fn->max_dynamic_smem)
+        blocks = 0;
+    else if ((int)(233472 / alloc) < blocks)
+        blocks = (int)(233472 / alloc);
+    *n = blocks;
+    return CUDA_SUCCESS;
+}
+
 static CUresult fake_cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size)
 {
     const struct fake_function *fn = (const struct fake_function *)f;
@@ -1116,6 +1147,7 @@ static const struct {
     FAKE_FN(cuFuncGetAttribute),
     FAKE_FN(cuFuncSetAttribute),
     FAKE_FN(cuFuncGetParamInfo),
+    FAKE_FN(cuOccupancyMaxActiveBlocksPerMultiprocessor),
     FAKE_FN(cuLaunchKernel),
     FAKE_FN(cuMemAlloc),
     FAKE_FN(cuMemFree),

@@ -5,8 +5,10 @@
  * next to the fake CUDA driver (tests/fake/libcuda.c).
  *
  * Its "chip" is "fake-libcupti" and knows a fixed list of metric names: every
- * first name of the profile's metric table (wire/runner_proto_profile.c)
- * except three, so that the runner's fallbacks are exercised: DRAM
+ * first name of the profile's metric table (wire/runner_proto_profile.c) that
+ * the runner asks CUPTI for (not the .driver row, theoretical occupancy, which
+ * the runner computes with the fake driver), except three, so that the
+ * runner's fallbacks are exercised: DRAM
  * throughput only under its second name (gpu__dram_throughput...), and no
  * wgmma pipe and no TEX-throttle stall at all (null in the results); and the
  * dispatch stall it describes but will not schedule (a configuration that
@@ -63,7 +65,6 @@ enum derive {
     D_FMA_PCT,
     D_TENSOR_PCT,
     D_WARPS_PCT,
-    D_THEORETICAL_PCT,
     D_READ,
     D_WRITE,
     D_L2_HIT,
@@ -85,7 +86,6 @@ static const struct {
     {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", D_FMA_PCT, 0},
     {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", D_TENSOR_PCT, 0},
     {"sm__warps_active.avg.pct_of_peak_sustained_active", D_WARPS_PCT, 0},
-    {"sm__maximum_warps_per_active_cycle_pct", D_THEORETICAL_PCT, 0},
     {"dram__bytes_read.sum", D_READ, 0},
     {"dram__bytes_write.sum", D_WRITE, 0},
     {"lts__t_sector_hit_rate.pct", D_L2_HIT, 0},
@@ -132,6 +132,18 @@ struct fake_data {
     size_t max_ranges, n_ranges;
     struct fake_launch ranges[]; /* max_ranges of them */
 };
+
+/*
+ * What real CUPTI asks of every *_Params (each header's comment: "[in] Size of the data
+ * structure", "[in] Set to NULL"): the fake holds the runner to exactly the _STRUCT_SIZE of the
+ * headers it was built with and to a null pPriv, so a parameter block set up wrongly fails here,
+ * on the CPU, as it might on the GPU.
+ */
+#define FAKE_CHECK_PARAMS(p, type)                                                                 \
+    do {                                                                                           \
+        if (!(p) || (p)->structSize != type##_STRUCT_SIZE || (p)->pPriv)                           \
+            return CUPTI_ERROR_INVALID_PARAMETER;                                                  \
+    } while (0)
 
 static bool initialized;
 static struct CUpti_RangeProfiler_Object profiler; /* one context */
@@ -187,23 +199,21 @@ FAKE_EXPORT CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **st
 
 FAKE_EXPORT CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p)
 {
-    if (!p || p->structSize == 0)
-        return CUPTI_ERROR_INVALID_PARAMETER;
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Initialize_Params);
     initialized = true;
     return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *p)
 {
-    (void)p;
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_DeInitialize_Params);
     initialized = false;
     return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
 {
-    if (!p || p->structSize < CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE)
-        return CUPTI_ERROR_INVALID_PARAMETER;
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_DeviceSupported_Params);
     p->isSupported = p->architecture = p->sli = p->vGpu = p->confidentialCompute = p->cmp = p->wsl =
         CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
     return CUPTI_SUCCESS;
@@ -211,6 +221,7 @@ FAKE_EXPORT CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSuppor
 
 FAKE_EXPORT CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Device_GetChipName_Params);
     if (!initialized || p->deviceIndex != 0)
         return CUPTI_ERROR_INVALID_PARAMETER;
     p->pChipName = "fake-libcupti";
@@ -220,14 +231,16 @@ FAKE_EXPORT CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *
 FAKE_EXPORT CUptiResult
 cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_GetCounterAvailability_Params);
 #ifdef FAKE_CUPTI_DENIED
-    (void)p;
     return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
 #else
     if (!p->pCounterAvailabilityImage) {
         p->counterAvailabilityImageSize = 16;
         return CUPTI_SUCCESS;
     }
+    if (p->counterAvailabilityImageSize < 16) /* the size the first call said */
+        return CUPTI_ERROR_INVALID_PARAMETER;
     memcpy(p->pCounterAvailabilityImage, "FAKEAVAILABLE!!", 16);
     return CUPTI_SUCCESS;
 #endif
@@ -237,6 +250,7 @@ cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params
 
 FAKE_EXPORT CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_Initialize_Params);
     if (!p->pChipName || strcmp(p->pChipName, "fake-libcupti") != 0 ||
         !p->pCounterAvailabilityImage || p->profilerType != CUPTI_PROFILER_TYPE_RANGE_PROFILER)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -246,6 +260,7 @@ FAKE_EXPORT CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initiali
 
 FAKE_EXPORT CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_Deinitialize_Params);
     free(p->pHostObject);
     return CUPTI_SUCCESS;
 }
@@ -253,6 +268,7 @@ FAKE_EXPORT CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinit
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_GetMetricProperties_Params);
     if (known_index(p->pMetricName) < 0)
         return CUPTI_ERROR_INVALID_METRIC_NAME;
     p->pDescription = "a fake metric";
@@ -265,6 +281,7 @@ cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Par
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_ConfigAddMetrics_Params);
     for (size_t i = 0; i < p->numMetrics; i++)
         if (strcmp(p->ppMetricNames[i], UNSCHEDULABLE) == 0)
             return CUPTI_ERROR_NOT_SUPPORTED; /* nothing of this call added */
@@ -282,6 +299,7 @@ cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_GetConfigImageSize_Params);
     p->configImageSize = 8 + sizeof(int) * (size_t)p->pHostObject->n;
     return CUPTI_SUCCESS;
 }
@@ -289,6 +307,7 @@ cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Param
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_GetConfigImage_Params);
     size_t need = 8 + sizeof(int) * (size_t)p->pHostObject->n;
 
     if (p->configImageSize < need)
@@ -301,6 +320,7 @@ cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_GetNumOfPasses_Params);
     if (p->configImageSize < 8 || memcmp(p->pConfigImage, "FAKECFG", 8) != 0)
         return CUPTI_ERROR_INVALID_PARAMETER;
     p->numOfPasses = FAKE_PASSES;
@@ -332,8 +352,6 @@ static double derive(int k, const struct fake_launch *l)
         return 0;
     case D_WARPS_PCT:
         return 82.5;
-    case D_THEORETICAL_PCT:
-        return 100;
     case D_READ:
         return (double)l->bytes_read;
     case D_WRITE:
@@ -351,6 +369,7 @@ static double derive(int k, const struct fake_launch *l)
 FAKE_EXPORT CUptiResult
 cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_Profiler_Host_EvaluateToGpuValues_Params);
     const struct fake_data *d = (const struct fake_data *)p->pCounterDataImage;
 
     if (!d || memcmp(d->magic, "FAKECDI", 8) != 0 || p->rangeIndex >= d->n_ranges)
@@ -368,6 +387,7 @@ cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Par
 
 FAKE_EXPORT CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_Enable_Params);
     if (!initialized || !p->ctx)
         return CUPTI_ERROR_INVALID_PARAMETER;
     memset(&profiler, 0, sizeof(profiler));
@@ -378,7 +398,9 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Para
 
 FAKE_EXPORT CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
 {
-    (void)p;
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_Disable_Params);
+    if (p->pRangeProfilerObject != &profiler)
+        return CUPTI_ERROR_INVALID_PARAMETER;
     memset(&profiler, 0, sizeof(profiler));
     return CUPTI_SUCCESS;
 }
@@ -386,6 +408,7 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Pa
 FAKE_EXPORT CUptiResult
 cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_GetCounterDataSize_Params);
     if (p->pRangeProfilerObject != &profiler || p->maxNumOfRanges == 0 ||
         p->maxNumOfRanges > FAKE_MAX_RANGES || p->maxNumRangeTreeNodes < p->maxNumOfRanges)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -399,6 +422,7 @@ cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Para
 FAKE_EXPORT CUptiResult cuptiRangeProfilerCounterDataImageInitialize(
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
     struct fake_data *d = (struct fake_data *)p->pCounterData;
 
     if (p->pRangeProfilerObject != &profiler || p->counterDataSize < sizeof(*d))
@@ -411,6 +435,7 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerCounterDataImageInitialize(
 
 FAKE_EXPORT CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_SetConfig_Params);
     if (p->pRangeProfilerObject != &profiler || !p->pConfig || p->configSize < 8 ||
         memcmp(p->pConfig, "FAKECFG", 8) != 0 || !p->pCounterDataImage ||
         p->range != CUPTI_AutoRange || p->replayMode != CUPTI_KernelReplay ||
@@ -424,6 +449,7 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfi
 
 FAKE_EXPORT CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_Start_Params);
     launch_log_fn log = launch_log();
     struct fake_launch ignored;
 
@@ -436,6 +462,7 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params
 
 FAKE_EXPORT CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_Stop_Params);
     if (p->pRangeProfilerObject != &profiler || !profiler.started)
         return CUPTI_ERROR_INVALID_OPERATION;
     profiler.started = false;
@@ -447,6 +474,7 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *
 
 FAKE_EXPORT CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_DecodeData_Params);
     struct fake_data *d = (struct fake_data *)profiler.data;
     launch_log_fn log = launch_log();
     unsigned long count = 0;
@@ -471,6 +499,7 @@ FAKE_EXPORT CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeD
 FAKE_EXPORT CUptiResult
 cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p)
 {
+    FAKE_CHECK_PARAMS(p, CUpti_RangeProfiler_GetCounterDataInfo_Params);
     const struct fake_data *d = (const struct fake_data *)p->pCounterDataImage;
 
     if (!d || memcmp(d->magic, "FAKECDI", 8) != 0)

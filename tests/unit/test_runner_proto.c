@@ -822,5 +822,18 @@ TEST(proto_profile_metric_table_is_whole)
                   "metric %d: a stall reason iff it is a stall metric", m);
         for (int k = 0; k < 3 && profile_metric_table[m].names[k]; k++)
             CHECK(strlen(profile_metric_table[m].names[k]) < BW_PROFILE_METRIC_BYTES);
+        /* the runner's own figure (not CUPTI's) is the theoretical occupancy only, under one
+         * name; CUPTI's host library knows none of ncu's launch arithmetic (launch__*,
+         * sm__maximum_warps_per_active_cycle_pct): tests/cpu/cupti-host.sh */
+        CHECK_MSG(profile_metric_table[m].driver == (m == PM_THEORETICAL_PCT),
+                  "metric %d: only the theoretical occupancy is the driver's", m);
+        CHECK_MSG(!profile_metric_table[m].driver || !profile_metric_table[m].names[1],
+                  "metric %d: a driver figure has one name", m);
+        for (int k = 0; k < 3 && profile_metric_table[m].names[k]; k++)
+            CHECK_MSG(profile_metric_table[m].driver ||
+                          (strncmp(profile_metric_table[m].names[k], "launch__", 8) != 0 &&
+                           !strstr(profile_metric_table[m].names[k], "maximum_warps")),
+                      "metric %d: %s is ncu's arithmetic, not a counter CUPTI reads", m,
+                      profile_metric_table[m].names[k]);
     }
 }
