@@ -108,9 +108,12 @@ static json_t *summarise(struct profiling *pf)
     return o;
 }
 
-/* Steps 2 and 3: a runner with the profiler, the configuration loaded, the call. A failure
- * the profile reports is returned as a *new* "unavailable" object in *out. */
-static int profile_call(struct profiling *pf, json_t **out, char **cause)
+/* Steps 2 and 3: a runner with the profiler, the configuration loaded, the call, all inside
+ * the exclusive GPU gate: CUPTI takes the GPU's counters as it comes up in the runner, before
+ * any launch, and they serve one client, so the runner lives and is reaped (its counters given
+ * back) between entering and leaving the gate; nothing is timed on this GPU meanwhile. A
+ * failure the profile reports is returned as a *new* "unavailable" object in *out. */
+static int profile_in_gate(struct profiling *pf, json_t **out, char **cause)
 {
     struct session *s = pf->s;
     struct runner_options opt = {
@@ -144,10 +147,7 @@ static int profile_call(struct profiling *pf, json_t **out, char **cause)
             pf->req->plan.buffers[b].count * dtype_size(pf->req->plan.buffers[b].dtype) +
             2ull * BW_GUARD_BYTES;
     deadline = (int)(BW_PROFILE_PLAN_MS + tests_allowance_ms(device_bytes, 0));
-    session_gate_enter(s, true); /* never beside a timing; one profile at a time on this GPU */
-    runner_discard_drain();
     rc = runner_profile(pf->runner, pf->req, pf->reply, deadline, &why);
-    session_gate_leave(s, true);
     if (rc == BW_ERR_TIMEOUT) {
         *out = unavailable(pf, "the plan did not finish on %s under the profiler within %d ms",
                            pf->c->name, deadline);
@@ -158,6 +158,17 @@ static int profile_call(struct profiling *pf, json_t **out, char **cause)
         rc = BW_OK;
     }
     free(why);
+    return rc;
+}
+
+static int profile_call(struct profiling *pf, json_t **out, char **cause)
+{
+    session_gate_enter(pf->s, true); /* never beside a timing; one profile at a time per GPU */
+    runner_discard_drain();          /* the tests' runners gone, their memory with them */
+    int rc = profile_in_gate(pf, out, cause);
+    runner_free(pf->runner); /* a profiling runner serves one profile; reaped inside the gate */
+    pf->runner = NULL;
+    session_gate_leave(pf->s, true);
     return rc;
 }
 
@@ -219,8 +230,6 @@ void profile_run(struct session *s, const char *why_not)
     }
 
 done:
-    if (pf.runner)
-        runner_discard(pf.runner); /* a profiling runner serves one profile */
     s->res->profile_ms = now_ms() - pf.t0;
     json_decref(s->res->profile);
     s->res->profile = out;
