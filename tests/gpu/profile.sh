@@ -85,12 +85,12 @@ for spec in vector-add:solution.cu softmax:solution.cu sgemm:solution.cu sgemm:n
             bad "$p/$f on $case: DRAM under the profiler ${gbps} GB/s, the Submit's ${submit_gbps} GB/s: ${diff:-?}% apart (at most ${max_diff}%)"
         fi
     fi
-    rows+=("$(field "$T/$name.json" "'%-24s %6.1f %-12s %-8s %6s %6s %6s %8.0f %8s %6s  %s' % ('$p/$f', $wall_ms / 1000, d['profile']['case'], $TOP['limiter'], $TOP['dram_pct'], $TOP['l1_pct'], $TOP['fma_pct'], $gbps, '$submit_gbps'[:8], '$diff', d['profile']['reading'])")")
+    rows+=("$(field "$T/$name.json" "'%-24s %6.1f %-12s %-8s %6s %6s %6s %8.0f %8s %6s  %s' % ('$p/$f', $wall_ms / 1000, d['profile']['case'], ${TOP}['limiter'], ${TOP}['dram_pct'], ${TOP}['l1_pct'], ${TOP}['fma_pct'], $gbps, '$submit_gbps'[:8], '$diff', d['profile']['reading'])")")
 done
 
 # The naive sgemm is told from the tiled one by its limiter.
-tiled=$(field "$T/sgemm-solution.json" "$TOP['limiter']")
-naive=$(field "$T/sgemm-naive.json" "$TOP['limiter']")
+tiled=$(field "$T/sgemm-solution.json" "${TOP}['limiter']")
+naive=$(field "$T/sgemm-naive.json" "${TOP}['limiter']")
 if [ -n "$tiled" ] && [ -n "$naive" ] && [ "$tiled" != "$naive" ]; then
     ok "sgemm: the tiled solution is $tiled-bound, the naive one $naive-bound"
 else
