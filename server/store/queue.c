@@ -1,3 +1,9 @@
+/*
+ * queue.c - the job queue's worker side (queue.h): workers registering,
+ * claims (SKIP LOCKED), leases and their heartbeats, results, failures and
+ * releases, and leases expired by whichever server notices. What the queue
+ * looks like is queue_read.c; cancel and rejudge, queue_cancel.c.
+ */
 #include "server/store/queue.h"
 
 #include <math.h>
@@ -39,10 +45,7 @@ int id_list_add(struct id_list *l, int64_t id, char **cause)
     return BW_OK;
 }
 
-/* Locks submission `id`'s row for the transaction: the first step of every
- * change to a submission or its leases (queue.h). With `skip`, a row another
- * transaction holds is not waited for: *got says whether it was locked. */
-static int lock_submission(struct db_conn *c, int64_t id, bool skip, bool *got, char **cause)
+int queue_lock_submission(struct db_conn *c, int64_t id, bool skip, bool *got, char **cause)
 {
     int64_t v = 0;
     int rc = skip ? db_get_i64(c, &v, cause,
@@ -59,13 +62,6 @@ static int lock_submission(struct db_conn *c, int64_t id, bool skip, bool *got, 
     }
     return rc;
 }
-
-/* The round being served now, as SQL: the least round still queued, or when
- * none is, the greatest one taken so far. */
-#define ROUND_NOW_SQL                                                                              \
-    "COALESCE((SELECT MIN(round) FROM submissions WHERE state = 'queued'), "                       \
-    "GREATEST((SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'judging'), "         \
-    "(SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'done')))"
 
 int queue_next_round(struct db_conn *c, int64_t user, int64_t *round, char **cause)
 {
@@ -181,7 +177,7 @@ static int expire_tx(struct db_conn *c, void *arg, char **cause)
     for (size_t i = 0; rc >= 0 && i < l.n; i++) {
         bool got = false, je = false;
         int64_t live = 0;
-        rc = lock_submission(c, l.sub[i], e->skip_locked, &got, cause);
+        rc = queue_lock_submission(c, l.sub[i], e->skip_locked, &got, cause);
         if (rc < 0 || !got)
             continue;
         /* Another server may have ended it meanwhile (a result, an expiry). */
@@ -425,7 +421,7 @@ static int result_tx(struct db_conn *c, void *arg, char **cause)
         return bw_fail(cause, BW_ERR_NOTFOUND, "lease %s is not active (unknown)", a->lease);
     }
     if (rc == BW_OK)
-        rc = lock_submission(c, sub, false, &got, cause);
+        rc = queue_lock_submission(c, sub, false, &got, cause);
     if (rc < 0)
         return rc;
     char lease_state[16] = "";
@@ -534,7 +530,7 @@ static int lock_active_lease(struct db_conn *c, int64_t worker, const char *leas
                         "AND state = 'active'",
                         "ti", lease, worker);
     if (rc == BW_OK)
-        rc = lock_submission(c, *submission, false, &got, cause);
+        rc = queue_lock_submission(c, *submission, false, &got, cause);
     if (rc == BW_OK)
         rc =
             db_get_i64(c, &live, cause,
@@ -694,389 +690,4 @@ int queue_expire(struct store *st, int64_t now, int64_t **ids, size_t *n, int64_
         free(e.failed.v);
     }
     return BW_OK;
-}
-
-int queue_list(struct store *st, void (*fn)(void *arg, const struct queue_row *r), void *arg,
-               char **cause)
-{
-    struct db_stmt *s = NULL;
-    struct db_conn *c = db_acquire(st->db);
-    int rc = db_prepare(
-        c, &s, cause,
-        "SELECT s.id, u.name, s.problem_id, " STORE_MODE_SQL ", s.state, s.attempts, "
-        "s.needs_gpu, s.queued_at, w.name, l.expires_at, l.id, " QUEUE_POSITION_SQL ", s.language "
-        "FROM submissions s JOIN users u ON u.id = s.user_id "
-        "LEFT JOIN leases l ON l.submission_id = s.id AND l.state = 'active' "
-        "LEFT JOIN workers w ON w.id = l.worker_id "
-        "WHERE s.state != 'done' ORDER BY s.state = 'queued', s.round, s.id",
-        "");
-    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW) {
-        struct queue_row r = {
-            .id = db_col_i64(s, 0),
-            .user = db_col_text(s, 1),
-            .problem = db_col_text(s, 2),
-            .mode = db_col_text(s, 3),
-            .state = db_col_text(s, 4),
-            .attempts = db_col_i64(s, 5),
-            .needs_gpu = db_col_i64(s, 6) != 0,
-            .queued_at = db_col_i64(s, 7),
-            .worker = db_col_null(s, 8) ? NULL : db_col_text(s, 8),
-            .lease_expires_at = db_col_i64(s, 9),
-            .lease = db_col_null(s, 10) ? NULL : db_col_text(s, 10),
-            .position = db_col_i64(s, 11),
-            .language = db_col_text(s, 12),
-        };
-        fn(arg, &r);
-    }
-    db_finish(s);
-    db_release(st->db, c);
-    return rc < 0 ? rc : BW_OK;
-}
-
-int queue_ids(struct store *st, int64_t **ids, size_t *n, char **cause)
-{
-    struct db_stmt *s = NULL;
-    struct id_list l = {0};
-    struct db_conn *c = db_acquire(st->db);
-    int rc = db_prepare(c, &s, cause,
-                        "SELECT id FROM submissions WHERE state = 'queued' ORDER BY round, id", "");
-    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
-        rc = id_list_add(&l, db_col_i64(s, 0), cause);
-    db_finish(s);
-    db_release(st->db, c);
-    if (rc < 0) {
-        free(l.v);
-        return rc;
-    }
-    *ids = l.v ? l.v : malloc(sizeof(int64_t));
-    *n = l.n;
-    return *ids ? BW_OK : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
-}
-
-int queue_position(struct store *st, int64_t id, int64_t *pos, char **cause)
-{
-    struct db_conn *c = db_acquire(st->db);
-    int rc = db_get_i64(c, pos, cause,
-                        "SELECT " QUEUE_POSITION_SQL " FROM submissions s WHERE s.id = ?", "i", id);
-    db_release(st->db, c);
-    if (rc == BW_ERR_NOTFOUND) {
-        free(*cause);
-        *cause = NULL;
-        *pos = 0;
-        return BW_OK;
-    }
-    return rc;
-}
-
-int queue_status(struct store *st, int64_t now, int lease_s, struct queue_status *out, char **cause)
-{
-    struct db_stmt *s = NULL;
-    int64_t since = now - lease_s;
-    memset(out, 0, sizeof(*out));
-    struct db_conn *c = db_acquire(st->db);
-    int rc = db_prepare(c, &s, cause,
-                        "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'queued'), "
-                        "(SELECT COUNT(*) FROM submissions WHERE state = 'queued' "
-                        " AND needs_gpu <> 0), "
-                        "(SELECT COUNT(*) FROM leases WHERE state = 'active'), "
-                        "(SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ?), "
-                        "(SELECT COUNT(*) FROM workers WHERE disabled = 0 AND last_seen_at >= ? "
-                        " AND can_execute <> 0)",
-                        "ii", since, since);
-    if (rc == BW_OK && (rc = db_step(s, cause)) == DB_ROW) {
-        out->queued = db_col_i64(s, 0);
-        out->waiting_gpu = db_col_i64(s, 1);
-        out->judging = db_col_i64(s, 2);
-        out->workers = db_col_i64(s, 3);
-        out->gpu_workers = db_col_i64(s, 4);
-        rc = BW_OK;
-    }
-    db_finish(s);
-    if (rc >= 0)
-        rc = db_prepare(c, &s, cause,
-                        "SELECT DISTINCT gpu_name FROM workers WHERE disabled = 0 "
-                        "AND last_seen_at >= ? AND can_execute <> 0 AND gpu_name IS NOT NULL "
-                        "AND gpu_name != '' ORDER BY gpu_name LIMIT ?",
-                        "ii", since, (int64_t)BW_MAX_STATUS_GPUS);
-    while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
-        snprintf(out->gpus[out->n_gpus++], sizeof(out->gpus[0]), "%s", db_col_text(s, 0));
-    db_finish(s);
-    for (int l = 0; rc >= 0 && l < LANG_COUNT; l++) {
-        const char *name = language_name((enum language)l);
-        rc = db_prepare(
-            c, &s, cause,
-            "SELECT (SELECT COUNT(*) FROM submissions WHERE state = 'queued' AND language = ?), "
-            "(SELECT COUNT(*) FROM workers w JOIN worker_languages wl ON wl.worker_id = w.id "
-            " WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ?), "
-            "(SELECT COUNT(*) FROM workers w JOIN worker_languages wl ON wl.worker_id = w.id "
-            " WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ? "
-            " AND w.can_execute <> 0)",
-            "ttiti", name, name, since, name, since);
-        if (rc == BW_OK && (rc = db_step(s, cause)) == DB_ROW) {
-            out->languages[l].queued = db_col_i64(s, 0);
-            out->languages[l].workers = db_col_i64(s, 1);
-            out->languages[l].gpu_workers = db_col_i64(s, 2);
-            rc = BW_OK;
-        }
-        db_finish(s);
-        if (rc < 0)
-            break;
-        rc = db_prepare(c, &s, cause,
-                        "SELECT DISTINCT wl.version FROM workers w "
-                        "JOIN worker_languages wl ON wl.worker_id = w.id "
-                        "WHERE wl.language = ? AND w.disabled = 0 AND w.last_seen_at >= ? "
-                        "AND wl.version != '' ORDER BY wl.version LIMIT ?",
-                        "tii", name, since, (int64_t)BW_MAX_STATUS_VERSIONS);
-        while (rc >= 0 && (rc = db_step(s, cause)) == DB_ROW)
-            snprintf(out->languages[l].versions[out->languages[l].n_versions++],
-                     sizeof(out->languages[l].versions[0]), "%s", db_col_text(s, 0));
-        db_finish(s);
-    }
-    db_release(st->db, c);
-    return rc < 0 ? rc : BW_OK;
-}
-
-int queue_in_flight_on(struct db_conn *c, int64_t user, int64_t now, int lease_s,
-                       struct in_flight *out, char **cause)
-{
-    struct db_stmt *st = NULL;
-    bool compiles[LANG_COUNT] = {false}, runs[LANG_COUNT] = {false}, any_gpu = false;
-    int64_t parked_gpu = 0;
-    memset(out, 0, sizeof(*out));
-    /* Which languages a connected worker takes: compiles (any), runs (a GPU worker). */
-    int rc = db_prepare(c, &st, cause,
-                        "SELECT wl.language, MAX(w.can_execute) FROM workers w "
-                        "JOIN worker_languages wl ON wl.worker_id = w.id "
-                        "WHERE w.disabled = 0 AND w.last_seen_at >= ? GROUP BY wl.language",
-                        "i", now - lease_s);
-    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
-        enum language l;
-        if (!language_from_name(db_col_text(st, 0), &l))
-            continue;
-        compiles[l] = true;
-        runs[l] = db_col_i64(st, 1) != 0;
-        any_gpu = any_gpu || runs[l];
-    }
-    db_finish(st);
-    if (rc < 0)
-        return rc;
-    rc = db_prepare(c, &st, cause,
-                    "SELECT state, needs_gpu, language FROM submissions "
-                    "WHERE user_id = ? AND state != 'done'",
-                    "i", user);
-    while (rc >= 0 && (rc = db_step(st, cause)) == DB_ROW) {
-        enum language l = LANG_CUDA;
-        language_from_name(db_col_text(st, 2), &l);
-        if (strcmp(db_col_text(st, 0), "queued") != 0) {
-            out->counted++; /* judging */
-        } else if (l != LANG_CUDA && !compiles[l]) {
-            out->waiting_language++;
-        } else if (db_col_i64(st, 1) != 0) {
-            out->waiting_gpu++;
-            if (runs[l])
-                out->counted++;
-            else
-                parked_gpu++;
-        } else {
-            out->counted++;
-        }
-    }
-    db_finish(st);
-    out->gpu_connected = any_gpu && parked_gpu == 0;
-    return rc < 0 ? rc : BW_OK;
-}
-
-int queue_in_flight(struct store *st, int64_t user, int64_t now, int lease_s, struct in_flight *out,
-                    char **cause)
-{
-    struct db_conn *c = db_acquire(st->db);
-    int rc = queue_in_flight_on(c, user, now, lease_s, out, cause);
-    db_release(st->db, c);
-    return rc;
-}
-
-struct cancel_arg {
-    int64_t id, by;
-    const char *by_name;
-    struct cancel *out;
-};
-
-static int cancel_tx(struct db_conn *c, void *arg, char **cause)
-{
-    struct cancel_arg *a = arg;
-    struct cancel *out = a->out;
-    struct db_stmt *st = NULL;
-    char state[16] = "", verdict[8] = "", cancelled_by[64] = "";
-    bool needs_gpu = false, cancelled = false;
-    int64_t id = a->id;
-    memset(out, 0, sizeof(*out));
-    out->submission = id;
-    out->at = now_s();
-    int rc = db_prepare(c, &st, cause,
-                        "SELECT s.state, s.needs_gpu, s.verdict, "
-                        "CASE WHEN s.cancelled_at IS NULL THEN 0 ELSE 1 END, u.name "
-                        "FROM submissions s LEFT JOIN users u ON u.id = s.cancelled_by "
-                        "WHERE s.id = ? FOR UPDATE OF s",
-                        "i", id);
-    if (rc == BW_OK)
-        rc = db_step(st, cause);
-    if (rc == DB_ROW) {
-        snprintf(state, sizeof(state), "%s", db_col_text(st, 0));
-        needs_gpu = db_col_i64(st, 1) != 0;
-        snprintf(verdict, sizeof(verdict), "%s", db_col_text(st, 2));
-        cancelled = db_col_i64(st, 3) != 0;
-        snprintf(cancelled_by, sizeof(cancelled_by), "%s", db_col_text(st, 4));
-        rc = BW_OK;
-    } else if (rc == DB_DONE) {
-        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no submission %lld", (long long)id);
-    }
-    db_finish(st);
-    if (rc == BW_OK && cancelled)
-        rc = bw_fail(cause, BW_ERR_INVALID, "submission %lld was cancelled already, by %s",
-                     (long long)id, cancelled_by[0] ? cancelled_by : "a deleted user");
-    else if (rc == BW_OK && strcmp(state, "done") == 0)
-        rc = bw_fail(cause, BW_ERR_INVALID,
-                     "submission %lld is judged already (%s): nothing to cancel", (long long)id,
-                     verdict[0] ? verdict_name(verdict_parse(verdict)) : "no verdict");
-    if (rc < 0)
-        return rc;
-    snprintf(out->from, sizeof(out->from), "%s",
-             strcmp(state, "judging") == 0 ? "judging"
-             : needs_gpu                   ? "waiting_for_gpu"
-                                           : "queued");
-    char reason[96];
-    snprintf(reason, sizeof(reason), "cancelled by %s", a->by_name);
-    rc = db_prepare(c, &st, cause,
-                    "SELECT id, worker_id FROM leases WHERE submission_id = ? AND state = 'active'",
-                    "i", id);
-    if (rc == BW_OK && (rc = db_step(st, cause)) == DB_ROW) {
-        snprintf(out->lease, sizeof(out->lease), "%s", db_col_text(st, 0));
-        out->worker = db_col_i64(st, 1);
-    }
-    db_finish(st);
-    if (rc < 0)
-        return rc;
-    rc = db_run(c, cause,
-                "UPDATE leases SET state = 'lost', ended_at = ?, reason = ? "
-                "WHERE submission_id = ? AND state = 'active'",
-                "iti", out->at, reason, id);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "UPDATE submissions SET state = 'done', verdict = NULL, message = ?, "
-                    "cancelled_at = ?, cancelled_by = ?, cancelled_from = ? WHERE id = ?",
-                    "tiiti", reason, out->at, a->by, out->from, id);
-    return rc;
-}
-
-int queue_cancel(struct store *st, int64_t id, int64_t by, const char *by_name, struct cancel *out,
-                 char **cause)
-{
-    struct cancel_arg a = {id, by, by_name, out};
-    return db_tx(st->db, cancel_tx, &a, cause);
-}
-
-bool queue_lease_cancelled(struct store *st, int64_t worker, const char *lease, int64_t *submission,
-                           char *why, size_t why_size)
-{
-    struct db_stmt *s = NULL;
-    bool cancelled = false;
-    struct db_conn *c = db_acquire(st->db);
-    int rc = db_prepare(c, &s, NULL,
-                        "SELECT l.submission_id, l.reason FROM leases l "
-                        "JOIN submissions s ON s.id = l.submission_id "
-                        "WHERE l.id = ? AND l.worker_id = ? AND l.state = 'lost' "
-                        "AND s.cancelled_at IS NOT NULL AND l.reason LIKE 'cancelled by %'",
-                        "ti", lease, worker);
-    if (rc == BW_OK && db_step(s, NULL) == DB_ROW) {
-        *submission = db_col_i64(s, 0);
-        snprintf(why, why_size, "%s", db_col_text(s, 1));
-        cancelled = true;
-    }
-    db_finish(s);
-    db_release(st->db, c);
-    return cancelled;
-}
-
-static int requeue_one(struct db_conn *c, int64_t id, int64_t now, char **cause)
-{
-    int rc = db_run(c, cause,
-                    "UPDATE leases SET state = 'lost', ended_at = ?, reason = 'rejudged' "
-                    "WHERE submission_id = ? AND state = 'active'",
-                    "ii", now, id);
-    if (rc == BW_OK)
-        rc = db_run(c, cause, "DELETE FROM best WHERE submission_id = ?", "i", id);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
-                    "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
-                    " WHERE id = ?",
-                    "ii", now, id);
-    return rc;
-}
-
-static int rejudge_one_tx(struct db_conn *c, void *arg, char **cause)
-{
-    int64_t id = *(int64_t *)arg, cancelled = 0;
-    bool got = false;
-    int rc = lock_submission(c, id, false, &got, cause);
-    if (rc == BW_OK && !got)
-        rc = bw_fail(cause, BW_ERR_NOTFOUND, "no submission %lld", (long long)id);
-    if (rc == BW_OK)
-        rc = db_get_i64(c, &cancelled, cause,
-                        "SELECT CASE WHEN cancelled_at IS NULL THEN 0 ELSE 1 END "
-                        "FROM submissions WHERE id = ?",
-                        "i", id);
-    if (rc == BW_OK && cancelled)
-        rc = bw_fail(cause, BW_ERR_INVALID,
-                     "submission %lld was cancelled: it stays cancelled (submit the code again)",
-                     (long long)id);
-    if (rc == BW_OK)
-        rc = requeue_one(c, id, now_s(), cause);
-    return rc;
-}
-
-int queue_rejudge_submission(struct store *st, int64_t id, char **cause)
-{
-    return db_tx(st->db, rejudge_one_tx, &id, cause);
-}
-
-struct rejudge_arg {
-    const char *problem;
-    int64_t n;
-};
-
-static int rejudge_problem_tx(struct db_conn *c, void *arg, char **cause)
-{
-    struct rejudge_arg *a = arg;
-    int64_t now = now_s();
-    /* Every row it changes, locked in id order first (queue.h). */
-    int rc =
-        db_run(c, cause, "SELECT id FROM submissions WHERE problem_id = ? ORDER BY id FOR UPDATE",
-               "t", a->problem);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "UPDATE leases SET state = 'lost', ended_at = ?, reason = 'rejudged' "
-                    "WHERE state = 'active' AND submission_id IN "
-                    "(SELECT id FROM submissions WHERE problem_id = ?)",
-                    "it", now, a->problem);
-    if (rc == BW_OK)
-        rc = db_run(c, cause, "DELETE FROM best WHERE problem_id = ?", "t", a->problem);
-    if (rc == BW_OK)
-        rc = db_run(c, cause,
-                    "UPDATE submissions SET state = 'queued', needs_gpu = 0, attempts = 0, "
-                    "queued_at = ?, verdict = NULL, message = NULL, score = NULL, "
-                    "time_ms = NULL, judged_at = NULL, result = NULL, round = " ROUND_NOW_SQL
-                    " WHERE problem_id = ? AND state != 'queued' AND cancelled_at IS NULL",
-                    "it", now, a->problem);
-    a->n = db_changes(c);
-    return rc;
-}
-
-int queue_rejudge_problem(struct store *st, const char *problem, int64_t *n, char **cause)
-{
-    struct rejudge_arg a = {problem, 0};
-    int rc = db_tx(st->db, rejudge_problem_tx, &a, cause);
-    *n = a.n;
-    return rc;
 }

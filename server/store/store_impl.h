@@ -33,6 +33,18 @@ struct id_list {
 };
 int id_list_add(struct id_list *l, int64_t id, char **cause);
 
+/* The round being served now, as SQL: the least round still queued, or when
+ * none is, the greatest one taken so far (learners are served in turns). */
+#define ROUND_NOW_SQL                                                                              \
+    "COALESCE((SELECT MIN(round) FROM submissions WHERE state = 'queued'), "                       \
+    "GREATEST((SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'judging'), "         \
+    "(SELECT COALESCE(MAX(round), 0) FROM submissions WHERE state = 'done')))"
+
+/* Locks submission `id`'s row for the transaction: the first step of every
+ * change to a submission or its leases (queue.h). With `skip`, a row another
+ * transaction holds is not waited for: *got says whether it was locked. */
+int queue_lock_submission(struct db_conn *c, int64_t id, bool skip, bool *got, char **cause);
+
 /* Ends every active lease of `worker` as 'lost' with `reason`, without
  * counting the attempt, requeueing the submissions (*ids new). In the
  * caller's transaction. */
