@@ -560,8 +560,8 @@ static int decode_field(const struct compile_field *f, const struct triton_reque
         return rc == BW_ERR_PROTOCOL ? BW_OK : rc;
     }
     if (strcmp(f->key, "failure") == 0)
-        return triton_result_fail(out, "%.*s", (int)(f->len < FAILURE_BYTES ? f->len : FAILURE_BYTES),
-                           f->value);
+        return triton_result_fail(out, "%.*s",
+                                  (int)(f->len < FAILURE_BYTES ? f->len : FAILURE_BYTES), f->value);
     if (strcmp(f->key, "driver_ms") == 0) {
         if (!parse_double(f->value, &out->driver_ms))
             *bad = "driver_ms is not a number";
@@ -758,9 +758,9 @@ static int settle(struct decoder *d, size_t i)
     }
     drop_build(d, i);
     if (built)
-        return triton_result_fail(d->out,
-                           "kernel %s: the Triton compiler's answer is not a sound build: %s",
-                           d->rq->kernels[i].kernel, not_sound);
+        return triton_result_fail(
+            d->out, "kernel %s: the Triton compiler's answer is not a sound build: %s",
+            d->rq->kernels[i].kernel, not_sound);
     return BW_OK;
 }
 
@@ -877,7 +877,8 @@ int triton_decoder_finish(struct decoder *d, char **cause)
      * with the child's end. A build given out already stays as it was. */
     if (d->bad) {
         d->complete = false;
-        if ((rc = triton_result_fail(d->out, "the Triton compiler's answer is malformed: %s", d->bad)))
+        if ((rc = triton_result_fail(d->out, "the Triton compiler's answer is malformed: %s",
+                                     d->bad)))
             goto nomem;
         for (size_t i = 0; i < d->rq->n_kernels; i++) {
             if (!d->parts[i].delivered)
@@ -893,7 +894,7 @@ int triton_decoder_finish(struct decoder *d, char **cause)
             goto nomem;
         if (d->complete && !d->out->builds[i].ok && !d->parts[i].reported &&
             (rc = triton_result_fail(d->out, "the Triton compiler said nothing of kernel %s",
-                              d->rq->kernels[i].kernel)))
+                                     d->rq->kernels[i].kernel)))
             goto nomem;
         triton_decoder_deliver(d, i);
     }
@@ -940,7 +941,8 @@ int triton_result_decode_with(char *data, size_t len, const struct triton_fields
     if (rc == BW_OK)
         rc = triton_decoder_finish(&d, cause);
     if (rc == BW_OK && d.halt)
-        rc = triton_result_fail(out, "%s", d.halt) ? bw_fail(cause, BW_ERR_NOMEM, "out of memory") : BW_OK;
+        rc = triton_result_fail(out, "%s", d.halt) ? bw_fail(cause, BW_ERR_NOMEM, "out of memory")
+                                                   : BW_OK;
     *accepted = d.accepted;
     *complete = d.complete;
     triton_decoder_release(&d);

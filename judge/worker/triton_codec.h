@@ -41,8 +41,9 @@ struct decoder {
 
 /* A decoder of `rq`'s answer into `out`; on_build (may be NULL) is told each
  * build as it is given out. BW_ERR_NOMEM when out has no log buffer. */
-int triton_decoder_init(struct decoder *d, const struct triton_request *rq, struct triton_result *out,
-                 triton_build_fn on_build, void *arg, char **cause);
+int triton_decoder_init(struct decoder *d, const struct triton_request *rq,
+                        struct triton_result *out, triton_build_fn on_build, void *arg,
+                        char **cause);
 void triton_decoder_release(struct decoder *d);
 /* Reads the record's fields that are whole in data[0, len) past those read. */
 int triton_decoder_feed(struct decoder *d, char *data, size_t len, char **cause);
