@@ -11,7 +11,7 @@
 #   start_server / stop_server [SIGNAL]           the server on $CONF, logging to $T/server.log
 #   suite_deadline SECONDS                        past it, a failure naming the deadline, then finish
 #   req METHOD PATH [BODY] [CURL ARGS...]         sets STATUS, BODY, HDRS
-#   as USER METHOD PATH [BODY] [CURL ARGS...]     req with USER's cookie jar and CSRF token
+#   as USER METHOD PATH [BODY] [CURL ARGS...]     req with USER's cookie jar (renamed into place) and CSRF token
 #   worker TOKENFILE METHOD PATH [BODY]           req with a worker's token
 #   signup NAME [CURL ARGS...]                    NAME's jar and CSRF token in $T
 #   signin NAME PASSWORD [CURL ARGS...]
@@ -84,13 +84,18 @@ req() {
     BODY=$(cat "$T/body")
     HDRS=$(cat "$T/hdrs")
 }
+# The jar is written to a new file and renamed over the old one: an event
+# stream running in the background (curl -b JAR ... &) reads the jar when it
+# starts, and must never find it half written.
 as() {
     local who=$1
     shift
     local method=$1 path=$2 body=${3-}
     shift 3 2>/dev/null || shift $#
-    req "$method" "$path" "$body" -b "$T/$who.jar" -c "$T/$who.jar" \
+    req "$method" "$path" "$body" -b "$T/$who.jar" -c "$T/$who.jar.new" \
         -H "X-CSRF-Token: $(cat "$T/$who.csrf" 2>/dev/null)" "$@"
+    [ -e "$T/$who.jar.new" ] && mv -f "$T/$who.jar.new" "$T/$who.jar"
+    rm -f "$T/$who.jar.new"
 }
 worker() {
     local tf=$1
