@@ -94,6 +94,24 @@ echo "$csv" | grep -q '^alice,vector-add,' && echo "$csv" | grep -q '^alice,soft
     ok "gradebook: $(echo "$csv" | grep '^alice' | tr '\n' ' ')" || bad "gradebook: $csv"
 workers=$(curl -s -b "$tmp/ajar" "$url/api/admin/workers")
 echo "$workers" | py 'd["workers"][0]["gpu"]["name"]' | grep -q H && ok "worker registered its GPU: $(echo "$workers" | py '(d["workers"][0]["gpu"]["name"], round(d["workers"][0]["gpu"].get("copy_gbps",0)))')" || bad "workers: $workers"
+
+# The learner's CLI against the same server and GPU worker: it submits, follows
+# the judging live and exits by verdict (0 Accepted, 1 another verdict).
+token=$(curl -s -b "$tmp/jar" -H 'Content-Type: application/json' -H "X-CSRF-Token: $csrf" \
+    -d '{"name":"gpu flow"}' "$url/api/tokens" | py 'd["token"]')
+cli() { XDG_CONFIG_HOME=$tmp/cfg BLOCKWISE_SERVER=$url BLOCKWISE_TOKEN=$token python3 cli/blockwise "$@"; }
+cli submit problems/vector-add/solution.cu --problem vector-add >"$tmp/cli-ac.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'Accepted' "$tmp/cli-ac.out" && grep -q 'speed of light' "$tmp/cli-ac.out" &&
+    ok "CLI submit of P1's solution: exit 0, Accepted with timings" || bad "CLI submit (rc $rc): $(tail -n 15 "$tmp/cli-ac.out")"
+cli run problems/vector-add/wrong/noop.cu --problem vector-add >"$tmp/cli-wa.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q 'Wrong Answer' "$tmp/cli-wa.out" &&
+    ok "CLI run of P1's no-op: exit 1, Wrong Answer" || bad "CLI run of the no-op (rc $rc): $(tail -n 15 "$tmp/cli-wa.out")"
+cli submit problems/vector-add/solution.cu --problem vector-add --json >"$tmp/cli.json" 2>"$tmp/cli-json.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(py 'd["verdict"]' <"$tmp/cli.json")" = AC ] &&
+    ok "CLI submit --json: the submission as the API has it" || bad "CLI --json (rc $rc): $(head -c 300 "$tmp/cli.json") $(tail -n 5 "$tmp/cli-json.err")"
 [ "$fail" -ne 0 ] && tail -n 30 "$tmp/worker.log"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

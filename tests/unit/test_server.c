@@ -1077,20 +1077,50 @@ static struct store *queue_fixture(const char *path, int n)
     return st;
 }
 
+/* A storage test's database (a temporary SQLite file or PostgreSQL database,
+ * seeded by queue_fixture) and the connection it keeps for rows it reads or
+ * writes by hand. */
+struct queue_env {
+    char *dir, *path;
+    struct store *st;
+    struct db_conn *c;
+};
+
+static bool queue_env_open(struct queue_env *e, bool pg, int n)
+{
+    *e = (struct queue_env){.dir = temp_dir()};
+    e->path = test_database(e->dir, pg);
+    CHECK(e->path != NULL);
+    if (e->path)
+        e->st = queue_fixture(e->path, n);
+    CHECK(e->st != NULL);
+    if (!e->st) {
+        rm_rf(e->dir);
+        free(e->dir);
+        free(e->path);
+        return false;
+    }
+    e->c = db_acquire(store_db(e->st));
+    return true;
+}
+
+static void queue_env_close(struct queue_env *e)
+{
+    db_release(store_db(e->st), e->c);
+    store_close(e->st);
+    rm_rf(e->dir);
+    free(e->dir);
+    free(e->path);
+}
+
 STORAGE_TEST(queue_lease_lifecycle)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 2))
+        return;
+    struct store *st = env.st;
+    struct db_conn *c = env.c;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 2);
-    CHECK(st != NULL);
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     struct job j1, j2, none;
     CHECK_INT_EQ(queue_claim(st, 1, true, 60, &j1, &cause), 1);
     CHECK_INT_EQ(j1.submission, 1);
@@ -1162,11 +1192,7 @@ STORAGE_TEST(queue_lease_lifecycle)
     job_release(&j2);
     free(r);
     free(cause);
-    db_release(db, c);
-    store_close(st);
-    rm_rf(dir);
-    free(dir);
-    free(path);
+    queue_env_close(&env);
 }
 
 /* Adds a queued submission of `user` as submissions_h_create does, with its round. */
@@ -1187,18 +1213,12 @@ static int64_t add_turn(struct db_conn *c, int64_t user)
 
 STORAGE_TEST(queue_serves_learners_in_turns)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 0))
+        return;
+    struct store *st = env.st;
+    struct db_conn *c = env.c;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 0);
-    CHECK(st != NULL);
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     db_exec(c,
             "INSERT INTO users(name, password, created_at) VALUES ('v','x',1);"
             "INSERT INTO users(name, password, created_at) VALUES ('x','x',1);",
@@ -1246,26 +1266,16 @@ STORAGE_TEST(queue_serves_learners_in_turns)
     CHECK_INT_EQ(j.submission, a[2]);
     job_release(&j);
     free(cause);
-    db_release(db, c);
-    store_close(st);
-    rm_rf(dir);
-    free(path);
-    free(dir);
+    queue_env_close(&env);
 }
 
 STORAGE_TEST(queue_compile_only_waits_for_gpu)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 1))
+        return;
+    struct store *st = env.st;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 1);
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     struct job j;
     CHECK_INT_EQ(queue_claim(st, 2, false, 60, &j, &cause), 1);
     struct wp_result *r = calloc(1, sizeof(*r));
@@ -1283,11 +1293,7 @@ STORAGE_TEST(queue_compile_only_waits_for_gpu)
     job_release(&j);
     free(r);
     free(cause);
-    db_release(db, c);
-    store_close(st);
-    rm_rf(dir);
-    free(dir);
-    free(path);
+    queue_env_close(&env);
 }
 
 /* Claims routed by language: a CUDA-only worker never gets a Triton job,
@@ -1296,17 +1302,12 @@ STORAGE_TEST(queue_compile_only_waits_for_gpu)
  * per language. The best and solved rows carry the language. */
 STORAGE_TEST(queue_routes_by_language)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 1))
+        return;
+    struct store *st = env.st;
+    struct db_conn *c = env.c;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 1); /* 1: CUDA */
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), v = 0;
     CHECK_INT_EQ(db_exec(c,
                          "INSERT INTO submissions(user_id, problem_id, problem_hash, mode, "
@@ -1407,11 +1408,7 @@ STORAGE_TEST(queue_routes_by_language)
     job_release(&jt);
     free(r);
     free(cause);
-    db_release(db, c);
-    store_close(st);
-    rm_rf(dir);
-    free(dir);
-    free(path);
+    queue_env_close(&env);
 }
 
 /* Appends the mode of each row queue_list gives to a string of 64 bytes. */
@@ -1427,17 +1424,12 @@ static void list_modes(void *arg, const struct queue_row *r)
  * Profile solves nothing and ranks nowhere while an Accepted Run solves. */
 STORAGE_TEST(profile_quota_claim_and_scores)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 0))
+        return;
+    struct store *st = env.st;
+    struct db_conn *c = env.c;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 0);
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), v = 0, ids[3] = {0};
     const char *modes[] = {"profile", "run", "profile", "profile"};
     for (int i = 0; i < 4; i++) {
@@ -1511,12 +1503,8 @@ STORAGE_TEST(profile_quota_claim_and_scores)
     CHECK_INT_EQ(db_get_i64(c, &v, &cause, "SELECT COUNT(*) FROM solved", ""), BW_OK);
     CHECK_INT_EQ(v, 1);
     free(r);
-    db_release(db, c);
-    store_close(st);
     free(cause);
-    rm_rf(dir);
-    free(dir);
-    free(path);
+    queue_env_close(&env);
 }
 
 /* Migration 3 on a database of migration 2 with data: every submission,
@@ -1604,17 +1592,12 @@ TEST(db_migration_3_keeps_rows_as_cuda)
 
 STORAGE_TEST(queue_status_counts_queue_and_live_workers)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 3))
+        return;
+    struct store *st = env.st;
+    struct db_conn *c = env.c;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 3);
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     struct queue_status q;
     /* Nobody has asked for work yet: no live worker. */
     CHECK_INT_EQ(queue_status(st, 1000, 60, &q, &cause), BW_OK);
@@ -1660,11 +1643,7 @@ STORAGE_TEST(queue_status_counts_queue_and_live_workers)
     job_release(&k);
     free(r);
     free(cause);
-    db_release(db, c);
-    store_close(st);
-    rm_rf(dir);
-    free(dir);
-    free(path);
+    queue_env_close(&env);
 }
 
 /* Cancelling (queue_cancel) in every state, what a worker holding the job is
@@ -1672,17 +1651,12 @@ STORAGE_TEST(queue_status_counts_queue_and_live_workers)
  * GPU worker is connected. */
 STORAGE_TEST(queue_cancel_and_in_flight)
 {
+    struct queue_env env;
+    if (!queue_env_open(&env, pg, 4))
+        return;
+    struct store *st = env.st;
+    struct db_conn *c = env.c;
     char *cause = NULL;
-    char *dir = temp_dir();
-    char *path = test_database(dir, pg);
-    CHECK(path != NULL);
-    if (!path)
-        return;
-    struct store *st = queue_fixture(path, 4);
-    if (!st)
-        return;
-    struct db *db = store_db(st);
-    struct db_conn *c = db_acquire(db);
     int64_t now = (int64_t)time(NULL), pos = 0, v = 0, sub = 0;
     struct job j;
     struct wp_result *r = calloc(1, sizeof(*r));
@@ -1781,11 +1755,7 @@ STORAGE_TEST(queue_cancel_and_in_flight)
     CHECK_INT_EQ(v, 2);
     free(r);
     free(cause);
-    db_release(db, c);
-    store_close(st);
-    rm_rf(dir);
-    free(dir);
-    free(path);
+    queue_env_close(&env);
 }
 
 TEST(auth_helpers)
