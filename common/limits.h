@@ -219,6 +219,8 @@
 #define BW_PROFILE_WHY_BYTES 512 /* one sentence saying why a profile is not available */
 #define BW_PROFILE_BUSY_PCT                                                                        \
     60.0 /* a unit above this % of its peak is busy: it limits the kernel (memory or compute) */
+#define BW_PROFILE_LEVEL_SLACK_PCT                                                                 \
+    10.0 /* memory-bound: DRAM is named unless L2 or L1 is busier by more points than this */
 
 /* --- PyTorch's baseline (judge/worker/baseline.h) ---------------------------- */
 #define BW_BASELINE_PROBE_MS                                                                       \

@@ -1,6 +1,8 @@
 #include "failure.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,31 @@ const char *failure_cuda_hint(const char *error)
     return NULL;
 }
 
+/* An illegal address in a plan with a buffer of more than 2^31 - 1 elements
+ * is, far more often than a missing tail check, an index kept in 32 bits: it
+ * wraps negative at element 2^31, before the start of the buffer. */
+#define PAST_INT32_HINT                                                                            \
+    "this case has a buffer of more than 2^31 elements: an element index computed in 32 bits "     \
+    "wraps negative there and points before the buffer. Compute indices in 64 bits: in CUDA "      \
+    "`(long long)blockIdx.x * blockDim.x + threadIdx.x`, in Triton "                               \
+    "`tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)`"
+
+static bool has_past_int32_buffer(const struct plan *pl)
+{
+    for (size_t i = 0; i < pl->n_buffers; i++)
+        if (pl->buffers[i].count > INT32_MAX)
+            return true;
+    return false;
+}
+
+/* The hint for CUDA error `error` in a run of plan `pl`. */
+static const char *run_error_hint(const struct plan *pl, const char *error)
+{
+    if (strcmp(error, "CUDA_ERROR_ILLEGAL_ADDRESS") == 0 && has_past_int32_buffer(pl))
+        return PAST_INT32_HINT;
+    return failure_cuda_hint(error);
+}
+
 static char *line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A *new* formatted line, or NULL when out of memory. */
 static char *line(const char *fmt, ...)
@@ -76,7 +103,7 @@ enum verdict failure_verdict(const struct plan *pl, const struct run_failure *f,
         *detail = json_pack("{s:s, s:s, s:s, s:i, s:s?, s:s?}", "kind",
                             f->status == RUN_CUDA_ERROR ? "cuda_error" : "launch_error", "error",
                             f->error, "message", f->message, "launch", f->launch, "kernel", kernel,
-                            "hint", failure_cuda_hint(f->error));
+                            "hint", run_error_hint(pl, f->error));
         return VERDICT_RUNTIME_ERROR;
     case RUN_GUARD_VIOLATION:
         *message =

@@ -121,7 +121,8 @@ static void memory_reading(const struct profile_kernel *k, char *out, size_t cap
     double ratio = k->dram_bytes / k->model_bytes;
 
     bytes_note(k, note, sizeof(note));
-    if (!isnan(k->dram_pct) && k->dram_pct >= max_known(k->l2_pct, k->l1_pct)) {
+    if (!isnan(k->dram_pct) &&
+        k->dram_pct + BW_PROFILE_LEVEL_SLACK_PCT >= max_known(k->l2_pct, k->l1_pct)) {
         if (note[0] && ratio < 1.5)
             snprintf(out, cap,
                      "memory-bound at %.0f%% of DRAM bandwidth%s: near the limit; only fusing "

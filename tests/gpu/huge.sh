@@ -97,10 +97,12 @@ PY
             ;;
         *)
             msg=$(field "$T/$name.json" 'd["message"]')
-            if [ "$got" = RE ] && [[ "$msg" == "test past 2^31 N=2147483777: CUDA_ERROR_ILLEGAL_ADDRESS"* ]]; then
+            hint=$(field "$T/$name.json" '[t["detail"].get("hint") for t in d["tests"] if t.get("detail")][-1]')
+            if [ "$got" = RE ] && [[ "$msg" == "test past 2^31 N=2147483777: CUDA_ERROR_ILLEGAL_ADDRESS"* ]] &&
+                [[ "$hint" == *"more than 2^31 elements"* ]]; then
                 ok "$p/$f: Runtime Error at the past-2^31 test, \"$msg\"; ${wall_ms} ms wall, $(breakdown "$T/$name.json"); peak GPU memory $peak"
             else
-                bad "$p/$f: $got \"$msg\" (wanted RE at past 2^31 N=2147483777) $(tail -c 300 "$T/$name.err")"
+                bad "$p/$f: $got \"$msg\" (wanted RE at past 2^31 N=2147483777 with the 2^31 hint; hint: ${hint:-none}) $(tail -c 300 "$T/$name.err")"
             fi
             ;;
         esac

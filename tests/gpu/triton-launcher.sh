@@ -17,7 +17,8 @@
 #    equal what Triton's own CompiledKernel reports from the CUDA driver
 #    (cuFuncGetAttribute) for the tutorials' kernels.
 # 4. Each launcher is Accepted on this GPU (judged check --tests-only), the issue's seed
-#    also timed (a Submit: both autotune configs timed per shape).
+#    also timed (a Submit: both autotune configs timed per shape); the vector-add tutorial as
+#    written is rejected by the past-2^31 test alone, and Accepted with its program id in i64.
 #
 # Without Triton (no python with `import triton`) it skips cleanly. Python:
 # $BLOCKWISE_PYTHON, else python3 on PATH (/opt/torch/.venv/bin/python3 there).
@@ -144,9 +145,21 @@ n=$(grep -c '^FAIL ' <<<"$out")
 grep -qE '^(ok|FAIL) ' <<<"$out" || bad "the register check did not run"
 
 # ---- 4. Accepted on this GPU ----------------------------------------------------------------
-for spec in vector_add_seed:vector-add vector_add_tutorial:vector-add vector_add_leetgpu:vector-add \
+# Triton's vector-add tutorial keeps its offsets in 32 bits (`pid * BLOCK_SIZE` is i32): it passes
+# every test under 2^31 elements, and vector-add's last test (N = 2^31 + 129, problems/vector-add's
+# statement) rejects it with the hint that names the wrap. With the statement's one change (the
+# program id widened to i64) the same file is Accepted below.
+BLOCKWISE_PYTHON=$py timeout 400 "$judged" check --json --tests-only problems/vector-add "$fix/vector_add_tutorial.py" >"$dump/check.json"
+rc=$?
+got=$(json "$dump/check.json" '(d["verdict"], d["tests"][-1]["name"], all(t["verdict"] == "AC" for t in d["tests"][:-1]), "more than 2^31 elements" in d["tests"][-1]["detail"]["hint"])' 2>&1)
+[ $rc -eq 1 ] && [ "$got" = "('RE', 'past 2^31 N=2147483777', True, True)" ] &&
+    ok "vector_add_tutorial.py as the tutorial has it: every test under 2^31 elements passed, then Runtime Error at the past-2^31 test with the hint: $(json "$dump/check.json" 'd["tests"][-1]["detail"]["hint"]' | head -c 120)..." ||
+    bad "vector_add_tutorial.py: exit $rc, $got $(json "$dump/check.json" 'd["message"]' 2>&1 | head -c 400)"
+sed 's/pid = tl.program_id(axis=0)/pid = tl.program_id(axis=0).to(tl.int64)/' "$fix/vector_add_tutorial.py" >"$dump/vector_add_tutorial_i64.py"
+for spec in vector_add_seed:vector-add "$dump/vector_add_tutorial_i64.py:vector-add" vector_add_leetgpu:vector-add \
     softmax_tutorial:softmax matmul_tutorial:autotuned-matmul; do
-    file=$fix/${spec%%:*}.py problem=problems/${spec#*:}
+    file=${spec%%:*} problem=problems/${spec#*:}
+    [[ "$file" == /* ]] || file=$fix/$file.py
     BLOCKWISE_PYTHON=$py timeout 400 "$judged" check --json --tests-only "$problem" "$file" >"$dump/check.json"
     rc=$?
     got=$(json "$dump/check.json" '(d["verdict"], d["executed"])' 2>&1)

@@ -1,6 +1,7 @@
 /* Tests of judge/failure: what each runner finding means to the learner. */
 #include "tests/test.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,44 @@ TEST(failure_cuda_error_names_the_kernel_and_explains)
     CHECK_INT_EQ(judge(&f, &m, kind, sizeof(kind)), VERDICT_RUNTIME_ERROR);
     CHECK_STR_EQ(m, "CUDA_ERROR_INVALID_VALUE (the launch was refused)");
     CHECK_STR_EQ(kind, "launch_error");
+    free(m);
+}
+
+/* Vector-add's last test (N = 2^31 + 129) against an index kept in 32 bits:
+ * the hint names the wrap and the 64-bit index, not a missing tail check. */
+TEST(failure_illegal_address_past_int32_names_the_wrap)
+{
+    struct run_failure f = failure(RUN_CUDA_ERROR);
+    struct plan pl = two_buffers();
+    json_t *detail = NULL;
+    char *m = NULL;
+
+    snprintf(f.error, sizeof(f.error), "CUDA_ERROR_ILLEGAL_ADDRESS");
+    f.launch = 0;
+    pl.buffers[0].count = (int64_t)INT32_MAX;
+    CHECK_INT_EQ(failure_verdict(&pl, &f, &m, &detail), VERDICT_RUNTIME_ERROR);
+    CHECK_CONTAINS(json_string_value(json_object_get(detail, "hint")), "if (i < n)");
+    json_decref(detail);
+    free(m);
+    detail = NULL;
+    m = NULL;
+
+    pl.buffers[0].count = (int64_t)INT32_MAX + 130;
+    CHECK_INT_EQ(failure_verdict(&pl, &f, &m, &detail), VERDICT_RUNTIME_ERROR);
+    CHECK_STR_EQ(m, "CUDA_ERROR_ILLEGAL_ADDRESS in kernel vector_add");
+    CHECK_CONTAINS(json_string_value(json_object_get(detail, "hint")), "more than 2^31 elements");
+    CHECK_CONTAINS(json_string_value(json_object_get(detail, "hint")),
+                   "tl.program_id(0).to(tl.int64)");
+    json_decref(detail);
+    free(m);
+    detail = NULL;
+    m = NULL;
+
+    /* Other errors keep their own hint. */
+    snprintf(f.error, sizeof(f.error), "CUDA_ERROR_MISALIGNED_ADDRESS");
+    failure_verdict(&pl, &f, &m, &detail);
+    CHECK_CONTAINS(json_string_value(json_object_get(detail, "hint")), "aligned");
+    json_decref(detail);
     free(m);
 }
 

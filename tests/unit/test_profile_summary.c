@@ -58,6 +58,33 @@ static struct profile_kernel summarize(const struct profile_range *g, const char
     return k;
 }
 
+/* The H200's own figures (tests/gpu/profile.sh, 2026-12-05): every DRAM byte
+ * also passes L2, so a streaming kernel's L2 throughput sits a little above
+ * its DRAM throughput; the reading names DRAM, not reuse through L2. */
+TEST(summary_streaming_kernel_names_dram_over_a_slightly_busier_l2)
+{
+    struct profile_range g = range(1048576, 256, 16);
+    struct profile_kernel k;
+
+    throughputs(&g, 0.74e6, 90.0, 92.0, 22.0, 30.0, 1.6, 0);
+    g.values[PM_DRAM_READ] = 2147483648.0;
+    g.values[PM_DRAM_WRITE] = 1073741824.0;
+    k = summarize(&g, "vector_add", 3221225472.0);
+    CHECK_INT_EQ(k.limiter, PROFILE_MEMORY);
+    CHECK_CONTAINS(k.reading, "memory-bound at 90% of DRAM bandwidth");
+    CHECK_CONTAINS(k.reading, "near the limit");
+
+    /* softmax's solution: DRAM 88%, L2 91% */
+    throughputs(&g, 0.25e6, 87.6, 91.0, 29.5, 40.0, 20.9, 0);
+    k = summarize(&g, "softmax_rows", 3221225472.0);
+    CHECK_CONTAINS(k.reading, "of DRAM bandwidth");
+
+    /* L2 busier than DRAM by more than the slack: data re-read through L2 */
+    throughputs(&g, 0.25e6, 70.0, 95.0, 29.5, 40.0, 20.9, 0);
+    k = summarize(&g, "k", 3221225472.0);
+    CHECK_CONTAINS(k.reading, "memory-bound at 95% of L2 bandwidth (DRAM 70%)");
+}
+
 TEST(summary_vector_add_is_memory_bound_on_dram)
 {
     struct profile_range g = range(1048576, 256, 16);
