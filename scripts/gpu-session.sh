@@ -78,3 +78,5 @@ cat "$summary"
 for f in "$out"/check-*.log "$out"/calibrate.log; do
     [ -f "$f" ] && { echo "=== $f"; tail -n 25 "$f"; }
 done
+# The device tool brings back 8 files of $OUT: the summary and the facts stay, the rest is archived.
+scripts/pack-out.sh "$out" summary.txt facts.log

@@ -227,6 +227,8 @@ gpu)
         fi
         run "$name" "$s" "$build"
     done
+    # On the GPU machine's call, 8 files of $OUT come back: the logs stay, the rest is archived.
+    [ -n "${OUT:-}" ] && scripts/pack-out.sh "$OUT" '*.log' '*.txt'
     ;;
 *)
     echo "usage: $0 cpu|gpu BUILD [ASAN_BUILD]" >&2

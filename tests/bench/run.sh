@@ -114,3 +114,6 @@ if part "what a learner feels (server + one judged worker)" 120; then
 fi
 echo "== summary ($((${BENCH_BUDGET_S:-570} - $(left))) s)"
 cat "$summary"
+# On the GPU machine's call, what comes back is 8 files of $OUT: the summary, the logs, one archive.
+[ -n "${OUT:-}" ] && scripts/pack-out.sh "$out" summary.txt '*.log' >>"$log"
+exit 0
