@@ -91,7 +91,7 @@
 #define BW_TRITON_NOFILE          256          /* RLIMIT_NOFILE of the Triton compiler */
 #define BW_TRITON_NPROC           256 /* RLIMIT_NPROC: its threads and processes (user ns) */
 #define BW_TRITON_MAX_KERNELS     128 /* kernel variants in one compile request */
-#define BW_TRITON_JOBS            8   /* most processes compiling one request (cpus/slots) */
+#define BW_TRITON_JOBS            16  /* most processes compiling one request (CPUs shared) */
 #define BW_TRITON_POOL_MAX        16  /* warm Triton compilers a pool keeps (triton_pool.h) */
 #define BW_TRITON_SPARES_PER_SLOT 3   /* warm compilers judged keeps a job slot (bursts) */
 #define BW_TRITON_MAX_VARIANTS    32  /* builds of one @tune configuration (one runner load) */

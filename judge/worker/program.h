@@ -70,7 +70,7 @@ struct program_target {
     bool no_sandbox;                 /* diagnostics only */
     struct build_cache *cache;       /* borrowed; NULL: every configuration is compiled */
     struct triton_pool *triton_pool; /* borrowed: warm Triton compilers; NULL: one is started */
-    int triton_jobs;                 /* a Triton request's processes; 0: BW_TRITON_JOBS */
+    int triton_jobs; /* a Triton request's processes without a pool; 0: BW_TRITON_JOBS */
 };
 
 /*

@@ -634,17 +634,20 @@ int triton_launch_run(const struct triton_launch_request *rq, const struct trito
     struct triton_stream stream = {.on_build = st ? st->on_build : NULL,
                                    .arg = st ? st->arg : NULL,
                                    .cancel_fd = st ? st->cancel_fd : -1};
+    struct triton_launch_request shared = *rq; /* with a pool, its share of the CPUs as jobs */
     struct triton_compiler *c = NULL;
     struct buf req;
     double t0 = now_ms();
     int rc;
 
+    if (rq->pool)
+        shared.jobs = triton_pool_share(rq->pool);
     buf_init(&req, BW_MAX_MESSAGE_BYTES);
     if (!r) {
         rc = bw_fail(cause, BW_ERR_NOMEM, "out of memory");
         goto release;
     }
-    if ((rc = triton_launch_encode(rq, &req, cause)))
+    if ((rc = triton_launch_encode(&shared, &req, cause)))
         goto release;
     if ((rc = rq->pool ? triton_pool_take(rq->pool, &c, cause)
                        : triton_compiler_start(&o, &c, cause)))
@@ -656,6 +659,8 @@ int triton_launch_run(const struct triton_launch_request *rq, const struct trito
         rc = reader_finish(r, cause);
     out->compiled.ms = now_ms() - t0;
 release:
+    if (rq->pool)
+        triton_pool_unshare(rq->pool);
     triton_compiler_free(c);
     buf_release(&req);
     free(r);

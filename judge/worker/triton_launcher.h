@@ -84,11 +84,11 @@ struct triton_launch_request {
     const char *compile_source; /* borrowed; the text the builds are compiled from (NULL:
                                    source), `compile_len` bytes */
     size_t compile_len;
-    const char *const *have;  /* borrowed: variant keys whose builds the caller holds */
-    size_t n_have;            /* at most BW_TRITON_MAX_KERNELS */
-    int wall_ms;              /* 0: BW_TRITON_WALL_MS */
-    int case_ms;              /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
-    int jobs;                 /* processes recording and compiling; 0: BW_TRITON_JOBS */
+    const char *const *have; /* borrowed: variant keys whose builds the caller holds */
+    size_t n_have;           /* at most BW_TRITON_MAX_KERNELS */
+    int wall_ms;             /* 0: BW_TRITON_WALL_MS */
+    int case_ms;             /* one case's recording; 0: BW_LAUNCHER_CASE_MS */
+    int jobs; /* processes recording and compiling without a pool (with one: triton_pool_share) */
     struct triton_pool *pool; /* borrowed: warm compilers; NULL: one is started */
     /* how the compiler starts without a pool (triton_options) */
     bool no_sandbox;

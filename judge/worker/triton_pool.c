@@ -35,11 +35,27 @@ struct triton_pool {
     struct timespec retry_at; /* CLOCK_MONOTONIC */
     struct triton_pool_counts counts;
     bool told_full; /* the memory of a full pool was logged once */
+
+    int cpus;      /* this machine's, shared by the compiles in flight */
+    int compiling; /* compiles holding a share (triton_pool_share) */
 };
 
 static bool before(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* The CPUs this process may run on (its affinity), at least 1. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    long cpus = 0;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        cpus = CPU_COUNT(&set);
+    if (cpus <= 0)
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? (int)cpus : 1;
 }
 
 /* VmRSS (KiB) of process pid and the parent pid it names in /proc/PID/status; 0 when gone. */
@@ -216,6 +232,7 @@ int triton_pool_new(const struct triton_pool_options *o, struct triton_pool **ou
     if (!(p = calloc(1, sizeof(*p))))
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     p->o = *o;
+    p->cpus = usable_cpus();
     pthread_mutex_init(&p->lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the back-off's timed waits */
@@ -320,20 +337,38 @@ void triton_pool_counts(struct triton_pool *p, struct triton_pool_counts *out)
     out->ready_rss_kib = tree_rss(roots, n);
 }
 
-int triton_pool_jobs(int slots)
+int triton_jobs_for(int cpus, int compiles)
 {
-    cpu_set_t set;
-    long cpus = 0;
-    int jobs;
+    int jobs = cpus / (compiles < 1 ? 1 : compiles);
 
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        cpus = CPU_COUNT(&set);
-    if (cpus <= 0)
-        cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (slots < 1)
-        slots = 1;
-    jobs = cpus > 0 ? (int)(cpus / slots) : 1;
     if (jobs < 1)
         jobs = 1;
     return jobs > BW_TRITON_JOBS ? BW_TRITON_JOBS : jobs;
+}
+
+int triton_pool_jobs(int slots)
+{
+    return triton_jobs_for(usable_cpus(), slots);
+}
+
+int triton_pool_share(struct triton_pool *p)
+{
+    int jobs;
+
+    if (!p)
+        return triton_pool_jobs(1);
+    pthread_mutex_lock(&p->lock);
+    jobs = triton_jobs_for(p->cpus, ++p->compiling);
+    pthread_mutex_unlock(&p->lock);
+    return jobs;
+}
+
+void triton_pool_unshare(struct triton_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    if (p->compiling > 0)
+        p->compiling--;
+    pthread_mutex_unlock(&p->lock);
 }

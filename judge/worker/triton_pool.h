@@ -69,12 +69,25 @@ struct triton_pool_counts {
 void triton_pool_counts(struct triton_pool *pool, struct triton_pool_counts *out);
 
 /*
- * Processes one compile request may use (its `jobs`), for a judge of `slots`
- * judgings at once on this machine: its CPUs shared between the slots, at
- * least 1, at most BW_TRITON_JOBS. On the H200 host (16 CPUs, 2 slots): 8,
- * so that two flash-attention compiles at once use every CPU (8 and 16
- * processes compiling matmul builds at once took 1.45 and 1.53 s there).
+ * Processes for a compile request starting now (its `jobs`): this machine's
+ * CPUs divided between the compiles in flight through `pool`, this one
+ * counted; at least 1, at most BW_TRITON_JOBS. A compile alone uses every CPU
+ * (on the H200 host 16: a flash-attention Run compiles 98 builds of about
+ * 1.4 s of CPU each, 18 s on 8 processes), two at once half each. A share is
+ * fixed when taken: one that starts while another runs takes its half and
+ * the other keeps its own, so the CPUs are oversubscribed until the first
+ * ends (8 and 16 processes compiling matmul builds at once took 1.45 and
+ * 1.53 s there). Each share is given back with triton_pool_unshare once its
+ * compile has ended. A NULL pool: every CPU, nothing counted.
  */
+int triton_pool_share(struct triton_pool *pool);
+void triton_pool_unshare(struct triton_pool *pool);
+
+/* The share of `cpus` one of `compiles` compiles in flight gets (above). */
+int triton_jobs_for(int cpus, int compiles);
+
+/* The share of a judge of `slots` judgings at once that compiles without a
+ * pool: this machine's CPUs divided by its slots, as above. */
 int triton_pool_jobs(int slots);
 
 #endif

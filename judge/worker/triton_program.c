@@ -293,7 +293,7 @@ static int compile_misses(struct triton_program *tp, const struct triton_kernel_
         .cc_major = t->cc_major,
         .cc_minor = t->cc_minor,
         .no_sandbox = t->no_sandbox,
-        .jobs = t->jobs,
+        .jobs = t->pool ? triton_pool_share(t->pool) : t->jobs,
     };
     struct triton_compiler *c = NULL;
     double t0 = now_ms();
@@ -328,6 +328,8 @@ static int compile_misses(struct triton_program *tp, const struct triton_kernel_
     got.log = got.failure = got.triton_version = NULL;
     memset(&got.diags, 0, sizeof(got.diags));
 out:
+    if (t->pool)
+        triton_pool_unshare(t->pool); /* the share rq.jobs took */
     for (size_t i = 0; got.builds && i < n; i++)
         if (given && given[i]) /* lent to tp->result: not got's to free */
             memset(&got.builds[i], 0, sizeof(got.builds[i]));

@@ -69,7 +69,8 @@ struct triton_target {
     bool no_sandbox;           /* diagnostics only */
     struct build_cache *cache; /* borrowed; NULL: every build is compiled */
     struct triton_pool *pool;  /* borrowed: warm compilers; NULL: one is started */
-    int jobs;                  /* the request's processes (triton_pool_jobs); 0: BW_TRITON_JOBS */
+    int jobs; /* the request's processes without a pool (with one: triton_pool_share); 0:
+                 BW_TRITON_JOBS */
 };
 
 /*

@@ -1616,9 +1616,32 @@ TEST(a_pool_keeps_compilers_warm_and_replaces_those_taken)
               n.waited);
     CHECK(triton_pool_jobs(1) >= 1 && triton_pool_jobs(1) <= BW_TRITON_JOBS);
     CHECK_INT_EQ(triton_pool_jobs(1000), 1);
+    /* The compiles in flight share the CPUs: the first takes them all, the second half. */
+    int first = triton_pool_share(pool), second = triton_pool_share(pool);
+    CHECK_INT_EQ(first, triton_pool_jobs(1));
+    CHECK_INT_EQ(second, triton_pool_jobs(2));
+    triton_pool_unshare(pool);
+    triton_pool_unshare(pool);
+    CHECK_INT_EQ(triton_pool_share(pool), triton_pool_jobs(1)); /* both given back */
+    triton_pool_unshare(pool);
 out:
     triton_pool_free(pool);
     free(cause);
+}
+
+/* The CPUs a compile may use: the machine's divided between the compiles in
+ * flight, never under 1 nor over BW_TRITON_JOBS. */
+TEST(triton_jobs_share_the_cpus)
+{
+    CHECK_INT_EQ(triton_jobs_for(16, 1), 16);
+    CHECK_INT_EQ(triton_jobs_for(16, 2), 8);
+    CHECK_INT_EQ(triton_jobs_for(16, 3), 5);
+    CHECK_INT_EQ(triton_jobs_for(2, 3), 1);
+    CHECK_INT_EQ(triton_jobs_for(128, 1), BW_TRITON_JOBS);
+    CHECK_INT_EQ(triton_jobs_for(16, 0), 16);
+    CHECK_INT_EQ(triton_jobs_for(0, 1), 1);
+    CHECK_INT_EQ(triton_pool_share(NULL), triton_pool_jobs(1));
+    triton_pool_unshare(NULL);
 }
 
 /* The compiler must refuse to run unsandboxed when namespaces are denied. */
