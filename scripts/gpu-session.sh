@@ -4,16 +4,16 @@
 # /tmp/gpu-session), a short summary last. Used by developers through the
 # device tool: the machine is costly to start, so one call does many things.
 #   scripts/gpu-session.sh BUILD STEP...
-# Steps: facts runner calibrate check hostile validate gputest bench, and
+# Steps: facts runner calibrate check hostile directives validate gputest bench, and
 #   launcher   tests/gpu/triton-launcher.sh (the tutorials' launchers on the real Triton)
 #   huge       LANGUAGE=all tests/gpu/huge.sh (the past-2^31 tests, CUDA and Triton controls)
 #   baseline   tests/gpu/baseline.sh (PyTorch's time against an independent timing)
 #   triton     make gpu-triton (every Triton control, tests only)
 #   profile    the driver's profiling setting, then tests/gpu/profile.sh (Profile mode)
 # A session of three device calls that checks the GPU half of everything:
-#   GPU_SKIP="triton-launcher huge profile" make gpu-test
-#   scripts/gpu-session.sh build profile launcher huge      (then baseline, triton, if time is left)
-#   make bench
+#   GPU_SKIP="triton-launcher huge profile" make gpu-test          (503 s on 2026-12-05)
+#   scripts/gpu-session.sh build facts profile launcher huge       (224 s), then baseline, triton
+#   make bench                                                     (506 s)
 set -u
 build=$1
 shift
@@ -58,6 +58,7 @@ for st in "$@"; do
         done
         ;;
     hostile) step hostile 300 tests/gpu/hostile.sh "$build" ;;
+    directives) step directives 120 tests/gpu/directives.sh "$build" ;;
     validate) step validate 420 tests/gpu/validate.sh "$build" ;;
     gputest) step gputest 580 make --no-print-directory gpu-test BUILD="$build" ;;
     bench) step bench 580 tests/bench/run.sh "$build" ;;
