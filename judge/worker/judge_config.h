@@ -36,9 +36,8 @@ struct judge_config {
     struct build_cache *builds; /* borrowed: compiled builds kept across judgings; NULL: none */
     struct triton_pool *triton_pool; /* borrowed: warm Triton compilers (triton_pool.h); NULL:
                                         each Triton compile starts its own */
-    int triton_jobs;     /* processes of a Triton compile request without a pool (triton_pool_jobs:
-                            the CPUs over the slots; with a pool, triton_pool_share); 0: BW_TRITON_JOBS
-                          */
+    int triton_jobs;     /* a Triton compile's processes without a pool: triton_pool_jobs (with
+                            one, triton_pool_share); 0: BW_TRITON_JOBS */
     struct gpu_info gpu; /* filled by judge_probe_gpu() */
     bool have_gpu;       /* judge_probe_gpu() found a usable GPU */
     char *no_gpu_reason; /* owned: why there is no GPU, when !have_gpu */
