@@ -453,6 +453,12 @@ void sse_positions(struct sse_hub *hub, const int64_t *ids, size_t n)
     }
 }
 
+/* The ticker runs about once a second (server.c), so a stream whose
+ * heartbeat falls due just after a tick would wait for the next one: a
+ * heartbeat is sent when the stream will have been idle for heartbeat_s by
+ * the next tick's half, or a 1 s heartbeat would come every other second. */
+#define TICK_SLACK_MS 500.0
+
 void sse_tick(struct sse_hub *hub, int heartbeat_s)
 {
     double now = now_ms();
@@ -462,7 +468,7 @@ void sse_tick(struct sse_hub *hub, int heartbeat_s)
     while (*p) {
         struct channel *ch = *p;
         for (struct sub *s = ch->subs; s; s = s->next) {
-            if (s->suspended && now - s->last_write_ms >= heartbeat_s * 1000.0) {
+            if (s->suspended && now - s->last_write_ms + TICK_SLACK_MS >= heartbeat_s * 1000.0) {
                 s->hb_due = true;
                 wake(s);
             }

@@ -78,8 +78,9 @@ int sse_open(struct sse_hub *hub, struct http_request *req, struct http_response
  * (no id, not in the store). */
 void sse_positions(struct sse_hub *hub, const int64_t *ids, size_t n);
 
-/* The ticker: heartbeats on streams idle for `heartbeat_s`, and channels
- * without subscribers for more than a minute are dropped. */
+/* The ticker (about once a second): heartbeats on streams idle for
+ * `heartbeat_s` (less half a tick: a 1 s heartbeat at every tick), and
+ * channels without subscribers for more than a minute are dropped. */
 void sse_tick(struct sse_hub *hub, int heartbeat_s);
 
 /* Ends every stream (server shutdown). */
