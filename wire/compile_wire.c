@@ -255,3 +255,17 @@ int compile_log_cap(const char *log, size_t len, size_t cap, struct buf *out)
         return rc;
     return buf_append(out, log + ptxas, tail);
 }
+
+bool compile_wire_filename_valid(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (n == 0 || n > BW_MAX_NAME || name[0] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+              (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' ||
+              name[i] == '.'))
+            return false;
+    return true;
+}

@@ -97,6 +97,11 @@ void compile_job_release(struct compile_job *job);
 /* Encodes a request record (what compile_run sends). */
 int compile_request_encode(const struct compile_request *rq, struct buf *out, char **cause);
 
+/* A source's file name a compile request may carry: 1..BW_MAX_NAME of
+ * [A-Za-z0-9_.-], not starting with '.' (it names a file in the child's work
+ * directory and appears in every diagnostic). */
+bool compile_wire_filename_valid(const char *name);
+
 /*
  * Caps a log of `len` bytes for keeping and showing: a log of at most `cap`
  * bytes is copied whole; a longer one keeps the front end's part (before the

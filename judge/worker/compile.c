@@ -501,20 +501,6 @@ static bool arch_valid(const char *arch)
     return digits >= 2 && digits <= 3 && arch[i] == '\0';
 }
 
-static bool filename_valid(const char *name)
-{
-    size_t n = strlen(name);
-
-    if (n == 0 || n > BW_MAX_NAME || name[0] == '.')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-              (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' ||
-              name[i] == '.'))
-            return false;
-    return true;
-}
-
 /* Where blockwise-compile is: the request's path, $BLOCKWISE_COMPILE, or beside us. */
 static char *find_compiler(const struct compile_request *rq)
 {
@@ -724,7 +710,7 @@ int compile_run(const struct compile_request *rq, struct compile_result *out, ch
     bool refused;
 
     memset(out, 0, sizeof(*out));
-    if (!filename_valid(filename))
+    if (!compile_wire_filename_valid(filename))
         return bw_fail(cause, BW_ERR_INVALID, "bad compile file name \"%s\"", filename);
     if (!arch_valid(arch))
         return bw_fail(cause, BW_ERR_INVALID, "bad GPU architecture \"%s\" (expected sm_NN[a])",

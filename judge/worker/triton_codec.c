@@ -18,6 +18,7 @@
 #include "compile.h"
 #include "common/error.h"
 #include "common/limits.h"
+#include "wire/compile_wire.h"
 #include "common/util.h"
 #include "common/banned.h"
 
@@ -59,20 +60,6 @@ static bool build_type_valid(const char *type)
 static bool is_int_type(const char *type)
 {
     return type[0] == 'i' || type[0] == 'u';
-}
-
-static bool filename_valid(const char *name)
-{
-    size_t n = strlen(name);
-
-    if (n == 0 || n > BW_MAX_NAME || name[0] == '.' || name[0] == '-')
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-              (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-' ||
-              name[i] == '.'))
-            return false;
-    return true;
 }
 
 static int request_cc(const struct triton_request *rq)
@@ -140,7 +127,8 @@ int triton_request_check(const struct triton_request *rq, char **cause)
     const char *filename = rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME;
     int rc;
 
-    if (!filename_valid(filename))
+    /* a leading '-' is refused too, as driver.py's own check refuses it */
+    if (filename[0] == '-' || !compile_wire_filename_valid(filename))
         return bw_fail(cause, BW_ERR_INVALID, "bad Triton file name \"%.64s\"", filename);
     if (!rq->source && rq->len)
         return bw_fail(cause, BW_ERR_INVALID, "no source to compile");
