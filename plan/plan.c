@@ -255,13 +255,23 @@ static int tensor_buffers(const struct problem *p, const struct expr_scope *scop
     return BW_OK;
 }
 
+/* *out zeroed for a plan of case c of p (which says whether c is a benchmark shape). */
+static void plan_start(struct plan *out, const struct problem *p, const struct problem_case *c)
+{
+    uintptr_t at = (uintptr_t)c, first = (uintptr_t)p->benchmarks;
+
+    memset(out, 0, sizeof(*out));
+    out->benchmark =
+        p->n_benchmarks && at >= first && at < first + p->n_benchmarks * sizeof(*p->benchmarks);
+}
+
 int plan_build_tensors(const struct problem *p, const struct problem_case *c, enum plan_side side,
                        struct plan *out, int64_t *scratch_cap, char **cause)
 {
     struct expr_binding vars[BW_MAX_SIZES];
     struct expr_scope scope = {vars, p->n_sizes};
 
-    memset(out, 0, sizeof(*out));
+    plan_start(out, p, c);
     for (size_t s = 0; s < p->n_sizes; s++)
         vars[s] = (struct expr_binding){p->size_names[s], c->sizes[s]};
     return tensor_buffers(p, &scope, c, side, out, scratch_cap, cause);
@@ -541,7 +551,7 @@ int plan_build(const struct problem *p, const struct directives *d, const int64_
     struct case_scope cs;
     int rc;
 
-    memset(out, 0, sizeof(*out));
+    plan_start(out, p, c);
     rc = case_scope_init(&cs, p, d, tune_values, c, cause);
     if (rc)
         return rc;

@@ -65,7 +65,7 @@ void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v
         v->args[k].type = v->types[k];
         if (a->kind == PLAN_ARG_BUF) {
             v->args[k].div16 = pointer_div16(pl, a);
-        } else if (plan_arg_is_integer(a)) {
+        } else if (plan_arg_is_integer(a) && pl->benchmark) {
             v->args[k].div16 = a->i % 16 == 0;
             v->args[k].equal1 = a->i == 1;
         }
@@ -175,15 +175,17 @@ int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char
     return BW_OK;
 }
 
-/* Adds the variants configuration tune_values needs over every case of p to tc. */
+/* Adds the variants configuration tune_values needs over p's tests (and its benchmark shapes
+ * when with_benchmarks) to tc. */
 static int plan_config(struct triton_config *tc, const struct problem *p,
-                       const struct directives *d, const int64_t *tune_values, struct plan *pl,
-                       char **cause)
+                       const struct directives *d, const int64_t *tune_values, bool with_benchmarks,
+                       struct plan *pl, char **cause)
 {
     char *first_why = NULL; /* owned: why the first case that cannot be planned cannot */
+    size_t n_benchmarks = with_benchmarks ? p->n_benchmarks : 0;
     int rc = BW_OK;
 
-    for (size_t i = 0; i < p->n_tests + p->n_benchmarks && rc == BW_OK; i++) {
+    for (size_t i = 0; i < p->n_tests + n_benchmarks && rc == BW_OK; i++) {
         const struct problem_case *c =
             i < p->n_tests ? &p->tests[i] : &p->benchmarks[i - p->n_tests];
         char *why = NULL;
@@ -221,7 +223,7 @@ int triton_variants_init(struct triton_variants *tv, size_t n_configs, char **ca
 int triton_variants_plan(struct triton_variants *tv, const struct problem *p,
                          const struct directives *d,
                          const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs,
-                         char **cause)
+                         bool with_benchmarks, char **cause)
 {
     struct plan *pl = malloc(sizeof(*pl));
     int rc = triton_variants_init(tv, n_configs, cause);
@@ -230,7 +232,7 @@ int triton_variants_plan(struct triton_variants *tv, const struct problem *p,
         rc = rc ? rc : bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t c = 0; c < n_configs && rc == BW_OK; c++) {
         struct triton_config *tc = &tv->configs[c];
-        rc = plan_config(tc, p, d, tune_values ? tune_values[c] : NULL, pl, cause);
+        rc = plan_config(tc, p, d, tune_values ? tune_values[c] : NULL, with_benchmarks, pl, cause);
         tc->first = tv->n_builds;
         tv->n_builds += tc->n_variants;
         if (rc == BW_OK && tv->n_builds > BW_TRITON_MAX_KERNELS)

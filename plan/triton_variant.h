@@ -14,8 +14,17 @@
  * buffers are 256-byte aligned). Every constexpr value, num_warps,
  * num_stages and maxnreg is part of the code too. So a case with N = 4096
  * and one with N = 4099 run different builds, and one @tune configuration is
- * one build per distinct variant over the problem's test and benchmark
- * cases (docs/submission-format.md, "Types and specialisation").
+ * one build per distinct variant over the problem's cases.
+ *
+ * The judge specialises integers that way on the benchmark shapes only: those
+ * builds are the ones a Submit times, so they are the ones Triton would run at
+ * home (and every timed run is checked too). A test case's integers are typed
+ * (i32 / i64) but not specialised, as `do_not_specialize` would leave them:
+ * the same code for every value, correct where a specialised build is
+ * (a specialisation only adds facts about the value), and one build per
+ * configuration and constexpr set instead of one per size class -- the
+ * tests of flash-attention's 7 configurations take 14 builds, not 98
+ * (docs/submission-format.md, "Types and specialisation").
  */
 #ifndef BW_TRITON_VARIANT_H
 #define BW_TRITON_VARIANT_H
@@ -82,7 +91,8 @@ struct triton_variant {
 
 /* The variant launch l of plan pl selects: Triton's JIT specialisation of its
  * arguments (a pointer is divisible by 16 when its buffer's base, 256-byte
- * aligned, plus its offset is). v->args[k].type points into v->types: a copy
+ * aligned, plus its offset is; an integer is specialised only in a benchmark
+ * shape's plan, pl->benchmark). v->args[k].type points into v->types: a copy
  * of v must point its own. */
 void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v);
 
@@ -125,7 +135,8 @@ int triton_variants_init(struct triton_variants *tv, size_t n_configs, char **ca
 /*
  * Finds, for each of the n_configs @tune configurations (tune_values[c], one
  * value per d->tunes[i]; NULL without @tune), the variants its launches need
- * over every test and benchmark case of p, into *tv (zeroed first). A case
+ * over every test case of p, and every benchmark shape when with_benchmarks
+ * (a Submit or a Profile; a Run needs none), into *tv (zeroed first). A case
  * whose plan cannot be built is skipped: it fails with its own message when
  * it runs; when no case can be planned, BW_ERR_LIMIT with the first one's
  * message (nothing could be compiled). BW_ERR_LIMIT with the reason, at the
@@ -137,7 +148,7 @@ int triton_variants_init(struct triton_variants *tv, size_t n_configs, char **ca
 int triton_variants_plan(struct triton_variants *tv, const struct problem *p,
                          const struct directives *d,
                          const int64_t (*tune_values)[BW_MAX_TUNE_PARAMS], size_t n_configs,
-                         char **cause);
+                         bool with_benchmarks, char **cause);
 
 /* The build (an index over every configuration's variants, from 0 to
  * tv->n_builds) that launch `launch` of plan pl, built for configuration

@@ -225,8 +225,8 @@ def constexpr_literal(text):
 
 
 # The fields of a launcher request (judge/worker/triton_launcher.h), read by launcher.py.
-LAUNCH_FIELDS = ("mode", "record_only", "device", "limit", "tensor", "scalar", "size", "case",
-                 "shape", "value", "scratch_limit", "compile_source", "have")
+LAUNCH_FIELDS = ("mode", "record_only", "tests_only", "device", "limit", "tensor", "scalar",
+                 "size", "case", "shape", "value", "scratch_limit", "compile_source", "have")
 LAUNCHER_SOURCE = ""  # launcher.py's text: the arguments after each --launcher, joined
 
 

@@ -1575,23 +1575,28 @@ def kernel_request(drv, launch):
     return k
 
 
-def arg_spec(a):
+def arg_spec(a, integers=True):
     """(Triton type, flags) of a recorded argument, as Triton 3.6's specialize_impl gives them:
     a pointer is D when its address is 16-byte aligned; an int is i32 / i64 / u64 by value, 1
-    when it equals 1, D when it is a multiple of 16; a float is fp32."""
+    when it equals 1, D when it is a multiple of 16 (neither unless `integers`); a float is
+    fp32."""
     kind, v = a
     if kind == "buf":
         return "*" + v._buf.dtype.triton, "D" if v.data_ptr() % 16 == 0 else "-"
     if kind == "float":
         return "fp32", "-"
     ty = "i32" if -2**31 <= v < 2**31 else "u64" if v >= 2**63 else "i64"
+    if not integers:
+        return ty, "-"
     return ty, "1" if v == 1 else "D" if v % 16 == 0 else "-"
 
 
-def variant_key(launch):
+def variant_key(launch, integers=True):
     """The build a launch needs, as text; judge/worker/triton_launcher.c writes the same
-    (triton_variant_key): KERNEL(TYPE:FLAG,...)[NAME=LITERAL,...]{WARPS,STAGES,MAXNREG}."""
-    args = ",".join("%s:%s" % arg_spec(a) for a in launch.args)
+    (triton_variant_key): KERNEL(TYPE:FLAG,...)[NAME=LITERAL,...]{WARPS,STAGES,MAXNREG}.
+    `integers`: its integer arguments specialised as at home (a benchmark shape's launch, and
+    a warmup's); a test case's are typed only (plan/triton_variant.h says why)."""
+    args = ",".join("%s:%s" % arg_spec(a, integers) for a in launch.args)
     cx = ",".join("%s=%s" % (n, literal(v)) for n, v in launch.constexprs)
     return "%s(%s)[%s]{%d,%d,%d}" % (launch.kernel, args, cx, launch.options[0], launch.options[1],
                                      launch.options[2])
@@ -1658,15 +1663,12 @@ def cubin_resources(cubin, name):
 
 # ---- the request ------------------------------------------------------------------------------
 
-LAUNCH_FIELDS = ("mode", "record_only", "device", "limit", "tensor", "scalar", "size", "case",
-                 "shape", "value", "scratch_limit", "compile_source", "have")
-
-
 def decode_launch(fields):
     """The launcher part of a request: tensors, scalars, sizes, cases, device, limits, the text
     the builds are compiled from, the variants judged holds."""
     rq = {"tensors": [], "scalars": [], "sizes": [], "cases": [], "device": dict(DEFAULT_DEVICE),
-          "limits": {}, "record_only": False, "compile_source": None, "have": set()}
+          "limits": {}, "record_only": False, "tests_only": False, "compile_source": None,
+          "have": set()}
     case = None
     for key, value in fields:
         if key == "compile_source":
@@ -1680,6 +1682,8 @@ def decode_launch(fields):
                 raise ValueError("unknown mode %r" % text)
         elif key == "record_only":
             rq["record_only"] = text == "1"
+        elif key == "tests_only":
+            rq["tests_only"] = text == "1"
         elif key in ("device", "limit"):
             name, _, v = text.partition("=")
             target = rq["device"] if key == "device" else rq["limits"]
@@ -2267,15 +2271,19 @@ def serve_launch(drv, triton, rq, launch_fields, workdir):
     for key, value in records:
         put(key, value)
     # The builds in the order the tests need them: configuration by configuration, each
-    # configuration's cases in order (tests, then benchmarks), as judged runs them.
+    # configuration's cases in order (tests, then benchmarks; a Run's tests only), as judged
+    # runs them. A test case's integers are not specialised, a benchmark shape's are.
+    timed = {c["index"]: c["kind"] == "bench" for c in lrq["cases"]}
     by_config = [[] for _ in range(n_configs)]
     lines, order = {}, []  # variant key -> the line of its first launch
     try:
-        for config, launch in launches_of(records, lrq["tensors"]):
-            by_config[config].append(launch)
+        for config, case_index, launch in launches_of(records, lrq["tensors"]):
+            if timed[case_index] and lrq["tests_only"]:
+                continue
+            by_config[config].append((launch, timed[case_index]))
         for launches in by_config:
-            for launch in launches:
-                key = variant_key(launch)
+            for launch, specialised in launches:
+                key = variant_key(launch, specialised)
                 if key not in lines:
                     lines[key] = launch.line
                     order.append(key)
@@ -2357,15 +2365,16 @@ def parse_literal(text):
 
 
 def launches_of(fields, tensors):
-    """The launches of one case's recorded fields, each with its configuration: [(config,
-    Rebuilt)]. Raises ValueError, KeyError or IndexError on fields no honest recorder writes."""
+    """The launches of the recorded fields, each with its configuration and case: [(config,
+    case index, Rebuilt)]. Raises ValueError, KeyError or IndexError on fields no honest
+    recorder writes."""
     dtypes = {t["name"]: BY_JUDGE[t["dtype"]] for t in tensors}
-    out, cur, config = [], None, 0
+    out, cur, config, case_index = [], None, 0, 0
     for key, value in fields:
         text = value.decode("utf-8", "replace")
         if key == "record":
             cur = None
-            config = int(text.split(" ")[0])
+            config, case_index = (int(x) for x in text.split(" "))
             if config < 0:
                 raise IndexError("configuration %d" % config)
         elif key == "scratch":
@@ -2374,7 +2383,7 @@ def launches_of(fields, tensors):
         elif key == "launch":
             kernel, line = text.split(" ")
             cur = Rebuilt(kernel, int(line), (4, 3, 0), [], [])
-            out.append((config, cur))
+            out.append((config, case_index, cur))
         elif key == "options":
             cur.options = tuple(int(x) for x in text.split(" "))
         elif key == "arg":

@@ -316,7 +316,7 @@ static int compile_triton_builds(struct program *pg, const struct program_target
     int rc;
 
     rc = triton_variants_plan(&pg->triton.variants, pg->p, &pg->dirs, pg->tune_values,
-                              pg->n_configs, &why);
+                              pg->n_configs, !t->tests_only, &why);
     if (rc == BW_ERR_LIMIT) { /* too many variants, or no case can launch: the learner's to fix */
         rc = summarise_triton(pg, why ? why : bw_strerror(rc));
         free(why);
@@ -360,6 +360,7 @@ struct launcher_job {
     size_t n_held;
     long *answer_of; /* owned, per build g of the layout: the answer's build, or -1 */
     bool *from_held; /* owned, per build g: a copy of a held build */
+    bool tests_only; /* a Run: the test cases' variants only */
     bool planned;    /* on_planned ran: pg->rec is the recording */
     char *failure;   /* owned: why the plans do not check (the compile is stopped) */
     bool out_of_memory;
@@ -386,10 +387,12 @@ static bool take_recording(struct program *pg, struct triton_launch_result *lr)
 }
 
 /*
- * Checks every recorded plan (recorded_plan_build) and lays out the variants they select per
- * configuration (tp->variants, triton_program.h's layout), each found among the answer's
- * variants by key; a held build is copied in at once. The first failure is the submission's:
- * its message in *why (*new*), a diag at its line. False when out of memory.
+ * Checks every recorded plan (recorded_plan_build; a Run's benchmark shapes too, so that a
+ * launcher a Submit would refuse is refused by the Run) and lays out the variants they select
+ * per configuration (tp->variants, triton_program.h's layout; a Run's test cases' only, as the
+ * request asked), each found among the answer's variants by key; a held build is copied in at
+ * once. The first failure is the submission's: its message in *why (*new*), a diag at its
+ * line. False when out of memory.
  */
 static bool lay_out(struct launcher_job *j, char **why)
 {
@@ -409,7 +412,8 @@ static bool lay_out(struct launcher_job *j, char **why)
         for (size_t k = 0; k < p->n_tests + p->n_benchmarks && !*why; k++) {
             const struct problem_case *pc =
                 k < p->n_tests ? &p->tests[k] : &p->benchmarks[k - p->n_tests];
-            if (recorded_plan_build(p, recording_plan(&pg->rec, c, k), pc, pl, why) == BW_OK)
+            if (recorded_plan_build(p, recording_plan(&pg->rec, c, k), pc, pl, why) == BW_OK &&
+                (k < p->n_tests || !j->tests_only))
                 triton_config_add_plan(tc, pl, why);
         }
         tc->first = tp->variants.n_builds;
@@ -517,6 +521,7 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
         .cc_major = t->cc_major,
         .cc_minor = t->cc_minor,
         .record_only = t->record_only,
+        .tests_only = t->tests_only,
         .case_ms = t->launcher_case_ms,
         .jobs = t->triton_jobs,
         .pool = t->triton_pool,
@@ -525,7 +530,7 @@ static int compile_launcher(struct program *pg, const struct program_target *t, 
     struct cached_variant *held = calloc(BW_TRITON_MAX_KERNELS, sizeof(*held));
     const char **have = calloc(BW_TRITON_MAX_KERNELS, sizeof(*have));
     struct triton_launch_result lr = {0};
-    struct launcher_job job = {.pg = pg, .lr = &lr, .held = held};
+    struct launcher_job job = {.pg = pg, .lr = &lr, .held = held, .tests_only = t->tests_only};
     struct triton_launch_stream st = {
         .on_planned = launcher_planned, .on_build = launcher_built, .arg = &job, .cancel_fd = -1};
     struct triton_program *tp = &pg->triton;

@@ -66,6 +66,8 @@ struct program_target {
     int cc_major, cc_minor;          /* Triton's target (0/0: 9.0) */
     const struct gpu_info *gpu;      /* borrowed; the GPU a launcher asks about (NULL: an H200's) */
     bool record_only;                /* a launcher: record its plans, build nothing (judged plan) */
+    bool tests_only;                 /* a Run: Triton builds for the test cases only (a Submit's
+                                        and a Profile's benchmark shapes need theirs too) */
     int launcher_case_ms;            /* a launcher: one case's recording (0: BW_LAUNCHER_CASE_MS) */
     bool no_sandbox;                 /* diagnostics only */
     struct build_cache *cache;       /* borrowed; NULL: every configuration is compiled */

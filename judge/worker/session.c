@@ -27,6 +27,7 @@ struct program_target session_target(const struct session *s)
         .gpu = &s->cfg->gpu,
         .triton_pool = s->cfg->triton_pool,
         .triton_jobs = s->cfg->triton_jobs,
+        .tests_only = s->opts && s->opts->tests_only && !s->opts->profile,
     };
 
     if (sscanf(s->cfg->gpu.cc, "%d.%d", &t.cc_major, &t.cc_minor) != 2)

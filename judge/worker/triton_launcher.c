@@ -178,6 +178,8 @@ int triton_launch_encode(const struct triton_launch_request *rq, struct buf *out
     rc = rc ? rc : compile_wire_puts(out, "mode", "launch");
     if (rq->record_only)
         rc = rc ? rc : compile_wire_puts(out, "record_only", "1");
+    if (rq->tests_only)
+        rc = rc ? rc : compile_wire_puts(out, "tests_only", "1");
     if (rq->compile_source)
         rc = rc ? rc : compile_wire_put(out, "compile_source", rq->compile_source, rq->compile_len);
     for (size_t i = 0; i < rq->n_have && !rc; i++)

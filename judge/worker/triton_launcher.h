@@ -8,6 +8,7 @@
  *   filename, source, cc, jobs      as a kernel request
  *   mode "launch"                   a launcher request (no kernel fields)
  *   record_only "1"                 record, compile only what warmup() asks (judged plan)
+ *   tests_only "1"                  a Run: record every case, build the test cases' variants
  *   compile_source TEXT             the module the builds are compiled from: the source with
  *                                   its launch code blanked (triton_key_launcher_text), exactly
  *                                   the text their cache key covers; absent: `source`
@@ -36,9 +37,10 @@
  *     scratch "NAME DTYPE COUNT LINE"   buffers solve made
  *     launch "KERNEL LINE", grid "X Y Z", options "WARPS STAGES MAXNREG",
  *     arg "buf NAME OFFSET SPAN" | "int V" | "float V", constexpr "NAME=LITERAL"
- *   variant "I KEY"                 build I is the variant KEY (triton_variant_key), in the
- *                                   order the cases need them (configuration by
- *                                   configuration, tests then benchmarks)
+ *   variant "I KEY"                 build I is the variant KEY (triton_variant_key: a test
+ *                                   case's integers unspecialised, a benchmark shape's as
+ *                                   at home), in the order the cases need them
+ *                                   (configuration by configuration, tests then benchmarks)
  *   planned "N"                     the recording and its N variants are whole: the plans
  *                                   can be checked and the tests start (nothing of the
  *                                   launcher's fields comes after it)
@@ -81,6 +83,8 @@ struct triton_launch_request {
     const struct gpu_info *gpu; /* the worker GPU; NULL or nameless: an H200's figures */
     int cc_major, cc_minor;     /* the compile target (0/0: 9.0) */
     bool record_only;           /* judged plan: record, build nothing */
+    bool tests_only;            /* a Run: every case is recorded, the test cases' variants
+                                   built (a Submit's benchmark shapes need theirs too) */
     const char *compile_source; /* borrowed; the text the builds are compiled from (NULL:
                                    source), `compile_len` bytes */
     size_t compile_len;

@@ -234,10 +234,21 @@ else
     rc=$?
     cb='[(r["file"], r["result"]["verdict"], r["result"]["timing"]["compile_breakdown"]["builds_cached"], r["result"]["timing"]["compile_breakdown"]["builds_compiled"]) for r in d["fake-add"] if r["file"].endswith(".py") and r["file"] != "starter.py"]'
     got=$(json "$tmp/cache.json" "$cb" 2>&1)
-    [ $rc -eq 0 ] && [ "$got" = "[('solution.py', 'AC', 0, 6), ('launch_grid.py', 'AC', 6, 0), ('launch_args.py', 'AC', 6, 0), ('kernel_edit.py', 'AC', 0, 6)]" ] &&
-        ok "a launcher's builds are cached: solve's grid or arguments edited compile 0 of 6 builds, a kernel edited compiles them again ($got)" ||
+    [ $rc -eq 0 ] && [ "$got" = "[('solution.py', 'AC', 0, 4), ('launch_grid.py', 'AC', 4, 0), ('launch_args.py', 'AC', 4, 0), ('kernel_edit.py', 'AC', 0, 4)]" ] &&
+        ok "a launcher's builds are cached: solve's grid or arguments edited compile 0 of 4 builds (per configuration the tests' and the benchmarks'), a kernel edited compiles them again ($got)" ||
         bad "launcher cache: validate exit $rc, $got $(head -c 300 "$tmp/cache.err")"
 fi
+
+# What a Run compiles, and a Submit: launcher.py's two autotune configurations each take one
+# build for every test (the tests' integers are not specialised) and one for the benchmark
+# shapes (2^15 and 2^16, divisible by 16, as Triton would build them at home).
+builds='(d["verdict"], d["timing"]["compile_breakdown"]["builds_compiled"] + d["timing"]["compile_breakdown"]["builds_cached"])'
+jd check --json --tests-only "$problem" "$problem/launcher.py" >"$tmp/run-builds.json" 2>&1
+jd check --json "$problem" "$problem/launcher.py" >"$tmp/submit-builds.json" 2>&1
+got="$(json "$tmp/run-builds.json" "$builds" 2>&1) $(json "$tmp/submit-builds.json" "$builds" 2>&1)"
+[ "$got" = "('AC', 2) ('AC', 4)" ] &&
+    ok "a Triton Run compiles the tests' builds only (2), a Submit the benchmark shapes' too (4)" ||
+    bad "Run and Submit builds: $got"
 
 # The runner's findings, each with its words.
 check_verdict() { # FILE VERDICT WORDS

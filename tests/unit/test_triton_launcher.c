@@ -505,11 +505,16 @@ TEST(variant_keys_are_the_recorders)
     o.args[3].i = 1;
     o.cx[1] = (struct plan_constexpr){.name = "ACT", .kind = CONSTEXPR_STR, .s = ""};
     o.L.n_constexprs = 2;
+    CHECK_INT_EQ(recorded_plan_build(p, &o.rp, &p->benchmarks[0], pl, &cause), BW_OK);
+    triton_variant_of(pl, 0, &v);
+    CHECK(triton_variant_key(&v, key, sizeof(key)));
+    /* X + 5 floats: 20 bytes, not 16-byte aligned; W and Y at their start; 1 folded (a
+     * benchmark shape's launch: specialised as at home) */
+    CHECK_STR_EQ(key, "k(*fp32:-,*fp16:D,*fp32:D,i32:1)[BLOCK=8,ACT='']{4,3,0}");
     CHECK_INT_EQ(recorded_plan_build(p, &o.rp, &p->tests[0], pl, &cause), BW_OK);
     triton_variant_of(pl, 0, &v);
     CHECK(triton_variant_key(&v, key, sizeof(key)));
-    /* X + 5 floats: 20 bytes, not 16-byte aligned; W and Y at their start; 1 folded */
-    CHECK_STR_EQ(key, "k(*fp32:-,*fp16:D,*fp32:D,i32:1)[BLOCK=8,ACT='']{4,3,0}");
+    CHECK_STR_EQ(key, "k(*fp32:-,*fp16:D,*fp32:D,i32:-)[BLOCK=8,ACT='']{4,3,0}"); /* a test's */
     one_init(&o);
     o.args[0].offset = 4;
     o.args[3] = (struct recorded_arg){.kind = RECORDED_INT, .i = 1LL << 33};
@@ -517,10 +522,14 @@ TEST(variant_keys_are_the_recorders)
     o.cx[1] = (struct plan_constexpr){.name = "EVEN", .kind = CONSTEXPR_BOOL, .value = 0};
     o.L.n_constexprs = 2;
     o.L.maxnreg = 128;
-    CHECK_INT_EQ(recorded_plan_build(p, &o.rp, &p->tests[0], pl, &cause), BW_OK);
+    CHECK_INT_EQ(recorded_plan_build(p, &o.rp, &p->benchmarks[0], pl, &cause), BW_OK);
     triton_variant_of(pl, 0, &v);
     CHECK(triton_variant_key(&v, key, sizeof(key)));
     CHECK_STR_EQ(key, "k(*fp32:D,*fp16:D,*fp32:D,i64:D)[EPS=0.5,EVEN=False]{4,3,128}");
+    CHECK_INT_EQ(recorded_plan_build(p, &o.rp, &p->tests[0], pl, &cause), BW_OK);
+    triton_variant_of(pl, 0, &v);
+    CHECK(triton_variant_key(&v, key, sizeof(key)));
+    CHECK_STR_EQ(key, "k(*fp32:D,*fp16:D,*fp32:D,i64:-)[EPS=0.5,EVEN=False]{4,3,128}");
     one_init(&o);
     o.args[3] = (struct recorded_arg){.kind = RECORDED_FLOAT, .f = 2.0};
     o.cx[0] = (struct plan_constexpr){.name = "ONE", .kind = CONSTEXPR_FLOAT, .f = 1.0};
@@ -681,13 +690,14 @@ TEST(launcher_compiles_every_configuration)
         CHECK_MSG(pg.builds[0].ok && pg.builds[1].ok, "builds: %s",
                   pg.builds[0].failure ? pg.builds[0].failure : "?");
         CHECK_INT_EQ(tp->variants.n_configs, 2);
-        /* N = 5 (EVEN False), N = 128 (EVEN True, N divisible by 16), N = 4096: 2 + 2 */
-        CHECK_INT_EQ(tp->variants.configs[0].n_variants, 2);
-        CHECK_INT_EQ(tp->variants.n_builds, 4);
-        CHECK_INT_EQ(tp->result.n_builds, 4);
+        /* per configuration, the tests': N = 5 (EVEN False), N = 128 (EVEN True), integers
+         * unspecialised; the benchmark's: N = 4096 (EVEN True, divisible by 16): 3 + 3 */
+        CHECK_INT_EQ(tp->variants.configs[0].n_variants, 3);
+        CHECK_INT_EQ(tp->variants.n_builds, 6);
+        CHECK_INT_EQ(tp->result.n_builds, 6);
         for (size_t i = 0; i < tp->result.n_builds; i++)
             CHECK(tp->result.builds[i].ok && tp->result.builds[i].cubin_len > 64);
-        CHECK_INT_EQ(tp->result.builds[2].num_warps, 8);
+        CHECK_INT_EQ(tp->result.builds[3].num_warps, 8);
         for (size_t c = 0; c < 2; c++) {
             struct plan pl;
             for (size_t k = 0; k < 3; k++) {
@@ -832,10 +842,12 @@ TEST(hostile_launchers)
 
 /* Parses and compiles launcher `src` for p with build cache c (NULL: none) into *pg; true when
  * every configuration built. */
-static bool compile_with(const struct problem *p, const char *src, struct build_cache *c,
-                         struct program *pg)
+/* A Submit's builds (tests_only: a Run's) of src, through cache c; false, said, when any
+ * configuration fails. */
+static bool compile_for(const struct problem *p, const char *src, struct build_cache *c,
+                        bool tests_only, struct program *pg)
 {
-    struct program_target t = {.cache = c};
+    struct program_target t = {.cache = c, .tests_only = tests_only};
     struct diag_list diags = {0};
     char *cause = NULL;
     int rc = program_parse(pg, p, LANG_TRITON, src, strlen(src), PLAN_SUBMISSION, &diags);
@@ -854,6 +866,12 @@ static bool compile_with(const struct problem *p, const char *src, struct build_
             return false;
         }
     return rc == BW_OK;
+}
+
+static bool compile_with(const struct problem *p, const char *src, struct build_cache *c,
+                         struct program *pg)
+{
+    return compile_for(p, src, c, false, pg);
 }
 
 /* src with the first `from` replaced by `to` (*new*). */
@@ -919,30 +937,37 @@ TEST(launcher_builds_cached_across_launch_code_edits)
     NEED_TRITON();
     if (!p || !c)
         goto out;
-    /* N = 5 (BLOCK 64), N = 128 and N = 4096 (BLOCK 128, divisible by 16): two variants */
-    if (compile_with(p, cached_rows, c, &first)) {
-        CHECK(first.triton.n_compiled == 2 && first.triton.n_cached == 0);
-        printf("  a first Run: %zu builds compiled in %.0f ms\n", first.triton.n_compiled,
-               first.triton.result.ms);
+    /* A Run builds the tests' variants: N = 5 (BLOCK 64) and N = 128 (BLOCK 128), integers
+     * unspecialised. */
+    if (compile_for(p, cached_rows, c, true, &pg)) {
+        CHECK_MSG(pg.triton.n_compiled == 2 && pg.triton.n_cached == 0, "%zu compiled, %zu cached",
+                  pg.triton.n_compiled, pg.triton.n_cached);
+        printf("  a first Run: %zu builds compiled in %.0f ms\n", pg.triton.n_compiled,
+               pg.triton.result.ms);
     }
+    program_release(&pg);
+    /* A Submit of the same file adds the benchmark's, N = 4096 (BLOCK 128, divisible by 16). */
+    if (compile_with(p, cached_rows, c, &first))
+        CHECK_MSG(first.triton.n_compiled == 1 && first.triton.n_cached == 2,
+                  "%zu compiled, %zu cached", first.triton.n_compiled, first.triton.n_cached);
     if (compile_with(p, grid, c, &pg)) { /* the grid: solve's */
-        CHECK_MSG(pg.triton.n_compiled == 0 && pg.triton.n_cached == 2, "%zu compiled, %zu cached",
+        CHECK_MSG(pg.triton.n_compiled == 0 && pg.triton.n_cached == 3, "%zu compiled, %zu cached",
                   pg.triton.n_compiled, pg.triton.n_cached);
         CHECK(same_builds(&first, &pg) && pg.triton.from_cache);
-        printf("  the grid edited: 0 compiled, 2 from the cache, in %.0f ms\n",
+        printf("  the grid edited: 0 compiled, 3 from the cache, in %.0f ms\n",
                pg.triton.result.ms);
     }
     program_release(&pg);
     if (compile_with(p, arg, c, &pg)) /* arguments that are not tl.constexpr: views, a scalar */
-        CHECK_MSG(pg.triton.n_compiled == 0 && pg.triton.n_cached == 2, "%zu compiled, %zu cached",
+        CHECK_MSG(pg.triton.n_compiled == 0 && pg.triton.n_cached == 3, "%zu compiled, %zu cached",
                   pg.triton.n_compiled, pg.triton.n_cached);
     program_release(&pg);
     if (compile_with(p, helper, c, &pg)) /* a helper only solve calls: a new BLOCK for N >= 100 */
-        CHECK_MSG(pg.triton.n_compiled == 1 && pg.triton.n_cached == 1, "%zu compiled, %zu cached",
+        CHECK_MSG(pg.triton.n_compiled == 2 && pg.triton.n_cached == 1, "%zu compiled, %zu cached",
                   pg.triton.n_compiled, pg.triton.n_cached);
     program_release(&pg);
     if (compile_with(p, kernel, c, &pg)) /* the kernel: the module's key changes, all compile */
-        CHECK_MSG(pg.triton.n_compiled == 2 && pg.triton.n_cached == 0, "%zu compiled, %zu cached",
+        CHECK_MSG(pg.triton.n_compiled == 3 && pg.triton.n_cached == 0, "%zu compiled, %zu cached",
                   pg.triton.n_compiled, pg.triton.n_cached);
 out:
     program_release(&pg);
@@ -995,7 +1020,7 @@ TEST(launcher_cache_isolates_learners)
 
     if (!p || !shared || !own)
         goto out;
-    /* N = 5, and N = 128 and 4096 (divisible by 16): two variants */
+    /* the tests' (N = 5 and 128, unspecialised) and the benchmark's (N = 4096, divisible by 16) */
     if (compile_with(p, src_a, shared, &a)) {
         CHECK_INT_EQ(a.triton.n_compiled, 2);
         CHECK_MSG(baked_g(&a, 0) == 2 && baked_g(&a, 1) == 2,

@@ -64,20 +64,21 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&pg, p, tuned_add), BW_OK);
     CHECK_INT_EQ(
-        triton_variants_plan(&tp.variants, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+        triton_variants_plan(&tp.variants, p, &pg.dirs, pg.tune_values, pg.n_configs, true, &cause),
         BW_OK);
+    /* per configuration: the tests' build, then the benchmark's */
+    CHECK_INT_EQ(tp.variants.n_builds, 4);
     tp.result.builds = calloc(tp.variants.n_builds, sizeof(*tp.result.builds));
     tp.result.n_builds = tp.variants.n_builds;
-    for (size_t i = 0; i < tp.variants.n_builds;
-         i++) /* variant 0 of each configuration folds N = 1 */
-        fake_build(&tp.result.builds[i], i % 3 == 0, i == 4 ? 64 : 0);
+    for (size_t i = 0; i < tp.variants.n_builds; i++)
+        fake_build(&tp.result.builds[i], false, i == 2 ? 64 : 0);
 
-    /* N = 2 with BLOCK=256: configuration 1's second variant, with a global scratch buffer. */
+    /* N = 2 with BLOCK=256: configuration 1's tests' build, with a global scratch buffer. */
     CHECK_INT_EQ(
         plan_build(p, &pg.dirs, pg.tune_values[1], &p->tests[1], PLAN_SUBMISSION, &pl, &cause),
         BW_OK);
     CHECK_INT_EQ(triton_program_run_plan(&tp, 1, &pl, 7, 1, &rp, &cause), BW_OK);
-    CHECK_STR_EQ(rp.launches[0].kernel, "v1");
+    CHECK_STR_EQ(rp.launches[0].kernel, "v0");
     CHECK_INT_EQ(rp.launches[0].block[0], 128);
     CHECK_INT_EQ(rp.launches[0].smem, 1024);
     CHECK_INT_EQ(rp.launches[0].n_args, 6);
@@ -88,18 +89,29 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
     CHECK_INT_EQ(rp.buffers[rp.launches[0].args[4].buf].count, 64); /* 1 program x 64 bytes */
     CHECK(rp.launches[0].args[5].kind == RUN_ARG_U64 && rp.launches[0].args[5].u == 0);
 
-    /* N = 1: the folded variant takes no N. */
+    /* N = 1, a test: the same build, N passed (a test's integers are not folded). */
     CHECK_INT_EQ(
         plan_build(p, &pg.dirs, pg.tune_values[0], &p->tests[0], PLAN_SUBMISSION, &pl, &cause),
         BW_OK);
     CHECK_INT_EQ(triton_program_run_plan(&tp, 0, &pl, 7, 0, &rp, &cause), BW_OK);
     CHECK_STR_EQ(rp.launches[0].kernel, "v0");
+    CHECK_INT_EQ(rp.launches[0].n_args, 6);
+    CHECK(rp.launches[0].args[3].kind == RUN_ARG_I32 && rp.launches[0].args[3].i == 1);
+
+    /* The benchmark shape: its own build, called with the arguments that build keeps (here one
+     * that folds N, as Triton does an integer equal to 1 of a benchmark shape). */
+    fake_build(&tp.result.builds[1], true, 0);
+    CHECK_INT_EQ(
+        plan_build(p, &pg.dirs, pg.tune_values[0], &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
+        BW_OK);
+    CHECK_INT_EQ(triton_program_run_plan(&tp, 0, &pl, 7, 0, &rp, &cause), BW_OK);
+    CHECK_STR_EQ(rp.launches[0].kernel, "v1");
     CHECK_INT_EQ(rp.launches[0].n_args, 5);
     CHECK(rp.launches[0].args[3].kind == RUN_ARG_U64); /* the NULL global scratch */
     CHECK_INT_EQ(rp.n_buffers, (int)pl.n_buffers);
 
     /* A build that failed is never run. */
-    tp.result.builds[0].ok = false;
+    tp.result.builds[1].ok = false;
     CHECK_INT_EQ(triton_program_run_plan(&tp, 0, &pl, 7, 0, &rp, &cause), BW_ERR_INTERNAL);
     triton_program_release(&tp);
     program_release(&pg);
@@ -109,12 +121,14 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
 
 TEST(triton_too_many_builds_is_the_learners_compile_error)
 {
-    /* 16 x 4 configurations of 3 variants each: 192 builds, more than BW_TRITON_MAX_KERNELS. */
+    /* 16 x 4 configurations of 6 variants each (NP takes 5 values over the tests and one more
+     * over the benchmark): 384 builds, more than BW_TRITON_MAX_KERNELS. */
     static const char many[] =
         "# @tune BLOCK=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, "
         "131072, 262144, 524288)\n"
         "# @tune W=(1, 2, 4, 8)\n"
-        "# @launch add grid=(cdiv(N, BLOCK)) num_warps=W args=(x, y, out, N, BLOCK=BLOCK)\n";
+        "# @launch add grid=(cdiv(N, BLOCK)) num_warps=W "
+        "args=(x, y, out, N, BLOCK=BLOCK, NP=next_pow2(N))\n";
     char *cause = NULL;
     struct problem *p = problem_load(FIXTURE, &cause);
     struct program pg;
@@ -178,16 +192,16 @@ TEST(triton_warp_specialised_build_takes_its_own_block)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&pg, p, capped), BW_OK);
     CHECK_INT_EQ(
-        triton_variants_plan(&tp.variants, p, &pg.dirs, pg.tune_values, pg.n_configs, &cause),
+        triton_variants_plan(&tp.variants, p, &pg.dirs, pg.tune_values, pg.n_configs, true, &cause),
         BW_OK);
-    CHECK_INT_EQ(tp.variants.n_builds, 6); /* two caps x three specialisations of N */
+    CHECK_INT_EQ(tp.variants.n_builds, 4); /* two caps x (the tests', the benchmark's) */
 
     /* A warp-specialised build: 12 warps (4 + workers of 4 and 1, in warp groups), not the
      * @launch's 4 and not a power of 2; the block is all of them. */
     tp.result.builds = calloc(tp.variants.n_builds, sizeof(*tp.result.builds));
     tp.result.n_builds = tp.variants.n_builds;
     for (size_t i = 0; i < tp.variants.n_builds; i++) {
-        fake_build(&tp.result.builds[i], i % 3 == 0, 0);
+        fake_build(&tp.result.builds[i], false, 0);
         tp.result.builds[i].num_warps = 12;
     }
     CHECK_INT_EQ(

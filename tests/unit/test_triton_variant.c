@@ -1,6 +1,6 @@
 /* Tests of plan/triton_variant (no Python needed): the variants a Triton
- * source's cases need, as Triton's JIT would specialise them, per @tune
- * configuration. */
+ * source's cases need per @tune configuration, a benchmark shape's as
+ * Triton's JIT would specialise them, a test case's typed only. */
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -44,7 +44,7 @@ static void source_release(struct source *s)
     directives_release(&s->dirs);
 }
 
-TEST(triton_variants_follow_the_jit_specialisation)
+TEST(triton_variants_specialise_the_benchmark_shapes_integers_only)
 {
     static const char tuned_add[] =
         "# @tune BLOCK=(128, 256)\n"
@@ -59,26 +59,36 @@ TEST(triton_variants_follow_the_jit_specialisation)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&s, p, tuned_add), BW_OK);
     CHECK_INT_EQ(s.n_configs, 2);
-    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, &cause), BW_OK);
-    /* Per configuration: N equal to 1 (folded), N divisible by 16 (128 and 2^24), and the rest. */
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, true, &cause),
+                 BW_OK);
+    /* Per configuration: one build for every test (N = 1, 2, 127, 128, 129, 100003 typed i32,
+     * not specialised), one for the benchmark (N = 2^24, divisible by 16, as at home). */
     CHECK_INT_EQ(tv.n_configs, 2);
-    CHECK_INT_EQ(tv.configs[0].n_variants, 3);
-    CHECK_INT_EQ(tv.configs[1].n_variants, 3);
-    CHECK_INT_EQ(tv.configs[1].first, 3);
-    CHECK_INT_EQ(tv.n_builds, 6);
-    const struct triton_variant *v = &tv.configs[0].variants[0]; /* N = 1, the first case */
+    CHECK_INT_EQ(tv.configs[0].n_variants, 2);
+    CHECK_INT_EQ(tv.configs[1].n_variants, 2);
+    CHECK_INT_EQ(tv.configs[1].first, 2);
+    CHECK_INT_EQ(tv.n_builds, 4);
+    const struct triton_variant *v = &tv.configs[0].variants[0]; /* the tests' */
     CHECK_INT_EQ(v->n_args, 4);
     CHECK_STR_EQ(v->args[0].type, "*fp32");
-    CHECK(v->args[0].div16 && !v->args[0].equal1);
+    CHECK(v->args[0].div16 && !v->args[0].equal1); /* pointers keep their alignment */
     CHECK_STR_EQ(v->args[3].type, "i32");
-    CHECK(v->args[3].equal1 && !v->args[3].div16);
+    CHECK(!v->args[3].equal1 && !v->args[3].div16);
     CHECK(v->args[3].type == v->types[3]); /* points into its own storage, not a copy's */
     CHECK_INT_EQ(v->n_constexprs, 1);
     CHECK_STR_EQ(v->constexprs[0].name, "BLOCK");
     CHECK_INT_EQ(v->constexprs[0].value, 128);
     CHECK_INT_EQ(v->num_warps, 4);
     CHECK_INT_EQ(tv.configs[1].variants[0].constexprs[0].value, 256);
-    CHECK(tv.configs[0].variants[2].args[3].div16); /* N = 128 */
+    CHECK(tv.configs[0].variants[1].args[3].div16); /* N = 2^24 */
+    triton_variants_release(&tv);
+
+    /* A Run's builds: the tests' only. */
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, false, &cause),
+                 BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 2);
+    CHECK_INT_EQ(tv.configs[0].n_variants, 1);
+    CHECK(!tv.configs[0].variants[0].args[3].div16);
     triton_variants_release(&tv);
     source_release(&s);
     problem_free(p);
@@ -99,21 +109,40 @@ TEST(triton_variant_a_case_selects)
     if (!p)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&s, p, add), BW_OK);
-    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, &cause), BW_OK);
-    CHECK_INT_EQ(tv.n_builds, 3);
-    /* N = 2 and N = 127 are one variant (i32, neither 1 nor a multiple of 16), N = 128 another */
-    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[1], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, true, &cause), BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 2);
+    /* Every test case is the one variant: N = 1, 2 and 128 alike */
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[0], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    CHECK(!pl.benchmark);
     triton_variant_of(&pl, 0, &a);
-    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
-    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[2], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[1], PLAN_SUBMISSION, &pl, &cause), BW_OK);
     triton_variant_of(&pl, 0, &b);
     CHECK(triton_variant_same(&a, &b));
-    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
     CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[3], PLAN_SUBMISSION, &pl, &cause), BW_OK);
     triton_variant_of(&pl, 0, &b);
+    CHECK(triton_variant_same(&a, &b));
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
+    /* the benchmark shape its own, specialised as Triton's launcher would */
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
+                 BW_OK);
+    CHECK(pl.benchmark);
+    triton_variant_of(&pl, 0, &b);
     CHECK(!triton_variant_same(&a, &b));
-    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 2);
+    CHECK(b.args[3].div16 && !b.args[3].equal1);
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
+    pl.launches[0].args[3].i = 1; /* a benchmark shape's 1 is folded, a test's is not */
+    triton_variant_of(&pl, 0, &b);
+    CHECK(b.args[3].equal1 && !b.args[3].div16);
+    pl.launches[0].args[3].i = (int64_t)1 << 32; /* the type follows the value in either */
+    triton_variant_of(&pl, 0, &b);
+    CHECK_STR_EQ(b.args[3].type, "i64");
+    pl.benchmark = false;
+    triton_variant_of(&pl, 0, &b);
+    CHECK_STR_EQ(b.args[3].type, "i64");
+    CHECK(!b.args[3].div16 && !b.args[3].equal1);
     /* a plan the cases never make has no variant */
+    pl.launches[0].args[3].i = 7;
     pl.launches[0].num_warps = 8;
     CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), -1);
     triton_variants_release(&tv);
@@ -135,8 +164,9 @@ TEST(triton_maxnreg_is_part_of_each_variant)
     if (!p)
         SKIP("fixture does not load");
     CHECK_INT_EQ(parse(&s, p, capped), BW_OK);
-    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, &cause), BW_OK);
-    CHECK_INT_EQ(tv.n_builds, 6); /* two caps x three specialisations of N */
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, s.tune_values, s.n_configs, true, &cause),
+                 BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 4); /* two caps x (the tests', the benchmark's) */
     for (size_t i = 0; i < tv.configs[0].n_variants; i++)
         CHECK_INT_EQ(tv.configs[0].variants[i].maxnreg, 168);
     for (size_t i = 0; i < tv.configs[1].n_variants; i++)
