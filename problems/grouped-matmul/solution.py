@@ -14,9 +14,10 @@
 # copy of the box into shared memory in the swizzled layout wgmma reads (the
 # hardware fills what lies past M, N or K with zeros), tl.dot in fp32,
 # Triton's software pipeline over K, and the masked pointer store of the
-# fp16 tile. GROUP_M = 1 arrives as a constant (the judge specialises an
-# integer argument equal to 1, as Triton's JIT does): that build is the
-# row-major one of the benchmark pair, the same code.
+# fp16 tile. GROUP_M = 1 arrives as a constant on a benchmark shape (the
+# judge specialises an integer argument equal to 1 there, as Triton's JIT
+# does): that build is the row-major one of the benchmark pair, the same
+# code.
 #
 # Two levers beyond that, both in the @triton.autotune configs (the judge
 # keeps the fastest build of each shape):
@@ -44,8 +45,9 @@
 #   4 warps       BK 32, 4 stages, .cs     64 KiB  2-3 per SM
 #   8 or 4 warps  BK 64, 3 stages, plain   96 KiB
 #   8 or 4 warps  BK 64, 4 stages, plain  128 KiB
-# 11 configurations x 11 specialisations of (M, N, K, GROUP_M) over the cases
-# = 121 builds (the judge compiles at most 128 a file).
+# 11 configurations x (one build for the tests, 2 specialisations of
+# (M, N, K, GROUP_M) over the benchmark shapes) = 33 builds for a Submit,
+# 11 for a Run (the judge compiles at most 128 a file).
 #
 # On the H200 (2026-12-02, PyTorch's torch.matmul timed in the same run):
 # 16384x16384x4096 GROUP_M=8 3.35 ms, 1.12x PyTorch's time (BK 32/64 x 3/4

