@@ -100,6 +100,7 @@ TEST(triton_case_plans_call_their_variant_with_the_kept_arguments)
 
     /* The benchmark shape: its own build, called with the arguments that build keeps (here one
      * that folds N, as Triton does an integer equal to 1 of a benchmark shape). */
+    triton_build_release(&tp.result.builds[1]);
     fake_build(&tp.result.builds[1], true, 0);
     CHECK_INT_EQ(
         plan_build(p, &pg.dirs, pg.tune_values[0], &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
