@@ -129,9 +129,9 @@ struct plan_launch {
 };
 
 struct plan {
-    bool benchmark; /* built for one of the problem's benchmark shapes (the ones a Submit times),
-                       not a test case: Triton specialises its integers as at home only then
-                       (plan/triton_variant.h) */
+    bool benchmark; /* built for one of the problem's benchmark shapes (the ones a Submit times;
+                       the case given points into p->benchmarks), not a test case: Triton
+                       specialises its integers as at home only then (plan/triton_variant.h) */
     struct plan_buffer buffers[PLAN_MAX_BUFFERS];
     size_t n_buffers;
     struct plan_launch launches[BW_MAX_LAUNCHES];
