@@ -94,17 +94,19 @@
 #define BW_TRITON_JOBS            16  /* most processes compiling one request (CPUs shared) */
 #define BW_TRITON_POOL_MAX        16  /* warm Triton compilers a pool keeps (triton_pool.h) */
 #define BW_TRITON_SPARES_PER_SLOT 3   /* warm compilers judged keeps a job slot (bursts) */
-#define BW_TRITON_MAX_VARIANTS    32  /* builds of one @tune configuration (one runner load) */
-#define BW_TRITON_MAX_BINDS       112 /* paths of the Python + Triton install in its root */
-#define BW_TRITON_OUTPUT_BYTES    (64 * 1024) /* its stdout+stderr kept as the log */
-#define BW_TRITON_RESULT_BYTES    (256 << 20) /* one result record: cubins, PTX, diagnostics */
-#define BW_TRITON_DIAG_BYTES      2048      /* one diagnostic's message, as the compiler sends it */
-#define BW_TRITON_NAME_BYTES      256       /* a kernel's entry symbol in its cubin */
-#define BW_TRITON_MAX_SHARED      (1 << 20) /* dynamic shared memory a build may ask (sanity) */
-#define BW_TRITON_MAX_SCRATCH     (1 << 20) /* global or profile scratch a build asks per program */
-#define BW_TRITON_START_MS        30000     /* a started compiler's wait for readiness */
-#define BW_TRITON_PROBE_MS        60000     /* triton_probe: import Triton, compile one kernel */
-#define BW_TRITON_PROBE_BYTES     (1 << 20) /* the probe's answer: the installation's paths */
+#define BW_TRITON_MAX_VARIANTS                                                                     \
+    64                             /* builds of one @tune configuration (one runner load; the      \
+                                    load's bitmask of final builds holds 64) */
+#define BW_TRITON_MAX_BINDS    112 /* paths of the Python + Triton install in its root */
+#define BW_TRITON_OUTPUT_BYTES (64 * 1024) /* its stdout+stderr kept as the log */
+#define BW_TRITON_RESULT_BYTES (256 << 20) /* one result record: cubins, PTX, diagnostics */
+#define BW_TRITON_DIAG_BYTES   2048        /* one diagnostic's message, as the compiler sends it */
+#define BW_TRITON_NAME_BYTES   256         /* a kernel's entry symbol in its cubin */
+#define BW_TRITON_MAX_SHARED   (1 << 20)   /* dynamic shared memory a build may ask (sanity) */
+#define BW_TRITON_MAX_SCRATCH  (1 << 20)   /* global or profile scratch a build asks per program */
+#define BW_TRITON_START_MS     30000       /* a started compiler's wait for readiness */
+#define BW_TRITON_PROBE_MS     60000       /* triton_probe: import Triton, compile one kernel */
+#define BW_TRITON_PROBE_BYTES  (1 << 20)   /* the probe's answer: the installation's paths */
 
 /* --- Triton launchers (solve(...), recorded in the Triton compile sandbox) ------ */
 #define BW_LAUNCHER_CASE_MS     10000 /* wall time of one case's recording, all configurations */
@@ -122,7 +124,7 @@
     (2 * BW_MAX_TENSORS +                                                                          \
      BW_MAX_SCRATCH)             /* device buffers of one plan (with a reference's scale outputs) */
 #define BW_MAX_BENCH_SETS     8  /* input sets a bench rotates through */
-#define BW_MAX_LOADED_KERNELS 32 /* kernels one runner load names (Triton: compiled variants) */
+#define BW_MAX_LOADED_KERNELS 64 /* kernels one runner load names (Triton: compiled variants) */
 #define BW_MAX_RETURN_BYTES                                                                        \
     (32ULL << 30)                /* one memfd of outputs a runner returns (its RLIMIT_FSIZE) */
 #define BW_RUNNER_LENT_SLOTS   4 /* buffers the judge lends one runner for full returns */

@@ -484,6 +484,10 @@ int triton_program_load(struct runner *r, const struct triton_program *tp, size_
     return rc;
 }
 
+/* A configuration's builds are one runner load, and which are loaded is a 64-bit mask. */
+_Static_assert(BW_TRITON_MAX_VARIANTS <= BW_MAX_LOADED_KERNELS && BW_TRITON_MAX_VARIANTS <= 64,
+               "BW_TRITON_MAX_VARIANTS: one runner load, one bit each");
+
 int triton_program_load_final(struct runner *r, const struct triton_program *tp, size_t config,
                               uint64_t *loaded, struct run_failure *fail, char **cause)
 {
@@ -497,7 +501,7 @@ int triton_program_load_final(struct runner *r, const struct triton_program *tp,
 
     *loaded = 0;
     run_failure_init(fail);
-    if (tc->n_variants > BW_MAX_LOADED_KERNELS || tc->n_variants > 64 ||
+    if (tc->n_variants > BW_MAX_LOADED_KERNELS || tc->n_variants > 64 /* *loaded's bits */ ||
         tc->first + tc->n_variants > tp->result.n_builds)
         return bw_fail(cause, BW_ERR_INTERNAL,
                        "configuration %zu has %zu Triton builds of the %zu compiled", config + 1,

@@ -176,3 +176,32 @@ TEST(triton_maxnreg_is_part_of_each_variant)
     problem_free(p);
     free(cause);
 }
+
+TEST(triton_too_many_builds_of_one_configuration_is_said_at_the_launch)
+{
+    /* A constexpr that follows every size: over vector-add's cases, three launches give more
+     * than BW_TRITON_MAX_VARIANTS distinct builds. */
+    static const char every_size[] =
+        "# @launch add grid=(1) num_warps=4 args=(A, B, C, N, NP=N)\n"
+        "# @launch add grid=(1) num_warps=4 args=(A, B, C, N, NP=N + 1000001)\n"
+        "# @launch add grid=(1) num_warps=4 args=(A, B, C, N, NP=N + 2000003)\n";
+    char *cause = NULL;
+    struct problem *p = problem_load("problems/vector-add", &cause);
+    struct source s;
+    struct triton_variants tv;
+
+    if (!p)
+        SKIP("problems/vector-add does not load");
+    CHECK_INT_EQ(parse(&s, p, every_size), BW_OK);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, true, &cause), BW_ERR_LIMIT);
+    CHECK(cause != NULL);
+    if (cause) {
+        CHECK_CONTAINS(cause, "kernel add needs more than 64 builds");
+        CHECK(strncmp(cause, "line ", 5) == 0);
+        CHECK_CONTAINS(cause, "BW_TRITON_MAX_VARIANTS");
+    }
+    triton_variants_release(&tv);
+    source_release(&s);
+    problem_free(p);
+    free(cause);
+}
