@@ -258,11 +258,10 @@ static int tensor_buffers(const struct problem *p, const struct expr_scope *scop
 /* *out zeroed for a plan of case c of p (which says whether c is a benchmark shape). */
 static void plan_start(struct plan *out, const struct problem *p, const struct problem_case *c)
 {
-    uintptr_t at = (uintptr_t)c, first = (uintptr_t)p->benchmarks;
+    size_t k = problem_case_index(p, c);
 
     memset(out, 0, sizeof(*out));
-    out->benchmark =
-        p->n_benchmarks && at >= first && at < first + p->n_benchmarks * sizeof(*p->benchmarks);
+    out->benchmark = k >= p->n_tests && k < p->n_tests + p->n_benchmarks;
 }
 
 int plan_build_tensors(const struct problem *p, const struct problem_case *c, enum plan_side side,

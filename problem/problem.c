@@ -15,6 +15,7 @@
 #include "problem.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,6 +330,19 @@ void problem_free(struct problem *p)
 }
 
 /* ---- lookups by name ------------------------------------------------------------------------- */
+
+size_t problem_case_index(const struct problem *p, const struct problem_case *c)
+{
+    /* compared as addresses: c may point into neither array */
+    uintptr_t at = (uintptr_t)c, tests = (uintptr_t)p->tests, benches = (uintptr_t)p->benchmarks;
+    size_t size = sizeof(*c);
+
+    if (p->n_tests && at >= tests && at < tests + p->n_tests * size)
+        return (at - tests) / size;
+    if (p->n_benchmarks && at >= benches && at < benches + p->n_benchmarks * size)
+        return p->n_tests + (at - benches) / size;
+    return p->n_tests + p->n_benchmarks;
+}
 
 int problem_tensor_index(const struct problem *p, const char *name)
 {

@@ -254,6 +254,11 @@ struct problem {
 struct problem *problem_load(const char *dir, char **cause);
 void problem_free(struct problem *p);
 
+/* The index of case c among p's tests, then its benchmarks (a benchmark's is
+ * p->n_tests + its index); p->n_tests + p->n_benchmarks when c is neither (a
+ * copy of a case is neither). */
+size_t problem_case_index(const struct problem *p, const struct problem_case *c);
+
 /* Index of a tensor / size / scalar by name, or -1. */
 int problem_tensor_index(const struct problem *p, const char *name);
 int problem_size_index(const struct problem *p, const char *name);

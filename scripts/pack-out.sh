@@ -3,7 +3,7 @@
 # back (8 files; a file over that count, or in a folder too deep, is left on
 # the machine): when DIR holds more than 8 files, every file whose name
 # matches none of the KEEP patterns (shell globs, matched against the path
-# under DIR) moves into DIR/rest.tar.gz. Fewer than 8 files: nothing moves.
+# under DIR) moves into DIR/rest.tar.gz. 8 files or fewer: nothing moves.
 #   scripts/pack-out.sh DIR KEEP...        e.g. scripts/pack-out.sh "$OUT" summary.txt '*.log'
 set -u
 dir=$1

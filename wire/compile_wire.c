@@ -260,7 +260,7 @@ bool compile_wire_filename_valid(const char *name)
 {
     size_t n = strlen(name);
 
-    if (n == 0 || n > BW_MAX_NAME || name[0] == '.')
+    if (n == 0 || n > BW_MAX_NAME || name[0] == '.' || name[0] == '-')
         return false;
     for (size_t i = 0; i < n; i++)
         if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||

@@ -98,8 +98,9 @@ void compile_job_release(struct compile_job *job);
 int compile_request_encode(const struct compile_request *rq, struct buf *out, char **cause);
 
 /* A source's file name a compile request may carry: 1..BW_MAX_NAME of
- * [A-Za-z0-9_.-], not starting with '.' (it names a file in the child's work
- * directory and appears in every diagnostic). */
+ * [A-Za-z0-9_.-], not starting with '.' or '-' (it names a file in the
+ * child's work directory, appears in every diagnostic, and must not read as
+ * an option; driver.py checks Triton's the same way). */
 bool compile_wire_filename_valid(const char *name);
 
 /*

@@ -121,22 +121,12 @@ void program_describe_config(const struct program *pg, size_t cfg, char *out, si
     directives_tune_describe(&pg->dirs, pg->tune_values ? pg->tune_values[cfg] : NULL, out, cap);
 }
 
-/* The index of case c among p's tests, then its benchmarks; p->n_tests + n_benchmarks if none. */
-static size_t case_index(const struct problem *p, const struct problem_case *c)
-{
-    if (c >= p->tests && c < p->tests + p->n_tests)
-        return (size_t)(c - p->tests);
-    if (c >= p->benchmarks && c < p->benchmarks + p->n_benchmarks)
-        return p->n_tests + (size_t)(c - p->benchmarks);
-    return p->n_tests + p->n_benchmarks;
-}
-
 int program_plan(const struct program *pg, size_t config, const struct problem_case *c,
                  struct plan *out, char **cause)
 {
     if (pg->launcher) {
         struct recorded_plan *rp =
-            recording_plan((struct recording *)&pg->rec, config, case_index(pg->p, c));
+            recording_plan((struct recording *)&pg->rec, config, problem_case_index(pg->p, c));
         return recorded_plan_build(pg->p, rp, c, out, cause);
     }
     return plan_build(pg->p, &pg->dirs, pg->tune_values ? pg->tune_values[config] : NULL, c,

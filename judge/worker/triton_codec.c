@@ -18,8 +18,8 @@
 #include "compile.h"
 #include "common/error.h"
 #include "common/limits.h"
-#include "wire/compile_wire.h"
 #include "common/util.h"
+#include "wire/compile_wire.h"
 #include "common/banned.h"
 
 #define DEFAULT_CC       90
@@ -127,8 +127,7 @@ int triton_request_check(const struct triton_request *rq, char **cause)
     const char *filename = rq->filename ? rq->filename : BW_TRITON_DEFAULT_FILENAME;
     int rc;
 
-    /* a leading '-' is refused too, as driver.py's own check refuses it */
-    if (filename[0] == '-' || !compile_wire_filename_valid(filename))
+    if (!compile_wire_filename_valid(filename))
         return bw_fail(cause, BW_ERR_INVALID, "bad Triton file name \"%.64s\"", filename);
     if (!rq->source && rq->len)
         return bw_fail(cause, BW_ERR_INVALID, "no source to compile");

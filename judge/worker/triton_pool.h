@@ -72,8 +72,8 @@ void triton_pool_counts(struct triton_pool *pool, struct triton_pool_counts *out
  * Processes for a compile request starting now (its `jobs`): this machine's
  * CPUs divided between the compiles in flight through `pool`, this one
  * counted; at least 1, at most BW_TRITON_JOBS. A compile alone uses every CPU
- * (on the H200 host 16: a flash-attention Run compiles 98 builds of about
- * 1.4 s of CPU each, 18 s on 8 processes), two at once half each. A share is
+ * (on the H200 host 16: a flash-attention Submit compiles 42 builds of about
+ * 1.4 s of CPU each), two at once half each. A share is
  * fixed when taken: one that starts while another runs takes its half and
  * the other keeps its own, so the CPUs are oversubscribed until the first
  * ends (8 and 16 processes compiling matmul builds at once took 1.45 and

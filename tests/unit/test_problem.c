@@ -277,6 +277,12 @@ TEST(indexes_and_scope)
     CHECK(c >= 0);
     if (c < 0)
         goto free_problem;
+    /* a case's index among the tests, then the benchmarks; a copy is neither */
+    struct problem_case copy = p->tests[c];
+    CHECK_INT_EQ(problem_case_index(p, &p->tests[c]), c);
+    CHECK_INT_EQ(p->n_benchmarks, 3);
+    CHECK_INT_EQ(problem_case_index(p, &p->benchmarks[2]), p->n_tests + 2);
+    CHECK_INT_EQ(problem_case_index(p, &copy), p->n_tests + p->n_benchmarks);
     problem_case_scope(p, &p->tests[c], vars, &scope);
     CHECK_INT_EQ(scope.n, 2);
     CHECK_STR_EQ(scope.vars[0].name, "M");
