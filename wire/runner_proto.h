@@ -197,6 +197,9 @@ struct run_request {
 /* Bytes of a plan's full return: its out and inout buffers back to back. */
 uint64_t run_plan_return_bytes(const struct run_plan *p);
 
+/* Bytes a run of the plan allocates on the device: every buffer with its two guard bands. */
+uint64_t run_plan_device_bytes(const struct run_plan *p);
+
 struct bench_request {
     struct run_plan plan;
     uint32_t sets;           /* 1..BW_MAX_BENCH_SETS input sets, case_index + r */

@@ -439,6 +439,15 @@ uint64_t run_plan_return_bytes(const struct run_plan *p)
     return total;
 }
 
+uint64_t run_plan_device_bytes(const struct run_plan *p)
+{
+    uint64_t total = 0;
+
+    for (int b = 0; b < p->n_buffers; b++)
+        total += p->buffers[b].count * dtype_size(p->buffers[b].dtype) + 2ull * BW_GUARD_BYTES;
+    return total;
+}
+
 json_t *bench_request_to_json(const struct bench_request *r)
 {
     json_t *o = json_object();

@@ -317,6 +317,7 @@ void runner_exec_close(struct runner_exec *x)
 {
     if (!x)
         return;
+    runner_exec_release(x);
     if (!x->broken) {
         for (int i = 0; i < x->n_events; i++)
             cu.cuEventDestroy(x->ev[i]);
@@ -458,15 +459,33 @@ int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
     return BW_OK;
 }
 
+void runner_exec_release(struct runner_exec *x)
+{
+    double t0;
+
+    if (!x->spent)
+        return;
+    t0 = now_ms();
+    staged_free(x, x->spent);
+    free(x->spent);
+    x->spent = NULL;
+    x->released_ms = now_ms() - t0;
+}
+
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause)
 {
     struct staged_plan *st;
-    double *ph = reply->phase_ms, t = now_ms(), t0;
+    double *ph, t, t0;
     int rc;
 
+    runner_exec_release(x);
     memset(reply, 0, sizeof(*reply));
     run_failure_init(&reply->fail);
+    ph = reply->phase_ms;
+    ph[RUN_PHASE_FREE] = x->released_ms;
+    x->released_ms = 0;
+    t = now_ms();
     *out_fd = -1;
     st = calloc(1, sizeof(*st));
     if (!st)
@@ -498,9 +517,7 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
 
 free_state:
     rc = blame_kernels(x, st, rc, &reply->fail, cause);
-    t0 = now_ms();
-    staged_free(x, st);
-    ph[RUN_PHASE_FREE] = now_ms() - t0;
-    free(st);
+    st->plan = NULL; /* the request's, gone with it; staged_free needs only the buffers */
+    x->spent = st;
     return rc;
 }

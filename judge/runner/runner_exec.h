@@ -13,8 +13,14 @@
  *
  * After a sticky CUDA error (a kernel fault) the context is unusable:
  * runner_exec_broken() turns true and the runner must exit after replying.
- * Buffers live for one request: allocated with guard bands, filled, used and
- * freed before the reply, so no learner's data outlives its request.
+ * Buffers live for one request: allocated with guard bands, filled and used
+ * before the reply. A run's are freed after it, by runner_exec_release, which
+ * the runner calls after every reply it sends, before it reads the next
+ * request: freeing tens of gigabytes takes tens of milliseconds, which the
+ * judge then spends comparing instead of waiting (and a runner discarded
+ * after its last run leaves the freeing to its exit). Every other request
+ * frees what it allocated before its reply. So no learner's data outlives the
+ * next request's start, and a runner holds one request's buffers at a time.
  */
 #ifndef BW_RUNNER_EXEC_H
 #define BW_RUNNER_EXEC_H
@@ -44,9 +50,15 @@ int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
 
 /* Runs the plan once. On an ok status with outputs, a full return goes into
  * req->into_map when req->into >= 0 (*out_fd -1), else *out_fd is a *new*
- * sealed memfd; either is laid out as reply->outputs say. */
+ * sealed memfd; either is laid out as reply->outputs say. The run's buffers
+ * stay allocated until runner_exec_release; reply->phase_ms's "free" is the
+ * time the release before this run took. */
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,
                     int *out_fd, char **cause);
+
+/* Frees the last run's buffers, if any are held (runner_exec_run and
+ * runner_exec_close call it first too). */
+void runner_exec_release(struct runner_exec *x);
 
 /* Times the plan (docs/runner-protocol.md, bench). reply's arrays are *new* (bench_reply_release);
  * *out_fd is a *new* sealed memfd of the gathered bytes when bytes_per_sample

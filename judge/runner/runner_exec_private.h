@@ -54,7 +54,9 @@ struct runner_exec {
     CUevent ev[2 * BW_MAX_LAUNCHES + 2];
     int n_events;
     bool broken;
-    CUresult last_error; /* the last failing driver call's result */
+    CUresult last_error;       /* the last failing driver call's result */
+    struct staged_plan *spent; /* the last run's buffers, until runner_exec_release */
+    double released_ms;        /* the last release's time, reported as the next run's "free" */
 };
 
 /* One device allocation: [guard][data: bytes][guard]. */

@@ -447,6 +447,7 @@ static int serve(struct runner *r)
             log_error("a CUDA error left the context unusable; exiting");
             return 3;
         }
+        runner_exec_release(r->exec); /* a run's buffers, freed once its reply is out */
     }
 }
 

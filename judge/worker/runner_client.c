@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +48,10 @@ struct runner {
     bool lent_sent[BW_RUNNER_LENT_SLOTS]; /* the runner has slot k's current memfd */
     unsigned lent_made;
     double lent_ms; /* spent making lent buffers (allocating and mapping their pages) */
+    /* The runner frees a run's device buffers after sending its reply, before
+     * it reads the next request (runner_exec.h); the next call's deadline
+     * allows for that: the last run's buffers at the harness's device rate. */
+    int release_ms;
 };
 
 /* --- lent buffers -------------------------------------------------------------------- */
@@ -665,6 +670,11 @@ static int call(struct runner *r, json_t *req, int req_fd, const char *reply_typ
         return bw_fail(cause, BW_ERR_IO, "the runner is not running: it %s",
                        r->death[0] ? r->death : "was never started");
     }
+    if (timeout_ms > INT_MAX - r->release_ms)
+        timeout_ms = INT_MAX;
+    else
+        timeout_ms += r->release_ms;
+    r->release_ms = 0;
     deadline = ipc_deadline_in(timeout_ms);
     rc = ipc_send(r->sock, req, req_fd, deadline, cause);
     json_decref(req);
@@ -695,6 +705,15 @@ static int call(struct runner *r, json_t *req, int req_fd, const char *reply_typ
                        got);
     }
     return BW_OK;
+}
+
+/* The time a runner may take to free the buffers of a run of plan p after
+ * its reply: their bytes at BW_HARNESS_DEVICE_BYTES_PER_MS, rounded up. */
+static int release_allowance_ms(const struct run_plan *p)
+{
+    uint64_t ms = (run_plan_device_bytes(p) + BW_HARNESS_DEVICE_BYTES_PER_MS - 1) /
+                  BW_HARNESS_DEVICE_BYTES_PER_MS;
+    return ms > INT_MAX / 2 ? INT_MAX / 2 : (int)ms;
 }
 
 /* After a reply: a runner that lost its context exits by itself; reap it,
@@ -912,6 +931,7 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
         close(fd);
     if (rc)
         return rc;
+    r->release_ms = release_allowance_ms(&req->plan);
     rc = run_reply_from_json(as_reply_type(msg, "result"), &res->reply, cause);
     json_decref(msg);
     /* A runner that could not serve the request (RUN_ERROR) may not have taken

@@ -9,7 +9,10 @@
  * binary is $BLOCKWISE_RUNNER when set (tests), else blockwise-runner next to
  * the current executable.
  *
- * Every call takes a timeout in milliseconds. When it passes, the client
+ * Every call takes a timeout in milliseconds; the call after a run gets
+ * more, for the run's buffers, which the runner frees after its reply and
+ * before it reads the next request (their bytes at the harness's device
+ * rate, BW_HARNESS_DEVICE_BYTES_PER_MS). When it passes, the client
  * SIGKILLs the runner, reaps it and returns BW_ERR_TIMEOUT, so the caller can
  * give Time Limit and start a fresh runner. When the runner dies, the call
  * returns BW_ERR_IO with how it died ("killed by signal 11 (Segmentation

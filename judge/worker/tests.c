@@ -98,15 +98,13 @@ uint64_t tests_allowance_ms(uint64_t device_bytes, uint64_t host_bytes)
 uint64_t tests_harness_allowance_ms(const struct run_request *rq)
 {
     const struct run_plan *p = &rq->plan;
-    uint64_t device = 0, host;
+    uint64_t host;
 
-    for (int b = 0; b < p->n_buffers; b++)
-        device += p->buffers[b].count * dtype_size(p->buffers[b].dtype) + 2ull * BW_GUARD_BYTES;
     if (rq->ret == RUN_RETURN_GATHER)
         host = rq->n_indices * sizeof(int64_t) + run_plan_gather_bytes(p);
     else
         host = run_plan_return_bytes(p);
-    return tests_allowance_ms(device, host);
+    return tests_allowance_ms(run_plan_device_bytes(p), host);
 }
 
 int tests_run_deadline_ms(int run_ms, const struct run_request *rq)

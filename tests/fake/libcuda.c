@@ -339,9 +339,27 @@ static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t bytes)
     return CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+/* BW_FAKE_FREE_DELAY_MS: each cuMemFree takes that long, as freeing tens of
+ * gigabytes does on a GPU, so a test can see when the runner frees. */
+static void free_delay(void)
+{
+    static long ms = -1;
+
+    if (ms < 0) {
+        const char *e = getenv("BW_FAKE_FREE_DELAY_MS");
+        ms = e ? atol(e) : 0;
+    }
+    if (ms > 0) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+        }
+    }
+}
+
 static CUresult fake_cuMemFree(CUdeviceptr p)
 {
     CHECK_STICKY();
+    free_delay();
     for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++) {
         if ((uintptr_t)allocs[i].p != p)
             continue;

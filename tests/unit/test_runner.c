@@ -876,6 +876,66 @@ SCENARIO(discard_reaps_in_the_background)
                   (int)pid[k]);
 }
 
+/* A run's buffers are freed after its reply, before the next request is
+ * read: the reply does not wait for the freeing, the next run's "free" phase
+ * reports it. On the fake, each cuMemFree takes FREE_DELAY_MS, so the
+ * order shows in the wall times; on a GPU, the phases say it. */
+#define FREE_DELAY_MS 200
+
+SCENARIO(run_buffers_are_freed_after_the_reply)
+{
+    char delay[64];
+    const char *env[] = {b->env[0], delay, NULL};
+    struct backend slow = *b;
+    struct run_request req;
+    struct run_result res;
+    struct runner *r;
+    double t0, first_ms = 0, replied = 0, between;
+
+    snprintf(delay, sizeof(delay), "BW_FAKE_FREE_DELAY_MS=%d", FREE_DELAY_MS);
+    slow.opt.extra_env = b->kind == FAKE ? env : b->opt.extra_env;
+    r = start(&slow);
+    if (!r)
+        return;
+    if (!load(&slow, r, all_small, NULL)) {
+        runner_free(r);
+        return;
+    }
+    vector_add_plan(&req, 1 << 16, 0xf7eeull);
+    t0 = now_ms();
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+        replied = now_ms();
+        first_ms = replied - t0;
+        check_vector_add(&req, &res);
+        CHECK_MSG(res.reply.phase_ms[RUN_PHASE_FREE] == 0,
+                  "the first run reports a free of %.3f ms; nothing was freed before it",
+                  res.reply.phase_ms[RUN_PHASE_FREE]);
+        if (b->kind == FAKE)
+            CHECK_MSG(first_ms < 3 * FREE_DELAY_MS,
+                      "the first run's reply took %.0f ms: it waited for its 3 buffers' freeing "
+                      "(%d ms each)",
+                      first_ms, FREE_DELAY_MS);
+    }
+    run_result_release(&res);
+    if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+        between = now_ms() - replied; /* the freeing overlaps the check above */
+        check_vector_add(&req, &res);
+        CHECK_MSG(res.reply.phase_ms[RUN_PHASE_FREE] > 0,
+                  "the second run reports no free of the first run's buffers");
+        if (b->kind == FAKE)
+            CHECK_MSG(res.reply.phase_ms[RUN_PHASE_FREE] >= 3 * FREE_DELAY_MS * 0.95 &&
+                          between >= res.reply.phase_ms[RUN_PHASE_FREE] * 0.95,
+                      "the second run reports a free of %.0f ms, %.0f ms after the first "
+                      "reply; the first run's 3 buffers take %d ms to free",
+                      res.reply.phase_ms[RUN_PHASE_FREE], between, 3 * FREE_DELAY_MS);
+        printf("  info: %s: a run's buffers are freed after its reply; the next run's free "
+               "phase %.3f ms\n",
+               b->name, res.reply.phase_ms[RUN_PHASE_FREE]);
+    }
+    run_result_release(&res);
+    runner_free(r);
+}
+
 /* Several images in one load, each kernel under a name of its own (a Triton
  * program's variants): launches call the names, not the symbols. */
 SCENARIO(load_images_by_name)
