@@ -63,7 +63,7 @@ print(f"  {sys.argv[1]:22s} {j['verdict']} total {t['total_ms']:.0f} ms: compile
       f" runners {t['runners_ms']:.0f}, tests {t['tests_ms']:.0f} (reference wait"
       f" {b.get('reference_wait_ms', 0):.0f}, ready {b.get('reference_ready', 0)}, submission {b.get('submission_ms', 0):.0f}"
       f" [kernels {b.get('submission_plan_ms', 0):.0f}, lending {b.get('submission_lend_ms', 0):.0f};"
-      f" runner: " + " ".join(f"{k} {b.get('submission_' + k + '_ms', 0):.0f}" for k in ("setup", "launch", "checks", "return", "free")) + "],"
+      f" runner: " + " ".join(f"{k} {b.get('submission_' + k + '_ms', 0):.0f}" for k in ("alloc", "setup", "launch", "checks", "return", "free")) + "],"
       f" compare {b.get('compare_ms', 0):.0f}), build wait {t.get('build_wait_ms', 0):.0f},"
       f" reference load {t.get('reference_load_ms', 0):.0f}, finish {t.get('finish_ms', 0):.0f},"
       f" unaccounted {t['total_ms'] - sum(t.get(k, 0) for k in ('compile_ms', 'runners_ms', 'tests_ms', 'build_wait_ms', 'reference_load_ms', 'finish_ms', 'bench_ms', 'goals_ms')):.0f}")

@@ -259,15 +259,15 @@ struct run_output {
 /* Where a run's wall time went in the runner (informative: the judge's
  * timing breakdown says which part grows when judgings share a GPU). */
 enum run_phase {
-    RUN_PHASE_SETUP,  /* buffers allocated with their guards, inputs generated and hashed,
-                         outputs poisoned */
+    RUN_PHASE_ALLOC,  /* the buffers allocated (cuMemAlloc), with their guards written */
+    RUN_PHASE_SETUP,  /* inputs generated and hashed, outputs poisoned */
     RUN_PHASE_LAUNCH, /* the plan's launches, each waited for */
     RUN_PHASE_CHECKS, /* guards and input hashes checked */
     RUN_PHASE_RETURN, /* outputs copied to the host (a lent buffer or a memfd) */
-    RUN_PHASE_FREE,   /* the device buffers freed */
+    RUN_PHASE_FREE,   /* the previous run's buffers freed, after its reply (runner_exec.h) */
     RUN_PHASES
 };
-/* "setup", "launch", "checks", "return", "free". */
+/* "alloc", "setup", "launch", "checks", "return", "free". */
 const char *run_phase_name(enum run_phase p);
 
 struct run_reply {

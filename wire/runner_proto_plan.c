@@ -500,8 +500,8 @@ int bench_request_from_json(const json_t *j, struct bench_request *r, char **cau
 /* --- run and bench replies -------------------------------------------------------- */
 
 static const char *const run_phase_names[RUN_PHASES] = {
-    [RUN_PHASE_SETUP] = "setup",   [RUN_PHASE_LAUNCH] = "launch", [RUN_PHASE_CHECKS] = "checks",
-    [RUN_PHASE_RETURN] = "return", [RUN_PHASE_FREE] = "free",
+    [RUN_PHASE_ALLOC] = "alloc",   [RUN_PHASE_SETUP] = "setup",   [RUN_PHASE_LAUNCH] = "launch",
+    [RUN_PHASE_CHECKS] = "checks", [RUN_PHASE_RETURN] = "return", [RUN_PHASE_FREE] = "free",
 };
 
 const char *run_phase_name(enum run_phase p)

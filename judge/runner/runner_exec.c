@@ -495,7 +495,8 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
         goto free_state;
     if ((rc = staged_reset_outputs(x, st, cause)) || (rc = staged_fill_data(x, st, req, cause)))
         goto free_state;
-    ph[RUN_PHASE_SETUP] = (t0 = now_ms()) - t;
+    ph[RUN_PHASE_ALLOC] = st->alloc_ms;
+    ph[RUN_PHASE_SETUP] = (t0 = now_ms()) - t - st->alloc_ms;
     rc = staged_launch(x, st, 0, true, &reply->ms, &reply->fail, cause);
     ph[RUN_PHASE_LAUNCH] = (t = now_ms()) - t0;
     if (rc || reply->fail.status != RUN_OK)

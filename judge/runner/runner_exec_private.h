@@ -74,6 +74,7 @@ struct dev_buffer {
 struct staged_plan {
     const struct run_plan *plan;
     int sets;
+    double alloc_ms; /* staged_setup's time in cuMemAlloc and the guards */
     struct dev_buffer buf[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
     uint64_t in_hash[BW_MAX_BUFFERS][BW_MAX_BENCH_SETS];
     CUfunction fn[BW_MAX_LAUNCHES];

@@ -418,13 +418,17 @@ int staged_check_guards(struct runner_exec *x, struct staged_plan *st, struct ru
 int staged_setup(struct runner_exec *x, const struct run_plan *p, int sets, struct staged_plan *st,
                  struct run_failure *fail, char **cause)
 {
+    double t0;
     int rc;
 
     st->plan = p;
     st->sets = sets;
     if ((rc = staged_resolve(x, st, fail, cause)) || fail->status != RUN_OK)
         return rc;
-    if ((rc = staged_alloc(x, st, cause)))
+    t0 = now_ms();
+    rc = staged_alloc(x, st, cause);
+    st->alloc_ms = now_ms() - t0;
+    if (rc)
         return rc;
     for (int r = 0; r < sets; r++) {
         staged_marshal(st, r);

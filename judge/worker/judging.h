@@ -100,8 +100,8 @@ struct judge_result {
      * thread (reference.c): within tests_reference_wait_ms where a case waited */
     double tests_reference_lend_ms;
     /* within tests_submission_ms: the runner's phases (runner_proto.h's
-     * enum run_phase: setup, launch, checks, return, free), summed */
-    double tests_submission_phase_ms[5];
+     * enum run_phase: alloc, setup, launch, checks, return, free), summed */
+    double tests_submission_phase_ms[6];
     /* cases whose expected outputs were ready when the tests began: computed
      * while the submission compiled (at most REFERENCE_AHEAD) */
     size_t tests_reference_ready;

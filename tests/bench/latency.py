@@ -176,7 +176,7 @@ def serial(learner, problem, file, mode, n):
 # its tests_breakdown): where a judging's time goes when others share the GPU and CPU.
 BURST_PHASES = ("total", "runners", "compile", "compile.first", "compile.compiler_wait",
                 "tests", "tests.compare", "tests.submission",
-                "tests.submission_setup", "tests.submission_launch", "tests.submission_checks",
+                "tests.submission_alloc", "tests.submission_setup", "tests.submission_launch", "tests.submission_checks",
                 "tests.submission_return", "tests.submission_free", "tests.submission_lend",
                 "tests.reference_wait", "finish")
 

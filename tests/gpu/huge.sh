@@ -49,7 +49,7 @@ judge() {
 
 # Where a judging's time went, in one line.
 breakdown() {
-    field "$1" '"judging %d ms (compile %d, runners %d, tests %d: reference wait %d, submission %d [%s], compare %d)" % (d["total_ms"], d["compile_ms"], d["timing"]["runners_ms"], d["timing"]["tests_ms"], d["timing"]["tests_breakdown"]["reference_wait_ms"], d["timing"]["tests_breakdown"]["submission_ms"], ", ".join("%s %d" % (k, d["timing"]["tests_breakdown"]["submission_%s_ms" % k]) for k in ("setup", "launch", "checks", "return", "free")), d["timing"]["tests_breakdown"]["compare_ms"])'
+    field "$1" '"judging %d ms (compile %d, runners %d, tests %d: reference wait %d, submission %d [%s], compare %d)" % (d["total_ms"], d["compile_ms"], d["timing"]["runners_ms"], d["timing"]["tests_ms"], d["timing"]["tests_breakdown"]["reference_wait_ms"], d["timing"]["tests_breakdown"]["submission_ms"], ", ".join("%s %d" % (k, d["timing"]["tests_breakdown"]["submission_%s_ms" % k]) for k in ("alloc", "setup", "launch", "checks", "return", "free")), d["timing"]["tests_breakdown"]["compare_ms"])'
 }
 
 for p in vector-add relu; do

@@ -907,6 +907,10 @@ SCENARIO(run_buffers_are_freed_after_the_reply)
         replied = now_ms();
         first_ms = replied - t0;
         check_vector_add(&req, &res);
+        CHECK_MSG(res.reply.phase_ms[RUN_PHASE_ALLOC] > 0 &&
+                      res.reply.phase_ms[RUN_PHASE_SETUP] > 0,
+                  "the run reports alloc %.3f ms and setup %.3f ms",
+                  res.reply.phase_ms[RUN_PHASE_ALLOC], res.reply.phase_ms[RUN_PHASE_SETUP]);
         CHECK_MSG(res.reply.phase_ms[RUN_PHASE_FREE] == 0,
                   "the first run reports a free of %.3f ms; nothing was freed before it",
                   res.reply.phase_ms[RUN_PHASE_FREE]);
