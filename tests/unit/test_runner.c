@@ -880,7 +880,7 @@ SCENARIO(discard_reaps_in_the_background)
  * read: the reply does not wait for the freeing, the next run's "free" phase
  * reports it. On the fake, each cuMemFree takes FREE_DELAY_MS, so the
  * order shows in the wall times; on a GPU, the phases say it. */
-#define FREE_DELAY_MS 200
+#define FREE_DELAY_MS 300
 
 SCENARIO(run_buffers_are_freed_after_the_reply)
 {
