@@ -313,7 +313,9 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
 
         if (s->sub.n_configs > 1) {
             struct run_failure fail;
+            double t0 = now_ms();
             rc = session_fresh_sub_runner(s, &s->sub, cfg, &fail, cause);
+            r->bench_switch_ms += now_ms() - t0;
             if (rc)
                 return rc;
         }

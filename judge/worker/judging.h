@@ -113,9 +113,11 @@ struct judge_result {
      * the check of every sample's gathered elements. The reference's time
      * counts whether it was computed ahead (bench_ahead_start: while the
      * submission compiled and ran its tests) or in line; reference_wait is
-     * what the timing waited for the part computed ahead. */
+     * what the timing waited for the part computed ahead. bench_switch_ms:
+     * between configurations, a fresh submission runner taken and the next
+     * configuration loaded into it (once per shape and configuration). */
     double bench_gate_ms, bench_reference_ms, bench_runner_ms, bench_samples_ms, bench_verify_ms;
-    double bench_reference_wait_ms;
+    double bench_reference_wait_ms, bench_switch_ms;
     double goals_ms;          /* wall time of the learning goals */
     double build_wait_ms;     /* after the submission compiled, the reference's build still ran */
     double reference_load_ms; /* loading the reference's module into its runner */

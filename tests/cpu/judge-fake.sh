@@ -85,8 +85,9 @@ reused=$(grep -c "reference reused" "$tmp/submit.err")
 [ "$(grep -c "reference computed ahead" "$tmp/validate.err")" -ge 2 ] &&
     ok "validate: later Submits compute the timing's reference ahead, while they compile and test" ||
     bad "validate: $(grep -c "reference computed ahead" "$tmp/validate.err") shapes computed ahead, $(grep -c "reference in line" "$tmp/validate.err") judgings in line"
-[ "$(json "$tmp/submit.json" 'sorted(d["timing"]["bench_breakdown"])')" = "['gate_ms', 'reference_ms', 'reference_wait_ms', 'runner_ms', 'samples_ms', 'verify_ms']" ] &&
-    ok "the timing's breakdown says how long it waited for the reference computed ahead" ||
+[ "$(json "$tmp/submit.json" 'sorted(d["timing"]["bench_breakdown"])')" = "['gate_ms', 'reference_ms', 'reference_wait_ms', 'runner_ms', 'samples_ms', 'switch_ms', 'verify_ms']" ] &&
+    [ "$(json "$tmp/submit.json" 'int(d["timing"]["bench_breakdown"]["switch_ms"] > 0)')" = 1 ] &&
+    ok "the timing's breakdown says how long it waited for the reference computed ahead, and how long the switches between tuned.cu's 2 configurations took" ||
     bad "bench_breakdown: $(json "$tmp/submit.json" 'd["timing"].get("bench_breakdown")')"
 # A Submit that fails its tests stops the thread computing the timing's checks ahead.
 jd check --json --log-level debug "$problem" "$problem/wrong/copy.cu" >"$tmp/wa-submit.json" 2>"$tmp/wa-submit.err"
