@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# gpu-next.sh - a device call of at most 600 s for the measurements of issues
-# 10 and 11 that are not tests (each step can be picked with STEPS):
+# gpu-next.sh - a device call of at most 600 s for the measurements that are
+# not tests (each step can be picked with STEPS):
 #   rows      tests/gpu/rows.sh: the @rows kernels of sdpa and flash-attention
 #             against the full reference on every benchmark shape, and
 #             flash-attention's Submit with them;
 #   validate  tests/gpu/validate.sh: every CUDA control, tests only;
 #   runner    tests/gpu/runner.sh;
-#   timing    where a Run's and a Submit's time go (`judged check` breakdowns),
-#             and the CPU comparison's speed (compare_bench);
+#   timing    where a Run's and a Submit's time go (`judged check` breakdowns:
+#             the runner's phases alloc/setup/launch/checks/return/free, a
+#             Submit's bench.switch between configurations), and the CPU
+#             comparison's speed (compare_bench);
 #   latency   tests/bench/latency.sh with 2 slots, full (the issue 10 table,
 #             the warm flash-attention Submit, the judge's breakdowns);
 #   triton    scripts/triton-speed.py --judge: Triton beside PyTorch, on
