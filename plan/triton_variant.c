@@ -65,11 +65,15 @@ void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v
         v->args[k].type = v->types[k];
         if (a->kind == PLAN_ARG_BUF) {
             v->args[k].div16 = pointer_div16(pl, a);
-        } else if (plan_arg_is_integer(a) && pl->benchmark) {
-            v->args[k].div16 = a->i % 16 == 0;
-            v->args[k].equal1 = a->i == 1;
+        } else if (plan_arg_is_integer(a)) {
+            v->args[k].is1 = a->i == 1;
+            if (pl->benchmark) {
+                v->args[k].div16 = a->i % 16 == 0;
+                v->args[k].equal1 = a->i == 1;
+            }
         }
     }
+    v->tests = !pl->benchmark;
     v->n_constexprs = L->n_constexprs;
     for (size_t k = 0; k < L->n_constexprs; k++) {
         const struct plan_constexpr *c = &L->constexprs[k];
@@ -102,6 +106,26 @@ bool triton_variant_same(const struct triton_variant *a, const struct triton_var
         if (!constexpr_same(&a->constexprs[k], &b->constexprs[k]))
             return false;
     return true;
+}
+
+/* True when test build b and test case variant v are the same build but for b's folds. */
+static bool same_unfolded(const struct triton_variant *b, const struct triton_variant *v)
+{
+    struct triton_variant unfolded = *b;
+
+    if (!b->tests || !v->tests)
+        return false;
+    for (size_t k = 0; k < b->n_args; k++)
+        unfolded.args[k].equal1 = false;
+    return triton_variant_same(&unfolded, v);
+}
+
+bool triton_variant_serves_test(const struct triton_variant *b, const struct triton_variant *v)
+{
+    for (size_t k = 0; k < b->n_args && k < v->n_args; k++)
+        if (b->args[k].equal1 && !v->args[k].is1)
+            return false;
+    return same_unfolded(b, v);
 }
 
 /* Appends formatted text at *used; false once it does not fit. */
@@ -144,11 +168,14 @@ bool triton_variant_key(const struct triton_variant *v, char *out, size_t cap)
 
 /* ---- the variants of a source over a problem's cases ---------------------------- */
 
-/* The index of v among tc's variants, or -1. */
+/* The index of the build of tc that v's launch runs on, or -1: for a test
+ * case, the test build that serves it; for a benchmark shape, the build of
+ * the same key. */
 static int find_variant(const struct triton_config *tc, const struct triton_variant *v)
 {
     for (size_t i = 0; i < tc->n_variants; i++)
-        if (triton_variant_same(&tc->variants[i], v))
+        if (v->tests ? triton_variant_serves_test(&tc->variants[i], v)
+                     : triton_variant_same(&tc->variants[i], v))
             return (int)i;
     return -1;
 }
@@ -157,9 +184,22 @@ int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char
 {
     for (size_t l = 0; l < pl->n_launches; l++) {
         struct triton_variant v;
+        int i;
+
         triton_variant_of(pl, l, &v);
-        if (find_variant(tc, &v) >= 0)
+        if (v.tests) { /* joins its test build, which keeps folded only the 1s it passes too */
+            for (i = 0; i < (int)tc->n_variants && !same_unfolded(&tc->variants[i], &v); i++) {
+            }
+            if (i < (int)tc->n_variants) {
+                for (size_t k = 0; k < v.n_args; k++)
+                    tc->variants[i].args[k].equal1 &= v.args[k].is1;
+                continue;
+            }
+            for (size_t k = 0; k < v.n_args; k++) /* a new test build: every 1 folded so far */
+                v.args[k].equal1 = v.args[k].is1;
+        } else if (find_variant(tc, &v) >= 0) {
             continue;
+        }
         if (tc->n_variants == BW_TRITON_MAX_VARIANTS)
             return bw_fail(cause, BW_ERR_LIMIT,
                            "line %d: kernel %s needs more than %d builds over this problem's "

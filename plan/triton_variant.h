@@ -25,6 +25,15 @@
  * configuration and constexpr set instead of one per size class -- the
  * tests of flash-attention's 7 configurations take 14 builds, not 98
  * (docs/submission-format.md, "Types and specialisation").
+ *
+ * One exception keeps every kernel that compiles at home compiling here: an
+ * integer that is 1 in every test case of a build is folded in that build,
+ * as at home. Some code compiles only with the constant (a tensor
+ * descriptor's last stride, `tl.make_tensor_descriptor(..., strides=[s, t])`
+ * with t == 1, is refused as a run-time value), and at home it is the
+ * constant in every call; an integer that is 1 in some cases only is a
+ * run-time value at home in the others, so the code compiles without the
+ * constant. The fold follows the cases a build serves, so it adds no build.
  */
 #ifndef BW_TRITON_VARIANT_H
 #define BW_TRITON_VARIANT_H
@@ -45,6 +54,7 @@ struct triton_arg {
                          it (judge/worker/triton_compile.h: triton_arg_type_valid) */
     bool div16;       /* a pointer (always) or an integer divisible by 16: tt.divisibility=16 */
     bool equal1;      /* an integer equal to 1: becomes a constant (dropped from the parameters) */
+    bool is1;         /* an integer whose value is 1, specialised or not (a test build's fold) */
 };
 
 /* A keyword argument: a tl.constexpr parameter's value (the fields of plan.h's
@@ -87,18 +97,25 @@ struct triton_variant {
     size_t n_constexprs;
     int num_warps, num_stages;
     int maxnreg; /* 0: no cap */
+    bool tests;  /* a test case's: its integers typed, not specialised; as a build, equal1 marks
+                    the integers that are 1 in every test case it serves (folded) */
 };
 
 /* The variant launch l of plan pl selects: Triton's JIT specialisation of its
  * arguments (a pointer is divisible by 16 when its buffer's base, 256-byte
  * aligned, plus its offset is; an integer is specialised only in a benchmark
- * shape's plan, pl->benchmark). v->args[k].type points into v->types: a copy
- * of v must point its own. */
+ * shape's plan, pl->benchmark: a test case's variant is v->tests, its
+ * integers' is1 set, equal1 not). v->args[k].type points into v->types: a
+ * copy of v must point its own. */
 void triton_variant_of(const struct plan *pl, size_t l, struct triton_variant *v);
 
 /* True when a and b are the same build: kernel, types, specialisation,
  * constexpr values and options. */
 bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b);
+
+/* True when build b (a test build: b->tests) serves test case variant v: the
+ * same build but for the integers b folds, each of which is 1 in v. */
+bool triton_variant_serves_test(const struct triton_variant *b, const struct triton_variant *v);
 
 /*
  * The variant as one line of text, which the Triton driver writes the same way
@@ -125,7 +142,10 @@ struct triton_variants {
 
 /* Adds the variants plan pl's launches select to configuration tc (whose
  * variants array holds BW_TRITON_MAX_VARIANTS); BW_ERR_LIMIT at the launch's
- * line when there would be more. */
+ * line when there would be more. A test case's launch joins the test build
+ * that serves it, which then folds only the integers that are 1 in this
+ * case too; so add every test case before any benchmark shape (whose
+ * launches match builds exactly, test builds included, as their final keys). */
 int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char **cause);
 
 /* *tv with n_configs empty configurations, each able to hold

@@ -1575,11 +1575,11 @@ def kernel_request(drv, launch):
     return k
 
 
-def arg_spec(a, integers=True):
+def arg_spec(a, integers=True, fold=False):
     """(Triton type, flags) of a recorded argument, as Triton 3.6's specialize_impl gives them:
     a pointer is D when its address is 16-byte aligned; an int is i32 / i64 / u64 by value, 1
-    when it equals 1, D when it is a multiple of 16 (neither unless `integers`); a float is
-    fp32."""
+    when it equals 1, D when it is a multiple of 16 (neither unless `integers`, but 1 when
+    `fold`); a float is fp32."""
     kind, v = a
     if kind == "buf":
         return "*" + v._buf.dtype.triton, "D" if v.data_ptr() % 16 == 0 else "-"
@@ -1587,19 +1587,34 @@ def arg_spec(a, integers=True):
         return "fp32", "-"
     ty = "i32" if -2**31 <= v < 2**31 else "u64" if v >= 2**63 else "i64"
     if not integers:
-        return ty, "-"
+        return ty, "1" if fold and v == 1 else "-"
     return ty, "1" if v == 1 else "D" if v % 16 == 0 else "-"
 
 
-def variant_key(launch, integers=True):
+def variant_key(launch, integers=True, folds=frozenset()):
     """The build a launch needs, as text; judge/worker/triton_launcher.c writes the same
     (triton_variant_key): KERNEL(TYPE:FLAG,...)[NAME=LITERAL,...]{WARPS,STAGES,MAXNREG}.
     `integers`: its integer arguments specialised as at home (a benchmark shape's launch, and
-    a warmup's); a test case's are typed only (plan/triton_variant.h says why)."""
-    args = ",".join("%s:%s" % arg_spec(a, integers) for a in launch.args)
+    a warmup's); a test case's are typed only, but for those at the positions `folds`, which
+    are 1 in every test case of its build (test_folds; plan/triton_variant.h says why)."""
+    args = ",".join("%s:%s" % arg_spec(a, integers, k in folds)
+                    for k, a in enumerate(launch.args))
     cx = ",".join("%s=%s" % (n, literal(v)) for n, v in launch.constexprs)
     return "%s(%s)[%s]{%d,%d,%d}" % (launch.kernel, args, cx, launch.options[0], launch.options[1],
                                      launch.options[2])
+
+
+def test_folds(launches):
+    """For one configuration's (launch, specialised) pairs: the integer positions each test
+    build folds, by its unfolded key: those where every test launch of that build passes 1."""
+    folds = {}
+    for launch, specialised in launches:
+        if specialised:
+            continue
+        ones = frozenset(k for k, (kind, v) in enumerate(launch.args) if kind == "int" and v == 1)
+        key = variant_key(launch, False)
+        folds[key] = folds[key] & ones if key in folds else ones
+    return folds
 
 
 # ---- the cubin's resources -----------------------------------------------------------------
@@ -2272,7 +2287,8 @@ def serve_launch(drv, triton, rq, launch_fields, workdir):
         put(key, value)
     # The builds in the order the tests need them: configuration by configuration, each
     # configuration's cases in order (tests, then benchmarks; a Run's tests only), as judged
-    # runs them. A test case's integers are not specialised, a benchmark shape's are.
+    # runs them. A test case's integers are not specialised (but for the 1s every test case of
+    # its build passes: test_folds), a benchmark shape's are.
     timed = {c["index"]: c["kind"] == "bench" for c in lrq["cases"]}
     by_config = [[] for _ in range(n_configs)]
     lines, order = {}, []  # variant key -> the line of its first launch
@@ -2282,8 +2298,10 @@ def serve_launch(drv, triton, rq, launch_fields, workdir):
                 continue
             by_config[config].append((launch, timed[case_index]))
         for launches in by_config:
+            folds = test_folds(launches)
             for launch, specialised in launches:
-                key = variant_key(launch, specialised)
+                key = variant_key(launch, True) if specialised else \
+                    variant_key(launch, False, folds[variant_key(launch, False)])
                 if key not in lines:
                     lines[key] = launch.line
                     order.append(key)

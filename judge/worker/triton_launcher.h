@@ -38,7 +38,8 @@
  *     launch "KERNEL LINE", grid "X Y Z", options "WARPS STAGES MAXNREG",
  *     arg "buf NAME OFFSET SPAN" | "int V" | "float V", constexpr "NAME=LITERAL"
  *   variant "I KEY"                 build I is the variant KEY (triton_variant_key: a test
- *                                   case's integers unspecialised, a benchmark shape's as
+ *                                   case's integers unspecialised but for the 1s every
+ *                                   test case of the build passes, a benchmark shape's as
  *                                   at home), in the order the cases need them
  *                                   (configuration by configuration, tests then benchmarks)
  *   planned "N"                     the recording and its N variants are whole: the plans

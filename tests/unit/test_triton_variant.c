@@ -1,6 +1,7 @@
 /* Tests of plan/triton_variant (no Python needed): the variants a Triton
  * source's cases need per @tune configuration, a benchmark shape's as
- * Triton's JIT would specialise them, a test case's typed only. */
+ * Triton's JIT would specialise them, a test case's typed only but for the
+ * integers that are 1 in every test case of its build. */
 #include "tests/test.h"
 
 #include <stdlib.h>
@@ -145,6 +146,62 @@ TEST(triton_variant_a_case_selects)
     pl.launches[0].args[3].i = 7;
     pl.launches[0].num_warps = 8;
     CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), -1);
+    triton_variants_release(&tv);
+    source_release(&s);
+    problem_free(p);
+    free(cause);
+}
+
+TEST(triton_test_builds_fold_what_every_test_case_passes_as_1)
+{
+    /* The fifth argument is 1 in every case (a unit stride, say, which a tensor descriptor
+     * needs as the constant); N is 1 in the first test only. */
+    static const char strided[] =
+        "# @launch add grid=(cdiv(N, 128)) num_warps=4 args=(x, y, out, N, 1, BLOCK=128)\n";
+    static const char ones[] =
+        "# @launch add grid=(cdiv(N, 128)) num_warps=4 args=(x, y, out, 1, 1, BLOCK=128)\n";
+    char *cause = NULL, key[512];
+    struct problem *p = problem_load(FIXTURE, &cause);
+    struct source s;
+    struct triton_variants tv;
+    struct plan pl;
+
+    if (!p)
+        SKIP("fixture does not load");
+    CHECK_INT_EQ(parse(&s, p, strided), BW_OK);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, true, &cause), BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 2); /* the fold adds no build: one for the tests, one benchmark */
+    const struct triton_variant *t = &tv.configs[0].variants[0];
+    CHECK(t->tests);
+    CHECK(t->args[4].equal1);                       /* 1 in every test case: folded, as at home */
+    CHECK(!t->args[3].equal1 && !t->args[3].div16); /* N = 1 in one test only: a value */
+    CHECK(triton_variant_key(t, key, sizeof(key)));
+    CHECK_STR_EQ(key, "add(*fp32:D,*fp32:D,*fp32:D,i32:-,i32:1)[BLOCK=128]{4,3,0}");
+    for (size_t i = 0; i < p->n_tests; i++) { /* every test case runs on it, N = 1's too */
+        CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[i], PLAN_SUBMISSION, &pl, &cause),
+                     BW_OK);
+        CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
+    }
+    /* A case passing anything but 1 where the build folds 1 is never served by it. */
+    pl.launches[0].args[4].i = 2;
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), -1);
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
+                 BW_OK);
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
+    CHECK(tv.configs[0].variants[1].args[4].equal1 && tv.configs[0].variants[1].args[3].div16);
+    triton_variants_release(&tv);
+    source_release(&s);
+
+    /* Integers 1 everywhere: the benchmark's build is the tests' build (the same key). */
+    CHECK_INT_EQ(parse(&s, p, ones), BW_OK);
+    CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, true, &cause), BW_OK);
+    CHECK_INT_EQ(tv.n_builds, 1);
+    CHECK(tv.configs[0].variants[0].args[3].equal1 && tv.configs[0].variants[0].args[4].equal1);
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
+                 BW_OK);
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
+    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[2], PLAN_SUBMISSION, &pl, &cause), BW_OK);
+    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
     triton_variants_release(&tv);
     source_release(&s);
     problem_free(p);

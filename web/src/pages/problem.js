@@ -416,7 +416,7 @@ function signatureTable(p, lang) {
           { class: "muted small" },
           "As ",
           h("code", null, "kernel[grid](...)"),
-          " would type them: a tensor is a pointer, an integer is i32 when its value fits in 32 bits in a case and i64 otherwise (on the timed benchmark shapes an integer equal to 1 becomes a constant and one divisible by 16 is marked so, as at home; the tests run one unspecialised build). Declare a parameter per name, in args=() order; tl.constexpr parameters come by keyword.",
+          " would type them: a tensor is a pointer, an integer is i32 when its value fits in 32 bits in a case and i64 otherwise (on the timed benchmark shapes an integer equal to 1 becomes a constant and one divisible by 16 is marked so, as at home; the tests run one build, in which only an integer that is 1 in every test is a constant). Declare a parameter per name, in args=() order; tl.constexpr parameters come by keyword.",
         )
       : null,
     triton
