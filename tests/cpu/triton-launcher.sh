@@ -68,7 +68,8 @@ for spec in "vector_add_seed:vector-add:2:the issue's seed (autotune, lambda gri
     "vector_add_tutorial:vector-add:1:tutorial 01 (DEVICE, asserts, meta grid)" \
     "vector_add_leetgpu:vector-add:1:LeetGPU-style solve(a, b, c, N) (the canonical order)" \
     "softmax_tutorial:softmax:1:tutorial 02 (warmup, n_regs, occupancy, persistent grid)" \
-    "matmul_tutorial:autotuned-matmul:8:tutorial 03 (8 autotune configs, ACTIVATION='')"; do
+    "matmul_tutorial:autotuned-matmul:8:tutorial 03 (8 autotune configs, ACTIVATION='')" \
+    "matmul_descriptor_strides:autotuned-matmul:1:tensor descriptors with the strides passed (the 1s folded)"; do
     IFS=: read -r file problem configs what <<<"$spec"
     jd plan "problems/$problem" "$fix/$file.py" >"$tmp/$file.json" 2>"$tmp/$file.err"
     rc=$?

@@ -67,7 +67,7 @@ base=/usr/bin/python3
 PATH=$(dirname "$base"):$PATH fake_triton_venv "$dump/fake" || bad "cannot make the fake triton's venv"
 launches='[[[(l["kernel"], l["grid"] if "softmax_tutorial" not in "FILE" else None, l["args"], l["constexprs"], l["num_warps"], l["num_stages"]) for l in c.get("launches", [])] for c in cfg["cases"]] for cfg in d["configs"]]'
 for spec in vector_add_seed:vector-add vector_add_tutorial:vector-add vector_add_leetgpu:vector-add \
-    softmax_tutorial:softmax matmul_tutorial:autotuned-matmul; do
+    softmax_tutorial:softmax matmul_tutorial:autotuned-matmul matmul_descriptor_strides:autotuned-matmul; do
     file=$fix/${spec%%:*}.py problem=problems/${spec#*:}
     BLOCKWISE_PYTHON=$py timeout 300 "$judged" plan "$problem" "$file" >"$dump/real.json" 2>"$dump/real.err" &&
         BLOCKWISE_PYTHON=$dump/fake/bin/python3 timeout 300 "$judged" plan "$problem" "$file" >"$dump/fake.json" 2>"$dump/fake.err"
