@@ -92,7 +92,9 @@ static bool constexpr_same(const struct triton_constexpr *a, const struct triton
     return strcmp(a->name, b->name) == 0 && plan_constexpr_same(&x, &y);
 }
 
-bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b)
+/* triton_variant_same, but for a's folded integers when ignore_folds. */
+static bool variant_same(const struct triton_variant *a, const struct triton_variant *b,
+                         bool ignore_folds)
 {
     if (strcmp(a->kernel ? a->kernel : "", b->kernel ? b->kernel : "") != 0 ||
         a->n_args != b->n_args || a->n_constexprs != b->n_constexprs ||
@@ -100,7 +102,7 @@ bool triton_variant_same(const struct triton_variant *a, const struct triton_var
         return false;
     for (size_t k = 0; k < a->n_args; k++)
         if (strcmp(a->types[k], b->types[k]) != 0 || a->args[k].div16 != b->args[k].div16 ||
-            a->args[k].equal1 != b->args[k].equal1)
+            (!ignore_folds && a->args[k].equal1 != b->args[k].equal1))
             return false;
     for (size_t k = 0; k < a->n_constexprs; k++)
         if (!constexpr_same(&a->constexprs[k], &b->constexprs[k]))
@@ -108,16 +110,16 @@ bool triton_variant_same(const struct triton_variant *a, const struct triton_var
     return true;
 }
 
-/* True when test build b and test case variant v are the same build but for b's folds. */
+bool triton_variant_same(const struct triton_variant *a, const struct triton_variant *b)
+{
+    return variant_same(a, b, false);
+}
+
+/* True when test build b and test case variant v (whose integers are never folded) are the
+ * same build but for b's folds. */
 static bool same_unfolded(const struct triton_variant *b, const struct triton_variant *v)
 {
-    struct triton_variant unfolded = *b;
-
-    if (!b->tests || !v->tests)
-        return false;
-    for (size_t k = 0; k < b->n_args; k++)
-        unfolded.args[k].equal1 = false;
-    return triton_variant_same(&unfolded, v);
+    return b->tests && v->tests && variant_same(b, v, true);
 }
 
 bool triton_variant_serves_test(const struct triton_variant *b, const struct triton_variant *v)

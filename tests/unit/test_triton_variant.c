@@ -45,6 +45,19 @@ static void source_release(struct source *s)
     directives_release(&s->dirs);
 }
 
+/* The build that case c's first launch runs on in configuration 0 of tv (c's plan in *pl), or
+ * -2 when c cannot be planned. */
+static int build_of(const struct problem *p, const struct source *s, const struct problem_case *c,
+                    const struct triton_variants *tv, struct plan *pl)
+{
+    char *cause = NULL;
+    int rc = plan_build(p, &s->dirs, NULL, c, PLAN_SUBMISSION, pl, &cause);
+
+    CHECK_MSG(rc == BW_OK, "plan_build: %s", cause ? cause : bw_strerror(rc));
+    free(cause);
+    return rc == BW_OK ? triton_variants_find(tv, 0, pl, 0) : -2;
+}
+
 TEST(triton_variants_specialise_the_benchmark_shapes_integers_only)
 {
     static const char tuned_add[] =
@@ -177,17 +190,12 @@ TEST(triton_test_builds_fold_what_every_test_case_passes_as_1)
     CHECK(!t->args[3].equal1 && !t->args[3].div16); /* N = 1 in one test only: a value */
     CHECK(triton_variant_key(t, key, sizeof(key)));
     CHECK_STR_EQ(key, "add(*fp32:D,*fp32:D,*fp32:D,i32:-,i32:1)[BLOCK=128]{4,3,0}");
-    for (size_t i = 0; i < p->n_tests; i++) { /* every test case runs on it, N = 1's too */
-        CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[i], PLAN_SUBMISSION, &pl, &cause),
-                     BW_OK);
-        CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
-    }
+    for (size_t i = 0; i < p->n_tests; i++) /* every test case runs on it, N = 1's too */
+        CHECK_INT_EQ(build_of(p, &s, &p->tests[i], &tv, &pl), 0);
     /* A case passing anything but 1 where the build folds 1 is never served by it. */
     pl.launches[0].args[4].i = 2;
     CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), -1);
-    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
-                 BW_OK);
-    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 1);
+    CHECK_INT_EQ(build_of(p, &s, &p->benchmarks[0], &tv, &pl), 1);
     CHECK(tv.configs[0].variants[1].args[4].equal1 && tv.configs[0].variants[1].args[3].div16);
     triton_variants_release(&tv);
     source_release(&s);
@@ -197,11 +205,8 @@ TEST(triton_test_builds_fold_what_every_test_case_passes_as_1)
     CHECK_INT_EQ(triton_variants_plan(&tv, p, &s.dirs, NULL, 1, true, &cause), BW_OK);
     CHECK_INT_EQ(tv.n_builds, 1);
     CHECK(tv.configs[0].variants[0].args[3].equal1 && tv.configs[0].variants[0].args[4].equal1);
-    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->benchmarks[0], PLAN_SUBMISSION, &pl, &cause),
-                 BW_OK);
-    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
-    CHECK_INT_EQ(plan_build(p, &s.dirs, NULL, &p->tests[2], PLAN_SUBMISSION, &pl, &cause), BW_OK);
-    CHECK_INT_EQ(triton_variants_find(&tv, 0, &pl, 0), 0);
+    CHECK_INT_EQ(build_of(p, &s, &p->benchmarks[0], &tv, &pl), 0);
+    CHECK_INT_EQ(build_of(p, &s, &p->tests[2], &tv, &pl), 0);
     triton_variants_release(&tv);
     source_release(&s);
     problem_free(p);
