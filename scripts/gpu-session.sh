@@ -10,6 +10,12 @@
 #   baseline   tests/gpu/baseline.sh (PyTorch's time against an independent timing)
 #   triton     make gpu-triton (every Triton control, tests only)
 #   profile    the driver's profiling setting, then tests/gpu/profile.sh (Profile mode)
+#   latency    tests/bench/latency.sh, 2 slots, without every problem's Submit: the Triton
+#              targets (Runs, launch-only edit, burst, flash-attention's Submit) beside
+#              CUDA's Run and burst, within LATENCY_S (default 420) seconds
+#   fold       the launcher whose tensor descriptors take a stride solve passes (1 in every
+#              test case, folded as Triton's JIT does) Accepted on the real Triton
+# BASELINE_PROBLEMS limits the baseline step to those problems (tests/gpu/baseline.sh).
 # A session of three device calls that checks the GPU half of everything:
 #   GPU_SKIP="triton-launcher huge profile" make gpu-test          (503 s on 2026-12-05)
 #   scripts/gpu-session.sh build facts profile launcher huge       (224 s), then baseline, triton
@@ -64,7 +70,24 @@ for st in "$@"; do
     bench) step bench 580 tests/bench/run.sh "$build" ;;
     launcher) step launcher 420 tests/gpu/triton-launcher.sh "$build" ;;
     huge) step huge 240 env LANGUAGE=all tests/gpu/huge.sh "$build" ;;
-    baseline) step baseline 300 env BASELINE_BUDGET_S=280 bash tests/gpu/baseline.sh "$build" ;;
+    baseline)
+        left=$((deadline - SECONDS))
+        [ "$left" -gt 300 ] && left=300
+        step baseline 300 env BASELINE_BUDGET_S=$((left - 20)) bash tests/gpu/baseline.sh "$build"
+        ;;
+    fold)
+        step fold 120 "$judged" check --tests-only problems/autotuned-matmul \
+            tests/fixtures/triton-launchers/matmul_descriptor_strides.py
+        ;;
+    latency)
+        # the Triton parts get 60% of the step; the server's start and CUDA's parts the rest
+        left=$((deadline - SECONDS))
+        limit=${LATENCY_S:-420}
+        [ "$left" -lt "$limit" ] && limit=$left
+        step latency "$limit" env OUT="$out/latency" tests/bench/latency.sh "$build" --slots 2 \
+            --skip-solutions --only run,burst8,triton_run,triton_launch,triton_burst,triton_submit \
+            --triton-budget $((limit * 6 / 10)) --budget $((limit - 25))
+        ;;
     triton)
         # its own budget within the step's limit, and its own folder (it writes a summary.txt)
         left=$((deadline - SECONDS))
