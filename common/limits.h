@@ -201,6 +201,8 @@
 #define BW_BENCH_WARMUP_MS   100   /* warm-up runs per shape, at least 3 runs */
 #define BW_BENCH_WARMUP_NEXT_MS                                                                    \
     20 /* the same after a judging's first timed shape: the GPU is warm (at least 3 runs) */
+#define BW_BENCH_KEPT_RUNNERS                                                                      \
+    8 /* a Submit's timing keeps the runners of this many @tune configurations across shapes */
 #define BW_L2_FLUSH_BYTES                                                                          \
     (256ULL << 20)          /* bytes written to flush L2 before each sample (>= 2x L2) */
 #define BW_FLOOR_MARGIN 0.9 /* a median below this fraction of the physical floor is rejected */

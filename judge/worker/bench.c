@@ -49,9 +49,19 @@ uint32_t bench_case_index(size_t b)
     return BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
 }
 
+/* Ends the timing's kept runners (killed and torn down in the background). */
+static void release_kept(struct session *s)
+{
+    for (size_t k = 0; k < BW_BENCH_KEPT_RUNNERS; k++) {
+        runner_discard(s->kept[k].runner);
+        s->kept[k] = (struct kept_runner){0};
+    }
+}
+
 void bench_release(struct session *s)
 {
     bench_ahead_finish(s, false);
+    release_kept(s);
     if (!s->bench_cache)
         return;
     for (size_t b = 0; b < BW_MAX_BENCHMARKS; b++)
@@ -299,6 +309,37 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     return rc;
 }
 
+/* Makes s->sub_runner hold configuration cfg: its runner kept from an earlier shape,
+ * else a fresh one. The runner it replaces was parked (keep_runner) or is discarded. */
+static int take_runner(struct session *s, size_t b, size_t cfg, char **cause)
+{
+    struct run_failure fail;
+    bool kept = cfg < BW_BENCH_KEPT_RUNNERS && s->kept[cfg].runner;
+
+    log_debug("%s: benchmark %s, configuration %zu: %s", s->job, s->p->benchmarks[b].name, cfg + 1,
+              kept ? "its runner kept from the previous shape" : "a fresh runner");
+    session_drop_sub_runner(s);
+    if (kept) {
+        s->sub_runner = s->kept[cfg].runner;
+        s->sub_loaded = s->kept[cfg].loaded;
+        s->kept[cfg].runner = NULL;
+        return BW_OK;
+    }
+    return session_fresh_sub_runner(s, &s->sub, cfg, &fail, cause);
+}
+
+/* Keeps configuration cfg's runner for the next shape (one dropped by a failure is gone).
+ * Discarding it instead would cost a start for every configuration of every shape, and
+ * its teardown (~90 ms on the H200), which the next timing waits for (bench_shape). */
+static void keep_runner(struct session *s, size_t cfg)
+{
+    if (cfg >= BW_BENCH_KEPT_RUNNERS || !s->sub_runner)
+        return;
+    s->kept[cfg] = (struct kept_runner){s->sub_runner, s->sub_loaded};
+    s->sub_runner = NULL;
+    s->sub_loaded = 0;
+}
+
 /* Times every configuration on benchmark b; the fastest goes to *best. */
 static int bench_configs(struct session *s, size_t b, struct bench_outcome *best, char **cause)
 {
@@ -312,14 +353,15 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
         int rc;
 
         if (s->sub.n_configs > 1) {
-            struct run_failure fail;
             double t0 = now_ms();
-            rc = session_fresh_sub_runner(s, &s->sub, cfg, &fail, cause);
+            rc = take_runner(s, b, cfg, cause);
             r->bench_switch_ms += now_ms() - t0;
             if (rc)
                 return rc;
         }
         rc = bench_shape(s, &s->sub, b, cfg, &bo, &v, &why, cause);
+        if (s->sub.n_configs > 1)
+            keep_runner(s, cfg);
         if (rc || v != VERDICT_ACCEPTED) {
             free(bo.stop);
             r->verdict = v;
@@ -452,6 +494,7 @@ int bench_run(struct session *s, char **cause)
 
         if (rc || r->verdict != VERDICT_ACCEPTED) {
             free(best.stop);
+            release_kept(s);
             return rc;
         }
         best.name = strdup(s->p->benchmarks[b].name);
@@ -462,5 +505,6 @@ int bench_run(struct session *s, char **cause)
                                   "name", best.name, "median_ms", best.median_ms, "gbps", best.gbps,
                                   "tflops", best.tflops, "sol_pct", best.sol_pct));
     }
+    release_kept(s); /* the goals time rebuilds in runners of their own */
     return BW_OK;
 }

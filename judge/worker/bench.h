@@ -85,8 +85,8 @@ double bench_ahead_finish(struct session *s, bool needed);
  * inputs as a Submit's first timed set). */
 uint32_t bench_case_index(size_t b);
 
-/* Frees what the judging's timing kept per shape (s->bench_cache), after
- * bench_ahead_finish(s, false). */
+/* Frees what the judging's timing kept (each shape's checks in s->bench_cache, the
+ * configurations' runners in s->kept), after bench_ahead_finish(s, false). */
 void bench_release(struct session *s);
 
 #endif

@@ -10,7 +10,10 @@
  * Runners: ref_runner runs only trusted code (reference.cu and the harness);
  * sub_runner runs the learner's cubin, is replaced after anything that may
  * have left its context unusable (a CUDA error, a time limit) and before
- * each @tune configuration, and is never given a reference's outputs.
+ * each @tune configuration, and is never given a reference's outputs. The
+ * timing keeps each configuration's runner across shapes (kept[]): a runner
+ * still holds one configuration of one submission, and is idle (its buffers
+ * freed) while another is timed.
  */
 #ifndef BW_SESSION_H
 #define BW_SESSION_H
@@ -50,6 +53,12 @@ struct session {
     struct bench_ahead *bench_ahead;    /* owned by bench.c: those checks computed ahead, or NULL */
     size_t best_cfg[BW_MAX_BENCHMARKS]; /* the configuration kept for each benchmark */
     bool timed_once; /* a shape was timed: later ones warm up for less (bench.c) */
+    /* The timing's submission runners of the first BW_BENCH_KEPT_RUNNERS configurations
+     * while another is timed (bench.c): with their variants loaded, or NULL. */
+    struct kept_runner {
+        struct runner *runner;
+        uint64_t loaded;
+    } kept[BW_BENCH_KEPT_RUNNERS];
     /* The tests' expected outputs, computed ahead (reference.h). judge.c starts
      * the pipe as soon as the reference is loaded, while the submission is still
      * compiling; tests_run takes a running pipe (configuration 0) or starts one,

@@ -89,6 +89,11 @@ reused=$(grep -c "reference reused" "$tmp/submit.err")
     [ "$(json "$tmp/submit.json" 'int(d["timing"]["bench_breakdown"]["switch_ms"] > 0)')" = 1 ] &&
     ok "the timing's breakdown says how long it waited for the reference computed ahead, and how long the switches between tuned.cu's 2 configurations took" ||
     bad "bench_breakdown: $(json "$tmp/submit.json" 'd["timing"].get("bench_breakdown")')"
+fresh=$(grep -c "configuration [0-9]*: a fresh runner" "$tmp/submit.err")
+kept=$(grep -c "configuration [0-9]*: its runner kept from the previous shape" "$tmp/submit.err")
+[ "$fresh" -eq 2 ] && [ "$kept" -eq 2 ] &&
+    ok "the timing starts one runner per configuration and keeps it for the next shape (2 fresh, 2 kept)" ||
+    bad "the timing's runners: $fresh fresh, $kept kept (2 configurations x 2 shapes: 2 and 2)"
 # A Submit that fails its tests stops the thread computing the timing's checks ahead.
 jd check --json --log-level debug "$problem" "$problem/wrong/copy.cu" >"$tmp/wa-submit.json" 2>"$tmp/wa-submit.err"
 [ "$(json "$tmp/wa-submit.json" '(d["verdict"], len(d["benches"]))')" = "('WA', 0)" ] &&
