@@ -2,8 +2,9 @@
 # baseline.sh - on the GPU machine: PyTorch's time on every problem's benchmark shapes as the
 # worker measures it (judged baseline: each problem's baseline.py, timed the judge's way), held
 # against an independent timing of the same PyTorch call for the matmul and attention problems
-# (scripts/triton-speed.py's torch_time: CUDA events, L2 zeroed before each call, median of 20)
-# in the same run: within 5%. Then, as long as the budget lasts, each baseline.py against the
+# (scripts/triton-speed.py's torch_time: 100 ms of warm-up, CUDA events, L2 zeroed before each
+# call, median of 20; inputs drawn from the benchmark's data profile, as the worker's are: a
+# tensor-core GEMM's power, so its clock, depends on its operands) in the same run: within 5%. Then, as long as the budget lasts, each baseline.py against the
 # reference on the problem's small test cases (judged baseline --check; what does not fit is
 # named with the command that runs it). Needs PyTorch ($BLOCKWISE_PYTHON, else python3). One
 # call of the GPU machine; not part of make gpu-test (it would not fit that one call), so it is
@@ -111,11 +112,23 @@ for d in sorted(os.listdir("problems")):
             if not x["dtype"].startswith("fp"):
                 scalars[x["name"]] = int(scalars[x["name"]])
         kw = dict(sizes, **scalars)
+        profile = spec_json.get("data", {}).get(case.get("data"), {})
         for t in spec_json["tensors"]:
             shape = [value(e, sizes) for e in t["shape"]]
             dt = DT[t["dtype"]]
-            kw[t["name"]] = (torch.randn(shape, device="cuda").to(dt) if dt.is_floating_point
-                             else torch.zeros(shape, device="cuda", dtype=dt))
+            if not dt.is_floating_point:
+                kw[t["name"]] = torch.zeros(shape, device="cuda", dtype=dt)
+                continue
+            x = torch.empty(shape, device="cuda", dtype=torch.float32)
+            dist = profile.get(t["name"], {})
+            if dist.get("dist") == "uniform":
+                x.uniform_(float(dist["lo"]), float(dist["hi"]))
+            elif dist.get("dist") == "normal":
+                x.normal_(float(dist["mean"]), float(dist["std"]))
+            else:  # an output, or a distribution these problems do not use
+                x.normal_()
+            kw[t["name"]] = x.to(dt)
+            del x
         ref = ts.torch_time(lambda: mod.baseline(**kw), torch)
         ratio = s["median_ms"] / ref
         what = f"{d} {s['name']}: judged {s['median_ms']:.4f} ms, torch_time {ref:.4f} ms: {ratio:.3f}"
