@@ -370,7 +370,10 @@ check "the server restarts mid-judging: the CLI reconnects and shows the verdict
     '[ $RC -eq 0 ] && out_has "^verdict +Accepted" && err_has "reconnecting|trying again"'
 
 if command -v script >/dev/null; then
-    script -qec "$CLI run $problem/solution.cu -p $pid" /dev/null >"$T/out" 2>&1 </dev/null
+    # slow.cu (4 tests of 200 ms on the fake driver): the CLI follows a job being judged. A
+    # Run judged in 3 ms can be done before the CLI connects, and then there is no progress to
+    # show, only the verdict.
+    script -qec "$CLI run $problem/slow.cu -p $pid" /dev/null >"$T/out" 2>&1 </dev/null
     RC=$?
     check "on a terminal: progress overwrites one line (\\r, erase), then the verdict" \
         '[ $RC -eq 0 ] && grep -q $'"'"'\r\e\[K'"'"' "$T/out" && out_has "verdict +Accepted"'
