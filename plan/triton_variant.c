@@ -182,6 +182,16 @@ static int find_variant(const struct triton_config *tc, const struct triton_vari
     return -1;
 }
 
+/* The index of tc's test build that test case variant v joins (the same build but for
+ * its folds), or -1. */
+static int find_test_build(const struct triton_config *tc, const struct triton_variant *v)
+{
+    for (size_t i = 0; i < tc->n_variants; i++)
+        if (same_unfolded(&tc->variants[i], v))
+            return (int)i;
+    return -1;
+}
+
 int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char **cause)
 {
     for (size_t l = 0; l < pl->n_launches; l++) {
@@ -190,14 +200,12 @@ int triton_config_add_plan(struct triton_config *tc, const struct plan *pl, char
 
         triton_variant_of(pl, l, &v);
         if (v.tests) { /* joins its test build, which keeps folded only the 1s it passes too */
-            for (i = 0; i < (int)tc->n_variants && !same_unfolded(&tc->variants[i], &v); i++) {
-            }
-            if (i < (int)tc->n_variants) {
+            if ((i = find_test_build(tc, &v)) >= 0) {
                 for (size_t k = 0; k < v.n_args; k++)
                     tc->variants[i].args[k].equal1 &= v.args[k].is1;
                 continue;
             }
-            for (size_t k = 0; k < v.n_args; k++) /* a new test build: every 1 folded so far */
+            for (size_t k = 0; k < v.n_args; k++) /* a new test build: its 1s folded, for now */
                 v.args[k].equal1 = v.args[k].is1;
         } else if (find_variant(tc, &v) >= 0) {
             continue;
