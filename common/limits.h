@@ -142,10 +142,12 @@
 #define BW_REFERENCE_TIME_FACTOR    10    /* the fp64 reference may take this many times run_ms */
 #define BW_REFERENCE_CASE_SLACK_MS  10000 /* plus this, per test case */
 #define BW_REFERENCE_BENCH_SLACK_MS 30000 /* plus this, per benchmark input set (large shapes) */
-#define BW_BENCH_OVERRUN_RUNS       4 /* a bench call may overrun its budget by this many runs */
-#define BW_BENCH_CALL_SLACK_MS      20000 /* plus this, before the runner is killed */
-#define BW_GPU_CACHE_SECONDS        86400 /* a `judged check` reuses a GPU's measured figures */
-#define BW_DUMP_MAX_CASE_BYTES      (256ULL << 20) /* `judged dump` skips larger test cases */
+#define BW_REFERENCE_KEEP_BYTES                                                                    \
+    (256ULL << 20) /* a judging keeps its tests' expected outputs for its next configurations */
+#define BW_BENCH_OVERRUN_RUNS  4     /* a bench call may overrun its budget by this many runs */
+#define BW_BENCH_CALL_SLACK_MS 20000 /* plus this, before the runner is killed */
+#define BW_GPU_CACHE_SECONDS   86400 /* a `judged check` reuses a GPU's measured figures */
+#define BW_DUMP_MAX_CASE_BYTES (256ULL << 20) /* `judged dump` skips larger test cases */
 /* A test's run is killed at run_ms plus the harness's allowance for the case's bytes
  * (tests.h: tests_run_deadline_ms), so that run_ms bounds the plan, not the harness around it:
  * allocating, generating, hashing, poisoning and scanning the buffers on the GPU, and copying

@@ -7,6 +7,7 @@
  */
 #include "plan.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -542,6 +543,18 @@ static int build_block_smem(struct expr *const block[3], const struct expr *smem
         return rc;
     pl->smem = (uint32_t)v;
     return BW_OK;
+}
+
+void plan_copy(struct plan *dst, const struct plan *src)
+{
+    uintptr_t lo = (uintptr_t)src->scale_names, hi = lo + sizeof(src->scale_names);
+
+    *dst = *src;
+    for (size_t b = 0; b < dst->n_buffers; b++) {
+        uintptr_t n = (uintptr_t)src->buffers[b].name;
+        if (n >= lo && n < hi)
+            dst->buffers[b].name = (const char *)dst->scale_names + (n - lo);
+    }
 }
 
 int plan_build(const struct problem *p, const struct directives *d, const int64_t *tune_values,

@@ -148,6 +148,10 @@ struct plan {
 int plan_check(const struct problem *p, const struct directives *d, enum plan_side side,
                struct diag_list *diags);
 
+/* Copies *src to *dst, whose "<out>_scale" buffer names then lie in dst's own storage
+ * (a plain struct copy would leave them pointing into src's). */
+void plan_copy(struct plan *dst, const struct plan *src);
+
 /*
  * Builds the concrete plan of `d` for case `c` with @tune values
  * `tune_values` (one per d->tunes[i]; NULL if there is no @tune). Assumes

@@ -698,6 +698,7 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     program_release(&s->ref);
     free(s->cfg_ms);
     bench_release(s);
+    reference_keep_release(s);
     free(pl.build.cause);
     free(pl.build.ref_cause);
     free(pl.ref_source);

@@ -105,6 +105,9 @@ struct judge_result {
     /* cases whose expected outputs were ready when the tests began: computed
      * while the submission compiled (at most REFERENCE_AHEAD) */
     size_t tests_reference_ready;
+    /* cases of a second or later configuration whose expected outputs were the
+     * first configuration's, kept (reference_keep), not computed again */
+    size_t tests_reference_reused;
     /* Where the timed shapes' wall time went, summed over shapes, configurations
      * and the learning goals' rebuilds (so it may exceed bench_ms):
      * waiting for the GPU to be the shape's alone, the reference at the

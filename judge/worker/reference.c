@@ -16,10 +16,12 @@
 
 void expected_release(struct expected *e)
 {
-    run_result_release(&e->res);
-    if (e->checks)
-        checks_release(e->checks);
-    free(e->checks);
+    if (!e->borrowed) {
+        run_result_release(&e->res);
+        if (e->checks)
+            checks_release(e->checks);
+        free(e->checks);
+    }
     memset(e, 0, sizeof(*e));
 }
 
@@ -156,6 +158,101 @@ int reference_buffer(const struct plan *ref_pl, int t, bool scale)
     return -1;
 }
 
+/* ---- kept across configurations ---------------------------------------------------- */
+
+/* A test's expected outputs kept from the judging's first configuration. */
+struct kept_case {
+    bool have;
+    struct plan plan;
+    uint8_t *data;                   /* owned: the returned bytes of a whole case */
+    size_t offset[PLAN_MAX_BUFFERS]; /* where buf[b] lies in data; SIZE_MAX: not returned */
+    struct checks *checks;           /* owned: a sampled case's, or NULL */
+};
+
+struct reference_kept {
+    size_t bytes; /* kept so far, of BW_REFERENCE_KEEP_BYTES */
+    size_t n;
+    struct kept_case cases[];
+};
+
+void reference_keep(struct session *s, size_t i, const struct plan *pl, struct expected *exp)
+{
+    size_t n = s->p->n_tests, bytes;
+    struct kept_case *kc;
+
+    if (exp->borrowed || i >= n)
+        return;
+    if (!s->ref_kept) {
+        s->ref_kept = calloc(1, sizeof(*s->ref_kept) + n * sizeof(struct kept_case));
+        if (!s->ref_kept)
+            return;
+        s->ref_kept->n = n;
+    }
+    kc = &s->ref_kept->cases[i];
+    if (kc->have)
+        return;
+    /* a sampled case: per checked element, its index, value, scale and integer at most */
+    bytes = exp->checks ? exp->checks->span * exp->checks->sets * 4 * sizeof(double)
+                        : exp->res.data_len;
+    if (s->ref_kept->bytes + bytes > BW_REFERENCE_KEEP_BYTES) {
+        log_debug("%s: test %s: its expected outputs (%zu bytes) are computed again for each "
+                  "configuration: over BW_REFERENCE_KEEP_BYTES",
+                  s->job, s->p->tests[i].name, bytes);
+        return;
+    }
+    for (size_t b = 0; b < PLAN_MAX_BUFFERS; b++)
+        kc->offset[b] = SIZE_MAX;
+    if (exp->checks) {
+        kc->checks = exp->checks;
+        exp->checks = NULL;
+    } else {
+        if (exp->res.data_len && !(kc->data = malloc(exp->res.data_len)))
+            return;
+        if (exp->res.data_len)
+            memcpy(kc->data, exp->res.data, exp->res.data_len);
+        for (size_t b = 0; b < PLAN_MAX_BUFFERS; b++)
+            if (exp->buf[b])
+                kc->offset[b] = (size_t)((const uint8_t *)exp->buf[b] - exp->res.data);
+    }
+    plan_copy(&kc->plan, pl);
+    kc->have = true;
+    s->ref_kept->bytes += bytes;
+}
+
+/* Lends kept case i to *pl and *exp (borrowed); false when it was not kept. */
+static bool kept_lend(struct reference_kept *k, size_t i, struct plan *pl, struct expected *exp)
+{
+    const struct kept_case *kc;
+
+    if (!k || i >= k->n || !k->cases[i].have)
+        return false;
+    kc = &k->cases[i];
+    memset(exp, 0, sizeof(*exp));
+    exp->borrowed = true;
+    exp->checks = kc->checks;
+    for (size_t b = 0; b < PLAN_MAX_BUFFERS; b++)
+        if (kc->offset[b] != SIZE_MAX)
+            exp->buf[b] = kc->data + kc->offset[b];
+    plan_copy(pl, &kc->plan);
+    return true;
+}
+
+void reference_keep_release(struct session *s)
+{
+    struct reference_kept *k = s->ref_kept;
+
+    if (!k)
+        return;
+    for (size_t i = 0; i < k->n; i++) {
+        free(k->cases[i].data);
+        if (k->cases[i].checks)
+            checks_release(k->cases[i].checks);
+        free(k->cases[i].checks);
+    }
+    free(k);
+    s->ref_kept = NULL;
+}
+
 /* ---- running ahead ------------------------------------------------------------------ */
 
 static void *pipe_thread(void *arg)
@@ -174,7 +271,10 @@ static void *pipe_thread(void *arg)
         }
         rp->produced++;
         pthread_mutex_unlock(&rp->lock);
-        if (tests_case_sampled(rp->s->p, &rp->s->p->tests[i], rp->s->cfg->full_check_max_bytes))
+        if (kept_lend(rp->kept, i, &slot->plan, &slot->exp))
+            rc = BW_OK;
+        else if (tests_case_sampled(rp->s->p, &rp->s->p->tests[i],
+                                    rp->s->cfg->full_check_max_bytes))
             rc = reference_sampled(rp->s, &rp->s->p->tests[i], (uint32_t)i, &slot->plan, &slot->exp,
                                    &slot->cause);
         else
@@ -202,6 +302,7 @@ int reference_pipe_start(struct reference_pipe *rp, struct session *s, char **ca
     _Static_assert(REFERENCE_AHEAD + 2 <= BW_RUNNER_LENT_SLOTS, "a lent buffer for each");
     memset(rp, 0, sizeof(*rp));
     rp->s = s;
+    rp->kept = s->ref_kept;
     rp->lent_ms0 = runner_lent_ms(s->ref_runner);
     pthread_mutex_init(&rp->lock, NULL);
     pthread_cond_init(&rp->changed, NULL);
@@ -228,8 +329,9 @@ int reference_pipe_take(struct reference_pipe *rp, size_t i, struct plan *plan,
         free(slot->cause);
         slot->cause = NULL;
     } else {
-        *plan = slot->plan;
+        plan_copy(plan, &slot->plan);
         *exp = slot->exp;
+        rp->reused += exp->borrowed;
     }
     memset(&slot->exp, 0, sizeof(slot->exp));
     slot->ready = false;
@@ -258,6 +360,7 @@ void reference_pipe_finish(struct reference_pipe *rp)
     pthread_mutex_unlock(&rp->lock);
     pthread_join(rp->thread, NULL);
     rp->s->res->tests_reference_lend_ms += runner_lent_ms(rp->s->ref_runner) - rp->lent_ms0;
+    rp->s->res->tests_reference_reused += rp->reused;
     for (int k = 0; k < REFERENCE_AHEAD; k++) {
         expected_release(&rp->slots[k].exp);
         free(rp->slots[k].cause);

@@ -12,6 +12,11 @@
  * submission runs the current one, so the two runner processes overlap on
  * the GPU (struct reference_pipe). A test too large to compare whole
  * (tests_case_sampled) gets its reference at the checked elements only.
+ *
+ * A submission with several configurations (@tune, @triton.autotune) runs the
+ * same tests on the same inputs in each: the expected outputs of the first
+ * are kept for the others (reference_keep, at most BW_REFERENCE_KEEP_BYTES),
+ * so the reference runs each case once per judging.
  */
 #ifndef BW_REFERENCE_H
 #define BW_REFERENCE_H
@@ -36,6 +41,7 @@ struct expected {
     struct run_result res;             /* owns the mapping of the runner's returned outputs */
     const void *buf[PLAN_MAX_BUFFERS]; /* into res.data; NULL for buffers not returned */
     struct checks *checks; /* owned: a sampled test's (checks.h); NULL: the outputs are whole */
+    bool borrowed; /* buf and checks belong to the session's kept outputs (reference_keep) */
 };
 
 void expected_release(struct expected *e);
@@ -69,6 +75,21 @@ int reference_sampled(struct session *s, const struct problem_case *c, uint32_t 
  * of tensor t in plan ref_pl, or -1. */
 int reference_buffer(const struct plan *ref_pl, int t, bool scale);
 
+/*
+ * Keeps test i's expected outputs (and the plan they ran in) for the judging's
+ * next configurations: exp's checks move (exp->checks becomes NULL), its
+ * returned bytes are copied, as long as the kept bytes stay within
+ * BW_REFERENCE_KEEP_BYTES; exp is still the caller's to release. Borrowed
+ * outputs, or a case already kept, are left as they are. Called by the
+ * judge's thread, for a case the reference pipe has already produced: a pipe
+ * reads an entry only before producing its case (and only a pipe started
+ * after the entry was written looks at the kept outputs at all).
+ */
+void reference_keep(struct session *s, size_t i, const struct plan *pl, struct expected *exp);
+
+/* Frees the kept outputs (at the end of a judging). */
+void reference_keep_release(struct session *s);
+
 #define REFERENCE_AHEAD 2 /* test cases the reference computes ahead of the submission */
 
 struct reference_slot {
@@ -84,7 +105,9 @@ struct reference_pipe {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    size_t produced, consumed; /* cases started by the thread, taken by the judge */
+    size_t produced, consumed;   /* cases started by the thread, taken by the judge */
+    struct reference_kept *kept; /* the session's kept outputs when the pipe started, or NULL */
+    size_t reused;               /* cases taken from kept, not computed */
     bool stop;
     double lent_ms0; /* runner_lent_ms(ref_runner) at the start: the finish adds the rest */
     struct reference_slot slots[REFERENCE_AHEAD];

@@ -34,6 +34,7 @@
 
 struct bench_ahead;
 struct bench_cache;
+struct reference_kept;
 
 struct session {
     const struct judge_config *cfg;
@@ -66,6 +67,7 @@ struct session {
      * early (a Compile Error), before the reference runner goes back. */
     struct reference_pipe ref_pipe;
     bool ref_pipe_running;
+    struct reference_kept *ref_kept; /* owned by reference.c: the first configuration's, or NULL */
     /* A Triton submission tested while its compile still runs (triton_program.h, "Builds
      * as they come"): which variants of the configuration under test sub_runner holds
      * (bit i: variant i; all bits when loaded whole), and whether a case met a build

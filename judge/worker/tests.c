@@ -296,6 +296,7 @@ struct pending_case {
     bool compare;          /* the run succeeded: res and exp wait for compare_case */
     struct plan ref_pl, sub_pl;
     struct expected exp;
+    bool keep; /* a later configuration runs this case: its expected outputs are kept */
     struct run_result res;
     pthread_t thread;
     bool threaded; /* compare_case runs on `thread` */
@@ -384,6 +385,7 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     int rc;
 
     pc->i = i;
+    pc->keep = config + 1 < s->sub.n_configs;
     t0 = now_ms();
     rc = reference_pipe_take(rp, i, &pc->ref_pl, &pc->exp, cause);
     s->res->tests_reference_wait_ms += now_ms() - t0;
@@ -504,6 +506,8 @@ static bool land_case(struct session *s, struct pending_case *pc, int *rc, char 
                                   "ms", t->ms));
     }
     go_on = *rc == BW_OK && crc == BW_OK && t->verdict == VERDICT_ACCEPTED;
+    if (go_on && pc->keep)
+        reference_keep(s, pc->i, &pc->ref_pl, &pc->exp);
     pending_free(pc);
     return go_on;
 }

@@ -94,6 +94,21 @@ kept=$(grep -c "configuration [0-9]*: its runner kept from the previous shape" "
 [ "$fresh" -eq 2 ] && [ "$kept" -eq 2 ] &&
     ok "the timing starts one runner per configuration and keeps it for the next shape (2 fresh, 2 kept)" ||
     bad "the timing's runners: $fresh fresh, $kept kept (2 configurations x 2 shapes: 2 and 2)"
+# The second configuration's tests compare with the first's expected outputs, kept:
+# the reference runs each test case once per judging.
+[ "$(json "$tmp/submit.json" 'd["timing"]["tests_breakdown"]["reference_reused"] == len(d["tests"]) > 0')" = True ] &&
+    ok "tuned.cu's second configuration tested against the first's expected outputs (every case reused)" ||
+    bad "reference_reused: $(json "$tmp/submit.json" '(d["timing"]["tests_breakdown"].get("reference_reused"), len(d["tests"]))')"
+# A configuration wrong where the first is right fails against those kept outputs,
+# whole or (every test checked by sample) at their checked elements.
+for how in whole sampled; do
+    extra=()
+    [ $how = sampled ] && extra=(--full-check-max-bytes 1)
+    jd check --json --tests-only "${extra[@]}" "$problem" "$problem/wrong/tune_256_wrong.cu" >"$tmp/t256.json" 2>"$tmp/t256.err"
+    [ "$(json "$tmp/t256.json" '(d["verdict"], "BLOCK=256" in d["message"], d["timing"]["tests_breakdown"]["reference_reused"] >= 1)')" = "('WA', True, True)" ] &&
+        ok "tune_256_wrong.cu ($how): Wrong Answer in BLOCK=256 against the kept expected outputs" ||
+        bad "tune_256_wrong.cu ($how): $(json "$tmp/t256.json" '(d["verdict"], d["message"], d["timing"]["tests_breakdown"].get("reference_reused"))')"
+done
 # A Submit that fails its tests stops the thread computing the timing's checks ahead.
 jd check --json --log-level debug "$problem" "$problem/wrong/copy.cu" >"$tmp/wa-submit.json" 2>"$tmp/wa-submit.err"
 [ "$(json "$tmp/wa-submit.json" '(d["verdict"], len(d["benches"]))')" = "('WA', 0)" ] &&

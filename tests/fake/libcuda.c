@@ -548,6 +548,7 @@ enum fake_kind {
                       (i32 or i64) unless it was 1 and folded, then two scratch pointers */
     K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
     K_FAULT_MID,   /* as K_VECTOR_ADD, but an illegal address past FAKE_PROFILE_N elements */
+    K_WRONG_256,   /* as K_VECTOR_ADD, but out[0] one too large in blocks of 256 threads */
 };
 
 static const struct {
@@ -590,6 +591,7 @@ static const struct {
     {"fake_triton_add", K_TRITON_ADD, 6, {8, 8, 8, 8, 8, 8}, false}, /* layout: its module's */
     {"fake_triton_noop", K_TRITON_NOOP, 6, {8, 8, 8, 8, 8, 8}, false},
     {"vector_add_fault_mid", K_FAULT_MID, 4, {8, 8, 8, 8}, false},
+    {"vector_add_wrong_256", K_WRONG_256, 4, {8, 8, 8, 8}, false},
 };
 
 struct fake_function {
@@ -1061,6 +1063,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_SKIP_ONE:
     case K_HANG_BIG:
     case K_FAULT_MID:
+    case K_WRONG_256:
         n = P(long long, 3);
         if (kind == K_FAULT_MID && n > FAKE_PROFILE_N) {
             sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
@@ -1075,6 +1078,8 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
                 P(float *, 2)[i] = P(const float *, 0)[i] + P(const float *, 1)[i];
         if (kind == K_LAST_WRONG && n > FAKE_BIG_N)
             P(float *, 2)[n - 1] += 1.0f;
+        if (kind == K_WRONG_256 && bx == 256 && n > 0)
+            P(float *, 2)[0] += 1.0f;
         break;
     case K_COPY:
     case K_TAIL:
@@ -1127,7 +1132,8 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         const unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
         /* the elementwise stand-ins: two fp32 inputs read, one written (n is theirs) */
         bool add = kind == K_VECTOR_ADD || kind == K_SLOW_ADD || kind == K_LAST_WRONG ||
-                   kind == K_SKIP_ONE || kind == K_FAULT_MID || kind == K_TRITON_ADD;
+                   kind == K_SKIP_ONE || kind == K_FAULT_MID || kind == K_TRITON_ADD ||
+                   kind == K_WRONG_256;
         unsigned long long m = n > 0 ? (unsigned long long)n : 0;
         log_launch(fn->index, g, b, smem, add ? 8 * m : 0, add ? 4 * m : 0);
     }
