@@ -203,6 +203,11 @@
 #define BW_BENCH_WARMUP_MS   100   /* warm-up runs per shape, at least 3 runs */
 #define BW_BENCH_WARMUP_NEXT_MS                                                                    \
     20 /* the same after a judging's first timed shape: the GPU is warm (at least 3 runs) */
+#define BW_BENCH_SCREEN_MIN_CONFIGS                                                                \
+    3 /* with this many @tune configurations or more, a shape screens them before timing */
+#define BW_BENCH_SCREEN_SAMPLES 10 /* timed runs of a screening (checked as any timed run) */
+#define BW_BENCH_SCREEN_MARGIN                                                                     \
+    0.05 /* configurations screened within this fraction of the fastest are timed in full */
 #define BW_BENCH_KEPT_RUNNERS                                                                      \
     8 /* a Submit's timing keeps the runners of this many @tune configurations across shapes */
 #define BW_L2_FLUSH_BYTES                                                                          \

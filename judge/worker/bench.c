@@ -71,7 +71,7 @@ void bench_release(struct session *s)
 }
 
 /* Phase 4: the timed samples, gathering the checked elements of each. */
-static int time_plan(struct session *s, const struct program *pg, size_t config,
+static int time_plan(struct session *s, const struct program *pg, size_t config, bool screen,
                      const struct problem_case *c, const struct plan *sub_pl, uint32_t base,
                      const struct checks *k, struct bench_result *bres, enum verdict *verdict,
                      char **why_out, char **cause)
@@ -88,8 +88,10 @@ static int time_plan(struct session *s, const struct program *pg, size_t config,
         brq.plan.gather[brq.plan.n_gather++] =
             (struct run_gather){k->sub_buf[o], k->offset[o], k->count[o]};
     brq.sets = BW_BENCH_SETS;
-    brq.min_samples = BW_BENCH_MIN_SAMPLES;
-    brq.max_samples = BW_BENCH_MAX_SAMPLES;
+    /* A screening (bench_configs) takes a fixed few samples: enough to tell a configuration
+     * that cannot be the fastest from one that may. */
+    brq.min_samples = screen ? BW_BENCH_SCREEN_SAMPLES : BW_BENCH_MIN_SAMPLES;
+    brq.max_samples = screen ? BW_BENCH_SCREEN_SAMPLES : BW_BENCH_MAX_SAMPLES;
     brq.target_rse = BW_BENCH_TARGET_RSE;
     brq.budget_ms = BW_BENCH_BUDGET_MS;
     /* The first shape of a judging warms the clocks up from idle; every later
@@ -238,8 +240,10 @@ static int score(struct session *s, const struct problem_case *c, const struct b
     return BW_OK;
 }
 
-int bench_shape(struct session *s, const struct program *pg, size_t b, size_t config,
-                struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
+/* bench_shape, or (screen) its screening: BW_BENCH_SCREEN_SAMPLES samples, as checked. */
+static int time_shape(struct session *s, const struct program *pg, size_t b, size_t config,
+                      bool screen, struct bench_outcome *bo, enum verdict *verdict, char **why_out,
+                      char **cause)
 {
     const struct problem_case *c = &s->p->benchmarks[b];
     uint32_t base = BENCH_CASE_BASE + (uint32_t)b * BENCH_CASE_STRIDE;
@@ -294,7 +298,7 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     double t2 = now_ms();
     s->res->bench_gate_ms += t2 - t1;
     if (rc == BW_OK)
-        rc = time_plan(s, pg, config, c, &sub_pl, base, k, &bres, verdict, why_out, cause);
+        rc = time_plan(s, pg, config, screen, c, &sub_pl, base, k, &bres, verdict, why_out, cause);
     session_gate_leave(s, true);
     s->res->bench_runner_ms += now_ms() - t2;
     for (uint32_t i = 0; i < bres.reply.n_samples; i++)
@@ -309,15 +313,22 @@ int bench_shape(struct session *s, const struct program *pg, size_t b, size_t co
     return rc;
 }
 
-/* Makes s->sub_runner hold configuration cfg: its runner kept from an earlier shape,
- * else a fresh one. The runner it replaces was parked (keep_runner) or is discarded. */
+int bench_shape(struct session *s, const struct program *pg, size_t b, size_t config,
+                struct bench_outcome *bo, enum verdict *verdict, char **why_out, char **cause)
+{
+    return time_shape(s, pg, b, config, false, bo, verdict, why_out, cause);
+}
+
+/* Makes s->sub_runner hold configuration cfg: its runner kept from an earlier timing (its
+ * screening, or an earlier shape), else a fresh one. The runner it replaces was parked
+ * (keep_runner) or is discarded. */
 static int take_runner(struct session *s, size_t b, size_t cfg, char **cause)
 {
     struct run_failure fail;
     bool kept = cfg < BW_BENCH_KEPT_RUNNERS && s->kept[cfg].runner;
 
     log_debug("%s: benchmark %s, configuration %zu: %s", s->job, s->p->benchmarks[b].name, cfg + 1,
-              kept ? "its runner kept from the previous shape" : "a fresh runner");
+              kept ? "its kept runner" : "a fresh runner");
     session_drop_sub_runner(s);
     if (kept) {
         s->sub_runner = s->kept[cfg].runner;
@@ -328,8 +339,8 @@ static int take_runner(struct session *s, size_t b, size_t cfg, char **cause)
     return session_fresh_sub_runner(s, &s->sub, cfg, &fail, cause);
 }
 
-/* Keeps configuration cfg's runner for the next shape (one dropped by a failure is gone).
- * Discarding it instead would cost a start for every configuration of every shape, and
+/* Keeps configuration cfg's runner for its next timing (one dropped by a failure is gone).
+ * Discarding it instead would cost a start for every timing of every configuration, and
  * its teardown (~90 ms on the H200), which the next timing waits for (bench_shape). */
 static void keep_runner(struct session *s, size_t cfg)
 {
@@ -340,40 +351,85 @@ static void keep_runner(struct session *s, size_t cfg)
     s->sub_loaded = 0;
 }
 
-/* Times every configuration on benchmark b; the fastest goes to *best. */
-static int bench_configs(struct session *s, size_t b, struct bench_outcome *best, char **cause)
+/* Times configuration cfg on benchmark b (screen: its screening) in its own runner; a
+ * failed timed run is the judging's verdict (false: stop). */
+static bool time_config(struct session *s, size_t b, size_t cfg, bool screen,
+                        struct bench_outcome *bo, int *rc, char **cause)
 {
     struct judge_result *r = s->res;
-    bool have = false;
+    enum verdict v;
+    char *why = NULL;
 
-    for (size_t cfg = 0; cfg < s->sub.n_configs; cfg++) {
-        struct bench_outcome bo = {0};
-        enum verdict v;
-        char *why = NULL;
-        int rc;
+    if (s->sub.n_configs > 1) {
+        double t0 = now_ms();
+        *rc = take_runner(s, b, cfg, cause);
+        r->bench_switch_ms += now_ms() - t0;
+        if (*rc)
+            return false;
+    }
+    *rc = time_shape(s, &s->sub, b, cfg, screen, bo, &v, &why, cause);
+    if (s->sub.n_configs > 1)
+        keep_runner(s, cfg);
+    if (*rc || v != VERDICT_ACCEPTED) {
+        r->verdict = v;
+        if (why)
+            session_set_line(&r->message, "%s", why);
+        free(why);
+        return false;
+    }
+    return true;
+}
 
-        if (s->sub.n_configs > 1) {
-            double t0 = now_ms();
-            rc = take_runner(s, b, cfg, cause);
-            r->bench_switch_ms += now_ms() - t0;
-            if (rc)
-                return rc;
-        }
-        rc = bench_shape(s, &s->sub, b, cfg, &bo, &v, &why, cause);
-        if (s->sub.n_configs > 1)
-            keep_runner(s, cfg);
-        if (rc || v != VERDICT_ACCEPTED) {
+/*
+ * Times every configuration on benchmark b; the fastest goes to *best. With
+ * BW_BENCH_SCREEN_MIN_CONFIGS or more, each is screened first (every screened
+ * sample checked as a timed one is) and only those within
+ * BW_BENCH_SCREEN_MARGIN of the fastest screening are timed in full, as
+ * Triton's autotuner times each config briefly before it keeps one: the
+ * others' full timings would only confirm that they lose. Their screened
+ * medians stand as their times (s->cfg_ms, for the autotune goal).
+ */
+static int bench_configs(struct session *s, size_t b, struct bench_outcome *best, char **cause)
+{
+    size_t n = s->sub.n_configs, ns = s->p->n_benchmarks;
+    bool screen = n >= BW_BENCH_SCREEN_MIN_CONFIGS, have = false;
+    double fastest = 0;
+    int rc = BW_OK;
+
+    if (screen) {
+        for (size_t cfg = 0; cfg < n; cfg++) {
+            struct bench_outcome bo = {0};
+            bool ok = time_config(s, b, cfg, true, &bo, &rc, cause);
             free(bo.stop);
-            r->verdict = v;
-            if (why)
-                session_set_line(&r->message, "%s", why);
-            free(why);
+            if (!ok)
+                return rc;
+            s->cfg_ms[cfg * ns + b] = bo.median_ms;
+            if (cfg == 0 || bo.median_ms < fastest)
+                fastest = bo.median_ms;
+        }
+    }
+    best->screened = 0;
+    for (size_t cfg = 0; cfg < n; cfg++) {
+        struct bench_outcome bo = {0};
+
+        if (screen && s->cfg_ms[cfg * ns + b] > fastest * (1 + BW_BENCH_SCREEN_MARGIN)) {
+            log_debug("%s: benchmark %s, configuration %zu: screened at %.4f ms, %.0f%% over the "
+                      "fastest screening (%.4f ms): not timed in full",
+                      s->job, s->p->benchmarks[b].name, cfg + 1, s->cfg_ms[cfg * ns + b],
+                      100 * (s->cfg_ms[cfg * ns + b] / fastest - 1), fastest);
+            best->screened++;
+            continue;
+        }
+        if (!time_config(s, b, cfg, false, &bo, &rc, cause)) {
+            free(bo.stop);
             return rc;
         }
-        s->cfg_ms[cfg * s->p->n_benchmarks + b] = bo.median_ms;
+        s->cfg_ms[cfg * ns + b] = bo.median_ms;
         if (!have || bo.median_ms < best->median_ms) {
+            int screened = best->screened;
             free(best->stop);
             *best = bo;
+            best->screened = screened;
             s->best_cfg[b] = cfg;
             have = true;
         } else {

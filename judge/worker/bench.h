@@ -20,7 +20,9 @@
  *   6. scores: statistics, GB/s, TFLOP/s, speed of light, and the physical
  *      floor (a time no GPU could reach is Wrong Answer).
  * Each @tune configuration is timed on each shape and the fastest kept per
- * shape (s->best_cfg, s->cfg_ms for the autotune goal). Phases 2 and 3 are
+ * shape (s->best_cfg, s->cfg_ms for the autotune goal); with 3 or more, each
+ * shape screens them first and times in full only those that may be the
+ * fastest (bench_configs). Phases 2 and 3 are
  * done once per shape and kept for the judging (s->bench_cache): every
  * configuration, and every rebuild a learning goal times, is checked at the
  * same secret elements against the same reference values, so the fp64

@@ -53,6 +53,8 @@ struct bench_outcome {
     double gbps, tflops, sol_pct;
     int clock_mhz;
     char *stop;        /* owned: why sampling stopped: "rse", "max", "budget" */
+    int screened;      /* configurations only screened on this shape: slower than the fastest
+                          screening by more than BW_BENCH_SCREEN_MARGIN (bench.c) */
     double pytorch_ms; /* PyTorch's median on this shape, measured by the worker (baseline.h);
                           0: none (see judge_result.pytorch.reason) */
 };

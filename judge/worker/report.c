@@ -375,11 +375,12 @@ json_t *judge_result_json(const struct judge_result *r)
         const struct bench_outcome *b = &r->benches[i];
         json_array_append_new(
             benches,
-            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s}", "name",
-                      b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms",
+            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:s, s:i}",
+                      "name", b->name, "samples", b->samples, "median_ms", b->median_ms, "min_ms",
                       b->min_ms, "max_ms", b->max_ms, "p10_ms", b->p10_ms, "p90_ms", b->p90_ms,
                       "rse", b->rse, "gbps", b->gbps, "tflops", b->tflops, "sol_pct", b->sol_pct,
-                      "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : ""));
+                      "clock_mhz", b->clock_mhz, "stop", b->stop ? b->stop : "", "screened",
+                      b->screened));
         json_t *bj = json_array_get(benches, i);
         bool pt = b->pytorch_ms > 0 && b->median_ms > 0;
         json_object_set_new(bj, "pytorch_ms", pt ? json_real(b->pytorch_ms) : json_null());

@@ -90,10 +90,19 @@ reused=$(grep -c "reference reused" "$tmp/submit.err")
     ok "the timing's breakdown says how long it waited for the reference computed ahead, and how long the switches between tuned.cu's 2 configurations took" ||
     bad "bench_breakdown: $(json "$tmp/submit.json" 'd["timing"].get("bench_breakdown")')"
 fresh=$(grep -c "configuration [0-9]*: a fresh runner" "$tmp/submit.err")
-kept=$(grep -c "configuration [0-9]*: its runner kept from the previous shape" "$tmp/submit.err")
+kept=$(grep -c "configuration [0-9]*: its kept runner" "$tmp/submit.err")
 [ "$fresh" -eq 2 ] && [ "$kept" -eq 2 ] &&
     ok "the timing starts one runner per configuration and keeps it for the next shape (2 fresh, 2 kept)" ||
     bad "the timing's runners: $fresh fresh, $kept kept (2 configurations x 2 shapes: 2 and 2)"
+# Three configurations or more: each shape screens them all (10 samples, checked), then
+# times in full only those within 5% of the fastest screening (not tuned3.cu's slow BLOCK=64).
+jd check --json --log-level debug "$problem" "$problem/tuned3.cu" >"$tmp/t3.json" 2>"$tmp/t3.err"
+[ "$(json "$tmp/t3.json" '(d["verdict"], [(b["screened"], b["samples"] >= 10) for b in d["benches"]])')" = "('AC', [(1, True), (1, True)])" ] &&
+    [ "$(grep -c "configuration 1: screened at .* not timed in full" "$tmp/t3.err")" -eq 2 ] &&
+    [ "$(grep -c "configuration [0-9]*: its kept runner" "$tmp/t3.err")" -eq 7 ] &&
+    [ "$(json "$tmp/t3.json" '[g["status"] for g in d["goals"] if g["name"] == "autotune"]')" = "['passed']" ] &&
+    ok "tuned3.cu: 3 configurations screened on each shape, the slow one not timed in full (3 runners started, 7 taken back)" ||
+    bad "tuned3.cu: $(json "$tmp/t3.json" '(d["verdict"], d["message"], [(b["name"], b.get("screened"), b["samples"]) for b in d["benches"]])') $(grep -c "its kept runner" "$tmp/t3.err") kept"
 # The second configuration's tests compare with the first's expected outputs, kept:
 # the reference runs each test case once per judging.
 [ "$(json "$tmp/submit.json" 'd["timing"]["tests_breakdown"]["reference_reused"] == len(d["tests"]) > 0')" = True ] &&

@@ -549,6 +549,7 @@ enum fake_kind {
     K_TRITON_NOOP, /* a fake triton build that writes nothing (a starter) */
     K_FAULT_MID,   /* as K_VECTOR_ADD, but an illegal address past FAKE_PROFILE_N elements */
     K_WRONG_256,   /* as K_VECTOR_ADD, but out[0] one too large in blocks of 256 threads */
+    K_SLOW_64,     /* as K_VECTOR_ADD, but 2 ms slower in blocks of 64 threads */
 };
 
 static const struct {
@@ -592,6 +593,7 @@ static const struct {
     {"fake_triton_noop", K_TRITON_NOOP, 6, {8, 8, 8, 8, 8, 8}, false},
     {"vector_add_fault_mid", K_FAULT_MID, 4, {8, 8, 8, 8}, false},
     {"vector_add_wrong_256", K_WRONG_256, 4, {8, 8, 8, 8}, false},
+    {"vector_add_slow_64", K_SLOW_64, 4, {8, 8, 8, 8}, false},
 };
 
 struct fake_function {
@@ -1064,7 +1066,10 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     case K_HANG_BIG:
     case K_FAULT_MID:
     case K_WRONG_256:
+    case K_SLOW_64:
         n = P(long long, 3);
+        if (kind == K_SLOW_64 && bx == 64)
+            usleep(2000);
         if (kind == K_FAULT_MID && n > FAKE_PROFILE_N) {
             sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
             break;
@@ -1133,7 +1138,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
         /* the elementwise stand-ins: two fp32 inputs read, one written (n is theirs) */
         bool add = kind == K_VECTOR_ADD || kind == K_SLOW_ADD || kind == K_LAST_WRONG ||
                    kind == K_SKIP_ONE || kind == K_FAULT_MID || kind == K_TRITON_ADD ||
-                   kind == K_WRONG_256;
+                   kind == K_WRONG_256 || kind == K_SLOW_64;
         unsigned long long m = n > 0 ? (unsigned long long)n : 0;
         log_launch(fn->index, g, b, smem, add ? 8 * m : 0, add ? 4 * m : 0);
     }
