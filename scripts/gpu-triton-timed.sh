@@ -7,7 +7,7 @@
 # pass every test, so with `judged validate --tests-only --language triton`
 # (scripts/gpu-triton.sh) this is the whole timed validate of Triton, at a
 # quarter of its compile time. One line per control, then a summary line;
-# the JSON of each Submit in $OUT/triton-timed/.
+# the JSON of each Submit in $OUT/triton-timed/. JOBS=N runs N Submits at a time.
 #   scripts/gpu-triton-timed.sh BUILD [BUDGET_S] [PROBLEM...]
 set -u
 build=${1:-build}
@@ -19,27 +19,16 @@ deadline=$((SECONDS + budget))
 export BLOCKWISE_PYTHON=${BLOCKWISE_PYTHON:-$(command -v python3)}
 ps=("$@")
 [ ${#ps[@]} -gt 0 ] || mapfile -t ps < <(ls problems)
-pass=0 fail=0 skip=0
-for p in "${ps[@]}"; do
-    [ -f "problems/$p/problem.json" ] || continue
-    mapfile -t files < <(python3 -c '
-import json, sys
-for f, v in json.load(open(sys.argv[1]))["controls"].items():
-    if f.endswith(".py") and v == "Accepted":
-        print(f)' "problems/$p/problem.json")
-    for f in "${files[@]}"; do
-        left=$((deadline - SECONDS))
-        tag="$p/$f"
-        if [ "$left" -lt 30 ]; then
-            echo "skip $tag: over the ${budget} s budget"
-            skip=$((skip + 1))
-            continue
-        fi
-        j="$out/${p}__${f//\//_}.json"
-        s=$SECONDS
-        timeout -k 5 "$left" "$build/bin/judged" check --json "problems/$p" "problems/$p/$f" >"$j" 2>"$j.err"
-        rc=$?
-        line=$(python3 - "$j" <<'PY'
+one() { # PROBLEM FILE: one Submit, one line
+    local p=$1 f=$2 left=$((deadline - SECONDS)) tag="$1/$2" s=$SECONDS rc line
+    local j="$out/${p}__${f//\//_}.json"
+    if [ "$left" -lt 30 ]; then
+        echo "skip $tag: over the ${budget} s budget"
+        return
+    fi
+    timeout -k 5 "$left" "$build/bin/judged" check --json "problems/$p" "problems/$p/$f" >"$j" 2>"$j.err"
+    rc=$?
+    line=$(python3 - "$j" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
@@ -53,14 +42,33 @@ print(f"{r.get('verdict')} ms [{ms}] score {r.get('score', 0):.1f} goals {gp}/{l
       f"| {(r.get('message') or '')[:160]}")
 PY
 )
-        if [ "${line%% *}" = AC ] || [ "${line%% *}" = Accepted ]; then
-            pass=$((pass + 1))
-            echo "ok   $tag ($((SECONDS - s)) s): $line"
-        else
-            fail=$((fail + 1))
-            echo "FAIL $tag ($((SECONDS - s)) s, exit $rc): $line $(tail -c 200 "$j.err")"
-        fi
-    done
+    if [ "${line%% *}" = AC ]; then
+        echo "ok   $tag ($((SECONDS - s)) s): $line"
+    else
+        echo "FAIL $tag ($((SECONDS - s)) s, exit $rc): $line $(tail -c 200 "$j.err")"
+    fi
+}
+list=()
+for p in "${ps[@]}"; do
+    [ -f "problems/$p/problem.json" ] || continue
+    mapfile -t files < <(python3 -c '
+import json, sys
+for f, v in json.load(open(sys.argv[1]))["controls"].items():
+    if f.endswith(".py") and v == "Accepted":
+        print(f)' "problems/$p/problem.json")
+    for f in "${files[@]}"; do list+=("$p" "$f"); done
 done
+# JOBS Submits at a time (1 by default): more overlap one's compile with
+# another's timing, so their times are not the GPU's alone, but a verdict does
+# not depend on them (a shape slowed by a neighbour is still checked).
+for ((k = 0; k < ${JOBS:-1}; k++)); do
+    for ((i = 2 * k; i < ${#list[@]}; i += 2 * ${JOBS:-1})); do
+        one "${list[$i]}" "${list[$((i + 1))]}"
+    done >"$out/lines-$k.txt" &
+done
+wait
+cat "$out"/lines-*.txt | tee "$out/summary.txt"
+pass=$(grep -c '^ok' "$out/summary.txt") fail=$(grep -c '^FAIL' "$out/summary.txt")
+skip=$(grep -c '^skip' "$out/summary.txt")
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
