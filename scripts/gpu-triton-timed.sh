@@ -58,6 +58,8 @@ for f, v in json.load(open(sys.argv[1]))["controls"].items():
         print(f)' "problems/$p/problem.json")
     for f in "${files[@]}"; do list+=("$p" "$f"); done
 done
+# the GPU's limits measured once, before Submits share the cached figures
+"$build/bin/judged" calibrate >/dev/null 2>&1
 # JOBS Submits at a time (1 by default): more overlap one's compile with
 # another's timing, so their times are not the GPU's alone, but a verdict does
 # not depend on them (a shape slowed by a neighbour is still checked).
