@@ -15,6 +15,8 @@
 #              CUDA's Run and burst, within LATENCY_S (default 420) seconds
 #   fold       the launcher whose tensor descriptors take a stride solve passes (1 in every
 #              test case, folded as Triton's JIT does) Accepted on the real Triton
+#   timed      make gpu-validate (every CUDA control, timed as a Submit)
+#   tritontimed scripts/gpu-triton-timed.sh, 2 at a time (every Accepted Triton control Submitted)
 # BASELINE_PROBLEMS limits the baseline step to those problems (tests/gpu/baseline.sh).
 # A session of three device calls that checks the GPU half of everything:
 #   GPU_SKIP="triton-launcher huge profile" make gpu-test          (503 s on 2026-12-05)
@@ -66,6 +68,12 @@ for st in "$@"; do
     hostile) step hostile 300 tests/gpu/hostile.sh "$build" ;;
     directives) step directives 120 tests/gpu/directives.sh "$build" ;;
     validate) step validate 420 tests/gpu/validate.sh "$build" ;;
+    timed) step timed 300 env OUT="$out" scripts/gpu-validate.sh "$build" ;;
+    tritontimed)
+        left=$((deadline - SECONDS))
+        [ "$left" -gt 420 ] && left=420
+        step tritontimed 420 env OUT="$out" JOBS=2 scripts/gpu-triton-timed.sh "$build" $((left - 10))
+        ;;
     gputest) step gputest 580 make --no-print-directory gpu-test BUILD="$build" ;;
     bench) step bench 580 tests/bench/run.sh "$build" ;;
     launcher) step launcher 420 tests/gpu/triton-launcher.sh "$build" ;;
@@ -104,6 +112,9 @@ for st in "$@"; do
 done
 echo "=== summary"
 cat "$summary"
+for f in "$out"/timed.log "$out"/tritontimed.log "$out"/baseline.log; do
+    [ -f "$f" ] && { echo "=== $f (all but its ok lines)"; grep -v '^ok' "$f" | cut -c1-300 | tail -n 30; }
+done
 for f in "$out"/check-*.log "$out"/calibrate.log; do
     [ -f "$f" ] && { echo "=== $f"; tail -n 25 "$f"; }
 done
