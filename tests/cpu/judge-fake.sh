@@ -95,14 +95,15 @@ kept=$(grep -c "configuration [0-9]*: its kept runner" "$tmp/submit.err")
     ok "the timing starts one runner per configuration and keeps it for the next shape (2 fresh, 2 kept)" ||
     bad "the timing's runners: $fresh fresh, $kept kept (2 configurations x 2 shapes: 2 and 2)"
 # Three configurations or more: each shape screens them all (10 samples, checked), then
-# times in full only those within 5% of the fastest screening (not tuned3.cu's slow BLOCK=64).
+# times in full only those within 5% of the fastest screening: never tuned3.cu's slow
+# BLOCK=64 (the two fast ones are alike: noise may screen one out too, under ASan).
 jd check --json --log-level debug "$problem" "$problem/tuned3.cu" >"$tmp/t3.json" 2>"$tmp/t3.err"
-[ "$(json "$tmp/t3.json" '(d["verdict"], [(b["screened"], b["samples"] >= 10) for b in d["benches"]])')" = "('AC', [(1, True), (1, True)])" ] &&
+[ "$(json "$tmp/t3.json" '(d["verdict"], [(b["screened"] >= 1, b["samples"] >= 10) for b in d["benches"]])')" = "('AC', [(True, True), (True, True)])" ] &&
     [ "$(grep -c "configuration 1: screened at .* not timed in full" "$tmp/t3.err")" -eq 2 ] &&
-    [ "$(grep -c "configuration [0-9]*: its kept runner" "$tmp/t3.err")" -eq 7 ] &&
+    [ "$(grep -c "configuration [0-9]*: a fresh runner" "$tmp/t3.err")" -eq 3 ] &&
     [ "$(json "$tmp/t3.json" '[g["status"] for g in d["goals"] if g["name"] == "autotune"]')" = "['passed']" ] &&
-    ok "tuned3.cu: 3 configurations screened on each shape, the slow one not timed in full (3 runners started, 7 taken back)" ||
-    bad "tuned3.cu: $(json "$tmp/t3.json" '(d["verdict"], d["message"], [(b["name"], b.get("screened"), b["samples"]) for b in d["benches"]])') $(grep -c "its kept runner" "$tmp/t3.err") kept"
+    ok "tuned3.cu: 3 configurations screened on each shape, the slow one not timed in full (3 runners started, kept for every later timing)" ||
+    bad "tuned3.cu: $(json "$tmp/t3.json" '(d["verdict"], d["message"], [(b["name"], b.get("screened"), b["samples"]) for b in d["benches"]])') $(grep -c "a fresh runner" "$tmp/t3.err") fresh"
 # The second configuration's tests compare with the first's expected outputs, kept:
 # the reference runs each test case once per judging.
 [ "$(json "$tmp/submit.json" 'd["timing"]["tests_breakdown"]["reference_reused"] == len(d["tests"]) > 0')" = True ] &&
