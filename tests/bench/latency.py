@@ -279,6 +279,7 @@ def triton_serial(learner, problem, file, mode, n):
     f = figures(times, subs)
     f["compile"] = [compile_of(s) for s in subs]
     f["form"] = triton_form(src)
+    f["screened"] = [b.get("screened") for b in (subs[-1].get("result") or {}).get("benches") or []]
     return f
 
 
@@ -463,6 +464,16 @@ def triton_table(res, line):
         else:
             line(f"Triton Submit {v.get('problem', '')} ({v.get('form', '?')})", f"{v['p50_s']:.2f} s {v['verdicts']} "
                  f"{compile_text(v['compile'])}", "<= 10 s (was 26-27)")
+            tm = v.get("timing") or {}
+            if tm:
+                tb, bb = tm.get("tests_breakdown") or {}, tm.get("bench_breakdown") or {}
+                line("  Triton Submit in the judge",
+                     f"compile {tm.get('compile_ms', 0):.0f} tests {tm.get('tests_ms', 0):.0f} "
+                     f"(reference wait {tb.get('reference_wait_ms', 0):.0f}, "
+                     f"{tb.get('reference_reused', 0)} cases reused) bench {tm.get('bench_ms', 0):.0f} "
+                     f"(gate {bb.get('gate_ms', 0):.0f}, runner {bb.get('runner_ms', 0):.0f}, "
+                     f"samples {bb.get('samples_ms', 0):.0f}, switch {bb.get('switch_ms', 0):.0f}) ms; "
+                     f"configurations screened out per shape {v.get('screened', [])}")
     if tr.get("skipped"):
         line("Triton skipped (budget)", ", ".join(tr["skipped"]))
     if tr.get("error"):
