@@ -733,10 +733,14 @@ function benchSection(benches, problem, gpu, live, pytorch) {
           .map(([k, v]) => `${k}=${f.int(v)}`)
           .join(", ")
       : "";
+  // The timing's sampling, and the configurations a screening left out (bench.c).
+  const samplesTitle = (b) =>
+    `${f.int(b.samples)} samples, stopped by ${b.stop || "?"}` +
+    (b.screened > 0 ? `; ${b.screened} other configuration${b.screened === 1 ? "" : "s"} screened out (10 samples, over 5% slower)` : "");
   const rows = benches.map((b) => [
     h("span", null, b.name, sizeText(b.name) && sizeText(b.name) !== b.name ? h("span", { class: "sub" }, sizeText(b.name)) : null),
     f.ms(b.median_ms),
-    b.p10_ms !== undefined ? h("span", { class: "nowrap", title: `${f.int(b.samples)} samples, stopped by ${b.stop || "?"}` }, `${f.ms(b.p10_ms)} – ${f.ms(b.p90_ms)}`) : "…",
+    b.p10_ms !== undefined ? h("span", { class: "nowrap", title: samplesTitle(b) }, `${f.ms(b.p10_ms)} – ${f.ms(b.p90_ms)}`) : "…",
     f.gbps(b.gbps),
     f.tflops(b.tflops),
     h("strong", null, f.pct(b.sol_pct)),

@@ -625,6 +625,8 @@ async function main() {
       await page.waitForSelector('.verdict-card[data-verdict="AC"] [data-score]', { timeout: 20000 });
       check((await page.locator(".benches tbody tr").count()) === problem.benchmarks.length, "one row per shape");
       check((await page.locator(".chart svg rect.bar").count()) === problem.benchmarks.length, "one bar per shape");
+      const spread = await page.getAttribute(".benches tbody tr:first-child span.nowrap", "title");
+      check(/120 samples, stopped by rse; 2 other configurations screened out/.test(spread || ""), "a shape's spread says its samples and the configurations screened out: " + spread);
       const gpu = await text(page, ".benches [data-gpu]");
       check(gpu.includes(FAKE_GPU.name) && /copy 4\.20? TB\/s/.test(gpu), "the GPU and its measured limits are named: " + gpu);
       check(/TB\/s/.test(await text(page, ".chart svg")), "the bars carry the bandwidth");
