@@ -394,7 +394,7 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
     size_t n = s->sub.n_configs, ns = s->p->n_benchmarks;
     bool screen = n >= BW_BENCH_SCREEN_MIN_CONFIGS, have = false;
     double fastest = 0;
-    int rc = BW_OK;
+    int rc = BW_OK, screened = 0;
 
     if (screen) {
         for (size_t cfg = 0; cfg < n; cfg++) {
@@ -408,7 +408,6 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
                 fastest = bo.median_ms;
         }
     }
-    best->screened = 0;
     for (size_t cfg = 0; cfg < n; cfg++) {
         struct bench_outcome bo = {0};
 
@@ -417,7 +416,7 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
                       "fastest screening (%.4f ms): not timed in full",
                       s->job, s->p->benchmarks[b].name, cfg + 1, s->cfg_ms[cfg * ns + b],
                       100 * (s->cfg_ms[cfg * ns + b] / fastest - 1), fastest);
-            best->screened++;
+            screened++;
             continue;
         }
         if (!time_config(s, b, cfg, false, &bo, &rc, cause)) {
@@ -426,16 +425,15 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
         }
         s->cfg_ms[cfg * ns + b] = bo.median_ms;
         if (!have || bo.median_ms < best->median_ms) {
-            int screened = best->screened;
             free(best->stop);
             *best = bo;
-            best->screened = screened;
             s->best_cfg[b] = cfg;
             have = true;
         } else {
             free(bo.stop);
         }
     }
+    best->screened = screened;
     return BW_OK;
 }
 

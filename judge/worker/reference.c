@@ -206,10 +206,11 @@ void reference_keep(struct session *s, size_t i, const struct plan *pl, struct e
         kc->checks = exp->checks;
         exp->checks = NULL;
     } else {
-        if (exp->res.data_len && !(kc->data = malloc(exp->res.data_len)))
-            return;
-        if (exp->res.data_len)
+        if (exp->res.data_len) {
+            if (!(kc->data = malloc(exp->res.data_len)))
+                return;
             memcpy(kc->data, exp->res.data, exp->res.data_len);
+        }
         for (size_t b = 0; b < PLAN_MAX_BUFFERS; b++)
             if (exp->buf[b])
                 kc->offset[b] = (size_t)((const uint8_t *)exp->buf[b] - exp->res.data);
