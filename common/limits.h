@@ -137,6 +137,14 @@
 #define BW_RUNNER_LOG_BYTES    (64 * 1024) /* runner stderr kept by the client, the rest dropped */
 #define BW_RUNNER_CALIBRATE_MS 120000      /* one calibrate request, before the runner is killed */
 #define BW_RUNNER_LOAD_MS      30000       /* one load request (module load, function attributes) */
+/* Device memory (judge/worker/device_memory.h): the runners' calls reserve their buffers' bytes
+ * within the GPU's memory less 1/BW_DEVICE_MEMORY_RESERVE_PART of it (every runner's context
+ * and harness, about 0.5 GB each, and PyTorch's baselines live in that part: 10 GB of an
+ * 80 GB H100). A call that ran short all the same (another runner's buffers freed just after
+ * its reply) is tried again every BW_RUNNER_OOM_PAUSE_MS for up to BW_RUNNER_OOM_RETRY_MS. */
+#define BW_DEVICE_MEMORY_RESERVE_PART 8
+#define BW_RUNNER_OOM_PAUSE_MS        20
+#define BW_RUNNER_OOM_RETRY_MS        5000
 
 /* --- judging: the steps' deadlines and design figures ---------------------- */
 #define BW_REFERENCE_TIME_FACTOR    10    /* the fp64 reference may take this many times run_ms */

@@ -430,7 +430,7 @@ int rp_get_failure(const json_t *j, const char *type, struct run_failure *f, cha
     return BW_OK;
 }
 
-json_t *error_reply_to_json(const char *type, const char *message)
+json_t *error_reply_to_json(const char *type, const char *error, const char *message)
 {
     struct run_failure f;
     json_t *o = json_object();
@@ -441,6 +441,7 @@ json_t *error_reply_to_json(const char *type, const char *message)
     run_failure_init(&f);
     f.status = RUN_ERROR;
     snprintf(f.message, sizeof(f.message), "%s", message ? message : "unknown error");
+    snprintf(f.error, sizeof(f.error), "%s", error ? error : "");
     rp_put(o, "type", json_string(type), &ok);
     rp_put_failure(o, &f, &ok);
     return rp_finish(o, ok);

@@ -199,6 +199,8 @@ uint64_t run_plan_return_bytes(const struct run_plan *p);
 
 /* Bytes a run of the plan allocates on the device: every buffer with its two guard bands. */
 uint64_t run_plan_device_bytes(const struct run_plan *p);
+/* The same with `sets` input sets (a bench: in and inout buffers once per set). */
+uint64_t run_plan_device_bytes_sets(const struct run_plan *p, uint32_t sets);
 
 struct bench_request {
     struct run_plan plan;
@@ -420,8 +422,13 @@ int profile_request_from_json(const json_t *j, struct profile_request *r, char *
 json_t *profile_reply_to_json(const struct profile_reply *r);
 int profile_reply_from_json(const json_t *j, struct profile_reply *r, char **cause);
 
-/* Any reply of type `type` that only says the request failed (status "error"). */
-json_t *error_reply_to_json(const char *type, const char *message);
+/* Any reply of type `type` that only says the request failed (status "error"); error: the
+ * CUDA error name that failed it (RUN_ERROR_OUT_OF_MEMORY: the judge may try again), or NULL. */
+json_t *error_reply_to_json(const char *type, const char *error, const char *message);
+
+/* The error of a RUN_ERROR reply whose buffers did not fit in the device's free memory at that
+ * moment: another runner's buffers, freed after its reply, may still have held it. */
+#define RUN_ERROR_OUT_OF_MEMORY "CUDA_ERROR_OUT_OF_MEMORY"
 
 /* The string of j["type"], or "" when missing (borrowed from j). */
 const char *msg_type(const json_t *j);

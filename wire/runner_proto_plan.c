@@ -441,10 +441,19 @@ uint64_t run_plan_return_bytes(const struct run_plan *p)
 
 uint64_t run_plan_device_bytes(const struct run_plan *p)
 {
+    return run_plan_device_bytes_sets(p, 1);
+}
+
+uint64_t run_plan_device_bytes_sets(const struct run_plan *p, uint32_t sets)
+{
     uint64_t total = 0;
 
-    for (int b = 0; b < p->n_buffers; b++)
-        total += p->buffers[b].count * dtype_size(p->buffers[b].dtype) + 2ull * BW_GUARD_BYTES;
+    for (int b = 0; b < p->n_buffers; b++) {
+        enum run_role role = p->buffers[b].role;
+        uint64_t copies = role == RUN_ROLE_IN || role == RUN_ROLE_INOUT ? (sets ? sets : 1) : 1;
+        total += copies *
+                 (p->buffers[b].count * dtype_size(p->buffers[b].dtype) + 2ull * BW_GUARD_BYTES);
+    }
     return total;
 }
 

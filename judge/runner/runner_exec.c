@@ -28,6 +28,8 @@ int xfail(struct runner_exec *x, CUresult rc, char **cause, const char *fmt, ...
     if (cuda_error_is_sticky(rc))
         x->broken = true;
     x->last_error = rc;
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY)
+        x->out_of_memory = true;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
@@ -52,6 +54,11 @@ void set_failure(struct run_failure *f, enum run_status s, CUresult rc, int laun
 bool runner_exec_broken(const struct runner_exec *x)
 {
     return x->broken;
+}
+
+bool runner_exec_out_of_memory(const struct runner_exec *x)
+{
+    return x->out_of_memory;
 }
 
 CUcontext runner_exec_context(const struct runner_exec *x)
@@ -463,6 +470,7 @@ void runner_exec_release(struct runner_exec *x)
 {
     double t0;
 
+    x->out_of_memory = false;
     if (!x->spent)
         return;
     t0 = now_ms();

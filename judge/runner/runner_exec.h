@@ -60,15 +60,15 @@ int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct
  * runner_exec_close call it first too). */
 void runner_exec_release(struct runner_exec *x);
 
-/* Times the plan (docs/runner-protocol.md, bench). reply's arrays are *new* (bench_reply_release);
- * *out_fd is a *new* sealed memfd of the gathered bytes when bytes_per_sample
- * > 0 and the status is ok, else -1. */
 /* Registers host memory p..p+size with the driver (pinned: copies to it run
  * at the bus's speed); false when the driver refuses, and the memory stays
  * usable, pageable. runner_exec_unpin() undoes it before p is unmapped. */
 bool runner_exec_pin(struct runner_exec *x, void *p, size_t size);
 void runner_exec_unpin(struct runner_exec *x, void *p);
 
+/* Times the plan (docs/runner-protocol.md, bench). reply's arrays are *new* (bench_reply_release);
+ * *out_fd is a *new* sealed memfd of the gathered bytes when bytes_per_sample
+ * > 0 and the status is ok, else -1. */
 int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
                       struct bench_reply *reply, int *out_fd, char **cause);
 
@@ -92,6 +92,11 @@ int runner_exec_calibrate(struct runner_exec *x, struct calibration *c, char **c
 
 /* True once a sticky error has made the context unusable. */
 bool runner_exec_broken(const struct runner_exec *x);
+
+/* True when the request in progress failed for want of free device memory
+ * (CUDA_ERROR_OUT_OF_MEMORY from the driver; cleared by runner_exec_release,
+ * after every request). Its error reply names RUN_ERROR_OUT_OF_MEMORY. */
+bool runner_exec_out_of_memory(const struct runner_exec *x);
 
 /* Releases the device (nothing on a broken context: exiting frees it). NULL is a no-op. */
 void runner_exec_close(struct runner_exec *x);

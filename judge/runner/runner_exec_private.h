@@ -55,6 +55,7 @@ struct runner_exec {
     int n_events;
     bool broken;
     CUresult last_error;       /* the last failing driver call's result */
+    bool out_of_memory;        /* the request in progress: a driver call ran out of memory */
     struct staged_plan *spent; /* the last run's buffers, until runner_exec_release */
     double released_ms;        /* the last release's time, reported as the next run's "free" */
 };

@@ -223,7 +223,7 @@ static int handle_load(struct runner *r, const json_t *msg, struct blob *b)
     if ((rc = blob_map(b, true, "load", &cause)) ||
         (rc = load_request_from_json(msg, &req, &cause)) ||
         (rc = runner_exec_load(r->exec, b->data, b->size, &req, &reply, &cause))) {
-        rc = send_json(r, error_reply_to_json("loaded", cause), -1);
+        rc = send_json(r, error_reply_to_json("loaded", NULL, cause), -1);
         free(cause);
         return rc;
     }
@@ -285,6 +285,13 @@ static int lent_bind(struct runner *r, struct run_request *req, struct blob *b, 
     return BW_OK;
 }
 
+/* The error an error reply names: RUN_ERROR_OUT_OF_MEMORY when the request ran short of device
+ * memory (judged tries it again once other runners have freed theirs), else none. */
+static const char *oom_error(const struct runner *r)
+{
+    return runner_exec_out_of_memory(r->exec) ? RUN_ERROR_OUT_OF_MEMORY : NULL;
+}
+
 static int handle_run(struct runner *r, const json_t *msg, struct blob *b)
 {
     struct run_request *req = calloc(1, sizeof(*req));
@@ -293,7 +300,7 @@ static int handle_run(struct runner *r, const json_t *msg, struct blob *b)
     int rc, out_fd = -1;
 
     if (!req || !reply) {
-        rc = send_json(r, error_reply_to_json("result", "out of memory"), -1);
+        rc = send_json(r, error_reply_to_json("result", NULL, "out of memory"), -1);
         goto free_all;
     }
     rc = run_request_from_json(msg, req, &cause);
@@ -306,7 +313,7 @@ static int handle_run(struct runner *r, const json_t *msg, struct blob *b)
     if (!rc)
         rc = runner_exec_run(r->exec, req, reply, &out_fd, &cause);
     if (rc)
-        rc = send_json(r, error_reply_to_json("result", cause), -1);
+        rc = send_json(r, error_reply_to_json("result", oom_error(r), cause), -1);
     else
         rc = send_json(r, run_reply_to_json(reply), out_fd);
 
@@ -328,7 +335,7 @@ static int handle_bench(struct runner *r, const json_t *msg, struct blob *b)
 
     memset(&reply, 0, sizeof(reply));
     if (!req) {
-        rc = send_json(r, error_reply_to_json("bench_result", "out of memory"), -1);
+        rc = send_json(r, error_reply_to_json("bench_result", NULL, "out of memory"), -1);
         goto free_all;
     }
     rc = bench_request_from_json(msg, req, &cause);
@@ -339,7 +346,7 @@ static int handle_bench(struct runner *r, const json_t *msg, struct blob *b)
     if (!rc)
         rc = runner_exec_bench(r->exec, req, &reply, &out_fd, &cause);
     if (rc)
-        rc = send_json(r, error_reply_to_json("bench_result", cause), -1);
+        rc = send_json(r, error_reply_to_json("bench_result", oom_error(r), cause), -1);
     else
         rc = send_json(r, bench_reply_to_json(&reply), out_fd);
 
@@ -364,7 +371,7 @@ static int handle_calibrate(struct runner *r, struct blob *b)
     if (!rc)
         rc = runner_exec_calibrate(r->exec, &c, &cause);
     if (rc) {
-        rc = send_json(r, error_reply_to_json("calibration", cause), -1);
+        rc = send_json(r, error_reply_to_json("calibration", NULL, cause), -1);
         free(cause);
         return rc;
     }
@@ -379,7 +386,7 @@ static int handle_profile(struct runner *r, const json_t *msg, struct blob *b)
     int rc;
 
     if (!req || !reply) {
-        rc = send_json(r, error_reply_to_json("profile_result", "out of memory"), -1);
+        rc = send_json(r, error_reply_to_json("profile_result", NULL, "out of memory"), -1);
         goto free_all;
     }
     rc = blob_map(b, false, "profile", &cause);
@@ -388,7 +395,7 @@ static int handle_profile(struct runner *r, const json_t *msg, struct blob *b)
     if (!rc)
         rc = runner_exec_profile(r->exec, r->cupti, r->cupti_why, req, reply, &cause);
     if (rc)
-        rc = send_json(r, error_reply_to_json("profile_result", cause), -1);
+        rc = send_json(r, error_reply_to_json("profile_result", oom_error(r), cause), -1);
     else
         rc = send_json(r, profile_reply_to_json(reply), -1);
 
@@ -437,7 +444,7 @@ static int serve(struct runner *r)
         } else {
             char text[160];
             snprintf(text, sizeof(text), "unknown request type \"%.64s\"", type);
-            rc = send_json(r, error_reply_to_json("error", text), -1);
+            rc = send_json(r, error_reply_to_json("error", NULL, text), -1);
         }
         blob_release(&b);
         json_decref(msg);

@@ -16,7 +16,9 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/limits.h"
+#include "common/log.h"
 #include "common/util.h"
+#include "device_memory.h"
 #include "judge/sandbox/spawn.h"
 #include "wire/ipc.h"
 #include "common/banned.h"
@@ -52,6 +54,7 @@ struct runner {
      * it reads the next request (runner_exec.h); the next call's deadline
      * allows for that: the last run's buffers at the harness's device rate. */
     int release_ms;
+    double memory_wait_ms; /* waited for device memory (device_memory.h) so far */
 };
 
 /* --- lent buffers -------------------------------------------------------------------- */
@@ -279,6 +282,11 @@ void runner_lent_kept_release(void)
 double runner_lent_ms(const struct runner *r)
 {
     return r->lent_ms;
+}
+
+double runner_memory_wait_ms(const struct runner *r)
+{
+    return r->memory_wait_ms;
 }
 
 /* --- the log --------------------------------------------------------------------- */
@@ -629,6 +637,7 @@ int runner_start(const struct runner_options *opt, struct runner **out, char **c
     rc = await_ready(r, opt->start_ms > 0 ? opt->start_ms : BW_RUNNER_START_MS, cause);
     if (rc)
         goto fail;
+    device_memory_set_total(r->gpu.memory_bytes);
     free(path);
     *out = r;
     return BW_OK;
@@ -650,9 +659,11 @@ fail:
 /*
  * Sends req (stolen) with req_fd (borrowed, or -1) and receives the reply of
  * type `reply_type` within timeout_ms. *reply is *new*; *reply_fd is *new* or -1.
+ * device_bytes: what the request allocates on the GPU, reserved for the call
+ * (device_memory.h; the wait for it is before the deadline starts).
  */
 static int call(struct runner *r, json_t *req, int req_fd, const char *reply_type, int timeout_ms,
-                json_t **reply, int *reply_fd, char **cause)
+                uint64_t device_bytes, json_t **reply, int *reply_fd, char **cause)
 {
     const char *what = msg_type(req);
     char type[32];
@@ -675,11 +686,20 @@ static int call(struct runner *r, json_t *req, int req_fd, const char *reply_typ
     else
         timeout_ms += r->release_ms;
     r->release_ms = 0;
+    if (device_bytes > 0) {
+        double waited = device_memory_reserve(device_bytes);
+        if (waited > 0) /* the operator's sign that the slots contend for the GPU's memory */
+            log_info("runner %d: %s waited %.0f ms for %.2f GB of device memory", (int)r->pid, type,
+                     waited, (double)device_bytes / 1e9);
+        r->memory_wait_ms += waited;
+    }
     deadline = ipc_deadline_in(timeout_ms);
     rc = ipc_send(r->sock, req, req_fd, deadline, cause);
     json_decref(req);
     if (rc == BW_OK)
         rc = ipc_recv(r->sock, deadline, reply, reply_fd, cause);
+    if (device_bytes > 0)
+        device_memory_release(device_bytes);
     drain_log(r);
     if (rc == BW_ERR_TIMEOUT) {
         kill_runner(r);
@@ -751,7 +771,7 @@ static int load_call(struct runner *r, const void *blob, size_t len, const struc
 
     if ((rc = ipc_memfd_from_bytes("cubin", blob, len, &fd, cause)))
         return rc;
-    rc = call(r, load_request_to_json(req), fd, "loaded", timeout_ms, &msg, &rfd, cause);
+    rc = call(r, load_request_to_json(req), fd, "loaded", timeout_ms, 0, &msg, &rfd, cause);
     close(fd);
     if (rc)
         return rc;
@@ -899,8 +919,30 @@ static int indices_memfd(const int64_t *idx, size_t n, bool needed, int *fd, cha
     return ipc_memfd_from_bytes("indices", idx, n * sizeof(int64_t), fd, cause);
 }
 
-int runner_run(struct runner *r, const struct run_request *req, struct run_result *res,
-               int timeout_ms, char **cause)
+/*
+ * Whether a call that failed for want of device memory (RUN_ERROR_OUT_OF_MEMORY)
+ * is tried again: after BW_RUNNER_OOM_PAUSE_MS, until BW_RUNNER_OOM_RETRY_MS
+ * have passed since its first try. The memory it was reserved may still have
+ * been held by buffers other runners free just after their replies, or by a
+ * discarded runner whose context is being torn down (device_memory.h).
+ */
+static bool retry_out_of_memory(const struct runner *r, const struct run_failure *f,
+                                double first_ms)
+{
+    double waited = now_ms() - first_ms;
+
+    if (f->status != RUN_ERROR || strcmp(f->error, RUN_ERROR_OUT_OF_MEMORY) != 0 ||
+        waited >= BW_RUNNER_OOM_RETRY_MS)
+        return false;
+    if (waited < BW_RUNNER_OOM_PAUSE_MS) /* the first retry: the operator's sign, once a call */
+        log_info("runner %d: ran short of device memory (%s); trying again for up to %d ms",
+                 (int)r->pid, f->message, BW_RUNNER_OOM_RETRY_MS);
+    usleep(BW_RUNNER_OOM_PAUSE_MS * 1000);
+    return true;
+}
+
+static int run_once(struct runner *r, const struct run_request *req, struct run_result *res,
+                    int timeout_ms, char **cause)
 {
     json_t *request, *msg = NULL;
     int fd = -1, rfd = -1, into = -1, rc;
@@ -926,7 +968,8 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
         if (lend)
             fd = r->lent[into]->fd; /* sent, not closed: the buffer keeps it */
     }
-    rc = call(r, request, fd, "result", timeout_ms, &msg, &rfd, cause);
+    rc = call(r, request, fd, "result", timeout_ms, run_plan_device_bytes(&req->plan), &msg, &rfd,
+              cause);
     if (fd >= 0 && (into < 0 || fd != r->lent[into]->fd))
         close(fd);
     if (rc)
@@ -980,6 +1023,18 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
     return BW_OK;
 }
 
+int runner_run(struct runner *r, const struct run_request *req, struct run_result *res,
+               int timeout_ms, char **cause)
+{
+    double first = now_ms();
+    int rc;
+
+    while ((rc = run_once(r, req, res, timeout_ms, cause)) == BW_OK &&
+           retry_out_of_memory(r, &res->reply.fail, first))
+        run_result_release(res);
+    return rc;
+}
+
 void bench_result_release(struct bench_result *res)
 {
     bench_reply_release(&res->reply);
@@ -988,8 +1043,14 @@ void bench_result_release(struct bench_result *res)
     res->gathered_len = 0;
 }
 
-int runner_bench(struct runner *r, const struct bench_request *req, struct bench_result *res,
-                 int timeout_ms, char **cause)
+/* The bytes a bench allocates: its plan with every input set, and the L2 flush buffer. */
+static uint64_t bench_device_bytes(const struct bench_request *req)
+{
+    return run_plan_device_bytes_sets(&req->plan, req->sets) + req->l2_flush_bytes;
+}
+
+static int bench_once(struct runner *r, const struct bench_request *req, struct bench_result *res,
+                      int timeout_ms, char **cause)
 {
     json_t *msg = NULL;
     int fd = -1, rfd = -1, rc;
@@ -998,7 +1059,8 @@ int runner_bench(struct runner *r, const struct bench_request *req, struct bench
     run_failure_init(&res->reply.fail);
     if ((rc = indices_memfd(req->indices, req->n_indices, req->plan.n_gather > 0, &fd, cause)))
         return rc;
-    rc = call(r, bench_request_to_json(req), fd, "bench_result", timeout_ms, &msg, &rfd, cause);
+    rc = call(r, bench_request_to_json(req), fd, "bench_result", timeout_ms,
+              bench_device_bytes(req), &msg, &rfd, cause);
     if (fd >= 0)
         close(fd);
     if (rc)
@@ -1029,6 +1091,18 @@ int runner_bench(struct runner *r, const struct bench_request *req, struct bench
     return BW_OK;
 }
 
+int runner_bench(struct runner *r, const struct bench_request *req, struct bench_result *res,
+                 int timeout_ms, char **cause)
+{
+    double first = now_ms();
+    int rc;
+
+    while ((rc = bench_once(r, req, res, timeout_ms, cause)) == BW_OK &&
+           retry_out_of_memory(r, &res->reply.fail, first))
+        bench_result_release(res);
+    return rc;
+}
+
 int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure *fail,
                      int timeout_ms, char **cause)
 {
@@ -1037,8 +1111,8 @@ int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure
 
     memset(c, 0, sizeof(*c));
     run_failure_init(fail);
-    rc = call(r, json_pack("{s:s}", "type", "calibrate"), -1, "calibration", timeout_ms, &msg, &rfd,
-              cause);
+    rc = call(r, json_pack("{s:s}", "type", "calibrate"), -1, "calibration", timeout_ms, 0, &msg,
+              &rfd, cause);
     if (rc)
         return rc;
     if (rfd >= 0)
@@ -1051,15 +1125,16 @@ int runner_calibrate(struct runner *r, struct calibration *c, struct run_failure
     return BW_OK;
 }
 
-int runner_profile(struct runner *r, const struct profile_request *req, struct profile_reply *reply,
-                   int timeout_ms, char **cause)
+static int profile_once(struct runner *r, const struct profile_request *req,
+                        struct profile_reply *reply, int timeout_ms, char **cause)
 {
     json_t *msg = NULL;
     int rfd = -1, rc;
 
     memset(reply, 0, sizeof(*reply));
     run_failure_init(&reply->fail);
-    rc = call(r, profile_request_to_json(req), -1, "profile_result", timeout_ms, &msg, &rfd, cause);
+    rc = call(r, profile_request_to_json(req), -1, "profile_result", timeout_ms,
+              run_plan_device_bytes(&req->plan), &msg, &rfd, cause);
     if (rc)
         return rc;
     if (rfd >= 0)
@@ -1070,4 +1145,16 @@ int runner_profile(struct runner *r, const struct profile_request *req, struct p
         return bw_wrap(cause, BW_ERR_PROTOCOL, "the runner's profile");
     after_reply(r, &reply->fail);
     return BW_OK;
+}
+
+int runner_profile(struct runner *r, const struct profile_request *req, struct profile_reply *reply,
+                   int timeout_ms, char **cause)
+{
+    double first = now_ms();
+    int rc;
+
+    do
+        rc = profile_once(r, req, reply, timeout_ms, cause);
+    while (rc == BW_OK && retry_out_of_memory(r, &reply->fail, first));
+    return rc;
 }

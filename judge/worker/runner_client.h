@@ -23,6 +23,11 @@
  * with BW_ERR_IO. RUN_ERROR means the runner could not serve the request: a
  * Judge Error, never the learner's fault.
  *
+ * A run, bench or profile call first reserves the device memory its buffers
+ * take (device_memory.h), waiting while other runners' calls hold too much;
+ * one that ran short all the same (RUN_ERROR_OUT_OF_MEMORY) is sent again
+ * every BW_RUNNER_OOM_PAUSE_MS for up to BW_RUNNER_OOM_RETRY_MS.
+ *
  * Note: the runner has PR_SET_PDEATHSIG (set by spawn.h before exec, and again
  * by the runner), which fires when the *thread* that started it exits; start
  * runners from a thread that outlives them.
@@ -112,6 +117,8 @@ int runner_lent_kept(void);
 void runner_lent_kept_release(void);
 /* The milliseconds r's caller spent making lent buffers so far (for timing). */
 double runner_lent_ms(const struct runner *r);
+/* The milliseconds r's calls waited for device memory so far (device_memory.h). */
+double runner_memory_wait_ms(const struct runner *r);
 /* Output of buffer `buf` in res (borrowed), or NULL; *bytes its size. */
 const void *run_result_output(const struct run_result *res, int buf, size_t *bytes);
 

@@ -672,9 +672,13 @@ static bool run_job(struct slot *sl, json_t *job)
         if (!body) {
             internal_error(sl, lease, "out of memory building the result");
         } else if (post_final(sl, lease, "result", body) == POST_OK) {
-            log_info("worker: submission %lld: %s%s", (long long)id,
-                     verdict_code(run->result.verdict),
-                     run->result.executed ? "" : " (compiled only; no GPU here)");
+            if (run->result.verdict == VERDICT_JUDGE_ERROR) /* the judge's fault: say why here */
+                log_warn("worker: submission %lld: JE: %s", (long long)id,
+                         run->result.message ? run->result.message : "(no message)");
+            else
+                log_info("worker: submission %lld: %s%s", (long long)id,
+                         verdict_code(run->result.verdict),
+                         run->result.executed ? "" : " (compiled only; no GPU here)");
         }
         json_decref(body);
     }

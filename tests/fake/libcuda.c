@@ -15,6 +15,13 @@
  * additions wrong only past FAKE_BIG_N elements (at the tail, one element left
  * unwritten, a hang) for the tests checked by sample.
  *
+ * BW_FAKE_DEVICE_BYTES with BW_FAKE_DEVICE_FILE (a file every runner of a test
+ * can open: unsandboxed runners) make the device's memory one budget shared by
+ * processes, as a GPU's is: the file holds the bytes allocated and then the
+ * allocations refused (two u64, under flock); an allocation past the budget
+ * fails with CUDA_ERROR_OUT_OF_MEMORY, and the device reports the budget as
+ * its total memory.
+ *
  * For the fake CUPTI (tests/fake/libcupti.c), every launch is logged with the
  * bytes its stand-in read and wrote (fake_cuda_launch_log, exported), from
  * which that fake derives its counters; the device answers the attributes an
@@ -47,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,10 +251,45 @@ static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
     return CUDA_SUCCESS;
 }
 
+/* BW_FAKE_DEVICE_BYTES, or 0 when the device's memory is not shared (see the top). */
+static uint64_t shared_device_bytes(void)
+{
+    const char *e = getenv("BW_FAKE_DEVICE_BYTES");
+    return e && getenv("BW_FAKE_DEVICE_FILE") ? strtoull(e, NULL, 10) : 0;
+}
+
+/* Adds delta to the shared device's allocated bytes; false (nothing changed) when that would
+ * pass its budget or the file cannot be used. */
+static bool shared_device_charge(int64_t delta)
+{
+    uint64_t budget = shared_device_bytes(), v[2] = {0, 0}; /* used, refused */
+    bool ok = false;
+    int fd;
+
+    if (budget == 0)
+        return true;
+    fd = open(getenv("BW_FAKE_DEVICE_FILE"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    if (flock(fd, LOCK_EX) == 0) {
+        if (pread(fd, v, sizeof(v), 0) != (ssize_t)sizeof(v))
+            v[0] = v[1] = 0;
+        ok = delta < 0 || v[0] + (uint64_t)delta <= budget;
+        if (ok)
+            v[0] = delta < 0 && (uint64_t)-delta > v[0] ? 0 : v[0] + (uint64_t)delta;
+        else
+            v[1]++;
+        ok = pwrite(fd, v, sizeof(v), 0) == (ssize_t)sizeof(v) && ok;
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
+    return ok;
+}
+
 static CUresult fake_cuDeviceTotalMem(size_t *bytes, CUdevice d)
 {
     (void)d;
-    *bytes = 1ull << 30;
+    *bytes = shared_device_bytes() ? shared_device_bytes() : 1ull << 30;
     return CUDA_SUCCESS;
 }
 
@@ -316,19 +359,23 @@ static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t bytes)
     for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++) {
         if (allocs[i].p)
             continue;
-        if (bytes > (4ull << 30))
+        if (bytes > (4ull << 30) || !shared_device_charge((int64_t)bytes))
             return CUDA_ERROR_OUT_OF_MEMORY;
         if (bytes > FAKE_BIG_ALLOC) {
             void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (m == MAP_FAILED)
+            if (m == MAP_FAILED) {
+                shared_device_charge(-(int64_t)bytes);
                 return CUDA_ERROR_OUT_OF_MEMORY;
+            }
             allocs[i].p = m;
             allocs[i].mapped = true;
         } else {
             allocs[i].p = aligned_alloc(512, (bytes + 511) / 512 * 512 + 512);
-            if (!allocs[i].p)
+            if (!allocs[i].p) {
+                shared_device_charge(-(int64_t)bytes);
                 return CUDA_ERROR_OUT_OF_MEMORY;
+            }
             memset(allocs[i].p, 0x5A, bytes); /* device memory is not zeroed */
             allocs[i].mapped = false;
         }
@@ -368,6 +415,7 @@ static CUresult fake_cuMemFree(CUdeviceptr p)
         else
             free(allocs[i].p);
         allocs[i].p = NULL;
+        shared_device_charge(-(int64_t)allocs[i].bytes);
         return CUDA_SUCCESS;
     }
     return CUDA_ERROR_INVALID_VALUE;

@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -41,6 +42,7 @@
 #include "common/util.h"
 #include "judge/runner/kernels/gen_value.h"
 #include "judge/runner/runner_sandbox.h"
+#include "judge/worker/device_memory.h"
 #include "judge/worker/runner_client.h"
 #include "wire/runner_proto.h"
 #include "common/banned.h"
@@ -938,6 +940,206 @@ SCENARIO(run_buffers_are_freed_after_the_reply)
     }
     run_result_release(&res);
     runner_free(r);
+}
+
+/* --- the device's memory, shared by runners (judge/worker/device_memory.h) ------------------ */
+
+/* The fake's device of SHARED_BYTES, one budget for every runner process (its ledger in a file
+ * they share: the runners run unsandboxed to see it); a vector_add_plan of SHARED_N floats takes
+ * 48 MiB of it, so two runs at once do not fit. */
+#define SHARED_BYTES (64ull << 20)
+#define SHARED_N     (4ull << 20)
+#define SHARED_RUNS  4 /* runs each of two runners makes side by side */
+
+struct shared_device {
+    struct backend b;
+    char file[64], bytes_env[64], file_env[96];
+    const char *env[4];
+};
+
+static bool shared_device_setup(struct shared_device *d)
+{
+    int fd;
+
+    if (!use_backend(&d->b, FAKE))
+        return false;
+    snprintf(d->file, sizeof(d->file), "/tmp/bw-fake-device-XXXXXX");
+    fd = mkstemp(d->file);
+    CHECK_MSG(fd >= 0, "mkstemp: %s", strerror(errno));
+    if (fd < 0)
+        return false;
+    close(fd);
+    snprintf(d->bytes_env, sizeof(d->bytes_env), "BW_FAKE_DEVICE_BYTES=%llu",
+             (unsigned long long)SHARED_BYTES);
+    snprintf(d->file_env, sizeof(d->file_env), "BW_FAKE_DEVICE_FILE=%s", d->file);
+    d->env[0] = d->b.env[0];
+    d->env[1] = d->bytes_env;
+    d->env[2] = d->file_env;
+    d->env[3] = NULL;
+    d->b.opt.extra_env = d->env;
+    d->b.opt.no_sandbox = true;
+    device_memory_reset();
+    device_memory_set_total(SHARED_BYTES); /* before any runner reports the fake's */
+    return true;
+}
+
+/* Reads the fake device's ledger: v[0] bytes allocated, v[1] allocations refused. With delta,
+ * first adds it to the bytes allocated, as memory held outside the judge's ledger would be. */
+static void shared_device_ledger(const struct shared_device *d, int64_t delta, uint64_t v[2])
+{
+    int fd = open(d->file, O_RDWR | O_CLOEXEC);
+
+    v[0] = v[1] = 0;
+    if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+        CHECK_MSG(0, "the fake device's ledger %s: %s", d->file, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    if (pread(fd, v, 16, 0) != 16)
+        v[0] = v[1] = 0;
+    if (delta) {
+        v[0] = (uint64_t)((int64_t)v[0] + delta);
+        CHECK(pwrite(fd, v, 16, 0) == 16);
+    }
+    flock(fd, LOCK_UN);
+    close(fd);
+}
+
+static void shared_device_done(struct shared_device *d)
+{
+    unlink(d->file);
+    device_memory_reset();
+}
+
+struct shared_runner {
+    struct backend *b;
+    pthread_barrier_t *start;
+    int ok; /* runs RUN_OK with the right sums */
+};
+
+static void *shared_runner_main(void *arg)
+{
+    struct shared_runner *sr = arg;
+    struct run_request req;
+    struct run_result res;
+    struct runner *r = start(sr->b);
+    bool loaded = r && load(sr->b, r, all_small, NULL);
+
+    pthread_barrier_wait(sr->start);
+    for (int i = 0; loaded && i < SHARED_RUNS; i++) {
+        vector_add_plan(&req, SHARED_N, 0xd0e5ull + (uint64_t)i);
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+            check_vector_add(&req, &res);
+            sr->ok++;
+        }
+        run_result_release(&res);
+    }
+    runner_free(r);
+    return NULL;
+}
+
+/* Two runners whose runs do not fit the device together: the judge's ledger makes one wait for
+ * the other, and every run is served. */
+TEST(fake_runs_wait_for_device_memory_instead_of_failing)
+{
+    struct shared_device d;
+    struct shared_runner sr[2];
+    pthread_t th[2];
+    pthread_barrier_t bar;
+    struct device_memory_state st;
+    uint64_t v[2];
+
+    if (!shared_device_setup(&d))
+        return;
+    pthread_barrier_init(&bar, NULL, 2);
+    for (int k = 0; k < 2; k++) {
+        sr[k] = (struct shared_runner){.b = &d.b, .start = &bar};
+        CHECK(pthread_create(&th[k], NULL, shared_runner_main, &sr[k]) == 0);
+    }
+    for (int k = 0; k < 2; k++)
+        pthread_join(th[k], NULL);
+    pthread_barrier_destroy(&bar);
+    CHECK_MSG(sr[0].ok == SHARED_RUNS && sr[1].ok == SHARED_RUNS,
+              "runs served: %d and %d of %d each", sr[0].ok, sr[1].ok, SHARED_RUNS);
+    device_memory_state(&st);
+    shared_device_ledger(&d, 0, v);
+    CHECK_MSG(st.waits >= 1, "no run waited for device memory; two do not fit together");
+    CHECK_INT_EQ(st.reserved, 0);
+    printf("  info: %llu of %d runs waited for device memory; the fake device refused %llu "
+           "allocations (a run sent just as another's buffers were being freed: tried again)\n",
+           (unsigned long long)st.waits, 2 * SHARED_RUNS, (unsigned long long)v[1]);
+    shared_device_done(&d);
+}
+
+/* Memory the ledger does not see (a discarded runner's, being torn down) makes a run run short:
+ * the client sends it again until the memory comes back, within BW_RUNNER_OOM_RETRY_MS. */
+#define FOREIGN_MS 300
+
+struct foreign_holder {
+    struct shared_device *d;
+    int64_t bytes;
+};
+
+static void *foreign_release(void *arg)
+{
+    struct foreign_holder *f = arg;
+    uint64_t v[2];
+
+    usleep(FOREIGN_MS * 1000);
+    shared_device_ledger(f->d, -f->bytes, v);
+    return NULL;
+}
+
+TEST(fake_a_run_short_of_device_memory_is_tried_again)
+{
+    struct shared_device d;
+    struct foreign_holder f = {.d = &d, .bytes = 40ll << 20};
+    struct run_request req;
+    struct run_result res;
+    struct runner *r;
+    pthread_t th;
+    uint64_t v[2];
+    double t0, ms;
+
+    if (!shared_device_setup(&d))
+        return;
+    r = start(&d.b);
+    if (r && load(&d.b, r, all_small, NULL)) {
+        shared_device_ledger(&d, f.bytes, v);
+        CHECK(pthread_create(&th, NULL, foreign_release, &f) == 0);
+        vector_add_plan(&req, SHARED_N, 0xf0e1ull);
+        t0 = now_ms();
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK))
+            check_vector_add(&req, &res);
+        ms = now_ms() - t0;
+        run_result_release(&res);
+        pthread_join(th, NULL);
+        shared_device_ledger(&d, 0, v);
+        CHECK_MSG(v[1] >= 1 && ms >= FOREIGN_MS * 0.9,
+                  "the run took %.0f ms and the device refused %llu allocations; it was short "
+                  "of memory for %d ms",
+                  ms, (unsigned long long)v[1], FOREIGN_MS);
+
+        /* held past BW_RUNNER_OOM_RETRY_MS: the run fails, naming the shortage; the runner
+         * still serves the next run */
+        shared_device_ledger(&d, f.bytes, v);
+        t0 = now_ms();
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_ERROR)) {
+            CHECK_MSG(strcmp(res.reply.fail.error, RUN_ERROR_OUT_OF_MEMORY) == 0,
+                      "the failure's error is \"%s\"", res.reply.fail.error);
+            CHECK_CONTAINS(res.reply.fail.message, "cuMemAlloc");
+        }
+        ms = now_ms() - t0;
+        CHECK_MSG(ms >= BW_RUNNER_OOM_RETRY_MS, "gave up after %.0f ms", ms);
+        run_result_release(&res);
+        shared_device_ledger(&d, -f.bytes, v);
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK))
+            check_vector_add(&req, &res);
+        run_result_release(&res);
+    }
+    runner_free(r);
+    shared_device_done(&d);
 }
 
 /* Several images in one load, each kernel under a name of its own (a Triton

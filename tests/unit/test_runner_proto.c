@@ -650,7 +650,7 @@ TEST(proto_ready_and_calibration_round_trip)
     CHECK_INT_EQ(g.status, RUN_OK);
     CHECK(memcmp(&c, &d, sizeof(c)) == 0);
     json_decref(j);
-    j = through_text(error_reply_to_json("calibration", "no memory for the copy"));
+    j = through_text(error_reply_to_json("calibration", NULL, "no memory for the copy"));
     CHECK_INT_EQ(calibration_from_json(j, &d, &g, &cause), BW_OK);
     CHECK_INT_EQ(g.status, RUN_ERROR);
     CHECK_STR_EQ(g.message, "no memory for the copy");
@@ -775,7 +775,7 @@ TEST(proto_profile_reply_unavailable_and_failures)
     CHECK_INT_EQ(b.fail.launch, 1);
     json_decref(j);
     /* a request the runner could not serve */
-    j = through_text(error_reply_to_json("profile_result", "out of memory"));
+    j = through_text(error_reply_to_json("profile_result", NULL, "out of memory"));
     CHECK_INT_EQ(profile_reply_from_json(j, &b, &cause), BW_OK);
     CHECK_INT_EQ(b.fail.status, RUN_ERROR);
     json_decref(j);
