@@ -175,6 +175,19 @@ struct reference_kept {
     struct kept_case cases[];
 };
 
+/* The bytes from the start of res's data that its outputs take (the reply located them). */
+static size_t returned_bytes(const struct run_result *res)
+{
+    size_t end = 0;
+
+    for (int k = 0; k < res->reply.n_outputs; k++) {
+        const struct run_output *o = &res->reply.outputs[k];
+        if (o->offset + o->bytes > end)
+            end = (size_t)(o->offset + o->bytes);
+    }
+    return end < res->data_len ? end : res->data_len;
+}
+
 void reference_keep(struct session *s, size_t i, const struct plan *pl, struct expected *exp)
 {
     size_t n = s->p->n_tests, bytes;
@@ -191,9 +204,10 @@ void reference_keep(struct session *s, size_t i, const struct plan *pl, struct e
     kc = &s->ref_kept->cases[i];
     if (kc->have)
         return;
-    /* a sampled case: per checked element, its index, value, scale and integer at most */
+    /* a sampled case: per checked element, its index, value, scale and integer at most; a
+     * whole one: its outputs, not the (lent, maybe far larger) buffer they were returned in */
     bytes = exp->checks ? exp->checks->span * exp->checks->sets * 4 * sizeof(double)
-                        : exp->res.data_len;
+                        : returned_bytes(&exp->res);
     if (s->ref_kept->bytes + bytes > BW_REFERENCE_KEEP_BYTES) {
         log_debug("%s: test %s: its expected outputs (%zu bytes) are computed again for each "
                   "configuration: over BW_REFERENCE_KEEP_BYTES",
@@ -206,10 +220,10 @@ void reference_keep(struct session *s, size_t i, const struct plan *pl, struct e
         kc->checks = exp->checks;
         exp->checks = NULL;
     } else {
-        if (exp->res.data_len) {
-            if (!(kc->data = malloc(exp->res.data_len)))
+        if (bytes) {
+            if (!(kc->data = malloc(bytes)))
                 return;
-            memcpy(kc->data, exp->res.data, exp->res.data_len);
+            memcpy(kc->data, exp->res.data, bytes);
         }
         for (size_t b = 0; b < PLAN_MAX_BUFFERS; b++)
             if (exp->buf[b])
@@ -218,6 +232,16 @@ void reference_keep(struct session *s, size_t i, const struct plan *pl, struct e
     plan_copy(&kc->plan, pl);
     kc->have = true;
     s->ref_kept->bytes += bytes;
+}
+
+size_t reference_kept_cases(const struct session *s, size_t *bytes)
+{
+    size_t n = 0;
+
+    *bytes = s->ref_kept ? s->ref_kept->bytes : 0;
+    for (size_t i = 0; s->ref_kept && i < s->ref_kept->n; i++)
+        n += s->ref_kept->cases[i].have;
+    return n;
 }
 
 /* Lends kept case i to *pl and *exp (borrowed); false when it was not kept. */

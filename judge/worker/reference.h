@@ -90,6 +90,9 @@ void reference_keep(struct session *s, size_t i, const struct plan *pl, struct e
 /* Frees the kept outputs (at the end of a judging). */
 void reference_keep_release(struct session *s);
 
+/* The cases whose expected outputs are kept, and the bytes they take (tests). */
+size_t reference_kept_cases(const struct session *s, size_t *bytes);
+
 #define REFERENCE_AHEAD 2 /* test cases the reference computes ahead of the submission */
 
 struct reference_slot {
