@@ -54,7 +54,6 @@ struct runner {
      * it reads the next request (runner_exec.h); the next call's deadline
      * allows for that: the last run's buffers at the harness's device rate. */
     int release_ms;
-    double memory_wait_ms; /* waited for device memory (device_memory.h) so far */
 };
 
 /* --- lent buffers -------------------------------------------------------------------- */
@@ -282,11 +281,6 @@ void runner_lent_kept_release(void)
 double runner_lent_ms(const struct runner *r)
 {
     return r->lent_ms;
-}
-
-double runner_memory_wait_ms(const struct runner *r)
-{
-    return r->memory_wait_ms;
 }
 
 /* --- the log --------------------------------------------------------------------- */
@@ -691,7 +685,6 @@ static int call(struct runner *r, json_t *req, int req_fd, const char *reply_typ
         if (waited > 0) /* the operator's sign that the slots contend for the GPU's memory */
             log_info("runner %d: %s waited %.0f ms for %.2f GB of device memory", (int)r->pid, type,
                      waited, (double)device_bytes / 1e9);
-        r->memory_wait_ms += waited;
     }
     deadline = ipc_deadline_in(timeout_ms);
     rc = ipc_send(r->sock, req, req_fd, deadline, cause);
@@ -927,14 +920,12 @@ static int indices_memfd(const int64_t *idx, size_t n, bool needed, int *fd, cha
  * discarded runner whose context is being torn down (device_memory.h).
  */
 static bool retry_out_of_memory(const struct runner *r, const struct run_failure *f,
-                                double first_ms)
+                                double first_ms, int *tries)
 {
-    double waited = now_ms() - first_ms;
-
     if (f->status != RUN_ERROR || strcmp(f->error, RUN_ERROR_OUT_OF_MEMORY) != 0 ||
-        waited >= BW_RUNNER_OOM_RETRY_MS)
+        now_ms() - first_ms >= BW_RUNNER_OOM_RETRY_MS)
         return false;
-    if (waited < BW_RUNNER_OOM_PAUSE_MS) /* the first retry: the operator's sign, once a call */
+    if ((*tries)++ == 0) /* the operator's sign, once a call */
         log_info("runner %d: ran short of device memory (%s); trying again for up to %d ms",
                  (int)r->pid, f->message, BW_RUNNER_OOM_RETRY_MS);
     usleep(BW_RUNNER_OOM_PAUSE_MS * 1000);
@@ -1027,10 +1018,10 @@ int runner_run(struct runner *r, const struct run_request *req, struct run_resul
                int timeout_ms, char **cause)
 {
     double first = now_ms();
-    int rc;
+    int rc, tries = 0;
 
     while ((rc = run_once(r, req, res, timeout_ms, cause)) == BW_OK &&
-           retry_out_of_memory(r, &res->reply.fail, first))
+           retry_out_of_memory(r, &res->reply.fail, first, &tries))
         run_result_release(res);
     return rc;
 }
@@ -1095,10 +1086,10 @@ int runner_bench(struct runner *r, const struct bench_request *req, struct bench
                  int timeout_ms, char **cause)
 {
     double first = now_ms();
-    int rc;
+    int rc, tries = 0;
 
     while ((rc = bench_once(r, req, res, timeout_ms, cause)) == BW_OK &&
-           retry_out_of_memory(r, &res->reply.fail, first))
+           retry_out_of_memory(r, &res->reply.fail, first, &tries))
         bench_result_release(res);
     return rc;
 }
@@ -1151,10 +1142,10 @@ int runner_profile(struct runner *r, const struct profile_request *req, struct p
                    int timeout_ms, char **cause)
 {
     double first = now_ms();
-    int rc;
+    int rc, tries = 0;
 
     do
         rc = profile_once(r, req, reply, timeout_ms, cause);
-    while (rc == BW_OK && retry_out_of_memory(r, &reply->fail, first));
+    while (rc == BW_OK && retry_out_of_memory(r, &reply->fail, first, &tries));
     return rc;
 }
