@@ -213,7 +213,12 @@
     20 /* the same after a judging's first timed shape: the GPU is warm (at least 3 runs) */
 #define BW_BENCH_SCREEN_MIN_CONFIGS                                                                \
     3 /* with this many @tune configurations or more, a shape screens them before timing */
-#define BW_BENCH_SCREEN_SAMPLES 10 /* timed runs of a screening (checked as any timed run) */
+#define BW_BENCH_SCREEN_SAMPLES                                                                    \
+    10 /* timed runs of a screening at most (checked as any timed run) */
+#define BW_BENCH_SCREEN_MIN_SAMPLES                                                                \
+    3 /* and at least: a slow kernel's screening stops at BW_BENCH_SCREEN_BUDGET_MS */
+#define BW_BENCH_SCREEN_BUDGET_MS                                                                  \
+    100 /* wall budget of a screening's timed runs (Triton's autotuner times a config ~100 ms) */
 #define BW_BENCH_SCREEN_MARGIN                                                                     \
     0.05 /* configurations screened within this fraction of the fastest are timed in full */
 #define BW_BENCH_KEPT_RUNNERS                                                                      \

@@ -736,7 +736,7 @@ function benchSection(benches, problem, gpu, live, pytorch) {
   // The timing's sampling, and the configurations a screening left out (bench.c).
   const samplesTitle = (b) =>
     `${f.int(b.samples)} samples, stopped by ${b.stop || "?"}` +
-    (b.screened > 0 ? `; ${b.screened} other configuration${b.screened === 1 ? "" : "s"} screened out (10 samples, over 5% slower)` : "");
+    (b.screened > 0 ? `; ${b.screened} other configuration${b.screened === 1 ? "" : "s"} screened out (3 to 10 samples, over 5% slower)` : "");
   const rows = benches.map((b) => [
     h("span", null, b.name, sizeText(b.name) && sizeText(b.name) !== b.name ? h("span", { class: "sub" }, sizeText(b.name)) : null),
     f.ms(b.median_ms),
