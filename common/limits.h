@@ -208,9 +208,12 @@
 #define BW_BENCH_MAX_SAMPLES 500   /* timed runs per shape at most */
 #define BW_BENCH_TARGET_RSE  0.005 /* stop when the median's relative standard error is below */
 #define BW_BENCH_BUDGET_MS   1500  /* wall budget of timed runs per shape */
-#define BW_BENCH_WARMUP_MS   100   /* warm-up runs per shape, at least 3 runs */
+#define BW_BENCH_WARMUP_MS   100   /* warm-up runs per shape, at least BW_BENCH_WARMUP_RUNS */
+#define BW_BENCH_WARMUP_RUNS 3     /* untimed runs before a shape's samples, at least */
+#define BW_BENCH_MAX_WARMUP_RUNS                                                                   \
+    1000 /* a bench request's warmup_runs at most (docs/runner-protocol.md, bench) */
 #define BW_BENCH_WARMUP_NEXT_MS                                                                    \
-    20 /* the same after a judging's first timed shape: the GPU is warm (at least 3 runs) */
+    20 /* the same after a judging's first timed shape: the GPU is warm (and the runs) */
 #define BW_BENCH_SCREEN_MIN_CONFIGS                                                                \
     3 /* with this many @tune configurations or more, a shape screens them before timing */
 #define BW_BENCH_SCREEN_SAMPLES                                                                    \
@@ -219,6 +222,8 @@
     3 /* and at least: a slow kernel's screening stops at BW_BENCH_SCREEN_BUDGET_MS */
 #define BW_BENCH_SCREEN_BUDGET_MS                                                                  \
     100 /* wall budget of a screening's timed runs (Triton's autotuner times a config ~100 ms) */
+#define BW_BENCH_SCREEN_WARMUP_RUNS                                                                \
+    2 /* untimed runs before a screening's samples: one per input set (the GPU is warm) */
 #define BW_BENCH_SCREEN_MARGIN                                                                     \
     0.05 /* configurations screened within this fraction of the fastest are timed in full */
 #define BW_BENCH_KEPT_RUNNERS                                                                      \

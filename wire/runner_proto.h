@@ -209,7 +209,8 @@ struct bench_request {
     uint32_t max_samples;    /* >= min_samples, <= BW_BENCH_MAX_SAMPLES */
     double target_rse;       /* stop once the relative standard error is at most this */
     double budget_ms;        /* wall time of the timed samples */
-    double warmup_ms;        /* wall time of untimed runs first (at least 3 runs) */
+    double warmup_ms;        /* wall time of untimed runs first (at least warmup_runs) */
+    uint32_t warmup_runs;    /* untimed runs first at least; 0: BW_BENCH_WARMUP_RUNS */
     uint64_t l2_flush_bytes; /* written before each sample; 0: no flush */
     const int64_t *indices;  /* borrowed; sets * run_plan_gather_span() of them (in the fd) */
     size_t n_indices;

@@ -472,6 +472,8 @@ json_t *bench_request_to_json(const struct bench_request *r)
     rp_put(o, "target_rse", rp_double(r->target_rse), &ok);
     rp_put(o, "budget_ms", rp_double(r->budget_ms), &ok);
     rp_put(o, "warmup_ms", rp_double(r->warmup_ms), &ok);
+    if (r->warmup_runs)
+        rp_put(o, "warmup_runs", json_integer(r->warmup_runs), &ok);
     rp_put(o, "l2_flush_bytes", rp_u64(r->l2_flush_bytes), &ok);
     return rp_finish(o, ok);
 }
@@ -491,6 +493,8 @@ int bench_request_from_json(const json_t *j, struct bench_request *r, char **cau
         (rc = rp_get_finite(j, "target_rse", "bench", true, 0, 1, &r->target_rse, cause)) ||
         (rc = rp_get_finite(j, "budget_ms", "bench", true, 0, 3600e3, &r->budget_ms, cause)) ||
         (rc = rp_get_finite(j, "warmup_ms", "bench", false, 0, 3600e3, &r->warmup_ms, cause)) ||
+        (rc = rp_get_u32(j, "warmup_runs", "bench", false, BW_BENCH_MAX_WARMUP_RUNS,
+                         &r->warmup_runs, cause)) ||
         (rc = rp_get_u64(j, "l2_flush_bytes", "bench", false, BW_MAX_TENSOR_BYTES,
                          &r->l2_flush_bytes, cause)))
         return rc;

@@ -151,9 +151,11 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
         goto free_state;
     }
 
-    /* Warm-up: the same runs untimed, at least 3, for warmup_ms of wall time. */
+    /* Warm-up: the same runs untimed, at least warmup_runs, for warmup_ms of wall time. */
     t0 = now_ms();
-    for (int w = 0; w < 3 || now_ms() - t0 < req->warmup_ms; w++) {
+    for (int w = 0; w < (int)(req->warmup_runs ? req->warmup_runs : BW_BENCH_WARMUP_RUNS) ||
+                    now_ms() - t0 < req->warmup_ms;
+         w++) {
         rc = bench_once(x, st, &d, w % (int)req->sets, -1, bps, &ms, NULL, 0, &reply->fail, cause);
         if (rc || reply->fail.status != RUN_OK) {
             reply->fail.in_warmup = true;

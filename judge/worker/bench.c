@@ -101,6 +101,9 @@ static int time_plan(struct session *s, const struct program *pg, size_t config,
      * shape, configuration or rebuild follows it on a busy GPU (and only needs
      * its own buffers touched: the 3 runs at least). */
     brq.warmup_ms = s->timed_once ? BW_BENCH_WARMUP_NEXT_MS : BW_BENCH_WARMUP_MS;
+    /* A screening's warm-up runs each input set once: it follows the tests or another
+     * configuration's timing on a warm GPU (Triton's autotuner warms up for 25 ms). */
+    brq.warmup_runs = screen && s->timed_once ? BW_BENCH_SCREEN_WARMUP_RUNS : BW_BENCH_WARMUP_RUNS;
     s->timed_once = true;
     brq.l2_flush_bytes = BW_L2_FLUSH_BYTES;
     brq.indices = k->indices;

@@ -196,6 +196,16 @@ TEST(proto_bench_request_round_trip)
     CHECK_INT_EQ(b.max_samples, 500);
     CHECK(b.target_rse == 0.005 && b.budget_ms == 1500 && b.warmup_ms == 100);
     CHECK(b.l2_flush_bytes == 256ull << 20);
+    CHECK_INT_EQ(b.warmup_runs, 0); /* not sent: the runner's default */
+    json_decref(j);
+    /* a screening's warm-up runs go through; past BW_BENCH_MAX_WARMUP_RUNS is refused */
+    a.warmup_runs = 2;
+    j = through_text(bench_request_to_json(&a));
+    CHECK_INT_EQ(bench_request_from_json(j, &b, &cause), BW_OK);
+    CHECK_INT_EQ(b.warmup_runs, 2);
+    json_object_set_new(j, "warmup_runs", json_integer(BW_BENCH_MAX_WARMUP_RUNS + 1));
+    CHECK_INT_EQ(bench_request_from_json(j, &b, &cause), BW_ERR_INVALID);
+    CHECK_CONTAINS(cause, "warmup_runs");
     json_decref(j);
     free(cause);
 }
