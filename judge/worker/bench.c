@@ -90,9 +90,10 @@ static int time_plan(struct session *s, const struct program *pg, size_t config,
     brq.sets = BW_BENCH_SETS;
     /* A screening (bench_configs) takes a few samples: enough to tell a configuration that
      * cannot be the fastest from one that may. BW_BENCH_SCREEN_SAMPLES, or as many as fit
-     * BW_BENCH_SCREEN_BUDGET_MS and at least BW_BENCH_SCREEN_MIN_SAMPLES: flash-attention's
-     * 26 ms shape screened 7 configurations for 1.8 s of its Submit's 4.3 s of samples. It
-     * never stops on the RSE rule, which is not meant for 3 samples. */
+     * BW_BENCH_SCREEN_BUDGET_MS and at least BW_BENCH_SCREEN_MIN_SAMPLES: 10 samples of each
+     * of flash-attention's 7 configurations on its longest shape (about 26 ms a run) come to
+     * some 1.8 s, of the 4.2-4.3 s of samples its whole Submit took on the H200. It never
+     * stops on the RSE rule, which is not meant for 3 samples. */
     brq.min_samples = screen ? BW_BENCH_SCREEN_MIN_SAMPLES : BW_BENCH_MIN_SAMPLES;
     brq.max_samples = screen ? BW_BENCH_SCREEN_SAMPLES : BW_BENCH_MAX_SAMPLES;
     brq.target_rse = screen ? 0 : BW_BENCH_TARGET_RSE;
