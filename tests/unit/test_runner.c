@@ -132,7 +132,7 @@ static const char gpu_kernels[] =
 
 static const char fake_image[] = "FAKECUBIN\nvector_add\ncopy_f32\ntail_overrun\nbefore_start\n"
                                  "write_input\npartial\nfault\nhang\nint_param\nscale_inout\n"
-                                 "noop1\nnoop2\nsmem_user\n";
+                                 "noop1\nnoop2\nsmem_user\nvector_add_slow_64\n";
 
 static bool gpu_forced(void)
 {
@@ -1892,6 +1892,66 @@ static bool bench_copy(struct backend *b, struct runner *r, const char *kernel, 
     free(cause);
     *idx_out = idx;
     return rc == BW_OK;
+}
+
+/* A bench warms up with at least its warmup_runs (a screening sends 2, bench.c): on the fake,
+ * vector_add_slow_64 in blocks of 64 sleeps 2 ms a run, so the call's wall time bounds the runs
+ * from below. */
+#define SLOW_RUN_MS 2
+#define WARMUP_MANY 40
+
+TEST(fake_bench_warms_up_for_its_warmup_runs)
+{
+    const char *const kernels[] = {"vector_add_slow_64", NULL};
+    struct backend b;
+    struct bench_request req;
+    struct bench_result res;
+    struct runner *r;
+    char *cause = NULL;
+    double ms[2] = {0, 0};
+
+    if (!use_backend(&b, FAKE))
+        return;
+    r = start(&b);
+    if (!r || !load(&b, r, kernels, NULL)) {
+        runner_free(r);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        struct run_request rq;
+        double t0;
+
+        vector_add_plan(&rq, 1000, 0x5107ull);
+        memset(&req, 0, sizeof(req));
+        req.plan = rq.plan;
+        snprintf(req.plan.launches[0].kernel, sizeof(req.plan.launches[0].kernel), "%s",
+                 kernels[0]);
+        req.plan.launches[0].block[0] = 64;
+        req.plan.launches[0].grid[0] = (1000 + 63) / 64;
+        req.sets = 1;
+        req.min_samples = req.max_samples = 1;
+        req.target_rse = 0.01;
+        req.budget_ms = 1000;
+        req.warmup_ms = 0;
+        req.warmup_runs = k == 0 ? 0 : WARMUP_MANY; /* 0: the default, BW_BENCH_WARMUP_RUNS */
+        req.l2_flush_bytes = 1u << 20;
+        t0 = now_ms();
+        CHECK_INT_EQ(runner_bench(r, &req, &res, CALL_MS, &cause), BW_OK);
+        ms[k] = now_ms() - t0;
+        CHECK_MSG(res.reply.fail.status == RUN_OK, "bench: %s", res.reply.fail.message);
+        CHECK_INT_EQ(res.reply.n_samples, 1);
+        bench_result_release(&res);
+    }
+    CHECK_MSG(ms[0] >= (BW_BENCH_WARMUP_RUNS + 1) * SLOW_RUN_MS * 0.9 &&
+                  ms[1] >= (WARMUP_MANY + 1) * SLOW_RUN_MS * 0.9,
+              "a bench of 1 sample took %.1f ms with the default warm-up and %.1f ms with %d "
+              "warm-up runs (%d ms each)",
+              ms[0], ms[1], WARMUP_MANY, SLOW_RUN_MS);
+    printf("  info: a bench of one 2 ms sample: %.1f ms with the default warm-up, %.1f ms with "
+           "%d runs\n",
+           ms[0], ms[1], WARMUP_MANY);
+    free(cause);
+    runner_free(r);
 }
 
 SCENARIO(bench_copy)
