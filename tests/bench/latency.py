@@ -235,6 +235,9 @@ def burst(learners, problem, file, mode, runs, language="cuda"):
         "p90_s": pct(times, 90),
         "verdicts": {v: verdicts.count(v) for v in set(verdicts)},
         "errors": errors[:5],
+        # a Judge Error is the judge's own failure: its reasons, as the learner saw them
+        "judge_errors": sorted({s.get("message") or "(no message)" for s in subs
+                                if s.get("verdict") == "JE"})[:3],
         "samples_s": times,
         "judge": in_judge(subs, wall),
     }
@@ -457,6 +460,8 @@ def triton_table(res, line):
              f"{b['verdicts']}; judge p50 compile {j.get('compile', float('nan')):.0f} ms, "
              f"total {j.get('total', float('nan')):.0f} ms",
              ">= 200/min, p90 <= 3 s (was 116/min; CUDA 255/min)")
+        for m in b.get("judge_errors", []):
+            line("  Triton burst Judge Error", m[:300])
     if "submit" in tr:
         v = tr["submit"]
         if "error" in v:
@@ -611,6 +616,8 @@ def main():
         little = f", {waiting} waiting / rate = {waiting / rate:.2f} s" if rate > 0 else ""
         line(f"{k} {who}", f"{b['verdicts_per_min']:.1f} verdicts/min, p50 {b['p50_s']:.2f} s, "
              f"p90 {b['p90_s']:.2f} s{little} {b['verdicts']}", tgt)
+        for m in b.get("judge_errors", []):
+            line(f"  {k} Judge Error", m[:300])
         j = b["judge"]
         shown = [x for x in BURST_PHASES if x in j["p50_ms"]]
         line(f"  {k} in the judge", f"{j['concurrency']:.2f} judgings at once; p50 " +
