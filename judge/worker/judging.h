@@ -101,6 +101,10 @@ struct judge_result {
     /* the judge's making of buffers lent to the reference runner, in its pipe's
      * thread (reference.c): within tests_reference_wait_ms where a case waited */
     double tests_reference_lend_ms;
+    /* both runners' calls waiting for device memory the other slots held
+     * (device_memory.h): within tests_submission_ms, and tests_reference_wait_ms
+     * where a case waited for the reference */
+    double tests_memory_wait_ms;
     /* within tests_submission_ms: the runner's phases (runner_proto.h's
      * enum run_phase: alloc, setup, launch, checks, return, free), summed */
     double tests_submission_phase_ms[6];

@@ -329,6 +329,7 @@ int reference_pipe_start(struct reference_pipe *rp, struct session *s, char **ca
     rp->s = s;
     rp->kept = s->ref_kept;
     rp->lent_ms0 = runner_lent_ms(s->ref_runner);
+    rp->memory_wait_ms0 = runner_memory_wait_ms(s->ref_runner);
     pthread_mutex_init(&rp->lock, NULL);
     pthread_cond_init(&rp->changed, NULL);
     if (pthread_create(&rp->thread, NULL, pipe_thread, rp) != 0) {
@@ -385,6 +386,8 @@ void reference_pipe_finish(struct reference_pipe *rp)
     pthread_mutex_unlock(&rp->lock);
     pthread_join(rp->thread, NULL);
     rp->s->res->tests_reference_lend_ms += runner_lent_ms(rp->s->ref_runner) - rp->lent_ms0;
+    rp->s->res->tests_memory_wait_ms +=
+        runner_memory_wait_ms(rp->s->ref_runner) - rp->memory_wait_ms0;
     rp->s->res->tests_reference_reused += rp->reused;
     for (int k = 0; k < REFERENCE_AHEAD; k++) {
         expected_release(&rp->slots[k].exp);

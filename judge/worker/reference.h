@@ -112,7 +112,8 @@ struct reference_pipe {
     struct reference_kept *kept; /* the session's kept outputs when the pipe started, or NULL */
     size_t reused;               /* cases taken from kept, not computed */
     bool stop;
-    double lent_ms0; /* runner_lent_ms(ref_runner) at the start: the finish adds the rest */
+    double lent_ms0;        /* runner_lent_ms(ref_runner) at the start: the finish adds the rest */
+    double memory_wait_ms0; /* runner_memory_wait_ms(ref_runner) at the start, likewise */
     struct reference_slot slots[REFERENCE_AHEAD];
 };
 

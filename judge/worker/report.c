@@ -430,14 +430,15 @@ json_t *judge_result_json(const struct judge_result *r)
     json_object_set_new(timing, "profile_ms", json_real(r->profile_ms));
     json_object_set_new(timing, "finish_ms", json_real(r->finish_ms));
     json_object_set_new(timing, "tests_breakdown",
-                        json_pack("{s:f, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "reference_wait_ms",
-                                  r->tests_reference_wait_ms, "reference_ready",
-                                  (json_int_t)r->tests_reference_ready, "reference_reused",
-                                  (json_int_t)r->tests_reference_reused, "reference_lend_ms",
-                                  r->tests_reference_lend_ms, "submission_ms",
+                        json_pack("{s:f, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}",
+                                  "reference_wait_ms", r->tests_reference_wait_ms,
+                                  "reference_ready", (json_int_t)r->tests_reference_ready,
+                                  "reference_reused", (json_int_t)r->tests_reference_reused,
+                                  "reference_lend_ms", r->tests_reference_lend_ms, "submission_ms",
                                   r->tests_submission_ms, "submission_plan_ms",
                                   r->tests_submission_plan_ms, "submission_lend_ms",
-                                  r->tests_submission_lend_ms, "compare_ms", r->tests_compare_ms));
+                                  r->tests_submission_lend_ms, "compare_ms", r->tests_compare_ms,
+                                  "memory_wait_ms", r->tests_memory_wait_ms));
     json_t *tests_breakdown = json_object_get(timing, "tests_breakdown");
     for (int k = 0; tests_breakdown && k < RUN_PHASES; k++) {
         char key[40];

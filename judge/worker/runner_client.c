@@ -54,6 +54,7 @@ struct runner {
      * it reads the next request (runner_exec.h); the next call's deadline
      * allows for that: the last run's buffers at the harness's device rate. */
     int release_ms;
+    double memory_wait_ms; /* its calls' waits for device memory (device_memory.h) so far */
 };
 
 /* --- lent buffers -------------------------------------------------------------------- */
@@ -281,6 +282,11 @@ void runner_lent_kept_release(void)
 double runner_lent_ms(const struct runner *r)
 {
     return r->lent_ms;
+}
+
+double runner_memory_wait_ms(const struct runner *r)
+{
+    return r->memory_wait_ms;
 }
 
 /* --- the log --------------------------------------------------------------------- */
@@ -685,6 +691,7 @@ static int call(struct runner *r, json_t *req, int req_fd, const char *reply_typ
         if (waited > 0) /* the operator's sign that the slots contend for the GPU's memory */
             log_info("runner %d: %s waited %.0f ms for %.2f GB of device memory", (int)r->pid, type,
                      waited, (double)device_bytes / 1e9);
+        r->memory_wait_ms += waited;
     }
     deadline = ipc_deadline_in(timeout_ms);
     rc = ipc_send(r->sock, req, req_fd, deadline, cause);

@@ -117,6 +117,8 @@ int runner_lent_kept(void);
 void runner_lent_kept_release(void);
 /* The milliseconds r's caller spent making lent buffers so far (for timing). */
 double runner_lent_ms(const struct runner *r);
+/* The milliseconds r's calls waited for device memory so far (device_memory.h; for timing). */
+double runner_memory_wait_ms(const struct runner *r);
 /* Output of buffer `buf` in res (borrowed), or NULL; *bytes its size. */
 const void *run_result_output(const struct run_result *res, int buf, size_t *bytes);
 

@@ -440,10 +440,11 @@ static int run_case(struct session *s, size_t config, size_t i, struct reference
     int deadline_ms = tests_run_deadline_ms(s->p->run_ms, &rq);
     session_gate_enter(s, false);
     t0 = now_ms();
-    double lent0 = runner_lent_ms(s->sub_runner);
+    double lent0 = runner_lent_ms(s->sub_runner), wait0 = runner_memory_wait_ms(s->sub_runner);
     rc = runner_run(s->sub_runner, &rq, &pc->res, deadline_ms, &why);
     s->res->tests_submission_ms += now_ms() - t0;
     s->res->tests_submission_lend_ms += runner_lent_ms(s->sub_runner) - lent0;
+    s->res->tests_memory_wait_ms += runner_memory_wait_ms(s->sub_runner) - wait0;
     session_gate_leave(s, false);
     if (rc == BW_ERR_TIMEOUT) {
         t->verdict = failure_timeout(s->p->run_ms, deadline_ms, &t->message, &t->detail);

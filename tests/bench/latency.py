@@ -178,7 +178,7 @@ BURST_PHASES = ("total", "runners", "compile", "compile.first", "compile.compile
                 "tests", "tests.compare", "tests.submission",
                 "tests.submission_alloc", "tests.submission_setup", "tests.submission_launch", "tests.submission_checks",
                 "tests.submission_return", "tests.submission_free", "tests.submission_lend",
-                "tests.reference_wait", "finish")
+                "tests.reference_wait", "tests.memory_wait", "finish")
 
 
 def in_judge(subs, wall):

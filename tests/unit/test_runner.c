@@ -1015,7 +1015,8 @@ static void shared_device_done(struct shared_device *d)
 struct shared_runner {
     struct backend *b;
     pthread_barrier_t *start;
-    int ok; /* runs RUN_OK with the right sums */
+    int ok;           /* runs RUN_OK with the right sums */
+    double waited_ms; /* runner_memory_wait_ms at the end */
 };
 
 static void *shared_runner_main(void *arg)
@@ -1035,6 +1036,8 @@ static void *shared_runner_main(void *arg)
         }
         run_result_release(&res);
     }
+    if (r)
+        sr->waited_ms = runner_memory_wait_ms(r);
     runner_free(r);
     return NULL;
 }
@@ -1065,6 +1068,9 @@ TEST(fake_runs_wait_for_device_memory_instead_of_failing)
     device_memory_state(&st);
     shared_device_ledger(&d, 0, v);
     CHECK_MSG(st.waits >= 1, "no run waited for device memory; two do not fit together");
+    CHECK_MSG(sr[0].waited_ms + sr[1].waited_ms > 0,
+              "the runners say they waited %.1f and %.1f ms for device memory", sr[0].waited_ms,
+              sr[1].waited_ms);
     CHECK_INT_EQ(st.reserved, 0);
     printf("  info: %llu of %d runs waited for device memory; the fake device refused %llu "
            "allocations (a run sent just as another's buffers were being freed: tried again)\n",
