@@ -139,8 +139,8 @@
 #define BW_RUNNER_LOAD_MS      30000       /* one load request (module load, function attributes) */
 /* Device memory (judge/worker/device_memory.h): the runners' calls reserve their buffers' bytes
  * within the GPU's memory less 1/BW_DEVICE_MEMORY_RESERVE_PART of it (every runner's context
- * and harness, about 0.5 GB each, and PyTorch's baselines live in that part: 10 GB of an
- * 80 GB H100). A call that ran short all the same (another runner's buffers freed just after
+ * and harness, some hundreds of MB each, and PyTorch's baselines live in that part: 10 GB of
+ * an 80 GB H100). A call that ran short all the same (another runner's buffers freed just after
  * its reply) is tried again every BW_RUNNER_OOM_PAUSE_MS for up to BW_RUNNER_OOM_RETRY_MS. */
 #define BW_DEVICE_MEMORY_RESERVE_PART 8
 #define BW_RUNNER_OOM_PAUSE_MS        20
