@@ -102,6 +102,11 @@ for case, s in zip(spec_json["benchmarks"], shapes):
     del kw
     torch.cuda.empty_cache()
 PY
+# The SM clock, power and temperature now: a power-capped GPU's clock is what moves a timing.
+gpu_state() {
+    nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader 2>/dev/null |
+        head -n 1 || echo "unknown"
+}
 AGREE="sgemm matmul-bias-relu autotuned-matmul grouped-matmul split-k-matmul block-pointer-matmul sdpa flash-attention"
 : >"$T/agree.txt"
 
@@ -116,10 +121,12 @@ for d in problems/*/; do
         echo "skip $p: over the ${budget} s budget (run: $judged baseline $d)"
         continue
     fi
+    before=$(gpu_state)
     timeout 150 "$judged" baseline --json "$d" >"$T/m-$p.json" 2>"$T/m-$p.err" ||
         echo "  judged baseline $p: exit $? $(tail -c 300 "$T/m-$p.err")"
     # the matmul and attention problems: their independent timing now, on the same GPU state
     case " $AGREE " in *" $p "*)
+        echo "info $p: the GPU before judged baseline: $before; before torch_time: $(gpu_state)" >>"$T/agree.txt"
         timeout 120 "$py" "$T/agree.py" "$T/m-$p.json" "$p" >>"$T/agree.txt" 2>&1 ||
             echo "FAIL $p: the independent timing: exit $? $(tail -n 3 "$T/agree.txt" | tr '\n' ' ')" >>"$T/agree.txt"
         ;;
