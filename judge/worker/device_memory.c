@@ -1,6 +1,7 @@
 #include "device_memory.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "common/limits.h"
 #include "common/util.h"

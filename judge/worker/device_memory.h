@@ -4,8 +4,8 @@
  * A worker's slots judge side by side, each with a submission runner and a
  * reference runner on the same GPU, and a test case can take tens of
  * gigabytes (vector-add's past-2^31 test: 26 GB of fp32 buffers, and its
- * reference's). Two such cases at once do not fit an 80 GB GPU, and the loser's
- * allocation failed: a Judge Error a learner could do nothing about. So every
+ * reference's). Two such cases at once do not fit an 80 GB GPU: the second
+ * allocation fails, a Judge Error a learner can do nothing about. So every
  * runner call that allocates (run, bench, profile: runner_client.c) first
  * reserves the bytes its buffers take here and releases them when its reply
  * has come; a call that does not fit waits, in the order the calls came, until
@@ -27,7 +27,6 @@
 #ifndef BW_DEVICE_MEMORY_H
 #define BW_DEVICE_MEMORY_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 /* Sets the device's total memory (the first call with a nonzero total wins). */
