@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "baseline.h"
+#include "device_memory.h"
 #include "report.h"
 #include "worker.h"
 #include "common/error.h"
@@ -180,10 +181,17 @@ int cmd_worker(int argc, char **argv, struct cli *cli)
         status = EXIT_JUDGE;
         goto out;
     }
-    if (cli->cfg.have_gpu)
+    if (cli->cfg.have_gpu) {
+        struct device_memory_state dm;
         log_info("GPU %d: %s, copy %.0f GB/s, fp32 %.1f TFLOP/s", cli->cfg.device,
                  cli->cfg.gpu.name, cli->cfg.gpu.copy_gbps, cli->cfg.gpu.fp32_tflops);
-    else
+        device_memory_set_total(cli->cfg.gpu.memory_bytes);
+        device_memory_state(&dm);
+        log_info("GPU %d: %.1f GB of its %.1f GB of memory for the buffers of the jobs' runs at "
+                 "once; a run that does not fit waits (docs/operations.md, Device memory)",
+                 cli->cfg.device, (double)dm.capacity / 1e9,
+                 (double)cli->cfg.gpu.memory_bytes / 1e9);
+    } else
         log_warn("no GPU (%s): this worker compiles; running waits for a GPU worker",
                  cli->cfg.no_gpu_reason ? cli->cfg.no_gpu_reason : "unknown");
     /* Profiles: where CUPTI is (cupti_find.h); without it a Profile says why it has no figures. */

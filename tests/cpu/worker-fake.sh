@@ -8,6 +8,7 @@
 #     one executed with the right verdict; a Runtime Error, a Time Limit and a
 #     Memory Violation in the burst cost nobody else their verdict;
 #   - a Submit in the burst is timed (its shapes run alone: the GPU gate);
+#   - the worker logs the device memory its jobs' runs share (device_memory.h);
 #   - identical sources in the burst are compiled once (compile_cached);
 #   - every job is judged exactly once.
 #   tests/cpu/worker-fake.sh BUILD           on the fake driver (make test)
@@ -135,6 +136,12 @@ for _ in $(seq 200); do grep -q 'registered' "$T/judged.log" && break; sleep 0.1
 GOT=$(grep -E 'registered|slots' "$T/judged.log" | head -2 | tr '\n' ' ')
 check "the worker registers with its (fake) GPU and 2 job slots" \
     '[[ "$GOT" == *"2 job slots"* && "$GOT" != *"compile only"* ]]'
+# the device memory its jobs' runs share (device_memory.h): the fake's 1 GiB less 1/8
+GOT=$(grep -o 'GPU 0: [0-9.]* GB of its [0-9.]* GB of memory' "$T/judged.log" | head -n 1)
+WANT="GPU 0: 0.9 GB of its 1.1 GB of memory"
+[ "$gpu" = --gpu ] && WANT=$GOT # a real GPU's figures: the line is there
+check "the worker says how much device memory its jobs' runs share ($GOT)" \
+    '[ -n "$GOT" ] && [ "$GOT" = "$WANT" ]'
 
 # A burst: four learners, three Runs each, a fault, a hang and an overrun among them.
 declare -A want
