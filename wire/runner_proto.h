@@ -201,6 +201,9 @@ uint64_t run_plan_return_bytes(const struct run_plan *p);
 uint64_t run_plan_device_bytes(const struct run_plan *p);
 /* The same with `sets` input sets (a bench: in and inout buffers once per set). */
 uint64_t run_plan_device_bytes_sets(const struct run_plan *p, uint32_t sets);
+/* The device copies the runner makes of a buffer of this role with `sets` input sets: one
+ * per set for in and inout buffers (each set has its own inputs), else one. */
+int run_buffer_copies(enum run_role role, uint32_t sets);
 
 struct bench_request {
     struct run_plan plan;

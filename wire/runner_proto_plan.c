@@ -444,16 +444,18 @@ uint64_t run_plan_device_bytes(const struct run_plan *p)
     return run_plan_device_bytes_sets(p, 1);
 }
 
+int run_buffer_copies(enum run_role role, uint32_t sets)
+{
+    return (role == RUN_ROLE_IN || role == RUN_ROLE_INOUT) && sets > 1 ? (int)sets : 1;
+}
+
 uint64_t run_plan_device_bytes_sets(const struct run_plan *p, uint32_t sets)
 {
     uint64_t total = 0;
 
-    for (int b = 0; b < p->n_buffers; b++) {
-        enum run_role role = p->buffers[b].role;
-        uint64_t copies = role == RUN_ROLE_IN || role == RUN_ROLE_INOUT ? (sets ? sets : 1) : 1;
-        total += copies *
+    for (int b = 0; b < p->n_buffers; b++)
+        total += (uint64_t)run_buffer_copies(p->buffers[b].role, sets) *
                  (p->buffers[b].count * dtype_size(p->buffers[b].dtype) + 2ull * BW_GUARD_BYTES);
-    }
     return total;
 }
 

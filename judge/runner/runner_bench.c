@@ -152,10 +152,9 @@ int runner_exec_bench(struct runner_exec *x, const struct bench_request *req,
     }
 
     /* Warm-up: the same runs untimed, at least warmup_runs, for warmup_ms of wall time. */
+    int min_runs = req->warmup_runs ? (int)req->warmup_runs : BW_BENCH_WARMUP_RUNS;
     t0 = now_ms();
-    for (int w = 0; w < (int)(req->warmup_runs ? req->warmup_runs : BW_BENCH_WARMUP_RUNS) ||
-                    now_ms() - t0 < req->warmup_ms;
-         w++) {
+    for (int w = 0; w < min_runs || now_ms() - t0 < req->warmup_ms; w++) {
         rc = bench_once(x, st, &d, w % (int)req->sets, -1, bps, &ms, NULL, 0, &reply->fail, cause);
         if (rc || reply->fail.status != RUN_OK) {
             reply->fail.in_warmup = true;

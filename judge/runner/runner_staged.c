@@ -35,8 +35,7 @@ static CUfunction loaded_function(const struct runner_exec *x, const char *name)
 
 int copies_of(const struct staged_plan *st, int b)
 {
-    enum run_role role = st->plan->buffers[b].role;
-    return role == RUN_ROLE_IN || role == RUN_ROLE_INOUT ? st->sets : 1;
+    return run_buffer_copies(st->plan->buffers[b].role, (uint32_t)st->sets);
 }
 
 static const char *arg_kind_text(enum run_arg_kind k)
