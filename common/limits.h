@@ -267,6 +267,9 @@
 #define BW_BASELINE_ENTRIES      64          /* problem versions a worker keeps figures of */
 #define BW_BASELINE_WAIT_MS                                                                        \
     20000 /* a Submit waits this long for its problem's measurement in progress */
+#define BW_BASELINE_REST_MS                                                                        \
+    1000 /* the driver idles before each shape's warm-up: every shape timed from rest (a           \
+            power-capped GPU's clock depends on the last second's work) */
 #define BW_BASELINE_RETRY_S 3600 /* a measurement that failed is tried again after this */
 #define BW_BASELINE_CHECK_CASE_BYTES                                                               \
     (64ULL << 20) /* validate: test cases up to this size check baseline.py */

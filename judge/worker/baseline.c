@@ -25,8 +25,9 @@ const char baseline_method_text[] =
     "PyTorch's time: the problem's baseline.py (the PyTorch a learner would otherwise call) run "
     "by this worker on the same GPU and shapes with the judge's own timing (L2 flushed before "
     "each sample, two rotated input sets, CUDA events around the call, warm-up, median until "
-    "its relative standard error is below 0.5%, or 500 samples, or 1.5 s); measured once per "
-    "problem version and GPU. x PyTorch = PyTorch's median / yours: above 1 is faster.";
+    "its relative standard error is below 0.5%, or 500 samples, or 1.5 s), each shape after 1 s "
+    "of rest; measured once per problem version and GPU. x PyTorch = PyTorch's median / yours: "
+    "above 1 is faster.";
 
 void baseline_figures_release(struct baseline_figures *f)
 {
@@ -41,11 +42,11 @@ void baseline_figures_release(struct baseline_figures *f)
 
 json_t *baseline_method_json(void)
 {
-    return json_pack("{s:i, s:i, s:i, s:f, s:i, s:i, s:i, s:I}", "sets", BW_BENCH_SETS,
+    return json_pack("{s:i, s:i, s:i, s:f, s:i, s:i, s:i, s:I, s:i}", "sets", BW_BENCH_SETS,
                      "min_samples", BW_BENCH_MIN_SAMPLES, "max_samples", BW_BENCH_MAX_SAMPLES,
                      "target_rse", BW_BENCH_TARGET_RSE, "budget_ms", BW_BENCH_BUDGET_MS,
-                     "warmup_ms", BW_BENCH_WARMUP_MS, "warmup_next_ms", BW_BENCH_WARMUP_NEXT_MS,
-                     "l2_flush_bytes", (json_int_t)BW_L2_FLUSH_BYTES);
+                     "warmup_ms", BW_BENCH_WARMUP_MS, "rest_ms", BW_BASELINE_REST_MS,
+                     "l2_flush_bytes", (json_int_t)BW_L2_FLUSH_BYTES, "l2_flush_word", 0);
 }
 
 json_t *baseline_figures_json(const struct baseline_figures *f)

@@ -6,9 +6,11 @@
 # call, median of 20; inputs drawn from the benchmark's data profile, as the worker's are: a
 # tensor-core GEMM's power, so its clock, depends on its operands) in the same run: within 5%.
 # Each problem's independent timing follows its own judged measurement at once, in a fresh
-# Python as the worker's is: a power-capped GPU's clock depends on what it ran in the last
-# seconds, and timing every problem's `judged baseline` first and every torch_time minutes later
-# (on an H100 at 700 W) moved a shape's ratio by up to 9% from one run to the next. Then, as long as the budget lasts, each baseline.py against the
+# Python as the worker's is, and each of its shapes after the driver's rest (BW_BASELINE_REST_MS,
+# 1 s): on a power-capped GPU a large GEMM keeps its boost clock for its first ~150 ms of work
+# only, so torch_time's shapes timed back to back (each 150 ms of work after the last) ran up
+# to 10% slower than the same shapes timed from rest (an H200, 2026-12-05; the H100's course:
+# scripts/diag/power-course.py). Then, as long as the budget lasts, each baseline.py against the
 # reference on the problem's small test cases (judged baseline --check; what does not fit is
 # named with the command that runs it). Needs PyTorch ($BLOCKWISE_PYTHON, else python3). One
 # call of the GPU machine; not part of make gpu-test (it would not fit that one call), so it is
@@ -42,7 +44,7 @@ mkdir -p "$build/test-logs"
 # M.json P): torch_time of its baseline.py on inputs drawn from each benchmark's data profile,
 # against the judged figure of the shape: within 5%.
 cat >"$T/agree.py" <<'PY'
-import importlib.util, json, sys
+import importlib.util, json, sys, time
 import torch
 spec = importlib.util.spec_from_file_location("triton_speed", "scripts/triton-speed.py")
 ts = importlib.util.module_from_spec(spec)
@@ -55,6 +57,7 @@ except ValueError:
 shapes = r.get("shapes") or []
 if r.get("error") or not shapes or any(s.get("error") or not s.get("median_ms") for s in shapes):
     sys.exit(0)  # not measured: the measurement lines say why
+REST_S = r["method"]["rest_ms"] / 1000  # the driver's rest before each shape
 DT = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
       "int32": torch.int32, "int64": torch.int64}
 
@@ -95,6 +98,8 @@ for case, s in zip(spec_json["benchmarks"], shapes):
             x.normal_()
         kw[t["name"]] = x.to(dt)
         del x
+    torch.cuda.synchronize()
+    time.sleep(REST_S)  # from rest, as the driver times each shape
     ref = ts.torch_time(lambda: mod.baseline(**kw), torch)
     ratio = s["median_ms"] / ref
     what = f"{d} {s['name']}: judged {s['median_ms']:.4f} ms, torch_time {ref:.4f} ms: {ratio:.3f}"
