@@ -251,6 +251,14 @@
 #define BW_PROFILE_LEVEL_SLACK_PCT                                                                 \
     10.0 /* memory-bound: DRAM is named unless L2 or L1 is busier by more points than this */
 
+/* --- a runner's kept allocations (judge/runner/runner_staged.c) --------------- */
+#define BW_RUNNER_KEEP_BYTES                                                                       \
+    (64ULL << 20) /* device memory a runner keeps allocated after a run for the next run's         \
+                     buffers (a judging's tests run case after case in one runner), at most */
+#define BW_RUNNER_KEEP_PART                                                                        \
+    1024 /* and at most this part of the device's memory (the judge's ledger does not see it) */
+#define BW_RUNNER_KEEP_ALLOCS 32 /* allocations a runner keeps at most */
+
 /* --- PyTorch's baseline (judge/worker/baseline.h) ---------------------------- */
 #define BW_BASELINE_PROBE_MS                                                                       \
     120000 /* the probe: import torch (cold disks are slow), find the GPU */

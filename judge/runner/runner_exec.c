@@ -309,6 +309,9 @@ int runner_exec_open(int device, const void *fatbin, struct runner_exec **out,
     if (getrandom(&x->salt, sizeof(x->salt), 0) != (ssize_t)sizeof(x->salt))
         x->salt = (uint32_t)now_ns() ^ (uint32_t)getpid();
     x->props.nvml = cuda_nvml_open(x->props.uuid);
+    x->kept_cap = x->props.memory_bytes / BW_RUNNER_KEEP_PART;
+    if (x->kept_cap > BW_RUNNER_KEEP_BYTES)
+        x->kept_cap = BW_RUNNER_KEEP_BYTES;
     *props = x->props;
     *out = x;
     return BW_OK;
@@ -325,6 +328,7 @@ void runner_exec_close(struct runner_exec *x)
     if (!x)
         return;
     runner_exec_release(x);
+    staged_free_kept(x);
     if (!x->broken) {
         for (int i = 0; i < x->n_events; i++)
             cu.cuEventDestroy(x->ev[i]);
@@ -468,16 +472,18 @@ int runner_exec_load(struct runner_exec *x, const void *image, size_t len,
 
 void runner_exec_release(struct runner_exec *x)
 {
-    double t0;
+    double t0 = now_ms();
 
+    if (x->spent) {
+        staged_free(x, x->spent);
+        free(x->spent);
+        x->spent = NULL;
+        x->released_ms = now_ms() - t0;
+    }
+    /* A request that ran short of memory leaves nothing kept: it is sent again. */
+    if (x->out_of_memory)
+        staged_free_kept(x);
     x->out_of_memory = false;
-    if (!x->spent)
-        return;
-    t0 = now_ms();
-    staged_free(x, x->spent);
-    free(x->spent);
-    x->spent = NULL;
-    x->released_ms = now_ms() - t0;
 }
 
 int runner_exec_run(struct runner_exec *x, const struct run_request *req, struct run_reply *reply,

@@ -58,13 +58,24 @@ struct runner_exec {
     bool out_of_memory;        /* the request in progress: a driver call ran out of memory */
     struct staged_plan *spent; /* the last run's buffers, until runner_exec_release */
     double released_ms;        /* the last release's time, reported as the next run's "free" */
+    /* Allocations kept from released buffers for the next plan's (staged_free, staged_alloc):
+     * a judging's tests run case after case, and a cuMemAlloc and cuMemFree cost more than
+     * most cases' launch. At most kept_cap bytes (BW_RUNNER_KEEP_BYTES, BW_RUNNER_KEEP_PART). */
+    struct kept_alloc {
+        CUdeviceptr base;
+        uint64_t bytes;
+    } kept[BW_RUNNER_KEEP_ALLOCS];
+    int n_kept;
+    uint64_t kept_bytes, kept_cap;
 };
 
-/* One device allocation: [guard][data: bytes][guard]. */
+/* One device allocation: [guard][data: bytes][guard][unused], alloc_bytes in all (more than
+ * the buffer needs when it was kept from an earlier plan's larger one). */
 struct dev_buffer {
     CUdeviceptr base; /* from cuMemAlloc, 0 when not allocated */
     CUdeviceptr data; /* base + BW_GUARD_BYTES, 256-byte aligned */
     uint64_t bytes;
+    uint64_t alloc_bytes;
 };
 
 /* A plan staged on the device (not plan.h's struct plan, which the judge
@@ -126,7 +137,11 @@ double clock_mhz(struct runner_exec *x);
 
 int copies_of(const struct staged_plan *st, int b);
 
+/* Releases st's buffers: small ones are kept for the next plan (within x->kept_cap), the
+ * others freed. */
 void staged_free(struct runner_exec *x, struct staged_plan *st);
+/* Frees every kept allocation. */
+void staged_free_kept(struct runner_exec *x);
 
 /* Generates the in and inout buffers of set r (case_index + r); with
  * inout_only, only the inout ones (they are restored before each bench run). */

@@ -219,11 +219,65 @@ void staged_free(struct runner_exec *x, struct staged_plan *st)
     if (x->broken)
         return; /* the process exits; the driver frees everything */
     for (int b = 0; b < BW_MAX_BUFFERS; b++)
-        for (int r = 0; r < BW_MAX_BENCH_SETS; r++)
-            if (st->buf[b][r].base) {
-                cu.cuMemFree(st->buf[b][r].base);
-                st->buf[b][r].base = 0;
+        for (int r = 0; r < BW_MAX_BENCH_SETS; r++) {
+            struct dev_buffer *d = &st->buf[b][r];
+            if (!d->base)
+                continue;
+            if (x->n_kept < BW_RUNNER_KEEP_ALLOCS &&
+                d->alloc_bytes <= x->kept_cap - x->kept_bytes) {
+                x->kept[x->n_kept++] = (struct kept_alloc){d->base, d->alloc_bytes};
+                x->kept_bytes += d->alloc_bytes;
+            } else {
+                cu.cuMemFree(d->base);
             }
+            d->base = 0;
+        }
+}
+
+void staged_free_kept(struct runner_exec *x)
+{
+    if (!x->broken)
+        for (int i = 0; i < x->n_kept; i++)
+            cu.cuMemFree(x->kept[i].base);
+    x->n_kept = 0;
+    x->kept_bytes = 0;
+}
+
+/* The smallest kept allocation of at least `bytes`, taken out of the kept ones; 0 if none. */
+static CUdeviceptr take_kept(struct runner_exec *x, uint64_t bytes, uint64_t *alloc_bytes)
+{
+    int best = -1;
+    CUdeviceptr base;
+
+    for (int i = 0; i < x->n_kept; i++)
+        if (x->kept[i].bytes >= bytes && (best < 0 || x->kept[i].bytes < x->kept[best].bytes))
+            best = i;
+    if (best < 0)
+        return 0;
+    base = x->kept[best].base;
+    *alloc_bytes = x->kept[best].bytes;
+    x->kept_bytes -= *alloc_bytes;
+    x->kept[best] = x->kept[--x->n_kept];
+    return base;
+}
+
+/* An allocation of `bytes` for d: a kept one that fits, else cuMemAlloc's; when the device is
+ * short, the kept ones are freed and it is tried once more. */
+static CUresult alloc_buffer(struct runner_exec *x, struct dev_buffer *d, uint64_t bytes)
+{
+    CUresult rc;
+
+    if ((d->base = take_kept(x, bytes, &d->alloc_bytes)) != 0)
+        return CUDA_SUCCESS;
+    d->alloc_bytes = bytes;
+    rc = cu.cuMemAlloc(&d->base, (size_t)bytes);
+    if (rc == CUDA_ERROR_OUT_OF_MEMORY && x->n_kept > 0) {
+        staged_free_kept(x);
+        rc = cu.cuMemAlloc(&d->base, (size_t)bytes);
+    }
+    if (rc != CUDA_SUCCESS)
+        d->base = 0;
+    return rc;
 }
 
 /* Allocates every buffer with its guards and fills the guards. */
@@ -236,12 +290,10 @@ static int staged_alloc(struct runner_exec *x, struct staged_plan *st, char **ca
         uint64_t bytes = B->count * dtype_size(B->dtype);
         for (int r = 0; r < copies_of(st, b); r++) {
             struct dev_buffer *d = &st->buf[b][r];
-            CUresult rc = cu.cuMemAlloc(&d->base, (size_t)(bytes + 2ull * BW_GUARD_BYTES));
-            if (rc != CUDA_SUCCESS) {
-                d->base = 0;
+            CUresult rc = alloc_buffer(x, d, bytes + 2ull * BW_GUARD_BYTES);
+            if (rc != CUDA_SUCCESS)
                 return xfail(x, rc, cause, "cuMemAlloc of %" PRIu64 " bytes for buffer %s", bytes,
                              B->name);
-            }
             d->data = d->base + BW_GUARD_BYTES;
             d->bytes = bytes;
             if (d->data % 256 != 0)

@@ -903,7 +903,9 @@ SCENARIO(run_buffers_are_freed_after_the_reply)
         runner_free(r);
         return;
     }
-    vector_add_plan(&req, 1 << 16, 0xf7eeull);
+    /* buffers past what a runner keeps (its device's memory / BW_RUNNER_KEEP_PART, at most
+     * BW_RUNNER_KEEP_BYTES): 2 MiB of the fake's 1 GiB, 64 MiB on a GPU */
+    vector_add_plan(&req, b->kind == FAKE ? 1 << 19 : 1 << 24, 0xf7eeull);
     t0 = now_ms();
     if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
         replied = now_ms();
@@ -939,6 +941,47 @@ SCENARIO(run_buffers_are_freed_after_the_reply)
                b->name, res.reply.phase_ms[RUN_PHASE_FREE]);
     }
     run_result_release(&res);
+    runner_free(r);
+}
+
+/* Small buffers are kept for the next run (BW_RUNNER_KEEP_BYTES): a smaller run takes the larger
+ * allocations (its guards where its data ends), a larger one allocates, and nothing small is
+ * freed between runs. */
+SCENARIO(small_run_buffers_are_kept_for_the_next_run)
+{
+    char delay[64];
+    const char *env[] = {b->env[0], delay, NULL};
+    struct backend slow = *b;
+    const uint64_t sizes[] = {1 << 14, 1000, 1 << 14, 1 << 15};
+    struct run_request req;
+    struct run_result res;
+    struct runner *r;
+
+    snprintf(delay, sizeof(delay), "BW_FAKE_FREE_DELAY_MS=%d", FREE_DELAY_MS);
+    slow.opt.extra_env = b->kind == FAKE ? env : b->opt.extra_env;
+    r = start(&slow);
+    if (!r)
+        return;
+    if (!load(&slow, r, all_small, NULL)) {
+        runner_free(r);
+        return;
+    }
+    for (int i = 0; i < 4; i++) {
+        vector_add_plan(&req, sizes[i], 0x6e7ull + (uint64_t)i);
+        if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
+            check_vector_add(&req, &res);
+            if (b->kind == FAKE && i > 0)
+                CHECK_MSG(res.reply.phase_ms[RUN_PHASE_FREE] < FREE_DELAY_MS,
+                          "run %d reports a free of %.0f ms: the last run's small buffers were "
+                          "freed, not kept (a free takes %d ms)",
+                          i, res.reply.phase_ms[RUN_PHASE_FREE], FREE_DELAY_MS);
+            printf("  info: %s: run %d of %llu elements: alloc %.3f ms, free %.3f ms\n", b->name, i,
+                   (unsigned long long)sizes[i], res.reply.phase_ms[RUN_PHASE_ALLOC],
+                   res.reply.phase_ms[RUN_PHASE_FREE]);
+        }
+        run_result_release(&res);
+    }
+    CHECK(runner_alive(r));
     runner_free(r);
 }
 
