@@ -1879,9 +1879,14 @@ SCENARIO(distributions_match_the_host_and_their_laws)
     r2 = start(b);
     if (r2 && load(b, r2, kernels, NULL) && run(r2, req, &res2, CALL_MS) &&
         expect_status(&res2.reply.fail, RUN_OK)) {
-        CHECK_INT_EQ(res2.data_len, res.data_len);
-        CHECK_MSG(res.data_len == res2.data_len && memcmp(res.data, res2.data, res.data_len) == 0,
-                  "two runners generated different inputs from the same seed");
+        /* output by output: the lent buffers they came in may differ in size */
+        for (int i = 0; i < n_cases; i++) {
+            size_t b1 = 0, b2 = 0;
+            const void *x1 = run_result_output(&res, i, &b1),
+                       *x2 = run_result_output(&res2, i, &b2);
+            CHECK_MSG(x1 && x2 && b1 == b2 && memcmp(x1, x2, b1) == 0,
+                      "%s: two runners generated different inputs from the same seed", c[i].what);
+        }
     }
     run_result_release(&res2);
     /* Another case changes the data. */
