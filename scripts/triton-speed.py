@@ -73,6 +73,47 @@ def torch_time(fn, torch, reps=20):
     return times[len(times) // 2]
 
 
+def profile_inputs(spec, case, torch):
+    """The keyword arguments of a problem's baseline() on benchmark `case` of its problem.json
+    `spec`: sizes, scalars and every tensor, the floating-point ones drawn from the case's data
+    profile as the judge draws them (a tensor-core GEMM's power, so its clock, depends on its
+    operands; an output, which the profile does not name, uniform -1..1), integer ones zero."""
+    dtypes = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
+              "int32": torch.int32, "int64": torch.int64}
+
+    def value(expr, env):
+        if isinstance(expr, (int, float)):
+            return int(expr)
+        return int(eval(expr, {"__builtins__": {}}, dict(env, cdiv=lambda a, b: -(-a // b),
+                                                        min=min, max=max)))
+
+    sizes = case["sizes"][0] if isinstance(case["sizes"], list) else dict(case["sizes"])
+    scalars = {x["name"]: x["value"] for x in spec.get("scalars", [])}
+    scalars.update(case.get("scalars", {}))
+    for x in spec.get("scalars", []):
+        if not x["dtype"].startswith("fp"):
+            scalars[x["name"]] = int(scalars[x["name"]])
+    kw = dict(sizes, **scalars)
+    profile = spec.get("data", {}).get(case.get("data"), {})
+    for t in spec["tensors"]:
+        shape = [value(e, sizes) for e in t["shape"]]
+        dt = dtypes[t["dtype"]]
+        if not t["dtype"].startswith(("fp", "bf")):
+            kw[t["name"]] = torch.zeros(shape, device="cuda", dtype=dt)
+            continue
+        x = torch.empty(shape, device="cuda", dtype=torch.float32)
+        dist = profile.get(t["name"], {})
+        if dist.get("dist") == "normal":
+            x.normal_(float(dist["mean"]), float(dist["std"]))
+        elif dist.get("dist") == "uniform":
+            x.uniform_(float(dist["lo"]), float(dist["hi"]))
+        else:
+            x.uniform_(-1, 1)
+        kw[t["name"]] = x.to(dt)
+        del x
+    return kw
+
+
 def torch_op(problem, sizes, scalars, torch):
     """A zero-argument function doing the problem's operation on fresh inputs of the shape."""
     F = torch.nn.functional

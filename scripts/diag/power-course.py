@@ -22,49 +22,21 @@ import time
 
 import torch
 
-DT = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
-      "int32": torch.int32, "int64": torch.int64}
 WINDOWS = [(0, 10), (10, 20), (20, 50), (50, 100), (100, 150), (150, 300), (300, 700),
            (700, 1500)]
-
-
-def value(expr, env):
-    if isinstance(expr, (int, float)):
-        return int(expr)
-    return int(eval(expr, {"__builtins__": {}}, dict(env, cdiv=lambda a, b: -(-a // b),
-                                                    min=min, max=max)))
+_ts = importlib.util.spec_from_file_location("triton_speed", "scripts/triton-speed.py")
+triton_speed = importlib.util.module_from_spec(_ts)
+_ts.loader.exec_module(triton_speed)
 
 
 def inputs(d, shape_name):
+    """A zero-argument call of problem d's baseline() on its benchmark shape_name's inputs."""
     spec = json.load(open(f"problems/{d}/problem.json"))
     bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
     mod = importlib.util.module_from_spec(bspec)
     bspec.loader.exec_module(mod)
     case = next(c for c in spec["benchmarks"] if c["name"] == shape_name)
-    sizes = case["sizes"][0] if isinstance(case["sizes"], list) else dict(case["sizes"])
-    scalars = {x["name"]: x["value"] for x in spec.get("scalars", [])}
-    scalars.update(case.get("scalars", {}))
-    for x in spec.get("scalars", []):
-        if not x["dtype"].startswith("fp"):
-            scalars[x["name"]] = int(scalars[x["name"]])
-    kw = dict(sizes, **scalars)
-    profile = spec.get("data", {}).get(case.get("data"), {})
-    for t in spec["tensors"]:
-        shape = [value(e, sizes) for e in t["shape"]]
-        dt = DT[t["dtype"]]
-        if not dt.is_floating_point:
-            kw[t["name"]] = torch.zeros(shape, device="cuda", dtype=dt)
-            continue
-        x = torch.empty(shape, device="cuda", dtype=torch.float32)
-        dist = profile.get(t["name"], {})
-        if dist.get("dist") == "uniform":
-            x.uniform_(float(dist["lo"]), float(dist["hi"]))
-        elif dist.get("dist") == "normal":
-            x.normal_(float(dist["mean"]), float(dist["std"]))
-        else:
-            x.uniform_(-1, 1)
-        kw[t["name"]] = x.to(dt)
-        del x
+    kw = triton_speed.profile_inputs(spec, case, torch)
     return lambda: mod.baseline(**kw)
 
 

@@ -58,46 +58,12 @@ shapes = r.get("shapes") or []
 if r.get("error") or not shapes or any(s.get("error") or not s.get("median_ms") for s in shapes):
     sys.exit(0)  # not measured: the measurement lines say why
 REST_S = r["method"]["rest_ms"] / 1000  # the driver's rest before each shape
-DT = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
-      "int32": torch.int32, "int64": torch.int64}
-
-
-def value(expr, env):
-    if isinstance(expr, (int, float)):
-        return int(expr)
-    return int(eval(expr, {"__builtins__": {}}, dict(env, cdiv=lambda a, b: -(-a // b),
-                                                    min=min, max=max)))
-
-
 spec_json = json.load(open(f"problems/{d}/problem.json"))
 bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
 mod = importlib.util.module_from_spec(bspec)
 bspec.loader.exec_module(mod)
 for case, s in zip(spec_json["benchmarks"], shapes):
-    sizes = case["sizes"][0] if isinstance(case["sizes"], list) else dict(case["sizes"])
-    scalars = {x["name"]: x["value"] for x in spec_json.get("scalars", [])}
-    scalars.update(case.get("scalars", {}))
-    for x in spec_json.get("scalars", []):
-        if not x["dtype"].startswith("fp"):
-            scalars[x["name"]] = int(scalars[x["name"]])
-    kw = dict(sizes, **scalars)
-    profile = spec_json.get("data", {}).get(case.get("data"), {})
-    for t in spec_json["tensors"]:
-        shape = [value(e, sizes) for e in t["shape"]]
-        dt = DT[t["dtype"]]
-        if not dt.is_floating_point:
-            kw[t["name"]] = torch.zeros(shape, device="cuda", dtype=dt)
-            continue
-        x = torch.empty(shape, device="cuda", dtype=torch.float32)
-        dist = profile.get(t["name"], {})
-        if dist.get("dist") == "uniform":
-            x.uniform_(float(dist["lo"]), float(dist["hi"]))
-        elif dist.get("dist") == "normal":
-            x.normal_(float(dist["mean"]), float(dist["std"]))
-        else:  # an output, or a distribution these problems do not use
-            x.normal_()
-        kw[t["name"]] = x.to(dt)
-        del x
+    kw = ts.profile_inputs(spec_json, case, torch)
     torch.cuda.synchronize()
     time.sleep(REST_S)  # from rest, as the driver times each shape
     ref = ts.torch_time(lambda: mod.baseline(**kw), torch)

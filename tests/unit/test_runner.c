@@ -884,25 +884,42 @@ SCENARIO(discard_reaps_in_the_background)
  * order shows in the wall times; on a GPU, the phases say it. */
 #define FREE_DELAY_MS 300
 
+/* A runner loaded with all_small whose every cuMemFree takes FREE_DELAY_MS on the fake, so that
+ * a test sees when it frees; NULL if it does not start or load. */
+struct slow_free {
+    struct backend b;
+    char delay[64];
+    const char *env[3];
+};
+
+static struct runner *start_slow_free(struct backend *b, struct slow_free *sf)
+{
+    struct runner *r;
+
+    snprintf(sf->delay, sizeof(sf->delay), "BW_FAKE_FREE_DELAY_MS=%d", FREE_DELAY_MS);
+    sf->env[0] = b->env[0];
+    sf->env[1] = sf->delay;
+    sf->env[2] = NULL;
+    sf->b = *b;
+    sf->b.opt.extra_env = b->kind == FAKE ? sf->env : b->opt.extra_env;
+    r = start(&sf->b);
+    if (r && !load(&sf->b, r, all_small, NULL)) {
+        runner_free(r);
+        r = NULL;
+    }
+    return r;
+}
+
 SCENARIO(run_buffers_are_freed_after_the_reply)
 {
-    char delay[64];
-    const char *env[] = {b->env[0], delay, NULL};
-    struct backend slow = *b;
+    struct slow_free sf;
     struct run_request req;
     struct run_result res;
-    struct runner *r;
+    struct runner *r = start_slow_free(b, &sf);
     double t0, first_ms = 0, replied = 0, between;
 
-    snprintf(delay, sizeof(delay), "BW_FAKE_FREE_DELAY_MS=%d", FREE_DELAY_MS);
-    slow.opt.extra_env = b->kind == FAKE ? env : b->opt.extra_env;
-    r = start(&slow);
     if (!r)
         return;
-    if (!load(&slow, r, all_small, NULL)) {
-        runner_free(r);
-        return;
-    }
     /* buffers past what a runner keeps (its device's memory / BW_RUNNER_KEEP_PART, at most
      * BW_RUNNER_KEEP_BYTES): 2 MiB of the fake's 1 GiB, 64 MiB on a GPU */
     vector_add_plan(&req, b->kind == FAKE ? 1 << 19 : 1 << 24, 0xf7eeull);
@@ -949,23 +966,14 @@ SCENARIO(run_buffers_are_freed_after_the_reply)
  * freed between runs. */
 SCENARIO(small_run_buffers_are_kept_for_the_next_run)
 {
-    char delay[64];
-    const char *env[] = {b->env[0], delay, NULL};
-    struct backend slow = *b;
     const uint64_t sizes[] = {1 << 14, 1000, 1 << 14, 1 << 15};
+    struct slow_free sf;
     struct run_request req;
     struct run_result res;
-    struct runner *r;
+    struct runner *r = start_slow_free(b, &sf);
 
-    snprintf(delay, sizeof(delay), "BW_FAKE_FREE_DELAY_MS=%d", FREE_DELAY_MS);
-    slow.opt.extra_env = b->kind == FAKE ? env : b->opt.extra_env;
-    r = start(&slow);
     if (!r)
         return;
-    if (!load(&slow, r, all_small, NULL)) {
-        runner_free(r);
-        return;
-    }
     for (int i = 0; i < 4; i++) {
         vector_add_plan(&req, sizes[i], 0x6e7ull + (uint64_t)i);
         if (run(r, &req, &res, CALL_MS) && expect_status(&res.reply.fail, RUN_OK)) {
