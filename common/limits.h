@@ -229,7 +229,10 @@
 #define BW_BENCH_KEPT_RUNNERS                                                                      \
     8 /* a Submit's timing keeps the runners of this many @tune configurations across shapes */
 #define BW_L2_FLUSH_BYTES                                                                          \
-    (256ULL << 20)          /* bytes written to flush L2 before each sample (>= 2x L2) */
+    (256ULL << 20) /* bytes written to flush L2 before each sample (>= 2x L2) */
+#define BW_L2_FLUSH_WORD                                                                           \
+    0 /* the 32-bit word they repeat: zeros, as do_bench writes (a half-ones word's writes drew    \
+         enough power to slow a GEMM timed after them: an H100's 8192^3 fp16 by 9%) */
 #define BW_FLOOR_MARGIN 0.9 /* a median below this fraction of the physical floor is rejected */
 #define BW_BENCH_SETS   2   /* input sets a benchmark rotates through (<= BW_MAX_BENCH_SETS) */
 #define BW_TENSOR_PEAK_HEADROOM                                                                    \

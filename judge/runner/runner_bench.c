@@ -49,10 +49,10 @@ static int bench_once(struct runner_exec *x, struct staged_plan *st, const struc
     if (crc != CUDA_SUCCESS && crc != CUDA_ERROR_NOT_SUPPORTED)
         return xfail(x, crc, cause, "cuCtxResetPersistingL2Cache");
     if (d->flush) {
-        /* Zeros, as triton.testing.do_bench and PyTorch's timings write: a write of a
-         * half-ones word draws enough power on a power-capped GPU to lower the clock of the
-         * timed kernel (an H100's 8192^3 fp16 GEMM ran 9% slower after 100 ms of warm-up). */
-        if ((crc = cu.cuMemsetD32Async(d->flush, 0, (size_t)d->flush_words, NULL)) != CUDA_SUCCESS)
+        /* BW_L2_FLUSH_WORD (zeros): on a power-capped GPU the flush's own power lowers the
+         * clock of the kernel timed after it, and a half-ones word's writes draw more */
+        if ((crc = cu.cuMemsetD32Async(d->flush, BW_L2_FLUSH_WORD, (size_t)d->flush_words, NULL)) !=
+            CUDA_SUCCESS)
             return xfail(x, crc, cause, "flushing L2");
     }
     if ((rc = staged_launch(x, st, r, false, ms, fail, cause)) || fail->status != RUN_OK)

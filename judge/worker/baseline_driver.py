@@ -37,8 +37,8 @@ sqrt(n) / median) is <= target_rse after min_samples, or max_samples, or budget_
 The rest makes the figure reproducible: on a power-capped GPU a large tensor-core GEMM runs at
 its boost clock for its first ~150 ms of work only, so a shape timed right after another one
 (or after another process's work) ran up to 10% slower than the same shape timed from rest
-(an H100, scripts/diag/power-course.py). Every shape is timed as a Submit's first shape is:
-from rest, after warmup_ms of warm-up.
+(an H100, scripts/diag/power-course.py). Every shape gets the warm-up of a Submit's first
+shape (warmup_ms), and the warm-up runs the timed loop, flush included.
 Inputs come from torch's generator with the problem's distributions (uniform, normal,
 loguniform, const, randint, neg, row offsets; spikes and specials are left out: they move no
 time of PyTorch's); inout tensors are not restored between runs (PyTorch's in-place updates cost
