@@ -29,8 +29,8 @@ and stderr are kept (capped) for diagnosis.
            {"done": true} last.
 
 The timing is the judge's (judge/runner/runner_bench.c, common/stats.c), with the judge's own
-constants passed in: per shape, the inputs of `sets` input sets, rest_ms of rest (the GPU
-idle, the gate not held), warm-up runs (at least 3, for warmup_ms), then samples rotating the
+constants passed in: per shape, the inputs of `sets` input sets, then holding the gate
+exclusively rest_ms of rest (the GPU idle), warm-up runs (at least 3, for warmup_ms), then samples rotating the
 sets, each after a write of l2_flush_bytes of l2_flush_word (zeros) flushing L2, timed with CUDA
 events around the baseline call, until the median's relative standard error (1.2533 * IQR / 1.349 /
 sqrt(n) / median) is <= target_rse after min_samples, or max_samples, or budget_ms of sampling.
@@ -286,9 +286,9 @@ def measure_shape(torch, device, module, shape, m):
         end_ev.synchronize()
         return start_ev.elapsed_time(end_ev)
 
-    time.sleep(m["rest_ms"] / 1000)
     gate("exclusive")
     try:
+        time.sleep(m["rest_ms"] / 1000)  # holding the gate: nothing else runs on the GPU
         t0, w = time.monotonic(), 0
         while w < 3 or (time.monotonic() - t0) * 1000 < m["warmup_ms"]:
             once(w % m["sets"])

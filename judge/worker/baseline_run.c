@@ -157,7 +157,10 @@ static void gate(struct driver *d, bool enter, bool exclusive)
     if (!d->jc || !d->jc->pool)
         return;
     if (enter) {
-        runner_pool_gate_enter(d->jc->pool, exclusive);
+        if (exclusive) /* a shape's timing: after the worker's judgings, if they end soon */
+            runner_pool_gate_enter_background(d->jc->pool, BW_BASELINE_GATE_PATIENCE_MS);
+        else
+            runner_pool_gate_enter(d->jc->pool, false);
         d->gate_held = true;
         d->gate_exclusive = exclusive;
     } else if (d->gate_held) {

@@ -17,6 +17,7 @@
 #include "goals.h"
 #include "profile.h"
 #include "reference.h"
+#include "runner_pool.h"
 #include "score.h"
 #include "session.h"
 #include "tests.h"
@@ -644,6 +645,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     out->seed = s->seed;
     out->profile_mode = opts && opts->profile;
     out->tests_only = opts && (opts->tests_only || opts->profile);
+    if (cfg->pool) /* background work on the GPU (PyTorch's baseline) waits for it */
+        runner_pool_judging_begin(cfg->pool);
     session_emit(s, json_pack("{s:s}", "event", "compiling"));
 
     rc = step_parse(&pl, &why);
@@ -705,6 +708,8 @@ int judge_submission(const struct judge_config *cfg, const struct problem *p, co
     free(pl.ref_why);
     free(pl.load_why);
     free(start_why);
+    if (cfg->pool)
+        runner_pool_judging_end(cfg->pool);
     if (pl.fatal) {
         if (cause) {
             *cause = why;

@@ -39,10 +39,11 @@ struct runner_pool {
     unsigned long started;
 
     /* the GPU gate */
-    pthread_cond_t gate_changed;
+    pthread_cond_t gate_changed; /* CLOCK_MONOTONIC: a background holder's patience */
     int readers;
     bool writer;
     int writers_waiting;
+    int judgings; /* in progress (runner_pool_judging_begin): background work waits for none */
 };
 
 static bool before(const struct timespec *a, const struct timespec *b)
@@ -187,9 +188,9 @@ int runner_pool_new(const struct runner_pool_options *o, struct runner_pool **ou
         pthread_condattr_init(&ca);
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the back-off's timed waits */
         pthread_cond_init(&p->changed, &ca);
+        pthread_cond_init(&p->gate_changed, &ca);
         pthread_condattr_destroy(&ca);
     }
-    pthread_cond_init(&p->gate_changed, NULL);
     for (int i = 0; i < BW_POOL_STARTERS; i++) {
         if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0) {
             runner_pool_free(p);
@@ -302,6 +303,40 @@ void runner_pool_gate_enter(struct runner_pool *p, bool exclusive)
             pthread_cond_wait(&p->gate_changed, &p->lock);
         p->readers++;
     }
+    pthread_mutex_unlock(&p->lock);
+}
+
+void runner_pool_gate_enter_background(struct runner_pool *p, int patience_ms)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += patience_ms / 1000;
+    until.tv_nsec += (long)(patience_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&p->lock);
+    while (p->judgings > 0 || p->writer || p->readers > 0 || p->writers_waiting > 0)
+        if (pthread_cond_timedwait(&p->gate_changed, &p->lock, &until) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&p->lock);
+    runner_pool_gate_enter(p, true);
+}
+
+void runner_pool_judging_begin(struct runner_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->judgings++;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void runner_pool_judging_end(struct runner_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->judgings--;
+    pthread_cond_broadcast(&p->gate_changed);
     pthread_mutex_unlock(&p->lock);
 }
 

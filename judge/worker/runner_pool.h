@@ -74,6 +74,18 @@ void runner_pool_return_reference(struct runner_pool *pool, struct runner *r);
 void runner_pool_gate_enter(struct runner_pool *pool, bool exclusive);
 void runner_pool_gate_leave(struct runner_pool *pool, bool exclusive);
 
+/*
+ * Enters the gate exclusively for work no learner waits for (PyTorch's baseline): first it waits
+ * until no judging is in progress (runner_pool_judging_begin .. _end) and no one holds or waits
+ * for the gate, for at most patience_ms, then queues as any exclusive holder. Without it a
+ * baseline's shape, timed while a judging ran, made that judging's next test or shape wait.
+ */
+void runner_pool_gate_enter_background(struct runner_pool *pool, int patience_ms);
+
+/* A judging on this pool's GPU begins or ends (judge_submission). */
+void runner_pool_judging_begin(struct runner_pool *pool);
+void runner_pool_judging_end(struct runner_pool *pool);
+
 /* Runners the pool started since it was made (tests and the bench read it). */
 unsigned long runner_pool_started(const struct runner_pool *pool);
 

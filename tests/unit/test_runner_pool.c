@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,86 @@ TEST(pool_gate_keeps_timing_alone)
         CHECK_INT_EQ(probes[i].seen_with_writer, 0);
     }
     CHECK_INT_EQ(overlaps, 0);
+    runner_pool_free(pool);
+    free(cause);
+}
+
+struct background_probe {
+    struct runner_pool *pool;
+    int patience_ms;
+    _Atomic long long entered_us; /* now_ms() * 1000 when it held the gate; 0 before */
+};
+
+static void *background_holder(void *arg)
+{
+    struct background_probe *g = arg;
+
+    runner_pool_gate_enter_background(g->pool, g->patience_ms);
+    atomic_store(&g->entered_us, (long long)(now_ms() * 1000));
+    runner_pool_gate_leave(g->pool, true);
+    return NULL;
+}
+
+static void background_probe_init(struct background_probe *g, struct runner_pool *pool,
+                                  int patience_ms)
+{
+    g->pool = pool;
+    g->patience_ms = patience_ms;
+    atomic_store(&g->entered_us, 0);
+}
+
+static double entered_ms(struct background_probe *g)
+{
+    return (double)atomic_load(&g->entered_us) / 1000;
+}
+
+/* Background work (PyTorch's baseline) enters the gate after the judgings in progress and the
+ * gate's holders, or once its patience is out. */
+TEST(pool_gate_background_work_waits_for_judgings)
+{
+    struct runner_pool_options o = {.spares = 0, .references = 0};
+    struct runner_pool *pool = NULL;
+    struct background_probe g;
+    pthread_t th;
+    char *cause = NULL;
+    double t0;
+
+    CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
+    if (!pool)
+        return;
+    /* a judging in progress: it waits for the judging's end */
+    runner_pool_judging_begin(pool);
+    background_probe_init(&g, pool, 10000);
+    t0 = now_ms();
+    pthread_create(&th, NULL, background_holder, &g);
+    usleep(300 * 1000);
+    CHECK_MSG(entered_ms(&g) == 0, "background work entered %.0f ms into a judging",
+              entered_ms(&g) - t0);
+    runner_pool_judging_end(pool);
+    pthread_join(th, NULL);
+    CHECK_MSG(entered_ms(&g) - t0 >= 300 && entered_ms(&g) - t0 < 5000,
+              "background work entered %.0f ms after it asked (the judging ended at 300 ms)",
+              entered_ms(&g) - t0);
+    /* a judging that goes on: it enters when its patience is out */
+    runner_pool_judging_begin(pool);
+    background_probe_init(&g, pool, 200);
+    t0 = now_ms();
+    pthread_create(&th, NULL, background_holder, &g);
+    pthread_join(th, NULL);
+    CHECK_MSG(entered_ms(&g) - t0 >= 190 && entered_ms(&g) - t0 < 5000,
+              "with 200 ms of patience, background work entered after %.0f ms",
+              entered_ms(&g) - t0);
+    runner_pool_judging_end(pool);
+    /* a shared holder (a test's runner call): it waits for it to leave */
+    runner_pool_gate_enter(pool, false);
+    background_probe_init(&g, pool, 10000);
+    t0 = now_ms();
+    pthread_create(&th, NULL, background_holder, &g);
+    usleep(200 * 1000);
+    CHECK_MSG(entered_ms(&g) == 0, "background work entered beside a shared holder");
+    runner_pool_gate_leave(pool, false);
+    pthread_join(th, NULL);
+    CHECK(entered_ms(&g) - t0 >= 200);
     runner_pool_free(pool);
     free(cause);
 }
