@@ -27,7 +27,8 @@
  * the gate shared around each runner call), but a benchmark shape is timed
  * with nothing else on the GPU (the gate held exclusively). A waiting
  * exclusive holder blocks new shared ones, so a stream of Runs cannot starve
- * a Submit's timing.
+ * a Submit's timing. Background work (PyTorch's baseline) first lets the
+ * judgings in progress end, within its patience.
  */
 #ifndef BW_RUNNER_POOL_H
 #define BW_RUNNER_POOL_H
