@@ -394,41 +394,53 @@ static bool time_config(struct session *s, size_t b, size_t cfg, bool screen,
  * BW_BENCH_SCREEN_MARGIN of the fastest screening are timed in full, as
  * Triton's autotuner times each config briefly before it keeps one: the
  * others' full timings would only confirm that they lose. Their screened
- * medians stand as their times (s->cfg_ms, for the autotune goal).
+ * medians stand as their times (s->cfg_ms, for the autotune goal), and so does
+ * a kept one's screening that already meets the full timing's stop rule.
  */
 static int bench_configs(struct session *s, size_t b, struct bench_outcome *best, char **cause)
 {
     size_t n = s->sub.n_configs, ns = s->p->n_benchmarks;
     bool screen = n >= BW_BENCH_SCREEN_MIN_CONFIGS, have = false;
+    struct bench_outcome *screens = NULL; /* each configuration's screening */
     double fastest = 0;
     int rc = BW_OK, screened = 0;
 
-    if (screen) {
-        for (size_t cfg = 0; cfg < n; cfg++) {
-            struct bench_outcome bo = {0};
-            bool ok = time_config(s, b, cfg, true, &bo, &rc, cause);
-            free(bo.stop);
-            if (!ok)
-                return rc;
-            s->cfg_ms[cfg * ns + b] = bo.median_ms;
-            if (cfg == 0 || bo.median_ms < fastest)
-                fastest = bo.median_ms;
-        }
+    if (screen && !(screens = calloc(n, sizeof(*screens))))
+        return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
+    for (size_t cfg = 0; screen && cfg < n; cfg++) {
+        if (!time_config(s, b, cfg, true, &screens[cfg], &rc, cause))
+            goto out;
+        s->cfg_ms[cfg * ns + b] = screens[cfg].median_ms;
+        if (cfg == 0 || screens[cfg].median_ms < fastest)
+            fastest = screens[cfg].median_ms;
     }
     for (size_t cfg = 0; cfg < n; cfg++) {
+        const char *shape = s->p->benchmarks[b].name;
         struct bench_outcome bo = {0};
 
         if (screen && s->cfg_ms[cfg * ns + b] > fastest * (1 + BW_BENCH_SCREEN_MARGIN)) {
             log_debug("%s: benchmark %s, configuration %zu: screened at %.4f ms, %.0f%% over the "
                       "fastest screening (%.4f ms): not timed in full",
-                      s->job, s->p->benchmarks[b].name, cfg + 1, s->cfg_ms[cfg * ns + b],
+                      s->job, shape, cfg + 1, s->cfg_ms[cfg * ns + b],
                       100 * (s->cfg_ms[cfg * ns + b] / fastest - 1), fastest);
             screened++;
             continue;
         }
-        if (!time_config(s, b, cfg, false, &bo, &rc, cause)) {
+        /* A screening that already meets the full timing's stop rule (BW_BENCH_MIN_SAMPLES
+         * samples, every one checked, the median's RSE within BW_BENCH_TARGET_RSE) is the
+         * timing that rule would have stopped at: it stands. */
+        if (screen && screens[cfg].samples >= BW_BENCH_MIN_SAMPLES &&
+            screens[cfg].rse <= BW_BENCH_TARGET_RSE) {
+            bo = screens[cfg];
+            screens[cfg] = (struct bench_outcome){0};
             free(bo.stop);
-            return rc;
+            bo.stop = strdup("rse");
+            log_debug("%s: benchmark %s, configuration %zu: its screening meets the stop rule "
+                      "(%d samples, RSE %.2f%%): its timing",
+                      s->job, shape, cfg + 1, bo.samples, 100 * bo.rse);
+        } else if (!time_config(s, b, cfg, false, &bo, &rc, cause)) {
+            free(bo.stop);
+            goto out;
         }
         s->cfg_ms[cfg * ns + b] = bo.median_ms;
         if (!have || bo.median_ms < best->median_ms) {
@@ -441,7 +453,11 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
         }
     }
     best->screened = screened;
-    return BW_OK;
+out:
+    for (size_t cfg = 0; screens && cfg < n; cfg++)
+        free(screens[cfg].stop);
+    free(screens);
+    return rc;
 }
 
 /* ---- phases 2 and 3 ahead ---------------------------------------------------------- */

@@ -104,6 +104,14 @@ jd check --json --log-level debug "$problem" "$problem/tuned3.cu" >"$tmp/t3.json
     [ "$(json "$tmp/t3.json" '[g["status"] for g in d["goals"] if g["name"] == "autotune"]')" = "['passed']" ] &&
     ok "tuned3.cu: 3 configurations screened on each shape, the slow one not timed in full (3 runners started, kept for every later timing)" ||
     bad "tuned3.cu: $(json "$tmp/t3.json" '(d["verdict"], d["message"], [(b["name"], b.get("screened"), b["samples"]) for b in d["benches"]])') $(grep -c "a fresh runner" "$tmp/t3.err") fresh"
+# A kept configuration whose screening already meets the full stop rule (10 samples, RSE within
+# 0.5%) is not timed again: its screening is its timing (how many do depends on the machine's noise).
+stood=$(grep -oE "its screening meets the stop rule \([0-9]+ samples, RSE [0-9.]+%\)" "$tmp/t3.err")
+bad_stood=$(printf '%s\n' "$stood" | sed -E 's/.*\(([0-9]+) samples, RSE ([0-9.]+)%\)/\1 \2/' |
+    awk 'NF && ($1 < 10 || $2 > 0.5)')
+[ -z "$bad_stood" ] &&
+    ok "tuned3.cu: $(printf '%s' "$stood" | grep -c samples) kept configurations' screenings stood as their timings, each of 10 samples or more with an RSE within 0.5%" ||
+    bad "tuned3.cu: a screening stood that does not meet the stop rule: $bad_stood"
 # The second configuration's tests compare with the first's expected outputs, kept:
 # the reference runs each test case once per judging.
 [ "$(json "$tmp/submit.json" 'd["timing"]["tests_breakdown"]["reference_reused"] == len(d["tests"]) > 0 and d["timing"]["tests_breakdown"]["memory_wait_ms"] == 0')" = True ] &&
