@@ -279,10 +279,10 @@
 #define BW_BASELINE_WAIT_MS                                                                        \
     20000 /* a Submit waits this long for its problem's measurement in progress */
 #define BW_BASELINE_REST_MS                                                                        \
-    1000 /* the driver idles, holding the GPU gate, before each shape's warm-up: every shape       \
-            timed from rest (a power-capped GPU's clock depends on the last second's work) */
+    1000 /* the GPU rests this long before each shape's warm-up (the gate free, or the driver      \
+            idling in it): a power-capped GPU's clock depends on the last second's work */
 #define BW_BASELINE_GATE_PATIENCE_MS                                                               \
-    5000 /* a shape's timing waits this long for the worker's judgings to end, then queues */
+    5000 /* a shape's timing waits this long for no judging and a rested GPU, then queues */
 #define BW_BASELINE_RETRY_S 3600 /* a measurement that failed is tried again after this */
 #define BW_BASELINE_CHECK_CASE_BYTES                                                               \
     (64ULL << 20) /* validate: test cases up to this size check baseline.py */

@@ -18,8 +18,9 @@ and stderr are kept (capped) for diagnosis.
                                             (check: the inputs of judged dump's cases, in files)
   driver:  {"ready": {"torch", "python", "device", "uuid"}} once PyTorch and the GPU are up and
            baseline.py is imported (probe: PyTorch and the GPU only), or {"fail": STEP, "error"};
-           {"enter": "shared" | "exclusive"}, answered by judged's {"go": true} once it holds
-           the runner pool's GPU gate that way (or {"stop": true}: the driver exits), and
+           {"enter": "shared" | "exclusive"}, answered by judged's {"go": true, "rested_ms": R}
+           once it holds the runner pool's GPU gate that way (R: how long the gate had been
+           free before, the GPU's rest) (or {"stop": true}: the driver exits), and
            {"leave": true} when done with it: inputs are made holding it shared, as a test
            runs; the warm-up and the timed samples holding it exclusively, as a Submit's shape;
            {"shape": I, "samples_ms": [...], "stop": "rse"|"max"|"budget", "warmup_runs": N}
@@ -30,7 +31,8 @@ and stderr are kept (capped) for diagnosis.
 
 The timing is the judge's (judge/runner/runner_bench.c, common/stats.c), with the judge's own
 constants passed in: per shape, the inputs of `sets` input sets, then holding the gate
-exclusively rest_ms of rest (the GPU idle), warm-up runs (at least 3, for warmup_ms), then samples rotating the
+exclusively what is left of rest_ms of rest (judged says how long its GPU gate had been free
+before; it waits up to a few seconds for that, and for its judgings to end), warm-up runs (at least 3, for warmup_ms), then samples rotating the
 sets, each after a write of l2_flush_bytes of l2_flush_word (zeros) flushing L2, timed with CUDA
 events around the baseline call, until the median's relative standard error (1.2533 * IQR / 1.349 /
 sqrt(n) / median) is <= target_rse after min_samples, or max_samples, or budget_ms of sampling.
@@ -72,11 +74,14 @@ def fail(step, error):
 
 
 def gate(kind):
-    """Holds the runner pool's GPU gate `kind` until leave(): judged answers when it does."""
+    """Holds the runner pool's GPU gate `kind` until leave(): judged answers when it does. Returns
+    how long the GPU had rested before (ms: judged's gate was free that long; 0 when unknown)."""
     say({"enter": kind})
     line = requests.readline()
-    if not line or json.loads(line).get("go") is not True:
+    reply = json.loads(line) if line else {}
+    if reply.get("go") is not True:
         sys.exit(0)  # judged stops the measurement (shutting down)
+    return float(reply.get("rested_ms") or 0)
 
 
 def leave():
@@ -286,9 +291,10 @@ def measure_shape(torch, device, module, shape, m):
         end_ev.synchronize()
         return start_ev.elapsed_time(end_ev)
 
-    gate("exclusive")
+    rested_ms = gate("exclusive")
     try:
-        time.sleep(m["rest_ms"] / 1000)  # holding the gate: nothing else runs on the GPU
+        # what is left of the rest, holding the gate: nothing else runs on the GPU
+        time.sleep(max(0.0, m["rest_ms"] - rested_ms) / 1000)
         t0, w = time.monotonic(), 0
         while w < 3 or (time.monotonic() - t0) * 1000 < m["warmup_ms"]:
             once(w % m["sets"])

@@ -152,13 +152,18 @@ out:
     return rc;
 }
 
-static void gate(struct driver *d, bool enter, bool exclusive)
+/* Enters (or leaves) the GPU gate for the driver; an exclusive entry returns how long the GPU
+ * had rested (ms; 0 without a pool: the driver rests in full). */
+static double gate(struct driver *d, bool enter, bool exclusive)
 {
+    double rested = 0;
+
     if (!d->jc || !d->jc->pool)
-        return;
+        return 0;
     if (enter) {
-        if (exclusive) /* a shape's timing: after the worker's judgings, if they end soon */
-            runner_pool_gate_enter_background(d->jc->pool, BW_BASELINE_GATE_PATIENCE_MS);
+        if (exclusive) /* a shape's timing: after the worker's judgings and a rest, if they come */
+            rested = runner_pool_gate_enter_background(d->jc->pool, BW_BASELINE_REST_MS,
+                                                       BW_BASELINE_GATE_PATIENCE_MS);
         else
             runner_pool_gate_enter(d->jc->pool, false);
         d->gate_held = true;
@@ -167,6 +172,7 @@ static void gate(struct driver *d, bool enter, bool exclusive)
         runner_pool_gate_leave(d->jc->pool, d->gate_exclusive);
         d->gate_held = false;
     }
+    return rested;
 }
 
 static int send_line(struct driver *d, const char *text, char **cause)
@@ -205,8 +211,10 @@ static int handle(struct driver *d, json_t *msg, driver_fn fn, void *arg, char *
             send_line(d, "{\"stop\": true}\n", NULL);
             return bw_fail(cause, BW_ERR_CANCELLED, "the baseline's measurement was stopped");
         }
-        gate(d, true, strcmp(enter, "exclusive") == 0);
-        return send_line(d, "{\"go\": true}\n", cause);
+        char go[64];
+        snprintf(go, sizeof(go), "{\"go\": true, \"rested_ms\": %.0f}\n",
+                 gate(d, true, strcmp(enter, "exclusive") == 0));
+        return send_line(d, go, cause);
     }
     if (json_object_get(msg, "leave")) {
         gate(d, false, false);

@@ -1,6 +1,7 @@
 #include "runner_pool.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct runner_pool {
     bool writer;
     int writers_waiting;
     int judgings; /* in progress (runner_pool_judging_begin): background work waits for none */
+    double gate_free_since; /* now_ms() when the gate last had no holder: the GPU idle since */
 };
 
 static bool before(const struct timespec *a, const struct timespec *b)
@@ -182,6 +184,7 @@ int runner_pool_new(const struct runner_pool_options *o, struct runner_pool **ou
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     p->o = *o;
     p->refs_to_start = o->references;
+    p->gate_free_since = now_ms();
     pthread_mutex_init(&p->lock, NULL);
     {
         pthread_condattr_t ca;
@@ -306,23 +309,35 @@ void runner_pool_gate_enter(struct runner_pool *p, bool exclusive)
     pthread_mutex_unlock(&p->lock);
 }
 
-void runner_pool_gate_enter_background(struct runner_pool *p, int patience_ms)
+static struct timespec monotonic_at(double ms)
 {
-    struct timespec until;
+    struct timespec t = {(time_t)(ms / 1000), (long)((ms - 1000 * floor(ms / 1000)) * 1e6)};
+    return t;
+}
 
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += patience_ms / 1000;
-    until.tv_nsec += (long)(patience_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+double runner_pool_gate_enter_background(struct runner_pool *p, int quiet_ms, int patience_ms)
+{
+    double deadline = now_ms() + patience_ms, rested;
+
     pthread_mutex_lock(&p->lock);
-    while (p->judgings > 0 || p->writer || p->readers > 0 || p->writers_waiting > 0)
-        if (pthread_cond_timedwait(&p->gate_changed, &p->lock, &until) == ETIMEDOUT)
+    for (;;) {
+        bool quiet = p->judgings == 0 && !p->writer && p->readers == 0 && p->writers_waiting == 0;
+        double now = now_ms(), wake = deadline;
+        if ((quiet && now - p->gate_free_since >= quiet_ms) || now >= deadline)
             break;
+        if (quiet && p->gate_free_since + quiet_ms < wake)
+            wake = p->gate_free_since + quiet_ms;
+        struct timespec until = monotonic_at(wake);
+        pthread_cond_timedwait(&p->gate_changed, &p->lock, &until);
+    }
+    p->writers_waiting++;
+    while (p->writer || p->readers > 0)
+        pthread_cond_wait(&p->gate_changed, &p->lock);
+    p->writers_waiting--;
+    p->writer = true;
+    rested = now_ms() - p->gate_free_since;
     pthread_mutex_unlock(&p->lock);
-    runner_pool_gate_enter(p, true);
+    return rested;
 }
 
 void runner_pool_judging_begin(struct runner_pool *p)
@@ -347,6 +362,8 @@ void runner_pool_gate_leave(struct runner_pool *p, bool exclusive)
         p->writer = false;
     else
         p->readers--;
+    if (!p->writer && p->readers == 0)
+        p->gate_free_since = now_ms();
     pthread_cond_broadcast(&p->gate_changed);
     pthread_mutex_unlock(&p->lock);
 }

@@ -28,7 +28,7 @@
  * with nothing else on the GPU (the gate held exclusively). A waiting
  * exclusive holder blocks new shared ones, so a stream of Runs cannot starve
  * a Submit's timing. Background work (PyTorch's baseline) first lets the
- * judgings in progress end, within its patience.
+ * judgings in progress end and the GPU rest, within its patience.
  */
 #ifndef BW_RUNNER_POOL_H
 #define BW_RUNNER_POOL_H
@@ -77,11 +77,13 @@ void runner_pool_gate_leave(struct runner_pool *pool, bool exclusive);
 
 /*
  * Enters the gate exclusively for work no learner waits for (PyTorch's baseline): first it waits
- * until no judging is in progress (runner_pool_judging_begin .. _end) and no one holds or waits
- * for the gate, for at most patience_ms, then queues as any exclusive holder. Without it a
- * baseline's shape, timed while a judging ran, made that judging's next test or shape wait.
+ * until no judging is in progress (runner_pool_judging_begin .. _end), no one holds or waits for
+ * the gate and the gate has been free for quiet_ms, for at most patience_ms, then queues as any
+ * exclusive holder. Returns how long the gate had been free when it entered (ms): the GPU's rest,
+ * every GPU use of the judge being inside the gate. Without it a baseline's shape, timed while a
+ * judging ran, made that judging's next test or shape wait.
  */
-void runner_pool_gate_enter_background(struct runner_pool *pool, int patience_ms);
+double runner_pool_gate_enter_background(struct runner_pool *pool, int quiet_ms, int patience_ms);
 
 /* A judging on this pool's GPU begins or ends (judge_submission). */
 void runner_pool_judging_begin(struct runner_pool *pool);

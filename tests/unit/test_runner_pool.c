@@ -262,26 +262,31 @@ TEST(pool_gate_keeps_timing_alone)
 
 struct background_probe {
     struct runner_pool *pool;
-    int patience_ms;
+    int quiet_ms, patience_ms;
     _Atomic long long entered_us; /* now_ms() * 1000 when it held the gate; 0 before */
+    _Atomic long long rested_us;  /* what the entry said of the GPU's rest, * 1000 */
 };
 
 static void *background_holder(void *arg)
 {
     struct background_probe *g = arg;
+    double rested = runner_pool_gate_enter_background(g->pool, g->quiet_ms, g->patience_ms);
 
-    runner_pool_gate_enter_background(g->pool, g->patience_ms);
+    atomic_store(&g->rested_us, (long long)(rested * 1000));
     atomic_store(&g->entered_us, (long long)(now_ms() * 1000));
     runner_pool_gate_leave(g->pool, true);
     return NULL;
 }
 
-static void background_probe_init(struct background_probe *g, struct runner_pool *pool,
-                                  int patience_ms)
+static void background_start(struct background_probe *g, pthread_t *th, struct runner_pool *pool,
+                             int quiet_ms, int patience_ms)
 {
     g->pool = pool;
+    g->quiet_ms = quiet_ms;
     g->patience_ms = patience_ms;
     atomic_store(&g->entered_us, 0);
+    atomic_store(&g->rested_us, 0);
+    pthread_create(th, NULL, background_holder, g);
 }
 
 static double entered_ms(struct background_probe *g)
@@ -289,25 +294,25 @@ static double entered_ms(struct background_probe *g)
     return (double)atomic_load(&g->entered_us) / 1000;
 }
 
-/* Background work (PyTorch's baseline) enters the gate after the judgings in progress and the
- * gate's holders, or once its patience is out. */
-TEST(pool_gate_background_work_waits_for_judgings)
+/* Background work (PyTorch's baseline) enters the gate after the judgings in progress, the
+ * gate's holders and quiet_ms of a free gate, or once its patience is out; it says how long
+ * the gate had been free. */
+TEST(pool_gate_background_work_waits_for_judgings_and_quiet)
 {
     struct runner_pool_options o = {.spares = 0, .references = 0};
     struct runner_pool *pool = NULL;
     struct background_probe g;
     pthread_t th;
     char *cause = NULL;
-    double t0;
+    double t0, rested;
 
     CHECK_INT_EQ(runner_pool_new(&o, &pool, &cause), BW_OK);
     if (!pool)
         return;
     /* a judging in progress: it waits for the judging's end */
     runner_pool_judging_begin(pool);
-    background_probe_init(&g, pool, 10000);
     t0 = now_ms();
-    pthread_create(&th, NULL, background_holder, &g);
+    background_start(&g, &th, pool, 0, 10000);
     usleep(300 * 1000);
     CHECK_MSG(entered_ms(&g) == 0, "background work entered %.0f ms into a judging",
               entered_ms(&g) - t0);
@@ -318,24 +323,26 @@ TEST(pool_gate_background_work_waits_for_judgings)
               entered_ms(&g) - t0);
     /* a judging that goes on: it enters when its patience is out */
     runner_pool_judging_begin(pool);
-    background_probe_init(&g, pool, 200);
     t0 = now_ms();
-    pthread_create(&th, NULL, background_holder, &g);
+    background_start(&g, &th, pool, 0, 200);
     pthread_join(th, NULL);
     CHECK_MSG(entered_ms(&g) - t0 >= 190 && entered_ms(&g) - t0 < 5000,
               "with 200 ms of patience, background work entered after %.0f ms",
               entered_ms(&g) - t0);
     runner_pool_judging_end(pool);
-    /* a shared holder (a test's runner call): it waits for it to leave */
+    /* a shared holder (a test's runner call), then 300 ms of quiet after it leaves */
     runner_pool_gate_enter(pool, false);
-    background_probe_init(&g, pool, 10000);
-    t0 = now_ms();
-    pthread_create(&th, NULL, background_holder, &g);
+    background_start(&g, &th, pool, 300, 10000);
     usleep(200 * 1000);
     CHECK_MSG(entered_ms(&g) == 0, "background work entered beside a shared holder");
     runner_pool_gate_leave(pool, false);
+    t0 = now_ms();
     pthread_join(th, NULL);
-    CHECK(entered_ms(&g) - t0 >= 200);
+    rested = (double)atomic_load(&g.rested_us) / 1000;
+    CHECK_MSG(entered_ms(&g) - t0 >= 290 && rested >= 290 && rested < 5000,
+              "background work entered %.0f ms after the gate was free, saying it had rested "
+              "%.0f ms (300 asked)",
+              entered_ms(&g) - t0, rested);
     runner_pool_free(pool);
     free(cause);
 }
