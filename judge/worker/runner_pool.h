@@ -80,8 +80,8 @@ void runner_pool_gate_leave(struct runner_pool *pool, bool exclusive);
  * until no judging is in progress (runner_pool_judging_begin .. _end), no one holds or waits for
  * the gate and the gate has been free for quiet_ms, for at most patience_ms, then queues as any
  * exclusive holder. Returns how long the gate had been free when it entered (ms): the GPU's rest,
- * every GPU use of the judge being inside the gate. Without it a baseline's shape, timed while a
- * judging ran, made that judging's next test or shape wait.
+ * every kernel of a judging or a baseline running inside the gate. Without it a baseline's shape,
+ * timed while a judging ran, made that judging's next test or shape wait.
  */
 double runner_pool_gate_enter_background(struct runner_pool *pool, int quiet_ms, int patience_ms);
 
