@@ -408,6 +408,7 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
     if (screen && !(screens = calloc(n, sizeof(*screens))))
         return bw_fail(cause, BW_ERR_NOMEM, "out of memory");
     for (size_t cfg = 0; screen && cfg < n; cfg++) {
+        s->res->bench_screenings++;
         if (!time_config(s, b, cfg, true, &screens[cfg], &rc, cause))
             goto out;
         s->cfg_ms[cfg * ns + b] = screens[cfg].median_ms;
@@ -438,9 +439,13 @@ static int bench_configs(struct session *s, size_t b, struct bench_outcome *best
             log_debug("%s: benchmark %s, configuration %zu: its screening meets the stop rule "
                       "(%d samples, RSE %.2f%%): its timing",
                       s->job, shape, cfg + 1, bo.samples, 100 * bo.rse);
-        } else if (!time_config(s, b, cfg, false, &bo, &rc, cause)) {
-            free(bo.stop);
-            goto out;
+            s->res->bench_screenings_stood++;
+        } else {
+            s->res->bench_timings++;
+            if (!time_config(s, b, cfg, false, &bo, &rc, cause)) {
+                free(bo.stop);
+                goto out;
+            }
         }
         s->cfg_ms[cfg * ns + b] = bo.median_ms;
         if (!have || bo.median_ms < best->median_ms) {

@@ -127,6 +127,9 @@ struct judge_result {
      * configuration loaded into it (once per shape and configuration). */
     double bench_gate_ms, bench_reference_ms, bench_runner_ms, bench_samples_ms, bench_verify_ms;
     double bench_reference_wait_ms, bench_switch_ms;
+    /* Bench calls of the timing: screenings, full timings, and kept configurations whose
+     * screening stood as their timing (bench.c, bench_configs). */
+    int bench_screenings, bench_timings, bench_screenings_stood;
     double goals_ms;          /* wall time of the learning goals */
     double build_wait_ms;     /* after the submission compiled, the reference's build still ran */
     double reference_load_ms; /* loading the reference's module into its runner */

@@ -446,12 +446,13 @@ json_t *judge_result_json(const struct judge_result *r)
         json_object_set_new(tests_breakdown, key, json_real(r->tests_submission_phase_ms[k]));
     }
     json_object_set_new(timing, "bench_breakdown",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "gate_ms",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i}", "gate_ms",
                                   r->bench_gate_ms, "reference_ms", r->bench_reference_ms,
                                   "reference_wait_ms", r->bench_reference_wait_ms, "runner_ms",
                                   r->bench_runner_ms, "samples_ms", r->bench_samples_ms,
-                                  "verify_ms", r->bench_verify_ms, "switch_ms",
-                                  r->bench_switch_ms));
+                                  "verify_ms", r->bench_verify_ms, "switch_ms", r->bench_switch_ms,
+                                  "screenings", r->bench_screenings, "timings", r->bench_timings,
+                                  "screenings_stood", r->bench_screenings_stood));
     json_object_set_new(j, "seed", json_string(seed));
     return j;
 }

@@ -478,7 +478,9 @@ def triton_table(res, line):
                      f"{tb.get('reference_reused', 0)} cases reused) bench {tm.get('bench_ms', 0):.0f} "
                      f"(gate {bb.get('gate_ms', 0):.0f}, runner {bb.get('runner_ms', 0):.0f}, "
                      f"samples {bb.get('samples_ms', 0):.0f}, switch {bb.get('switch_ms', 0):.0f}) ms; "
-                     f"configurations screened out per shape {v.get('screened', [])}")
+                     f"configurations screened out per shape {v.get('screened', [])}; "
+                     f"{bb.get('screenings', 0)} screenings, {bb.get('timings', 0)} full timings, "
+                     f"{bb.get('screenings_stood', 0)} screenings stood as timings")
     if tr.get("skipped"):
         line("Triton skipped (budget)", ", ".join(tr["skipped"]))
     if tr.get("error"):
@@ -649,7 +651,8 @@ def main():
         parts += [f"{x[:-3] if x.endswith('_ms') else x} {v:.0f}"
                   for x, v in sorted((tm.get("tests_breakdown") or {}).items())]
         if tm.get("bench_ms"):
-            parts += [f"bench.{x[:-3]} {v:.0f}" for x, v in sorted((tm.get("bench_breakdown") or {}).items())]
+            parts += [f"bench.{x[:-3] if x.endswith('_ms') else x} {v:.0f}"
+                      for x, v in sorted((tm.get("bench_breakdown") or {}).items())]
         line(f"breakdown {k}", " ".join(parts) + " ms")
 
 

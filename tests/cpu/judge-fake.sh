@@ -85,9 +85,10 @@ reused=$(grep -c "reference reused" "$tmp/submit.err")
 [ "$(grep -c "reference computed ahead" "$tmp/validate.err")" -ge 2 ] &&
     ok "validate: later Submits compute the timing's reference ahead, while they compile and test" ||
     bad "validate: $(grep -c "reference computed ahead" "$tmp/validate.err") shapes computed ahead, $(grep -c "reference in line" "$tmp/validate.err") judgings in line"
-[ "$(json "$tmp/submit.json" 'sorted(d["timing"]["bench_breakdown"])')" = "['gate_ms', 'reference_ms', 'reference_wait_ms', 'runner_ms', 'samples_ms', 'switch_ms', 'verify_ms']" ] &&
+[ "$(json "$tmp/submit.json" 'sorted(d["timing"]["bench_breakdown"])')" = "['gate_ms', 'reference_ms', 'reference_wait_ms', 'runner_ms', 'samples_ms', 'screenings', 'screenings_stood', 'switch_ms', 'timings', 'verify_ms']" ] &&
     [ "$(json "$tmp/submit.json" 'int(d["timing"]["bench_breakdown"]["switch_ms"] > 0)')" = 1 ] &&
-    ok "the timing's breakdown says how long it waited for the reference computed ahead, and how long the switches between tuned.cu's 2 configurations took" ||
+    [ "$(json "$tmp/submit.json" '[d["timing"]["bench_breakdown"][k] for k in ("screenings", "timings", "screenings_stood")]')" = "[0, 4, 0]" ] &&
+    ok "the timing's breakdown says how long it waited for the reference computed ahead, how long the switches between tuned.cu's 2 configurations took, and its 4 full timings (2 configurations, 2 shapes: no screening)" ||
     bad "bench_breakdown: $(json "$tmp/submit.json" 'd["timing"].get("bench_breakdown")')"
 fresh=$(grep -c "configuration [0-9]*: a fresh runner" "$tmp/submit.err")
 kept=$(grep -c "configuration [0-9]*: its kept runner" "$tmp/submit.err")
@@ -109,9 +110,11 @@ jd check --json --log-level debug "$problem" "$problem/tuned3.cu" >"$tmp/t3.json
 stood=$(grep -oE "its screening meets the stop rule \([0-9]+ samples, RSE [0-9.]+%\)" "$tmp/t3.err")
 bad_stood=$(printf '%s\n' "$stood" | sed -E 's/.*\(([0-9]+) samples, RSE ([0-9.]+)%\)/\1 \2/' |
     awk 'NF && ($1 < 10 || $2 > 0.5)')
-[ -z "$bad_stood" ] &&
-    ok "tuned3.cu: $(printf '%s' "$stood" | grep -c samples) kept configurations' screenings stood as their timings, each of 10 samples or more with an RSE within 0.5%" ||
-    bad "tuned3.cu: a screening stood that does not meet the stop rule: $bad_stood"
+n_stood=$(printf '%s' "$stood" | grep -c samples)
+counts=$(json "$tmp/t3.json" '(lambda bb: (bb["screenings"], bb["timings"] + bb["screenings_stood"] == 6 - sum(b["screened"] for b in d["benches"]), bb["screenings_stood"]))(d["timing"]["bench_breakdown"])')
+[ -z "$bad_stood" ] && [ "$counts" = "(6, True, $n_stood)" ] &&
+    ok "tuned3.cu: $n_stood kept configurations' screenings stood as their timings, each of 10 samples or more with an RSE within 0.5%; the result counts 6 screenings and the rest timed in full" ||
+    bad "tuned3.cu: screenings stood: '$bad_stood' against the rule; (screenings, timings + stood = kept, stood) $counts, $n_stood logged"
 # The second configuration's tests compare with the first's expected outputs, kept:
 # the reference runs each test case once per judging.
 [ "$(json "$tmp/submit.json" 'd["timing"]["tests_breakdown"]["reference_reused"] == len(d["tests"]) > 0 and d["timing"]["tests_breakdown"]["memory_wait_ms"] == 0')" = True ] &&
