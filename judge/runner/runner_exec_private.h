@@ -66,7 +66,7 @@ struct runner_exec {
         uint64_t bytes;
     } kept[BW_RUNNER_KEEP_ALLOCS];
     int n_kept;
-    uint64_t kept_bytes, kept_cap;
+    uint64_t kept_cap;
 };
 
 /* One device allocation: [guard][data: bytes][guard][unused], alloc_bytes in all (more than

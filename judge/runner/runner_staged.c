@@ -214,6 +214,15 @@ static void staged_marshal(struct staged_plan *st, int r)
     }
 }
 
+static uint64_t kept_bytes(const struct runner_exec *x)
+{
+    uint64_t total = 0;
+
+    for (int i = 0; i < x->n_kept; i++)
+        total += x->kept[i].bytes;
+    return total;
+}
+
 void staged_free(struct runner_exec *x, struct staged_plan *st)
 {
     if (x->broken)
@@ -224,9 +233,8 @@ void staged_free(struct runner_exec *x, struct staged_plan *st)
             if (!d->base)
                 continue;
             if (x->n_kept < BW_RUNNER_KEEP_ALLOCS &&
-                d->alloc_bytes <= x->kept_cap - x->kept_bytes) {
+                d->alloc_bytes <= x->kept_cap - kept_bytes(x)) {
                 x->kept[x->n_kept++] = (struct kept_alloc){d->base, d->alloc_bytes};
-                x->kept_bytes += d->alloc_bytes;
             } else {
                 cu.cuMemFree(d->base);
             }
@@ -240,7 +248,6 @@ void staged_free_kept(struct runner_exec *x)
         for (int i = 0; i < x->n_kept; i++)
             cu.cuMemFree(x->kept[i].base);
     x->n_kept = 0;
-    x->kept_bytes = 0;
 }
 
 /* The smallest kept allocation of at least `bytes`, taken out of the kept ones; 0 if none. */
@@ -256,7 +263,6 @@ static CUdeviceptr take_kept(struct runner_exec *x, uint64_t bytes, uint64_t *al
         return 0;
     base = x->kept[best].base;
     *alloc_bytes = x->kept[best].bytes;
-    x->kept_bytes -= *alloc_bytes;
     x->kept[best] = x->kept[--x->n_kept];
     return base;
 }

@@ -292,9 +292,9 @@ void runner_pool_return_reference(struct runner_pool *p, struct runner *r)
     runner_free(r);
 }
 
-void runner_pool_gate_enter(struct runner_pool *p, bool exclusive)
+/* Enters the gate; p->lock held. */
+static void gate_enter_locked(struct runner_pool *p, bool exclusive)
 {
-    pthread_mutex_lock(&p->lock);
     if (exclusive) {
         p->writers_waiting++;
         while (p->writer || p->readers > 0)
@@ -306,6 +306,12 @@ void runner_pool_gate_enter(struct runner_pool *p, bool exclusive)
             pthread_cond_wait(&p->gate_changed, &p->lock);
         p->readers++;
     }
+}
+
+void runner_pool_gate_enter(struct runner_pool *p, bool exclusive)
+{
+    pthread_mutex_lock(&p->lock);
+    gate_enter_locked(p, exclusive);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -330,11 +336,7 @@ double runner_pool_gate_enter_background(struct runner_pool *p, int quiet_ms, in
         struct timespec until = monotonic_at(wake);
         pthread_cond_timedwait(&p->gate_changed, &p->lock, &until);
     }
-    p->writers_waiting++;
-    while (p->writer || p->readers > 0)
-        pthread_cond_wait(&p->gate_changed, &p->lock);
-    p->writers_waiting--;
-    p->writer = true;
+    gate_enter_locked(p, true);
     rested = now_ms() - p->gate_free_since;
     pthread_mutex_unlock(&p->lock);
     return rested;
