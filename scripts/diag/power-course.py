@@ -73,7 +73,8 @@ def summary(label, calls):
         cells.append(f"{lo}-{hi}:{med(xs):.4f}({len(xs)})")
     after = lambda w, n: med([ms for t, ms in calls if t >= w][:n])
     print(f"  {label:10s} judge-like(100ms,10) {after(100, 10):.4f}  judge-like(20ms,10) "
-          f"{after(20, 10):.4f}  torch_time-like(100ms,20) {after(100, 20):.4f}  calls {len(calls)}")
+          f"{after(20, 10):.4f}  torch_time-like(100ms,20) {after(100, 20):.4f}  "
+          f"sustained(500ms,10) {after(500, 10):.4f}  calls {len(calls)}")
     print("    " + "  ".join(cells))
 
 
