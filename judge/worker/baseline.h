@@ -172,8 +172,9 @@ void baseline_service_want(struct baseline_service *s, const char *bundle, const
 
 /*
  * Puts PyTorch's figures of (bundle, this GPU) into r (r->pytorch and each bench's
- * pytorch_ms), waiting up to wait_ms for a measurement in progress; or the reason there are
- * none into r->pytorch.reason. Only for a result with timed shapes (a Submit). s NULL: no
+ * pytorch_ms), waiting up to wait_ms for a measurement in progress (or next, with none in
+ * progress; not one queued behind another problem's); or the reason there are none into
+ * r->pytorch.reason. Only for a result with timed shapes (a Submit). s NULL: no
  * service (a compile-only worker).
  */
 void baseline_service_attach(struct baseline_service *s, const char *bundle, struct judge_result *r,

@@ -752,6 +752,35 @@ static struct entry *find(struct baseline_service *s, const char *bundle)
     return NULL;
 }
 
+/* The queued entry the thread measures next (the first queued), NULL if none. Locked. */
+static struct entry *next_queued(struct baseline_service *s)
+{
+    for (size_t i = 0; i < BW_BASELINE_ENTRIES; i++)
+        if (s->entries[i].state == ENTRY_QUEUED)
+            return &s->entries[i];
+    return NULL;
+}
+
+/* Whether another problem's measurement runs now. Locked. */
+static bool measuring_other(struct baseline_service *s, const struct entry *e)
+{
+    for (size_t i = 0; i < BW_BASELINE_ENTRIES; i++)
+        if (&s->entries[i] != e && s->entries[i].state == ENTRY_MEASURING)
+            return true;
+    return false;
+}
+
+/* Whether e's figures may come within a Submit's wait: it is being measured, or it is next and
+ * nothing else is. A measurement takes seconds (PyTorch's import, then every shape), so one
+ * queued behind another's does not finish within the wait: the Submit does not wait for it.
+ * Locked. */
+static bool may_come_soon(struct baseline_service *s, struct entry *e)
+{
+    if (e->state == ENTRY_MEASURING)
+        return true;
+    return e->state == ENTRY_QUEUED && next_queued(s) == e && !measuring_other(s, e);
+}
+
 static void entry_clear(struct entry *e)
 {
     problem_free(e->p);
@@ -783,10 +812,7 @@ static void *service_thread(void *arg)
 
     pthread_mutex_lock(&s->lock);
     while (!atomic_load(&s->stop)) {
-        struct entry *e = NULL;
-        for (size_t i = 0; i < BW_BASELINE_ENTRIES && !e; i++)
-            if (s->entries[i].state == ENTRY_QUEUED)
-                e = &s->entries[i];
+        struct entry *e = next_queued(s);
         if (!e) {
             pthread_cond_wait(&s->changed, &s->lock);
             continue;
@@ -959,7 +985,7 @@ void baseline_service_attach(struct baseline_service *s, const char *bundle, str
         until.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&s->lock);
-    while ((e = find(s, bundle)) && (e->state == ENTRY_QUEUED || e->state == ENTRY_MEASURING) &&
+    while ((e = find(s, bundle)) && may_come_soon(s, e) &&
            pthread_cond_timedwait(&s->changed, &s->lock, &until) == 0)
         ;
     e = find(s, bundle);
@@ -970,6 +996,10 @@ void baseline_service_attach(struct baseline_service *s, const char *bundle, str
     else if (e->state == ENTRY_FAILED)
         set_reason(r, "PyTorch's time could not be measured on this worker: ",
                    e->why ? e->why : "unknown");
+    else if (e->state == ENTRY_QUEUED && !may_come_soon(s, e))
+        set_reason(r, "",
+                   "PyTorch's time on this GPU is queued behind another problem's measurement: "
+                   "later Submits show it");
     else
         set_reason(r, "",
                    "PyTorch's time on this GPU is still being measured: later Submits show it");

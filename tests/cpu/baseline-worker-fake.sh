@@ -8,6 +8,8 @@
 #     result.pytorch) and per submission (pytorch_speedup, computed by the server);
 #   - the leaderboard has the column and sorts by it (?sort=pytorch; another sort is a 400);
 #   - a restarted worker takes the figures from its cache (measured once per version and GPU);
+#   - a Submit whose problem's measurement is queued behind another problem's does not wait
+#     for it, says so, and a later Submit shows the figures;
 #   - a worker without PyTorch says why in the result, and the submission has no x PyTorch.
 #   tests/cpu/baseline-worker-fake.sh BUILD
 set -u
@@ -39,6 +41,16 @@ ln -sf "$pyexe" "$T/venv/bin/python3"
 printf 'home = %s\ninclude-system-site-packages = false\n' "$(dirname "$pyexe")" >"$T/venv/pyvenv.cfg"
 cp -r tests/fixtures/fake-gpu/$pid "$T/problems/$pid"
 printf 'def baseline(x, y, **_):\n    return x + y\n' >"$T/problems/$pid/baseline.py"
+# slow-add: a measurement of seconds (each call 0.3 s); queued-add: one queued behind it
+n=1
+for other in slow-add queued-add; do
+    n=$((n + 1))
+    cp -r "$T/problems/$pid" "$T/problems/$other"
+    sed -i -e "s/\"id\": \"$pid\"/\"id\": \"$other\"/" -e "s/\"number\": 1,/\"number\": $n,/" \
+        "$T/problems/$other/problem.json"
+done
+printf 'import time\n\n\ndef baseline(x, y, **_):\n    time.sleep(0.3)\n    return x + y\n' \
+    >"$T/problems/slow-add/baseline.py"
 cat >"$T/server.conf" <<CONF
 port = $PORT
 database = $T/db
@@ -71,8 +83,8 @@ start_judged() { # PYTHON
 }
 curl -s -c "$T/jar" -H 'Content-Type: application/json' \
     -d '{"name":"ann","password":"password-1"}' "$BASE/api/auth/signup" | jq -r .csrf >"$T/csrf"
-submit() { # FILE MODE -> id
-    jq -n --rawfile s "$1" --arg m "$2" --arg p "$pid" '{problem: $p, mode: $m, source: $s}' |
+submit() { # FILE MODE [PROBLEM] -> id
+    jq -n --rawfile s "$1" --arg m "$2" --arg p "${3:-$pid}" '{problem: $p, mode: $m, source: $s}' |
         curl -s -m 10 -b "$T/jar" -H "X-CSRF-Token: $(cat "$T/csrf")" \
             -H 'Content-Type: application/json' --data-binary @- "$BASE/api/submissions" | jq -r .id
 }
@@ -125,6 +137,23 @@ if [ "$GOT" = '[true,[0.25,0.25]]' ] && ! grep -q "measured in the background" "
 else
     bad "cache reuse: $GOT $(grep baseline "$T/judged.log" | head -3)"
 fi
+
+# A Submit of queued-add while slow-add's measurement runs: queued-add's is queued behind it,
+# so the Submit does not wait (it would not end within the wait) and says so.
+RUN2=$(submit "$SOL" run slow-add)
+wait_done "$RUN2" 120 || bad "slow-add's Run was not judged"
+SUB4=$(submit "$SOL" submit queued-add)
+wait_done "$SUB4" 120 || bad "queued-add's Submit was not judged"
+slow_done=$(grep -c "baseline: slow-add .*measured on" "$T/judged.log")
+GOT=$(get "$SUB4" '[.verdict, .result.pytorch.measured, .result.pytorch.reason]')
+[ "$GOT" = '["AC",false,"PyTorch'"'"'s time on this GPU is queued behind another problem'"'"'s measurement: later Submits show it"]' ] &&
+    [ "$slow_done" = 0 ] && ok "a Submit does not wait for a measurement queued behind another problem's, and says so" ||
+    bad "queued: $GOT (slow-add measured before it: $slow_done)"
+for _ in $(seq 300); do grep -q "baseline: queued-add .*measured on" "$T/judged.log" && break; sleep 0.1; done
+SUB5=$(submit "$SOL" submit queued-add)
+wait_done "$SUB5" 120 || bad "queued-add's second Submit was not judged"
+GOT=$(get "$SUB5" '[.verdict, .result.pytorch.measured]')
+[ "$GOT" = '["AC",true]' ] && ok "a later Submit shows the figures measured after it" || bad "later: $GOT"
 
 # A worker without PyTorch: the result says why; the submission has no x PyTorch.
 start_judged "$pyexe"
