@@ -155,10 +155,12 @@ def outside_s(times, subs):
 
 def figures(times, subs):
     """What a series of serial submissions measured: percentiles, every sample,
-    the waits outside the judge, the verdicts and the last one's judge timing."""
+    the waits outside the judge, the verdicts and the last one's judge timing and PyTorch
+    figures (a Submit waits for a measurement in progress: part of its wait outside)."""
+    last = subs[-1].get("result") or {}
     return {"p50_s": pct(times, 50), "p90_s": pct(times, 90), "samples_s": times,
             "outside_s": outside_s(times, subs), "verdicts": [s.get("verdict") for s in subs],
-            "timing": subs[-1].get("result", {}).get("timing")}
+            "timing": last.get("timing"), "pytorch": last.get("pytorch")}
 
 
 def serial(learner, problem, file, mode, n):
@@ -481,6 +483,11 @@ def triton_table(res, line):
                      f"configurations screened out per shape {v.get('screened', [])}; "
                      f"{bb.get('screenings', 0)} screenings, {bb.get('timings', 0)} full timings, "
                      f"{bb.get('screenings_stood', 0)} screenings stood as timings")
+            py = v.get("pytorch") or {}
+            shown = "shown" if py.get("measured") else (py.get("reason") or "absent")[:160]
+            line("  Triton Submit outside the judge",
+                 f"{(v.get('outside_s') or [float('nan')])[-1]:.2f} s (the server, the queue, a wait for "
+                 f"PyTorch's figures); PyTorch's time: {shown}")
     if tr.get("skipped"):
         line("Triton skipped (budget)", ", ".join(tr["skipped"]))
     if tr.get("error"):

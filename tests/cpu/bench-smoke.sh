@@ -55,6 +55,9 @@ want="{'AC'} launcher {'WA'} solve [0, 0, 0] [True, True, True] {'AC': 8} ['AC']
 for l in "Triton Run fake-add/starter.py" "Triton launch-only edit" "Triton burst" "Triton Submit"; do
     grep "slots=1 *$l" "$tmp/table" | grep -q "target" || bad "no \"$l\" line with its target in the table"
 done
+grep -q "slots=1 *  Triton Submit outside the judge *[0-9.]* s .*PyTorch's time: " "$tmp/table" &&
+    ok "the Triton Submit's wait outside the judge and its PyTorch figures are named" ||
+    bad "no outside line: $(grep "Triton Submit" "$tmp/table" | head -3)"
 grep -q "slots=1 *Triton Run fake-add/launcher.py (launcher).*compile [0-9]* ms (CPU" "$tmp/table" &&
     ok "Triton lines carry the judge's compile breakdown" || bad "no compile breakdown: $(grep Triton "$tmp/table" | head -3)"
 # The server part, small: 300 streams (past the default per-address connection
