@@ -166,9 +166,11 @@ void baseline_service_free(struct baseline_service *s);
 /*
  * A problem version is being judged: unless its figures are known (memory, then the disk
  * cache), queue its measurement in the service's thread. Cheap; never waits. `p` is borrowed
- * for the call (the request is built at once).
+ * for the call (the request is built at once). Measurements go in the order they were queued,
+ * those a Submit wanted (for_submit) first: a Submit's result shows the figures.
  */
-void baseline_service_want(struct baseline_service *s, const char *bundle, const struct problem *p);
+void baseline_service_want(struct baseline_service *s, const char *bundle, const struct problem *p,
+                           bool for_submit);
 
 /*
  * Puts PyTorch's figures of (bundle, this GPU) into r (r->pytorch and each bench's

@@ -730,7 +730,9 @@ struct entry {
     struct baseline_figures f;
     char *why; /* owned: why it failed */
     int64_t failed_at;
-    uint64_t used;
+    uint64_t used;   /* s->tick when last wanted: the least recently used is evicted */
+    uint64_t queued; /* s->tick when queued: measured in this order */
+    bool for_submit; /* a Submit wanted it: measured before those only Runs wanted */
 };
 
 struct baseline_service {
@@ -752,13 +754,19 @@ static struct entry *find(struct baseline_service *s, const char *bundle)
     return NULL;
 }
 
-/* The queued entry the thread measures next (the first queued), NULL if none. Locked. */
+/* The queued entry the thread measures next, NULL if none: the first queued of those a Submit
+ * wanted (its result shows the figures; a Run's does not), else the first queued. Locked. */
 static struct entry *next_queued(struct baseline_service *s)
 {
-    for (size_t i = 0; i < BW_BASELINE_ENTRIES; i++)
-        if (s->entries[i].state == ENTRY_QUEUED)
-            return &s->entries[i];
-    return NULL;
+    struct entry *next = NULL;
+    for (size_t i = 0; i < BW_BASELINE_ENTRIES; i++) {
+        struct entry *e = &s->entries[i];
+        if (e->state == ENTRY_QUEUED &&
+            (!next || e->for_submit > next->for_submit ||
+             (e->for_submit == next->for_submit && e->queued < next->queued)))
+            next = e;
+    }
+    return next;
 }
 
 /* Whether another problem's measurement runs now. Locked. */
@@ -902,7 +910,8 @@ void baseline_service_free(struct baseline_service *s)
     free(s);
 }
 
-void baseline_service_want(struct baseline_service *s, const char *bundle, const struct problem *p)
+void baseline_service_want(struct baseline_service *s, const char *bundle, const struct problem *p,
+                           bool for_submit)
 {
     struct entry *e;
     char *cause = NULL;
@@ -918,6 +927,8 @@ void baseline_service_want(struct baseline_service *s, const char *bundle, const
     }
     if (e) {
         e->used = ++s->tick;
+        if (e->state == ENTRY_QUEUED && for_submit)
+            e->for_submit = true;
         pthread_mutex_unlock(&s->lock);
         return;
     }
@@ -928,7 +939,8 @@ void baseline_service_want(struct baseline_service *s, const char *bundle, const
     }
     snprintf(e->bundle, sizeof(e->bundle), "%s", bundle);
     snprintf(e->id, sizeof(e->id), "%s", p->id);
-    e->used = ++s->tick;
+    e->used = e->queued = ++s->tick;
+    e->for_submit = for_submit;
     if (baseline_cache_load(s->c.jc->cache_dir, bundle, s->c.jc->gpu.uuid, s->c.found.torch,
                             &e->f)) {
         e->state = ENTRY_DONE;

@@ -551,7 +551,7 @@ static bool run_job(struct slot *sl, json_t *job)
         return true;
     }
     /* A problem version first seen here: PyTorch's time on it is measured in the background. */
-    baseline_service_want(w->wc->baselines, hash, p);
+    baseline_service_want(w->wc->baselines, hash, p, m.mode == WP_SUBMIT);
     struct job_run *run = calloc(1, sizeof(*run));
     if (run)
         atomic_init(&run->cancel, false);

@@ -9,7 +9,8 @@
 #   - the leaderboard has the column and sorts by it (?sort=pytorch; another sort is a 400);
 #   - a restarted worker takes the figures from its cache (measured once per version and GPU);
 #   - a Submit whose problem's measurement is queued behind another problem's does not wait
-#     for it, says so, and a later Submit shows the figures;
+#     for it, says so, and a later Submit shows the figures; a measurement a Submit wanted goes
+#     before one queued earlier by a Run;
 #   - a worker without PyTorch says why in the result, and the submission has no x PyTorch.
 #   tests/cpu/baseline-worker-fake.sh BUILD
 set -u
@@ -41,9 +42,9 @@ ln -sf "$pyexe" "$T/venv/bin/python3"
 printf 'home = %s\ninclude-system-site-packages = false\n' "$(dirname "$pyexe")" >"$T/venv/pyvenv.cfg"
 cp -r tests/fixtures/fake-gpu/$pid "$T/problems/$pid"
 printf 'def baseline(x, y, **_):\n    return x + y\n' >"$T/problems/$pid/baseline.py"
-# slow-add: a measurement of seconds (each call 0.3 s); queued-add: one queued behind it
+# slow-add: a measurement of seconds (each call 0.3 s); run-add and queued-add: queued behind it
 n=1
-for other in slow-add queued-add; do
+for other in slow-add run-add queued-add; do
     n=$((n + 1))
     cp -r "$T/problems/$pid" "$T/problems/$other"
     sed -i -e "s/\"id\": \"$pid\"/\"id\": \"$other\"/" -e "s/\"number\": 1,/\"number\": $n,/" \
@@ -139,9 +140,12 @@ else
 fi
 
 # A Submit of queued-add while slow-add's measurement runs: queued-add's is queued behind it,
-# so the Submit does not wait (it would not end within the wait) and says so.
+# so the Submit does not wait (it would not end within the wait) and says so. run-add's,
+# queued by a Run before it, is measured after it.
 RUN2=$(submit "$SOL" run slow-add)
 wait_done "$RUN2" 120 || bad "slow-add's Run was not judged"
+RUN3=$(submit "$SOL" run run-add)
+wait_done "$RUN3" 120 || bad "run-add's Run was not judged"
 SUB4=$(submit "$SOL" submit queued-add)
 wait_done "$SUB4" 120 || bad "queued-add's Submit was not judged"
 slow_done=$(grep -c "baseline: slow-add .*measured on" "$T/judged.log")
@@ -154,6 +158,10 @@ SUB5=$(submit "$SOL" submit queued-add)
 wait_done "$SUB5" 120 || bad "queued-add's second Submit was not judged"
 GOT=$(get "$SUB5" '[.verdict, .result.pytorch.measured]')
 [ "$GOT" = '["AC",true]' ] && ok "a later Submit shows the figures measured after it" || bad "later: $GOT"
+for _ in $(seq 300); do grep -q "baseline: run-add .*measured on" "$T/judged.log" && break; sleep 0.1; done
+order=$(grep -o "baseline: [a-z-]* .*measured on" "$T/judged.log" | cut -d' ' -f2 | tr '\n' ' ')
+[ "$order" = "slow-add queued-add run-add " ] &&
+    ok "a measurement a Submit wanted goes before one a Run queued earlier" || bad "order: $order"
 
 # A worker without PyTorch: the result says why; the submission has no x PyTorch.
 start_judged "$pyexe"
