@@ -315,6 +315,18 @@ double now_ms(void)
     return (double)now_ns() / 1e6;
 }
 
+struct timespec monotonic_timespec(double ms)
+{
+    double s = floor(ms / 1000);
+    struct timespec t = {(time_t)s, (long)((ms - 1000 * s) * 1e6)};
+
+    if (t.tv_nsec >= 1000000000L) { /* rounding at the edge of a second */
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 int64_t wall_ms(void)
 {
     struct timespec ts;

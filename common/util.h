@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Parses a whole string as a decimal int64 (optional sign); false on junk,
  * empty input or overflow. Replaces atoi/strtol-without-checks. */
@@ -63,6 +64,9 @@ char *exe_dir(void);
 /* Monotonic clock in nanoseconds and milliseconds. */
 uint64_t now_ns(void);
 double now_ms(void);
+/* The CLOCK_MONOTONIC time of now_ms()'s instant ms: a deadline for pthread_cond_timedwait on a
+ * condition variable made with that clock. */
+struct timespec monotonic_timespec(double ms);
 /* Wall-clock milliseconds since the Unix epoch (CLOCK_REALTIME): a time other
  * processes and machines agree on, unlike now_ms. */
 int64_t wall_ms(void);

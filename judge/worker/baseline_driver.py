@@ -32,10 +32,11 @@ and stderr are kept (capped) for diagnosis.
 The timing is the judge's (judge/runner/runner_bench.c, common/stats.c), with the judge's own
 constants passed in: per shape, the inputs of `sets` input sets, then holding the gate
 exclusively what is left of rest_ms of rest (judged says how long its GPU gate had been free
-before; it waits up to a few seconds for that, and for its judgings to end), warm-up runs (at least 3, for warmup_ms), then samples rotating the
-sets, each after a write of l2_flush_bytes of l2_flush_word (zeros) flushing L2, timed with CUDA
-events around the baseline call, until the median's relative standard error (1.2533 * IQR / 1.349 /
-sqrt(n) / median) is <= target_rse after min_samples, or max_samples, or budget_ms of sampling.
+before; it waits up to a few seconds for that, and for its judgings to end), warm-up runs (at
+least 3, for warmup_ms), then samples rotating the sets, each after a write of l2_flush_bytes
+of l2_flush_word (zeros) flushing L2, timed with CUDA events around the baseline call, until
+the median's relative standard error (1.2533 * IQR / 1.349 / sqrt(n) / median) is <=
+target_rse after min_samples, or max_samples, or budget_ms of sampling.
 The rest makes the figure reproducible: on a power-capped GPU a large tensor-core GEMM runs at
 its boost clock for its first ~150 ms of work only, so a shape timed right after another one
 (or after another process's work) ran up to 10% slower than the same shape timed from rest

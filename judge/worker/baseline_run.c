@@ -738,7 +738,7 @@ struct entry {
 struct baseline_service {
     struct baseline_service_config c;
     pthread_mutex_t lock;
-    pthread_cond_t changed;
+    pthread_cond_t changed; /* CLOCK_MONOTONIC: a Submit's timed wait */
     pthread_t thread;
     bool thread_started;
     atomic_bool stop;
@@ -879,7 +879,13 @@ int baseline_service_new(const struct baseline_service_config *c, struct baselin
     s->c = *c;
     atomic_init(&s->stop, false);
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->changed, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* a Submit's wait for the figures */
+        pthread_cond_init(&s->changed, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     if (c->found.available && c->jc && c->jc->have_gpu) {
         if (pthread_create(&s->thread, NULL, service_thread, s) != 0) {
             pthread_mutex_destroy(&s->lock);
@@ -989,13 +995,7 @@ void baseline_service_attach(struct baseline_service *s, const char *bundle, str
         set_reason(r, "", s->c.found.reason[0] ? s->c.found.reason : "PyTorch is not usable here");
         return;
     }
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += wait_ms / 1000;
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    until = monotonic_timespec(now_ms() + wait_ms);
     pthread_mutex_lock(&s->lock);
     while ((e = find(s, bundle)) && may_come_soon(s, e) &&
            pthread_cond_timedwait(&s->changed, &s->lock, &until) == 0)

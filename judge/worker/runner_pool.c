@@ -1,7 +1,6 @@
 #include "runner_pool.h"
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,12 +314,6 @@ void runner_pool_gate_enter(struct runner_pool *p, bool exclusive)
     pthread_mutex_unlock(&p->lock);
 }
 
-static struct timespec monotonic_at(double ms)
-{
-    struct timespec t = {(time_t)(ms / 1000), (long)((ms - 1000 * floor(ms / 1000)) * 1e6)};
-    return t;
-}
-
 double runner_pool_gate_enter_background(struct runner_pool *p, int quiet_ms, int patience_ms)
 {
     double deadline = now_ms() + patience_ms, rested;
@@ -333,7 +326,7 @@ double runner_pool_gate_enter_background(struct runner_pool *p, int quiet_ms, in
             break;
         if (quiet && p->gate_free_since + quiet_ms < wake)
             wake = p->gate_free_since + quiet_ms;
-        struct timespec until = monotonic_at(wake);
+        struct timespec until = monotonic_timespec(wake);
         pthread_cond_timedwait(&p->gate_changed, &p->lock, &until);
     }
     gate_enter_locked(p, true);

@@ -603,11 +603,7 @@ static bool run_job(struct slot *sl, json_t *job)
     for (;;) {
         /* A tick for progress, heartbeats and stops; the verdict wakes it at
          * once (a plain sleep here cost every verdict up to a tick). */
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += BW_WORKER_TICK_MS * 1000000L;
-        until.tv_sec += until.tv_nsec / 1000000000L;
-        until.tv_nsec %= 1000000000L;
+        struct timespec until = monotonic_timespec(now_ms() + BW_WORKER_TICK_MS);
         pthread_mutex_lock(&run->lock);
         while (!run->finished &&
                pthread_cond_timedwait(&run->finished_cond, &run->lock, &until) == 0)

@@ -85,3 +85,18 @@ TEST(verdict_names_round_trip)
     CHECK_INT_EQ(verdict_parse("RE"), VERDICT_RUNTIME_ERROR);
     CHECK_INT_EQ(verdict_parse("nope"), VERDICT_NONE);
 }
+
+/* monotonic_timespec: now_ms()'s instants as CLOCK_MONOTONIC deadlines, nanoseconds in range. */
+TEST(monotonic_timespec_is_now_ms_clock)
+{
+    struct timespec t = monotonic_timespec(1234.5), now;
+    double ms;
+
+    CHECK(t.tv_sec == 1 && t.tv_nsec == 234500000L);
+    t = monotonic_timespec(1999.9999999999);
+    CHECK(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L);
+    t = monotonic_timespec(now_ms() + 50);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ms = (double)(t.tv_sec - now.tv_sec) * 1000 + (double)(t.tv_nsec - now.tv_nsec) / 1e6;
+    CHECK_MSG(ms > 40 && ms <= 50.5, "now_ms() + 50 is %.3f ms from CLOCK_MONOTONIC's now", ms);
+}
