@@ -25,6 +25,7 @@ python3 there). Prints one line per shape and ends with
 file, or was not Accepted, fails; one not in the file is skipped).
 """
 import functools
+import importlib.util
 import json
 import sys
 import time
@@ -112,6 +113,18 @@ def profile_inputs(spec, case, torch):
         kw[t["name"]] = x.to(dt)
         del x
     return kw
+
+
+def baseline_call(d, shape_name, torch):
+    """Problem d's baseline() on fresh inputs of its benchmark shape_name (profile_inputs): a
+    zero-argument call of it, and its keyword arguments."""
+    spec = json.load(open(f"problems/{d}/problem.json"))
+    bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
+    mod = importlib.util.module_from_spec(bspec)
+    bspec.loader.exec_module(mod)
+    case = next(c for c in spec["benchmarks"] if c["name"] == shape_name)
+    kw = profile_inputs(spec, case, torch)
+    return (lambda: mod.baseline(**kw)), kw
 
 
 def torch_op(problem, sizes, scalars, torch):

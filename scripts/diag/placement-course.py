@@ -12,7 +12,6 @@ round; docs/operations.md, PyTorch's time, As measured).
   python3 scripts/diag/placement-course.py PROBLEM:SHAPE_NAME...
 """
 import importlib.util
-import json
 import sys
 import time
 
@@ -27,19 +26,14 @@ _ts.loader.exec_module(triton_speed)
 def main():
     for arg in sys.argv[1:]:
         d, shape_name = arg.split(":", 1)
-        spec = json.load(open(f"problems/{d}/problem.json"))
-        bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
-        mod = importlib.util.module_from_spec(bspec)
-        bspec.loader.exec_module(mod)
-        case = next(c for c in spec["benchmarks"] if c["name"] == shape_name)
-        sets = [triton_speed.profile_inputs(spec, case, torch) for _ in range(ALLOCS)]
+        sets = [triton_speed.baseline_call(d, shape_name, torch) for _ in range(ALLOCS)]
         times = [[] for _ in sets]
         for r in range(ROUNDS):
-            for i, kw in enumerate(sets):
+            for i, (fn, _) in enumerate(sets):
                 time.sleep(REST_S)
-                times[i].append(triton_speed.torch_time(lambda: mod.baseline(**kw), torch))
+                times[i].append(triton_speed.torch_time(fn, torch))
         print(f"=== {arg}")
-        for i, kw in enumerate(sets):
+        for i, (_, kw) in enumerate(sets):
             where = " ".join(f"{k}@{v.data_ptr() % (1 << 30) >> 21}" for k, v in kw.items()
                              if isinstance(v, torch.Tensor))
             print(f"set {i}: " + " ".join(f"{t:.4f}" for t in times[i]) +

@@ -15,7 +15,6 @@ beside it (its log on stdout's end, with each variant's wall-clock start).
   python3 scripts/diag/power-course.py PROBLEM:SHAPE_NAME...
 """
 import importlib.util
-import json
 import subprocess
 import sys
 import time
@@ -27,17 +26,6 @@ WINDOWS = [(0, 10), (10, 20), (20, 50), (50, 100), (100, 150), (150, 300), (300,
 _ts = importlib.util.spec_from_file_location("triton_speed", "scripts/triton-speed.py")
 triton_speed = importlib.util.module_from_spec(_ts)
 _ts.loader.exec_module(triton_speed)
-
-
-def inputs(d, shape_name):
-    """A zero-argument call of problem d's baseline() on its benchmark shape_name's inputs."""
-    spec = json.load(open(f"problems/{d}/problem.json"))
-    bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
-    mod = importlib.util.module_from_spec(bspec)
-    bspec.loader.exec_module(mod)
-    case = next(c for c in spec["benchmarks"] if c["name"] == shape_name)
-    kw = triton_speed.profile_inputs(spec, case, torch)
-    return lambda: mod.baseline(**kw)
 
 
 def course(fn, flush, zero, seconds=1.5):
@@ -86,7 +74,7 @@ def main():
     marks = []
     for arg in sys.argv[1:]:
         d, shape_name = arg.split(":", 1)
-        fn = inputs(d, shape_name)
+        fn, _ = triton_speed.baseline_call(d, shape_name, torch)
         fn()
         torch.cuda.synchronize()
         print(f"{d} {shape_name}")
