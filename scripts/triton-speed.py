@@ -46,9 +46,9 @@ COMPUTE = {"sgemm", "matmul-bias-relu", "autotuned-matmul", "grouped-matmul", "s
            "block-pointer-matmul", "sdpa", "flash-attention"}
 
 
-def torch_time(fn, torch, reps=20):
+def torch_time(fn, torch, reps=20, warmup_s=0.1):
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    # At least 100 ms of calls first, as the judge warms up from an idle GPU: a
+    # warmup_s of calls first (100 ms, as the judge warms up) from an idle GPU: a
     # tensor-core GEMM runs up to 14% faster in its first tens of ms, before the
     # power limit lowers the clock, and three calls would time that burst.
     # Each warm-up call after the flush, as each timed one: the GPU warms up in the regime it
@@ -57,7 +57,7 @@ def torch_time(fn, torch, reps=20):
     # slower than the judge's figure of it (tests/gpu/baseline.sh, H100 and H200).
     torch.cuda.synchronize()
     start = time.perf_counter()
-    while time.perf_counter() - start < 0.1:
+    while time.perf_counter() - start < warmup_s:
         flush.zero_()
         fn()
         torch.cuda.synchronize()

@@ -45,7 +45,7 @@ json_t *baseline_method_json(void)
     return json_pack("{s:i, s:i, s:i, s:f, s:i, s:i, s:i, s:I, s:i}", "sets", BW_BENCH_SETS,
                      "min_samples", BW_BENCH_MIN_SAMPLES, "max_samples", BW_BENCH_MAX_SAMPLES,
                      "target_rse", BW_BENCH_TARGET_RSE, "budget_ms", BW_BENCH_BUDGET_MS,
-                     "warmup_ms", BW_BENCH_WARMUP_MS, "rest_ms", BW_BASELINE_REST_MS,
+                     "warmup_ms", BW_BASELINE_WARMUP_MS, "rest_ms", BW_BASELINE_REST_MS,
                      "l2_flush_bytes", (json_int_t)BW_L2_FLUSH_BYTES, "l2_flush_word",
                      BW_L2_FLUSH_WORD);
 }

@@ -2,7 +2,7 @@
 # baseline.sh - on the GPU machine: PyTorch's time on every problem's benchmark shapes as the
 # worker measures it (judged baseline: each problem's baseline.py, timed the judge's way), held
 # against an independent timing of the same PyTorch call for the matmul and attention problems
-# (scripts/triton-speed.py's torch_time: 100 ms of warm-up, CUDA events, L2 zeroed before each
+# (scripts/triton-speed.py's torch_time: the driver's warm-up, CUDA events, L2 zeroed before each
 # call, median of 20; inputs drawn from the benchmark's data profile, as the worker's are: a
 # tensor-core GEMM's power, so its clock, depends on its operands) in the same run: within 5%.
 # Each problem's independent timing follows its own judged measurement at once, in a fresh
@@ -58,6 +58,7 @@ shapes = r.get("shapes") or []
 if r.get("error") or not shapes or any(s.get("error") or not s.get("median_ms") for s in shapes):
     sys.exit(0)  # not measured: the measurement lines say why
 REST_S = r["method"]["rest_ms"] / 1000  # the driver's rest before each shape
+WARMUP_S = r["method"]["warmup_ms"] / 1000  # and its warm-up
 spec_json = json.load(open(f"problems/{d}/problem.json"))
 bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
 mod = importlib.util.module_from_spec(bspec)
@@ -66,7 +67,7 @@ for case, s in zip(spec_json["benchmarks"], shapes):
     kw = ts.profile_inputs(spec_json, case, torch)
     torch.cuda.synchronize()
     time.sleep(REST_S)  # from rest, as the driver times each shape
-    ref = ts.torch_time(lambda: mod.baseline(**kw), torch)
+    ref = ts.torch_time(lambda: mod.baseline(**kw), torch, warmup_s=WARMUP_S)
     ratio = s["median_ms"] / ref
     what = f"{d} {s['name']}: judged {s['median_ms']:.4f} ms, torch_time {ref:.4f} ms: {ratio:.3f}"
     if abs(ratio - 1) <= 0.05:
