@@ -282,8 +282,8 @@
     1000 /* the GPU rests this long before each shape's warm-up (the gate free, or the driver      \
             idling in it): a power-capped GPU's clock depends on the last second's work */
 #define BW_BASELINE_WARMUP_MS                                                                      \
-    100 /* then PyTorch's calls run this long before the samples (the judge's BW_BENCH_WARMUP_MS)  \
-         */
+    500 /* then PyTorch's calls run this long before the samples: past a power-capped GPU's first  \
+           ~150 ms of boost, so its sustained time (a 100 ms warm-up sampled the swing between) */
 #define BW_BASELINE_GATE_PATIENCE_MS                                                               \
     5000 /* a shape's timing waits this long for no judging and a rested GPU, then queues */
 #define BW_BASELINE_RETRY_S 3600 /* a measurement that failed is tried again after this */

@@ -48,7 +48,7 @@ COMPUTE = {"sgemm", "matmul-bias-relu", "autotuned-matmul", "grouped-matmul", "s
 
 def torch_time(fn, torch, reps=20, warmup_s=0.1):
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    # warmup_s of calls first (100 ms, as the judge warms up) from an idle GPU: a
+    # warmup_s of calls first (100 ms, as the judge warms up a Submit) from an idle GPU: a
     # tensor-core GEMM runs up to 14% faster in its first tens of ms, before the
     # power limit lowers the clock, and three calls would time that burst.
     # Each warm-up call after the flush, as each timed one: the GPU warms up in the regime it

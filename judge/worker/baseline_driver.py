@@ -37,11 +37,14 @@ least 3, for warmup_ms), then samples rotating the sets, each after a write of l
 of l2_flush_word (zeros) flushing L2, timed with CUDA events around the baseline call, until
 the median's relative standard error (1.2533 * IQR / 1.349 / sqrt(n) / median) is <=
 target_rse after min_samples, or max_samples, or budget_ms of sampling.
-The rest makes the figure reproducible: on a power-capped GPU a large tensor-core GEMM runs at
-its boost clock for its first ~150 ms of work only, so a shape timed right after another one
-(or after another process's work) ran up to 10% slower than the same shape timed from rest
-(an H100, scripts/diag/power-course.py). Every shape gets the warm-up of a Submit's first
-shape (warmup_ms), and the warm-up runs the timed loop, flush included.
+The rest and the warm-up make the figure reproducible: on a power-capped GPU a large
+tensor-core GEMM runs at its boost clock for its first 50-150 ms of work only, then at its
+sustained clock, and a shape timed right after another one (or after another process's work)
+ran up to 10% slower than the same shape timed from rest (H100 and H200,
+scripts/diag/power-course.py). After 1 s of rest and 500 ms of warm-up (warmup_ms) every
+shape is sampled at its sustained time from rest; a 100 ms warm-up sampled the swing between
+boost and sustained, and two timings of one call were up to 15% apart. The warm-up runs the
+timed loop, flush included.
 Inputs come from torch's generator with the problem's distributions (uniform, normal,
 loguniform, const, randint, neg, row offsets; spikes and specials are left out: they move no
 time of PyTorch's); inout tensors are not restored between runs (PyTorch's in-place updates cost

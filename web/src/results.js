@@ -701,7 +701,7 @@ function throughput(b, problem, gpu) {
 
 /* How "x PyTorch" is measured: the tooltip of the column and of the verdict card's figure. */
 const PYTORCH_TIP =
-  "× PyTorch: PyTorch's median time on the same shape over yours (above 1×: yours is faster). PyTorch runs the problem's baseline.py — the call a learner would otherwise write — on this worker's GPU, timed the judge's way, each shape after 1 s with nothing else on the GPU: L2 flushed before each sample, two rotated input sets, CUDA events around the call, warm-up, median until its relative standard error is below 0.5% (or 500 samples, or 1.5 s). Measured once per problem version and GPU. A power-capped GPU's clock follows its last second of work: a large matrix product's time can move by several percent between measurements, yours and PyTorch's alike.";
+  "× PyTorch: PyTorch's median time on the same shape over yours (above 1×: yours is faster). PyTorch runs the problem's baseline.py — the call a learner would otherwise write — on this worker's GPU, timed the judge's way, each shape after 1 s with nothing else on the GPU and 0.5 s of warm-up (its sustained time, past the first fraction of a second in which a power-capped GPU runs faster): L2 flushed before each sample, two rotated input sets, CUDA events around the call, median until its relative standard error is below 0.5% (or 500 samples, or 1.5 s). Measured once per problem version and GPU. A power-capped GPU's clock follows its last second of work: a large matrix product's time can move by several percent between measurements, yours and PyTorch's alike.";
 
 /* The "× PyTorch" cell of a shape, or a dash when it has none. */
 function pytorchCell(b) {
