@@ -24,10 +24,10 @@
 const char baseline_method_text[] =
     "PyTorch's time: the problem's baseline.py (the PyTorch a learner would otherwise call) run "
     "by this worker on the same GPU and shapes with the judge's own timing (L2 flushed before "
-    "each sample, two rotated input sets, CUDA events around the call, warm-up, median until "
-    "its relative standard error is below 0.5%, or 500 samples, or 1.5 s), each shape after 1 s "
-    "of rest; measured once per problem version and GPU. x PyTorch = PyTorch's median / yours: "
-    "above 1 is faster.";
+    "each sample, two rotated input sets, CUDA events around the call, median until its "
+    "relative standard error is below 0.5%, or 500 samples, or 1.5 s), each shape after 1 s of "
+    "rest and 0.5 s of warm-up (its sustained time); measured once per problem version and GPU. "
+    "x PyTorch = PyTorch's median / yours: above 1 is faster.";
 
 void baseline_figures_release(struct baseline_figures *f)
 {
