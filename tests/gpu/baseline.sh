@@ -10,7 +10,8 @@
 # 1 s): on a power-capped GPU a large GEMM keeps its boost clock for its first ~150 ms of work
 # only, so torch_time's shapes timed back to back (each 150 ms of work after the last) ran up
 # to 10% slower than the same shapes timed from rest (an H200, 2026-12-05; the H100's course:
-# scripts/diag/power-course.py). Then, as long as the budget lasts, each baseline.py against the
+# scripts/diag/power-course.py); and each with the driver's warm-up (BW_BASELINE_WARMUP_MS,
+# 500 ms: past the boost, whose end moves from run to run). Then, as long as the budget lasts, each baseline.py against the
 # reference on the problem's small test cases (judged baseline --check; what does not fit is
 # named with the command that runs it). Needs PyTorch ($BLOCKWISE_PYTHON, else python3). One
 # call of the GPU machine; not part of make gpu-test (it would not fit that one call), so it is
