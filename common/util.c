@@ -327,6 +327,16 @@ struct timespec monotonic_timespec(double ms)
     return t;
 }
 
+void monotonic_cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t ca;
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
 int64_t wall_ms(void)
 {
     struct timespec ts;

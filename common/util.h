@@ -6,6 +6,7 @@
 #define BW_UTIL_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -67,6 +68,9 @@ double now_ms(void);
 /* The CLOCK_MONOTONIC time of now_ms()'s instant ms: a deadline for pthread_cond_timedwait on a
  * condition variable made with that clock. */
 struct timespec monotonic_timespec(double ms);
+/* Initialises c on CLOCK_MONOTONIC, so that its timed waits take monotonic_timespec deadlines
+ * (a change of the wall clock moves none of them). */
+void monotonic_cond_init(pthread_cond_t *c);
 /* Wall-clock milliseconds since the Unix epoch (CLOCK_REALTIME): a time other
  * processes and machines agree on, unlike now_ms. */
 int64_t wall_ms(void);

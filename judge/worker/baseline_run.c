@@ -879,13 +879,7 @@ int baseline_service_new(const struct baseline_service_config *c, struct baselin
     s->c = *c;
     atomic_init(&s->stop, false);
     pthread_mutex_init(&s->lock, NULL);
-    {
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* a Submit's wait for the figures */
-        pthread_cond_init(&s->changed, &ca);
-        pthread_condattr_destroy(&ca);
-    }
+    monotonic_cond_init(&s->changed); /* a Submit's wait for the figures */
     if (c->found.available && c->jc && c->jc->have_gpu) {
         if (pthread_create(&s->thread, NULL, service_thread, s) != 0) {
             pthread_mutex_destroy(&s->lock);

@@ -185,14 +185,8 @@ int runner_pool_new(const struct runner_pool_options *o, struct runner_pool **ou
     p->refs_to_start = o->references;
     p->gate_free_since = now_ms();
     pthread_mutex_init(&p->lock, NULL);
-    {
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the back-off's timed waits */
-        pthread_cond_init(&p->changed, &ca);
-        pthread_cond_init(&p->gate_changed, &ca);
-        pthread_condattr_destroy(&ca);
-    }
+    monotonic_cond_init(&p->changed); /* the back-off's timed waits */
+    monotonic_cond_init(&p->gate_changed);
     for (int i = 0; i < BW_POOL_STARTERS; i++) {
         if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0) {
             runner_pool_free(p);

@@ -222,7 +222,6 @@ static void *pool_thread(void *arg)
 int triton_pool_new(const struct triton_pool_options *o, struct triton_pool **out, char **cause)
 {
     struct triton_pool *p;
-    pthread_condattr_t ca;
 
     *out = NULL;
     if (o->spares < 1 || o->spares > BW_TRITON_POOL_MAX)
@@ -234,10 +233,7 @@ int triton_pool_new(const struct triton_pool_options *o, struct triton_pool **ou
     p->o = *o;
     p->cpus = usable_cpus();
     pthread_mutex_init(&p->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the back-off's timed waits */
-    pthread_cond_init(&p->changed, &ca);
-    pthread_condattr_destroy(&ca);
+    monotonic_cond_init(&p->changed); /* the back-off's timed waits */
     for (int i = 0; i < o->spares; i++) {
         if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0) {
             triton_pool_free(p);

@@ -561,11 +561,7 @@ static bool run_job(struct slot *sl, json_t *job)
         return true;
     }
     pthread_mutex_init(&run->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&run->finished_cond, &ca);
-    pthread_condattr_destroy(&ca);
+    monotonic_cond_init(&run->finished_cond);
     run->events = json_array();
     run->jc = w->jc;
     run->p = p;

@@ -61,15 +61,11 @@ if r.get("error") or not shapes or any(s.get("error") or not s.get("median_ms") 
     sys.exit(0)  # not measured: the measurement lines say why
 REST_S = r["method"]["rest_ms"] / 1000  # the driver's rest before each shape
 WARMUP_S = r["method"]["warmup_ms"] / 1000  # and its warm-up
-spec_json = json.load(open(f"problems/{d}/problem.json"))
-bspec = importlib.util.spec_from_file_location(f"b_{d}", f"problems/{d}/baseline.py")
-mod = importlib.util.module_from_spec(bspec)
-bspec.loader.exec_module(mod)
-for case, s in zip(spec_json["benchmarks"], shapes):
-    kw = ts.profile_inputs(spec_json, case, torch)
+for s in shapes:
+    call, kw = ts.baseline_call(d, s["name"], torch)
     torch.cuda.synchronize()
     time.sleep(REST_S)  # from rest, as the driver times each shape
-    ref = ts.torch_time(lambda: mod.baseline(**kw), torch, warmup_s=WARMUP_S)
+    ref = ts.torch_time(call, torch, warmup_s=WARMUP_S)
     ratio = s["median_ms"] / ref
     what = f"{d} {s['name']}: judged {s['median_ms']:.4f} ms, torch_time {ref:.4f} ms: {ratio:.3f}"
     if abs(ratio - 1) <= 0.05:
@@ -77,7 +73,7 @@ for case, s in zip(spec_json["benchmarks"], shapes):
     else:  # the judged samples' spread: a spread one says the GPU's clock moved while sampling
         print(f"FAIL {what} (within 5% required; judged {s.get('samples')} samples, p10-p90 "
               f"{s.get('p10_ms', 0):.4f}-{s.get('p90_ms', 0):.4f} ms)")
-    del kw
+    del call, kw
     torch.cuda.empty_cache()
 PY
 # The SM clock, power and temperature now: a power-capped GPU's clock is what moves a timing.

@@ -1,6 +1,7 @@
 /* Tests of the small common modules: error, buf, util, verdict. */
 #include "tests/test.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "common/buf.h"
@@ -99,4 +100,26 @@ TEST(monotonic_timespec_is_now_ms_clock)
     clock_gettime(CLOCK_MONOTONIC, &now);
     ms = (double)(t.tv_sec - now.tv_sec) * 1000 + (double)(t.tv_nsec - now.tv_nsec) / 1e6;
     CHECK_MSG(ms > 40 && ms <= 50.5, "now_ms() + 50 is %.3f ms from CLOCK_MONOTONIC's now", ms);
+}
+
+/* A wait on a monotonic_cond_init condition ends at its monotonic_timespec deadline: on the
+ * wall clock's condition the same deadline (seconds since boot) lies decades in the past. */
+TEST(monotonic_cond_waits_until_its_deadline)
+{
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c;
+    double start = now_ms(), waited;
+    struct timespec until = monotonic_timespec(start + 50);
+    int rc;
+
+    monotonic_cond_init(&c);
+    pthread_mutex_lock(&m);
+    do
+        rc = pthread_cond_timedwait(&c, &m, &until);
+    while (rc == 0); /* a spurious wake-up */
+    pthread_mutex_unlock(&m);
+    waited = now_ms() - start;
+    CHECK(rc == ETIMEDOUT);
+    CHECK_MSG(waited >= 49 && waited < 2000, "waited %.3f ms for a 50 ms deadline", waited);
+    pthread_cond_destroy(&c);
 }
