@@ -428,8 +428,10 @@ for i in $(seq 20); do
     n429=$((n429 + 1))
     grep -qi '^Retry-After: [1-9]' "$T/bh.$i" && [ "$(jq -r .error.code "$T/bb.$i")" = busy ] && good=$((good + 1))
 done
+# At least the 2 that fit the queue sign in: a third only when the (niced) hashing thread took
+# the first from the queue before all 20 had arrived, which a loaded machine does not promise.
 check "20 sign-ins at once with pwhash_queue = 2: the excess is 429 busy with Retry-After, the rest sign in ($n200 x 200, $n429 x 429)" \
-    '[ "$n429" -ge 10 ] && [ "$good" = "$n429" ] && [ $((n200 + n429)) = 20 ] && [ "$n200" -ge 3 ]'
+    '[ "$n429" -ge 10 ] && [ "$good" = "$n429" ] && [ $((n200 + n429)) = 20 ] && [ "$n200" -ge 2 ]'
 req POST /api/auth/signup '{"name":"admin","password":"password-x"}'
 check "a taken name is 409 before any hashing, and uses no sign-up" '[ "$STATUS" = 409 ]'
 for i in $(seq 7); do
